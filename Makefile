@@ -1,0 +1,36 @@
+# SessionLab: `make demo` and `make test` are all a newcomer needs (Python 3.11+ only).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help demo demo-data test lint bench clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+demo-data: $(STAMP) ## Migrate the database and load the scored demo study (no server)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+
+demo: demo-data ## Install, migrate, load and score the demo study, then serve http://127.0.0.1:8000
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+lint: $(STAMP) ## Run ruff
+	$(BIN)/ruff check .
+
+test: lint ## Run ruff, then the whole test suite
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP) ## Run the benchmark scripts (prints figures)
+	$(BIN)/python bench/scoring.py
+
+clean: ## Remove the virtualenv and the SQLite database
+	rm -rf $(VENV) db.sqlite3
