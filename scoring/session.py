@@ -1,0 +1,447 @@
+"""Session-based DCG (sDCG) of Järvelin, Price, Delcambre & Nielsen (ECIR 2008): pure numpy, no Django.
+
+A whole batch of sessions is scored in a few array passes. The caller first encodes its sessions once
+(`encode_sessions`: strings to integer arrays), then scores the batch with any `SessionParams`
+(`score_sessions`), or with a grid of log bases (`session_grid`) that reuses the gains.
+
+Layout. Query q of a session contributes one *segment* to the concatenated session vector: the top X of its
+list (padded with zeros to X under `short_lists="pad"`, as it is under `"as_is"`; under `scan="observed"` its
+own scanned depth takes the place of X). The element for rank i of query q is
+G_q[i] * rank_discount(i) * query_discount(q); the curve is the running sum over the concatenation. The ideal
+curve has the same layout, segment q being the scenario's ideal vector cut to the same length, so the two
+curves can be divided element by element; under the defaults (pad, fixed) it is exactly the ideal top-X vector
+repeated n times that the SPEC describes. See docs/scoring-sessions.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .metrics import rank_discount
+
+FORMULATIONS = ("2008", "2002", "log2", "kanoulas2011")
+DUPLICATES = ("every", "first")
+SHORT_LISTS = ("pad", "as_is")
+SCANS = ("fixed", "observed")
+SUMMARIES = ("final", "normalized_final", "last_query", "best_query", "average")
+
+
+@dataclass(frozen=True)
+class SessionParams:
+    """The options of a session scoring run; the defaults are the ECIR 2008 paper's.
+
+    `weights[g]` is the gain of grade g (ignored by `kanoulas2011`, whose gain is 2^g - 1). `pad_to` is the
+    number of queries the curves are held to; None means the longest session of the batch.
+    """
+
+    weights: tuple[float, ...] = (0.0, 1.0, 10.0, 100.0)
+    b: float = 2.0
+    bq: float = 4.0
+    top: int = 10
+    formulation: str = "2008"
+    duplicates: str = "every"
+    short_lists: str = "pad"
+    scan: str = "fixed"
+    pad_to: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
+        if not self.weights:
+            raise ValueError("weights must give the gain of at least one grade")
+        _check_choice("formulation", self.formulation, FORMULATIONS)
+        _check_choice("duplicates", self.duplicates, DUPLICATES)
+        _check_choice("short_lists", self.short_lists, SHORT_LISTS)
+        _check_choice("scan", self.scan, SCANS)
+        _check_b(self.b)
+        _check_bq(self.bq)
+        if int(self.top) != self.top or self.top < 1:
+            raise ValueError(f"top (the scanning length X) must be a whole number >= 1, got {self.top}")
+        if self.pad_to is not None and (int(self.pad_to) != self.pad_to or self.pad_to < 1):
+            raise ValueError(f"pad_to must be a whole number of queries >= 1, got {self.pad_to}")
+
+
+@dataclass(frozen=True, eq=False)
+class SessionBatch:
+    """Sessions as integer arrays; build it with `encode_sessions`.
+
+    Queries are stored session after session, in the order they were issued: S sessions, Q queries in all,
+    each result list cut to D ranks (D = docs.shape[1]).
+    - query_counts (S,): queries in each session (>= 1); topic (S,): index of its scenario.
+    - docs (Q, D): document codes, -1 past the end of the list; grades (Q, D) with judged (Q, D): the
+      reference grade of each document for its session's scenario, judged False for unjudged and empty cells.
+    - scanned_to (Q,) or None: the deepest rank the participant viewed, -1 where not recorded.
+    - recall_topic, recall_grade (J,): every judged document of the scenarios, for the ideal vectors.
+    """
+
+    query_counts: np.ndarray
+    topic: np.ndarray
+    docs: np.ndarray
+    grades: np.ndarray
+    judged: np.ndarray
+    scanned_to: np.ndarray | None
+    recall_topic: np.ndarray
+    recall_grade: np.ndarray
+
+    @property
+    def n_sessions(self) -> int:
+        return len(self.query_counts)
+
+
+@dataclass(frozen=True, eq=False)
+class SessionScores:
+    """Per-session results of `score_sessions` (S sessions, Q queries, W curve positions).
+
+    - per_query (Q,): each query's sDCG at its cut (DCG_q times its query discount), in the batch's query
+      order; `per_query_of(s)` slices one session's vector.
+    - final, ideal_final, normalized_final, last_query, best_query, average (S,).
+    - lengths (S,): the curve positions up to the session's own end (n * X under pad/fixed).
+    - curve, ideal, normalized (S, W): the cumulated session curves, held constant after each session's end;
+      None when scored with curves=False. normalized is 0 where the ideal is 0.
+    """
+
+    query_counts: np.ndarray
+    lengths: np.ndarray
+    per_query: np.ndarray
+    final: np.ndarray
+    ideal_final: np.ndarray
+    normalized_final: np.ndarray
+    last_query: np.ndarray
+    best_query: np.ndarray
+    average: np.ndarray
+    curve: np.ndarray | None
+    ideal: np.ndarray | None
+    normalized: np.ndarray | None
+
+    def per_query_of(self, session: int) -> np.ndarray:
+        start = int(self.query_counts[:session].sum())
+        return self.per_query[start : start + int(self.query_counts[session])]
+
+
+@dataclass(frozen=True, eq=False)
+class SessionGrid:
+    """`session_grid` results: each summary is an array of shape (len(b), len(bq), S)."""
+
+    b: np.ndarray
+    bq: np.ndarray
+    final: np.ndarray
+    normalized_final: np.ndarray
+    last_query: np.ndarray
+    best_query: np.ndarray
+    average: np.ndarray
+
+
+def encode_sessions(
+    topics: Sequence[str],
+    results: Sequence[Sequence[Sequence[str]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    *,
+    depth: int,
+    scanned_to: Sequence[Sequence[int | None]] | None = None,
+) -> SessionBatch:
+    """Turn sessions into a `SessionBatch`: session s has scenario topics[s] and result lists results[s]
+    (one list of document ids per query, in order), optionally each query's scanned depth.
+
+    Only the first `depth` results of each list are kept, so depth must cover the deepest cut the batch
+    will be scored at (top X, or the deepest scanned_to). A scenario absent from qrels has an empty recall base.
+    """
+    if len(results) != len(topics):
+        raise ValueError(f"{len(topics)} topics for {len(results)} sessions")
+    counts = np.fromiter((len(queries) for queries in results), dtype=np.int64, count=len(results))
+    if (counts < 1).any():
+        raise ValueError(f"session {int(np.argmin(counts))} has no queries; a session has at least one")
+    topic_codes: dict[str, int] = {}
+    for topic in topics:
+        topic_codes.setdefault(topic, len(topic_codes))
+    doc_codes: dict[str, int] = {}
+    flat_docs: list[int] = []
+    flat_grades: list[int] = []
+    flat_cells: list[int] = []
+    flat_judged: list[int] = []
+    row = 0
+    for topic, queries in zip(topics, results, strict=True):
+        judged = qrels.get(topic, {})
+        for ranked in queries:
+            for rank, doc in enumerate(ranked[:depth]):
+                cell = row * depth + rank
+                flat_cells.append(cell)
+                flat_docs.append(doc_codes.setdefault(doc, len(doc_codes)))
+                grade = judged.get(doc)
+                if grade is not None:
+                    flat_judged.append(cell)
+                    flat_grades.append(grade)
+            row += 1
+    docs = np.full(row * depth, -1, dtype=np.int64)
+    docs[np.asarray(flat_cells, dtype=np.int64)] = np.asarray(flat_docs, dtype=np.int64)
+    grades = np.zeros(row * depth, dtype=np.int64)
+    judged_mask = np.zeros(row * depth, dtype=bool)
+    judged_cells = np.asarray(flat_judged, dtype=np.int64)
+    grades[judged_cells] = np.asarray(flat_grades, dtype=np.int64)
+    judged_mask[judged_cells] = True
+
+    scanned = None
+    if scanned_to is not None:
+        scanned = np.fromiter(
+            (-1 if depth_seen is None else depth_seen for per_session in scanned_to for depth_seen in per_session),
+            dtype=np.int64,
+        )
+        if len(scanned) != row:
+            raise ValueError(f"scanned_to gives {len(scanned)} depths for {row} queries")
+    recall_topic: list[int] = []
+    recall_grade: list[int] = []
+    for topic, code in topic_codes.items():
+        judged = qrels.get(topic, {})
+        recall_topic.extend([code] * len(judged))
+        recall_grade.extend(judged.values())
+    return SessionBatch(
+        query_counts=counts,
+        topic=np.asarray([topic_codes[t] for t in topics], dtype=np.int64),
+        docs=docs.reshape(row, depth),
+        grades=grades.reshape(row, depth),
+        judged=judged_mask.reshape(row, depth),
+        scanned_to=scanned,
+        recall_topic=np.asarray(recall_topic, dtype=np.int64),
+        recall_grade=np.asarray(recall_grade, dtype=np.int64),
+    )
+
+
+def score_sessions(
+    batch: SessionBatch, params: SessionParams | None = None, *, curves: bool = True
+) -> SessionScores:
+    """Score every session of the batch (default params: the paper's); curves=False skips the (S, W)
+    curve matrices."""
+    params = params or SessionParams()
+    prep = _Prepared(batch, params)
+    rank_disc = _rank_discounts(prep.width, params.formulation, params.b)
+    query_disc = _query_discounts(prep.max_queries, params.formulation, params.bq)
+    summary = prep.summaries(rank_disc[:, None], query_disc[:, None])
+    per_query = (prep.gains @ rank_disc) * query_disc[prep.qpos]
+
+    curve = ideal = normalized = None
+    if curves:
+        n_positions = prep.max_queries if params.pad_to is None else params.pad_to
+        width = max(n_positions * params.top, int(prep.lengths.max()))
+        element_disc = rank_disc[None, :] * query_disc[prep.qpos][:, None]
+        curve = prep.cumulate(prep.gains * element_disc, width)
+        ideal = prep.cumulate(prep.ideal_gains * element_disc, width)
+        normalized = _safe_divide(curve, ideal)
+    return SessionScores(
+        query_counts=batch.query_counts,
+        lengths=prep.lengths,
+        per_query=per_query,
+        curve=curve,
+        ideal=ideal,
+        normalized=normalized,
+        **{name: values[:, 0, 0] for name, values in summary.items()},
+    )
+
+
+def session_grid(
+    batch: SessionBatch,
+    params: SessionParams | None = None,
+    *,
+    b_values: Sequence[float],
+    bq_values: Sequence[float],
+) -> SessionGrid:
+    """The per-session summaries for every (b, bq) pair, the other options taken from params.
+
+    Gains, duplicate masks and ideal vectors are computed once; each b costs three matrix-vector products
+    and each bq a product with an (S, n) matrix, so a 10 x 10 grid costs a few single runs.
+    """
+    params = params or SessionParams()
+    b_arr = np.asarray(b_values, dtype=np.float64)
+    bq_arr = np.asarray(bq_values, dtype=np.float64)
+    for b in b_arr:
+        _check_b(b)
+    for bq in bq_arr:
+        _check_bq(bq)
+    prep = _Prepared(batch, params)
+    rank_disc = np.stack([_rank_discounts(prep.width, params.formulation, b) for b in b_arr], axis=1)
+    query_disc = np.stack([_query_discounts(prep.max_queries, params.formulation, bq) for bq in bq_arr], axis=1)
+    summary = prep.summaries(rank_disc, query_disc)
+    return SessionGrid(
+        b=b_arr, bq=bq_arr, **{name: np.moveaxis(summary[name], 0, -1) for name in SUMMARIES}
+    )
+
+
+def _rank_discounts(n: int, formulation: str, b: float) -> np.ndarray:
+    if formulation == "kanoulas2011":
+        # 1 / log_b(r + b - 1): 1 at rank 1, like the ECIR form, but a different curve after it.
+        return np.log(b) / np.log(np.arange(1, n + 1, dtype=np.float64) + b - 1.0)
+    return rank_discount(n, formulation, b)
+
+
+def _query_discounts(n: int, formulation: str, bq: float) -> np.ndarray:
+    q = np.arange(1, n + 1, dtype=np.float64)
+    if formulation == "kanoulas2011":
+        return np.log(bq) / np.log(q + bq - 1.0)
+    return 1.0 / (1.0 + np.log(q) / np.log(bq))  # ECIR 2008 eq. (1)
+
+
+class _Prepared:
+    """Everything about a batch that does not depend on the log bases: gains, segments, ideal gains."""
+
+    def __init__(self, batch: SessionBatch, params: SessionParams):
+        counts = np.asarray(batch.query_counts, dtype=np.int64)
+        if counts.ndim != 1 or len(counts) == 0 or (counts < 1).any():
+            raise ValueError("a batch needs at least one session, and every session at least one query")
+        n_queries, stored_depth = batch.docs.shape
+        if counts.sum() != n_queries:
+            raise ValueError(f"query_counts add up to {counts.sum()} but docs has {n_queries} rows")
+        self.n_sessions = len(counts)
+        self.counts = counts
+        self.starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        self.session_of = np.repeat(np.arange(self.n_sessions), counts)
+        self.qpos = np.arange(n_queries) - self.starts[self.session_of]
+        self.max_queries = int(counts.max())
+        if params.pad_to is not None and params.pad_to < self.max_queries:
+            raise ValueError(
+                f"pad_to {params.pad_to} is shorter than the longest session ({self.max_queries} queries)"
+            )
+
+        if params.scan == "observed":
+            if batch.scanned_to is None or (batch.scanned_to < 0).any():
+                raise ValueError("scan='observed' needs a scanned_to depth for every query")
+            cut = np.asarray(batch.scanned_to, dtype=np.int64)
+        else:
+            cut = np.full(n_queries, params.top, dtype=np.int64)
+        self.width = max(int(cut.max()), 1)
+        if self.width > stored_depth:
+            raise ValueError(f"the batch keeps {stored_depth} ranks per query but scoring needs {self.width}")
+        docs = batch.docs[:, : self.width]
+        if params.short_lists == "as_is":
+            cut = np.minimum(cut, (docs >= 0).sum(axis=1))
+        columns = np.arange(self.width)
+        inside = columns[None, :] < cut[:, None]
+
+        gain_of = _gain_function(params)
+        judged = batch.judged[:, : self.width] & inside
+        gains = np.zeros(docs.shape, dtype=np.float64)
+        gains[judged] = gain_of(batch.grades[:, : self.width][judged])
+        if params.duplicates == "first":
+            _keep_first_showings(gains, docs, inside, self.session_of)
+        self.gains = gains
+
+        ideal_by_topic = _ideal_vectors(batch, gain_of, self.width)
+        self.ideal_gains = np.where(inside, ideal_by_topic[batch.topic[self.session_of]], 0.0)
+
+        # Where each segment starts in its session's curve, and each session's own curve length.
+        ends = np.cumsum(cut)
+        self.offset = ends - cut - (ends - cut)[self.starts][self.session_of]
+        self.lengths = np.add.reduceat(cut, self.starts)
+        self.inside = inside
+        # avg-pos over the curve up to the session's end = sum over elements of value * (L - position) / L.
+        positions = self.offset[:, None] + columns[None, :]
+        self.average_weight = np.where(inside, self.lengths[self.session_of][:, None] - positions, 0)
+
+    def summaries(self, rank_disc: np.ndarray, query_disc: np.ndarray) -> dict[str, np.ndarray]:
+        """Summaries for nb rank discounts (width, nb) by nbq query discounts (max_queries, nbq): each
+        array has shape (S, nb, nbq)."""
+        shape = (self.n_sessions, self.max_queries, rank_disc.shape[1])
+
+        def by_position(per_query_values: np.ndarray) -> np.ndarray:
+            table = np.zeros(shape)
+            table[self.session_of, self.qpos] = per_query_values
+            return table
+
+        dcg = by_position(self.gains @ rank_disc)  # (S, n, nb): each query's DCG at its cut
+        ideal = by_position(self.ideal_gains @ rank_disc)
+        weighted = by_position((self.gains * self.average_weight) @ rank_disc)
+        final = np.einsum("snb,nq->sbq", dcg, query_disc)
+        ideal_final = np.einsum("snb,nq->sbq", ideal, query_disc)
+        lengths = self.lengths[:, None, None]
+        average = _safe_divide(np.einsum("snb,nq->sbq", weighted, query_disc), np.broadcast_to(lengths, final.shape))
+
+        last = self.counts - 1
+        last_query = dcg[np.arange(self.n_sessions), last][:, :, None] * query_disc[last][:, None, :]
+        best_query = np.full(final.shape, -np.inf)
+        for position in range(self.max_queries):
+            present = (self.counts > position)[:, None, None]
+            candidate = dcg[:, position, :, None] * query_disc[position][None, None, :]
+            np.maximum(best_query, np.where(present, candidate, -np.inf), out=best_query)
+        return {
+            "final": final,
+            "ideal_final": ideal_final,
+            "normalized_final": _safe_divide(final, ideal_final),
+            "last_query": last_query,
+            "best_query": best_query,
+            "average": average,
+        }
+
+    def cumulate(self, elements: np.ndarray, width: int) -> np.ndarray:
+        """Lay each query's discounted elements at its place in the session row, then cumulate: the running
+        sum stays constant after the session's last element."""
+        rows = np.zeros(self.n_sessions * width)
+        cells = (self.session_of * width + self.offset)[:, None] + np.arange(elements.shape[1])[None, :]
+        if self.inside.all():
+            rows[cells.ravel()] = elements.ravel()
+        else:
+            rows[cells[self.inside]] = elements[self.inside]
+        rows = rows.reshape(self.n_sessions, width)
+        return np.cumsum(rows, axis=1, out=rows)
+
+
+def _gain_function(params: SessionParams):
+    if params.formulation == "kanoulas2011":
+        return lambda grades: np.exp2(grades.astype(np.float64)) - 1.0
+    weights = np.asarray(params.weights)
+
+    def weighted(grades: np.ndarray) -> np.ndarray:
+        bad = (grades < 0) | (grades >= len(weights))
+        if bad.any():
+            raise ValueError(
+                f"grade {int(grades[bad][0])} has no weight: weights are given for grades 0..{len(weights) - 1}"
+            )
+        return weights[grades]
+
+    return weighted
+
+
+def _keep_first_showings(gains: np.ndarray, docs: np.ndarray, inside: np.ndarray, session_of: np.ndarray) -> None:
+    """duplicates='first': zero the gain of every showing of a document after its first in the session.
+    Cells are visited row-major, which is the order of the concatenation."""
+    rows, cols = np.nonzero(inside & (docs >= 0))
+    key = session_of[rows] * (int(docs.max()) + 1) + docs[rows, cols]
+    _, first = np.unique(key, return_index=True)
+    repeat = np.ones(len(key), dtype=bool)
+    repeat[first] = False
+    gains[rows[repeat], cols[repeat]] = 0.0
+
+
+def _ideal_vectors(batch: SessionBatch, gain_of, width: int) -> np.ndarray:
+    """(topics, width): each scenario's judged gains sorted descending then zeros. Negative gains
+    (kanoulas2011 grades below 0) are left out: an ideal ranking would show an unjudged document instead."""
+    n_topics = int(max(batch.topic.max(), batch.recall_topic.max(initial=-1))) + 1
+    ideal = np.zeros((n_topics, width))
+    gains = gain_of(batch.recall_grade) if len(batch.recall_grade) else np.zeros(0)
+    positive = gains > 0
+    topic, gains = batch.recall_topic[positive], gains[positive]
+    order = np.lexsort((-gains, topic))
+    topic, gains = topic[order], gains[order]
+    first_of_topic = np.searchsorted(topic, topic, side="left")
+    rank = np.arange(len(topic)) - first_of_topic
+    kept = rank < width
+    ideal[topic[kept], rank[kept]] = gains[kept]
+    return ideal
+
+
+def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, and 0 where the denominator is 0 (an empty recall base), never NaN."""
+    return np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator != 0)
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(choices)}")
+
+
+def _check_b(b: float) -> None:
+    if not (b > 1.0):
+        raise ValueError(f"the rank log base b must be greater than 1, got {b}")
+
+
+def _check_bq(bq: float) -> None:
+    if not (1.0 < bq < 1000.0):
+        raise ValueError(f"the query log base bq must satisfy 1 < bq < 1000 (ECIR 2008 eq. 1), got {bq}")
