@@ -33,8 +33,9 @@ SUMMARIES = ("final", "normalized_final", "last_query", "best_query", "average")
 class SessionParams:
     """The options of a session scoring run; the defaults are the ECIR 2008 paper's.
 
-    `weights[g]` is the gain of grade g (ignored by `kanoulas2011`, whose gain is 2^g - 1). `pad_to` is the
-    number of queries the curves are held to; None means the longest session of the batch.
+    `weights[g]` is the gain of grade g (ignored by `kanoulas2011`, whose gain is 2^g - 1). The curves are held
+    constant after each session's end up to the longest session of the batch, or up to `pad_to` queries of
+    `top` ranks if that is longer; a session longer than pad_to queries is an error.
     """
 
     weights: tuple[float, ...] = (0.0, 1.0, 10.0, 100.0)
@@ -221,8 +222,8 @@ def score_sessions(
 
     curve = ideal = normalized = None
     if curves:
-        n_positions = prep.max_queries if params.pad_to is None else params.pad_to
-        width = max(n_positions * params.top, int(prep.lengths.max()))
+        # Held to the longest session's own length, or to pad_to queries of X ranks if that is longer.
+        width = max((params.pad_to or 0) * params.top, int(prep.lengths.max()))
         element_disc = rank_disc[None, :] * query_disc[prep.qpos][:, None]
         curve = prep.cumulate(prep.gains * element_disc, width)
         ideal = prep.cumulate(prep.ideal_gains * element_disc, width)

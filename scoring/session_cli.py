@@ -1,0 +1,169 @@
+"""`python -m scoring session`: score session logs (JSONL) against TREC qrels with session DCG.
+
+scoring/cli.py registers it with `add_session_subcommand(subparsers)`. Output: one JSON line per session.
+Bad input prints "file:line: reason" on stderr and exits 2 with nothing on stdout: every input is read and
+checked before the first line is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from .errors import InputError
+from .session import (
+    DUPLICATES,
+    FORMULATIONS,
+    SCANS,
+    SHORT_LISTS,
+    SessionParams,
+    encode_sessions,
+    score_sessions,
+)
+from .session_io import SessionRecord, read_sessions
+from .trec_io import Qrels, read_qrels
+
+EXIT_BAD_INPUT = 2
+
+
+def add_session_subcommand(subparsers) -> argparse.ArgumentParser:
+    defaults = SessionParams()
+    parser = subparsers.add_parser(
+        "session",
+        help="score multi-query sessions with session DCG (sDCG, ECIR 2008)",
+        description="Score each session of a JSONL log against TREC qrels; one JSON line per session. "
+        "See docs/scoring-sessions.md.",
+    )
+    parser.add_argument("--qrels", required=True, help="TREC qrels: topic iteration docid grade")
+    parser.add_argument("--sessions", required=True, help="sessions, one JSON object a line")
+    parser.add_argument("--b", type=float, default=defaults.b, help="rank log base (default %(default)s)")
+    parser.add_argument("--bq", type=float, default=defaults.bq, help="query log base, 1 < bq < 1000 (default %(default)s)")
+    parser.add_argument("--top", type=int, default=defaults.top, help="scanning length X per query (default %(default)s)")
+    parser.add_argument(
+        "--weights", default=",".join(f"{w:g}" for w in defaults.weights),
+        help="gain of grades 0, 1, ... (default %(default)s; ignored by kanoulas2011)",
+    )
+    parser.add_argument("--duplicates", choices=DUPLICATES, default=defaults.duplicates)
+    parser.add_argument("--short-lists", choices=SHORT_LISTS, default=defaults.short_lists)
+    parser.add_argument("--formulation", choices=FORMULATIONS, default=defaults.formulation)
+    parser.add_argument("--pad-to", type=int, default=None, help="hold curves to N queries (default: longest session)")
+    parser.add_argument("--scan", choices=SCANS, default=defaults.scan)
+    parser.set_defaults(func=run_session)
+    return parser
+
+
+def run_session(args: argparse.Namespace) -> int:
+    try:
+        params = _params(args)
+    except ValueError as exc:
+        print(f"session: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        lines, warnings = score_session_file(args.qrels, args.sessions, params)
+    except InputError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    return 0
+
+
+def score_session_file(qrels_path: str, sessions_path: str, params: SessionParams) -> tuple[list[str], list[str]]:
+    """Read, check and score both files; return the output JSON lines and the warnings."""
+    qrels = read_qrels(qrels_path)
+    records = read_sessions(sessions_path)
+    if not records:
+        return [], []
+    _check(records, qrels, params, qrels_path, sessions_path)
+    topics = [record.scenario for record in records]
+    results = [[query.results for query in record.queries] for record in records]
+    scanned = [[query.scanned_to for query in record.queries] for record in records]
+    depth = params.top if params.scan == "fixed" else max(max(max(per) for per in scanned), 1)
+    batch = encode_sessions(topics, results, qrels, depth=depth, scanned_to=scanned)
+    scores = score_sessions(batch, params)
+
+    empty = sorted({topics[s] for s in np.flatnonzero(scores.ideal_final == 0)})
+    warnings = [
+        f"scenario {topic!r} has no relevant document in {qrels_path}: its normalized values are 0"
+        for topic in empty
+    ]
+    per_query = np.split(scores.per_query, np.cumsum(scores.query_counts)[:-1])
+    lines = []
+    for s, record in enumerate(records):
+        lines.append(json.dumps({
+            "id": record.id,
+            "system": record.system,
+            "scenario": record.scenario,
+            "participant": record.participant,
+            "curve": scores.curve[s].tolist(),
+            "ideal": scores.ideal[s].tolist(),
+            "normalized": scores.normalized[s].tolist(),
+            "per_query": per_query[s].tolist(),
+            "final": float(scores.final[s]),
+            "normalized_final": float(scores.normalized_final[s]),
+            "last_query": float(scores.last_query[s]),
+            "best_query": float(scores.best_query[s]),
+            "average": float(scores.average[s]),
+        }))
+    return lines, warnings
+
+
+def _params(args: argparse.Namespace) -> SessionParams:
+    try:
+        weights = tuple(float(w) for w in args.weights.split(","))
+    except ValueError:
+        raise ValueError(f"--weights must be numbers separated by commas, got {args.weights!r}") from None
+    return SessionParams(
+        weights=weights,
+        b=args.b,
+        bq=args.bq,
+        top=args.top,
+        formulation=args.formulation,
+        duplicates=args.duplicates,
+        short_lists=args.short_lists,
+        scan=args.scan,
+        pad_to=args.pad_to,
+    )
+
+
+def _check(records: list[SessionRecord], qrels: Qrels, params: SessionParams, qrels_path: str, sessions_path: str):
+    """The input problems the scorer would otherwise meet halfway, reported at their file and line."""
+    if params.pad_to is not None:
+        longest = max(records, key=lambda record: len(record.queries))
+        if len(longest.queries) > params.pad_to:
+            raise InputError(
+                sessions_path, longest.line, f"the session has {len(longest.queries)} queries, more than --pad-to {params.pad_to}"
+            )
+    if params.scan == "observed":
+        for record in records:
+            for number, query in enumerate(record.queries, start=1):
+                if query.scanned_to is None:
+                    raise InputError(
+                        sessions_path, record.line, f'query {number} has no "scanned_to"; --scan observed needs it for every query'
+                    )
+    if params.formulation == "kanoulas2011":
+        return  # its gain 2^g - 1 is defined for every integer grade
+    n_weights = len(params.weights)
+    for topic in dict.fromkeys(record.scenario for record in records):
+        for doc, grade in qrels.get(topic, {}).items():
+            if not 0 <= grade < n_weights:
+                raise InputError(
+                    qrels_path,
+                    _qrels_line(qrels_path, topic, doc),
+                    f"grade {grade} of document {doc!r} (topic {topic!r}) has no weight: "
+                    f"--weights gives grades 0..{n_weights - 1}",
+                )
+
+
+def _qrels_line(path: str, topic: str, doc: str) -> int | None:
+    """The line judging doc for topic; read again only on this error path."""
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            fields = line.split()
+            if len(fields) == 4 and fields[0] == topic and fields[2] == doc:
+                return number
+    return None
