@@ -120,6 +120,8 @@ REST_FRAMEWORK = {
 # The shared data folder (Cranfield, trec_eval regression files) used by some tests and the demo.
 SESSIONLAB_DATA = envstr("SESSIONLAB_DATA", "")
 DEMO_DATA = envstr("DEMO_DATA", "")
+# Where the built-in search engines keep their indexes (built by `manage.py build_index` or a task).
+INDEX_ROOT = Path(envstr("INDEX_ROOT", str(BASE_DIR / "indexes")))
 
 LOGGING = {
     "version": 1,

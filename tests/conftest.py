@@ -29,3 +29,41 @@ def _shared_data_or_skip() -> Path:
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     return _shared_data_or_skip()
+
+
+# The cast (after healthchecks' hc/test.py): Alice owns the study, Bob researches on it with her,
+# Charlie is a researcher with no access to it.
+@pytest.fixture
+def alice(django_user_model):
+    return django_user_model.objects.create_user("alice", password="alice-password", is_staff=True)
+
+
+@pytest.fixture
+def bob(django_user_model, study):
+    user = django_user_model.objects.create_user("bob", password="bob-password", is_staff=True)
+    study.researchers.add(user)
+    return user
+
+
+@pytest.fixture
+def charlie(django_user_model):
+    return django_user_model.objects.create_user("charlie", password="charlie-password", is_staff=True)
+
+
+@pytest.fixture
+def study(alice):
+    from studies import services
+
+    return services.study_create(owner=alice, name="Alice's study", consent_text="Consent text.")
+
+
+@pytest.fixture
+def designed_study(study):
+    """Alice's study with the paper's design: four scenarios, two systems, no participants yet."""
+    from studies import services
+
+    for n in range(1, 5):
+        services.scenario_add(study=study, code=f"S{n}", title=f"Scenario {n}", text=f"Scenario text {n}", topic_id=str(n))
+    services.system_add(study=study, code="A", name="System A", config={"configuration": "bm25_title_text"})
+    services.system_add(study=study, code="B", name="System B", config={"configuration": "bm25_text"})
+    return study

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from engines.formats import (
+from studies.engines.formats import (
     DEFAULT_CRANFIELD_GRADES,
     Document,
     FormatError,
@@ -291,7 +291,7 @@ def test_engines_package_does_not_import_django():
     import subprocess
     import sys
 
-    code = ("import sys, engines.formats, engines.search, engines.http; "
+    code = ("import sys, studies.engines.formats, studies.engines.search, studies.engines.http; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PATH": "", "PYTHONPATH": "."})

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from engines.formats import Document, read_cranfield
-from engines.search import (
+from studies.engines.formats import Document, read_cranfield
+from studies.engines.search import (
     CONFIGURATIONS,
     IndexMismatchError,
     Searcher,

@@ -1,0 +1,95 @@
+from django.contrib import admin
+
+from . import models
+
+
+class GradeLevelInline(admin.TabularInline):
+    model = models.GradeLevel
+    extra = 0
+
+
+class ScenarioInline(admin.StackedInline):
+    model = models.Scenario
+    extra = 0
+
+
+class SystemInline(admin.TabularInline):
+    model = models.System
+    extra = 0
+
+
+@admin.register(models.Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "owner", "created_at", "design_locked_at"]
+    prepopulated_fields = {"slug": ["name"]}
+    filter_horizontal = ["researchers"]
+    inlines = [GradeLevelInline, ScenarioInline, SystemInline]
+    readonly_fields = ["design_locked_at"]
+
+
+class AssignmentInline(admin.TabularInline):
+    model = models.Assignment
+    fk_name = "participant"
+    extra = 0
+    fields = ["position", "scenario", "system", "retake_of", "retake_reason"]
+
+
+@admin.register(models.Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = ["code", "study", "enrolment_index", "consented_at", "withdrawn_at"]
+    list_filter = ["study"]
+    search_fields = ["code"]
+    readonly_fields = ["access_token"]
+    inlines = [AssignmentInline]
+
+
+@admin.register(models.Collection)
+class CollectionAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at"]
+
+
+@admin.register(models.Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "collection", "title"]
+    list_filter = ["collection"]
+    search_fields = ["external_id", "title"]
+
+
+class QueryInline(admin.TabularInline):
+    model = models.Query
+    extra = 0
+
+
+@admin.register(models.SearchSession)
+class SearchSessionAdmin(admin.ModelAdmin):
+    list_display = ["assignment", "started_at", "ended_at", "end_reason"]
+    list_select_related = ["assignment__participant", "assignment__scenario", "assignment__system"]
+    inlines = [QueryInline]
+
+
+@admin.register(models.Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ["participant", "type", "client_event_id", "sequence", "server_time"]
+    list_filter = ["type"]
+
+    def has_change_permission(self, request, obj=None):
+        return False  # the log is append-only
+
+
+@admin.register(models.ReferenceVersion)
+class ReferenceVersionAdmin(admin.ModelAdmin):
+    list_display = ["study", "number", "note", "created_by", "created_at"]
+    list_filter = ["study"]
+
+
+@admin.register(models.ReferenceJudgment)
+class ReferenceJudgmentAdmin(admin.ModelAdmin):
+    list_display = ["version", "topic_id", "document", "grade", "judged_by", "source"]
+    list_filter = ["version__study"]
+    raw_id_fields = ["document"]
+
+
+@admin.register(models.AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    list_display = ["study", "participant_code", "action", "at"]
+    list_filter = ["study", "action"]

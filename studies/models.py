@@ -1,0 +1,357 @@
+"""The data of an interactive search study (Järvelin et al., ECIR 2008, section 3.1).
+
+Rules that must hold whatever writes the rows (a form, the admin, the API, a shell) are constraints in the
+database: unique and check constraints here, and triggers (migration 0002) for the rules that look at
+another table (grades inside the study's scale, contiguous query positions, the append-only event log).
+Writes that touch several models live in `studies/services.py`.
+"""
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+DEFAULT_GRADE_LABELS = ("not relevant", "marginally relevant", "fairly relevant", "highly relevant")
+
+
+def new_access_token() -> str:
+    # 32 bytes = 256 bits of entropy, URL-safe: the participant's private link.
+    return secrets.token_urlsafe(32)
+
+
+class Collection(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
+class Document(models.Model):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="documents")
+    external_id = models.CharField(max_length=200)
+    title = models.TextField(blank=True)
+    text = models.TextField(blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "external_id"], name="document_external_id_unique"),
+        ]
+
+    def __str__(self):
+        return self.external_id
+
+
+class Study(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies")
+    researchers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="studies")
+    collection = models.ForeignKey(Collection, null=True, blank=True, on_delete=models.PROTECT, related_name="studies")
+    consent_text = models.TextField(blank=True)
+    consent_version = models.CharField(max_length=40, default="1")
+    # Pre-study and post-task questionnaires: lists of {"name", "label", "kind", ...} (see docs/running-a-study.md).
+    questionnaire = models.JSONField(default=list, blank=True)
+    post_task_questionnaire = models.JSONField(default=list, blank=True)
+    time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
+    # Set at the first enrolment: from then on scenarios and systems are fixed, or the balance would break.
+    design_locked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "studies"
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.name
+
+    def grade_values(self) -> list[int]:
+        return [level.value for level in self.grade_levels.all()]
+
+
+class GradeLevel(models.Model):
+    """One step of a study's relevance scale (default 0..3)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="grade_levels")
+    value = models.SmallIntegerField()
+    label = models.CharField(max_length=80)
+
+    class Meta:
+        ordering = ["value"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "value"], name="grade_level_value_unique"),
+            models.CheckConstraint(condition=Q(value__gte=0) & Q(value__lte=9), name="grade_level_value_0_9"),
+        ]
+
+    def __str__(self):
+        return f"{self.value}: {self.label}"
+
+
+class Scenario(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="scenarios")
+    code = models.CharField(max_length=40)
+    title = models.CharField(max_length=200)
+    text = models.TextField(help_text="The scenario a participant reads before searching.")
+    topic_id = models.CharField(max_length=100, help_text="Links the scenario to its reference judgments (qrels topic).")
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "code"], name="scenario_code_unique"),
+            models.UniqueConstraint(fields=["study", "topic_id"], name="scenario_topic_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.code}: {self.title}"
+
+
+class System(models.Model):
+    class Backend(models.TextChoices):
+        BUILTIN = "builtin", "Built-in search engine"
+        HTTP = "http", "Researcher's system over HTTP"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="systems")
+    code = models.CharField(max_length=40)
+    name = models.CharField(max_length=200)
+    backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.BUILTIN)
+    # builtin: {"configuration": "bm25_title_text"}; http: {"url_template": "...{query}...", "timeout": 5}
+    config = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "code"], name="system_code_unique"),
+            models.CheckConstraint(condition=Q(backend__in=["builtin", "http"]), name="system_backend_known"),
+        ]
+
+    def __str__(self):
+        return f"{self.code}: {self.name}"
+
+
+class Participant(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
+    code = models.CharField(max_length=40, help_text="Pseudonymous code; the only identity exports carry.")
+    access_token = models.CharField(max_length=64, unique=True, default=new_access_token, editable=False)
+    # 0-based order of enrolment: the row of the study's assignment plan this participant received.
+    enrolment_index = models.PositiveIntegerField()
+    questionnaire_answers = models.JSONField(default=dict, blank=True)
+    consent_version = models.CharField(max_length=40, blank=True)
+    consented_at = models.DateTimeField(null=True, blank=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "enrolment_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "code"], name="participant_code_unique"),
+            models.UniqueConstraint(fields=["study", "enrolment_index"], name="participant_index_unique"),
+            models.CheckConstraint(
+                condition=Q(consented_at__isnull=True) | ~Q(consent_version=""),
+                name="participant_consent_has_version",
+            ),
+        ]
+
+    def __str__(self):
+        return self.code
+
+
+class Assignment(models.Model):
+    """One (scenario, system) a participant works, at a position of their Latin square order."""
+
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="assignments")
+    position = models.PositiveSmallIntegerField()
+    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="assignments")
+    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="assignments")
+    # A participant works each scenario once; a retake points at the assignment it repeats and says why.
+    retake_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="retake")
+    retake_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["participant", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["participant", "position"], name="assignment_position_unique"),
+            models.UniqueConstraint(
+                fields=["participant", "scenario"],
+                condition=Q(retake_of__isnull=True),
+                name="assignment_scenario_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(retake_of__isnull=True) | ~Q(retake_reason=""),
+                name="assignment_retake_has_reason",
+            ),
+            models.CheckConstraint(condition=Q(position__gte=1), name="assignment_position_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.participant} #{self.position}: {self.scenario.code} on {self.system.code}"
+
+
+class SearchSession(models.Model):
+    class EndReason(models.TextChoices):
+        SATISFIED = "satisfied", "Found what they needed"
+        GAVE_UP = "gave_up", "Gave up"
+        TIMED_OUT = "timed_out", "Timed out"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="session")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=20, choices=EndReason.choices, blank=True)
+    post_task_answers = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(ended_at__isnull=True) & Q(end_reason=""))
+                | (Q(ended_at__isnull=False) & Q(end_reason__in=["satisfied", "gave_up", "timed_out", "withdrawn"])),
+                name="session_end_has_reason",
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_at__isnull=True) | Q(ended_at__gte=models.F("started_at")),
+                name="session_ends_after_start",
+            ),
+        ]
+
+    def __str__(self):
+        return f"session of {self.assignment}"
+
+
+class Query(models.Model):
+    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="queries")
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+    issued_at = models.DateTimeField()
+    # "I stopped scanning here": the deepest rank the participant marked, for scan=observed scoring.
+    scan_mark_rank = models.PositiveIntegerField(null=True, blank=True)
+    # A plain message shown instead of (or beside) results: a system error, a query syntax fallback.
+    system_message = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["session", "position"]
+        verbose_name_plural = "queries"
+        constraints = [
+            models.UniqueConstraint(fields=["session", "position"], name="query_position_unique"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="query_position_from_1"),
+        ]
+
+    def __str__(self):
+        return f"Q{self.position}: {self.text}"
+
+
+class ShownResult(models.Model):
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="shown_results")
+    rank = models.PositiveIntegerField()
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    title = models.TextField(blank=True)
+    snippet = models.TextField(blank=True)
+    page = models.PositiveSmallIntegerField(default=1)
+    shown_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["query", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["query", "rank"], name="shown_result_rank_unique"),
+            models.CheckConstraint(condition=Q(rank__gte=1), name="shown_result_rank_from_1"),
+            models.CheckConstraint(condition=Q(page__gte=1), name="shown_result_page_from_1"),
+        ]
+
+
+class Event(models.Model):
+    """The append-only raw log: every participant action as the client reported it.
+
+    A trigger refuses UPDATE; rows are only ever deleted by a participant's withdrawal.
+    """
+
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="events")
+    session = models.ForeignKey(SearchSession, null=True, blank=True, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField(max_length=40)
+    client_event_id = models.CharField(max_length=64)
+    sequence = models.PositiveIntegerField(null=True, blank=True)
+    client_time = models.DateTimeField(null=True, blank=True)
+    server_time = models.DateTimeField(auto_now_add=True)
+    payload = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["participant", "server_time", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["participant", "client_event_id"], name="event_client_id_once"),
+        ]
+
+
+class Judgment(models.Model):
+    """A participant's current grade for a document in a session; every change is kept in JudgmentChange."""
+
+    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="judgments")
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    grade = models.SmallIntegerField()
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "document"], name="judgment_once_per_document"),
+        ]
+
+
+class JudgmentChange(models.Model):
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="history")
+    grade = models.SmallIntegerField()
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["judgment", "changed_at", "id"]
+
+
+class ReferenceVersion(models.Model):
+    """One version of a study's reference judgments. Scoring runs record the version they used;
+    a new version (an import, an adjudication) re-scores the study."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="reference_versions")
+    number = models.PositiveIntegerField()
+    note = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "number"], name="reference_version_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="reference_version_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.study} reference v{self.number}"
+
+
+class ReferenceJudgment(models.Model):
+    """The expert grade of a document for a scenario's topic, in one reference version."""
+
+    version = models.ForeignKey(ReferenceVersion, on_delete=models.CASCADE, related_name="judgments")
+    topic_id = models.CharField(max_length=100)
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    grade = models.SmallIntegerField()
+    judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    source = models.CharField(max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "topic_id", "document"], name="reference_judgment_unique"),
+        ]
+
+
+class AuditEntry(models.Model):
+    """What happened, without the data it concerned (a withdrawal leaves this and nothing else)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="audit_entries")
+    participant_code = models.CharField(max_length=40, blank=True)
+    action = models.CharField(max_length=60)
+    detail = models.JSONField(default=dict, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at"]

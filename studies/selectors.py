@@ -1,0 +1,80 @@
+"""Reads for pages and the API: a few queries each, never one per row."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Prefetch
+
+from .models import Assignment, Participant, SearchSession, Study
+
+
+@dataclass
+class Cell:
+    planned: int = 0
+    completed: int = 0
+    in_progress: int = 0
+
+
+@dataclass
+class BalanceTable:
+    """Counts of assignments by scenario x system and scenario x position."""
+
+    scenarios: list
+    systems: list
+    positions: list[int]
+    by_system: dict = field(default_factory=lambda: defaultdict(Cell))  # (scenario_id, system_id) -> Cell
+    by_position: dict = field(default_factory=lambda: defaultdict(Cell))  # (scenario_id, position) -> Cell
+
+    def system_rows(self):
+        return [(s, [self.by_system[(s.id, y.id)] for y in self.systems]) for s in self.scenarios]
+
+    def position_rows(self):
+        return [(s, [self.by_position[(s.id, p)] for p in self.positions]) for s in self.scenarios]
+
+
+_FINISHED = [
+    SearchSession.EndReason.SATISFIED,
+    SearchSession.EndReason.GAVE_UP,
+    SearchSession.EndReason.TIMED_OUT,
+]
+
+
+def study_balance(*, study: Study) -> BalanceTable:
+    scenarios = list(study.scenarios.order_by("id"))
+    systems = list(study.systems.order_by("id"))
+    rows = Assignment.objects.filter(participant__study=study, retake_of__isnull=True).values_list(
+        "scenario_id", "system_id", "position", "session__ended_at", "session__end_reason", "session__id"
+    )
+    table = BalanceTable(scenarios=scenarios, systems=systems, positions=[])
+    positions = set()
+    for scenario_id, system_id, position, ended_at, end_reason, session_id in rows:
+        positions.add(position)
+        for cell in (table.by_system[(scenario_id, system_id)], table.by_position[(scenario_id, position)]):
+            cell.planned += 1
+            if ended_at is not None and end_reason in _FINISHED:
+                cell.completed += 1
+            elif session_id is not None and ended_at is None:
+                cell.in_progress += 1
+    table.positions = sorted(positions) or list(range(1, len(scenarios) + 1))
+    return table
+
+
+def study_participants_with_orders(*, study: Study):
+    """Participants with their assignments (scenario, system, session) in two queries."""
+    assignments = Assignment.objects.select_related("scenario", "system", "session").order_by("position")
+    return study.participants.order_by("enrolment_index").prefetch_related(
+        Prefetch("assignments", queryset=assignments)
+    )
+
+
+def studies_visible_to(user):
+    """Studies a researcher may see: those they own or were added to; everything for superusers."""
+    if user.is_superuser:
+        return Study.objects.all()
+    return Study.objects.filter(researchers=user).distinct()
+
+
+def participant_by_token(token: str) -> Participant | None:
+    return Participant.objects.select_related("study").filter(access_token=token).first()

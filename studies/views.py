@@ -1,0 +1,113 @@
+"""Researcher pages. Thin: an access-checked fetch, a form, a service call, a redirect or a render."""
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
+from django.shortcuts import get_object_or_404, redirect, render
+
+from . import selectors, services
+from .forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
+
+
+def researcher_required(view):
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_staff:
+            raise PermissionDenied("Researcher pages are for researcher accounts.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _study_for(request, slug):
+    # 404, not 403: a researcher of another study need not learn that this one exists.
+    return get_object_or_404(selectors.studies_visible_to(request.user), slug=slug)
+
+
+@researcher_required
+def study_list(request):
+    studies = selectors.studies_visible_to(request.user).order_by("-created_at")
+    return render(request, "studies/study_list.html", {"studies": studies})
+
+
+@researcher_required
+def study_create(request):
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        study = services.study_create(
+            owner=request.user,
+            name=data["name"],
+            description=data["description"],
+            grade_labels=data["grade_labels"],
+            consent_text=data["consent_text"],
+            consent_version=data["consent_version"],
+            time_limit_minutes=data["time_limit_minutes"],
+        )
+        messages.success(request, f"Study “{study.name}” created. Add its scenarios and systems next.")
+        return redirect("studies:study_detail", slug=study.slug)
+    return render(request, "studies/study_form.html", {"form": form})
+
+
+@researcher_required
+def study_detail(request, slug):
+    study = _study_for(request, slug)
+    context = {
+        "study": study,
+        "grade_levels": study.grade_levels.all(),
+        "scenarios": study.scenarios.order_by("id"),
+        "systems": study.systems.order_by("id"),
+        "balance": selectors.study_balance(study=study),
+        "participants": selectors.study_participants_with_orders(study=study),
+        "scenario_form": ScenarioForm(prefix="scenario"),
+        "system_form": SystemForm(prefix="system"),
+        "enrol_form": EnrolForm(prefix="enrol"),
+    }
+    return render(request, "studies/study_detail.html", context)
+
+
+def _post_form(request, study, form_class, prefix, action):
+    form = form_class(request.POST, prefix=prefix)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"{prefix} {field}: {' '.join(errors)}")
+        return
+    try:
+        action(form.cleaned_data)
+    except (services.DesignLockedError, ValueError) as exc:
+        messages.error(request, str(exc))
+    except IntegrityError:
+        messages.error(request, f"That {prefix} code or topic is already used in this study.")
+
+
+@researcher_required
+def scenario_add(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        _post_form(request, study, ScenarioForm, "scenario", lambda d: services.scenario_add(study=study, **d))
+    return redirect("studies:study_detail", slug=study.slug)
+
+
+@researcher_required
+def system_add(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        _post_form(request, study, SystemForm, "system", lambda d: services.system_add(study=study, **d))
+    return redirect("studies:study_detail", slug=study.slug)
+
+
+@researcher_required
+def participants_enrol(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+
+        def enrol(data):
+            enrolled = services.participants_enrol(study=study, count=data["count"])
+            messages.success(request, f"Enrolled {len(enrolled)} participants with balanced orders.")
+
+        _post_form(request, study, EnrolForm, "enrol", enrol)
+    return redirect("studies:study_detail", slug=study.slug)
