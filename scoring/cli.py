@@ -19,6 +19,7 @@ import numpy as np
 
 from . import metrics
 from .errors import InputError
+from .session_cli import add_session_subcommand
 from .trec_io import read_qrels, read_run_columns
 
 # trec_eval's default cutoffs for the *_cut measures.
@@ -270,13 +271,3 @@ def _vector_lines(ranked, measures: list[Measure], args, weights) -> str:
         lines.append(json.dumps({"measure": measure.name, "topic": "all", "vector": mean.tolist()}) + "\n")
     _empty_recall_note(ranked, measures)
     return "".join(lines)
-
-
-try:  # TEMPORARY: scoring/session_cli.py is being written by another engineer.
-    from .session_cli import add_session_subcommand
-except ImportError:  # pragma: no cover
-
-    def add_session_subcommand(subparsers) -> None:
-        subparsers.add_parser("session", help="(not available: scoring/session_cli.py is missing)").set_defaults(
-            func=lambda args: (print("scoring/session_cli.py is missing", file=sys.stderr), 1)[1]
-        )
