@@ -355,3 +355,6 @@ class AuditEntry(models.Model):
 
     class Meta:
         ordering = ["-at"]
+
+
+from .assessment_models import *  # noqa: E402,F401,F403
