@@ -28,6 +28,10 @@ GAIN_KINDS = ("linear", "exponential")
 # grade has gain 0 (trec_eval: "grades < 0 count as unjudged"), so the sentinel needs no special case.
 UNJUDGED = np.iinfo(np.int64).min
 
+# trec_eval keeps a run's scores as C floats (its TEXT_RESULTS.sim), so two scores that differ only past
+# float32 precision tie and are ordered by document id. Ranking in float32 reproduces it exactly.
+SCORE_DTYPE = np.float32
+
 # The papers' sharp weighting, the default gains of grades 0..3 under the 2002 and 2008 formulations.
 PAPER_WEIGHTS = (0.0, 1.0, 10.0, 100.0)
 
@@ -275,7 +279,8 @@ def rank_run(
 ) -> RankedGrades:
     """Rank in-memory {topic: {doc: score}} against {topic: {doc: grade}} the way trec_eval does.
 
-    Order: score descending, ties by document id descending. Topics: those in both, sorted by id; with
+    Order: score descending (compared as 32-bit floats, as trec_eval stores them), ties by document id
+    descending. Topics: those in both, sorted by id; with
     `all_topics` (trec_eval -c) every qrels topic, a topic missing from the run getting an empty list. Run
     topics without judgments are left out, as in trec_eval.
     """
@@ -288,7 +293,7 @@ def rank_run(
     hit_grades: list[list[int]] = []
     judged_grades: list[list[int]] = []
     lengths = np.zeros(len(topics), dtype=np.int64)
-    fromiter, float64 = np.fromiter, np.float64
+    fromiter, float32 = np.fromiter, SCORE_DTYPE
     for row, topic in enumerate(topics):
         judged = qrels[topic]
         judged_grades.append(list(judged.values()))
@@ -302,8 +307,8 @@ def rank_run(
             continue
         docs = list(judged)
         probe_docs = [docs[i] for i in hits]
-        probe_scores = np.array([found[i] for i in hits], dtype=float64)
-        scores = fromiter(listed.values(), float64, len(listed))
+        probe_scores = np.array([found[i] for i in hits], dtype=float32)
+        scores = fromiter(listed.values(), float32, len(listed))
         ranks.append(probe_ranks(scores, probe_scores, probe_docs, lambda listed=listed: list(listed)))
         rows.append(np.full(len(hits), row))
         grades = list(judged.values())
@@ -352,7 +357,7 @@ def rank_columns(
         hits = np.array([i for i, grade in enumerate(found) if grade is not None], dtype=np.int64)
         if not hits.size:
             continue
-        segment = scores[start:stop]
+        segment = scores[start:stop].astype(SCORE_DTYPE)
         ranks.append(probe_ranks(segment, segment[hits], listed[hits], lambda listed=listed: listed))
         rows.append(np.full(hits.size, row))
         hit_grades.append(np.array([found[i] for i in hits.tolist()], dtype=np.int64))

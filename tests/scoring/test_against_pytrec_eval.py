@@ -1,0 +1,80 @@
+"""Random qrels and runs: our ndcg and ndcg_cut_K equal pytrec_eval's (trec_eval's C code) per topic.
+
+The generated cases have tied scores, unjudged documents, negative grades, topics without a relevant
+document, run topics without judgments and judged topics missing from the run.
+"""
+
+import numpy as np
+import pytest
+import pytrec_eval
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import metrics
+
+CUTOFFS = (1, 3, 5, 10)
+MEASURES = {"ndcg", "ndcg_cut." + ",".join(str(k) for k in CUTOFFS)}
+
+doc_ids = st.text(alphabet="abAB09-é", min_size=1, max_size=3)
+topic_ids = st.sampled_from(["1", "2", "10", "q3"])
+grades = st.integers(min_value=-2, max_value=4)
+scores = st.one_of(
+    st.sampled_from([0.0, 1.0, 0.5, -1.0, 2.25]),
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False),
+)
+qrels_strategy = st.dictionaries(topic_ids, st.dictionaries(doc_ids, grades, min_size=1, max_size=12), max_size=4)
+run_strategy = st.dictionaries(topic_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=15), max_size=4)
+
+
+ZERO = {"ndcg": 0.0, **{f"ndcg_cut_{k}": 0.0 for k in CUTOFFS}}
+
+
+def reference(qrels, run):
+    """pytrec_eval's values. pytrec_eval-terrier 0.5.11 reads freed memory (and crashes at random) on a
+    topic whose judgments are all negative, so those topics are not given to it: they have no relevant
+    document and trec_eval scores them 0, which is what the reference then says."""
+    usable = {topic: judged for topic, judged in qrels.items() if max(judged.values()) >= 0}
+    expected = pytrec_eval.RelevanceEvaluator(usable, MEASURES).evaluate(run) if usable else {}
+    for topic in qrels.keys() - usable.keys():
+        if topic in run:
+            expected[topic] = dict(ZERO)
+    return expected
+
+
+def compare(ranked, expected):
+    assert sorted(ranked.topics) == sorted(expected)
+    ours = metrics.ndcg_scores(ranked, [None, *CUTOFFS])
+    for row, topic in enumerate(ranked.topics):
+        theirs = [expected[topic]["ndcg"]] + [expected[topic][f"ndcg_cut_{k}"] for k in CUTOFFS]
+        np.testing.assert_allclose(ours[row], theirs, rtol=0, atol=1e-9, err_msg=f"topic {topic}")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(qrels=qrels_strategy, run=run_strategy)
+def test_ndcg_from_dicts_agrees_with_pytrec_eval(qrels, run):
+    compare(metrics.rank_run(qrels, run), reference(qrels, run))
+
+
+@settings(max_examples=100, deadline=None)
+@given(qrels=qrels_strategy, run=run_strategy)
+def test_ndcg_from_columns_agrees_with_pytrec_eval(qrels, run):
+    topics = list(run)
+    docs = [doc.encode() for topic in topics for doc in run[topic]]
+    bounds = np.cumsum([0] + [len(run[topic]) for topic in topics])
+    column_scores = np.array([s for topic in topics for s in run[topic].values()], dtype=np.float64)
+    ranked = metrics.rank_columns(qrels, topics, bounds, np.array(docs, dtype="S"), column_scores)
+    compare(ranked, reference(qrels, run))
+
+
+@settings(max_examples=100, deadline=None)
+@given(qrels=qrels_strategy, run=run_strategy)
+def test_with_all_topics_a_topic_missing_from_the_run_scores_zero(qrels, run):
+    ranked = metrics.rank_run(qrels, run, all_topics=True)
+    assert ranked.topics == sorted(qrels)
+    values = metrics.ndcg_scores(ranked, [None, 10])
+    expected = reference(qrels, run)
+    for row, topic in enumerate(ranked.topics):
+        if topic in expected:
+            assert values[row, 0] == pytest.approx(expected[topic]["ndcg"], abs=1e-9)
+        else:
+            assert values[row].tolist() == [0.0, 0.0]
