@@ -33,7 +33,9 @@ def _category_indices(grades, categories: np.ndarray, what: str) -> np.ndarray:
     clipped = np.minimum(positions, categories.size - 1)
     outside = (positions >= categories.size) | (categories[clipped] != grades)
     if outside.any():
-        raise ValueError(f"{what} grade {grades[outside][0]!r} is not one of the categories {categories.tolist()}")
+        raise ValueError(
+            f"{what} grade {grades[outside][0]!r} is not one of the categories {categories.tolist()}"
+        )
     return positions
 
 

@@ -37,7 +37,9 @@ class AssessmentPlan(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(assessors_per_document__gte=1), name="plan_assessors_at_least_1"),
+            models.CheckConstraint(
+                condition=Q(assessors_per_document__gte=1), name="plan_assessors_at_least_1"
+            ),
         ]
 
     def __str__(self):
@@ -52,14 +54,20 @@ class AssessmentPool(models.Model):
         TOP_X = "top_x", "Shown in the top X of any query"
         UNION = "union", "Both: judged relevant or shown in the top X"
 
-    scenario = models.OneToOneField("studies.Scenario", on_delete=models.CASCADE, related_name="assessment_pool")
+    scenario = models.OneToOneField(
+        "studies.Scenario", on_delete=models.CASCADE, related_name="assessment_pool"
+    )
     rule = models.CharField(max_length=20, choices=Rule.choices, default=Rule.RELEVANT)
-    top_x = models.PositiveIntegerField(default=10, help_text="X of the top-X rule (ignored by the relevant rule).")
+    top_x = models.PositiveIntegerField(
+        default=10, help_text="X of the top-X rule (ignored by the relevant rule)."
+    )
     built_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(rule__in=["relevant", "top_x", "union"]), name="pool_rule_known"),
+            models.CheckConstraint(
+                condition=Q(rule__in=["relevant", "top_x", "union"]), name="pool_rule_known"
+            ),
             models.CheckConstraint(condition=Q(top_x__gte=1), name="pool_top_x_at_least_1"),
         ]
 
@@ -84,7 +92,9 @@ class PoolDocument(models.Model):
         ordering = ["pool", "id"]
         constraints = [
             models.UniqueConstraint(fields=["pool", "document"], name="pool_document_once"),
-            models.CheckConstraint(condition=Q(source__in=["rule", "manual", "qrels"]), name="pool_document_source_known"),
+            models.CheckConstraint(
+                condition=Q(source__in=["rule", "manual", "qrels"]), name="pool_document_source_known"
+            ),
         ]
 
     def __str__(self):
@@ -96,7 +106,9 @@ class StudyAssessor(models.Model):
     studies they hold a membership of."""
 
     study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="assessors")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assessor_memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assessor_memberships"
+    )
     # Seeds this assessor's shuffled document order: stable across visits, different between assessors.
     order_seed = models.CharField(max_length=32, default=new_order_seed, editable=False)
     invited_by = models.ForeignKey(
@@ -118,7 +130,9 @@ class AssessorAssignment(models.Model):
     """This assessor is to judge this pool document (allocated once, so a grown pool keeps old work)."""
 
     assessor = models.ForeignKey(StudyAssessor, on_delete=models.CASCADE, related_name="assignments")
-    pool_document = models.ForeignKey(PoolDocument, on_delete=models.CASCADE, related_name="assessor_assignments")
+    pool_document = models.ForeignKey(
+        PoolDocument, on_delete=models.CASCADE, related_name="assessor_assignments"
+    )
 
     class Meta:
         constraints = [
@@ -132,8 +146,12 @@ class AssessorAssignment(models.Model):
 class AssessorJudgment(models.Model):
     """An assessor's grade of a pool document; never shown to other assessors or to participants."""
 
-    pool_document = models.ForeignKey(PoolDocument, on_delete=models.CASCADE, related_name="assessor_judgments")
-    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assessor_judgments")
+    pool_document = models.ForeignKey(
+        PoolDocument, on_delete=models.CASCADE, related_name="assessor_judgments"
+    )
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assessor_judgments"
+    )
     grade = models.SmallIntegerField()
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -159,7 +177,9 @@ class AdjudicationDecision(models.Model):
     pool_document = models.OneToOneField(PoolDocument, on_delete=models.CASCADE, related_name="decision")
     grade = models.SmallIntegerField()
     method = models.CharField(max_length=20, choices=Method.choices)
-    preset = models.CharField(max_length=20, blank=True, help_text="The preset that produced it; blank by hand.")
+    preset = models.CharField(
+        max_length=20, blank=True, help_text="The preset that produced it; blank by hand."
+    )
     # Whose grade it is: the assessor taken (agreed, in turn) or the researcher (by hand); none for a majority.
     judged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -173,7 +193,8 @@ class AdjudicationDecision(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(method__in=["agreed", "in_turn", "majority", "researcher"]), name="decision_method_known"
+                condition=Q(method__in=["agreed", "in_turn", "majority", "researcher"]),
+                name="decision_method_known",
             ),
         ]
 
