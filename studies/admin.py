@@ -93,3 +93,6 @@ class ReferenceJudgmentAdmin(admin.ModelAdmin):
 class AuditEntryAdmin(admin.ModelAdmin):
     list_display = ["study", "participant_code", "action", "at"]
     list_filter = ["study", "action"]
+
+
+from . import assessment_admin  # noqa: E402,F401

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import secrets
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -623,6 +624,27 @@ def reference_version_import_qrels(
 # --- Reads ----------------------------------------------------------------------------------------------
 
 
+def score_text(value: float | None) -> str:
+    """A kappa or alpha for a page: three decimals, "n/a" when undefined."""
+    return "n/a" if value is None or math.isnan(value) else f"{value:.3f}"
+
+
+def percent_text(value: float | None) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{100 * value:.0f}%"
+
+
+class _Texts:
+    """`obj.text.<field>`: the field formatted for a page (percent for `percent`, else score_text)."""
+
+    @property
+    def text(self) -> dict[str, str]:
+        return {
+            name: percent_text(value) if name == "percent" else score_text(value)
+            for name, value in vars(self).items()
+            if isinstance(value, float)
+        }
+
+
 @dataclass
 class AssessorProgress:
     membership: StudyAssessor
@@ -694,7 +716,7 @@ def disagreements(
 
 
 @dataclass
-class PairAgreement:
+class PairAgreement(_Texts):
     first: str
     second: str
     n: int
@@ -708,7 +730,7 @@ class PairAgreement:
 
 
 @dataclass
-class AgreementBlock:
+class AgreementBlock(_Texts):
     """Agreement for one scenario, or overall (scenario None)."""
 
     scenario: Scenario | None
@@ -768,7 +790,7 @@ def assessor_agreement(*, study: Study) -> list[AgreementBlock]:
 
 
 @dataclass
-class ParticipantAgreement:
+class ParticipantAgreement(_Texts):
     label: str  # participant code or scenario code
     n: int  # documents the participant graded that the reference grades
     percent: float

@@ -1,0 +1,26 @@
+from django.urls import path
+
+from . import assessment_views as views
+
+app_name = "assessment"
+urlpatterns = [
+    path("", views.home, name="home"),
+    # Assessors: only the studies they are members of.
+    path("study/<slug:slug>/", views.assessor_study, name="assessor_study"),
+    path("study/<slug:slug>/<str:code>/", views.assessor_form, name="assessor_form"),
+    # Researchers: studies they can see.
+    path("manage/<slug:slug>/", views.manage, name="manage"),
+    path("manage/<slug:slug>/pool/build/", views.pool_build, name="pool_build"),
+    path("manage/<slug:slug>/pool/refresh/", views.pool_refresh, name="pool_refresh"),
+    path("manage/<slug:slug>/pool/add/", views.pool_add, name="pool_add"),
+    path("manage/<slug:slug>/pool/import/", views.pool_import, name="pool_import"),
+    path("manage/<slug:slug>/plan/", views.plan_set, name="plan_set"),
+    path("manage/<slug:slug>/assessors/invite/", views.assessor_invite, name="assessor_invite"),
+    path("manage/<slug:slug>/agreement/", views.agreement, name="agreement"),
+    path("manage/<slug:slug>/disagreements/", views.disagreements, name="disagreements"),
+    path("manage/<slug:slug>/adjudicate/", views.adjudicate, name="adjudicate"),
+    path("manage/<slug:slug>/decide/", views.decide, name="decide"),
+    path("manage/<slug:slug>/publish/", views.publish, name="publish"),
+    path("manage/<slug:slug>/versions/<int:number>.qrels", views.version_qrels, name="version_qrels"),
+    path("manage/<slug:slug>/versions/import/", views.version_import, name="version_import"),
+]

@@ -1,0 +1,453 @@
+"""Assessment pages. Researchers (staff, through studies.views' access check) manage pools, assessors,
+agreement, adjudication and reference versions; assessors (non-staff members of a study) judge documents.
+Thin views: an access-checked fetch, a small form, a call into studies/assessment.py, a redirect or render."""
+
+from functools import wraps
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from scoring.errors import InputError
+
+from . import assessment, selectors
+from .models import AssessmentPool, PoolDocument, ReferenceVersion, StudyAssessor
+from .views import _study_for, researcher_required
+
+# --- Forms ----------------------------------------------------------------------------------------------
+
+
+class PoolBuildForm(forms.Form):
+    rule = forms.ChoiceField(choices=AssessmentPool.Rule.choices)
+    top_x = forms.IntegerField(min_value=1, max_value=1000, initial=assessment.DEFAULT_TOP_X, label="X")
+
+
+class PoolAddForm(forms.Form):
+    scenario = forms.CharField(max_length=40, help_text="Scenario code")
+    external_ids = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), help_text="Document ids, one a line"
+    )
+
+
+class QrelsUploadForm(forms.Form):
+    qrels = forms.FileField()
+    note = forms.CharField(max_length=300, required=False)
+
+
+class PlanForm(forms.Form):
+    assessors_per_document = forms.IntegerField(min_value=1, max_value=20)
+
+
+class InviteForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    email = forms.EmailField(required=False)
+
+
+class PresetForm(forms.Form):
+    preset = forms.ChoiceField(choices=list(assessment.PRESETS.items()))
+
+
+class DecideForm(forms.Form):
+    pool_document = forms.IntegerField()
+    grade = forms.IntegerField()
+    note = forms.CharField(max_length=300, required=False)
+
+
+class PublishForm(forms.Form):
+    note = forms.CharField(max_length=300, required=False)
+    allow_pending = forms.BooleanField(required=False, label="Publish even with undecided disagreements")
+
+
+def _form_errors(request, form):
+    for name, errors in form.errors.items():
+        messages.error(request, f"{name}: {' '.join(errors)}")
+
+
+def _uploaded_lines(upload) -> list[str]:
+    try:
+        return upload.read().decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError(upload.name, None, "not UTF-8 text") from None
+
+
+def _manage(study):
+    return redirect("assessment:manage", slug=study.slug)
+
+
+# --- Researcher pages -----------------------------------------------------------------------------------
+
+
+@login_required
+def home(request):
+    if request.user.is_staff:
+        studies = selectors.studies_visible_to(request.user).order_by("-created_at")
+        return render(request, "assessment/researcher_home.html", {"studies": studies})
+    memberships = StudyAssessor.objects.filter(user=request.user).select_related("study")
+    return render(request, "assessment/assessor_home.html", {"memberships": memberships})
+
+
+@researcher_required
+def manage(request, slug):
+    study = _study_for(request, slug)
+    per_assessor, per_scenario = assessment.assessment_progress(study=study)
+    plan = study.assessment_plan if hasattr(study, "assessment_plan") else None
+    context = {
+        "study": study,
+        "per_assessor": per_assessor,
+        "per_scenario": per_scenario,
+        "versions": study.reference_versions.order_by("-number"),
+        "pool_form": PoolBuildForm(prefix="pool"),
+        "add_form": PoolAddForm(prefix="add"),
+        "pool_import_form": QrelsUploadForm(prefix="poolqrels"),
+        "plan_form": PlanForm(
+            prefix="plan", initial={"assessors_per_document": plan.assessors_per_document if plan else 1}
+        ),
+        "invite_form": InviteForm(prefix="invite"),
+        "preset_form": PresetForm(prefix="adjudicate"),
+        "publish_form": PublishForm(prefix="publish"),
+        "version_import_form": QrelsUploadForm(prefix="refqrels"),
+    }
+    return render(request, "assessment/manage.html", context)
+
+
+@researcher_required
+def pool_build(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = PoolBuildForm(request.POST, prefix="pool")
+        if form.is_valid():
+            changes = assessment.pool_build(
+                study=study, rule=form.cleaned_data["rule"], top_x=form.cleaned_data["top_x"]
+            )
+            summary = "; ".join(
+                f"{code}: +{c.added} −{c.removed}"
+                + (f" ({c.kept_judged} kept, already judged)" if c.kept_judged else "")
+                for code, c in changes.items()
+            )
+            messages.success(request, f"Pools built. {summary}")
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def pool_refresh(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        changes = assessment.pool_build(study=study)
+        added = sum(c.added for c in changes.values())
+        messages.success(request, f"Pools updated with the sessions so far: {added} new documents.")
+    return _manage(study)
+
+
+@researcher_required
+def pool_add(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = PoolAddForm(request.POST, prefix="add")
+        if form.is_valid():
+            scenario = study.scenarios.filter(code=form.cleaned_data["scenario"].strip()).first()
+            if scenario is None:
+                messages.error(request, f"No scenario {form.cleaned_data['scenario']!r} in this study.")
+            else:
+                try:
+                    added = assessment.pool_add_documents(
+                        scenario=scenario,
+                        external_ids=form.cleaned_data["external_ids"].split(),
+                        added_by=request.user,
+                    )
+                    messages.success(request, f"{added} documents added to the pool of {scenario.code}.")
+                except assessment.AssessmentError as exc:
+                    messages.error(request, str(exc))
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def pool_import(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = QrelsUploadForm(request.POST, request.FILES, prefix="poolqrels")
+        if form.is_valid():
+            upload = form.cleaned_data["qrels"]
+            try:
+                added = assessment.pool_import_qrels(
+                    study=study, lines=_uploaded_lines(upload), path=upload.name, added_by=request.user
+                )
+                messages.success(request, f"{added} documents from {upload.name} added to the pools.")
+            except (InputError, assessment.AssessmentError) as exc:
+                messages.error(request, f"Nothing imported: {exc}")
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def plan_set(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = PlanForm(request.POST, prefix="plan")
+        if form.is_valid():
+            plan = assessment.assessment_plan_set(study=study, **form.cleaned_data)
+            messages.success(
+                request, f"Each document is judged by {plan.assessors_per_document} assessor(s)."
+            )
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def assessor_invite(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = InviteForm(request.POST, prefix="invite")
+        if form.is_valid():
+            try:
+                membership, password = assessment.assessor_invite(
+                    study=study, invited_by=request.user, **form.cleaned_data
+                )
+                login = request.build_absolute_uri(reverse("login") + "?next=" + reverse("assessment:home"))
+                if password:
+                    messages.success(
+                        request,
+                        f"Assessor {membership.user.username} created. Their one-time password: {password} "
+                        f"(shown once). They log in at {login}",
+                    )
+                else:
+                    messages.success(
+                        request, f"{membership.user.username} now assesses this study ({login})."
+                    )
+            except assessment.AssessmentError as exc:
+                messages.error(request, str(exc))
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def agreement(request, slug):
+    study = _study_for(request, slug)
+    version = None
+    if request.GET.get("version"):
+        version = get_object_or_404(study.reference_versions, number=request.GET["version"])
+    reference, per_participant, per_scenario = assessment.participant_reference_agreement(
+        study=study, version=version
+    )
+    context = {
+        "study": study,
+        "blocks": assessment.assessor_agreement(study=study),
+        "grade_levels": study.grade_levels.all(),
+        "reference": reference,
+        "versions": study.reference_versions.order_by("-number"),
+        "per_participant": per_participant,
+        "per_scenario": per_scenario,
+    }
+    return render(request, "assessment/agreement.html", context)
+
+
+@researcher_required
+def disagreements(request, slug):
+    study = _study_for(request, slug)
+    context = {
+        "study": study,
+        "rows": assessment.disagreements(study=study),
+        "grade_levels": study.grade_levels.all(),
+        "preset_form": PresetForm(prefix="adjudicate"),
+    }
+    return render(request, "assessment/disagreements.html", context)
+
+
+@researcher_required
+def adjudicate(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = PresetForm(request.POST, prefix="adjudicate")
+        if form.is_valid():
+            result = assessment.adjudicate(
+                study=study, preset=form.cleaned_data["preset"], decided_by=request.user
+            )
+            decided = ", ".join(f"{n} {method}" for method, n in sorted(result.decided.items())) or "none"
+            messages.success(
+                request,
+                f"Decided: {decided}. For you to decide: {len(result.to_researcher)}. "
+                f"Kept by hand: {result.kept_by_hand}. Awaiting judgments: {result.awaiting_judgments}.",
+            )
+            return redirect("assessment:disagreements", slug=study.slug)
+        _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def decide(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = DecideForm(request.POST)
+        if form.is_valid():
+            pool_document = get_object_or_404(
+                PoolDocument.objects.select_related("pool__scenario__study", "document"),
+                pk=form.cleaned_data["pool_document"],
+                pool__scenario__study=study,
+            )
+            try:
+                assessment.adjudication_decide(
+                    pool_document=pool_document,
+                    grade=form.cleaned_data["grade"],
+                    decided_by=request.user,
+                    note=form.cleaned_data["note"],
+                )
+                messages.success(request, f"{pool_document.document}: grade {form.cleaned_data['grade']}.")
+            except assessment.AssessmentError as exc:
+                messages.error(request, str(exc))
+        else:
+            _form_errors(request, form)
+    return redirect("assessment:disagreements", slug=study.slug)
+
+
+@researcher_required
+def publish(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = PublishForm(request.POST, prefix="publish")
+        if form.is_valid():
+            try:
+                version = assessment.reference_version_publish(
+                    study=study, created_by=request.user, **form.cleaned_data
+                )
+                messages.success(
+                    request,
+                    f"Reference version {version.number} published ({version.judgments.count()} judgments).",
+                )
+            except assessment.AssessmentError as exc:
+                messages.error(request, str(exc))
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+@researcher_required
+def version_qrels(request, slug, number):
+    study = _study_for(request, slug)
+    version = get_object_or_404(ReferenceVersion, study=study, number=number)
+    response = HttpResponse(
+        assessment.reference_version_qrels(version=version), content_type="text/plain; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}-v{version.number}.qrels"'
+    return response
+
+
+@researcher_required
+def version_import(request, slug):
+    study = _study_for(request, slug)
+    if request.method == "POST":
+        form = QrelsUploadForm(request.POST, request.FILES, prefix="refqrels")
+        if form.is_valid():
+            upload = form.cleaned_data["qrels"]
+            try:
+                version = assessment.reference_version_import_qrels(
+                    study=study,
+                    lines=_uploaded_lines(upload),
+                    path=upload.name,
+                    created_by=request.user,
+                    note=form.cleaned_data["note"],
+                )
+                messages.success(request, f"Reference version {version.number} imported from {upload.name}.")
+            except (InputError, assessment.AssessmentError) as exc:
+                messages.error(request, f"Nothing imported: {exc}")
+        else:
+            _form_errors(request, form)
+    return _manage(study)
+
+
+# --- Assessor pages -------------------------------------------------------------------------------------
+
+
+def assessor_required(view):
+    """A logged-in member assessor of the study in the URL; anyone else gets 404 (the study's existence is
+    not theirs to learn). Passes the membership instead of the slug."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request, slug, *args, **kwargs):
+        membership = (
+            StudyAssessor.objects.select_related("study").filter(study__slug=slug, user=request.user).first()
+        )
+        if membership is None:
+            raise Http404("No such study among your assessments.")
+        return view(request, membership, *args, **kwargs)
+
+    return wrapper
+
+
+@assessor_required
+def assessor_study(request, membership):
+    judged = set(membership.user.assessor_judgments.values_list("pool_document_id", flat=True))
+    rows = []
+    for scenario in membership.study.scenarios.order_by("id"):
+        queue = assessment.assessor_queue(membership=membership, scenario=scenario)
+        rows.append((scenario, len(queue), sum(pd.id in judged for pd in queue)))
+    return render(request, "assessment/assessor_study.html", {"study": membership.study, "rows": rows})
+
+
+@assessor_required
+def assessor_form(request, membership, code):
+    study = membership.study
+    scenario = get_object_or_404(study.scenarios, code=code)
+    queue = assessment.assessor_queue(membership=membership, scenario=scenario)
+    grades = dict(
+        membership.user.assessor_judgments.filter(pool_document__in=queue).values_list(
+            "pool_document_id", "grade"
+        )
+    )
+    here = reverse("assessment:assessor_form", args=[study.slug, scenario.code])
+    if request.method == "POST":
+        position = next(
+            (i for i, pd in enumerate(queue) if str(pd.id) == request.POST.get("pool_document")), None
+        )
+        if position is None:
+            raise Http404("That document is not in your list.")
+        try:
+            assessment.assessor_judgment_record(
+                assessor=request.user, pool_document=queue[position], grade=int(request.POST.get("grade", ""))
+            )
+        except (ValueError, assessment.AssessmentError) as exc:
+            messages.error(request, f"Not saved: {exc}")
+            return redirect(f"{here}?doc={queue[position].id}")
+        grades[queue[position].id] = int(request.POST["grade"])
+        after = next((pd for pd in queue[position + 1 :] if pd.id not in grades), None)
+        after = after or next((pd for pd in queue if pd.id not in grades), None)
+        return redirect(f"{here}?doc={after.id}" if after else f"{here}?done=1")
+    position = None
+    if request.GET.get("doc"):
+        position = next((i for i, pd in enumerate(queue) if str(pd.id) == request.GET["doc"]), None)
+        if position is None:
+            raise Http404("That document is not in your list.")
+    elif not request.GET.get("done"):
+        # Resume: the first document of their order they have not judged yet.
+        position = next((i for i, pd in enumerate(queue) if pd.id not in grades), None)
+    context = {
+        "study": study,
+        "scenario": scenario,
+        "grade_levels": study.grade_levels.all(),
+        "total": len(queue),
+        "judged": len(grades),
+        "here": here,
+        "first": queue[0] if queue else None,
+    }
+    if position is not None:
+        current = queue[position]
+        context.update(
+            {
+                "current": current,
+                "document": current.document,
+                "position": position + 1,
+                "current_grade": grades.get(current.id),
+                "previous": queue[position - 1] if position > 0 else None,
+                "next": queue[position + 1] if position + 1 < len(queue) else None,
+            }
+        )
+    return render(request, "assessment/assessor_form.html", context)
