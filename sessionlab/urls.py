@@ -10,4 +10,5 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("studies/", include("studies.urls")),
     path("assess/", include("studies.assessment_urls")),
+    path("p/", include("studies.participant_urls")),
 ]

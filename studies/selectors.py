@@ -78,3 +78,44 @@ def studies_visible_to(user):
 
 def participant_by_token(token: str) -> Participant | None:
     return Participant.objects.select_related("study").filter(access_token=token).first()
+
+
+@dataclass
+class ParticipantStep:
+    """Where a participant is: kind is consent | declined | withdrawn | questionnaire | scenario (read it and
+    start) | search | post_task | done | no_assignments; `assignment` and `session` for the per-scenario steps."""
+
+    kind: str
+    assignment: Assignment | None = None
+    session: SearchSession | None = None
+    position: int = 0  # 1-based index of the assignment in the order
+    total: int = 0
+
+
+def participant_step(*, participant: Participant) -> ParticipantStep:
+    """The participant's current step, from their rows (reopening the link resumes at its start)."""
+    if participant.withdrawn_at is not None:
+        return ParticipantStep("withdrawn")
+    if participant.declined_at is not None:
+        return ParticipantStep("declined")
+    if participant.consented_at is None:
+        return ParticipantStep("consent")
+    if not participant.questionnaire_answers:
+        return ParticipantStep("questionnaire")
+    assignments = list(
+        participant.assignments.select_related("scenario", "system", "session").order_by("position")
+    )
+    if not assignments:
+        return ParticipantStep("no_assignments")
+    for number, assignment in enumerate(assignments, start=1):
+        session = getattr(assignment, "session", None)
+        step = None
+        if session is None:
+            step = "scenario"
+        elif session.ended_at is None:
+            step = "search"
+        elif not session.post_task_answers and session.end_reason != SearchSession.EndReason.WITHDRAWN:
+            step = "post_task"
+        if step:
+            return ParticipantStep(step, assignment, session, number, len(assignments))
+    return ParticipantStep("done", total=len(assignments), position=len(assignments))

@@ -1,0 +1,419 @@
+/* SessionLab participant pages: the event outbox and the search page. Plain JS, no build step.
+ *
+ * Every action becomes an event {id, seq, type, session, time, data}. Events wait in an outbox kept in
+ * localStorage (so closing the tab loses nothing), are POSTed in batches to the events endpoint, and stay
+ * there until the server acknowledges them; the server stores each id once, so re-sending is always safe.
+ * When the tab is hidden the outbox is also sent with navigator.sendBeacon. Leaving a step waits until the
+ * outbox is empty.
+ */
+(function () {
+  "use strict";
+
+  var configElement = document.getElementById("sessionlab-client");
+  if (!configElement) { return; }
+  var cfg = JSON.parse(configElement.textContent);
+  var PREFIX = "sessionlab:" + cfg.token + ":";
+  var BATCH = 50;
+  var memory = {};
+
+  // --- storage (localStorage, with an in-memory fallback when it is unavailable) -------------------------
+  function load(name, fallback) {
+    try {
+      var raw = window.localStorage.getItem(PREFIX + name);
+      if (raw !== null) { return JSON.parse(raw); }
+    } catch (e) { /* private mode, quota: fall back to memory */ }
+    return Object.prototype.hasOwnProperty.call(memory, name) ? memory[name] : fallback;
+  }
+  function save(name, value) {
+    memory[name] = value;
+    try { window.localStorage.setItem(PREFIX + name, JSON.stringify(value)); } catch (e) { /* memory only */ }
+  }
+
+  function nextSequence() {
+    var seq = load("seq", 0) + 1;
+    save("seq", seq);
+    return seq;
+  }
+
+  function newId() {
+    if (window.crypto && window.crypto.randomUUID) { return window.crypto.randomUUID(); }
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  function csrfToken() {
+    var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (match) { return decodeURIComponent(match[1]); }
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  }
+
+  // --- the outbox ----------------------------------------------------------------------------------------
+  var handlers = {};      // event id -> function(ack), for events created on this page
+  var idleWaiters = [];   // callbacks waiting for an empty outbox
+  var inFlight = false;
+  var retryDelay = 1000;
+  var retryTimer = null;
+  var statusElement = document.getElementById("outbox-status");
+
+  function outbox() { return load("outbox", []); }
+
+  function showStatus() {
+    if (!statusElement) { return; }
+    var pending = outbox().length;
+    statusElement.textContent = pending ? "Saving " + pending + " action" + (pending === 1 ? "" : "s") +
+      (retryTimer ? " (waiting for the connection)…" : "…") : "";
+  }
+
+  function enqueue(type, data, onAck) {
+    var event = {
+      id: newId(), seq: nextSequence(), type: type, session: cfg.session || null,
+      time: new Date().toISOString(), data: data || {}
+    };
+    var queue = outbox();
+    queue.push(event);
+    save("outbox", queue);
+    if (onAck) { handlers[event.id] = onAck; }
+    flush();
+    return event.id;
+  }
+
+  function settle(acks) {
+    var done = {};
+    acks.forEach(function (ack) {
+      // Stored (ok), refused (stored with its refusal) or unstorable (error): the server's answer is final.
+      if (ack && ack.id && (ack.ok || ack.refused || ack.error)) { done[ack.id] = ack; }
+    });
+    save("outbox", outbox().filter(function (event) { return !done[event.id]; }));
+    Object.keys(done).forEach(function (id) {
+      var handler = handlers[id];
+      delete handlers[id];
+      if (handler) {
+        try { handler(done[id]); } catch (e) { window.console && console.error(e); }
+      }
+    });
+  }
+
+  function scheduleRetry() {
+    if (retryTimer) { return; }
+    retryTimer = window.setTimeout(function () { retryTimer = null; flush(); }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 8000);
+    showStatus();
+  }
+
+  function flush() {
+    showStatus();
+    if (inFlight) { return; }
+    var batch = outbox().slice(0, BATCH);
+    if (!batch.length) {
+      var waiters = idleWaiters;
+      idleWaiters = [];
+      waiters.forEach(function (callback) { callback(); });
+      return;
+    }
+    inFlight = true;
+    fetch(cfg.eventsUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify({ events: batch })
+    }).then(function (response) {
+      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      return response.json();
+    }).then(function (body) {
+      inFlight = false;
+      retryDelay = 1000;
+      if (retryTimer) { window.clearTimeout(retryTimer); retryTimer = null; }
+      settle(body.acks || []);
+      flush();
+    }).catch(function () {
+      inFlight = false;
+      scheduleRetry();
+    });
+  }
+
+  function whenEmpty(callback) {
+    if (!outbox().length && !inFlight) { callback(); return; }
+    idleWaiters.push(callback);
+    flush();
+  }
+
+  function beacon() {
+    var queue = outbox();
+    if (!queue.length || !navigator.sendBeacon) { return; }
+    var form = new FormData();
+    form.append("csrfmiddlewaretoken", csrfToken());
+    form.append("batch", JSON.stringify({ events: queue.slice(0, BATCH) }));
+    // Fire and forget: the events stay in the outbox until a fetch gets them acknowledged (no duplicates).
+    navigator.sendBeacon(cfg.eventsUrl, form);
+  }
+
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") { beacon(); } else { flush(); }
+  });
+  window.addEventListener("pagehide", beacon);
+  window.addEventListener("online", function () {
+    if (retryTimer) { window.clearTimeout(retryTimer); retryTimer = null; }
+    retryDelay = 1000;
+    flush();
+  });
+
+  // --- forms (consent, questionnaires, start): a sequence number, and the outbox emptied first -----------
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-event-form]"), function (form) {
+    form.addEventListener("submit", function (event) {
+      if (form.dataset.ready === "1") { return; }
+      event.preventDefault();
+      var submitter = event.submitter;
+      var go = function () {
+        if (form.dataset.ready === "1") { return; }
+        form.dataset.ready = "1";
+        var seqInput = form.querySelector("[data-sequence]");
+        if (seqInput && !seqInput.value) { seqInput.value = nextSequence(); }
+        var timeInput = form.querySelector("[data-client-time]");
+        if (timeInput) { timeInput.value = new Date().toISOString(); }
+        if (submitter && submitter.name) {
+          var hidden = document.createElement("input");
+          hidden.type = "hidden"; hidden.name = submitter.name; hidden.value = submitter.value;
+          form.appendChild(hidden);
+        }
+        form.submit();
+      };
+      // Earlier actions go first; if the connection is down for long, they follow from the next page.
+      whenEmpty(go);
+      window.setTimeout(go, 5000);
+    });
+  });
+
+  // --- the closing page: held until everything is saved --------------------------------------------------
+  var holding = document.querySelector("[data-hold-until-saved]");
+  if (holding) {
+    whenEmpty(function () {
+      holding.hidden = true;
+      var saved = document.getElementById("saved");
+      if (saved) { saved.hidden = false; }
+    });
+  }
+
+  // Exposed for the end-to-end test and for debugging: how many events are waiting.
+  window.sessionlabOutbox = { pending: function () { return outbox().length; }, sequence: function () {
+    return load("seq", 0);
+  } };
+
+  flush();
+
+  // --- the search page -----------------------------------------------------------------------------------
+  var app = document.getElementById("search-app");
+  if (!app) { return; }
+
+  var $ = function (id) { return document.getElementById(id); };
+  var state = { queryEvent: null, pendingEvent: null, page: 1, total: null, results: [], openDoc: null,
+                grades: {}, finished: false };
+  var gradeLabels = {};
+  (cfg.grades || []).forEach(function (g) { gradeLabels[g.value] = g.label; });
+
+  function showMessage(text) {
+    var element = $("system-message");
+    element.textContent = text || "";
+    element.hidden = !text;
+  }
+
+  function refusedAck(ack) {
+    if (ack.ok) { return false; }
+    showMessage(ack.refused || ack.error || "That could not be done.");
+    if (/finished/.test(ack.refused || "")) { finish(null); }
+    return true;
+  }
+
+  function renderResults(ack) {
+    if (refusedAck(ack)) { return; }
+    state.page = ack.page;
+    state.total = ack.total;
+    state.results = ack.results || [];
+    var message = ack.message || "";
+    if (ack.query_used) { message = message || ("Showing results for: " + ack.query_used); }
+    showMessage(message);
+    var list = $("results");
+    list.innerHTML = "";
+    list.start = (ack.page - 1) * cfg.pageSize + 1;
+    state.results.forEach(function (result) {
+      var item = document.createElement("li");
+      item.className = "result";
+      item.dataset.rank = result.rank;
+      item.dataset.doc = result.doc;
+      var title = document.createElement("button");
+      title.type = "button";
+      title.className = "link result-title";
+      title.textContent = result.title || ("Document " + result.doc);
+      title.addEventListener("click", function () { openDocument(result); });
+      var snippet = document.createElement("p");
+      snippet.className = "snippet";
+      snippet.textContent = result.snippet;
+      var judged = document.createElement("span");
+      judged.className = "judged";
+      if (state.grades[result.doc] !== undefined) { judged.textContent = gradeLabels[state.grades[result.doc]]; }
+      var mark = document.createElement("button");
+      mark.type = "button";
+      mark.className = "link scan-mark";
+      mark.textContent = "I stopped scanning here";
+      mark.addEventListener("click", function () { scanMark(result.rank, item); });
+      item.appendChild(title);
+      item.appendChild(judged);
+      item.appendChild(snippet);
+      item.appendChild(mark);
+      list.appendChild(item);
+    });
+    var shown = state.results.length;
+    if (!shown) {
+      $("results-info").textContent = ack.page > 1 ? "No more results." : "No documents matched.";
+    } else {
+      var first = state.results[0].rank;
+      $("results-info").textContent = "Results " + first + "–" + state.results[shown - 1].rank +
+        (ack.total !== null && ack.total !== undefined ? " of " + ack.total : "");
+    }
+    var more = ack.total !== null && ack.total !== undefined ? ack.page * cfg.pageSize < ack.total
+      : shown === cfg.pageSize;
+    $("pager").hidden = !(ack.page > 1 || more);
+    $("prev-page").disabled = ack.page <= 1;
+    $("next-page").disabled = !more;
+    $("page-number").textContent = "Page " + ack.page;
+  }
+
+  function waiting(text) {
+    $("results-info").textContent = text;
+  }
+
+  function runQuery(text) {
+    closeDocument();
+    var id = enqueue("query", { text: text }, function (ack) {
+      if (state.pendingEvent !== id) { return; }  // a newer query or page replaced this one
+      state.pendingEvent = null;
+      if (ack.ok) { state.queryEvent = id; }
+      renderResults(ack);
+    });
+    state.pendingEvent = id;
+    waiting("Searching…");
+  }
+
+  function showPage(page) {
+    if (!state.queryEvent || page < 1) { return; }
+    closeDocument();
+    var id = enqueue("results_page", { query_event: state.queryEvent, page: page }, function (ack) {
+      if (state.pendingEvent !== id) { return; }
+      state.pendingEvent = null;
+      renderResults(ack);
+      window.scrollTo(0, 0);
+    });
+    state.pendingEvent = id;
+    waiting("Loading page " + page + "…");
+  }
+
+  function openDocument(result) {
+    closeDocument();
+    state.openDoc = { doc: result.doc, rank: result.rank, queryEvent: state.queryEvent, openedAt: Date.now() };
+    $("document-title").textContent = result.title || ("Document " + result.doc);
+    $("document-text").textContent = "Loading…";
+    $("judgment-status").textContent = state.grades[result.doc] !== undefined ?
+      "Your judgment: " + gradeLabels[state.grades[result.doc]] : "";
+    $("document-view").hidden = false;
+    $("document-view").dataset.doc = result.doc;
+    enqueue("document_open", { doc: result.doc, rank: result.rank, query_event: state.queryEvent }, function (ack) {
+      if (!state.openDoc || state.openDoc.doc !== result.doc) { return; }
+      if (!ack.ok) { $("document-text").textContent = ack.refused || "This document cannot be shown."; return; }
+      $("document-title").textContent = ack.document.title || ("Document " + ack.document.doc);
+      $("document-text").textContent = ack.document.text || "(This document has no text.)";
+    });
+  }
+
+  function closeDocument() {
+    var open = state.openDoc;
+    if (!open) { return; }
+    state.openDoc = null;
+    enqueue("document_close", { doc: open.doc, rank: open.rank, query_event: open.queryEvent,
+                                dwell_ms: Date.now() - open.openedAt });
+    $("document-view").hidden = true;
+    delete $("document-view").dataset.doc;
+  }
+
+  function judge(grade) {
+    var open = state.openDoc;
+    if (!open || gradeLabels[grade] === undefined || state.finished) { return; }
+    $("judgment-status").textContent = "Saving your judgment…";
+    enqueue("judgment", { doc: open.doc, grade: grade }, function (ack) {
+      if (!ack.ok) { $("judgment-status").textContent = ack.refused || ack.error; return; }
+      state.grades[ack.doc] = ack.grade;
+      if (state.openDoc && state.openDoc.doc === ack.doc) {
+        $("judgment-status").textContent = "Your judgment: " + gradeLabels[ack.grade];
+      }
+      Array.prototype.forEach.call(document.querySelectorAll(".result"), function (item) {
+        if (item.dataset.doc === ack.doc) { item.querySelector(".judged").textContent = gradeLabels[ack.grade]; }
+      });
+    });
+  }
+
+  function scanMark(rank, item) {
+    if (!state.queryEvent) { return; }
+    enqueue("scan_mark", { query_event: state.queryEvent, rank: rank }, function (ack) {
+      if (refusedAck(ack)) { return; }
+      Array.prototype.forEach.call(document.querySelectorAll(".result.marked"), function (el) {
+        el.classList.remove("marked");
+      });
+      item.classList.add("marked");
+    });
+  }
+
+  function finish(reason) {
+    if (state.finished) { return; }
+    state.finished = true;
+    closeDocument();
+    if (reason) { enqueue("session_end", { reason: reason }); }
+    Array.prototype.forEach.call(app.querySelectorAll("button, input"), function (el) { el.disabled = true; });
+    waiting("Saving your search…");
+    whenEmpty(function () { window.location.assign(cfg.homeUrl); });
+  }
+
+  $("search-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var text = $("query").value.trim();
+    if (text && !state.finished) { runQuery(text); }
+  });
+  $("prev-page").addEventListener("click", function () { showPage(state.page - 1); });
+  $("next-page").addEventListener("click", function () { showPage(state.page + 1); });
+  $("close-document").addEventListener("click", closeDocument);
+  Array.prototype.forEach.call(document.querySelectorAll(".grade-button"), function (button) {
+    button.addEventListener("click", function () { judge(parseInt(button.dataset.grade, 10)); });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("[data-end]"), function (button) {
+    button.addEventListener("click", function () { finish(button.dataset.end); });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (!state.openDoc || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var target = event.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) { return; }
+    if (/^[0-9]$/.test(event.key) && gradeLabels[parseInt(event.key, 10)] !== undefined) {
+      event.preventDefault();
+      judge(parseInt(event.key, 10));
+    } else if (event.key === "Escape") {
+      closeDocument();
+    }
+  });
+
+  // The time limit: the page's own clock ends the session as timed_out (the server does too, a little later).
+  if (cfg.deadline) {
+    var skew = cfg.serverNow ? Date.parse(cfg.serverNow) - Date.now() : 0;
+    var deadline = Date.parse(cfg.deadline);
+    var timer = $("timer");
+    timer.hidden = false;
+    var tick = function () {
+      var left = Math.max(0, Math.round((deadline - (Date.now() + skew)) / 1000));
+      timer.textContent = "Time left: " + Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2);
+      if (left <= 0) {
+        window.clearInterval(interval);
+        finish("timed_out");
+      }
+    };
+    var interval = window.setInterval(tick, 1000);
+    tick();
+  }
+
+}());

@@ -1,0 +1,15 @@
+from django.urls import path
+
+from . import participant_views as views
+
+app_name = "participate"
+
+urlpatterns = [
+    path("<str:token>/", views.participant_home, name="home"),
+    path("<str:token>/consent/", views.consent_submit, name="consent"),
+    path("<str:token>/questionnaire/", views.questionnaire_submit, name="questionnaire"),
+    path("<str:token>/start/", views.session_start_submit, name="start"),
+    path("<str:token>/post-task/", views.post_task_submit, name="post_task"),
+    path("<str:token>/events/", views.events_submit, name="events"),
+    path("<str:token>/withdraw/", views.withdraw, name="withdraw"),
+]

@@ -1,0 +1,214 @@
+"""The participant's pages (no account: the private link's token is the only key).
+
+Thin views: fetch the participant by token (404 for anything else), call a service, redirect to the current
+step or answer JSON. Every page is the start of a step, so reopening the link resumes where they were.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+
+from django.contrib import messages
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_http_methods, require_POST
+
+from . import participation, selectors
+from .models import Assignment, SearchSession
+
+logger = logging.getLogger(__name__)
+MAX_BATCH_BYTES = 1_000_000
+
+
+def _participant_or_404(token: str):
+    participant = selectors.participant_by_token(token)
+    if participant is None:
+        raise Http404("No such study link.")
+    return participant
+
+
+def _sequence(request) -> int | None:
+    raw = request.POST.get("sequence", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _common(request) -> dict:
+    client_event_id = request.POST.get("client_event_id", "")
+    if not client_event_id:
+        client_event_id = uuid.uuid4().hex  # a form sent without its id (should not happen): still logged once
+    return {"client_event_id": client_event_id, "sequence": _sequence(request),
+            "client_time": request.POST.get("client_time") or None}
+
+
+def _home(participant):
+    return redirect("participate:home", token=participant.access_token)
+
+
+def _refused(request, participant, refusal: participation.Refused, status: int = 409):
+    return render(request, "participate/refused.html", {"participant": participant, "study": participant.study,
+                                                         "message": refusal.message}, status=status)
+
+
+def _form_items(items, answers, errors) -> list[dict]:
+    """Questionnaire items ready for the template: the value given so far, the error, the scale's options."""
+    rows = []
+    for item in items:
+        row = {**item, "value": answers.get(item["name"], ""), "error": errors.get(item["name"], "")}
+        if item.get("kind") == "scale":
+            row["options"] = [str(v) for v in range(int(item.get("min", 1)), int(item.get("max", 5)) + 1)]
+        elif item.get("kind") == "choice":
+            row["options"] = [str(c) for c in item.get("choices", [])]
+        rows.append(row)
+    return rows
+
+
+def _context(participant, step, **extra) -> dict:
+    token = participant.access_token
+    study = participant.study
+    client = {
+        "token": token,
+        "eventsUrl": reverse("participate:events", kwargs={"token": token}),
+        "homeUrl": reverse("participate:home", kwargs={"token": token}),
+    }
+    return {"participant": participant, "study": study, "step": step, "client_event_id": uuid.uuid4().hex,
+            "client": client, **extra}
+
+
+@never_cache
+@ensure_csrf_cookie
+@require_http_methods(["GET", "HEAD"])
+def participant_home(request, token):
+    participant = _participant_or_404(token)
+    step = selectors.participant_step(participant=participant)
+    if step.kind == "search" and participation.session_expire_if_due(session=step.session):
+        step = selectors.participant_step(participant=participant)
+    study = participant.study
+    if step.kind == "consent":
+        return render(request, "participate/consent.html", _context(participant, step))
+    if step.kind == "questionnaire":
+        items = participation.questionnaire_items(study=study)
+        return render(request, "participate/questionnaire.html",
+                      _context(participant, step, items=_form_items(items, {}, {})))
+    if step.kind == "scenario":
+        return render(request, "participate/scenario.html", _context(participant, step))
+    if step.kind == "search":
+        context = _context(participant, step, grades=list(study.grade_levels.all()))
+        deadline = participation.session_deadline(step.session)
+        context["client"].update({
+            "session": step.session.pk,
+            "deadline": deadline.isoformat() if deadline else None,
+            "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
+            "pageSize": 10,
+            "serverNow": timezone.now().isoformat(),
+        })
+        return render(request, "participate/search.html", context)
+    if step.kind == "post_task":
+        items = participation.questionnaire_items(study=study, post_task=True)
+        return render(request, "participate/post_task.html",
+                      _context(participant, step, items=_form_items(items, {}, {})))
+    return render(request, f"participate/{step.kind}.html", _context(participant, step))
+
+
+@require_POST
+def consent_submit(request, token):
+    participant = _participant_or_404(token)
+    try:
+        if request.POST.get("decision") == "accept":
+            participation.consent_record(participant=participant,
+                                         consent_version=request.POST.get("consent_version", ""), **_common(request))
+        else:
+            participation.consent_decline(participant=participant, **_common(request))
+    except participation.Refused as refusal:
+        messages.error(request, refusal.message)
+    return _home(participant)
+
+
+@require_POST
+def questionnaire_submit(request, token):
+    participant = _participant_or_404(token)
+    try:
+        participation.questionnaire_save(participant=participant, answers=request.POST, **_common(request))
+    except participation.InvalidAnswers as invalid:
+        step = selectors.participant_step(participant=participant)
+        items = participation.questionnaire_items(study=participant.study)
+        return render(request, "participate/questionnaire.html",
+                      _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
+                      status=400)
+    except participation.Refused as refusal:
+        return _refused(request, participant, refusal)
+    return _home(participant)
+
+
+@require_POST
+def session_start_submit(request, token):
+    participant = _participant_or_404(token)
+    assignment_id = request.POST.get("assignment", "")
+    assignment = Assignment.objects.filter(pk=int(assignment_id)).first() if assignment_id.isdigit() else None
+    if assignment is None:
+        return HttpResponseBadRequest("Which scenario?")
+    try:
+        participation.session_start(participant=participant, assignment=assignment, **_common(request))
+    except participation.Refused as refusal:
+        return _refused(request, participant, refusal, status=403 if assignment.participant_id != participant.pk
+                        else 409)
+    return _home(participant)
+
+
+@require_POST
+def post_task_submit(request, token):
+    participant = _participant_or_404(token)
+    session_id = request.POST.get("session", "")
+    session = (SearchSession.objects.select_related("assignment__participant__study").filter(pk=int(session_id))
+               .first() if session_id.isdigit() else None)
+    if session is None:
+        return HttpResponseBadRequest("Which search?")
+    try:
+        participation.post_task_save(participant=participant, session=session, answers=request.POST,
+                                     **_common(request))
+    except participation.InvalidAnswers as invalid:
+        step = selectors.participant_step(participant=participant)
+        items = participation.questionnaire_items(study=participant.study, post_task=True)
+        return render(request, "participate/post_task.html",
+                      _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
+                      status=400)
+    except participation.Refused as refusal:
+        return _refused(request, participant, refusal,
+                        status=403 if session.assignment.participant_id != participant.pk else 409)
+    return _home(participant)
+
+
+@require_POST
+def events_submit(request, token):
+    """A batch of client events: JSON {"events": [...]} (fetch, CSRF header) or a form field "batch" holding
+    that JSON (navigator.sendBeacon, CSRF field). Answers {"acks": [...]}, one per event, in order."""
+    participant = _participant_or_404(token)
+    if len(request.body) > MAX_BATCH_BYTES:
+        return JsonResponse({"error": "batch too large"}, status=413)
+    try:
+        if request.content_type == "application/json":
+            body = json.loads(request.body)
+        else:
+            body = json.loads(request.POST.get("batch", ""))
+    except ValueError:
+        return JsonResponse({"error": "not JSON"}, status=400)
+    events = body.get("events") if isinstance(body, dict) else None
+    if not isinstance(events, list):
+        return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
+    acks = participation.events_ingest(participant=participant, events=events)
+    return JsonResponse({"acks": acks})
+
+
+@never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
+def withdraw(request, token):
+    participant = _participant_or_404(token)
+    if request.method == "POST":
+        participation.participant_withdraw(participant=participant)
+        return _home(participant)
+    return render(request, "participate/withdraw.html", {"participant": participant, "study": participant.study})

@@ -1,0 +1,90 @@
+"""A running study for the participant's way: Alice's designed study (S1-S4, systems A and B) over a small
+generated collection, both indexes built into a temporary INDEX_ROOT, two participants enrolled."""
+
+import random
+import uuid
+
+import pytest
+
+from studies import participation, services
+from studies.models import Collection, Document
+from studies.search_systems import collection_index_build
+
+WORDS = ("wing", "flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell",
+         "pressure", "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
+
+
+def make_documents(count=40, seed=7):
+    """`count` documents; the first 25 mention "wing", so a search for it has three pages."""
+    rng = random.Random(seed)
+    documents = []
+    for n in range(1, count + 1):
+        words = [rng.choice(WORDS[1:]) for _ in range(30)]
+        if n <= 25:
+            words.insert(rng.randrange(len(words)), "wing")
+        documents.append((str(n), f"Document {n}: {' '.join(words[:3])}", " ".join(words)))
+    return documents
+
+
+@pytest.fixture
+def index_root(settings, tmp_path):
+    settings.INDEX_ROOT = tmp_path / "indexes"
+    return settings.INDEX_ROOT
+
+
+@pytest.fixture
+def small_collection(db):
+    collection = Collection.objects.create(name="Generated 40")
+    Document.objects.bulk_create(Document(collection=collection, external_id=i, title=t, text=x)
+                                 for i, t, x in make_documents())
+    return collection
+
+
+@pytest.fixture
+def running_study(designed_study, small_collection, index_root):
+    designed_study.collection = small_collection
+    designed_study.save(update_fields=["collection"])
+    for configuration in ("bm25_title_text", "bm25_text"):
+        collection_index_build(collection=small_collection, configuration=configuration)
+    services.participants_enrol(study=designed_study, count=2)
+    return designed_study
+
+
+@pytest.fixture
+def participant(running_study):
+    return running_study.participants.order_by("enrolment_index")[0]
+
+
+@pytest.fixture
+def other_participant(running_study):
+    return running_study.participants.order_by("enrolment_index")[1]
+
+
+def cid():
+    return uuid.uuid4().hex
+
+
+def ready(participant):
+    """Consented, questionnaire answered."""
+    participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
+                                 client_event_id=cid())
+    participation.questionnaire_save(participant=participant, client_event_id=cid(),
+                                      answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2})
+    return participant
+
+
+def start(participant):
+    """A started session of the participant's first assignment."""
+    ready(participant)
+    assignment = participant.assignments.order_by("position").first()
+    return participation.session_start(participant=participant, assignment=assignment, client_event_id=cid())
+
+
+@pytest.fixture
+def session(participant):
+    return start(participant)
+
+
+@pytest.fixture
+def other_session(other_participant):
+    return start(other_participant)
