@@ -157,7 +157,8 @@ def evaluate_files(args: argparse.Namespace) -> str:
     """Everything `eval` prints, as one string; raises InputError or ValueError on bad input."""
     measures = [m for group in args.measures for m in group] or [Measure("ndcg", "ndcg")]
     measures = list(dict.fromkeys(measures))
-    metrics.rank_discount(1, args.formulation, args.b)  # refuses a bad base before any file is read
+    if not args.b > 1:  # refused under every formulation, before any file is read
+        raise ValueError(f"the rank log base --b must be greater than 1, got {args.b:g}")
     weights = args.weights if args.weights is not None else metrics.default_weights(args.formulation)
     if weights is not None and any(m.gain_map for m in measures):
         raise ValueError("a measure with its own gains (ndcg.G=gain,...) cannot be combined with weights")
