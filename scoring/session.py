@@ -224,10 +224,9 @@ def score_sessions(
     if curves:
         # Held to the longest session's own length, or to pad_to queries of X ranks if that is longer.
         width = max((params.pad_to or 0) * params.top, int(prep.lengths.max()))
-        element_disc = rank_disc[None, :] * query_disc[prep.qpos][:, None]
-        curve = prep.cumulate(prep.gains * element_disc, width)
-        ideal = prep.cumulate(prep.ideal_gains * element_disc, width)
-        normalized = _safe_divide(curve, ideal)
+        curve = prep.curve(rank_disc, query_disc, width)
+        ideal = prep.ideal_curve(rank_disc, query_disc, width)
+        normalized = _normalize(curve, ideal)
     return SessionScores(
         query_counts=batch.query_counts,
         lengths=prep.lengths,
@@ -235,7 +234,7 @@ def score_sessions(
         curve=curve,
         ideal=ideal,
         normalized=normalized,
-        **{name: values[:, 0, 0] for name, values in summary.items()},
+        **{name: values[0, 0] for name, values in summary.items()},
     )
 
 
@@ -248,8 +247,8 @@ def session_grid(
 ) -> SessionGrid:
     """The per-session summaries for every (b, bq) pair, the other options taken from params.
 
-    Gains, duplicate masks and ideal vectors are computed once; each b costs three matrix-vector products
-    and each bq a product with an (S, n) matrix, so a 10 x 10 grid costs a few single runs.
+    Gains, duplicate masks and ideal vectors are computed once; all the b values together cost one
+    (Q, D) x (D, 2 nb) matrix product and all the bq values products with (S, n) tables.
     """
     params = params or SessionParams()
     b_arr = np.asarray(b_values, dtype=np.float64)
@@ -263,7 +262,7 @@ def session_grid(
     query_disc = np.stack([_query_discounts(prep.max_queries, params.formulation, bq) for bq in bq_arr], axis=1)
     summary = prep.summaries(rank_disc, query_disc)
     return SessionGrid(
-        b=b_arr, bq=bq_arr, **{name: np.moveaxis(summary[name], 0, -1) for name in SUMMARIES}
+        b=b_arr, bq=bq_arr, **{name: summary[name] for name in SUMMARIES}
     )
 
 
@@ -282,7 +281,8 @@ def _query_discounts(n: int, formulation: str, bq: float) -> np.ndarray:
 
 
 class _Prepared:
-    """Everything about a batch that does not depend on the log bases: gains, segments, ideal gains."""
+    """Everything about a batch that does not depend on the log bases: gains, segments, ideal vectors.
+    Every pass over the (Q, D) cells costs, so they are kept few (see bench/scoring_sessions.py)."""
 
     def __init__(self, batch: SessionBatch, params: SessionParams):
         counts = np.asarray(batch.query_counts, dtype=np.int64)
@@ -314,96 +314,141 @@ class _Prepared:
         docs = batch.docs[:, : self.width]
         if params.short_lists == "as_is":
             cut = np.minimum(cut, (docs >= 0).sum(axis=1))
-        columns = np.arange(self.width)
-        inside = columns[None, :] < cut[:, None]
+        self.cut = cut
+        # Under the defaults every segment is D long and no cell needs masking.
+        self.inside = None if (cut == self.width).all() else np.arange(self.width)[None, :] < cut[:, None]
 
-        gain_of = _gain_function(params)
-        judged = batch.judged[:, : self.width] & inside
-        gains = np.zeros(docs.shape, dtype=np.float64)
-        gains[judged] = gain_of(batch.grades[:, : self.width][judged])
+        shown = batch.judged[:, : self.width]
+        if self.inside is not None:
+            shown = shown & self.inside
+        self.gains = _gains(batch.grades[:, : self.width], shown, params)
         if params.duplicates == "first":
-            _keep_first_showings(gains, docs, inside, self.session_of)
-        self.gains = gains
-
-        ideal_by_topic = _ideal_vectors(batch, gain_of, self.width)
-        self.ideal_gains = np.where(inside, ideal_by_topic[batch.topic[self.session_of]], 0.0)
+            _keep_first_showings(self.gains, docs, self.inside, self.session_of)
+        self.topic = batch.topic
+        self.ideal_by_topic = _ideal_vectors(batch, params, self.width)
 
         # Where each segment starts in its session's curve, and each session's own curve length.
-        ends = np.cumsum(cut)
-        self.offset = ends - cut - (ends - cut)[self.starts][self.session_of]
+        begins = np.cumsum(cut) - cut
+        self.offset = begins - begins[self.starts][self.session_of]
         self.lengths = np.add.reduceat(cut, self.starts)
-        self.inside = inside
-        # avg-pos over the curve up to the session's end = sum over elements of value * (L - position) / L.
-        positions = self.offset[:, None] + columns[None, :]
-        self.average_weight = np.where(inside, self.lengths[self.session_of][:, None] - positions, 0)
 
     def summaries(self, rank_disc: np.ndarray, query_disc: np.ndarray) -> dict[str, np.ndarray]:
-        """Summaries for nb rank discounts (width, nb) by nbq query discounts (max_queries, nbq): each
-        array has shape (S, nb, nbq)."""
-        shape = (self.n_sessions, self.max_queries, rank_disc.shape[1])
+        """Summaries for nb rank discounts (D, nb) by nbq query discounts (n, nbq): each array has shape
+        (nb, nbq, S), sessions last so that every elementwise loop runs along the long axis."""
+        n_b, n_bq, n_sessions = rank_disc.shape[1], query_disc.shape[1], self.n_sessions
+
+        cells = (self.qpos * (n_b * n_sessions) + self.session_of)[:, None] + np.arange(n_b) * n_sessions
 
         def by_position(per_query_values: np.ndarray) -> np.ndarray:
-            table = np.zeros(shape)
-            table[self.session_of, self.qpos] = per_query_values
+            """(Q, nb) per-query values as an (n, nb, S) table, 0 past each session's last query."""
+            table = np.zeros((self.max_queries, n_b, n_sessions))
+            table.reshape(-1)[cells] = per_query_values
             return table
 
-        dcg = by_position(self.gains @ rank_disc)  # (S, n, nb): each query's DCG at its cut
-        ideal = by_position(self.ideal_gains @ rank_disc)
-        weighted = by_position((self.gains * self.average_weight) @ rank_disc)
-        final = np.einsum("snb,nq->sbq", dcg, query_disc)
-        ideal_final = np.einsum("snb,nq->sbq", ideal, query_disc)
-        lengths = self.lengths[:, None, None]
-        average = _safe_divide(np.einsum("snb,nq->sbq", weighted, query_disc), np.broadcast_to(lengths, final.shape))
+        def discounted_sum(table: np.ndarray) -> np.ndarray:
+            """sum over query positions of table * query discount: (n, nb, S) -> (nb, nbq, S)."""
+            summed = query_disc.T @ table.reshape(self.max_queries, -1)
+            return summed.reshape(n_bq, n_b, n_sessions).transpose(1, 0, 2)
+
+        # A query's DCG at its cut, and sum_i G[i] d(i) i, in one product.
+        ranks = np.arange(self.width, dtype=np.float64)[:, None]
+        products = (np.concatenate([rank_disc, ranks * rank_disc], axis=1).T @ self.gains.T).T  # faster than Q x k
+        dcg = products[:, :n_b]
+        # avg-pos over the curve up to the session's end L: element e at curve position p_e (0-based) is in
+        # L - p_e of the L cumulated values, so the sum of the curve is sum_e value_e * (L - p_e).
+        to_end = (self.lengths[self.session_of] - self.offset)[:, None]
+        curve_sum = discounted_sum(by_position(to_end * dcg - products[:, n_b:]))
+        prefix = np.zeros((len(self.ideal_by_topic), self.width + 1, n_b))
+        np.cumsum(self.ideal_by_topic[:, :, None] * rank_disc[None, :, :], axis=1, out=prefix[:, 1:])
+        ideal_final = discounted_sum(by_position(prefix[self.topic[self.session_of], self.cut]))
+        dcg = by_position(dcg)
+        final = discounted_sum(dcg)
+        lengths = np.broadcast_to(self.lengths, final.shape)
 
         last = self.counts - 1
-        last_query = dcg[np.arange(self.n_sessions), last][:, :, None] * query_disc[last][:, None, :]
-        best_query = np.full(final.shape, -np.inf)
-        for position in range(self.max_queries):
-            present = (self.counts > position)[:, None, None]
-            candidate = dcg[:, position, :, None] * query_disc[position][None, None, :]
-            np.maximum(best_query, np.where(present, candidate, -np.inf), out=best_query)
+        last_query = dcg[last, :, np.arange(n_sessions)].T[:, None, :] * query_disc[last].T[None, :, :]
+        # best query: absent positions are -inf so that they never win, even over negative gains.
+        np.copyto(dcg, -np.inf, where=np.arange(self.max_queries)[:, None, None] >= self.counts)
+        best_query = dcg[0][:, None, :] * query_disc[0][None, :, None]
+        candidate = np.empty_like(best_query)
+        for position in range(1, self.max_queries):
+            np.multiply(dcg[position][:, None, :], query_disc[position][None, :, None], out=candidate)
+            np.maximum(best_query, candidate, out=best_query)
         return {
             "final": final,
             "ideal_final": ideal_final,
             "normalized_final": _safe_divide(final, ideal_final),
             "last_query": last_query,
             "best_query": best_query,
-            "average": average,
+            "average": _safe_divide(curve_sum, lengths),
         }
 
-    def cumulate(self, elements: np.ndarray, width: int) -> np.ndarray:
-        """Lay each query's discounted elements at its place in the session row, then cumulate: the running
+    def curve(self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int) -> np.ndarray:
+        elements = self.gains * rank_disc
+        elements *= query_disc[self.qpos][:, None]
+        return self._cumulate(elements, width)
+
+    def ideal_curve(self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int) -> np.ndarray:
+        n_topics, n_max, depth = len(self.ideal_by_topic), self.max_queries, self.width
+        if self.inside is not None or n_topics * n_max > self.n_sessions:
+            elements = self.ideal_by_topic[self.topic[self.session_of]] * rank_disc
+            elements *= query_disc[self.qpos][:, None]
+            if self.inside is not None:
+                elements *= self.inside
+            return self._cumulate(elements, width)
+        # Every segment full: a session's ideal curve depends only on its scenario and its number of
+        # queries, so build those few curves and copy one to each session.
+        running = (self.ideal_by_topic[:, None, :] * rank_disc * query_disc[:, None]).reshape(n_topics, -1)
+        np.cumsum(running, axis=1, out=running)
+        table = np.empty((n_topics, n_max, width))
+        for n in range(1, n_max + 1):
+            table[:, n - 1, : n * depth] = running[:, : n * depth]
+            table[:, n - 1, n * depth :] = running[:, n * depth - 1 : n * depth]
+        return table.reshape(n_topics * n_max, width)[self.topic * n_max + self.counts - 1]
+
+    def _cumulate(self, elements: np.ndarray, width: int) -> np.ndarray:
+        """Lay each query's discounted elements at its place in its session's row, then cumulate: the running
         sum stays constant after the session's last element."""
-        rows = np.zeros(self.n_sessions * width)
-        cells = (self.session_of * width + self.offset)[:, None] + np.arange(elements.shape[1])[None, :]
-        if self.inside.all():
-            rows[cells.ravel()] = elements.ravel()
+        rows = np.zeros((self.n_sessions, width))
+        if self.inside is None and width % self.width == 0:
+            rows.reshape(-1, self.width)[self.session_of * (width // self.width) + self.qpos] = elements
         else:
-            rows[cells[self.inside]] = elements[self.inside]
-        rows = rows.reshape(self.n_sessions, width)
+            flat = rows.reshape(-1)
+            cells = (self.session_of * width + self.offset)[:, None] + np.arange(self.width)[None, :]
+            if self.inside is None:
+                flat[cells.ravel()] = elements.ravel()
+            else:
+                flat[cells[self.inside]] = elements[self.inside]
         return np.cumsum(rows, axis=1, out=rows)
 
 
-def _gain_function(params: SessionParams):
+def _gains(grades: np.ndarray, shown: np.ndarray, params: SessionParams) -> np.ndarray:
+    """The gain of each cell where `shown` (judged, inside the cut), 0 elsewhere."""
     if params.formulation == "kanoulas2011":
-        return lambda grades: np.exp2(grades.astype(np.float64)) - 1.0
-    weights = np.asarray(params.weights)
-
-    def weighted(grades: np.ndarray) -> np.ndarray:
+        gains = np.exp2(grades, dtype=np.float64)
+        gains -= 1.0
+    else:
+        weights = np.asarray(params.weights)
         bad = (grades < 0) | (grades >= len(weights))
         if bad.any():
-            raise ValueError(
-                f"grade {int(grades[bad][0])} has no weight: weights are given for grades 0..{len(weights) - 1}"
-            )
-        return weights[grades]
+            bad &= shown
+            if bad.any():
+                raise ValueError(
+                    f"grade {int(grades[bad][0])} has no weight: weights are given for grades 0..{len(weights) - 1}"
+                )
+            grades = np.where(shown, grades, 0)
+        gains = weights[grades]
+    gains *= shown
+    return gains
 
-    return weighted
 
-
-def _keep_first_showings(gains: np.ndarray, docs: np.ndarray, inside: np.ndarray, session_of: np.ndarray) -> None:
+def _keep_first_showings(
+    gains: np.ndarray, docs: np.ndarray, inside: np.ndarray | None, session_of: np.ndarray
+) -> None:
     """duplicates='first': zero the gain of every showing of a document after its first in the session.
     Cells are visited row-major, which is the order of the concatenation."""
-    rows, cols = np.nonzero(inside & (docs >= 0))
+    showing = docs >= 0 if inside is None else inside & (docs >= 0)
+    rows, cols = np.nonzero(showing)
     key = session_of[rows] * (int(docs.max()) + 1) + docs[rows, cols]
     _, first = np.unique(key, return_index=True)
     repeat = np.ones(len(key), dtype=bool)
@@ -411,21 +456,33 @@ def _keep_first_showings(gains: np.ndarray, docs: np.ndarray, inside: np.ndarray
     gains[rows[repeat], cols[repeat]] = 0.0
 
 
-def _ideal_vectors(batch: SessionBatch, gain_of, width: int) -> np.ndarray:
+def _ideal_vectors(batch: SessionBatch, params: SessionParams, width: int) -> np.ndarray:
     """(topics, width): each scenario's judged gains sorted descending then zeros. Negative gains
     (kanoulas2011 grades below 0) are left out: an ideal ranking would show an unjudged document instead."""
     n_topics = int(max(batch.topic.max(), batch.recall_topic.max(initial=-1))) + 1
     ideal = np.zeros((n_topics, width))
-    gains = gain_of(batch.recall_grade) if len(batch.recall_grade) else np.zeros(0)
+    grades = batch.recall_grade
+    gains = _gains(grades, np.ones(grades.shape, dtype=bool), params)
     positive = gains > 0
     topic, gains = batch.recall_topic[positive], gains[positive]
     order = np.lexsort((-gains, topic))
     topic, gains = topic[order], gains[order]
-    first_of_topic = np.searchsorted(topic, topic, side="left")
-    rank = np.arange(len(topic)) - first_of_topic
+    rank = np.arange(len(topic)) - np.searchsorted(topic, topic, side="left")
     kept = rank < width
     ideal[topic[kept], rank[kept]] = gains[kept]
     return ideal
+
+
+def _normalize(curve: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """curve / ideal, 0 where the ideal is 0. The ideal is non-decreasing along a row, so a row whose ideal
+    starts above 0 needs no test per element; only rows that start at 0 (an empty recall base, or leading
+    empty lists under as_is) take the slow path."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normalized = np.divide(curve, ideal)
+    if ideal.shape[1]:
+        starts_at_zero = np.flatnonzero(ideal[:, 0] == 0)
+        normalized[starts_at_zero] = _safe_divide(curve[starts_at_zero], ideal[starts_at_zero])
+    return normalized
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

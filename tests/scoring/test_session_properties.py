@@ -148,3 +148,22 @@ def test_an_empty_recall_base_gives_zero_not_nan():
     encoded = encode_sessions(["T"], [[["a", "b"]]], {}, depth=10)
     scores = score_sessions(encoded)
     assert scores.normalized_final[0] == 0 and not np.isnan(scores.normalized).any()
+
+
+@pytest.mark.parametrize("pad_to", [None, 13])
+def test_a_large_batch_over_few_scenarios_equals_the_reference(pad_to):
+    # Many sessions over few scenarios take the shortcut that copies one ideal curve per (scenario, length).
+    rng = np.random.default_rng(7)
+    qrels = {t: {d: int(rng.integers(0, 4)) for d in DOCS[:10]} for t in ("A", "B", "C")}
+    batch = [
+        (str(rng.choice(["A", "B", "C"])),
+         [list(rng.choice(DOCS, size=rng.integers(0, 8), replace=False)) for _ in range(rng.integers(1, 12))])
+        for _ in range(300)
+    ]
+    scores = score(qrels, batch, top=6, pad_to=pad_to)
+    assert scores.curve.shape == (300, 6 * (pad_to or max(len(queries) for _, queries in batch)))
+    for s, (topic, queries) in enumerate(batch):
+        expected = reference_session(qrels[topic], queries, top=6, width=scores.curve.shape[1])
+        for name in ("curve", "ideal", "normalized"):
+            np.testing.assert_allclose(getattr(scores, name)[s], expected[name], rtol=1e-9, atol=1e-9)
+        assert scores.average[s] == pytest.approx(expected["average"], rel=1e-9)
