@@ -1,0 +1,115 @@
+"""Benchmark of session sDCG (scoring/session.py): prints figures only, asserts nothing.
+
+- 100,000 synthetic sessions of 1-11 queries at top 10, 50 scenarios: the vectorized batch against a
+  straightforward per-session Python loop (the tests' reference, tests/scoring/session_reference.py) over the
+  same sessions;
+- a 10 x 10 grid of (b, bq) against one setting;
+- peak memory of the vectorized scoring (tracemalloc, which numpy reports to) and of the process.
+
+Run alone with `.venv/bin/python bench/scoring_sessions.py [--sessions N] [--loop-sessions N, 0 for all]`;
+bench/scoring.py calls main().
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+POOL = 307  # documents per scenario; prime, so a stride walk gives a list without repeats
+
+
+def synthetic_sessions(n_sessions: int, seed: int = 2008, n_topics: int = 50, top: int = 10):
+    """Topics, result lists (strings) and qrels shaped like the ECIR 2008 study, only larger."""
+    rng = np.random.default_rng(seed)
+    names = [f"d{n}" for n in range(POOL)]
+    qrels = {}
+    for t in range(n_topics):
+        judged = rng.choice(POOL, size=150, replace=False)
+        grades = rng.choice(4, size=150, p=[0.6, 0.2, 0.12, 0.08])
+        qrels[f"t{t}"] = {names[d]: int(g) for d, g in zip(judged, grades, strict=True)}
+    counts = rng.integers(1, 12, size=n_sessions)
+    n_queries = int(counts.sum())
+    start = rng.integers(0, POOL, size=n_queries)[:, None]
+    stride = rng.integers(1, POOL, size=n_queries)[:, None]
+    docs = (start + stride * np.arange(top)[None, :]) % POOL
+    rows = [[names[d] for d in row] for row in docs.tolist()]
+    topics = [f"t{t}" for t in rng.integers(0, n_topics, size=n_sessions)]
+    results, at = [], 0
+    for count in counts.tolist():
+        results.append(rows[at : at + count])
+        at += count
+    return topics, results, qrels
+
+
+def best_of(repeats: int, work):
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - began)
+    return min(times)
+
+
+def main(sessions: int = 100_000, loop_sessions: int | None = 10_000) -> None:
+    """Print the figures. The per-session loop is timed on the first loop_sessions sessions (None: all)
+    and scaled to the whole batch: it is linear in the sessions and takes minutes on all of them."""
+    # bench/ is sys.path[0] when run as a script, and bench/scoring.py would shadow the scoring package.
+    sys.path.insert(0, str(ROOT))
+    from scoring.session import SessionParams, encode_sessions, score_sessions, session_grid
+    from tests.scoring.session_reference import reference_session
+
+    params = SessionParams()
+    topics, results, qrels = synthetic_sessions(sessions, top=params.top)
+    n_queries = sum(map(len, results))
+    print(f"session sDCG benchmark: {sessions:,} sessions, {n_queries:,} queries, top {params.top}")
+
+    began = time.perf_counter()
+    batch = encode_sessions(topics, results, qrels, depth=params.top)
+    print(f"  encode (strings to arrays, once per batch): {time.perf_counter() - began:.3f} s")
+
+    vectorized = best_of(3, lambda: score_sessions(batch, params))
+    summaries_only = best_of(3, lambda: score_sessions(batch, params, curves=False))
+    print(f"  vectorized batch, curves and summaries:     {vectorized:.3f} s")
+    print(f"  vectorized batch, summaries only:           {summaries_only:.3f} s")
+
+    loop_n = min(loop_sessions or sessions, sessions)
+    began = time.perf_counter()
+    for s in range(loop_n):
+        reference_session(qrels[topics[s]], results[s], top=params.top, width=11 * params.top)
+    loop = (time.perf_counter() - began) * sessions / loop_n
+    scaled = "" if loop_n == sessions else f" (timed on {loop_n:,} sessions, scaled)"
+    print(f"  per-session Python loop:                    {loop:.3f} s{scaled}")
+    print(f"  speed-up of the batch: {loop / vectorized:.0f}x")
+
+    b_values = np.linspace(1.5, 10, 10)
+    bq_values = np.linspace(1.5, 10, 10)
+    grid = best_of(3, lambda: session_grid(batch, params, b_values=b_values, bq_values=bq_values))
+    print(f"  10 x 10 (b, bq) grid, summaries:            {grid:.3f} s = {grid / summaries_only:.1f}x one setting "
+          f"(summaries), {grid / vectorized:.1f}x one setting (with curves)")
+
+    tracemalloc.start()
+    score_sessions(batch, params)
+    _, peak_single = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    session_grid(batch, params, b_values=b_values, bq_values=bq_values)
+    _, peak_grid = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+    print(f"  peak memory: scoring {peak_single / 2**20:.0f} MiB, grid {peak_grid / 2**20:.0f} MiB "
+          f"(tracemalloc); process max RSS {max_rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--loop-sessions", type=int, default=10_000,
+                        help="time the per-session loop on the first N sessions and scale (0: all)")
+    options = parser.parse_args()
+    main(options.sessions, options.loop_sessions or None)
