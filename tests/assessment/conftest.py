@@ -101,3 +101,9 @@ def grade_all(study, grades_by_document, users, code="S1"):
             if grade is not None:
                 assessment.assessor_judgment_record(assessor=user, pool_document=pool_document, grade=grade)
     return pool
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # assessor_invite hashes a fresh password per assessor; the production hasher is slow by design.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
