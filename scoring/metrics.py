@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -353,14 +354,14 @@ def rank_columns(
         lengths[row] = stop - start
         encoded = {doc.encode(): grade for doc, grade in judged.items()}
         listed = docs[start:stop]
-        found = list(map(encoded.get, listed.tolist()))
-        hits = np.array([i for i, grade in enumerate(found) if grade is not None], dtype=np.int64)
+        found = np.fromiter(map(encoded.get, listed.tolist(), repeat(UNJUDGED)), dtype=np.int64, count=stop - start)
+        hits = np.flatnonzero(found != UNJUDGED)
         if not hits.size:
             continue
         segment = scores[start:stop].astype(SCORE_DTYPE)
         ranks.append(probe_ranks(segment, segment[hits], listed[hits], lambda listed=listed: listed))
         rows.append(np.full(hits.size, row))
-        hit_grades.append(np.array([found[i] for i in hits.tolist()], dtype=np.int64))
+        hit_grades.append(found[hits])
     depth = int(lengths.max()) if lengths.size else 0
     if ranks:
         grades = _scatter(

@@ -65,17 +65,14 @@ class Columns:
     lines: np.ndarray
 
 
-def _field_bytes(chunk: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The bytes chunk[starts[i]:ends[i]] of each row as one fixed-width 'S' array, built column by column."""
+def _field_bytes(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The bytes padded[starts[i]:ends[i]] of each row as one fixed-width 'S' array. `padded` has at least
+    the widest field's length of zeros after the data, so every window below stays inside it."""
     lengths = ends - starts
-    width = int(lengths.max()) if lengths.size else 1
-    matrix = np.zeros((starts.size, max(width, 1)), dtype=np.uint8)
-    last = chunk.size - 1
-    for j in range(width):
-        column = chunk[np.minimum(starts + j, last)]
-        column[lengths <= j] = 0
-        matrix[:, j] = column
-    return matrix.view(f"S{max(width, 1)}").ravel()
+    width = max(int(lengths.max()) if lengths.size else 1, 1)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
+    windows[np.arange(width) >= lengths[:, None]] = 0
+    return windows.view(f"S{width}").ravel()
 
 
 def split_columns(
@@ -99,13 +96,17 @@ def split_columns(
                 newline = data.find(b"\n", stop)
             stop = buffer.size if newline < 0 else newline + 1
         chunk = buffer[position:stop]
-        blank = chunk <= 32
-        edges = np.flatnonzero(np.diff(np.concatenate(([True], blank, [True])).view(np.int8)))
+        blank = np.empty(chunk.size + 2, dtype=bool)
+        blank[0] = blank[-1] = True
+        np.less_equal(chunk, 32, out=blank[1:-1])
+        edges = np.flatnonzero(blank[1:] != blank[:-1])
         starts, ends = edges[0::2], edges[1::2]
-        newlines = np.cumsum(chunk == 10, dtype=np.int32)
-        line_of = newlines[starts]
-        line_count = int(newlines[-1]) + 1
-        per_line = np.bincount(line_of, minlength=line_count)
+        # Tokens before each newline, hence tokens per line; the last line may lack its newline.
+        newlines = np.flatnonzero(chunk == 10)
+        before = np.searchsorted(starts, newlines)
+        per_line = np.diff(np.concatenate(([0], before, [starts.size])))
+        if newlines.size and newlines[-1] == chunk.size - 1:
+            per_line = per_line[:-1]
         if extra_ok:
             bad = np.flatnonzero((per_line != 0) & (per_line < count))
         else:
@@ -116,12 +117,19 @@ def split_columns(
             raise InputError(
                 path, base_line + line + 1, f"expected {at_least}{count} fields ({names}), found {per_line[line]}"
             )
-        used = per_line[per_line != 0]
-        first = np.cumsum(used) - used
+        nonblank = np.count_nonzero(per_line)
+        if starts.size == count * nonblank:  # every line has exactly `count` fields: no gather needed
+            field_starts, field_ends = starts.reshape(-1, count), ends.reshape(-1, count)
+        else:
+            used = per_line[per_line != 0]
+            first = (np.cumsum(used) - used)[:, None] + np.arange(count)
+            field_starts, field_ends = starts[first], ends[first]
+        widest = max(int((field_ends[:, k] - field_starts[:, k]).max()) if nonblank else 1 for k in wanted)
+        padded = np.concatenate((chunk, np.zeros(widest, dtype=np.uint8)))
         for k in wanted:
-            parts[k].append(_field_bytes(chunk, starts[first + k], ends[first + k]))
+            parts[k].append(_field_bytes(padded, field_starts[:, k], field_ends[:, k]))
         line_parts.append(np.flatnonzero(per_line) + base_line + 1)
-        base_line += int(newlines[-1])
+        base_line += int(newlines.size)
         position = stop
     fields = {k: _concat_bytes(parts[k]) for k in wanted}
     lines = np.concatenate(line_parts) if line_parts else np.zeros(0, dtype=np.int64)
@@ -182,20 +190,28 @@ def read_qrels(path: str | Path) -> Qrels:
     grade_list = grades.tolist()
     for head, length in zip(heads.tolist(), lengths.tolist(), strict=True):
         topic = _decode(topic_texts[head], name, int(columns.lines[head]), "topic")
+        docs = _texts(doc_texts[head : head + length], columns.lines[head : head + length], name, "docid")
+        segment_grades = grade_list[head : head + length]
+        if topic not in qrels:
+            judged = dict(zip(docs, segment_grades, strict=True))
+            if len(judged) == length:
+                qrels[topic] = judged
+                continue
+        # A document judged twice (or a topic split over the file): check every line.
         judged = qrels.setdefault(topic, {})
-        docs = doc_texts[head : head + length].tolist()
-        try:
-            decoded = [d.decode("utf-8") for d in docs]
-        except UnicodeDecodeError:
-            for offset, d in enumerate(docs):
-                _decode(d, name, int(columns.lines[head + offset]), "docid")
-            raise
-        for offset, (doc, grade) in enumerate(zip(decoded, grade_list[head : head + length], strict=True)):
+        for offset, (doc, grade) in enumerate(zip(docs, segment_grades, strict=True)):
             before = judged.setdefault(doc, grade)
             if before != grade:
                 line = int(columns.lines[head + offset])
                 raise InputError(name, line, f"document {doc!r} of topic {topic!r} is judged twice ({before} and {grade})")
     return qrels
+
+
+def _texts(raw: np.ndarray, lines: np.ndarray, path: str, what: str) -> list[str]:
+    """Decode a numpy 'S' array of UTF-8 ids to str, vectorized when it is all ASCII."""
+    if raw.size and raw.view(np.uint8).max() < 128:
+        return raw.astype(f"U{raw.dtype.itemsize}").tolist()
+    return [_decode(item, path, int(line), what) for item, line in zip(raw.tolist(), lines.tolist(), strict=True)]
 
 
 @dataclass
@@ -249,12 +265,6 @@ def read_run(path: str | Path) -> Run:
     run: Run = {}
     for i, topic in enumerate(columns.topics):
         start, stop = int(columns.bounds[i]), int(columns.bounds[i + 1])
-        raw = columns.docs[start:stop].tolist()
-        try:
-            docs = [d.decode("utf-8") for d in raw]
-        except UnicodeDecodeError:
-            for offset, d in enumerate(raw):
-                _decode(d, name, int(columns.lines[start + offset]), "docid")
-            raise
+        docs = _texts(columns.docs[start:stop], columns.lines[start:stop], name, "docid")
         run[topic] = dict(zip(docs, columns.scores[start:stop].tolist(), strict=True))
     return run

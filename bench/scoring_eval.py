@@ -1,0 +1,216 @@
+"""Benchmark of single-query nDCG: scoring.metrics against pytrec_eval (and ranx when installed).
+
+Prints figures, asserts nothing. Default size: 10,000 topics x 1,000 ranked documents, 100 graded judgments
+a topic (half of them retrieved), scores rounded so that some tie.
+
+1. In memory: the same {topic: {doc: score}} / {topic: {doc: grade}} dicts; the dict -> array conversion is
+   part of our timed work. Targets: >= 2x pytrec_eval's throughput.
+2. From files: `python -m scoring eval` as a whole process against a process running pytrec_eval's own
+   parsers (parse_qrel, parse_run) and evaluate. Target: >= 2x.
+
+    .venv/bin/python bench/scoring_eval.py [--topics 10000 --depth 1000 --judged 100] [--no-files]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scoring import metrics  # noqa: E402
+
+MEASURES = {"ndcg", "ndcg_cut.10"}
+
+PYTREC_FROM_FILES = """
+import sys, pytrec_eval
+with open(sys.argv[1]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+result = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.10"}).evaluate(run)
+lines = []
+for topic in sorted(result):
+    for name in ("ndcg", "ndcg_cut_10"):
+        lines.append(f"{name:<22}\\t{topic}\\t{result[topic][name]:.4f}\\n")
+sys.stdout.write("".join(lines))
+"""
+
+
+def make_data(topics: int, depth: int, judged: int, seed: int):
+    """Random qrels and run dicts. Doc ids are shared string objects from one collection, as a loaded
+    run's would be after interning; half of each topic's judged documents are in its run."""
+    rng = np.random.default_rng(seed)
+    collection = max(10 * (depth + judged), 200_000)
+    names = [f"DOC{i:08d}" for i in range(collection)]
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    retrieved = judged // 2
+    for t in range(topics):
+        topic = str(401 + t)
+        ids = rng.choice(collection, depth + judged - retrieved, replace=False).tolist()
+        scores = np.round(rng.gamma(2.0, 3.0, depth), 4).tolist()
+        run[topic] = dict(zip([names[i] for i in ids[:depth]], scores, strict=True))
+        grades = rng.choice(4, judged, p=[0.5, 0.25, 0.15, 0.1]).tolist()
+        qrels[topic] = dict(zip([names[i] for i in ids[depth - retrieved :]], grades, strict=True))
+    return qrels, run
+
+
+def ours(qrels, run) -> tuple[list[str], np.ndarray]:
+    ranked = metrics.rank_run(qrels, run)
+    return ranked.topics, metrics.ndcg_scores(ranked, [None, 10])
+
+
+def timed(function, *args, repeat: int = 1):
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function(*args)
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def traced_peak(function, *args) -> int:
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def mib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**20:,.0f} MiB"
+
+
+def in_memory(qrels, run, repeat: int) -> None:
+    n = len(run)
+    print(f"\n== in memory: {n:,} topics, nDCG and nDCG@10 ==")
+    seconds, (topics, values) = timed(ours, qrels, run, repeat=repeat)
+    print(f"scoring.metrics   {seconds:8.3f} s  {n / seconds:12,.0f} topics/s")
+    try:
+        import pytrec_eval
+    except ImportError:
+        print("pytrec_eval       not installed: skipped")
+        return
+    theirs_seconds, result = timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run), repeat=repeat)
+    print(f"pytrec_eval       {theirs_seconds:8.3f} s  {n / theirs_seconds:12,.0f} topics/s")
+    print(f"ratio (pytrec_eval time / ours): {theirs_seconds / seconds:.2f}x  (target >= 2x)")
+    reference = np.array([[result[t]["ndcg"], result[t]["ndcg_cut_10"]] for t in topics])
+    print(f"largest difference from pytrec_eval: {np.abs(reference - values).max():.2e}")
+    print(f"peak traced memory of ours (tracemalloc, untimed rerun): {mib(traced_peak(ours, qrels, run))}")
+    with_ranx(qrels, run, seconds)
+
+
+def with_ranx(qrels, run, our_seconds: float) -> None:
+    try:
+        from ranx import Qrels, Run, evaluate
+    except ImportError:
+        print("ranx              not installed (pip install -r requirements-bench.txt): skipped")
+        return
+    small = {t: run[t] for t in list(run)[:50]}
+    evaluate(Qrels({t: qrels[t] for t in small}), Run(small), ["ndcg", "ndcg@10"])  # JIT warm-up
+
+    def ranx_eval():
+        return evaluate(Qrels(qrels), Run(run), ["ndcg", "ndcg@10"])
+
+    seconds, _ = timed(ranx_eval)
+    n = len(run)
+    print(f"ranx (warmed up)  {seconds:8.3f} s  {n / seconds:12,.0f} topics/s  (incl. building Qrels/Run from the dicts)")
+    print(f"ratio (ranx time / ours): {seconds / our_seconds:.2f}x")
+
+
+def write_files(qrels, run, folder: Path) -> tuple[Path, Path]:
+    qrels_path, run_path = folder / "qrels", folder / "run"
+    with open(qrels_path, "w") as handle:
+        for topic, judged in qrels.items():
+            handle.write("".join(f"{topic} 0 {doc} {grade}\n" for doc, grade in judged.items()))
+    with open(run_path, "w") as handle:
+        for topic, listed in run.items():
+            ranked = sorted(listed.items(), key=lambda item: -item[1])
+            handle.write("".join(f"{topic} Q0 {doc} {r} {score} bench\n" for r, (doc, score) in enumerate(ranked, 1)))
+    return qrels_path, run_path
+
+
+# Runs a command's Python code, then reports the process's own peak RSS on stderr's last line.
+PEAK_WRAPPER = """
+import resource, runpy, sys
+what, sys.argv = sys.argv[1], sys.argv[2:]
+try:
+    if what == "-m":
+        runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+    else:
+        exec(compile(what, "<bench>", "exec"))
+except SystemExit as exc:
+    if exc.code:
+        raise
+sys.stdout.flush()
+print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, file=sys.stderr)
+"""
+
+
+def child(what: str, args: list[str]) -> tuple[float, int, str]:
+    """Wall time, peak RSS (bytes) and stdout of a Python child process running `what` (-m for a module)."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, what, *args], cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"{what[:40]!r} {args[:3]} failed: {done.stderr[-800:]}")
+    peak = int(done.stderr.strip().splitlines()[-1].split()[1])
+    return seconds, peak, done.stdout
+
+
+def from_files(qrels, run) -> None:
+    print(f"\n== from files: {len(run):,} topics, whole processes ==")
+    with tempfile.TemporaryDirectory() as folder:
+        qrels_path, run_path = write_files(qrels, run, Path(folder))
+        size = run_path.stat().st_size
+        print(f"run file {mib(size)}, {sum(len(v) for v in run.values()):,} lines")
+        files = [str(qrels_path), str(run_path)]
+        seconds, peak, out = child("-m", ["scoring", "eval", *files, "-m", "ndcg", "-m", "ndcg_cut_10"])
+        print(f"python -m scoring eval      {seconds:8.3f} s  peak RSS {mib(peak)}")
+        try:
+            import pytrec_eval  # noqa: F401
+        except ImportError:
+            print("pytrec_eval not installed: skipped")
+            return
+        theirs_seconds, their_peak, theirs_out = child(PYTREC_FROM_FILES, files)
+        print(f"pytrec_eval parse+evaluate  {theirs_seconds:8.3f} s  peak RSS {mib(their_peak)}")
+        print(f"ratio (pytrec_eval time / ours): {theirs_seconds / seconds:.2f}x  (target >= 2x)")
+        ours_lines = [line for line in out.splitlines() if "\tall\t" not in line]
+        same = sorted(ours_lines) == sorted(theirs_out.splitlines())
+        print(f"per-topic output identical to pytrec_eval's (4 decimals): {same}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=10_000)
+    parser.add_argument("--depth", type=int, default=1_000, help="ranked documents per topic")
+    parser.add_argument("--judged", type=int, default=100, help="graded judgments per topic")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=1, help="in-memory timings: best of N")
+    parser.add_argument("--no-files", action="store_true", help="skip the whole-process comparison")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    qrels, run = make_data(args.topics, args.depth, args.judged, args.seed)
+    print(
+        f"data: {args.topics:,} topics x {args.depth:,} ranked docs, {args.judged} judgments a topic "
+        f"(made in {time.perf_counter() - start:.1f} s)"
+    )
+    in_memory(qrels, run, args.repeat)
+    if not args.no_files:
+        from_files(qrels, run)
+    print(f"\nbenchmark process peak RSS: {mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)}")
+
+
+if __name__ == "__main__":
+    main()
