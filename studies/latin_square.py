@@ -1,0 +1,262 @@
+"""Counterbalanced orders for within-subject user studies (pure Python, no Django).
+
+``balanced_latin_square`` builds a Williams design for the order of conditions;
+``assignment_plan`` crosses it with a rotation of system blocks so that, as in the
+study of Järvelin et al. (ECIR 2008, section 3.1), every participant works every
+scenario once, uses each system for the same number of scenarios, and scenarios,
+systems and positions are balanced across participants.  See ``docs/latin-square.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import cache
+from typing import TypeVar
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+__all__ = [
+    "assignment_block_size",
+    "assignment_plan",
+    "balance_report",
+    "balanced_latin_square",
+    "participant_assignment",
+]
+
+# Work limits (table cells scored) for the deterministic search that orders the
+# rows of one block; see ``_block_order``.
+_STRICT_WORK = 2_000_000
+_RELAXED_WORK = 25_000_000
+
+
+def balanced_latin_square(n: int) -> list[list[int]]:
+    """Williams design for ``n`` conditions ``0..n-1``.
+
+    Every row is a permutation of ``0..n-1``; every condition occurs equally often at
+    every position; every ordered pair ``(a, b)``, ``a != b``, occurs as immediate
+    neighbours (``a`` right before ``b``) equally often.  Even ``n``: ``n`` rows, each
+    position and each ordered pair once.  Odd ``n``: ``2n`` rows (the cyclic square
+    followed by its mirror image), each position and each ordered pair twice.
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    base = [0]
+    low, high = 1, n - 1
+    take_low = True
+    while len(base) < n:
+        if take_low:
+            base.append(low)
+            low += 1
+        else:
+            base.append(high)
+            high -= 1
+        take_low = not take_low
+    rows = [[(b + i) % n for b in base] for i in range(n)]
+    if n % 2:
+        rows += [row[::-1] for row in rows]
+    return rows
+
+
+def _system_patterns(n_scenarios: int, n_systems: int) -> list[list[int]]:
+    """The ``n_systems`` rotations of the blocked system sequence (e.g. AABB, BBAA)."""
+    per_system = n_scenarios // n_systems
+    base = [j // per_system for j in range(n_scenarios)]
+    return [[(s + q) % n_systems for s in base] for q in range(n_systems)]
+
+
+def _check_sizes(n_scenarios: int, n_systems: int) -> None:
+    if n_scenarios < 1:
+        raise ValueError("need at least one scenario")
+    if n_systems < 1:
+        raise ValueError("need at least one system")
+    if n_scenarios % n_systems:
+        raise ValueError(
+            f"{n_scenarios} scenarios cannot be split evenly over {n_systems} systems: "
+            "the number of scenarios must be a multiple of the number of systems"
+        )
+
+
+def assignment_block_size(n_scenarios: int, n_systems: int) -> int:
+    """Participants per complete, exactly balanced block of ``assignment_plan``.
+
+    ``n_systems * L`` where ``L = len(balanced_latin_square(n_scenarios))`` is
+    ``n_scenarios`` for an even and ``2 * n_scenarios`` for an odd number of scenarios:
+    the block crosses every scenario-order row with every rotation of the system
+    blocks.  4 scenarios x 2 systems: 8 participants.
+    """
+    _check_sizes(n_scenarios, n_systems)
+    rows = n_scenarios if n_scenarios % 2 == 0 else 2 * n_scenarios
+    return n_systems * rows
+
+
+class _BudgetExceeded(Exception):
+    pass
+
+
+@cache
+def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...]:
+    """Order of the ``(scenario row, system rotation)`` pairs inside one block.
+
+    Depth-first search (deterministic: candidates sorted by squared imbalance, ties
+    by index) for an order whose every prefix keeps each count within one of its
+    exact share.  First with the system rotations taken cyclically (participant
+    ``i`` of the block gets rotation ``i % n_systems``, so system x position is
+    within one automatically) and all three tables (scenario x position, scenario x
+    system, system x position) bounded; if that fails within its work budget, over
+    all pairs with only the first two tables bounded (the third is still minimised
+    by the candidate ranking); if that fails too, the greedy most-balanced order.
+    """
+    k, m = n_scenarios, n_systems
+    rows = balanced_latin_square(k)
+    pats = _system_patterns(k, m)
+    cands = [(r, q) for r in range(len(rows)) for q in range(m)]
+    cells = [[(rows[r][j], pats[q][j]) for j in range(k)] for r, q in cands]
+    size = len(cands)
+
+    def attempt(
+        tolerance: tuple[int | None, ...], budget: int | None, cyclic: bool = False
+    ) -> list[int] | None:
+        backtrack = budget is not None
+        sp = [[0] * k for _ in range(k)]  # scenario x position
+        su = [[0] * m for _ in range(k)]  # scenario x system
+        up = [[0] * k for _ in range(m)]  # system x position
+        tables = ((sp, k), (su, m), (up, m))
+        used = [False] * size
+        seq: list[int] = []
+        spent = [0]
+
+        def apply(c: int, sign: int) -> None:
+            for j, (s, u) in enumerate(cells[c]):
+                sp[s][j] += sign
+                su[s][u] += sign
+                up[u][j] += sign
+
+        def evaluate(p: int) -> tuple[bool, int]:
+            ok = True
+            score = 0
+            for t, (tab, d) in enumerate(tables):
+                for line in tab:
+                    for v in line:
+                        dev = v * d - p  # d * (count - exact share)
+                        score += dev * dev
+                        tol = tolerance[t]
+                        # tol 0: |count - share| < 1; tol 1: |count - share| <= 1
+                        if tol is not None and abs(dev) > d - 1 + tol:
+                            ok = False
+            return ok, score
+
+        def step() -> bool:
+            if len(seq) == size:
+                return True
+            p = len(seq) + 1
+            options = []
+            for c in range(size):
+                if used[c] or (cyclic and cands[c][1] != (p - 1) % m):
+                    continue
+                if budget is not None:
+                    spent[0] += 1
+                    if spent[0] > budget:
+                        raise _BudgetExceeded
+                apply(c, 1)
+                ok, score = evaluate(p)
+                apply(c, -1)
+                if ok or not backtrack:
+                    options.append((score, c))
+            options.sort()
+            for _, c in options if backtrack else options[:1]:
+                used[c] = True
+                apply(c, 1)
+                seq.append(c)
+                if step():
+                    return True
+                seq.pop()
+                apply(c, -1)
+                used[c] = False
+            return False
+
+        try:
+            return list(seq) if step() else None
+        except _BudgetExceeded:
+            return None
+
+    cost = k * k + 2 * k * m  # table cells scored per candidate
+    order = (
+        attempt((0, 0, 0), _STRICT_WORK // cost, cyclic=True)
+        or attempt((0, 0, 1), _STRICT_WORK // cost)
+        or attempt((1, 1, 1), _STRICT_WORK // cost, cyclic=True)
+        or attempt((1, 1, None), _RELAXED_WORK // cost)
+        or attempt((None, None, None), None)
+    )
+    assert order is not None
+    return tuple(cands[c] for c in order)
+
+
+def _plan_for(scenarios: Sequence[T], systems: Sequence[U], index: int) -> list[tuple[T, U]]:
+    k, m = len(scenarios), len(systems)
+    order = _block_order(k, m)
+    r, q = order[index % len(order)]
+    row = balanced_latin_square(k)[r]
+    pattern = _system_patterns(k, m)[q]
+    return [(scenarios[row[j]], systems[pattern[j]]) for j in range(k)]
+
+
+def participant_assignment(
+    scenarios: Sequence[T], systems: Sequence[U], participant_index: int
+) -> list[tuple[T, U]]:
+    """The plan of one participant (0-based index); equals ``assignment_plan(..., i + 1)[i]``."""
+    _check_sizes(len(scenarios), len(systems))
+    if participant_index < 0:
+        raise ValueError(f"participant_index must be >= 0, got {participant_index}")
+    return _plan_for(scenarios, systems, participant_index)
+
+
+def assignment_plan(
+    scenarios: Sequence[T], systems: Sequence[U], n_participants: int
+) -> list[list[tuple[T, U]]]:
+    """One list of ``(scenario, system)`` in working order per participant.
+
+    Every participant works every scenario once and uses every system for
+    ``len(scenarios) // len(systems)`` consecutive scenarios.  Each complete block of
+    ``assignment_block_size(len(scenarios), len(systems))`` participants is exactly
+    balanced: every scenario at every position, every scenario with every system and
+    every system at every position equally often.  Deterministic: participant ``i``
+    always gets the same plan whatever ``n_participants`` is.  Raises ``ValueError``
+    if there are no scenarios or systems, if ``len(scenarios)`` is not a multiple of
+    ``len(systems)``, or if ``n_participants`` is negative.
+    """
+    _check_sizes(len(scenarios), len(systems))
+    if n_participants < 0:
+        raise ValueError(f"n_participants must be >= 0, got {n_participants}")
+    return [_plan_for(scenarios, systems, i) for i in range(n_participants)]
+
+
+def balance_report(
+    plans: Sequence[Sequence[tuple[int, int]]], n_scenarios: int, n_systems: int
+) -> dict[str, Fraction]:
+    """Largest ``|count - exact share|`` per table for plans over ``range`` labels.
+
+    Helper for checks and tests: keys ``scenario_position``, ``scenario_system`` and
+    ``system_position``; all zero means exact balance.
+    """
+    k, m, p = n_scenarios, n_systems, len(plans)
+    sp = [[0] * k for _ in range(k)]
+    su = [[0] * m for _ in range(k)]
+    up = [[0] * k for _ in range(m)]
+    for plan in plans:
+        for j, (s, u) in enumerate(plan):
+            sp[s][j] += 1
+            su[s][u] += 1
+            up[u][j] += 1
+
+    def worst(tab: list[list[int]], d: int) -> Fraction:
+        return max(abs(Fraction(v) - Fraction(p, d)) for line in tab for v in line)
+
+    return {
+        "scenario_position": worst(sp, k),
+        "scenario_system": worst(su, m),
+        "system_position": worst(up, m),
+    }
