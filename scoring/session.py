@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metrics import rank_discount
+from .metrics import grade_gains, ideal_gains, rank_discount
 
 FORMULATIONS = ("2008", "2002", "log2", "kanoulas2011")
 DUPLICATES = ("every", "first")
@@ -423,21 +423,14 @@ class _Prepared:
 
 
 def _gains(grades: np.ndarray, shown: np.ndarray, params: SessionParams) -> np.ndarray:
-    """The gain of each cell where `shown` (judged, inside the cut), 0 elsewhere."""
+    """The gain of each cell where `shown` (judged, inside the cut), 0 elsewhere. Under the weighted
+    formulations a negative grade is unjudged, as in `python -m scoring eval` (metrics.grade_gains, which
+    raises GradeError for a grade past the weights); kanoulas2011 gives it 2^g - 1, so -1 costs 0.5."""
     if params.formulation == "kanoulas2011":
         gains = np.exp2(grades, dtype=np.float64)
         gains -= 1.0
     else:
-        weights = np.asarray(params.weights)
-        bad = (grades < 0) | (grades >= len(weights))
-        if bad.any():
-            bad &= shown
-            if bad.any():
-                raise ValueError(
-                    f"grade {int(grades[bad][0])} has no weight: weights are given for grades 0..{len(weights) - 1}"
-                )
-            grades = np.where(shown, grades, 0)
-        gains = weights[grades]
+        gains = grade_gains(np.where(shown, grades, 0), params.weights)
     gains *= shown
     return gains
 
@@ -457,20 +450,15 @@ def _keep_first_showings(
 
 
 def _ideal_vectors(batch: SessionBatch, params: SessionParams, width: int) -> np.ndarray:
-    """(topics, width): each scenario's judged gains sorted descending then zeros. Negative gains
-    (kanoulas2011 grades below 0) are left out: an ideal ranking would show an unjudged document instead."""
+    """(topics, width): each scenario's ideal vector (metrics.ideal_gains: its positive judged gains sorted
+    descending, then zeros). Negative kanoulas2011 gains stay out: an ideal ranking shows an unjudged document."""
     n_topics = int(max(batch.topic.max(), batch.recall_topic.max(initial=-1))) + 1
-    ideal = np.zeros((n_topics, width))
-    grades = batch.recall_grade
-    gains = _gains(grades, np.ones(grades.shape, dtype=bool), params)
-    positive = gains > 0
-    topic, gains = batch.recall_topic[positive], gains[positive]
-    order = np.lexsort((-gains, topic))
-    topic, gains = topic[order], gains[order]
+    order = np.argsort(batch.recall_topic, kind="stable")
+    topic = batch.recall_topic[order]
     rank = np.arange(len(topic)) - np.searchsorted(topic, topic, side="left")
-    kept = rank < width
-    ideal[topic[kept], rank[kept]] = gains[kept]
-    return ideal
+    judged = np.zeros((n_topics, int(rank.max(initial=-1)) + 1))
+    judged[topic, rank] = _gains(batch.recall_grade[order], np.ones(len(topic), dtype=bool), params)
+    return ideal_gains(judged, depth=width)
 
 
 def _normalize(curve: np.ndarray, ideal: np.ndarray) -> np.ndarray:

@@ -147,10 +147,10 @@ def _check(records: list[SessionRecord], qrels: Qrels, params: SessionParams, qr
                     )
     if params.formulation == "kanoulas2011":
         return  # its gain 2^g - 1 is defined for every integer grade
-    n_weights = len(params.weights)
+    n_weights = len(params.weights)  # a negative grade is unjudged (gain 0), as in `eval`
     for topic in dict.fromkeys(record.scenario for record in records):
         for doc, grade in qrels.get(topic, {}).items():
-            if not 0 <= grade < n_weights:
+            if grade >= n_weights:
                 raise InputError(
                     qrels_path,
                     _qrels_line(qrels_path, topic, doc),

@@ -43,9 +43,9 @@ def reference_session(
     scan='observed'. width holds the curves constant up to that many positions."""
 
     def gain(grade: int | None) -> float:
-        if grade is None:
-            return 0.0
-        return 2.0**grade - 1 if formulation == "kanoulas2011" else float(weights[grade])
+        if formulation == "kanoulas2011":
+            return 0.0 if grade is None else 2.0**grade - 1
+        return 0.0 if grade is None or grade < 0 else float(weights[grade])  # negative: unjudged
 
     ideal_vector = sorted((g for g in map(gain, judged.values()) if g > 0), reverse=True)
     curve, ideal, per_query = [], [], []

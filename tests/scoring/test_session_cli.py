@@ -2,11 +2,15 @@
 
 import argparse
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from scoring.session_cli import add_session_subcommand
 
+ROOT = Path(__file__).resolve().parents[2]
 QRELS = "T 0 d1 3\nT 0 d2 2\nT 0 d3 1\nT 0 d4 3\nT 0 d5 0\nT 0 d6 2\nT 0 d7 1\nU 0 e1 1\n"
 EXAMPLE = {
     "id": "s1", "system": "S1", "scenario": "T", "participant": "p01",
@@ -103,3 +107,22 @@ def test_a_grade_in_the_qrels_is_found_at_its_line(capsys, tmp_path):
 def test_kanoulas2011_accepts_negative_grades(capsys, tmp_path):
     code, out, _ = run(capsys, tmp_path, [EXAMPLE], "--formulation", "kanoulas2011", qrels=QRELS + "T 0 d9 -1\n")
     assert code == 0 and json.loads(out)["curve"][0] == -0.5
+
+
+def test_a_negative_grade_counts_as_unjudged_as_in_eval(capsys, tmp_path):
+    code, out, _ = run(capsys, tmp_path, [EXAMPLE], "--top", "5", qrels=QRELS + "T 0 d9 -2\n")
+    assert code == 0 and round(json.loads(out)["final"], 4) == 121.0249
+
+
+def test_python_m_scoring_session_runs_the_command(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "sessions.jsonl").write_text(json.dumps(EXAMPLE) + "\n" + json.dumps({"id": "x", "scenario": "T"}))
+    command = [sys.executable, "-m", "scoring", "session", "--qrels", str(tmp_path / "qrels"), "--sessions"]
+    not_json = subprocess.run([*command, str(tmp_path / "qrels"), "--top", "5"], capture_output=True, text=True, cwd=ROOT)
+    bad = subprocess.run([*command, str(tmp_path / "sessions.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    assert not_json.returncode == 2 and ":1: invalid JSON" in not_json.stderr
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert bad.stderr.strip() == f"{tmp_path / 'sessions.jsonl'}:2: missing \"queries\""
+    (tmp_path / "one.jsonl").write_text(json.dumps(EXAMPLE) + "\n")
+    ok = subprocess.run([*command, str(tmp_path / "one.jsonl"), "--top", "5"], capture_output=True, text=True, cwd=ROOT)
+    assert ok.returncode == 0 and round(json.loads(ok.stdout)["normalized_final"], 4) == 0.3454

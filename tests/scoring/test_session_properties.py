@@ -90,8 +90,6 @@ def test_holding_a_session_after_its_last_query_keeps_its_final_value(judged, qu
 @given(scored_batches(min_grade=-1), st.booleans())
 def test_the_batch_equals_the_per_session_reference(case, observed):
     qrels, batch, options = case
-    if options["formulation"] != "kanoulas2011":  # only kanoulas2011 gives a grade of -1 a gain
-        qrels = {topic: {doc: max(grade, 0) for doc, grade in judged.items()} for topic, judged in qrels.items()}
     topics = [topic for topic, _ in batch]
     lists = [queries for _, queries in batch]
     scanned = [[(len(topic) * 7 + q * 3) % 8 for q in range(len(queries))] for topic, queries in batch]
@@ -134,8 +132,16 @@ def test_a_query_base_outside_1_to_1000_is_refused(bq):
 
 def test_a_grade_without_a_weight_is_refused():
     encoded = encode_sessions(["T"], [[["a"]]], {"T": {"a": 4}}, depth=10)
-    with pytest.raises(ValueError, match="grade 4 has no weight"):
+    with pytest.raises(ValueError, match="grade 4 is outside the weights"):
         score_sessions(encoded)
+
+
+def test_a_negative_grade_is_unjudged_under_the_weights_and_costs_under_kanoulas2011():
+    encoded = encode_sessions(["T"], [[["a", "b"]]], {"T": {"a": -1, "b": 1}}, depth=2)
+    weighted = score_sessions(encoded, SessionParams(top=2))
+    assert weighted.curve[0].tolist() == [0.0, 1.0 / (1 + 1)]
+    kanoulas = score_sessions(encoded, SessionParams(top=2, formulation="kanoulas2011"))
+    assert kanoulas.curve[0, 0] == -0.5
 
 
 def test_pad_to_shorter_than_the_longest_session_is_refused():
