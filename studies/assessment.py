@@ -282,60 +282,61 @@ def assessor_invite(
         )
     elif user.is_staff or user.is_superuser:
         raise AssessmentError(f"{username!r} is a researcher account; assessors need an account of their own")
-    membership, _ = StudyAssessor.objects.get_or_create(
+    membership, created = StudyAssessor.objects.get_or_create(
         study=study, user=user, defaults={"invited_by": invited_by}
     )
-    _allocate(study)
+    if created:
+        _allocate(study, rebalance=True)
     return membership, password
 
 
 @transaction.atomic
 def assessment_plan_set(*, study: Study, assessors_per_document: int) -> AssessmentPlan:
-    """How many assessors judge each pool document (capped by how many the study has)."""
+    """How many assessors judge each pool document (capped by how many the study has). Unjudged work is
+    dealt again; a document judged by more assessors than the new number keeps their judgments."""
     if assessors_per_document < 1:
         raise AssessmentError("at least one assessor judges each document")
     plan = _plan(study)
     plan.assessors_per_document = assessors_per_document
     plan.save(update_fields=["assessors_per_document"])
-    _allocate(study)
+    _allocate(study, rebalance=True)
     return plan
 
 
-def _allocate(study: Study) -> None:
-    """Give each pool document min(k, assessors) assessors, least-loaded first. Allocations are kept when the
-    pool or the team grows; when k is lowered only unjudged allocations are withdrawn."""
+def _allocate(study: Study, *, rebalance: bool = False) -> None:
+    """Give each pool document min(k, assessors) assessors, least-loaded first.
+
+    A growing pool only adds allocations, so nobody's list changes under them while they work. When the
+    team or k changes (`rebalance`), unjudged allocations are dealt again so the work is shared evenly;
+    allocations already judged are never withdrawn."""
     members = list(study.assessors.order_by("id"))
     if not members:
         return
     want = min(_plan(study).assessors_per_document, len(members))
-    current: dict[int, list[AssessorAssignment]] = defaultdict(list)
-    load: Counter = Counter()
-    for assignment in AssessorAssignment.objects.filter(assessor__study=study).order_by("id"):
-        current[assignment.pool_document_id].append(assignment)
-        load[assignment.assessor_id] += 1
+    user_of = {member.id: member.user_id for member in members}
     judged = set(
         AssessorJudgment.objects.filter(pool_document__pool__scenario__study=study).values_list(
             "pool_document_id", "assessor_id"
         )
     )
-    user_of = {member.id: member.user_id for member in members}
-    fresh, withdrawn = [], []
+    existing = AssessorAssignment.objects.filter(assessor__study=study).order_by("id")
+    if rebalance:
+        unjudged = [a.id for a in existing if (a.pool_document_id, user_of.get(a.assessor_id)) not in judged]
+        AssessorAssignment.objects.filter(id__in=unjudged).delete()
+    current: dict[int, list[AssessorAssignment]] = defaultdict(list)
+    load: Counter = Counter()
+    for assignment in existing.all():
+        current[assignment.pool_document_id].append(assignment)
+        load[assignment.assessor_id] += 1
+    fresh = []
     for pool_document_id in (
         PoolDocument.objects.filter(pool__scenario__study=study).order_by("id").values_list("id", flat=True)
     ):
-        have = current[pool_document_id]
-        if len(have) > want:
-            unjudged = [a for a in have if (pool_document_id, user_of.get(a.assessor_id)) not in judged]
-            for assignment in reversed(unjudged[: len(have) - want]):
-                withdrawn.append(assignment.id)
-                load[assignment.assessor_id] -= 1
-            continue
-        taken = {a.assessor_id for a in have}
+        taken = {a.assessor_id for a in current[pool_document_id]}
         candidates = sorted((m for m in members if m.id not in taken), key=lambda m: (load[m.id], m.id))
-        for member in candidates[: want - len(have)]:
+        for member in candidates[: max(want - len(taken), 0)]:
             fresh.append(AssessorAssignment(assessor=member, pool_document_id=pool_document_id))
             load[member.id] += 1
-    AssessorAssignment.objects.filter(id__in=withdrawn).delete()
     AssessorAssignment.objects.bulk_create(fresh)
 
 
