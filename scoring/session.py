@@ -27,6 +27,7 @@ DUPLICATES = ("every", "first")
 SHORT_LISTS = ("pad", "as_is")
 SCANS = ("fixed", "observed")
 SUMMARIES = ("final", "normalized_final", "last_query", "best_query", "average")
+_NO_GRADE = np.iinfo(np.int64).min  # encode_sessions' marker for an unjudged document
 
 
 @dataclass(frozen=True)
@@ -150,37 +151,37 @@ def encode_sessions(
     """
     if len(results) != len(topics):
         raise ValueError(f"{len(topics)} topics for {len(results)} sessions")
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
     counts = np.fromiter((len(queries) for queries in results), dtype=np.int64, count=len(results))
     if (counts < 1).any():
         raise ValueError(f"session {int(np.argmin(counts))} has no queries; a session has at least one")
     topic_codes: dict[str, int] = {}
     for topic in topics:
         topic_codes.setdefault(topic, len(topic_codes))
-    doc_codes: dict[str, int] = {}
-    flat_docs: list[int] = []
-    flat_grades: list[int] = []
-    flat_cells: list[int] = []
-    flat_judged: list[int] = []
-    row = 0
+    # The one loop over documents; everything after it is array work.
+    shown_docs: list[str] = []
+    shown_grades: list[int] = []
+    list_lengths: list[int] = []
     for topic, queries in zip(topics, results, strict=True):
-        judged = qrels.get(topic, {})
+        grade_of = qrels.get(topic, {}).get
         for ranked in queries:
-            for rank, doc in enumerate(ranked[:depth]):
-                cell = row * depth + rank
-                flat_cells.append(cell)
-                flat_docs.append(doc_codes.setdefault(doc, len(doc_codes)))
-                grade = judged.get(doc)
-                if grade is not None:
-                    flat_judged.append(cell)
-                    flat_grades.append(grade)
-            row += 1
+            shown = ranked[:depth]
+            list_lengths.append(len(shown))
+            shown_docs.extend(shown)
+            shown_grades.extend([grade_of(doc, _NO_GRADE) for doc in shown])
+    code_of = {doc: code for code, doc in enumerate(dict.fromkeys(shown_docs))}
+    lengths = np.asarray(list_lengths, dtype=np.int64)
+    row = len(lengths)
+    # Cell of each shown document in the (Q, depth) matrices: its query's row, then its rank.
+    cells = np.repeat(np.arange(row) * depth - np.cumsum(lengths) + lengths, lengths) + np.arange(len(shown_docs))
     docs = np.full(row * depth, -1, dtype=np.int64)
-    docs[np.asarray(flat_cells, dtype=np.int64)] = np.asarray(flat_docs, dtype=np.int64)
-    grades = np.zeros(row * depth, dtype=np.int64)
+    docs[cells] = np.fromiter((code_of[doc] for doc in shown_docs), dtype=np.int64, count=len(shown_docs))
+    flat_grades = np.fromiter(shown_grades, dtype=np.int64, count=len(shown_grades))
     judged_mask = np.zeros(row * depth, dtype=bool)
-    judged_cells = np.asarray(flat_judged, dtype=np.int64)
-    grades[judged_cells] = np.asarray(flat_grades, dtype=np.int64)
-    judged_mask[judged_cells] = True
+    judged_mask[cells] = flat_grades != _NO_GRADE
+    grades = np.zeros(row * depth, dtype=np.int64)
+    grades[cells] = np.where(flat_grades != _NO_GRADE, flat_grades, 0)
 
     scanned = None
     if scanned_to is not None:
