@@ -1,12 +1,15 @@
 """Properties of session sDCG that must hold for any sessions, checked with hypothesis, and the batch
 against the per-session reference in session_reference.py."""
 
+import xml.etree.ElementTree as ET
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.session import SessionParams, encode_sessions, score_sessions, session_grid
+from scoring.trec_io import read_qrels
 
 from .session_reference import reference_session
 
@@ -173,3 +176,37 @@ def test_a_large_batch_over_few_scenarios_equals_the_reference(pad_to):
         for name in ("curve", "ideal", "normalized"):
             np.testing.assert_allclose(getattr(scores, name)[s], expected[name], rtol=1e-9, atol=1e-9)
         assert scores.average[s] == pytest.approx(expected["average"], rel=1e-9)
+
+
+def trec_2012_sessions(folder):
+    """The TREC 2012 Session Track log as (topic, result lists), first showings only within a list."""
+    root = ET.parse(folder / "sessiontrack2012.xml").getroot()
+    sessions = []
+    for session in root.iter("session"):
+        queries = [
+            list(dict.fromkeys(doc.text.strip() for doc in interaction.iter("clueweb09id")))
+            for interaction in session.iter("interaction")
+        ]
+        if queries:
+            sessions.append((session.find("topic").get("num"), queries))
+    return sessions
+
+
+@pytest.mark.needs_data
+@pytest.mark.parametrize("formulation", ["2008", "kanoulas2011"])
+def test_the_trec_2012_session_log_matches_the_reference(shared_data, formulation):
+    folder = shared_data / "peer-data" / "trec-session-2012"
+    qrels = read_qrels(folder / "qrels2012.txt")
+    batch = trec_2012_sessions(folder)
+    assert len(batch) == 98
+    # Grades -2..4: five weights; -2 (spam) is unjudged under weights and costs 2^-2 - 1 under kanoulas2011.
+    options = {"weights": (0, 1, 10, 100, 1000), "formulation": formulation}
+    scores = score(qrels, batch, **options)
+    for s, (topic, queries) in enumerate(batch):
+        expected = reference_session(qrels.get(topic, {}), queries, **options, width=scores.curve.shape[1])
+        np.testing.assert_allclose(scores.curve[s], expected["curve"], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(scores.ideal[s], expected["ideal"], rtol=1e-9, atol=1e-9)
+        assert scores.average[s] == pytest.approx(expected["average"], rel=1e-9)
+    assert (scores.normalized_final <= 1).all() and not np.isnan(scores.normalized).any()
+    if formulation == "2008":
+        assert (scores.normalized_final >= 0).all() and scores.final.max() > 0
