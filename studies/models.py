@@ -165,10 +165,10 @@ class Assignment(models.Model):
 
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="assignments")
     position = models.PositiveSmallIntegerField()
-    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="assignments")
-    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="assignments")
+    scenario = models.ForeignKey(Scenario, on_delete=models.RESTRICT, related_name="assignments")
+    system = models.ForeignKey(System, on_delete=models.RESTRICT, related_name="assignments")
     # A participant works each scenario once; a retake points at the assignment it repeats and says why.
-    retake_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="retake")
+    retake_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.RESTRICT, related_name="retake")
     retake_reason = models.TextField(blank=True)
 
     class Meta:

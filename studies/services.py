@@ -68,7 +68,8 @@ def study_create(
 
 
 def _refuse_if_locked(study: Study) -> None:
-    if study.design_locked_at is not None:
+    # Ask the database: the caller's instance may predate the first enrolment.
+    if Study.objects.filter(pk=study.pk, design_locked_at__isnull=False).exists():
         raise DesignLockedError(
             f"study {study.slug!r} already has participants; its scenarios and systems are fixed"
         )

@@ -5,7 +5,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 
 from . import selectors, services
@@ -77,7 +77,8 @@ def _post_form(request, study, form_class, prefix, action):
             messages.error(request, f"{prefix} {field}: {' '.join(errors)}")
         return
     try:
-        action(form.cleaned_data)
+        with transaction.atomic():
+            action(form.cleaned_data)
     except (services.DesignLockedError, ValueError) as exc:
         messages.error(request, str(exc))
     except IntegrityError:

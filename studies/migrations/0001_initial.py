@@ -119,9 +119,9 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('position', models.PositiveSmallIntegerField()),
                 ('retake_reason', models.TextField(blank=True)),
-                ('retake_of', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='retake', to='studies.assignment')),
+                ('retake_of', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.RESTRICT, related_name='retake', to='studies.assignment')),
                 ('participant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='studies.participant')),
-                ('scenario', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assignments', to='studies.scenario')),
+                ('scenario', models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='assignments', to='studies.scenario')),
             ],
             options={
                 'ordering': ['participant', 'position'],
@@ -273,7 +273,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='assignment',
             name='system',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assignments', to='studies.system'),
+            field=models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='assignments', to='studies.system'),
         ),
         migrations.AddConstraint(
             model_name='document',

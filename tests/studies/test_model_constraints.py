@@ -13,6 +13,7 @@ from studies.models import (
     Judgment,
     Query,
     ReferenceJudgment,
+    ReferenceVersion,
     SearchSession,
     ShownResult,
 )
@@ -63,14 +64,17 @@ def test_it_refuses_a_participant_grade_outside_the_study_scale(session, documen
 
 
 def test_it_refuses_a_reference_grade_outside_the_study_scale(designed_study, document):
-    ReferenceJudgment.objects.create(study=designed_study, topic_id="1", document=document, grade=0)
-    refused(ReferenceJudgment.objects.create, study=designed_study, topic_id="2", document=document, grade=7)
+    version = ReferenceVersion.objects.create(study=designed_study, number=1)
+    ReferenceJudgment.objects.create(version=version, topic_id="1", document=document, grade=0)
+    refused(ReferenceJudgment.objects.create, version=version, topic_id="2", document=document, grade=7)
+    refused(ReferenceJudgment.objects.create, version=version, topic_id="1", document=document, grade=1)
 
 
 def test_a_custom_scale_moves_the_bounds(alice, document):
     binary = services.study_create(owner=alice, name="Binary", grade_labels=["no", "yes"])
-    ReferenceJudgment.objects.create(study=binary, topic_id="1", document=document, grade=1)
-    refused(ReferenceJudgment.objects.create, study=binary, topic_id="2", document=document, grade=2)
+    version = ReferenceVersion.objects.create(study=binary, number=1)
+    ReferenceJudgment.objects.create(version=version, topic_id="1", document=document, grade=1)
+    refused(ReferenceJudgment.objects.create, version=version, topic_id="2", document=document, grade=2)
 
 
 def test_a_participant_works_each_scenario_once_unless_a_retake_says_why(session):
