@@ -94,6 +94,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# In development WhiteNoise serves straight from static/ (no collectstatic needed); in production run
+# collectstatic and it serves the compressed, hashed copies from STATIC_ROOT.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 
 # Celery: eager (in-process) unless a broker is configured.
 CELERY_BROKER_URL = envurl("CELERY_BROKER_URL", ("redis", "rediss", "amqp", "memory"))

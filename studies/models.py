@@ -260,6 +260,9 @@ class ShownResult(models.Model):
             models.CheckConstraint(condition=Q(page__gte=1), name="shown_result_page_from_1"),
         ]
 
+    def __str__(self):
+        return f"{self.query_id}#{self.rank}: {self.document_id}"
+
 
 class Event(models.Model):
     """The append-only raw log: every participant action as the client reported it.
@@ -282,6 +285,9 @@ class Event(models.Model):
             models.UniqueConstraint(fields=["participant", "client_event_id"], name="event_client_id_once"),
         ]
 
+    def __str__(self):
+        return f"{self.type} {self.client_event_id}"
+
 
 class Judgment(models.Model):
     """A participant's current grade for a document in a session; every change is kept in JudgmentChange."""
@@ -297,6 +303,9 @@ class Judgment(models.Model):
             models.UniqueConstraint(fields=["session", "document"], name="judgment_once_per_document"),
         ]
 
+    def __str__(self):
+        return f"session {self.session_id}: {self.document_id} = {self.grade}"
+
 
 class JudgmentChange(models.Model):
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="history")
@@ -305,6 +314,9 @@ class JudgmentChange(models.Model):
 
     class Meta:
         ordering = ["judgment", "changed_at", "id"]
+
+    def __str__(self):
+        return f"{self.judgment_id} -> {self.grade} at {self.changed_at:%Y-%m-%d %H:%M:%S}"
 
 
 class ReferenceVersion(models.Model):
@@ -343,6 +355,9 @@ class ReferenceJudgment(models.Model):
             models.UniqueConstraint(fields=["version", "topic_id", "document"], name="reference_judgment_unique"),
         ]
 
+    def __str__(self):
+        return f"{self.topic_id} {self.document_id} = {self.grade}"
+
 
 class AuditEntry(models.Model):
     """What happened, without the data it concerned (a withdrawal leaves this and nothing else)."""
@@ -355,6 +370,9 @@ class AuditEntry(models.Model):
 
     class Meta:
         ordering = ["-at"]
+
+    def __str__(self):
+        return f"{self.action} {self.participant_code}"
 
 
 from .assessment_models import *  # noqa: E402,F401,F403

@@ -4,6 +4,8 @@ from collections import Counter
 
 import pytest
 
+from scoring.errors import InputError
+from scoring.trec_io import read_qrels as scoring_read_qrels
 from studies.engines.formats import (
     DEFAULT_CRANFIELD_GRADES,
     Document,
@@ -16,8 +18,6 @@ from studies.engines.formats import (
     read_trec_documents,
     read_trec_topics,
 )
-from scoring.errors import InputError
-from scoring.trec_io import read_qrels as scoring_read_qrels
 
 # --- Cranfield (real data) -------------------------------------------------------------------------------
 
