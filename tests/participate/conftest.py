@@ -2,13 +2,16 @@
 generated collection, both indexes built into a temporary INDEX_ROOT, two participants enrolled."""
 
 import random
+import shutil
 import uuid
 
 import pytest
 
 from studies import participation, services
+from studies.engines.formats import Document as ParsedDocument
+from studies.engines.search import build_index
 from studies.models import Collection, Document
-from studies.search_systems import collection_index_build
+from studies.search_systems import collection_index_dir
 
 WORDS = ("wing", "flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell",
          "pressure", "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
@@ -26,6 +29,16 @@ def make_documents(count=40, seed=7):
     return documents
 
 
+@pytest.fixture(scope="session")
+def prebuilt_indexes(tmp_path_factory):
+    """The generated collection's two indexes, built once per test run and copied into each test's INDEX_ROOT."""
+    root = tmp_path_factory.mktemp("prebuilt-indexes")
+    documents = [ParsedDocument(i, t, x) for i, t, x in make_documents()]
+    for configuration in ("bm25_title_text", "bm25_text"):
+        build_index(documents, root / configuration, configuration)
+    return root
+
+
 @pytest.fixture
 def index_root(settings, tmp_path):
     settings.INDEX_ROOT = tmp_path / "indexes"
@@ -41,11 +54,12 @@ def small_collection(db):
 
 
 @pytest.fixture
-def running_study(designed_study, small_collection, index_root):
+def running_study(designed_study, small_collection, index_root, prebuilt_indexes):
     designed_study.collection = small_collection
     designed_study.save(update_fields=["collection"])
     for configuration in ("bm25_title_text", "bm25_text"):
-        collection_index_build(collection=small_collection, configuration=configuration)
+        shutil.copytree(prebuilt_indexes / configuration,
+                        collection_index_dir(collection=small_collection, configuration=configuration))
     services.participants_enrol(study=designed_study, count=2)
     return designed_study
 

@@ -1,0 +1,128 @@
+"""A search session: queries, later pages, documents opened and closed, judgments, a scan mark, the stop,
+and the post-task questionnaire, each with its rows and its Event."""
+
+import pytest
+
+from studies import participation
+from studies.models import Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
+
+from .conftest import cid
+
+
+def test_starting_shows_the_search_page_of_the_first_scenario(client, participant, session):
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert 'id="search-app"' in page and session.assignment.scenario.text in page
+    assert session.assignment.position == 1
+    assert Event.objects.get(participant=participant, type="session_start").session == session
+
+
+def test_a_query_stores_the_query_its_shown_results_and_its_event(participant, session):
+    ack = participation.query_log(participant=participant, session=session, text="  wing  ",
+                                  client_event_id="q-1", sequence=3, client_time="2026-01-01T10:00:00Z")
+    query = Query.objects.get(session=session)
+    assert (query.position, query.text) == (1, "wing")
+    assert list(ShownResult.objects.filter(query=query).values_list("rank", flat=True)) == list(range(1, 11))
+    assert [r["rank"] for r in ack["results"]] == list(range(1, 11)) and ack["total"] == 25
+    event = Event.objects.get(client_event_id="q-1")
+    assert (event.type, event.session, event.sequence) == ("query", session, 3)
+    assert event.client_time.isoformat() == "2026-01-01T10:00:00+00:00"
+    assert event.payload["data"] == {"text": "wing"} and event.payload["ack"]["query_id"] == query.pk
+
+
+def test_later_pages_add_shown_results_with_their_ranks(participant, session):
+    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    ack = participation.results_page_log(participant=participant, session=session, query_position=1, page=2,
+                                         client_event_id=cid())
+    assert [r["rank"] for r in ack["results"]] == list(range(11, 21)) and ack["total"] == 25
+    assert ShownResult.objects.filter(page=2).count() == 10
+    # Going back to page 1 shows what was stored (no new rows) and is still logged.
+    again = participation.results_page_log(participant=participant, session=session, query_position=1, page=1,
+                                           client_event_id=cid())
+    assert again["total"] == 25 and len(again["results"]) == 10
+    assert ShownResult.objects.count() == 20
+    assert Event.objects.filter(type="results_page").count() == 2
+
+
+def test_a_second_query_takes_the_next_position(participant, session):
+    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    participation.query_log(participant=participant, session=session, text="heat transfer", client_event_id=cid())
+    assert list(session.queries.values_list("position", "text")) == [(1, "wing"), (2, "heat transfer")]
+
+
+def test_a_query_syntax_error_is_kept_as_the_querys_message(participant, session):
+    ack = participation.query_log(participant=participant, session=session, text='"wing', client_event_id=cid())
+    assert "quotation mark is not closed" in ack["message"]
+    assert "quotation mark" in Query.objects.get().system_message
+
+
+def test_opening_a_document_returns_its_text_and_closing_logs_the_dwell_time(participant, session):
+    q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    doc = q["results"][0]["doc"]
+    opened = participation.document_view_log(participant=participant, session=session, action="open", doc=doc,
+                                             query_position=1, rank=1, client_event_id=cid())
+    assert opened["document"]["doc"] == doc and "wing" in opened["document"]["text"]
+    participation.document_view_log(participant=participant, session=session, action="close", doc=doc,
+                                    dwell_ms=4200, client_event_id="close-1")
+    assert Event.objects.get(client_event_id="close-1").payload["data"]["dwell_ms"] == 4200
+
+
+def test_a_judgment_and_its_changes_are_kept(participant, session):
+    q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    doc = q["results"][2]["doc"]
+    participation.judgment_record(participant=participant, session=session, doc=doc, grade=1, client_event_id=cid())
+    ack = participation.judgment_record(participant=participant, session=session, doc=doc, grade=3,
+                                        client_event_id=cid())
+    assert ack["previous"] == 1 and ack["grade"] == 3
+    judgment = Judgment.objects.get()
+    assert judgment.grade == 3
+    assert list(JudgmentChange.objects.filter(judgment=judgment).values_list("grade", flat=True)) == [1, 3]
+
+
+def test_the_scan_mark_keeps_the_deepest_rank_marked(participant, session):
+    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    participation.scan_mark_record(participant=participant, session=session, query_position=1, rank=7,
+                                   client_event_id=cid())
+    participation.scan_mark_record(participant=participant, session=session, query_position=1, rank=4,
+                                   client_event_id=cid())
+    assert Query.objects.get().scan_mark_rank == 7
+    assert Event.objects.filter(type="scan_mark").count() == 2
+
+
+@pytest.mark.parametrize("reason", ["satisfied", "gave_up"])
+def test_both_ways_of_stopping_end_the_session_and_lead_to_the_post_task_questions(client, participant, session,
+                                                                                   reason):
+    participation.session_end(participant=participant, session=session, reason=reason, client_event_id=cid())
+    session.refresh_from_db()
+    assert session.end_reason == reason and session.ended_at >= session.started_at
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert "How well did this search go?" in page
+
+
+def test_the_post_task_answers_are_saved_and_the_next_scenario_follows(client, participant, session):
+    participation.session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
+    response = client.post(f"/p/{participant.access_token}/post-task/",
+                           {"session": session.pk, "search_went_well": "4", "client_event_id": cid()})
+    assert response.status_code == 302
+    session.refresh_from_db()
+    assert session.post_task_answers == {"search_went_well": 4}
+    second = participant.assignments.get(position=2)
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert "Search task 2 of 4" in page and second.scenario.text in page
+
+
+def test_after_the_last_scenario_the_closing_page_offers_withdrawal(client, participant, session):
+    for assignment in participant.assignments.order_by("position"):
+        current = participation.session_start(participant=participant, assignment=assignment, client_event_id=cid())
+        participation.session_end(participant=participant, session=current, reason="gave_up", client_event_id=cid())
+        participation.post_task_save(participant=participant, session=current, answers={"search_went_well": 2},
+                                     client_event_id=cid())
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert "You have finished all the search tasks" in page and "Withdraw and delete my data" in page
+    assert SearchSession.objects.filter(assignment__participant=participant).count() == 4
+
+
+def test_reopening_the_link_resumes_at_the_start_of_the_current_step(client, participant, session):
+    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert 'id="search-app"' in page and "Search task 1 of 4" in page
+    assert f'"session": {session.pk}' in page
