@@ -80,3 +80,12 @@ def test_publishing_with_undecided_disagreements_is_refused_on_the_page(client, 
     client.post(url("adjudicate", assessed_study), {"adjudicate-preset": "researcher"})
     response = client.post(url("publish", assessed_study), {}, follow=True)
     assert messages_of(response)[-1] == "nothing is adjudicated yet: run a preset or decide by hand first"
+
+
+def test_the_pages_of_a_study_without_pools_or_assessors_render(client, alice, designed_study):
+    client.force_login(alice)
+    for name in ("manage", "agreement", "disagreements"):
+        response = client.get(url(name, designed_study))
+        assert response.status_code == 200, name
+    assert "No assessors yet." in client.get(url("manage", designed_study)).content.decode()
+    assert client.get(reverse("assessment:home")).status_code == 200
