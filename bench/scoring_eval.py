@@ -144,7 +144,7 @@ def write_files(qrels, run, folder: Path) -> tuple[Path, Path]:
 # Runs a command's Python code, then reports the process's own peak RSS on stderr's last line.
 PEAK_WRAPPER = """
 import resource, runpy, sys
-what, sys.argv = sys.argv[1], sys.argv[2:]
+what, sys.argv = sys.argv[1], (sys.argv[2:] if sys.argv[1] == "-m" else ["<bench>", *sys.argv[2:]])
 try:
     if what == "-m":
         runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
@@ -169,10 +169,10 @@ def child(what: str, args: list[str]) -> tuple[float, int, str]:
     return seconds, peak, done.stdout
 
 
-def from_files(qrels, run) -> None:
+def from_files(qrels, run, keep: Path | None = None) -> None:
     print(f"\n== from files: {len(run):,} topics, whole processes ==")
     with tempfile.TemporaryDirectory() as folder:
-        qrels_path, run_path = write_files(qrels, run, Path(folder))
+        qrels_path, run_path = write_files(qrels, run, keep or Path(folder))
         size = run_path.stat().st_size
         print(f"run file {mib(size)}, {sum(len(v) for v in run.values()):,} lines")
         files = [str(qrels_path), str(run_path)]
@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=1, help="in-memory timings: best of N")
     parser.add_argument("--no-files", action="store_true", help="skip the whole-process comparison")
+    parser.add_argument("--keep-files", type=Path, default=None, help="write the qrels and run files here")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     qrels, run = make_data(args.topics, args.depth, args.judged, args.seed)
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     in_memory(qrels, run, args.repeat)
     if not args.no_files:
-        from_files(qrels, run)
+        from_files(qrels, run, args.keep_files)
     print(f"\nbenchmark process peak RSS: {mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)}")
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from . import metrics
 from .errors import InputError
 from .session_cli import add_session_subcommand
-from .trec_io import read_qrels, read_run_columns
+from .trec_io import read_qrels_columns, read_run_columns
 
 # trec_eval's default cutoffs for the *_cut measures.
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -162,31 +162,26 @@ def evaluate_files(args: argparse.Namespace) -> str:
     weights = args.weights if args.weights is not None else metrics.default_weights(args.formulation)
     if weights is not None and any(m.gain_map for m in measures):
         raise ValueError("a measure with its own gains (ndcg.G=gain,...) cannot be combined with weights")
-    qrels = read_qrels(args.qrels)
+    qrels = read_qrels_columns(args.qrels)
     if weights is not None:
         _check_grades(qrels, weights, args.qrels)
     run = read_run_columns(args.run)
-    ranked = metrics.rank_columns(qrels, run.topics, run.bounds, run.docs, run.scores, args.all_topics)
+    ranked = metrics.rank_columns(qrels, run, args.all_topics)
     if args.vectors:
         return _vector_lines(ranked, measures, args, weights)
     return _value_lines(ranked, measures, args, weights)
 
 
 def _check_grades(qrels, weights, path: str) -> None:
-    top = max((max(judged.values()) for judged in qrels.values() if judged), default=0)
+    if not qrels.grades.size:
+        return
+    worst = int(np.argmax(qrels.grades))
     try:
-        metrics.grade_gains(np.array([top]), weights)
+        metrics.grade_gains(qrels.grades[worst : worst + 1], weights)
     except metrics.GradeError as exc:
-        raise InputError(path, _line_of_grade(path, exc.grade), exc.reason) from None
-
-
-def _line_of_grade(path: str, grade: int) -> int | None:
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if len(fields) == 4 and fields[3].lstrip("+-").isdigit() and int(fields[3]) == grade:
-                return number
-    return None
+        # The first line in the file with that grade, as a reader looking for it would find it.
+        line = int(qrels.lines[qrels.grades == exc.grade].min())
+        raise InputError(path, line, exc.reason) from None
 
 
 def _gains(ranked: metrics.RankedGrades, measure: Measure, args, weights, cache: dict):

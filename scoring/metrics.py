@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 
 import numpy as np
 
@@ -241,10 +240,13 @@ def _scatter(rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: t
     return matrix
 
 
-def _judged_matrix(judged_grades: list[list[int]]) -> np.ndarray:
+def _judged_matrix(judged_grades: list) -> np.ndarray:
+    """Rows of different lengths (lists or arrays of grades) into one UNJUDGED-padded matrix."""
     counts = np.fromiter((len(g) for g in judged_grades), dtype=np.int64, count=len(judged_grades))
     width = int(counts.max()) if counts.size else 0
-    flat = np.fromiter((g for grades in judged_grades for g in grades), dtype=np.int64, count=int(counts.sum()))
+    if not counts.sum():
+        return np.full((len(judged_grades), width), UNJUDGED, dtype=np.int64)
+    flat = np.concatenate([np.asarray(g, dtype=np.int64) for g in judged_grades])
     rows = np.repeat(np.arange(len(judged_grades)), counts)
     starts = np.cumsum(counts) - counts
     columns = np.arange(flat.size) - np.repeat(starts, counts)
@@ -327,41 +329,38 @@ def rank_run(
     return RankedGrades(topics, grades, _judged_matrix(judged_grades), lengths)
 
 
-def rank_columns(
-    qrels: Mapping[str, Mapping[str, int]],
-    run_topics: Sequence[str],
-    bounds: np.ndarray,
-    docs: np.ndarray,
-    scores: np.ndarray,
-    all_topics: bool = False,
-) -> RankedGrades:
-    """Like rank_run, for a run held as columns (what trec_io.read_run_columns gives): topic run_topics[i]
-    owns docs[bounds[i]:bounds[i+1]] (bytes ids, numpy 'S') and the same slice of scores."""
-    where = {topic: i for i, topic in enumerate(run_topics)}
-    topics = sorted(qrels) if all_topics else sorted(t for t in run_topics if t in qrels)
+def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
+    """Like rank_run, for qrels and a run held as columns (trec_io.read_qrels_columns and
+    read_run_columns give them): `qrels.topics[i]` owns `qrels.docs[qrels.bounds[i]:qrels.bounds[i+1]]`
+    (numpy 'S', sorted within the topic) and the same slice of `qrels.grades`; `run.topics[i]` owns the
+    slice of `run.docs` and `run.scores`. The join is a binary search per topic, no Python per document."""
+    judged_at = {topic: i for i, topic in enumerate(qrels.topics)}
+    listed_at = {topic: i for i, topic in enumerate(run.topics)}
+    topics = sorted(judged_at) if all_topics else sorted(t for t in run.topics if t in judged_at)
     rows: list[np.ndarray] = []
     ranks: list[np.ndarray] = []
     hit_grades: list[np.ndarray] = []
-    judged_grades: list[list[int]] = []
+    judged_grades: list[np.ndarray] = []
     lengths = np.zeros(len(topics), dtype=np.int64)
     for row, topic in enumerate(topics):
-        judged = qrels[topic]
-        judged_grades.append(list(judged.values()))
-        i = where.get(topic)
-        if i is None:
+        q = judged_at[topic]
+        judged_docs = qrels.docs[qrels.bounds[q] : qrels.bounds[q + 1]]
+        grades = qrels.grades[qrels.bounds[q] : qrels.bounds[q + 1]]
+        judged_grades.append(grades)
+        i = listed_at.get(topic)
+        if i is None or not judged_docs.size:
             continue
-        start, stop = int(bounds[i]), int(bounds[i + 1])
+        start, stop = int(run.bounds[i]), int(run.bounds[i + 1])
         lengths[row] = stop - start
-        encoded = {doc.encode(): grade for doc, grade in judged.items()}
-        listed = docs[start:stop]
-        found = np.fromiter(map(encoded.get, listed.tolist(), repeat(UNJUDGED)), dtype=np.int64, count=stop - start)
-        hits = np.flatnonzero(found != UNJUDGED)
+        listed = run.docs[start:stop]
+        where = np.minimum(np.searchsorted(judged_docs, listed), judged_docs.size - 1)
+        hits = np.flatnonzero(judged_docs[where] == listed)
         if not hits.size:
             continue
-        segment = scores[start:stop].astype(SCORE_DTYPE)
+        segment = run.scores[start:stop].astype(SCORE_DTYPE)
         ranks.append(probe_ranks(segment, segment[hits], listed[hits], lambda listed=listed: listed))
         rows.append(np.full(hits.size, row))
-        hit_grades.append(found[hits])
+        hit_grades.append(grades[where[hits]])
     depth = int(lengths.max()) if lengths.size else 0
     if ranks:
         grades = _scatter(

@@ -65,14 +65,27 @@ class Columns:
     lines: np.ndarray
 
 
+# _KEEP_LOW_BYTES[k] keeps the first k bytes of a little-endian uint64.
+_KEEP_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 def _field_bytes(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The bytes padded[starts[i]:ends[i]] of each row as one fixed-width 'S' array. `padded` has at least
-    the widest field's length of zeros after the data, so every window below stays inside it."""
+    """The bytes padded[starts[i]:ends[i]] of each row as one fixed-width 'S' array (width a multiple of 8).
+
+    Gathers 8 bytes at a time through an unaligned uint64 view of the buffer, then clears the bytes past
+    each field's end; `padded` has 8 zero bytes more than the widest field after the data."""
     lengths = ends - starts
-    width = max(int(lengths.max()) if lengths.size else 1, 1)
-    windows = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
-    windows[np.arange(width) >= lengths[:, None]] = 0
-    return windows.view(f"S{width}").ravel()
+    words = max(-(-int(lengths.max()) // 8) if lengths.size else 1, 1)
+    unaligned = np.ndarray((padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    out = np.empty((starts.size, words), dtype="<u8")
+    for j in range(words):
+        column = unaligned[starts + 8 * j]
+        left = lengths - 8 * j
+        if left.min() < 8:  # some field ends inside this word: keep only its own (little-endian: low) bytes
+            np.clip(left, 0, 8, out=left)
+            column &= _KEEP_LOW_BYTES[left]
+        out[:, j] = column
+    return out.view(f"S{8 * words}").ravel()
 
 
 def split_columns(
@@ -125,7 +138,7 @@ def split_columns(
             first = (np.cumsum(used) - used)[:, None] + np.arange(count)
             field_starts, field_ends = starts[first], ends[first]
         widest = max(int((field_ends[:, k] - field_starts[:, k]).max()) if nonblank else 1 for k in wanted)
-        padded = np.concatenate((chunk, np.zeros(widest, dtype=np.uint8)))
+        padded = np.concatenate((chunk, np.zeros(widest + 16, dtype=np.uint8)))
         for k in wanted:
             parts[k].append(_field_bytes(padded, field_starts[:, k], field_ends[:, k]))
         line_parts.append(np.flatnonzero(per_line) + base_line + 1)
@@ -150,9 +163,49 @@ def _decode(raw: bytes, path: str, line: int, what: str) -> str:
         raise InputError(path, line, f"{what} {raw!r} is not UTF-8 text") from None
 
 
+def _fast_floats(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Parse plain decimals ([+-]digits[.digits], at most 15 significant digits) column by column.
+
+    Returns (values, ok): rows not of that form have ok False and are left to a full parser. The result is
+    exactly what strtod gives, because mantissa and 10^k (k <= 22) are exact doubles and one IEEE division
+    rounds correctly (Clinger's fast path)."""
+    width = texts.dtype.itemsize
+    matrix = texts.view(np.uint8).reshape(-1, width)
+    n = matrix.shape[0]
+    mantissa = np.zeros(n, dtype=np.int64)
+    digits = np.zeros(n, dtype=np.int64)
+    fraction = np.zeros(n, dtype=np.int64)
+    dots = np.zeros(n, dtype=np.int64)
+    ok = np.ones(n, dtype=bool)
+    negative = matrix[:, 0] == 45
+    signed = negative | (matrix[:, 0] == 43)
+    for j in range(width):
+        column = matrix[:, j]
+        if not column.any():  # past the longest text
+            break
+        is_digit = (column >= 48) & (column <= 57)
+        is_dot = column == 46
+        if j == 0:
+            ok &= is_digit | is_dot | signed | (column == 0)
+        else:
+            ok &= is_digit | is_dot | (column == 0)
+        mantissa = np.where(is_digit, mantissa * 10 + (column.astype(np.int64) - 48), mantissa)
+        digits += is_digit
+        fraction += is_digit & (dots > 0)
+        dots += is_dot
+    ok &= (digits > 0) & (digits <= 15) & (dots <= 1) & (fraction <= 22)
+    values = mantissa.astype(np.float64) / np.power(10.0, np.minimum(fraction, 22))
+    return np.where(negative, -values, values), ok
+
+
 def _numbers(texts: np.ndarray, lines: np.ndarray, path: str, dtype, what: str, kind: str) -> np.ndarray:
     try:
-        values = texts.astype(dtype)
+        if dtype is np.float64 and texts.size:
+            values, ok = _fast_floats(texts)
+            if not ok.all():
+                values[~ok] = texts[~ok].astype(np.float64)
+        else:
+            values = texts.astype(dtype)
     except (ValueError, OverflowError):
         convert = int if dtype is np.int64 else float
         for raw, line in zip(texts.tolist(), lines.tolist(), strict=True):
@@ -178,32 +231,97 @@ def _segments(topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return heads, lengths
 
 
-def read_qrels(path: str | Path) -> Qrels:
-    """Read a TREC qrels file into {topic: {docid: grade}}; raises InputError naming file and line."""
+def _group_by_topic(topic_texts: np.ndarray, lines: np.ndarray, path: str, *arrays: np.ndarray):
+    """Group rows by topic (topics in order of first appearance, rows of a topic in file order).
+    Returns (topics, bounds, lines, *arrays), bounds[i]:bounds[i+1] being topic i's rows."""
+    heads, lengths = _segments(topic_texts)
+    labels = [_decode(topic_texts[h], path, int(lines[h]), "topic") for h in heads.tolist()]
+    order: dict[str, int] = {}
+    codes = np.array([order.setdefault(label, len(order)) for label in labels], dtype=np.int64)
+    if len(order) < len(labels):
+        # A topic's lines are split over the file (trec_eval allows it): group them, keeping file order.
+        permutation = np.argsort(np.repeat(codes, lengths), kind="stable")
+        lines = lines[permutation]
+        arrays = tuple(a[permutation] for a in arrays)
+        lengths = np.bincount(codes, weights=lengths, minlength=len(order)).astype(np.int64)
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return (list(order), bounds, lines, *arrays)
+
+
+def _doc_hashes(docs: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (topic, doc) per row, from the doc bytes read as uint64 words (docs are 'S' of a
+    width that is a multiple of 8, as split_columns makes them)."""
+    width = docs.dtype.itemsize
+    words = np.ascontiguousarray(docs).view("<u8").reshape(docs.size, width // 8)
+    topic = np.repeat(np.arange(bounds.size - 1, dtype=np.uint64), np.diff(bounds))
+    h = (topic + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(words.shape[1]):
+        h = (h ^ words[:, j]) * np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+    return h
+
+
+def _maybe_duplicates(docs: np.ndarray, bounds: np.ndarray) -> bool:
+    """False when no topic lists a document twice; True means "look closer" (equal hashes)."""
+    if docs.dtype.itemsize % 8:
+        return True
+    hashes = np.sort(_doc_hashes(docs, bounds))
+    return bool((hashes[1:] == hashes[:-1]).any())
+
+
+@dataclass
+class QrelsColumns:
+    """Qrels grouped by topic: topics[i] owns docs[bounds[i]:bounds[i+1]] (numpy 'S', UTF-8 bytes, sorted
+    within the topic), the same slice of grades (int64) and of lines (1-based line numbers). A document
+    judged twice with the same grade appears once."""
+
+    topics: list[str]
+    bounds: np.ndarray
+    docs: np.ndarray
+    grades: np.ndarray
+    lines: np.ndarray
+
+
+def read_qrels_columns(path: str | Path) -> QrelsColumns:
+    """Read a TREC qrels file as columns; raises InputError naming file and line."""
     name = str(path)
     columns = split_columns(_read_bytes(path), name, 4, (0, 2, 3), QRELS_FIELDS)
     grades = _numbers(columns.fields[3], columns.lines, name, np.int64, "grade", "an integer")
+    topics, bounds, lines, docs, grades = _group_by_topic(columns.fields[0], columns.lines, name, columns.fields[2], grades)
+    pieces = []
+    for i, topic in enumerate(topics):
+        start, stop = int(bounds[i]), int(bounds[i + 1])
+        order = np.argsort(docs[start:stop], kind="stable") + start
+        ordered = docs[order]
+        same = np.flatnonzero(ordered[1:] == ordered[:-1])
+        if same.size:
+            for k in same.tolist():
+                first, again = order[k], order[k + 1]
+                if grades[first] != grades[again]:
+                    doc = docs[again].decode("utf-8", "replace")
+                    raise InputError(
+                        name, int(lines[again]),
+                        f"document {doc!r} of topic {topic!r} is judged twice ({grades[first]} and {grades[again]})",
+                    )
+            order = np.delete(order, same + 1)
+        pieces.append(order)
+    if pieces:
+        permutation = np.concatenate(pieces)
+        sizes = np.array([p.size for p in pieces], dtype=np.int64)
+        bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        docs, grades, lines = docs[permutation], grades[permutation], lines[permutation]
+    return QrelsColumns(topics, bounds, docs, grades, lines)
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """Read a TREC qrels file into {topic: {docid: grade}}; raises InputError naming file and line."""
+    name = str(path)
+    columns = read_qrels_columns(path)
     qrels: Qrels = {}
-    topic_texts = columns.fields[0]
-    doc_texts = columns.fields[2]
-    heads, lengths = _segments(topic_texts)
-    grade_list = grades.tolist()
-    for head, length in zip(heads.tolist(), lengths.tolist(), strict=True):
-        topic = _decode(topic_texts[head], name, int(columns.lines[head]), "topic")
-        docs = _texts(doc_texts[head : head + length], columns.lines[head : head + length], name, "docid")
-        segment_grades = grade_list[head : head + length]
-        if topic not in qrels:
-            judged = dict(zip(docs, segment_grades, strict=True))
-            if len(judged) == length:
-                qrels[topic] = judged
-                continue
-        # A document judged twice (or a topic split over the file): check every line.
-        judged = qrels.setdefault(topic, {})
-        for offset, (doc, grade) in enumerate(zip(docs, segment_grades, strict=True)):
-            before = judged.setdefault(doc, grade)
-            if before != grade:
-                line = int(columns.lines[head + offset])
-                raise InputError(name, line, f"document {doc!r} of topic {topic!r} is judged twice ({before} and {grade})")
+    for i, topic in enumerate(columns.topics):
+        start, stop = int(columns.bounds[i]), int(columns.bounds[i + 1])
+        docs = _texts(columns.docs[start:stop], columns.lines[start:stop], name, "docid")
+        qrels[topic] = dict(zip(docs, columns.grades[start:stop].tolist(), strict=True))
     return qrels
 
 
@@ -234,28 +352,18 @@ def read_run_columns(path: str | Path) -> RunColumns:
     columns = split_columns(_read_bytes(path), name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
     lines = columns.lines
     scores = _numbers(columns.fields[4], lines, name, np.float64, "score", "a number")
-    topic_texts, docs = columns.fields[0], columns.fields[2]
-    heads, lengths = _segments(topic_texts)
-    labels = [_decode(topic_texts[h], name, int(lines[h]), "topic") for h in heads.tolist()]
-    order: dict[str, int] = {}
-    codes = np.array([order.setdefault(label, len(order)) for label in labels], dtype=np.int64)
-    if len(order) < len(labels):
-        # A topic's lines are split over the file (trec_eval allows it): group them, keeping file order.
-        permutation = np.argsort(np.repeat(codes, lengths), kind="stable")
-        docs, scores, lines = docs[permutation], scores[permutation], lines[permutation]
-        lengths = np.bincount(codes, weights=lengths, minlength=len(order)).astype(np.int64)
-    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    for i in range(len(order)):
-        segment = docs[bounds[i] : bounds[i + 1]].tolist()
-        if len(set(segment)) != len(segment):
+    topics, bounds, lines, docs, scores = _group_by_topic(columns.fields[0], lines, name, columns.fields[2], scores)
+    if _maybe_duplicates(docs, bounds):
+        for i, topic in enumerate(topics):
+            segment = docs[bounds[i] : bounds[i + 1]].tolist()
             seen: set[bytes] = set()
             for offset, doc in enumerate(segment):
                 if doc in seen:
                     line = int(lines[bounds[i] + offset])
                     shown = doc.decode("utf-8", "replace")
-                    raise InputError(name, line, f"document {shown!r} is listed twice for topic {list(order)[i]!r}")
+                    raise InputError(name, line, f"document {shown!r} is listed twice for topic {topic!r}")
                 seen.add(doc)
-    return RunColumns(list(order), bounds, docs, scores, lines)
+    return RunColumns(topics, bounds, docs, scores, lines)
 
 
 def read_run(path: str | Path) -> Run:

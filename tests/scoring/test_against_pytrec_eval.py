@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import metrics
+from scoring.trec_io import QrelsColumns, RunColumns
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = {"ndcg", "ndcg_cut." + ",".join(str(k) for k in CUTOFFS)}
@@ -55,15 +56,30 @@ def test_ndcg_from_dicts_agrees_with_pytrec_eval(qrels, run):
     compare(metrics.rank_run(qrels, run), reference(qrels, run))
 
 
+def as_columns(qrels, run):
+    """The dicts as the column form trec_io's readers give (qrels docs sorted within a topic)."""
+    judged = {topic: sorted((doc.encode(), grade) for doc, grade in docs.items()) for topic, docs in qrels.items()}
+    qrels_columns = QrelsColumns(
+        list(judged),
+        np.cumsum([0] + [len(pairs) for pairs in judged.values()]),
+        np.array([doc for pairs in judged.values() for doc, _ in pairs] or [b""], dtype="S")[: sum(map(len, judged.values()))],
+        np.array([grade for pairs in judged.values() for _, grade in pairs], dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+    )
+    run_columns = RunColumns(
+        list(run),
+        np.cumsum([0] + [len(docs) for docs in run.values()]),
+        np.array([doc.encode() for docs in run.values() for doc in docs] or [b""], dtype="S")[: sum(map(len, run.values()))],
+        np.array([score for docs in run.values() for score in docs.values()], dtype=np.float64),
+        np.zeros(0, dtype=np.int64),
+    )
+    return qrels_columns, run_columns
+
+
 @settings(max_examples=100, deadline=None)
 @given(qrels=qrels_strategy, run=run_strategy)
 def test_ndcg_from_columns_agrees_with_pytrec_eval(qrels, run):
-    topics = list(run)
-    docs = [doc.encode() for topic in topics for doc in run[topic]]
-    bounds = np.cumsum([0] + [len(run[topic]) for topic in topics])
-    column_scores = np.array([s for topic in topics for s in run[topic].values()], dtype=np.float64)
-    ranked = metrics.rank_columns(qrels, topics, bounds, np.array(docs, dtype="S"), column_scores)
-    compare(ranked, reference(qrels, run))
+    compare(metrics.rank_columns(*as_columns(qrels, run)), reference(qrels, run))
 
 
 @settings(max_examples=100, deadline=None)
