@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="studies:study_list", permanent=False)),
@@ -11,4 +12,8 @@ urlpatterns = [
     path("studies/", include("studies.urls")),
     path("assess/", include("studies.assessment_urls")),
     path("p/", include("studies.participant_urls")),
+    path("api/", include("studies.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
 ]

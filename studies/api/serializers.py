@@ -1,0 +1,257 @@
+"""Output serializers (what the API shows) and input serializers (what a write with side effects accepts).
+
+Serializers only shape data: writes that touch several models are services (studies/services.py,
+studies/assessment.py, studies/participation.py), called by the views.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from ..models import (
+    DEFAULT_GRADE_LABELS,
+    Assignment,
+    Collection,
+    Event,
+    GradeLevel,
+    Judgment,
+    JudgmentChange,
+    Participant,
+    Query,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Scenario,
+    SearchSession,
+    ShownResult,
+    Study,
+    System,
+)
+from ..participation import MAX_BATCH
+
+# --- studies and their design ---------------------------------------------------------------------------
+
+
+class GradeLevelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GradeLevel
+        fields = ["value", "label"]
+
+
+class StudySerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    grade_levels = GradeLevelSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Study
+        fields = [
+            "id", "name", "slug", "description", "owner", "collection", "consent_text", "consent_version",
+            "questionnaire", "post_task_questionnaire", "time_limit_minutes", "design_locked_at", "created_at",
+            "grade_levels",
+        ]
+        read_only_fields = ["slug", "collection", "design_locked_at", "created_at"]
+
+
+class StudyCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    grade_labels = serializers.ListField(
+        child=serializers.CharField(max_length=80), required=False, default=list(DEFAULT_GRADE_LABELS),
+        help_text="Labels of grades 0, 1, 2, ... (2 to 10 of them).",
+    )
+    consent_text = serializers.CharField(required=False, allow_blank=True, default="")
+    consent_version = serializers.CharField(required=False, max_length=40, default="1")
+    collection = serializers.PrimaryKeyRelatedField(queryset=Collection.objects.all(), required=False,
+                                                    allow_null=True, default=None)
+    time_limit_minutes = serializers.IntegerField(required=False, allow_null=True, min_value=1, default=None)
+
+
+class ScenarioSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Scenario
+        fields = ["id", "code", "title", "text", "topic_id"]
+
+
+class SystemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = System
+        fields = ["id", "code", "name", "backend", "config"]
+
+
+# --- participants ---------------------------------------------------------------------------------------
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    scenario = serializers.CharField(source="scenario.code", read_only=True)
+    system = serializers.CharField(source="system.code", read_only=True)
+    session = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "position", "scenario", "scenario_id", "system", "system_id", "retake_of", "retake_reason",
+                  "session"]
+
+    def get_session(self, assignment) -> int | None:
+        session = getattr(assignment, "session", None)
+        return session.pk if session is not None else None
+
+
+class ParticipantSerializer(serializers.ModelSerializer):
+    assignments = AssignmentSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Participant
+        fields = ["id", "code", "access_token", "enrolment_index", "consent_version", "consented_at", "declined_at",
+                  "withdrawn_at", "created_at", "questionnaire_answers", "assignments"]
+
+
+class EnrolSerializer(serializers.Serializer):
+    count = serializers.IntegerField(min_value=1, max_value=1000)
+
+
+# --- what participants did ------------------------------------------------------------------------------
+
+
+class ShownResultSerializer(serializers.ModelSerializer):
+    doc = serializers.CharField(source="document.external_id", read_only=True)
+
+    class Meta:
+        model = ShownResult
+        fields = ["rank", "page", "doc", "title", "snippet", "shown_at"]
+
+
+class QuerySerializer(serializers.ModelSerializer):
+    shown_results = ShownResultSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Query
+        fields = ["id", "session", "position", "text", "issued_at", "scan_mark_rank", "system_message",
+                  "shown_results"]
+
+
+class JudgmentChangeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = JudgmentChange
+        fields = ["grade", "changed_at"]
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    doc = serializers.CharField(source="document.external_id", read_only=True)
+    participant = serializers.CharField(source="session.assignment.participant.code", read_only=True)
+    history = JudgmentChangeSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Judgment
+        fields = ["id", "session", "participant", "doc", "grade", "created_at", "updated_at", "history"]
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    """A session with its design: whose it is, which scenario on which system, at which position."""
+
+    participant = serializers.CharField(source="assignment.participant.code", read_only=True)
+    scenario = serializers.CharField(source="assignment.scenario.code", read_only=True)
+    system = serializers.CharField(source="assignment.system.code", read_only=True)
+    position = serializers.IntegerField(source="assignment.position", read_only=True)
+    query_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = SearchSession
+        fields = ["id", "participant", "scenario", "system", "position", "started_at", "ended_at", "end_reason",
+                  "post_task_answers", "query_count"]
+
+
+class SessionDetailSerializer(SessionSerializer):
+    queries = QuerySerializer(many=True, read_only=True)
+    judgments = JudgmentSerializer(many=True, read_only=True)
+
+    class Meta(SessionSerializer.Meta):
+        fields = SessionSerializer.Meta.fields + ["queries", "judgments"]
+
+
+class EventSerializer(serializers.ModelSerializer):
+    participant = serializers.CharField(source="participant.code", read_only=True)
+
+    class Meta:
+        model = Event
+        fields = ["id", "participant", "session", "type", "client_event_id", "sequence", "client_time",
+                  "server_time", "payload"]
+
+
+# --- reference judgments --------------------------------------------------------------------------------
+
+
+class ReferenceVersionSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    judgment_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = ReferenceVersion
+        fields = ["id", "number", "note", "created_by", "created_at", "judgment_count"]
+
+
+class ReferenceJudgmentSerializer(serializers.ModelSerializer):
+    doc = serializers.CharField(source="document.external_id", read_only=True)
+
+    class Meta:
+        model = ReferenceJudgment
+        fields = ["id", "topic_id", "doc", "grade", "source"]
+
+
+class QrelsImportSerializer(serializers.Serializer):
+    file = serializers.FileField(required=False, help_text="A TREC qrels file (topic iteration docid grade).")
+    text = serializers.CharField(required=False, trim_whitespace=False, help_text="The qrels as text, instead of a file.")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=300, default="")
+
+    def validate(self, attrs):
+        if ("file" in attrs) == ("text" in attrs):
+            raise serializers.ValidationError("send the qrels either as `file` or as `text`")
+        return attrs
+
+
+# --- the participant's log ingestion --------------------------------------------------------------------
+
+
+class ParticipantMeSerializer(serializers.ModelSerializer):
+    study = serializers.CharField(source="study.slug", read_only=True)
+    assignments = AssignmentSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Participant
+        fields = ["code", "study", "consented_at", "withdrawn_at", "assignments"]
+
+
+class ClientEventSerializer(serializers.Serializer):
+    """One client event, as the built-in interface sends it (docs/api.md lists the types and their data)."""
+
+    id = serializers.CharField(help_text="The client's event id: 1..64 letters, digits or _.:- (unique per participant).")
+    type = serializers.CharField(help_text="query, results_page, document_open, document_close, judgment, scan_mark, "
+                                           "session_end, or any other lower-case name (logged as it came).")
+    session = serializers.IntegerField(required=False, allow_null=True)
+    seq = serializers.IntegerField(required=False, allow_null=True)
+    time = serializers.CharField(required=False, allow_null=True, help_text="ISO 8601, or milliseconds since the epoch.")
+    data = serializers.DictField(required=False)
+
+
+class EventBatchSerializer(serializers.Serializer):
+    events = serializers.ListField(child=serializers.DictField(), max_length=MAX_BATCH, allow_empty=False)
+
+
+class EventBatchDocSerializer(serializers.Serializer):
+    """The documented shape of a batch (the view validates events one by one, as events_ingest does)."""
+
+    events = ClientEventSerializer(many=True)
+
+
+class AckSerializer(serializers.Serializer):
+    id = serializers.CharField(allow_null=True)
+    ok = serializers.BooleanField()
+    refused = serializers.CharField(required=False)
+    error = serializers.CharField(required=False)
+
+
+class AckBatchSerializer(serializers.Serializer):
+    acks = AckSerializer(many=True)
+
+
+class SessionStartSerializer(serializers.Serializer):
+    assignment = serializers.IntegerField(help_text="Position of the assignment in the participant's order.")
+    client_event_id = serializers.CharField(max_length=64)

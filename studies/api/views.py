@@ -1,0 +1,528 @@
+"""API views: generic views for plain reads and CRUD, explicit views (input serializer -> service -> output
+serializer) where a write has side effects. Every researcher view is scoped to one study the caller may see
+(`visible_study`, 404 otherwise); list querysets load their relations in a fixed number of queries."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Prefetch
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import generics, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from scoring.errors import InputError
+
+from .. import participation, services
+from ..assessment import reference_version_import_qrels, reference_version_qrels
+from ..models import (
+    Assignment,
+    Event,
+    Judgment,
+    Participant,
+    Query,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Scenario,
+    SearchSession,
+    ShownResult,
+    System,
+)
+from ..selectors import studies_visible_to
+from . import serializers as s
+from .permissions import IsParticipant, IsResearcher, ParticipantTokenAuthentication, visible_study
+
+
+class ApiPagination(PageNumberPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
+def _param(name: str, type_=str, description: str = "") -> OpenApiParameter:
+    kind = {str: OpenApiTypes.STR, int: OpenApiTypes.INT, bool: OpenApiTypes.BOOL}[type_]
+    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, required=False, description=description)
+
+
+class FilterMixin:
+    """Filtering by query parameters: `filters` maps a parameter to (ORM lookup, type). A value that does not
+    convert is a 400 naming the parameter. A lookup starting with "!" is negated: ("!consented_at__isnull",
+    bool) makes consented=true mean consented_at IS NOT NULL."""
+
+    filters: dict[str, tuple[str, type]] = {}
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        for name, (lookup, type_) in self.filters.items():
+            raw = self.request.query_params.get(name)
+            if raw is None or raw == "":
+                continue
+            if type_ is bool:
+                if raw.lower() not in {"true", "false", "1", "0"}:
+                    raise ValidationError({name: "expected true or false"})
+                value = raw.lower() in {"true", "1"}
+            elif type_ is int:
+                try:
+                    value = int(raw)
+                except ValueError:
+                    raise ValidationError({name: "expected an integer"}) from None
+            else:
+                value = raw
+            if lookup.startswith("!"):
+                lookup, value = lookup[1:], not value
+            queryset = queryset.filter(**{lookup: value})
+        return queryset
+
+
+def filter_parameters(filters: dict[str, tuple[str, type]]) -> list[OpenApiParameter]:
+    return [_param(name, type_, f"filter: {lookup.lstrip('!').replace('__', ' ')}")
+            for name, (lookup, type_) in filters.items()]
+
+
+class StudyScoped(FilterMixin):
+    """A view under /api/studies/<study_pk>/: the study is fetched once, visible or 404."""
+
+    permission_classes = [IsResearcher]
+    pagination_class = ApiPagination
+
+    @property
+    def study(self):
+        if not hasattr(self, "_study"):
+            self._study = visible_study(self.request, self.kwargs["study_pk"])
+        return self._study
+
+
+def _conflict(message: str) -> Response:
+    return Response({"detail": message}, status=status.HTTP_409_CONFLICT)
+
+
+# --- studies --------------------------------------------------------------------------------------------
+
+STUDY_FILTERS = {"slug": ("slug", str), "name": ("name__icontains", str), "owner": ("owner__username", str)}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(STUDY_FILTERS)))
+class StudyList(FilterMixin, generics.ListAPIView):
+    """The studies the caller owns or researches on. POST creates one (with its grade scale), owned by the caller."""
+
+    serializer_class = s.StudySerializer
+    permission_classes = [IsResearcher]
+    pagination_class = ApiPagination
+    filters = STUDY_FILTERS
+
+    def get_queryset(self):
+        return studies_visible_to(self.request.user).select_related("owner").prefetch_related("grade_levels")
+
+    @extend_schema(request=s.StudyCreateSerializer, responses={201: s.StudySerializer})
+    def post(self, request):
+        data = s.StudyCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            study = services.study_create(owner=request.user, **data.validated_data)
+        except ValueError as error:
+            raise ValidationError({"grade_labels": str(error)}) from None
+        return Response(s.StudySerializer(study).data, status=status.HTTP_201_CREATED)
+
+
+class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
+    serializer_class = s.StudySerializer
+    permission_classes = [IsResearcher]
+    lookup_url_kwarg = "study_pk"
+
+    def get_queryset(self):
+        return studies_visible_to(self.request.user).select_related("owner").prefetch_related("grade_levels")
+
+    def perform_destroy(self, instance):
+        if instance.owner_id != self.request.user.pk:
+            raise ValidationError({"detail": "only the study's owner may delete it"})
+        instance.delete()
+
+
+# --- scenarios and systems: plain CRUD, closed once participants are enrolled --------------------------
+
+
+class DesignList(StudyScoped, generics.ListCreateAPIView):
+    model = None
+
+    def get_queryset(self):
+        return self.model.objects.filter(study=self.study).order_by("id")
+
+    def create(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        add = services.scenario_add if self.model is Scenario else services.system_add
+        try:
+            with transaction.atomic():
+                row = add(study=self.study, **serializer.validated_data)
+        except services.DesignLockedError as error:
+            return _conflict(str(error))
+        except IntegrityError:
+            return _conflict("the code (or topic id) is already used in this study")
+        return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
+
+
+class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
+    model = None
+    lookup_url_kwarg = "pk"
+
+    def get_queryset(self):
+        return self.model.objects.filter(study=self.study)
+
+    def _locked(self) -> bool:
+        return type(self.study).objects.filter(pk=self.study.pk, design_locked_at__isnull=False).exists()
+
+    def update(self, request, *args, **kwargs):
+        if self._locked():
+            return _conflict(f"study {self.study.slug!r} already has participants; its design is fixed")
+        try:
+            with transaction.atomic():
+                return super().update(request, *args, **kwargs)
+        except IntegrityError:
+            return _conflict("the code (or topic id) is already used in this study")
+
+    def destroy(self, request, *args, **kwargs):
+        if self._locked():
+            return _conflict(f"study {self.study.slug!r} already has participants; its design is fixed")
+        return super().destroy(request, *args, **kwargs)
+
+
+SCENARIO_FILTERS = {"code": ("code", str), "topic_id": ("topic_id", str)}
+SYSTEM_FILTERS = {"code": ("code", str), "backend": ("backend", str)}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(SCENARIO_FILTERS)))
+class ScenarioList(DesignList):
+    """The study's scenarios (each linked to a qrels topic). Adding one is refused (409) once participants exist."""
+
+    model, serializer_class, filters = Scenario, s.ScenarioSerializer, SCENARIO_FILTERS
+
+
+class ScenarioDetail(DesignDetail):
+    model, serializer_class = Scenario, s.ScenarioSerializer
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(SYSTEM_FILTERS)))
+class SystemList(DesignList):
+    """The study's systems. Adding one is refused (409) once participants exist."""
+
+    model, serializer_class, filters = System, s.SystemSerializer, SYSTEM_FILTERS
+
+
+class SystemDetail(DesignDetail):
+    model, serializer_class = System, s.SystemSerializer
+
+
+class GradeLevelList(StudyScoped, generics.ListAPIView):
+    """The study's relevance scale (fixed at creation)."""
+
+    serializer_class = s.GradeLevelSerializer
+
+    def get_queryset(self):
+        return self.study.grade_levels.order_by("value")
+
+
+# --- participants ---------------------------------------------------------------------------------------
+
+PARTICIPANT_FILTERS = {
+    "code": ("code", str),
+    "consented": ("!consented_at__isnull", bool),
+    "withdrawn": ("!withdrawn_at__isnull", bool),
+}
+
+
+def _participants(study):
+    assignments = Assignment.objects.select_related("scenario", "system", "session").order_by("position")
+    return study.participants.order_by("enrolment_index").prefetch_related(Prefetch("assignments", queryset=assignments))
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(PARTICIPANT_FILTERS)))
+class ParticipantList(StudyScoped, generics.ListAPIView):
+    """Participants with their assignments (scenario, system, position, session). Enrol with POST .../enrol/."""
+
+    serializer_class = s.ParticipantSerializer
+    filters = PARTICIPANT_FILTERS
+
+    def get_queryset(self):
+        return _participants(self.study)
+
+
+class ParticipantDetail(StudyScoped, generics.RetrieveAPIView):
+    serializer_class = s.ParticipantSerializer
+
+    def get_queryset(self):
+        return _participants(self.study)
+
+
+class ParticipantEnrol(StudyScoped, APIView):
+    """Enrol `count` participants: each gets the next rows of the study's balanced (Latin square) plan."""
+
+    @extend_schema(request=s.EnrolSerializer, responses={201: s.ParticipantSerializer(many=True)})
+    def post(self, request, study_pk):
+        data = s.EnrolSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            enrolled = services.participants_enrol(study=self.study, count=data.validated_data["count"])
+        except ValueError as error:
+            return _conflict(str(error))
+        participants = _participants(self.study).filter(pk__in=[p.pk for p in enrolled])
+        return Response(s.ParticipantSerializer(participants, many=True).data, status=status.HTTP_201_CREATED)
+
+
+class ParticipantWithdraw(StudyScoped, APIView):
+    """Withdraw a participant on their behalf: their data is deleted, an audit entry records that it happened."""
+
+    @extend_schema(request=None, responses={200: s.ParticipantSerializer})
+    def post(self, request, study_pk, pk):
+        participant = get_object_or_404(Participant, study=self.study, pk=pk)
+        participation.participant_withdraw(participant=participant)
+        return Response(s.ParticipantSerializer(_participants(self.study).get(pk=pk)).data)
+
+
+# --- sessions, queries, judgments, events (read-only: participants write them) --------------------------
+
+SESSION_FILTERS = {
+    "participant": ("assignment__participant__code", str),
+    "scenario": ("assignment__scenario__code", str),
+    "system": ("assignment__system__code", str),
+    "position": ("assignment__position", int),
+    "end_reason": ("end_reason", str),
+    "open": ("ended_at__isnull", bool),
+}
+
+
+def _sessions(study):
+    return (
+        SearchSession.objects.filter(assignment__participant__study=study)
+        .select_related("assignment__participant", "assignment__scenario", "assignment__system")
+        .annotate(query_count=Count("queries", distinct=True))
+        .order_by("id")
+    )
+
+
+def _shown():
+    return Prefetch("shown_results", queryset=ShownResult.objects.select_related("document").order_by("rank"))
+
+
+def _history_judgments():
+    return Judgment.objects.select_related("document", "session__assignment__participant").prefetch_related(
+        "history").order_by("id")
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(SESSION_FILTERS)))
+class SessionList(StudyScoped, generics.ListAPIView):
+    """Search sessions with their design; `open=true` lists the sessions not ended yet."""
+
+    serializer_class = s.SessionSerializer
+    filters = SESSION_FILTERS
+
+    def get_queryset(self):
+        return _sessions(self.study)
+
+
+class SessionDetail(StudyScoped, generics.RetrieveAPIView):
+    """One session with its queries (and the results shown for each) and its judgments (with their history)."""
+
+    serializer_class = s.SessionDetailSerializer
+
+    def get_queryset(self):
+        queries = Query.objects.order_by("position").prefetch_related(_shown())
+        return _sessions(self.study).prefetch_related(
+            Prefetch("queries", queryset=queries), Prefetch("judgments", queryset=_history_judgments()))
+
+
+QUERY_FILTERS = {
+    "session": ("session_id", int),
+    "participant": ("session__assignment__participant__code", str),
+    "scenario": ("session__assignment__scenario__code", str),
+    "system": ("session__assignment__system__code", str),
+    "position": ("position", int),
+    "text": ("text__icontains", str),
+}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(QUERY_FILTERS)))
+class QueryList(StudyScoped, generics.ListAPIView):
+    """Queries with the results shown for them."""
+
+    serializer_class = s.QuerySerializer
+    filters = QUERY_FILTERS
+
+    def get_queryset(self):
+        return (Query.objects.filter(session__assignment__participant__study=self.study)
+                .prefetch_related(_shown()).order_by("session_id", "position"))
+
+
+JUDGMENT_FILTERS = {
+    "session": ("session_id", int),
+    "participant": ("session__assignment__participant__code", str),
+    "scenario": ("session__assignment__scenario__code", str),
+    "system": ("session__assignment__system__code", str),
+    "doc": ("document__external_id", str),
+    "grade": ("grade", int),
+}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(JUDGMENT_FILTERS)))
+class JudgmentList(StudyScoped, generics.ListAPIView):
+    """Participants' current judgments, each with every change."""
+
+    serializer_class = s.JudgmentSerializer
+    filters = JUDGMENT_FILTERS
+
+    def get_queryset(self):
+        return _history_judgments().filter(session__assignment__participant__study=self.study)
+
+
+EVENT_FILTERS = {
+    "participant": ("participant__code", str),
+    "session": ("session_id", int),
+    "type": ("type", str),
+}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(EVENT_FILTERS)))
+class EventList(StudyScoped, generics.ListAPIView):
+    """The raw, append-only event log: every action as the client reported it, with the server's answer."""
+
+    serializer_class = s.EventSerializer
+    filters = EVENT_FILTERS
+
+    def get_queryset(self):
+        return Event.objects.filter(participant__study=self.study).select_related("participant").order_by("id")
+
+
+# --- reference versions ---------------------------------------------------------------------------------
+
+
+class ReferenceVersionList(StudyScoped, generics.ListAPIView):
+    """The study's reference judgment versions (numbered from 1). Import qrels as a new version with POST
+    .../reference-versions/import-qrels/."""
+
+    serializer_class = s.ReferenceVersionSerializer
+
+    def get_queryset(self):
+        return (ReferenceVersion.objects.filter(study=self.study).select_related("created_by")
+                .annotate(judgment_count=Count("judgments")).order_by("number"))
+
+
+class ReferenceVersionDetail(StudyScoped, generics.RetrieveAPIView):
+    serializer_class = s.ReferenceVersionSerializer
+
+    def get_queryset(self):
+        return ReferenceVersionList.get_queryset(self)
+
+
+class ReferenceVersionImportQrels(StudyScoped, APIView):
+    """A new reference version from TREC qrels (multipart `file` or JSON `text`), all or nothing: a bad line,
+    an unknown topic or document, or a grade outside the study's scale is a 400 naming file, line and reason."""
+
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    @extend_schema(request=s.QrelsImportSerializer, responses={201: s.ReferenceVersionSerializer})
+    def post(self, request, study_pk):
+        data = s.QrelsImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if "file" in data.validated_data:
+            upload = data.validated_data["file"]
+            path = upload.name
+            try:
+                text = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValidationError({"file": f"{path}: not UTF-8 text"}) from None
+        else:
+            path, text = "<text>", data.validated_data["text"]
+        try:
+            version = reference_version_import_qrels(study=self.study, lines=text.splitlines(), path=path,
+                                                     created_by=request.user, note=data.validated_data["note"])
+        except InputError as error:
+            return Response({"detail": str(error), "file": error.path, "line": error.line, "reason": error.reason},
+                            status=status.HTTP_400_BAD_REQUEST)
+        version = ReferenceVersionList.get_queryset(self).get(pk=version.pk)
+        return Response(s.ReferenceVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class ReferenceVersionQrels(StudyScoped, APIView):
+    """The version as a TREC qrels file (text/plain)."""
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request, study_pk, pk):
+        version = get_object_or_404(ReferenceVersion, study=self.study, pk=pk)
+        return HttpResponse(reference_version_qrels(version=version), content_type="text/plain; charset=utf-8")
+
+
+REFERENCE_FILTERS = {"topic_id": ("topic_id", str), "doc": ("document__external_id", str), "grade": ("grade", int)}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(REFERENCE_FILTERS)))
+class ReferenceJudgmentList(StudyScoped, generics.ListAPIView):
+    serializer_class = s.ReferenceJudgmentSerializer
+    filters = REFERENCE_FILTERS
+
+    def get_queryset(self):
+        version = get_object_or_404(ReferenceVersion, study=self.study, pk=self.kwargs["version_pk"])
+        return ReferenceJudgment.objects.filter(version=version).select_related("document").order_by(
+            "topic_id", "document__external_id")
+
+
+# --- the participant's own endpoints --------------------------------------------------------------------
+
+
+class ParticipantScoped:
+    authentication_classes = [ParticipantTokenAuthentication]
+    permission_classes = [IsParticipant]
+
+    @property
+    def participant(self) -> Participant:
+        return self.request.auth
+
+
+class ParticipantMe(ParticipantScoped, APIView):
+    """Who the token belongs to: the participant's code, study and assignments (with session ids)."""
+
+    @extend_schema(responses=s.ParticipantMeSerializer)
+    def get(self, request):
+        participant = _participants(self.participant.study).select_related("study").get(pk=self.participant.pk)
+        return Response(s.ParticipantMeSerializer(participant).data)
+
+
+class ParticipantSessionStart(ParticipantScoped, APIView):
+    """Start (or resume) the session of the assignment at `assignment` (its position in the order); the
+    participant must have consented and answered the questionnaire, and works the scenarios in order."""
+
+    @extend_schema(request=s.SessionStartSerializer, responses={201: s.SessionSerializer})
+    def post(self, request):
+        data = s.SessionStartSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assignment = Assignment.objects.filter(participant=self.participant,
+                                               position=data.validated_data["assignment"]).first()
+        if assignment is None:
+            raise ValidationError({"assignment": "no assignment at this position"})
+        try:
+            session = participation.session_start(participant=self.participant, assignment=assignment,
+                                                  client_event_id=data.validated_data["client_event_id"])
+        except participation.Refused as refusal:
+            return _conflict(refusal.message)
+        except ValueError as error:
+            raise ValidationError({"client_event_id": str(error)}) from None
+        return Response(s.SessionSerializer(_sessions(self.participant.study).get(pk=session.pk)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class ParticipantEvents(ParticipantScoped, APIView):
+    """Log a batch of client events (at most 200), each stored once by its client event id: a re-sent batch
+    stores nothing twice and gets the same acknowledgements. Events are those of the built-in interface
+    (studies/participation.py); only the participant's own sessions are accepted."""
+
+    @extend_schema(request=s.EventBatchDocSerializer, responses={200: s.AckBatchSerializer})
+    def post(self, request):
+        data = s.EventBatchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        acks = participation.events_ingest(participant=self.participant, events=data.validated_data["events"])
+        return Response({"acks": acks})
+
