@@ -57,10 +57,18 @@ def best_of(repeats: int, work):
     return min(times)
 
 
-def main(sessions: int = 100_000, loop_sessions: int | None = None) -> None:
-    """Print the figures. The per-session loop runs over every session (about a minute for 100,000), or
-    only over the first loop_sessions and is then scaled up, which flatters it: per session it is faster
-    on a small heap (the garbage collector has less to walk)."""
+def main(argv: list[str] | None = None) -> None:
+    """Print the figures; argv as on the command line (bench/scoring.py passes []).
+
+    The per-session loop runs over every session (about a minute for 100,000) unless --loop-sessions N
+    times it on the first N only and scales up, which flatters it: per session it is faster on a small heap
+    (the garbage collector has less to walk)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--loop-sessions", type=int, default=0,
+                        help="time the per-session loop on the first N sessions only and scale (default 0: all)")
+    options = parser.parse_args(argv)
+    sessions, loop_sessions = options.sessions, options.loop_sessions or None
     # bench/ is sys.path[0] when run as a script, and bench/scoring.py would shadow the scoring package.
     sys.path.insert(0, str(ROOT))
     from scoring.session import SessionParams, encode_sessions, score_sessions, session_grid
@@ -108,9 +116,4 @@ def main(sessions: int = 100_000, loop_sessions: int | None = None) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=100_000)
-    parser.add_argument("--loop-sessions", type=int, default=0,
-                        help="time the per-session loop on the first N sessions only and scale (default 0: all)")
-    options = parser.parse_args()
-    main(options.sessions, options.loop_sessions or None)
+    main()

@@ -431,7 +431,7 @@ def _gains(grades: np.ndarray, shown: np.ndarray, params: SessionParams) -> np.n
         gains = np.exp2(grades, dtype=np.float64)
         gains -= 1.0
     else:
-        gains = grade_gains(np.where(shown, grades, 0), params.weights)
+        gains = grade_gains(grades, params.weights)  # cells past the cut hold recall-base grades: checked anyway
     gains *= shown
     return gains
 
