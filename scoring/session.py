@@ -98,7 +98,9 @@ class SessionScores:
 
     - per_query (Q,): each query's sDCG at its cut (DCG_q times its query discount), in the batch's query
       order; `per_query_of(s)` slices one session's vector.
-    - final, ideal_final, normalized_final, last_query, best_query, average (S,).
+    - final, ideal_final, normalized_final, last_query, best_query, average (S,). average is avg-pos over the
+      curve up to the session's own end (its first `lengths[s]` values), so it does not change with the
+      batch's padded width.
     - lengths (S,): the curve positions up to the session's own end (n * X under pad/fixed).
     - curve, ideal, normalized (S, W): the cumulated session curves, held constant after each session's end;
       None when scored with curves=False. normalized is 0 where the ideal is 0.
