@@ -1,0 +1,163 @@
+"""The end-to-end "bot": Playwright drives Debian's chromium through a whole participant, with a network cut on
+the events endpoint in the middle, and the database must hold every event the page generated exactly once."""
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from studies import services
+from studies.models import Collection, Document, Event, Judgment, Query, SearchSession, ShownResult
+from studies.search_systems import collection_index_build
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test are still synchronous.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+WORDS = ("flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell", "pressure",
+         "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def chromium():
+    if not Path(CHROMIUM).exists():
+        message = f"the browser test needs Debian's chromium at {CHROMIUM} (apt-get install chromium)"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def token(settings, tmp_path, django_user_model):
+    """A study of two scenarios on two systems over 40 generated documents, one participant enrolled."""
+    settings.INDEX_ROOT = tmp_path / "indexes"
+    rng = random.Random(3)
+    collection = Collection.objects.create(name="Browser test")
+    documents = []
+    for n in range(1, 41):
+        words = [rng.choice(WORDS) for _ in range(30)]
+        if n <= 25:
+            words.insert(5, "wing")
+        documents.append(Document(collection=collection, external_id=str(n), title=f"Report {n}",
+                                  text=" ".join(words)))
+    Document.objects.bulk_create(documents)
+    for configuration in ("bm25_title_text", "bm25_text"):
+        collection_index_build(collection=collection, configuration=configuration)
+    owner = django_user_model.objects.create_user("alice", password="x", is_staff=True)
+    study = services.study_create(owner=owner, name="Browser study", consent_text="Consent text.",
+                                  collection=collection)
+    services.scenario_add(study=study, code="S1", title="Wings", text="Find reports on wings.", topic_id="1")
+    services.scenario_add(study=study, code="S2", title="Heat", text="Find reports on heat transfer.", topic_id="2")
+    services.system_add(study=study, code="A", name="A", config={"configuration": "bm25_title_text"})
+    services.system_add(study=study, code="B", name="B", config={"configuration": "bm25_text"})
+    (participant,) = services.participants_enrol(study=study, count=1)
+    return participant.access_token
+
+
+def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromium, live_server, token):
+    page = chromium.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server.url}/p/{token}/")
+
+    # Consent, then the Table 1 questionnaire.
+    page.click("#consent-accept")
+    page.wait_for_selector("form#questionnaire")
+    page.fill("input[name=search_engine_years]", "7")
+    page.fill("input[name=domain_years]", "21")
+    page.check("input[name=search_skill][value='3']")
+    page.click("form#questionnaire button")
+
+    # Scenario 1: a query, the second page, a document judged by keyboard, a scan mark.
+    page.click("#start-search")
+    page.wait_for_selector("#search-app")
+    page.fill("#query", "wing")
+    page.press("#query", "Enter")
+    page.wait_for_function("document.querySelectorAll('.result').length === 10")
+    page.click("#next-page")
+    page.wait_for_function("document.getElementById('results-info').textContent.startsWith('Results 11–20')")
+    page.click(".result:nth-child(1) .result-title")
+    page.wait_for_function("document.getElementById('document-text').textContent.includes('wing')")
+    page.keyboard.press("2")
+    page.wait_for_function("document.getElementById('judgment-status').textContent.includes('fairly relevant')")
+    page.keyboard.press("Escape")
+    page.click(".result:nth-child(3) .scan-mark")
+    page.wait_for_selector(".result.marked")
+
+    # The network cut: requests to the events endpoint fail; every other one reaches the server but its answer
+    # is lost, so the page must re-send events the server already stored.
+    attempts = {"n": 0}
+
+    def cut(route):
+        attempts["n"] += 1
+        if attempts["n"] % 2 == 0:
+            route.fetch()
+        route.abort()
+
+    page.route("**/events/", cut)
+    page.fill("#query", "heat transfer")
+    page.press("#query", "Enter")
+    page.click(".result:nth-child(2) .result-title")
+    page.keyboard.press("1")
+    page.keyboard.press("Escape")
+    page.click(".result:nth-child(4) .scan-mark")
+    page.wait_for_timeout(4000)
+    assert page.evaluate("window.sessionlabOutbox.pending()") >= 4
+    assert attempts["n"] >= 2
+    page.unroute("**/events/")
+    page.wait_for_function("window.sessionlabOutbox.pending() === 0", timeout=30_000)
+    page.wait_for_function("document.getElementById('results-info').textContent.startsWith('Results 1–10')")
+    page.click("#stop-satisfied")
+
+    # Post-task questionnaire, then scenario 2, stopped by giving up.
+    page.wait_for_selector("form#post-task")
+    page.check("input[name=search_went_well][value='4']")
+    page.click("form#post-task button")
+    page.click("#start-search")
+    page.wait_for_selector("#search-app")
+    page.fill("#query", "pressure")
+    page.press("#query", "Enter")
+    page.wait_for_selector(".result")
+    page.click(".result:nth-child(1) .result-title")
+    page.wait_for_function("document.getElementById('document-text').textContent.length > 20")
+    page.keyboard.press("3")
+    page.wait_for_function("document.getElementById('judgment-status').textContent.includes('highly relevant')")
+    page.click("#stop-gave-up")
+    page.wait_for_selector("form#post-task")
+    page.check("input[name=search_went_well][value='2']")
+    page.click("form#post-task button")
+
+    # The closing page is held until the outbox is empty.
+    page.wait_for_selector("#saved:not([hidden])")
+    generated = page.evaluate("window.sessionlabOutbox.sequence()")
+
+    events = Event.objects.filter(participant__access_token=token)
+    sequences = sorted(events.values_list("sequence", flat=True))
+    assert sequences == list(range(1, generated + 1)), "every generated event stored exactly once"
+    assert events.count() == generated
+    assert not events.filter(payload__ack__ok=False).exists()
+
+    first, second = SearchSession.objects.filter(assignment__participant__access_token=token).order_by(
+        "assignment__position")
+    assert (first.end_reason, second.end_reason) == ("satisfied", "gave_up")
+    assert first.post_task_answers == {"search_went_well": 4} and second.post_task_answers == {"search_went_well": 2}
+    assert list(first.queries.values_list("text", flat=True)) == ["wing", "heat transfer"]
+    # Marks at ranks 13 and then (during the cut, on the same page of the first query) 14: the deepest is kept.
+    assert list(first.queries.values_list("scan_mark_rank", flat=True)) == [14, None]
+    assert ShownResult.objects.filter(query__session=first, query__position=1).count() == 20
+    assert ShownResult.objects.filter(query__session=first, query__position=2).count() == 10
+    assert Query.objects.filter(session=second).count() == 1
+    assert sorted(Judgment.objects.filter(session=first).values_list("grade", flat=True)) == [1, 2]
+    assert list(Judgment.objects.filter(session=second).values_list("grade", flat=True)) == [3]
+    closes = events.filter(type="document_close")
+    assert closes.count() == 3 and all(e.payload["data"]["dwell_ms"] >= 0 for e in closes)
+    page.close()
