@@ -1,0 +1,639 @@
+"""TREC Session Track logs (the 2012 layout; 2011-2014 differ only in details this reader tolerates).
+
+    sessiontrack2012 > session(num, starttime)
+        > topic(num, product?, goal?, tasktype?) > subject(num)?, desc, narr?
+        > interaction(num, starttime) > query, results > result(rank) > url, clueweb09id, title, snippet
+                                      , clicked? > click(num, starttime, endtime) > rank
+        > currentquery(starttime)? > query
+
+Import (`session_track_import`) builds a new study from a log: one scenario per topic (topic_id = the topic
+num), one system (the track's search engine), one participant per session (code ST<num>) with one assignment,
+and the session with its queries, shown results (documents created in a collection by ClueWeb id, the url in
+Document.extra) and its clicks as document_open/document_close events with the click times. The topic's
+attributes, the session and interaction numbers and the current query are kept in the session's events, so
+`session_track_export` writes the same log back. The log's times are times of day without a date: they are
+placed on `day` (UTC), a time earlier than the one before it moving to the next day.
+
+Its qrels become the study's first reference version. The track grades -2..4 (-2: spam); SessionLab scales are
+0..9, so the study's scale is 0..max grade and negative grades are mapped by `negative_grades`:
+"clip" (default: -2 becomes 0, judged not relevant, which is what trec_eval's gain makes of it anyway),
+"drop" (left out: unjudged, as trec_eval's relevant-document counts treat them) or "refuse" (the import
+fails, naming the first such line).
+
+The reader uses expat directly so every error names the file, the line and the element or attribute.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.parsers import expat
+
+from django.db import transaction
+from django.utils import timezone
+
+from scoring.errors import InputError
+from scoring.trec_io import parse_qrels_lines
+
+from .. import services
+from ..assessment import reference_version_import_qrels
+from ..models import (
+    Assignment,
+    Collection,
+    Document,
+    Event,
+    Participant,
+    Query,
+    ReferenceVersion,
+    Scenario,
+    SearchSession,
+    ShownResult,
+    Study,
+    System,
+)
+from . import ImportFailure
+
+# The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is mapped: see the module docstring).
+TRACK_GRADE_LABELS = ("not relevant", "relevant", "highly relevant", "key", "navigational")
+NEGATIVE_GRADES = ("clip", "drop", "refuse")
+DOC_ID_TAGS = ("clueweb09id", "clueweb12id", "docno")
+DEFAULT_DAY = dt.date(2012, 1, 1)
+EVENT_PREFIX = "st."
+
+
+# --- reading the XML ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict
+    line: int
+    children: list[Node] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts).strip()
+
+    def all(self, tag: str) -> list[Node]:
+        return [child for child in self.children if child.tag == tag]
+
+    def one(self, tag: str, path: str, required: bool = True) -> Node | None:
+        found = self.all(tag)
+        if len(found) > 1:
+            raise ImportFailure(path, found[1].line, tag, f"<{self.tag}> has more than one <{tag}>")
+        if not found and required:
+            raise ImportFailure(path, self.line, tag, f"<{self.tag}> has no <{tag}>")
+        return found[0] if found else None
+
+
+def parse_tree(data: bytes, path: str) -> Node:
+    """The XML as Nodes with the line each element starts on; a syntax error names file and line."""
+    parser = expat.ParserCreate()
+    stack: list[Node] = []
+    root: list[Node] = []
+
+    def start(tag, attrs):
+        node = Node(tag, attrs, parser.CurrentLineNumber)
+        (stack[-1].children if stack else root).append(node)
+        stack.append(node)
+
+    def end(tag):
+        stack.pop()
+
+    def chars(text):
+        if stack:
+            stack[-1].parts.append(text)
+
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as error:
+        raise ImportFailure(path, error.lineno, None, f"not well-formed XML: {expat.errors.messages[error.code]} "
+                                                      f"(column {error.offset + 1})") from None
+    return root[0]
+
+
+@dataclass
+class Click:
+    num: int
+    start: dt.time
+    end: dt.time
+    rank: int
+    line: int
+
+
+@dataclass
+class Result:
+    rank: int
+    url: str
+    docid: str
+    title: str
+    snippet: str
+    line: int
+
+
+@dataclass
+class Interaction:
+    num: int
+    start: dt.time
+    query: str
+    results: list[Result]
+    clicks: list[Click]
+    line: int
+
+
+@dataclass
+class Topic:
+    num: str
+    attrs: dict  # the <topic> attributes other than num (product, goal, tasktype)
+    subject: str | None
+    subject_num: str | None
+    desc: str
+    narr: str | None
+
+
+@dataclass
+class LogSession:
+    num: int
+    start: dt.time
+    topic: Topic
+    interactions: list[Interaction]
+    current_query: tuple[str, dt.time | None] | None
+    line: int
+
+
+@dataclass
+class Log:
+    root: str
+    id_tag: str
+    sessions: list[LogSession]
+
+
+def _int(node: Node, name: str, path: str, minimum: int = 1) -> int:
+    raw = node.attrs.get(name) if name in node.attrs else None
+    if raw is None:
+        raise ImportFailure(path, node.line, f"{node.tag}@{name}", "missing")
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{raw!r} is not an integer") from None
+    if value < minimum:
+        raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{value} is below {minimum}")
+    return value
+
+
+def _int_text(node: Node, path: str) -> int:
+    try:
+        value = int(node.text)
+    except ValueError:
+        raise ImportFailure(path, node.line, node.tag, f"{node.text!r} is not an integer") from None
+    if value < 1:
+        raise ImportFailure(path, node.line, node.tag, f"{value} is below 1")
+    return value
+
+
+def _time(node: Node, name: str, path: str, required: bool = True) -> dt.time | None:
+    raw = node.attrs.get(name)
+    if raw is None:
+        if required:
+            raise ImportFailure(path, node.line, f"{node.tag}@{name}", "missing")
+        return None
+    for pattern in ("%H:%M:%S.%f", "%H:%M:%S"):
+        try:
+            return dt.datetime.strptime(raw, pattern).time()
+        except ValueError:
+            continue
+    raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{raw!r} is not a time of day (HH:MM:SS.ffffff)")
+
+
+def _text(node: Node, tag: str, path: str, required: bool = True) -> str | None:
+    child = node.one(tag, path, required)
+    return None if child is None else child.text
+
+
+def read_log(data: bytes, path: str) -> Log:
+    """Parse and check a whole Session Track log; raises ImportFailure (file, line, element/attribute)."""
+    root = parse_tree(data, path)
+    sessions = []
+    id_tag = None
+    seen_sessions: dict[int, int] = {}
+    for session_node in root.all("session"):
+        num = _int(session_node, "num", path)
+        if num in seen_sessions:
+            raise ImportFailure(path, session_node.line, "session@num",
+                                f"session {num} already appears on line {seen_sessions[num]}")
+        seen_sessions[num] = session_node.line
+        topic_node = session_node.one("topic", path)
+        topic_num = topic_node.attrs.get("num", "").strip()
+        if not topic_num or len(topic_num) > 100 or any(ch.isspace() for ch in topic_num):
+            raise ImportFailure(path, topic_node.line, "topic@num", "missing, or not a single word")
+        subject = topic_node.one("subject", path, required=False)
+        topic = Topic(
+            num=topic_num,
+            attrs={k: v for k, v in topic_node.attrs.items() if k != "num"},
+            subject=None if subject is None else subject.text,
+            subject_num=None if subject is None else subject.attrs.get("num"),
+            desc=_text(topic_node, "desc", path),
+            narr=_text(topic_node, "narr", path, required=False),
+        )
+        interactions = []
+        for interaction_node in session_node.all("interaction"):
+            results = []
+            results_node = interaction_node.one("results", path, required=False)
+            for result_node in [] if results_node is None else results_node.all("result"):
+                tags = [tag for tag in DOC_ID_TAGS if result_node.all(tag)]
+                if not tags:
+                    raise ImportFailure(path, result_node.line, "clueweb09id", "<result> has no document id "
+                                        f"({', '.join(DOC_ID_TAGS)})")
+                id_tag = id_tag or tags[0]
+                docid = _text(result_node, tags[0], path)
+                if not docid or len(docid) > 200:
+                    raise ImportFailure(path, result_node.line, tags[0], "empty or longer than 200 characters")
+                results.append(Result(
+                    rank=_int(result_node, "rank", path), url=_text(result_node, "url", path, False) or "",
+                    docid=docid, title=_text(result_node, "title", path, False) or "",
+                    snippet=_text(result_node, "snippet", path, False) or "", line=result_node.line))
+            ranks = [result.rank for result in results]
+            if ranks != list(range(1, len(ranks) + 1)):
+                raise ImportFailure(path, interaction_node.line, "result@rank",
+                                    f"ranks must run 1..n in order, found {ranks[:12]}")
+            clicks = []
+            clicked = interaction_node.one("clicked", path, required=False)
+            for click_node in [] if clicked is None else clicked.all("click"):
+                rank_node = click_node.one("rank", path)
+                rank = _int_text(rank_node, path)
+                if rank > len(results):
+                    raise ImportFailure(path, rank_node.line, "rank",
+                                        f"click on rank {rank}, but only {len(results)} results were shown")
+                clicks.append(Click(_int(click_node, "num", path), _time(click_node, "starttime", path),
+                                    _time(click_node, "endtime", path), rank, click_node.line))
+            query = _text(interaction_node, "query", path)
+            if not query:
+                raise ImportFailure(path, interaction_node.line, "query", "empty query")
+            interactions.append(Interaction(_int(interaction_node, "num", path),
+                                            _time(interaction_node, "starttime", path), query, results, clicks,
+                                            interaction_node.line))
+        current = session_node.one("currentquery", path, required=False)
+        current_query = None
+        if current is not None:
+            current_query = (_text(current, "query", path), _time(current, "starttime", path, required=False))
+        sessions.append(LogSession(num, _time(session_node, "starttime", path), topic, interactions,
+                                   current_query, session_node.line))
+    if not sessions:
+        raise ImportFailure(path, root.line, "session", f"<{root.tag}> holds no <session>")
+    return Log(root.tag, id_tag or DOC_ID_TAGS[0], sessions)
+
+
+def _read_bytes(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise ImportFailure(str(path), None, None, f"cannot read: {error.strerror}") from None
+
+
+# --- import ---------------------------------------------------------------------------------------------
+
+
+class _Clock:
+    """Times of day on a running date: a time more than 12 hours earlier than the last one is on the next day
+    (a smaller step back is two overlapping clicks, not midnight)."""
+
+    def __init__(self, day: dt.date):
+        self.day = day
+        self.last: dt.datetime | None = None
+
+    def at(self, time: dt.time) -> dt.datetime:
+        moment = dt.datetime.combine(self.day, time, tzinfo=dt.UTC)
+        if self.last is not None and moment < self.last - dt.timedelta(hours=12):
+            self.day += dt.timedelta(days=1)
+            moment += dt.timedelta(days=1)
+        self.last = moment if self.last is None else max(self.last, moment)
+        return moment
+
+
+@dataclass
+class ImportSummary:
+    study: Study
+    sessions: int
+    interactions: int
+    results: int
+    clicks: int
+    documents_created: int
+    reference_version: ReferenceVersion | None
+    reference_judgments: int
+    negative_grades: str
+    negatives_mapped: int
+
+
+def _participant_code(num: int) -> str:
+    return f"ST{num:03d}"
+
+
+def _mapped_qrels(lines: list[str], path: str, negative_grades: str) -> tuple[list[str], int]:
+    """The qrels lines with negative grades clipped to 0 or blanked (line numbers kept for errors)."""
+    parse_qrels_lines(lines, path)  # format errors first, with file:line
+    out, mapped = [], 0
+    for number, raw in enumerate(lines, start=1):
+        fields = raw.split()
+        if fields and int(fields[3]) < 0:
+            if negative_grades == "refuse":
+                raise ImportFailure(path, number, "grade", f"grade {fields[3]} is negative; SessionLab scales are "
+                                                           "0..9 (choose --negative-grades clip or drop)")
+            mapped += 1
+            raw = f"{fields[0]} {fields[1]} {fields[2]} 0" if negative_grades == "clip" else ""
+        out.append(raw)
+    return out, mapped
+
+
+@transaction.atomic
+def session_track_import(
+    *,
+    path: str | Path,
+    owner,
+    name: str,
+    qrels_path: str | Path | None = None,
+    negative_grades: str = "clip",
+    day: dt.date = DEFAULT_DAY,
+    collection_name: str = "ClueWeb09",
+    system_code: str = "ST",
+) -> ImportSummary:
+    """Import a Session Track log (and optionally its qrels) as a new study owned by `owner`, all or nothing.
+    Raises ImportFailure/InputError naming file, line and field; nothing is written then."""
+    if negative_grades not in NEGATIVE_GRADES:
+        raise ValueError(f"negative_grades is one of {', '.join(NEGATIVE_GRADES)}")
+    path = str(path)
+    log = read_log(_read_bytes(path), path)
+    qrels_lines: list[str] = []
+    negatives = 0
+    top_grade = len(TRACK_GRADE_LABELS) - 1
+    if qrels_path is not None:
+        qrels_path = str(qrels_path)
+        raw = _read_bytes(qrels_path)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ImportFailure(qrels_path, raw[: error.start].count(b"\n") + 1, None, "not UTF-8 text") from None
+        qrels_lines, negatives = _mapped_qrels(text.splitlines(), qrels_path, negative_grades)
+        grades = [int(line.split()[3]) for line in qrels_lines if line.strip()]
+        top_grade = max([top_grade, *grades])
+        if top_grade > 9:
+            number = next(n for n, line in enumerate(qrels_lines, 1) if line.strip() and int(line.split()[3]) > 9)
+            raise ImportFailure(qrels_path, number, "grade", "grades above 9 do not fit a SessionLab scale")
+    labels = list(TRACK_GRADE_LABELS) + [f"grade {g}" for g in range(len(TRACK_GRADE_LABELS), top_grade + 1)]
+
+    collection, _ = Collection.objects.get_or_create(
+        name=collection_name, defaults={"description": "Documents named by TREC Session Track logs."})
+    study = services.study_create(owner=owner, name=name, grade_labels=labels, collection=collection,
+                                  description=f"Imported from the TREC Session Track log {Path(path).name}.")
+
+    # Documents: reuse the collection's, create the others (from results first, so they get titles and urls).
+    wanted: dict[str, dict] = {}
+    for session in log.sessions:
+        for interaction in session.interactions:
+            for result in interaction.results:
+                wanted.setdefault(result.docid, {"title": result.title, "url": result.url})
+    for line in qrels_lines:
+        fields = line.split()
+        if fields:
+            wanted.setdefault(fields[2], {"title": "", "url": None})
+    existing = set(collection.documents.filter(external_id__in=wanted).values_list("external_id", flat=True))
+    fresh = [
+        Document(collection=collection, external_id=docid, title=info["title"],
+                 extra={"url": info["url"]} if info["url"] is not None else {})
+        for docid, info in wanted.items() if docid not in existing
+    ]
+    Document.objects.bulk_create(fresh, batch_size=2000)
+    documents = {}
+    for chunk_start in range(0, len(wanted), 5000):
+        chunk = list(wanted)[chunk_start : chunk_start + 5000]
+        documents.update(collection.documents.filter(external_id__in=chunk).values_list("external_id", "pk"))
+    urls = dict(collection.documents.filter(pk__in=[documents[d] for d in wanted if wanted[d]["url"] is not None])
+                .values_list("pk", "extra__url"))
+
+    # Design: a scenario per topic (first session's text), one system, a participant per session.
+    scenarios: dict[str, Scenario] = {}
+    for session in log.sessions:
+        topic = session.topic
+        if topic.num not in scenarios:
+            scenarios[topic.num] = services.scenario_add(
+                study=study, code=f"T{topic.num}"[:40], title=(topic.subject or f"Topic {topic.num}")[:200],
+                text=topic.desc, topic_id=topic.num)
+    system = services.system_add(study=study, code=system_code, name="The Session Track's search engine",
+                                 backend=System.Backend.HTTP, config={"source": "TREC Session Track log"})
+    participants = Participant.objects.bulk_create(
+        Participant(study=study, code=_participant_code(session.num), enrolment_index=index)
+        for index, session in enumerate(log.sessions))
+    assignments = Assignment.objects.bulk_create(
+        Assignment(participant=participant, position=1, scenario=scenarios[session.topic.num], system=system)
+        for participant, session in zip(participants, log.sessions, strict=True))
+    Study.objects.filter(pk=study.pk).update(design_locked_at=timezone.now())
+
+    # Every time of a session placed on the running date, in file order.
+    timeline = []
+    for session in log.sessions:
+        clock = _Clock(day)
+        started = clock.at(session.start)
+        inter = []
+        for interaction in session.interactions:
+            issued = clock.at(interaction.start)
+            inter.append((issued, [(click, clock.at(click.start), clock.at(click.end)) for click in interaction.clicks]))
+        current_at = None
+        if session.current_query is not None and session.current_query[1] is not None:
+            current_at = clock.at(session.current_query[1])
+        ended = clock.last
+        timeline.append((started, inter, current_at, ended))
+    search_sessions = SearchSession.objects.bulk_create(
+        SearchSession(assignment=assignment, started_at=started, ended_at=ended,
+                      end_reason=SearchSession.EndReason.SATISFIED)
+        for assignment, (started, _inter, _current, ended) in zip(assignments, timeline, strict=True))
+
+    queries = []
+    for search_session, session, (_s, inter, _c, _e) in zip(search_sessions, log.sessions, timeline, strict=True):
+        for position, (interaction, (issued, _clicks)) in enumerate(zip(session.interactions, inter, strict=True), 1):
+            queries.append(Query(session=search_session, position=position, text=interaction.query, issued_at=issued))
+    queries = Query.objects.bulk_create(queries)
+    query_of = {(q.session_id, q.position): q for q in queries}
+
+    shown, events = [], []
+    counts = defaultdict(int)
+    for participant, search_session, session, (started, inter, current_at, ended) in zip(
+            participants, search_sessions, log.sessions, timeline, strict=True):
+        sequence = iter(range(1, 10**6))
+
+        def event(kind, cid, moment, data, ack, _participant=participant, _session=search_session, _seq=sequence):
+            events.append(Event(participant=_participant, session=_session, type=kind,
+                                client_event_id=EVENT_PREFIX + cid, sequence=next(_seq), client_time=moment,
+                                payload={"data": data, "ack": ack}))
+
+        topic = session.topic
+        event("session_start", "session", started, {
+            "assignment": 1,
+            "session_track": {"root": log.root, "id_tag": log.id_tag, "session": session.num, "topic": {
+                "num": topic.num, "attrs": topic.attrs, "subject": topic.subject, "subject_num": topic.subject_num,
+                "desc": topic.desc, "narr": topic.narr}},
+        }, {"ok": True, "session": search_session.pk})
+        for position, (interaction, (issued, clicks)) in enumerate(zip(session.interactions, inter, strict=True), 1):
+            query = query_of[(search_session.pk, position)]
+            other_urls = {}
+            for result in interaction.results:
+                document_id = documents[result.docid]
+                if result.url != (urls.get(document_id) or ""):
+                    other_urls[str(result.rank)] = result.url
+                shown.append(ShownResult(query=query, rank=result.rank, document_id=document_id, title=result.title,
+                                         snippet=result.snippet, page=(result.rank - 1) // 10 + 1, shown_at=issued))
+            counts["results"] += len(interaction.results)
+            data = {"text": interaction.query, "interaction": interaction.num}
+            if other_urls:
+                data["urls"] = other_urls
+            event("query", f"i{interaction.num}.query", issued, data,
+                  {"ok": True, "query": position, "query_id": query.pk, "page": 1, "total": None, "message": "",
+                   "query_used": interaction.query})
+            for click, opened, closed in clicks:
+                doc = interaction.results[click.rank - 1].docid
+                common = {"doc": doc, "query": position, "rank": click.rank, "click": click.num}
+                event("document_open", f"i{interaction.num}.c{click.num}.open", opened, common,
+                      {"ok": True, "doc": doc})
+                dwell = int((closed - opened).total_seconds() * 1000)
+                event("document_close", f"i{interaction.num}.c{click.num}.close", closed,
+                      {**common, "dwell_ms": dwell}, {"ok": True, "doc": doc})
+                counts["clicks"] += 1
+            counts["interactions"] += 1
+        if session.current_query is not None:
+            text, _ = session.current_query
+            event("current_query", "current", current_at, {"text": text, "has_time": current_at is not None},
+                  {"ok": True})
+        event("session_end", "end", ended, {"reason": SearchSession.EndReason.SATISFIED}, {"ok": True,
+                                                                                         "reason": "satisfied"})
+    ShownResult.objects.bulk_create(shown, batch_size=2000)
+    Event.objects.bulk_create(events, batch_size=2000)
+
+    version, judged = None, 0
+    if qrels_path is not None:
+        version = reference_version_import_qrels(
+            study=study, lines=qrels_lines, path=qrels_path, created_by=owner,
+            note=f"qrels {Path(qrels_path).name} (negative grades: {negative_grades})")
+        judged = version.judgments.count()
+    return ImportSummary(study, len(log.sessions), counts["interactions"], counts["results"], counts["clicks"],
+                         len(fresh), version, judged, negative_grades, negatives)
+
+
+# --- export ---------------------------------------------------------------------------------------------
+
+
+def _clock_text(moment: dt.datetime | None) -> str:
+    return moment.astimezone(dt.UTC).strftime("%H:%M:%S.%f") if moment is not None else ""
+
+
+def _sub(parent, tag: str, text: str | None = None, **attrs) -> ET.Element:
+    element = ET.SubElement(parent, tag, {k: str(v) for k, v in attrs.items()})
+    if text is not None:
+        element.text = text
+    return element
+
+
+def session_track_export(*, study: Study) -> bytes:
+    """The study's sessions as a Session Track log (UTF-8 XML). Sessions imported from a log are written as
+    they were read; others get session numbers in order of participant and position, topic = the scenario
+    (topic_id, title as subject, text as desc), clicks from document_open events (end time from the matching
+    document_close)."""
+    sessions = list(
+        SearchSession.objects.filter(assignment__participant__study=study)
+        .select_related("assignment__participant", "assignment__scenario")
+        .order_by("assignment__participant__enrolment_index", "assignment__position"))
+    queries = defaultdict(list)
+    for query in Query.objects.filter(session__in=sessions).order_by("session_id", "position"):
+        queries[query.session_id].append(query)
+    results = defaultdict(list)
+    for row in (ShownResult.objects.filter(query__session__in=sessions).select_related("document")
+                .order_by("query_id", "rank")):
+        results[row.query_id].append(row)
+    events = defaultdict(list)
+    for event in Event.objects.filter(session__in=sessions).order_by("id"):
+        events[event.session_id].append(event)
+
+    start_info = {}
+    for session in sessions:
+        for event in events[session.pk]:
+            if event.type == "session_start" and "session_track" in (event.payload.get("data") or {}):
+                start_info[session.pk] = event.payload["data"]["session_track"]
+    first = next(iter(start_info.values()), {})
+    root = ET.Element(first.get("root", "sessiontrack2012"))
+    id_tag = first.get("id_tag", "clueweb09id")
+    for number, session in enumerate(sessions, start=1):
+        info = start_info.get(session.pk, {})
+        scenario = session.assignment.scenario
+        session_element = _sub(root, "session", num=info.get("session", number),
+                               starttime=_clock_text(session.started_at))
+        topic = info.get("topic") or {"num": scenario.topic_id, "attrs": {}, "subject": scenario.title,
+                                      "subject_num": None, "desc": scenario.text, "narr": None}
+        topic_element = _sub(session_element, "topic", num=topic["num"], **topic.get("attrs", {}))
+        if topic.get("subject") is not None:
+            attrs = {"num": topic["subject_num"]} if topic.get("subject_num") is not None else {}
+            _sub(topic_element, "subject", topic["subject"], **attrs)
+        _sub(topic_element, "desc", topic["desc"])
+        if topic.get("narr") is not None:
+            _sub(topic_element, "narr", topic["narr"])
+        query_events = {}
+        opens, closes = defaultdict(list), {}
+        current = None
+        for event in events[session.pk]:
+            data = event.payload.get("data") or {}
+            ack = event.payload.get("ack") or {}
+            if event.type == "query" and ack.get("ok"):
+                query_events[ack.get("query")] = data
+            elif event.type == "document_open" and ack.get("ok"):
+                opens[data.get("query")].append(event)
+            elif event.type == "document_close" and ack.get("ok"):
+                closes.setdefault((data.get("query"), data.get("doc"), data.get("click")), []).append(event)
+            elif event.type == "current_query":
+                current = event
+        for query in queries[session.pk]:
+            data = query_events.get(query.position, {})
+            other_urls = data.get("urls", {})
+            interaction = _sub(session_element, "interaction", num=data.get("interaction", query.position),
+                               starttime=_clock_text(query.issued_at))
+            _sub(interaction, "query", query.text)
+            results_element = _sub(interaction, "results")
+            ranks = {}
+            for row in results[query.pk]:
+                ranks.setdefault(row.document.external_id, row.rank)
+                result = _sub(results_element, "result", rank=row.rank)
+                _sub(result, "url", other_urls.get(str(row.rank), (row.document.extra or {}).get("url") or ""))
+                _sub(result, id_tag, row.document.external_id)
+                _sub(result, "title", row.title)
+                _sub(result, "snippet", row.snippet)
+            clicked = _sub(interaction, "clicked")
+            for index, opened in enumerate(opens.get(query.position, []), start=1):
+                data = opened.payload["data"]
+                rank = data.get("rank") if isinstance(data.get("rank"), int) else ranks.get(data.get("doc"))
+                if rank is None:
+                    continue
+                pending = closes.get((query.position, data.get("doc"), data.get("click")), [])
+                closed = next((c for c in pending if (c.client_time or c.server_time) >= (opened.client_time or
+                                                                                          opened.server_time)), None)
+                if closed is not None:
+                    pending.remove(closed)
+                start = opened.client_time or opened.server_time
+                end = (closed.client_time or closed.server_time) if closed is not None else start
+                click = _sub(clicked, "click", num=data.get("click", index), starttime=_clock_text(start),
+                             endtime=_clock_text(end))
+                _sub(click, "rank", str(rank))
+        if current is not None:
+            data = current.payload.get("data") or {}
+            attrs = {"starttime": _clock_text(current.client_time)} if data.get("has_time", True) else {}
+            _sub(_sub(session_element, "currentquery", **attrs), "query", data.get("text", ""))
+    ET.indent(root, space="   ")
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
+
+
+def read_log_file(path: str | Path) -> Log:
+    return read_log(_read_bytes(path), str(path))
+
+
+__all__ = ["InputError", "ImportSummary", "read_log", "read_log_file", "session_track_export",
+           "session_track_import"]
