@@ -23,6 +23,15 @@ def researcher_required(view):
     return wrapper
 
 
+def home(request):
+    """Where "/" and a fresh login lead: researchers to their studies, assessors to their assessments."""
+    if not request.user.is_authenticated:
+        return redirect("login")
+    if request.user.is_staff:
+        return redirect("studies:study_list")
+    return redirect("assessment:home")
+
+
 def _study_for(request, slug):
     # 404, not 403: a researcher of another study need not learn that this one exists.
     return get_object_or_404(selectors.studies_visible_to(request.user), slug=slug)

@@ -79,3 +79,9 @@ def test_the_study_page_takes_a_fixed_number_of_queries(client, alice, designed_
     client.force_login(alice)
     with django_assert_max_num_queries(15):
         assert client.get(reverse("studies:study_detail", args=[designed_study.slug])).status_code == 200
+
+
+def test_home_sends_researchers_to_studies_and_others_to_log_in(client, alice):
+    assert client.get("/").url == reverse("login")
+    client.force_login(alice)
+    assert client.get("/").url == reverse("studies:study_list")
