@@ -67,3 +67,9 @@ def designed_study(study):
     services.system_add(study=study, code="A", name="System A", config={"configuration": "bm25_title_text"})
     services.system_add(study=study, code="B", name="System B", config={"configuration": "bm25_text"})
     return study
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # PBKDF2 is slow by design; tests create many users and gain nothing from it.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
