@@ -329,14 +329,37 @@ def rank_run(
     return RankedGrades(topics, grades, _judged_matrix(judged_grades), lengths)
 
 
+def id_hashes(ids: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each id of a numpy 'S' array, the same whatever the array's width (ids hold no NUL
+    byte, so all-zero words are padding and skipped)."""
+    width = -(-max(ids.dtype.itemsize, 1) // 8) * 8
+    if ids.dtype.itemsize != width:
+        ids = ids.astype(f"S{width}")
+    words = np.ascontiguousarray(ids).view("<u8").reshape(ids.size, width // 8)
+    h = np.full(ids.size, 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for j in range(words.shape[1]):
+        word = words[:, j]
+        mixed = (h ^ word) * np.uint64(0xBF58476D1CE4E5B9)
+        mixed ^= mixed >> np.uint64(31)
+        h = np.where(word != 0, mixed, h)
+    return h
+
+
 def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
     """Like rank_run, for qrels and a run held as columns (trec_io.read_qrels_columns and
     read_run_columns give them): `qrels.topics[i]` owns `qrels.docs[qrels.bounds[i]:qrels.bounds[i+1]]`
-    (numpy 'S', sorted within the topic) and the same slice of `qrels.grades`; `run.topics[i]` owns the
-    slice of `run.docs` and `run.scores`. The join is a binary search per topic, no Python per document."""
+    (numpy 'S', each document once) and the same slice of `qrels.grades`; `run.topics[i]` owns the same
+    slices of `run.docs` and `run.scores`. Documents are matched by 64-bit hash with a binary search per
+    topic, then confirmed byte for byte, so there is no Python work per document."""
     judged_at = {topic: i for i, topic in enumerate(qrels.topics)}
     listed_at = {topic: i for i, topic in enumerate(run.topics)}
     topics = sorted(judged_at) if all_topics else sorted(t for t in run.topics if t in judged_at)
+    # Judged documents ordered by (topic, hash): qrels.bounds still delimit the topics.
+    judged_hashes = id_hashes(qrels.docs)
+    owner = np.repeat(np.arange(len(qrels.topics)), np.diff(qrels.bounds))
+    by_hash = np.lexsort((judged_hashes, owner))
+    judged_hashes = judged_hashes[by_hash]
+    listed_hashes = id_hashes(run.docs)
     rows: list[np.ndarray] = []
     ranks: list[np.ndarray] = []
     hit_grades: list[np.ndarray] = []
@@ -344,23 +367,33 @@ def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
     lengths = np.zeros(len(topics), dtype=np.int64)
     for row, topic in enumerate(topics):
         q = judged_at[topic]
-        judged_docs = qrels.docs[qrels.bounds[q] : qrels.bounds[q + 1]]
-        grades = qrels.grades[qrels.bounds[q] : qrels.bounds[q + 1]]
-        judged_grades.append(grades)
+        first, last = int(qrels.bounds[q]), int(qrels.bounds[q + 1])
+        judged_grades.append(qrels.grades[first:last])
         i = listed_at.get(topic)
-        if i is None or not judged_docs.size:
+        if i is None or last == first:
             continue
         start, stop = int(run.bounds[i]), int(run.bounds[i + 1])
         lengths[row] = stop - start
         listed = run.docs[start:stop]
-        where = np.minimum(np.searchsorted(judged_docs, listed), judged_docs.size - 1)
-        hits = np.flatnonzero(judged_docs[where] == listed)
+        hashes = judged_hashes[first:last]
+        where = np.minimum(np.searchsorted(hashes, listed_hashes[start:stop]), last - first - 1)
+        hits = np.flatnonzero(hashes[where] == listed_hashes[start:stop])
+        judged_rows = by_hash[first + where[hits]]
+        if hits.size:
+            confirmed = qrels.docs[judged_rows] == listed[hits]
+            if not confirmed.all() or (hashes[1:] == hashes[:-1]).any():
+                # A hash collision (never seen in practice): match this topic by the ids themselves.
+                judged_docs = qrels.docs[first:last]
+                order = np.argsort(judged_docs) + first
+                where = np.minimum(np.searchsorted(qrels.docs[order], listed), last - first - 1)
+                hits = np.flatnonzero(qrels.docs[order[where]] == listed)
+                judged_rows = order[where[hits]]
         if not hits.size:
             continue
         segment = run.scores[start:stop].astype(SCORE_DTYPE)
         ranks.append(probe_ranks(segment, segment[hits], listed[hits], lambda listed=listed: listed))
         rows.append(np.full(hits.size, row))
-        hit_grades.append(grades[where[hits]])
+        hit_grades.append(qrels.grades[judged_rows])
     depth = int(lengths.max()) if lengths.size else 0
     if ranks:
         grades = _scatter(

@@ -62,14 +62,14 @@ def as_columns(qrels, run):
     qrels_columns = QrelsColumns(
         list(judged),
         np.cumsum([0] + [len(pairs) for pairs in judged.values()]),
-        np.array([doc for pairs in judged.values() for doc, _ in pairs] or [b""], dtype="S")[: sum(map(len, judged.values()))],
+        np.array([doc for pairs in judged.values() for doc, _ in pairs], dtype="S"),
         np.array([grade for pairs in judged.values() for _, grade in pairs], dtype=np.int64),
         np.zeros(0, dtype=np.int64),
     )
     run_columns = RunColumns(
         list(run),
         np.cumsum([0] + [len(docs) for docs in run.values()]),
-        np.array([doc.encode() for docs in run.values() for doc in docs] or [b""], dtype="S")[: sum(map(len, run.values()))],
+        np.array([doc.encode() for docs in run.values() for doc in docs], dtype="S"),
         np.array([score for docs in run.values() for score in docs.values()], dtype=np.float64),
         np.zeros(0, dtype=np.int64),
     )
@@ -94,3 +94,15 @@ def test_with_all_topics_a_topic_missing_from_the_run_scores_zero(qrels, run):
             assert values[row, 0] == pytest.approx(expected[topic]["ndcg"], abs=1e-9)
         else:
             assert values[row].tolist() == [0.0, 0.0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(qrels=qrels_strategy, run=run_strategy)
+def test_a_hash_collision_falls_back_to_matching_ids(qrels, run):
+    real = metrics.id_hashes
+    try:
+        metrics.id_hashes = lambda ids: np.zeros(ids.size, dtype=np.uint64)  # every id collides
+        ranked = metrics.rank_columns(*as_columns(qrels, run))
+    finally:
+        metrics.id_hashes = real
+    compare(ranked, reference(qrels, run))
