@@ -1,0 +1,640 @@
+"""A whole study as one JSON archive, and its import into another SessionLab (docs/file-formats.md).
+
+The archive holds the study's settings and grade scale, the collection documents it uses (shown, judged,
+in a reference version or a pool), scenarios, systems, participants with their assignments, sessions,
+queries, shown results, judgments with their history, the raw event log, reference versions with their
+judgments, assessment pools, and the audit trail. Rows refer to each other by codes, positions and document
+ids, never by database ids; the raw event payloads keep the ids the exporting server wrote in its answers
+(`session`, `query_id`, `open_document_id`), and the import rewrites them to the new rows.
+
+Not carried: accounts (the importing user owns the study; `created_by` of a reference version is kept by
+username when that account exists), participants' access tokens (new private links are issued: an archive
+is not a bearer of old links), and assessors' memberships, judgments and adjudication decisions (they belong
+to accounts; the reference versions they produced are carried).
+
+`study_archive_import` reads the JSON with line numbers, checks every row before and while writing, and runs
+in one transaction: an error names the file, the line of the object and the field (a JSON path).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from contextlib import contextmanager
+from json import scanner
+from json.decoder import JSONObject
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.text import slugify
+
+from ..models import (
+    AssessmentPlan,
+    AssessmentPool,
+    Assignment,
+    AuditEntry,
+    Collection,
+    Document,
+    Event,
+    GradeLevel,
+    Judgment,
+    JudgmentChange,
+    Participant,
+    PoolDocument,
+    Query,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Scenario,
+    SearchSession,
+    ShownResult,
+    Study,
+    System,
+)
+from . import ImportFailure
+
+FORMAT = "sessionlab-study-archive"
+VERSION = 1
+# Ids the server writes into an event's acknowledgement, and the table each points to.
+ACK_IDS = {"session": "session", "query_id": "query", "open_document_id": "document"}
+
+
+class ExportError(ValueError):
+    pass
+
+
+def _t(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+# --- export ---------------------------------------------------------------------------------------------
+
+
+def study_archive(*, study: Study) -> dict:
+    """The study as a JSON-ready dict (see the module docstring); deterministic for the same rows."""
+    sessions = {
+        s.assignment_id: s for s in SearchSession.objects.filter(assignment__participant__study=study)
+    }
+    session_position = {s.pk: None for s in sessions.values()}
+    queries: dict[int, list[Query]] = {}
+    for query in Query.objects.filter(session__assignment__participant__study=study).order_by("session_id", "position"):
+        queries.setdefault(query.session_id, []).append(query)
+    shown: dict[int, list[ShownResult]] = {}
+    for row in (ShownResult.objects.filter(query__session__assignment__participant__study=study)
+                .select_related("document").order_by("query_id", "rank")):
+        shown.setdefault(row.query_id, []).append(row)
+    judgments: dict[int, list[Judgment]] = {}
+    for judgment in (Judgment.objects.filter(session__assignment__participant__study=study)
+                     .select_related("document").prefetch_related("history")
+                     .order_by("session_id", "document__external_id")):
+        judgments.setdefault(judgment.session_id, []).append(judgment)
+    events: dict[int, list[Event]] = {}
+    for event in Event.objects.filter(participant__study=study).order_by("participant_id", "id"):
+        events.setdefault(event.participant_id, []).append(event)
+    versions = list(ReferenceVersion.objects.filter(study=study).select_related("created_by")
+                    .prefetch_related("judgments__document", "judgments__judged_by").order_by("number"))
+    pools = list(AssessmentPool.objects.filter(scenario__study=study).select_related("scenario")
+                 .prefetch_related("documents__document").order_by("scenario_id"))
+
+    documents: dict[int, Document] = {}
+
+    def doc(document: Document) -> str:
+        known = documents.setdefault(document.pk, document)
+        return known.external_id
+
+    participants = []
+    for participant in (study.participants.order_by("enrolment_index")
+                        .prefetch_related("assignments__scenario", "assignments__system", "assignments__retake_of")):
+        assignments = []
+        for assignment in sorted(participant.assignments.all(), key=lambda a: a.position):
+            session = sessions.get(assignment.pk)
+            session_data = None
+            if session is not None:
+                session_position[session.pk] = assignment.position
+                session_data = {
+                    "id": session.pk,
+                    "started_at": _t(session.started_at), "ended_at": _t(session.ended_at),
+                    "end_reason": session.end_reason, "post_task_answers": session.post_task_answers,
+                    "queries": [{
+                        "id": query.pk, "position": query.position, "text": query.text,
+                        "issued_at": _t(query.issued_at), "scan_mark_rank": query.scan_mark_rank,
+                        "system_message": query.system_message,
+                        "shown_results": [{
+                            "rank": row.rank, "doc": doc(row.document), "title": row.title, "snippet": row.snippet,
+                            "page": row.page, "shown_at": _t(row.shown_at)} for row in shown.get(query.pk, [])],
+                    } for query in queries.get(session.pk, [])],
+                    "judgments": [{
+                        "doc": doc(judgment.document), "grade": judgment.grade,
+                        "created_at": _t(judgment.created_at), "updated_at": _t(judgment.updated_at),
+                        "history": [{"grade": change.grade, "changed_at": _t(change.changed_at)}
+                                    for change in judgment.history.all()],
+                    } for judgment in judgments.get(session.pk, [])],
+                }
+            assignments.append({
+                "position": assignment.position, "scenario": assignment.scenario.code,
+                "system": assignment.system.code,
+                "retake_of": assignment.retake_of.position if assignment.retake_of_id else None,
+                "retake_reason": assignment.retake_reason, "session": session_data,
+            })
+        participants.append({
+            "code": participant.code, "enrolment_index": participant.enrolment_index,
+            "questionnaire_answers": participant.questionnaire_answers,
+            "consent_version": participant.consent_version, "consented_at": _t(participant.consented_at),
+            "declined_at": _t(participant.declined_at), "withdrawn_at": _t(participant.withdrawn_at),
+            "created_at": _t(participant.created_at), "assignments": assignments,
+            "events": [{
+                "type": event.type, "client_event_id": event.client_event_id, "sequence": event.sequence,
+                "client_time": _t(event.client_time), "server_time": _t(event.server_time),
+                "session": session_position.get(event.session_id), "payload": event.payload,
+            } for event in events.get(participant.pk, [])],
+        })
+    reference_versions = [{
+        "number": version.number, "note": version.note,
+        "created_by": version.created_by.username if version.created_by else None,
+        "created_at": _t(version.created_at),
+        "judgments": [{
+            "topic_id": j.topic_id, "doc": doc(j.document), "grade": j.grade, "source": j.source,
+            "judged_by": j.judged_by.username if j.judged_by else None,
+        } for j in sorted(version.judgments.all(), key=lambda j: (j.topic_id, j.document.external_id))],
+    } for version in versions]
+    plan = AssessmentPlan.objects.filter(study=study).first()
+    assessment = {
+        "assessors_per_document": plan.assessors_per_document if plan else None,
+        "pools": [{
+            "scenario": pool.scenario.code, "rule": pool.rule, "top_x": pool.top_x, "built_at": _t(pool.built_at),
+            "documents": [{"doc": doc(d.document), "source": d.source, "source_detail": d.source_detail,
+                           "added_at": _t(d.added_at)} for d in sorted(pool.documents.all(), key=lambda d: d.pk)],
+        } for pool in pools],
+    }
+    by_external: dict[str, Document] = {}
+    for document in documents.values():
+        other = by_external.setdefault(document.external_id, document)
+        if other.pk != document.pk:
+            raise ExportError(f"document id {document.external_id!r} names documents of two collections; "
+                              "an archive refers to documents by id")
+    collections = dict(Collection.objects.filter(pk__in={d.collection_id for d in documents.values()})
+                       .values_list("pk", "name"))
+    return {
+        "format": FORMAT, "version": VERSION, "exported_at": _t(timezone.now()),
+        "study": {
+            "name": study.name, "slug": study.slug, "description": study.description,
+            "collection": study.collection.name if study.collection_id else None,
+            "consent_text": study.consent_text, "consent_version": study.consent_version,
+            "questionnaire": study.questionnaire, "post_task_questionnaire": study.post_task_questionnaire,
+            "time_limit_minutes": study.time_limit_minutes, "design_locked_at": _t(study.design_locked_at),
+            "created_at": _t(study.created_at),
+        },
+        "grade_levels": [{"value": g.value, "label": g.label} for g in study.grade_levels.order_by("value")],
+        "documents": [{
+            "collection": collections[d.collection_id], "id": d.pk, "external_id": d.external_id,
+            "title": d.title, "text": d.text, "extra": d.extra,
+        } for d in sorted(documents.values(), key=lambda d: (collections[d.collection_id], d.external_id))],
+        "scenarios": [{"code": s.code, "title": s.title, "text": s.text, "topic_id": s.topic_id}
+                      for s in study.scenarios.order_by("id")],
+        "systems": [{"code": s.code, "name": s.name, "backend": s.backend, "config": s.config}
+                    for s in study.systems.order_by("id")],
+        "participants": participants,
+        "reference_versions": reference_versions,
+        "assessment": assessment,
+        "audit": [{"participant_code": a.participant_code, "action": a.action, "detail": a.detail, "at": _t(a.at)}
+                  for a in study.audit_entries.order_by("at", "id")],
+    }
+
+
+def study_archive_json(*, study: Study) -> str:
+    return json.dumps(study_archive(study=study), indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+# --- reading with line numbers --------------------------------------------------------------------------
+
+
+class LinedDict(dict):
+    """A JSON object that knows the line it starts on."""
+
+    line: int | None = None
+
+
+def load_json_with_lines(text: str, path: str):
+    """json.loads, except that every object is a LinedDict carrying its line (the pure-Python scanner, with
+    the object parser wrapped); a syntax error names the file and line."""
+    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None, _w=None):
+        start = s_and_end[1]
+        value, end = JSONObject(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
+        lined = LinedDict(value)
+        lined.line = bisect.bisect_left(newlines, start) + 1
+        return lined, end
+
+    decoder = json.JSONDecoder()
+    decoder.parse_object = parse_object
+    decoder.scan_once = scanner.py_make_scanner(decoder)
+    try:
+        return decoder.decode(text)
+    except json.JSONDecodeError as error:
+        raise ImportFailure(path, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})") from None
+
+
+# --- import ---------------------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Typed access to the archive's objects; every complaint names file, line and JSON path."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, obj, where: str, reason: str):
+        raise ImportFailure(self.path, getattr(obj, "line", None), where, reason)
+
+    def obj(self, value, where: str, parent=None) -> LinedDict:
+        if not isinstance(value, dict):
+            self.fail(parent, where, "expected an object")
+        return value
+
+    def list(self, obj, key: str, where: str) -> list:
+        value = obj.get(key) if isinstance(obj, dict) else None
+        if not isinstance(value, list):
+            self.fail(obj, f"{where}.{key}", "expected a list")
+        return value
+
+    def get(self, obj, key: str, where: str, kind, *, null: bool = False, default=...):
+        if key not in obj:
+            if default is not ...:
+                return default
+            self.fail(obj, f"{where}.{key}", "missing")
+        value = obj[key]
+        if value is None and null:
+            return None
+        if kind == "time":
+            moment = parse_datetime(value) if isinstance(value, str) else None
+            if moment is None:
+                self.fail(obj, f"{where}.{key}", f"{value!r} is not an ISO 8601 date and time")
+            return moment
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            self.fail(obj, f"{where}.{key}", f"{value!r} is not an integer")
+        if kind is not int and not isinstance(value, kind):
+            names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+            self.fail(obj, f"{where}.{key}", f"{value!r} is not of type {names}")
+        return value
+
+
+@contextmanager
+def _stored_timestamps():
+    """Let the import write the archive's creation times into auto_now_add fields (the event log refuses
+    UPDATE, so they cannot be fixed afterwards). Process-wide while it lasts: commands and tests only."""
+    fields = [Study._meta.get_field("created_at"), Participant._meta.get_field("created_at"),
+              Event._meta.get_field("server_time"), ReferenceVersion._meta.get_field("created_at"),
+              AuditEntry._meta.get_field("at"), PoolDocument._meta.get_field("added_at")]
+    for f in fields:
+        f.auto_now_add = False
+    try:
+        yield
+    finally:
+        for f in fields:
+            f.auto_now_add = True
+
+
+def _unique_slug(slug: str, name: str) -> str:
+    base = (slugify(slug) or slugify(name) or "study")[:60]
+    candidate, suffix = base, 2
+    while Study.objects.filter(slug=candidate).exists():
+        candidate, suffix = f"{base}-{suffix}", suffix + 1
+    return candidate
+
+
+def study_archive_import(*, path: str | Path, owner, name: str | None = None) -> Study:
+    """Import the archive at `path` as a new study owned by `owner` (all or nothing)."""
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ImportFailure(path, None, None, f"cannot read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ImportFailure(path, None, None, "not UTF-8 text") from None
+    data = load_json_with_lines(text, path)
+    try:
+        with transaction.atomic(), _stored_timestamps():
+            return _import(data, path, owner, name)
+    except ImportFailure:
+        raise
+    except (IntegrityError, DatabaseError) as error:
+        raise ImportFailure(path, None, None, f"the database refused the archive: {error}") from None
+
+
+def _import(data, path: str, owner, name: str | None) -> Study:
+    r = _Reader(path)
+    r.obj(data, "$")
+    if data.get("format") != FORMAT:
+        r.fail(data, "$.format", f"expected {FORMAT!r}, found {data.get('format')!r}")
+    if data.get("version") != VERSION:
+        r.fail(data, "$.version", f"this SessionLab reads version {VERSION}, found {data.get('version')!r}")
+    info = r.obj(data.get("study"), "$.study", data)
+    W = "$.study"
+    study = Study.objects.create(
+        name=name or r.get(info, "name", W, str), slug=_unique_slug(r.get(info, "slug", W, str), info["name"]),
+        description=r.get(info, "description", W, str, default=""), owner=owner,
+        consent_text=r.get(info, "consent_text", W, str, default=""),
+        consent_version=r.get(info, "consent_version", W, str, default="1"),
+        questionnaire=r.get(info, "questionnaire", W, list, default=[]),
+        post_task_questionnaire=r.get(info, "post_task_questionnaire", W, list, default=[]),
+        time_limit_minutes=r.get(info, "time_limit_minutes", W, int, null=True, default=None),
+        design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
+        created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
+    )
+    study.researchers.add(owner)
+
+    scale = set()
+    levels = []
+    for i, level in enumerate(r.list(data, "grade_levels", "$")):
+        where = f"$.grade_levels[{i}]"
+        r.obj(level, where, data)
+        value = r.get(level, "value", where, int)
+        if not 0 <= value <= 9 or value in scale:
+            r.fail(level, f"{where}.value", f"{value} is outside 0..9 or given twice")
+        scale.add(value)
+        levels.append(GradeLevel(study=study, value=value, label=r.get(level, "label", where, str)))
+    if len(levels) < 2:
+        r.fail(data, "$.grade_levels", "a grade scale needs at least two grades")
+    GradeLevel.objects.bulk_create(levels)
+
+    # Documents: reuse what the named collection already holds, create the rest.
+    collections: dict[str, Collection] = {}
+    wanted: dict[str, tuple] = {}
+    old_document_ids: dict[int, str] = {}
+    for i, item in enumerate(r.list(data, "documents", "$")):
+        where = f"$.documents[{i}]"
+        r.obj(item, where, data)
+        external_id = r.get(item, "external_id", where, str)
+        if external_id in wanted:
+            r.fail(item, f"{where}.external_id", f"document {external_id!r} is listed twice")
+        collection_name = r.get(item, "collection", where, str)
+        if collection_name not in collections:
+            collections[collection_name], _ = Collection.objects.get_or_create(name=collection_name)
+        wanted[external_id] = (collections[collection_name], item, where)
+        if isinstance(item.get("id"), int):
+            old_document_ids[item["id"]] = external_id
+    study_collection = r.get(info, "collection", W, str, null=True, default=None)
+    if study_collection is not None:
+        if study_collection not in collections:
+            collections[study_collection], _ = Collection.objects.get_or_create(name=study_collection)
+        study.collection = collections[study_collection]
+        study.save(update_fields=["collection"])
+    documents: dict[str, Document] = {}
+    for collection in collections.values():
+        ids = [e for e, (c, _i, _w) in wanted.items() if c.pk == collection.pk]
+        for start in range(0, len(ids), 5000):
+            for document in collection.documents.filter(external_id__in=ids[start:start + 5000]):
+                documents[document.external_id] = document
+    fresh = []
+    for external_id, (collection, item, where) in wanted.items():
+        if external_id not in documents:
+            fresh.append(Document(collection=collection, external_id=external_id,
+                                  title=r.get(item, "title", where, str, default=""),
+                                  text=r.get(item, "text", where, str, default=""),
+                                  extra=r.get(item, "extra", where, dict, default={})))
+    for document in Document.objects.bulk_create(fresh, batch_size=2000):
+        documents[document.external_id] = document
+
+    def document_of(obj, where: str) -> Document:
+        external_id = r.get(obj, "doc", where, str)
+        if external_id not in documents:
+            r.fail(obj, f"{where}.doc", f"document {external_id!r} is not in the archive's documents")
+        return documents[external_id]
+
+    def grade_of(obj, where: str) -> int:
+        grade = r.get(obj, "grade", where, int)
+        if grade not in scale:
+            r.fail(obj, f"{where}.grade", f"grade {grade} is not in the study's scale {sorted(scale)}")
+        return grade
+
+    scenarios: dict[str, Scenario] = {}
+    for i, item in enumerate(r.list(data, "scenarios", "$")):
+        where = f"$.scenarios[{i}]"
+        r.obj(item, where, data)
+        code = r.get(item, "code", where, str)
+        if code in scenarios:
+            r.fail(item, f"{where}.code", f"scenario {code!r} is listed twice")
+        scenarios[code] = Scenario(study=study, code=code, title=r.get(item, "title", where, str),
+                                   text=r.get(item, "text", where, str), topic_id=r.get(item, "topic_id", where, str))
+    topics = [s.topic_id for s in scenarios.values()]
+    if len(set(topics)) != len(topics):
+        r.fail(data, "$.scenarios", "two scenarios share a topic_id")
+    Scenario.objects.bulk_create(scenarios.values())
+    systems: dict[str, System] = {}
+    for i, item in enumerate(r.list(data, "systems", "$")):
+        where = f"$.systems[{i}]"
+        r.obj(item, where, data)
+        code = r.get(item, "code", where, str)
+        if code in systems:
+            r.fail(item, f"{where}.code", f"system {code!r} is listed twice")
+        backend = r.get(item, "backend", where, str)
+        if backend not in System.Backend.values:
+            r.fail(item, f"{where}.backend", f"{backend!r} is not one of {', '.join(System.Backend.values)}")
+        systems[code] = System(study=study, code=code, name=r.get(item, "name", where, str), backend=backend,
+                               config=r.get(item, "config", where, dict, default={}))
+    System.objects.bulk_create(systems.values())
+
+    old_ids: dict[str, dict[int, int]] = {"session": {}, "query": {}, "document": {}}
+    for old, external_id in old_document_ids.items():
+        old_ids["document"][old] = documents[external_id].pk
+    codes, indexes = set(), set()
+    pending_events = []
+    for i, item in enumerate(r.list(data, "participants", "$")):
+        where = f"$.participants[{i}]"
+        r.obj(item, where, data)
+        code = r.get(item, "code", where, str)
+        index = r.get(item, "enrolment_index", where, int)
+        if code in codes or index in indexes:
+            r.fail(item, where, f"participant code {code!r} or enrolment index {index} is used twice")
+        codes.add(code)
+        indexes.add(index)
+        participant = Participant.objects.create(
+            study=study, code=code, enrolment_index=index,
+            questionnaire_answers=r.get(item, "questionnaire_answers", where, dict, default={}),
+            consent_version=r.get(item, "consent_version", where, str, default=""),
+            consented_at=r.get(item, "consented_at", where, "time", null=True, default=None),
+            declined_at=r.get(item, "declined_at", where, "time", null=True, default=None),
+            withdrawn_at=r.get(item, "withdrawn_at", where, "time", null=True, default=None),
+            created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now())
+        by_position: dict[int, Assignment] = {}
+        sessions_by_position: dict[int, SearchSession] = {}
+        for j, a_item in enumerate(r.list(item, "assignments", where)):
+            a_where = f"{where}.assignments[{j}]"
+            r.obj(a_item, a_where, item)
+            position = r.get(a_item, "position", a_where, int)
+            scenario_code, system_code = r.get(a_item, "scenario", a_where, str), r.get(a_item, "system", a_where, str)
+            if scenario_code not in scenarios:
+                r.fail(a_item, f"{a_where}.scenario", f"no scenario {scenario_code!r} in the archive")
+            if system_code not in systems:
+                r.fail(a_item, f"{a_where}.system", f"no system {system_code!r} in the archive")
+            retake_of = r.get(a_item, "retake_of", a_where, int, null=True, default=None)
+            if retake_of is not None and retake_of not in by_position:
+                r.fail(a_item, f"{a_where}.retake_of", f"no earlier assignment at position {retake_of}")
+            if position in by_position or position < 1:
+                r.fail(a_item, f"{a_where}.position", f"position {position} is used twice or below 1")
+            assignment = Assignment.objects.create(
+                participant=participant, position=position, scenario=scenarios[scenario_code],
+                system=systems[system_code], retake_of=by_position.get(retake_of) if retake_of else None,
+                retake_reason=r.get(a_item, "retake_reason", a_where, str, default=""))
+            by_position[position] = assignment
+            s_item = a_item.get("session")
+            if s_item is None:
+                continue
+            s_where = f"{a_where}.session"
+            r.obj(s_item, s_where, a_item)
+            session = SearchSession.objects.create(
+                assignment=assignment, started_at=r.get(s_item, "started_at", s_where, "time"),
+                ended_at=r.get(s_item, "ended_at", s_where, "time", null=True, default=None),
+                end_reason=r.get(s_item, "end_reason", s_where, str, default=""),
+                post_task_answers=r.get(s_item, "post_task_answers", s_where, dict, default={}))
+            sessions_by_position[position] = session
+            if isinstance(s_item.get("id"), int):
+                old_ids["session"][s_item["id"]] = session.pk
+            _import_session_rows(r, s_item, s_where, session, document_of, grade_of, old_ids)
+        for j, e_item in enumerate(r.list(item, "events", where)):
+            e_where = f"{where}.events[{j}]"
+            r.obj(e_item, e_where, item)
+            position = r.get(e_item, "session", e_where, int, null=True, default=None)
+            if position is not None and position not in sessions_by_position:
+                r.fail(e_item, f"{e_where}.session", f"no session at assignment position {position}")
+            pending_events.append((participant, sessions_by_position.get(position), e_item, e_where))
+    events = []
+    client_ids = set()
+    for participant, session, e_item, e_where in pending_events:
+        client_id = r.get(e_item, "client_event_id", e_where, str)
+        if (participant.pk, client_id) in client_ids:
+            r.fail(e_item, f"{e_where}.client_event_id", f"client event id {client_id!r} is used twice")
+        client_ids.add((participant.pk, client_id))
+        payload = _remapped(r.get(e_item, "payload", e_where, dict, default={}), old_ids)
+        events.append(Event(
+            participant=participant, session=session, type=r.get(e_item, "type", e_where, str),
+            client_event_id=client_id, sequence=r.get(e_item, "sequence", e_where, int, null=True, default=None),
+            client_time=r.get(e_item, "client_time", e_where, "time", null=True, default=None),
+            server_time=r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now(),
+            payload=payload))
+    Event.objects.bulk_create(events, batch_size=2000)
+
+    users = get_user_model().objects
+    numbers = set()
+    for i, item in enumerate(r.list(data, "reference_versions", "$")):
+        where = f"$.reference_versions[{i}]"
+        r.obj(item, where, data)
+        number = r.get(item, "number", where, int)
+        if number < 1 or number in numbers:
+            r.fail(item, f"{where}.number", f"version {number} is below 1 or given twice")
+        numbers.add(number)
+        creator = r.get(item, "created_by", where, str, null=True, default=None)
+        version = ReferenceVersion.objects.create(
+            study=study, number=number, note=r.get(item, "note", where, str, default=""),
+            created_by=users.filter(username=creator).first() if creator else None,
+            created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now())
+        rows, seen = [], set()
+        for j, j_item in enumerate(r.list(item, "judgments", where)):
+            j_where = f"{where}.judgments[{j}]"
+            r.obj(j_item, j_where, item)
+            topic = r.get(j_item, "topic_id", j_where, str)
+            document = document_of(j_item, j_where)
+            if (topic, document.pk) in seen:
+                r.fail(j_item, j_where, f"topic {topic!r} judges document {document.external_id!r} twice")
+            seen.add((topic, document.pk))
+            judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
+            rows.append(ReferenceJudgment(
+                version=version, topic_id=topic, document=document, grade=grade_of(j_item, j_where),
+                source=r.get(j_item, "source", j_where, str, default=""),
+                judged_by=users.filter(username=judge).first() if judge else None))
+        ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
+
+    assessment = data.get("assessment") or {}
+    r.obj(assessment, "$.assessment", data)
+    per_document = r.get(assessment, "assessors_per_document", "$.assessment", int, null=True, default=None)
+    if per_document is not None:
+        AssessmentPlan.objects.create(study=study, assessors_per_document=per_document)
+    for i, item in enumerate(r.list(assessment, "pools", "$.assessment") if "pools" in assessment else []):
+        where = f"$.assessment.pools[{i}]"
+        r.obj(item, where, assessment)
+        code = r.get(item, "scenario", where, str)
+        if code not in scenarios:
+            r.fail(item, f"{where}.scenario", f"no scenario {code!r} in the archive")
+        pool = AssessmentPool.objects.create(
+            scenario=scenarios[code], rule=r.get(item, "rule", where, str), top_x=r.get(item, "top_x", where, int),
+            built_at=r.get(item, "built_at", where, "time", null=True, default=None))
+        PoolDocument.objects.bulk_create(
+            PoolDocument(pool=pool, document=document_of(d, f"{where}.documents[{k}]"),
+                         source=r.get(d, "source", f"{where}.documents[{k}]", str),
+                         source_detail=r.get(d, "source_detail", f"{where}.documents[{k}]", str, default=""),
+                         added_at=r.get(d, "added_at", f"{where}.documents[{k}]", "time", null=True, default=None)
+                         or timezone.now())
+            for k, d in enumerate(r.list(item, "documents", where)))
+    for i, item in enumerate(r.list(data, "audit", "$") if "audit" in data else []):
+        where = f"$.audit[{i}]"
+        r.obj(item, where, data)
+        AuditEntry.objects.create(
+            study=study, participant_code=r.get(item, "participant_code", where, str, default=""),
+            action=r.get(item, "action", where, str), detail=r.get(item, "detail", where, dict, default={}),
+            at=r.get(item, "at", where, "time", null=True, default=None) or timezone.now())
+    return study
+
+
+def _import_session_rows(r: _Reader, s_item, s_where, session, document_of, grade_of, old_ids) -> None:
+    queries, shown_rows = [], []
+    for k, q_item in enumerate(r.list(s_item, "queries", s_where)):
+        q_where = f"{s_where}.queries[{k}]"
+        r.obj(q_item, q_where, s_item)
+        position = r.get(q_item, "position", q_where, int)
+        if position != k + 1:
+            r.fail(q_item, f"{q_where}.position", f"expected position {k + 1} (queries are numbered 1..n in order)")
+        query = Query(session=session, position=position, text=r.get(q_item, "text", q_where, str),
+                      issued_at=r.get(q_item, "issued_at", q_where, "time"),
+                      scan_mark_rank=r.get(q_item, "scan_mark_rank", q_where, int, null=True, default=None),
+                      system_message=r.get(q_item, "system_message", q_where, str, default=""))
+        queries.append((query, q_item, q_where))
+    Query.objects.bulk_create([q for q, _i, _w in queries])
+    for query, q_item, q_where in queries:
+        if isinstance(q_item.get("id"), int):
+            old_ids["query"][q_item["id"]] = query.pk
+        ranks = set()
+        for m, row in enumerate(r.list(q_item, "shown_results", q_where)):
+            where = f"{q_where}.shown_results[{m}]"
+            r.obj(row, where, q_item)
+            rank = r.get(row, "rank", where, int)
+            if rank < 1 or rank in ranks:
+                r.fail(row, f"{where}.rank", f"rank {rank} is below 1 or shown twice")
+            ranks.add(rank)
+            shown_rows.append(ShownResult(
+                query=query, rank=rank, document=document_of(row, where), title=r.get(row, "title", where, str),
+                snippet=r.get(row, "snippet", where, str), page=r.get(row, "page", where, int, default=1),
+                shown_at=r.get(row, "shown_at", where, "time")))
+    ShownResult.objects.bulk_create(shown_rows, batch_size=2000)
+    changes = []
+    judged = set()
+    for k, j_item in enumerate(r.list(s_item, "judgments", s_where)):
+        where = f"{s_where}.judgments[{k}]"
+        r.obj(j_item, where, s_item)
+        document = document_of(j_item, where)
+        if document.pk in judged:
+            r.fail(j_item, f"{where}.doc", f"document {document.external_id!r} is judged twice in this session")
+        judged.add(document.pk)
+        judgment = Judgment.objects.create(
+            session=session, document=document, grade=grade_of(j_item, where),
+            created_at=r.get(j_item, "created_at", where, "time"), updated_at=r.get(j_item, "updated_at", where, "time"))
+        for n, change in enumerate(r.list(j_item, "history", where)):
+            c_where = f"{where}.history[{n}]"
+            r.obj(change, c_where, j_item)
+            changes.append(JudgmentChange(judgment=judgment, grade=r.get(change, "grade", c_where, int),
+                                          changed_at=r.get(change, "changed_at", c_where, "time")))
+    JudgmentChange.objects.bulk_create(changes, batch_size=2000)
+
+
+def _remapped(payload: dict, old_ids: dict[str, dict[int, int]]) -> dict:
+    """The payload with the exporting server's row ids in its acknowledgement replaced by the new rows' ids."""
+    ack = payload.get("ack")
+    if not isinstance(ack, dict):
+        return payload
+    ack = dict(ack)
+    for key, table in ACK_IDS.items():
+        if isinstance(ack.get(key), int) and not isinstance(ack.get(key), bool):
+            ack[key] = old_ids[table].get(ack[key], ack[key])
+    return {**payload, "ack": ack}

@@ -1,0 +1,34 @@
+"""Shared by the interchange commands: find a study by slug, an owner by username, write to a file or stdout."""
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
+
+from studies.models import Study
+
+
+def study_by_slug(slug: str) -> Study:
+    study = Study.objects.filter(slug=slug).first()
+    if study is None:
+        raise CommandError(f"no study with slug {slug!r}")
+    return study
+
+
+def user_by_name(username: str):
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise CommandError(f"no user {username!r}; create the account first (manage.py createsuperuser)")
+    return user
+
+
+def write(command, output: str | None, content: str | bytes) -> None:
+    if output in (None, "-"):
+        command.stdout.write(content.decode("utf-8") if isinstance(content, bytes) else content, ending="")
+        return
+    path = Path(output)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    command.stderr.write(f"wrote {path}")

@@ -1,0 +1,111 @@
+"""Tidy CSV: one table per level (sessions, queries, shown results, judgments), one row per observation,
+with the design on every row, ready for pandas or R.
+
+Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
+participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
+(participant, position) names a session; no database ids, access tokens or account names are written.
+Times are ISO 8601 in UTC; empty cells are missing values.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from ..models import Event, Judgment, Query, SearchSession, ShownResult, Study
+
+DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
+TABLES = {
+    "sessions": DESIGN + ["started_at", "ended_at", "end_reason", "duration_s", "queries", "results_shown",
+                          "documents_opened", "judgments"],
+    "queries": DESIGN + ["query", "text", "issued_at", "seconds_from_start", "results_shown", "scan_mark_rank",
+                         "documents_opened", "system_message"],
+    "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
+    "judgments": DESIGN + ["doc", "grade", "first_grade", "changes", "created_at", "updated_at"],
+}
+
+
+def _time(value) -> str:
+    return value.isoformat() if value is not None else ""
+
+
+def _seconds(later, earlier) -> str:
+    if later is None or earlier is None:
+        return ""
+    return f"{(later - earlier).total_seconds():.3f}"
+
+
+def study_tables(*, study: Study) -> dict[str, list[list]]:
+    """{table name: rows (header first)}; a fixed number of queries whatever the size of the study."""
+    sessions = list(SearchSession.objects.filter(assignment__participant__study=study)
+                    .select_related("assignment__participant", "assignment__scenario", "assignment__system")
+                    .order_by("assignment__participant__enrolment_index", "assignment__position"))
+    design = {}
+    for session in sessions:
+        a = session.assignment
+        design[session.pk] = [study.slug, a.participant.code, a.position, a.scenario.code, a.scenario.topic_id,
+                              a.system.code, int(a.retake_of_id is not None)]
+    queries = defaultdict(list)
+    for query in Query.objects.filter(session__in=sessions).order_by("session_id", "position"):
+        queries[query.session_id].append(query)
+    shown = defaultdict(list)
+    for row in (ShownResult.objects.filter(query__session__in=sessions).select_related("document")
+                .order_by("query_id", "rank")):
+        shown[row.query_id].append(row)
+    judgments = defaultdict(list)
+    for judgment in (Judgment.objects.filter(session__in=sessions).select_related("document")
+                     .prefetch_related("history").order_by("session_id", "created_at", "id")):
+        judgments[judgment.session_id].append(judgment)
+    opened = Counter()  # (session, query position, doc) -> opens; also (session, query) and (session,)
+    for session_id, data in (Event.objects.filter(session__in=sessions, type="document_open", payload__ack__ok=True)
+                             .values_list("session_id", "payload__data")):
+        data = data or {}
+        opened[(session_id, data.get("query"), data.get("doc"))] += 1
+        opened[(session_id, data.get("query"))] += 1
+        opened[(session_id,)] += 1
+
+    tables = {name: [header] for name, header in TABLES.items()}
+    for session in sessions:
+        key = design[session.pk]
+        session_queries = queries[session.pk]
+        grades = {j.document.external_id: j.grade for j in judgments[session.pk]}
+        tables["sessions"].append(key + [
+            _time(session.started_at), _time(session.ended_at), session.end_reason,
+            _seconds(session.ended_at, session.started_at), len(session_queries),
+            sum(len(shown[q.pk]) for q in session_queries), opened[(session.pk,)], len(judgments[session.pk])])
+        for query in session_queries:
+            tables["queries"].append(key + [
+                query.position, query.text, _time(query.issued_at), _seconds(query.issued_at, session.started_at),
+                len(shown[query.pk]), query.scan_mark_rank if query.scan_mark_rank is not None else "", opened[(session.pk, query.position)],
+                query.system_message])
+            for row in shown[query.pk]:
+                doc = row.document.external_id
+                tables["shown_results"].append(key + [
+                    query.position, row.rank, row.page, doc, _time(row.shown_at),
+                    opened.get((session.pk, query.position, doc), 0), grades.get(doc, "")])
+        for judgment in judgments[session.pk]:
+            history = list(judgment.history.all())
+            tables["judgments"].append(key + [
+                judgment.document.external_id, judgment.grade, history[0].grade if history else judgment.grade,
+                max(len(history) - 1, 0), _time(judgment.created_at), _time(judgment.updated_at)])
+    return tables
+
+
+def table_csv(rows: list[list]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+def write_study_csv(*, study: Study, directory: str | Path) -> list[Path]:
+    """Write sessions.csv, queries.csv, shown_results.csv and judgments.csv into `directory`."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, rows in study_tables(study=study).items():
+        path = directory / f"{name}.csv"
+        path.write_text(table_csv(rows), encoding="utf-8")
+        paths.append(path)
+    return paths

@@ -1,0 +1,27 @@
+"""manage.py export_run SLUG --output DIR [--unit query|session] [--system CODE]: what participants were shown,
+as TREC runs (topic = the scenario's topic, tag = the system's code; docs/file-formats.md)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from studies.interchange.command_helpers import study_by_slug
+from studies.interchange.trec import UNITS, ExportError, study_runs, write_runs
+
+
+class Command(BaseCommand):
+    help = ("Export each session's queries as TREC runs, one file per query (or per session with --unit session): "
+            "topic = scenario topic id, tag = system code, readable by trec_eval, ir_measures and "
+            "python -m scoring eval.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", help="the study's slug")
+        parser.add_argument("-o", "--output", required=True, help="directory to write the run files into")
+        parser.add_argument("--unit", choices=UNITS, default="query", help="one run per query (default) or per session")
+        parser.add_argument("--system", help="only the sessions on this system (code)")
+
+    def handle(self, *args, **options):
+        try:
+            runs = study_runs(study=study_by_slug(options["study"]), unit=options["unit"], system=options["system"])
+        except ExportError as error:
+            raise CommandError(str(error)) from None
+        paths = write_runs(runs=runs, directory=options["output"])
+        self.stdout.write(f"wrote {len(paths)} run files into {options['output']}")
