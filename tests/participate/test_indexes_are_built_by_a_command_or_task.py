@@ -30,9 +30,11 @@ def test_build_index_for_a_study_builds_what_its_systems_use(study_with_collecti
     assert page.total == 25 and len(page.results) == 10 and page.error is None
 
 
-def test_the_task_builds_an_index_eagerly_by_default(small_collection, index_root):
-    result = collection_index_build_task.delay(small_collection.pk, "bm25_title_text")
+def test_the_task_builds_an_index_and_returns_the_document_count(small_collection, index_root):
+    # apply() runs the task body here whatever the broker (test_real_worker.py queues it on a real worker).
+    result = collection_index_build_task.apply(args=(small_collection.pk, "bm25_title_text"))
     assert result.get(timeout=10) == 40
+    assert collection_index_status(collection=small_collection)["bm25_title_text"] == 40
 
 
 def test_build_index_refuses_an_unknown_collection(db, index_root):
