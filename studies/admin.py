@@ -96,3 +96,20 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
 
 from . import assessment_admin  # noqa: E402,F401
+
+
+# Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request commits.
+@admin.action(description="Build search indexes (every configuration)")
+def collection_indexes_build(modeladmin, request, queryset):
+    from django.db import transaction
+
+    from .engines.search import CONFIGURATIONS
+    from .tasks import collection_index_build_task
+
+    for collection in queryset:
+        for configuration in CONFIGURATIONS:
+            transaction.on_commit(lambda pk=collection.pk, name=configuration: collection_index_build_task.delay(pk, name))
+    modeladmin.message_user(request, f"Index builds queued for {queryset.count()} collection(s).")
+
+
+CollectionAdmin.actions = [*(CollectionAdmin.actions or []), collection_indexes_build]
