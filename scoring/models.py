@@ -1,0 +1,162 @@
+"""Scoring runs and their stored results (docs/dashboards.md).
+
+A ScoringRun holds a study, every option of SPEC-metrics.md and the reference version it used. Its results
+are one SessionScore per session (summaries as columns, curves as float64 bytes up to the session's own end)
+and one QueryScore per query (sDCG at X and the sDCG-by-rank vector to top 100 of the paper's Figure 1), so
+the dashboards read them without recomputing. Both are written by upserts keyed by (run, session) and
+(run, query): a re-delivered task writes the same rows again and changes nothing.
+"""
+
+import numpy as np
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from studies.models import Participant, Query, ReferenceVersion, Scenario, SearchSession, Study, System
+
+from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS
+
+# The (b, bq) grid every run also scores (the sensitivity heatmap): the paper's 1.5 <= b, bq <= 10.
+GRID_B = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0)
+GRID_BQ = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0)
+# Figure 1 looks at each query's sDCG by rank to this depth.
+QUERY_DEPTH = 100
+
+
+def _choices(values):
+    return [(v, v) for v in values]
+
+
+class ScoringRun(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    class Judgments(models.TextChoices):
+        REFERENCE = "reference", "Reference (expert) judgments"
+        PARTICIPANT = "participant", "The participant's own judgments"
+
+    class Gain(models.TextChoices):
+        LINEAR = "linear", "The weights"
+        EXPONENTIAL = "exponential", "2^grade - 1"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="scoring_runs")
+    label = models.CharField(max_length=200, blank=True)
+    # The options of SPEC-metrics.md, defaults as there.
+    weights = models.JSONField(default=list)
+    b = models.FloatField(default=2.0)
+    bq = models.FloatField(default=4.0)
+    top = models.PositiveIntegerField(default=10)
+    formulation = models.CharField(max_length=20, choices=_choices(FORMULATIONS), default="2008")
+    gain = models.CharField(max_length=20, choices=Gain.choices, default=Gain.LINEAR)
+    duplicates = models.CharField(max_length=10, choices=_choices(DUPLICATES), default="every")
+    short_lists = models.CharField(max_length=10, choices=_choices(SHORT_LISTS), default="pad")
+    scan = models.CharField(max_length=10, choices=_choices(SCANS), default="fixed")
+    judgments = models.CharField(max_length=20, choices=Judgments.choices, default=Judgments.REFERENCE)
+    reference_version = models.ForeignKey(
+        ReferenceVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="scoring_runs"
+    )
+    grid_b = models.JSONField(default=list)
+    grid_bq = models.JSONField(default=list)
+
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    # A pass is one scoring of all (or, on a re-score, some) sessions; rows written by it carry its number,
+    # so progress is a count of rows, the same however often a chunk is delivered.
+    current_pass = models.PositiveIntegerField(default=0)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    # The study's live run: new sessions, changed judgments and reference versions re-score it.
+    is_default = models.BooleanField(default=False)
+    stale = models.BooleanField(default=False)
+    stale_since = models.DateTimeField(null=True, blank=True)
+    # Chart cache generation: bumped whenever this run's results change.
+    generation = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study"], condition=Q(is_default=True), name="scoring_run_one_default"),
+            models.CheckConstraint(condition=Q(b__gt=1), name="scoring_run_b_above_1"),
+            models.CheckConstraint(condition=Q(bq__gt=1) & Q(bq__lt=1000), name="scoring_run_bq_range"),
+            models.CheckConstraint(condition=Q(top__gte=1), name="scoring_run_top_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.study} run {self.pk}" + (f" ({self.label})" if self.label else "")
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    def parameters_text(self) -> str:
+        weights = ",".join(f"{w:g}" for w in self.weights)
+        version = f"v{self.reference_version.number}" if self.reference_version_id else "none"
+        judged = f"reference {version}" if self.judgments == self.Judgments.REFERENCE else "participant"
+        return (f"weights {weights}, b {self.b:g}, bq {self.bq:g}, top {self.top}, {self.formulation}"
+                f"{', exponential gain' if self.gain == self.Gain.EXPONENTIAL else ''}, duplicates {self.duplicates}, "
+                f"short lists {self.short_lists}, scan {self.scan}, judgments {judged}")
+
+
+class SessionScore(models.Model):
+    """One session's results in one run. Design columns are copied here so a chart is one query."""
+
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="session_scores")
+    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="+")
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="+")
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="+")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="+")
+    end_reason = models.CharField(max_length=20, blank=True)
+    n_queries = models.PositiveSmallIntegerField()
+    length = models.PositiveIntegerField(help_text="Curve positions up to the session's own end.")
+    final = models.FloatField()
+    ideal_final = models.FloatField()
+    normalized_final = models.FloatField()
+    last_query = models.FloatField()
+    best_query = models.FloatField()
+    average = models.FloatField()
+    # float64 bytes, `length` values each: the cumulated curve and its ideal up to the session's end.
+    curve = models.BinaryField()
+    ideal = models.BinaryField()
+    # float32 bytes, (len(grid_b), len(grid_bq), 5 summaries): session_grid's values for this session.
+    grid = models.BinaryField()
+    pass_number = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "session"], name="session_score_once_per_run"),
+        ]
+        indexes = [models.Index(fields=["run", "pass_number"])]
+
+    def __str__(self):
+        return f"run {self.run_id} session {self.session_id}: {self.final:.4g}"
+
+    def curve_array(self) -> np.ndarray:
+        return np.frombuffer(bytes(self.curve), dtype=np.float64)
+
+
+class QueryScore(models.Model):
+    """One query's results: sDCG at X (the session curve's cut) and, for Figure 1, its sDCG by rank to top 100."""
+
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="query_scores")
+    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="+")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    is_last = models.BooleanField()
+    sdcg = models.FloatField()
+    by_rank = models.BinaryField(help_text="float32 bytes: sDCG at ranks 1..100")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "query"], name="query_score_once_per_run"),
+        ]
+        indexes = [models.Index(fields=["run", "session"])]
+
+    def __str__(self):
+        return f"run {self.run_id} query {self.query_id}: {self.sdcg:.4g}"

@@ -1,0 +1,384 @@
+"""Scoring runs: create them, score their sessions chunk by chunk, keep the study's default run current.
+
+Writes live here; `scoring/tasks.py` only calls these with ids. The math is `scoring/session.py`.
+
+Hooks for the rest of the project (call them inside the transaction that made the change; the re-score is
+queued on commit and never blocks the caller):
+- `study_scores_mark_stale(study_id=..., session_ids=[...])` after a session ends or a participant's judgments
+  change (session_ids=None re-scores the whole study);
+- `reference_version_changed(study_id=...)` after a new reference version is published or imported.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from studies.models import (
+    Event,
+    Judgment,
+    Query,
+    ReferenceJudgment,
+    ReferenceVersion,
+    SearchSession,
+    ShownResult,
+    Study,
+)
+
+from .metrics import GradeError
+from .models import GRID_B, GRID_BQ, QUERY_DEPTH, QueryScore, ScoringRun, SessionScore
+from .session import SUMMARIES, SessionParams, encode_sessions, score_sessions, session_grid
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_WEIGHTS = (0.0, 1.0, 10.0, 100.0)
+# Sessions per chunk task: small enough that a chunk's arrays stay a few MB, large enough to be worth a task.
+CHUNK_SIZE = 500
+
+
+class ScoringError(ValueError):
+    """A run that cannot be scored as asked (bad options, no reference judgments, a grade without weight)."""
+
+
+# --- parameters -----------------------------------------------------------------------------------------------
+
+
+def run_params(run: ScoringRun) -> SessionParams:
+    """The SessionParams of a run. Exponential gain turns grade g into 2^g - 1 (SPEC: log2 with exponential
+    gain); kanoulas2011 ignores the weights, as the library does."""
+    weights = tuple(run.weights) or DEFAULT_WEIGHTS
+    if run.gain == ScoringRun.Gain.EXPONENTIAL:
+        weights = tuple(2.0**grade - 1.0 for grade in range(len(weights)))
+    return SessionParams(
+        weights=weights, b=run.b, bq=run.bq, top=run.top, formulation=run.formulation,
+        duplicates=run.duplicates, short_lists=run.short_lists, scan=run.scan,
+    )
+
+
+def scoring_run_create(
+    *,
+    study: Study,
+    created_by=None,
+    label: str = "",
+    weights: Sequence[float] = DEFAULT_WEIGHTS,
+    b: float = 2.0,
+    bq: float = 4.0,
+    top: int = 10,
+    formulation: str = "2008",
+    gain: str = ScoringRun.Gain.LINEAR,
+    duplicates: str = "every",
+    short_lists: str = "pad",
+    scan: str = "fixed",
+    judgments: str = ScoringRun.Judgments.REFERENCE,
+    make_default: bool | None = None,
+) -> ScoringRun:
+    """Create a run with the latest reference version and queue its scoring on commit. The study's first run
+    becomes its default run unless make_default=False."""
+    weights = tuple(float(w) for w in weights)
+    try:
+        SessionParams(weights=weights, b=b, bq=bq, top=top, formulation=formulation, duplicates=duplicates,
+                      short_lists=short_lists, scan=scan)
+    except ValueError as exc:
+        raise ScoringError(str(exc)) from None
+    if gain not in ScoringRun.Gain.values:
+        raise ScoringError(f"unknown gain {gain!r}; choose linear or exponential")
+    if judgments not in ScoringRun.Judgments.values:
+        raise ScoringError(f"unknown judgments {judgments!r}; choose reference or participant")
+    grades = study.grade_values()
+    if formulation != "kanoulas2011" and grades and max(grades) >= len(weights):
+        raise ScoringError(
+            f"the study's grades go to {max(grades)} but the weights give gains for grades 0..{len(weights) - 1}"
+        )
+    version = study.reference_versions.order_by("-number").first()
+    if judgments == ScoringRun.Judgments.REFERENCE and version is None:
+        raise ScoringError("the study has no reference judgments yet: publish or import a reference version, "
+                           "or score against the participants' own judgments")
+    with transaction.atomic():
+        locked = Study.objects.select_for_update().get(pk=study.pk)
+        has_default = ScoringRun.objects.filter(study=locked, is_default=True).exists()
+        default = (not has_default) if make_default is None else make_default
+        if default and has_default:
+            ScoringRun.objects.filter(study=locked, is_default=True).update(is_default=False)
+        run = ScoringRun.objects.create(
+            study=study, created_by=created_by, label=label, weights=list(weights), b=b, bq=bq, top=top,
+            formulation=formulation, gain=gain, duplicates=duplicates, short_lists=short_lists, scan=scan,
+            judgments=judgments, reference_version=version if judgments == ScoringRun.Judgments.REFERENCE else None,
+            grid_b=list(GRID_B), grid_bq=list(GRID_BQ), is_default=default,
+        )
+        _queue_pass(run.pk, None)
+    return run
+
+
+def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
+    with transaction.atomic():
+        ScoringRun.objects.filter(study_id=run.study_id, is_default=True).exclude(pk=run.pk).update(is_default=False)
+        ScoringRun.objects.filter(pk=run.pk).update(is_default=True)
+    run.is_default = True
+    return run
+
+
+def _queue_pass(run_id: int, session_ids: list[int] | None) -> None:
+    from .tasks import scoring_run_start_task
+
+    transaction.on_commit(lambda: scoring_run_start_task.delay(run_id, session_ids))
+
+
+# --- the hooks ----------------------------------------------------------------------------------------------------
+
+
+def study_scores_mark_stale(*, study_id: int, session_ids: Iterable[int] | None = None) -> ScoringRun | None:
+    """Mark the study's default run stale and queue, on commit, a re-score of `session_ids` (all sessions if
+    None). Call it after a session ends, or a participant's judgments change. Returns the run, or None if the
+    study has no default run yet."""
+    run = ScoringRun.objects.filter(study_id=study_id, is_default=True).first()
+    if run is None:
+        return None
+    ids = None if session_ids is None else sorted({int(pk) for pk in session_ids})
+    ScoringRun.objects.filter(pk=run.pk).update(stale=True, stale_since=timezone.now())
+    _queue_pass(run.pk, ids)
+    return run
+
+
+def reference_version_changed(*, study_id: int) -> ScoringRun | None:
+    """Point the study's default run at the latest reference version and re-score, on commit, only the
+    sessions of scenarios whose topic's judgments differ between the old and the new version. Nothing to do
+    when the default run scores against the participants' own judgments."""
+    run = ScoringRun.objects.filter(study_id=study_id, is_default=True).first()
+    if run is None or run.judgments != ScoringRun.Judgments.REFERENCE:
+        return None
+    latest = ReferenceVersion.objects.filter(study_id=study_id).order_by("-number").first()
+    if latest is None or latest.pk == run.reference_version_id:
+        return None
+    changed = _changed_topics(run.reference_version_id, latest.pk)
+    ScoringRun.objects.filter(pk=run.pk).update(reference_version=latest)
+    if not changed:
+        return run
+    session_ids = list(
+        SearchSession.objects.filter(
+            assignment__participant__study_id=study_id, assignment__scenario__topic_id__in=changed
+        ).values_list("pk", flat=True)
+    )
+    if session_ids:
+        ScoringRun.objects.filter(pk=run.pk).update(stale=True, stale_since=timezone.now())
+        _queue_pass(run.pk, session_ids)
+    return run
+
+
+def _changed_topics(old_version_id: int | None, new_version_id: int) -> set[str]:
+    def judged(version_id):
+        if version_id is None:
+            return set()
+        return set(ReferenceJudgment.objects.filter(version_id=version_id).values_list("topic_id", "document_id", "grade"))
+
+    return {topic for topic, _, _ in judged(old_version_id) ^ judged(new_version_id)}
+
+
+# --- a pass: start, chunks, finish ----------------------------------------------------------------------------------
+
+
+def _scorable(study_id: int):
+    """Sessions a run scores: ended (not withdrawn) with at least one query."""
+    return SearchSession.objects.filter(
+        assignment__participant__study_id=study_id, ended_at__isnull=False, queries__position=1
+    ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
+
+
+def scoring_pass_start(*, run_id: int, session_ids: list[int] | None = None,
+                       chunk_size: int = CHUNK_SIZE) -> tuple[int, list[list[int]]] | None:
+    """Begin a pass over the run's sessions (or only `session_ids`): drop results of sessions that are no
+    longer scorable, number the pass, and return (pass number, chunks of session ids). None if the run is gone."""
+    run = ScoringRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return None
+    scorable = _scorable(run.study_id)
+    if session_ids is not None:
+        scorable = scorable.filter(pk__in=session_ids)
+        gone = set(session_ids) - set(scorable.values_list("pk", flat=True))
+        if gone:
+            SessionScore.objects.filter(run_id=run_id, session_id__in=gone).delete()
+            QueryScore.objects.filter(run_id=run_id, session_id__in=gone).delete()
+    ids = sorted(scorable.values_list("pk", flat=True).distinct())
+    with transaction.atomic():
+        ScoringRun.objects.filter(pk=run_id).update(current_pass=F("current_pass") + 1)
+        run.refresh_from_db(fields=["current_pass"])
+        ScoringRun.objects.filter(pk=run_id).update(
+            status=ScoringRun.Status.RUNNING, error="", progress_done=0, progress_total=len(ids),
+            started_at=timezone.now(), finished_at=None,
+        )
+    return run.current_pass, [ids[i : i + chunk_size] for i in range(0, len(ids), chunk_size)]
+
+
+def scoring_pass_finish(*, run_id: int, pass_number: int, full: bool) -> None:
+    """Close a pass: on a full pass drop rows of sessions it did not score; mark the run done (unless a chunk
+    failed) and fresh (unless marked stale again since the pass began); bump the chart cache generation."""
+    run = ScoringRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return
+    if full and run.current_pass == pass_number:
+        SessionScore.objects.filter(run_id=run_id).exclude(pass_number=pass_number).delete()
+        QueryScore.objects.filter(run_id=run_id).exclude(session_id__in=SessionScore.objects.filter(
+            run_id=run_id).values("session_id")).delete()
+    current = ScoringRun.objects.filter(pk=run_id, current_pass=pass_number)
+    done = SessionScore.objects.filter(run_id=run_id, pass_number=pass_number).count()
+    current.exclude(status=ScoringRun.Status.FAILED).update(
+        status=ScoringRun.Status.DONE, progress_done=done, finished_at=timezone.now()
+    )
+    current.filter(status=ScoringRun.Status.DONE).filter(
+        stale_since__isnull=True).update(stale=False)
+    current.filter(status=ScoringRun.Status.DONE, stale_since__lte=F("started_at")).update(stale=False)
+    ScoringRun.objects.filter(pk=run_id).update(generation=F("generation") + 1)
+
+
+def scoring_run_fail(*, run_id: int, message: str) -> None:
+    ScoringRun.objects.filter(pk=run_id).update(
+        status=ScoringRun.Status.FAILED, error=message[:2000], finished_at=timezone.now()
+    )
+
+
+def scoring_chunk_score(*, run_id: int, pass_number: int, session_ids: Sequence[int]) -> int:
+    """Score one chunk of sessions and upsert their results, keyed by (run, session) and (run, query): doing it
+    twice leaves one result set. Returns the number of sessions scored."""
+    run = ScoringRun.objects.filter(pk=run_id).select_related("study").first()
+    if run is None:
+        return 0
+    try:
+        chunk = _chunk_load(run, session_ids)
+        if not chunk.sessions:
+            return 0
+        rows, query_rows = _chunk_score(run, chunk, pass_number)
+    except (ScoringError, GradeError, ValueError) as exc:
+        logger.warning("scoring run %s failed: %s", run_id, exc)
+        scoring_run_fail(run_id=run_id, message=str(exc))
+        return 0
+    with transaction.atomic():
+        SessionScore.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["run", "session"], update_fields=_SESSION_FIELDS,
+            batch_size=500,
+        )
+        QueryScore.objects.bulk_create(
+            query_rows, update_conflicts=True, unique_fields=["run", "query"], update_fields=_QUERY_FIELDS,
+            batch_size=1000,
+        )
+        done = SessionScore.objects.filter(run_id=run_id, pass_number=pass_number).count()
+        ScoringRun.objects.filter(pk=run_id, current_pass=pass_number).update(progress_done=done)
+    return len(rows)
+
+
+_SESSION_FIELDS = [
+    "participant", "scenario", "system", "end_reason", "n_queries", "length", *SUMMARIES, "ideal_final",
+    "curve", "ideal", "grid", "pass_number",
+]
+_QUERY_FIELDS = ["session", "position", "is_last", "sdcg", "by_rank"]
+
+
+@dataclass
+class _Chunk:
+    sessions: list[tuple]  # (id, participant_id, scenario_id, system_id, topic_id, end_reason)
+    query_ids: list[list[int]]
+    results: list[list[list]]
+    scanned: list[list[int]] | None
+    topics: list[str]
+    qrels: dict[str, dict[int, int]]
+
+
+def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
+    """Everything a chunk needs, in four or five queries whatever its size."""
+    sessions = list(
+        _scorable(run.study_id).filter(pk__in=list(session_ids)).order_by("pk").distinct().values_list(
+            "pk", "assignment__participant_id", "assignment__scenario_id", "assignment__system_id",
+            "assignment__scenario__topic_id", "end_reason",
+        )
+    )
+    ids = [row[0] for row in sessions]
+    queries = defaultdict(list)
+    marks = {}
+    for query_id, session_id, mark in Query.objects.filter(session_id__in=ids).order_by(
+            "session_id", "position").values_list("pk", "session_id", "scan_mark_rank"):
+        queries[session_id].append(query_id)
+        marks[query_id] = mark
+    observed = run.scan == "observed"
+    deepest = {}
+    if observed:
+        # "The deepest rank they viewed or marked": a scan mark, or the deepest document opened from the list.
+        positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
+        for session_id, payload in Event.objects.filter(session_id__in=ids, type="document_open").values_list(
+                "session_id", "payload"):
+            query_id = positions.get((session_id, (payload or {}).get("query")))
+            rank = (payload or {}).get("rank")
+            if query_id is not None and isinstance(rank, int) and rank > deepest.get(query_id, 0):
+                deepest[query_id] = rank
+        for query_id, mark in marks.items():
+            if mark is not None and mark > deepest.get(query_id, 0):
+                deepest[query_id] = mark
+    depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0))
+    shown = defaultdict(dict)
+    for query_id, rank, document_id in ShownResult.objects.filter(
+            query__session_id__in=ids, rank__lte=depth).values_list("query_id", "rank", "document_id"):
+        shown[query_id][rank] = document_id
+
+    def ranked(query_id):
+        by_rank = shown.get(query_id, {})
+        # A gap (a page never fetched) is an unjudged, never-repeated cell: gain 0.
+        return [by_rank.get(rank, ("gap", query_id, rank)) for rank in range(1, max(by_rank, default=0) + 1)]
+
+    results = [[ranked(q) for q in queries[s]] for s in ids]
+    scanned = [[deepest.get(q, run.top) for q in queries[s]] for s in ids] if observed else None
+    qrels: dict[str, dict[int, int]] = defaultdict(dict)
+    if run.judgments == ScoringRun.Judgments.PARTICIPANT:
+        # Each session is scored against its participant's own grades in that session.
+        topics = [f"{row[4]}|{row[0]}" for row in sessions]
+        for session_id, topic, document_id, grade in Judgment.objects.filter(session_id__in=ids).values_list(
+                "session_id", "session__assignment__scenario__topic_id", "document_id", "grade"):
+            qrels[f"{topic}|{session_id}"][document_id] = grade
+    else:
+        topics = [row[4] for row in sessions]
+        for topic, document_id, grade in ReferenceJudgment.objects.filter(
+                version_id=run.reference_version_id, topic_id__in=set(topics)).values_list(
+                "topic_id", "document_id", "grade"):
+            qrels[topic][document_id] = grade
+    return _Chunk(sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels))
+
+
+def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
+    params = run_params(run)
+    depth = max(run.top, QUERY_DEPTH, max((d for qs in chunk.scanned or [] for d in qs), default=0))
+    batch = encode_sessions(chunk.topics, chunk.results, chunk.qrels, depth=depth, scanned_to=chunk.scanned)
+    scores = score_sessions(batch, params)
+    # Figure 1: every query's sDCG by rank to top 100, the other options as in the run.
+    by_query = score_sessions(batch, replace(params, top=QUERY_DEPTH, scan="fixed", short_lists="pad"))
+    grid = session_grid(batch, params, b_values=run.grid_b, bq_values=run.grid_bq)
+    grid_values = np.stack([getattr(grid, name) for name in SUMMARIES], axis=-1).astype(np.float32)  # (nb,nbq,S,5)
+
+    n_sessions = len(chunk.sessions)
+    segments = by_query.curve.reshape(n_sessions, -1, QUERY_DEPTH)
+    before = np.concatenate([np.zeros((n_sessions, 1)), segments[:, :-1, -1]], axis=1)
+    by_rank = (segments - before[:, :, None]).astype(np.float32)
+
+    rows, query_rows = [], []
+    for s, (session_id, participant_id, scenario_id, system_id, _, end_reason) in enumerate(chunk.sessions):
+        length = int(scores.lengths[s])
+        rows.append(SessionScore(
+            run_id=run.pk, session_id=session_id, participant_id=participant_id, scenario_id=scenario_id,
+            system_id=system_id, end_reason=end_reason, n_queries=int(scores.query_counts[s]), length=length,
+            final=float(scores.final[s]), ideal_final=float(scores.ideal_final[s]),
+            normalized_final=float(scores.normalized_final[s]), last_query=float(scores.last_query[s]),
+            best_query=float(scores.best_query[s]), average=float(scores.average[s]),
+            curve=scores.curve[s, :length].tobytes(), ideal=scores.ideal[s, :length].tobytes(),
+            grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(), pass_number=pass_number,
+        ))
+        per_query = scores.per_query_of(s)
+        query_ids = chunk.query_ids[s]
+        for position, query_id in enumerate(query_ids, start=1):
+            query_rows.append(QueryScore(
+                run_id=run.pk, session_id=session_id, query_id=query_id, position=position,
+                is_last=position == len(query_ids), sdcg=float(per_query[position - 1]),
+                by_rank=by_rank[s, position - 1].tobytes(),
+            ))
+    return rows, query_rows

@@ -1,0 +1,46 @@
+"""Celery tasks of a scoring run. They take ids and call services; every write is an upsert keyed by
+(run, session), so a re-delivered task changes nothing and acks_late is safe.
+
+A pass is a chord: the sessions are split into chunks scored in parallel (a group, one task per chunk, so
+more workers on more machines make it faster), then one task closes the pass. Queue a pass with
+`transaction.on_commit(lambda: scoring_run_start_task.delay(run_id, session_ids_or_None))`, which the
+services do.
+"""
+
+from celery import chord, shared_task
+
+from . import services
+
+
+@shared_task(acks_late=True)
+def scoring_run_start_task(run_id: int, session_ids: list[int] | None = None) -> int:
+    """Start a pass over a run's sessions (all of them when session_ids is None); returns the chunk count."""
+    plan = services.scoring_pass_start(run_id=run_id, session_ids=session_ids)
+    if plan is None:
+        return 0
+    pass_number, chunks = plan
+    full = session_ids is None
+    if not chunks:
+        services.scoring_pass_finish(run_id=run_id, pass_number=pass_number, full=full)
+        return 0
+    header = [scoring_chunk_task.s(run_id, pass_number, ids) for ids in chunks]
+    body = scoring_run_finish_task.s(run_id, pass_number, full).on_error(scoring_run_failed_task.s(run_id))
+    chord(header)(body)
+    return len(chunks)
+
+
+@shared_task(acks_late=True)
+def scoring_chunk_task(run_id: int, pass_number: int, session_ids: list[int]) -> int:
+    return services.scoring_chunk_score(run_id=run_id, pass_number=pass_number, session_ids=session_ids)
+
+
+@shared_task(acks_late=True)
+def scoring_run_finish_task(scored: list[int], run_id: int, pass_number: int, full: bool) -> int:
+    services.scoring_pass_finish(run_id=run_id, pass_number=pass_number, full=full)
+    return sum(scored or [])
+
+
+@shared_task
+def scoring_run_failed_task(request, exc, traceback, run_id: int) -> None:
+    """A chunk raised something the service did not expect: say so on the run."""
+    services.scoring_run_fail(run_id=run_id, message=f"a scoring task failed: {exc!r}")
