@@ -1,0 +1,361 @@
+"""Figure builders for the dashboards: stored results (scoring.selectors' arrays) in, Plotly figure dicts out.
+
+Each builder returns a Chart: the figure (plain dicts, JSON-ready: plotted by static/js/charts.js), the rows
+behind it for the CSV download, and notes in plain words. No Django here, so the numbers can be tested
+against scoring/session.py directly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from .session import SUMMARIES
+from .statistics import compare_systems
+
+SUMMARY_LABELS = {
+    "final": "final concatenated gain",
+    "normalized_final": "normalized final gain",
+    "last_query": "last query's sDCG",
+    "best_query": "best query's sDCG",
+    "average": "average gain (avg-pos)",
+}
+END_LABELS = {"satisfied": "satisfied", "gave_up": "gave up", "timed_out": "timed out", "withdrawn": "withdrawn",
+              "": "in progress"}
+END_SYMBOLS = {"satisfied": "star", "gave_up": "x", "timed_out": "square", "withdrawn": "diamond", "": "circle"}
+PALETTE = ["#2457c5", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c", "#1098ad", "#e67700", "#495057"]
+MAX_LINES = 300  # individual sessions drawn in Figure 4; the CSV has them all
+
+
+@dataclass
+class Chart:
+    figure: dict
+    header: list[str]
+    rows: list[list]
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"figure": self.figure, "notes": self.notes}
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _colour(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def _round(values) -> list:
+    return [round(float(v), 6) for v in values]
+
+
+def padded(curves: list[np.ndarray], width: int | None = None) -> np.ndarray:
+    """(S, W) matrix of curves held constant after each one's end (W: the longest, or `width`)."""
+    width = width or max((len(c) for c in curves), default=0)
+    matrix = np.zeros((len(curves), width))
+    for row, curve in zip(matrix, curves, strict=True):
+        n = min(len(curve), width)
+        row[:n] = curve[:n]
+        if n:
+            row[n:] = curve[n - 1]
+    return matrix
+
+
+def normalized_curves(curves: list[np.ndarray], ideals: list[np.ndarray]) -> list[np.ndarray]:
+    out = []
+    for curve, ideal in zip(curves, ideals, strict=True):
+        values = np.zeros_like(curve)
+        np.divide(curve, ideal, out=values, where=ideal != 0)
+        out.append(values)
+    return out
+
+
+def mean_band(matrix: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column means with the t-based confidence interval of the mean (the band is the mean where n < 2)."""
+    n = matrix.shape[0]
+    mean = matrix.mean(axis=0)
+    if n < 2:
+        return mean, mean, mean
+    half = stats.t.ppf(0.5 + level / 2, n - 1) * matrix.std(axis=0, ddof=1) / np.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def _query_axis(width: int, top: int, fixed: bool) -> dict:
+    """Under pad + fixed each query is X ranks: label the segments Q1, Q2, ... as the paper does."""
+    if not fixed or width == 0:
+        return {"title": {"text": "position in the concatenated session"}}
+    starts = list(range(1, width + 1, top))
+    return {"title": {"text": f"concatenated top-{top} results of queries Q1..Q{len(starts)}"},
+            "tickvals": starts, "ticktext": [f"Q{i}" for i in range(1, len(starts) + 1)], "showgrid": True}
+
+
+def _empty(title: str, message: str = "No scored sessions match these filters.") -> Chart:
+    return Chart({"data": [], "layout": {"title": {"text": title}, "annotations": [
+        {"text": message, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}]}},
+        [], [], [message])
+
+
+def _groups(labels: list[str]) -> list[tuple[str, np.ndarray]]:
+    arr = np.asarray(labels)
+    return [(label, np.flatnonzero(arr == label)) for label in dict.fromkeys(labels)]
+
+
+# --- Figure 2 ---------------------------------------------------------------------------------------------------
+
+
+def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95) -> Chart:
+    """Figure 2: per system, the mean normalized session curve over the concatenated top-X results from Q1 to
+    the longest session, each short session held constant after its end, with a confidence band."""
+    title = f"Normalized sDCG, concatenated top-{top}, mean per system ({level:.0%} CI band)"
+    if not len(scores):
+        return _empty(title)
+    matrix = padded(normalized_curves(scores.curves, scores.ideals))
+    width = matrix.shape[1]
+    x = list(range(1, width + 1))
+    data, rows = [], []
+    for index, (system, members) in enumerate(_groups(scores.system)):
+        mean, low, high = mean_band(matrix[members], level)
+        colour = _colour(index)
+        data += [
+            {"type": "scatter", "x": x, "y": _round(high), "mode": "lines", "line": {"width": 0},
+             "hoverinfo": "skip", "showlegend": False, "legendgroup": system},
+            {"type": "scatter", "x": x, "y": _round(low), "mode": "lines", "line": {"width": 0},
+             "fill": "tonexty", "fillcolor": _rgba(colour, 0.18), "hoverinfo": "skip", "showlegend": False,
+             "legendgroup": system},
+            {"type": "scatter", "x": x, "y": _round(mean), "mode": "lines", "name": f"{system} (n={len(members)})",
+             "line": {"color": colour, "width": 2}, "legendgroup": system},
+        ]
+        rows += [[system, i + 1, float(mean[i]), float(low[i]), float(high[i]), len(members)] for i in range(width)]
+    layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
+              "yaxis": {"title": {"text": "normalized sDCG"}, "rangemode": "tozero"}, "hovermode": "x unified"}
+    return Chart({"data": data, "layout": layout}, ["system", "position", "mean", "ci_low", "ci_high", "sessions"], rows)
+
+
+# --- Figure 3 ---------------------------------------------------------------------------------------------------
+
+
+def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int) -> Chart:
+    """Figure 3: one scenario's mean unnormalized curves per system, over all its sessions and over those
+    of at least k queries (dashed)."""
+    title = f"Scenario {scenario}: sDCG, concatenated top-{top}, mean per system (dashed: sessions of >= {k} queries)"
+    if not len(scores):
+        return _empty(title)
+    matrix = padded(scores.curves)
+    width = matrix.shape[1]
+    x = list(range(1, width + 1))
+    data, rows, notes = [], [], []
+    for index, (system, members) in enumerate(_groups(scores.system)):
+        colour = _colour(index)
+        long_members = members[scores.n_queries[members] >= k]
+        for subset, name, dash in ((members, "all", "solid"), (long_members, f">= {k} queries", "dash")):
+            if not len(subset):
+                notes.append(f"{system} has no session of at least {k} queries in scenario {scenario}.")
+                continue
+            mean = matrix[subset].mean(axis=0)
+            data.append({"type": "scatter", "x": x, "y": _round(mean), "mode": "lines",
+                         "name": f"{system}, {name} (n={len(subset)})", "line": {"color": colour, "dash": dash}})
+            rows += [[scenario, system, name, i + 1, float(mean[i]), len(subset)] for i in range(width)]
+    layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
+              "yaxis": {"title": {"text": "sDCG (not normalized)"}, "rangemode": "tozero"}, "hovermode": "x unified"}
+    return Chart({"data": data, "layout": layout}, ["scenario", "system", "sessions", "position", "mean", "n"],
+                 rows, notes)
+
+
+# --- Figure 4 ---------------------------------------------------------------------------------------------------
+
+
+def sessions_chart(scores, *, scenario: str, system: str, top: int, fixed: bool) -> Chart:
+    """Figure 4: every session of one scenario on one system, padded to the same length, each labelled with its
+    participant and marked where it stopped and why."""
+    title = f"Individual sessions: scenario {scenario} on {system}, sDCG over concatenated top-{top}"
+    if not len(scores):
+        return _empty(title)
+    matrix = padded(scores.curves)
+    width = matrix.shape[1]
+    x = list(range(1, width + 1))
+    data, rows, notes = [], [], []
+    shown = min(len(scores), MAX_LINES)
+    if shown < len(scores):
+        notes.append(f"Drawing {shown} of {len(scores)} sessions; filter by participant or download the CSV.")
+    for s in range(len(scores)):
+        reason = END_LABELS.get(scores.end_reason[s], scores.end_reason[s])
+        label = f"{scores.participant[s]}: {reason} after Q{scores.n_queries[s]}"
+        end = int(scores.length[s])
+        rows.append([scores.participant[s], scenario, system, scores.end_reason[s], int(scores.n_queries[s]), end,
+                     *[float(v) for v in matrix[s]]])
+        if s >= shown:
+            continue
+        colour = _colour(s)
+        data.append({"type": "scatter", "x": x, "y": _round(matrix[s]), "mode": "lines", "name": label,
+                     "line": {"color": colour, "width": 1.5}, "legendgroup": str(s)})
+        data.append({"type": "scatter", "x": [end], "y": [round(float(matrix[s, end - 1]), 6) if end else 0],
+                     "mode": "markers+text", "text": [scores.participant[s]], "textposition": "top left",
+                     "marker": {"symbol": END_SYMBOLS.get(scores.end_reason[s], "circle"), "size": 10,
+                                "color": colour}, "name": f"{label} (stop)", "showlegend": False,
+                     "legendgroup": str(s), "hovertext": [f"{label}: stopped here"], "hoverinfo": "text"})
+    counts = Counter(END_LABELS.get(r, r) for r in scores.end_reason)
+    notes.append("Stopping points (markers): " + ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
+                 + ". Star: satisfied; x: gave up; square: timed out.")
+    layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
+              "yaxis": {"title": {"text": "sDCG (not normalized)"}, "rangemode": "tozero"},
+              "legend": {"font": {"size": 10}}}
+    header = ["participant", "scenario", "system", "end_reason", "queries", "end_position",
+              *[f"p{i}" for i in x]]
+    return Chart({"data": data, "layout": layout}, header, rows, notes)
+
+
+# --- Figure 1 ---------------------------------------------------------------------------------------------------
+
+
+def queries_chart(vectors) -> Chart:
+    """Figure 1: per system, the mean sDCG by rank (to top 100) of the sessions' last queries against their
+    earlier queries; and of each session's best query (the highest sDCG at X; dotted)."""
+    title = "sDCG by rank of the last query (LQ) against earlier queries (Non-last Q), and the best query"
+    if not len(vectors.system):
+        return _empty(title)
+    depth = vectors.by_rank.shape[1]
+    x = list(range(1, depth + 1))
+    data, rows = [], []
+    systems = np.asarray(vectors.system)
+    for index, system in enumerate(dict.fromkeys(vectors.system)):
+        colour = _colour(index)
+        mine = systems == system
+        idx = np.flatnonzero(mine)
+        # The best query of each session: the first of its highest sDCG at X.
+        order = np.lexsort((-vectors.sdcg[idx], vectors.session_id[idx]))
+        sessions_sorted = vectors.session_id[idx][order]
+        firsts = np.concatenate(([True], sessions_sorted[1:] != sessions_sorted[:-1]))
+        best = idx[order][firsts]
+        for name, members, dash in (("LQ", idx[vectors.is_last[idx]], "solid"),
+                                    ("Non-last Q", idx[~vectors.is_last[idx]], "dash"),
+                                    ("best Q", best, "dot")):
+            if not len(members):
+                continue
+            mean = vectors.by_rank[members].astype(np.float64).mean(axis=0)
+            data.append({"type": "scatter", "x": x, "y": _round(mean), "mode": "lines",
+                         "name": f"{system} {name} (n={len(members)})", "line": {"color": colour, "dash": dash}})
+            rows += [[system, name, i + 1, float(mean[i]), len(members)] for i in range(depth)]
+    layout = {"title": {"text": title}, "xaxis": {"title": {"text": "rank"}},
+              "yaxis": {"title": {"text": "average sDCG"}, "rangemode": "tozero"}, "hovermode": "x unified"}
+    return Chart({"data": data, "layout": layout}, ["system", "queries", "rank", "mean_sdcg", "n"], rows)
+
+
+# --- Tables 1 and 2 -----------------------------------------------------------------------------------------------
+
+
+def _table_figure(title: str, header: list[str], rows: list[list]) -> dict:
+    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in header]
+    return {"data": [{"type": "table", "header": {"values": header, "align": "left", "fill": {"color": "#e8f0fe"}},
+                      "cells": {"values": [list(c) for c in columns], "align": "left"}}],
+            "layout": {"title": {"text": title}, "height": 120 + 30 * max(len(rows), 1)}}
+
+
+def participants_table(answers: list[dict], items: list[dict]) -> Chart:
+    """Table 1: each numeric questionnaire item's mean and standard deviation over the participants."""
+    header = ["feature", "mean", "sd", "n"]
+    rows = []
+    for item in items:
+        if item.get("kind") not in ("integer", "scale", "number", "float"):
+            continue
+        values = np.asarray([a[item["name"]] for a in answers
+                             if isinstance(a.get(item["name"]), int | float) and not isinstance(a.get(item["name"]), bool)],
+                            dtype=np.float64)
+        sd = float(values.std(ddof=1)) if len(values) > 1 else float("nan")
+        mean = float(values.mean()) if len(values) else float("nan")
+        rows.append([item.get("label", item["name"]), mean, sd, len(values)])
+    shown = [[r[0], f"{r[1]:.1f}", f"± {r[2]:.1f}", r[3]] for r in rows]
+    figure = _table_figure(f"Participant features (N = {len(answers)})", ["Feature", "Average", "Standard deviation", "N"],
+                           shown)
+    return Chart(figure, header, rows)
+
+
+def query_counts_table(scores) -> Chart:
+    """Table 2: sessions by their number of queries, per system, and the mean number of queries per session."""
+    top = int(scores.n_queries.max()) if len(scores) else 0
+    rows = []
+    for system, members in _groups(scores.system):
+        counts = np.bincount(scores.n_queries[members], minlength=top + 1)[1:]
+        rows.append([system, len(members), *[int(c) for c in counts], float(scores.n_queries[members].mean())])
+    header = ["system", "sessions", *[str(n) for n in range(1, top + 1)], "mean_per_session"]
+    shown = [[*r[:-1], f"{r[-1]:.2f}"] for r in rows]
+    figure = _table_figure("Sessions by number of queries, and the average per session",
+                           ["System", "Sessions", *[f"{n} queries" if n == 1 else str(n) for n in range(1, top + 1)],
+                            "Avg per session"], shown)
+    return Chart(figure, header, rows)
+
+
+# --- statistics -------------------------------------------------------------------------------------------------
+
+
+def statistics_chart(scores, *, summary: str, block: str, paired: bool = True) -> Chart:
+    """The per-session summary per system (box plots) and every test of scoring.statistics, read in words."""
+    if summary not in SUMMARIES:
+        raise ValueError(f"unknown summary {summary!r}")
+    label = SUMMARY_LABELS[summary]
+    title = f"{label.capitalize()} per session, by system"
+    if not len(scores):
+        return _empty(title)
+    values = scores.summaries[summary]
+    blocks = scores.participant if block == "participant" else scores.scenario
+    result = compare_systems(values, scores.system, blocks, summary=label, block=block, paired=paired)
+    data = [{"type": "box", "y": _round(values[members]), "name": system, "boxmean": "sd", "boxpoints": "all",
+             "jitter": 0.4, "pointpos": 0, "marker": {"color": _colour(i), "size": 4}, "xaxis": "x", "yaxis": "y"}
+            for i, (system, members) in enumerate(_groups(scores.system))]
+    header = ["test", "systems", "statistic", "df", "p_value", "n", "reading"]
+    rows = [[t.test, t.systems, t.statistic, t.df, t.p_value, t.n, t.reading] for t in result.tests]
+    rows += [["mean difference, bootstrap 95% CI", f"{d.first} vs {d.second}", d.mean_difference,
+              f"[{d.low:.6g}, {d.high:.6g}]", None, d.n, d.reading] for d in result.differences]
+
+    def fmt(v):
+        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+    table_rows = [[r[0], r[1], fmt(r[2]), r[3], fmt(r[4]), r[5]] for r in rows]
+    columns = list(zip(*table_rows, strict=True)) if table_rows else [[]] * 6
+    data.append({"type": "table", "domain": {"x": [0.42, 1.0], "y": [0, 1]},
+                 "header": {"values": ["test", "systems", "statistic", "df / CI", "p", "n"], "align": "left",
+                            "fill": {"color": "#e8f0fe"}},
+                 "cells": {"values": [list(c) for c in columns], "align": "left", "font": {"size": 11}},
+                 "columnwidth": [3, 1.3, 1, 1.4, 1, 0.6]})
+    layout = {"title": {"text": title}, "xaxis": {"domain": [0, 0.36]},
+              "yaxis": {"title": {"text": label}}, "showlegend": False, "height": 480}
+    notes = result.notes + [t.reading for t in result.tests] + [d.reading for d in result.differences]
+    return Chart({"data": data, "layout": layout}, header, rows, notes)
+
+
+# --- sensitivity ------------------------------------------------------------------------------------------------
+
+
+def sensitivity_chart(scores, *, grid_b, grid_bq, summary: str, first: str, second: str, b: float,
+                      bq: float) -> Chart:
+    """Heatmap of mean(second) - mean(first) on a summary over the run's (b, bq) grid."""
+    if summary not in SUMMARIES:
+        raise ValueError(f"unknown summary {summary!r}")
+    label = SUMMARY_LABELS[summary]
+    title = f"{second} minus {first}: mean {label} over b (rank) and bq (query) log bases"
+    systems = np.asarray(scores.system)
+    a, c = systems == first, systems == second
+    if not a.any() or not c.any():
+        return _empty(title, f"Needs sessions of both {first} and {second}.")
+    values = scores.grid[..., SUMMARIES.index(summary)].astype(np.float64)  # (S, nb, nbq)
+    diff = values[c].mean(axis=0) - values[a].mean(axis=0)
+    limit = float(np.abs(diff).max()) or 1.0
+    data = [{"type": "heatmap", "x": [f"{v:g}" for v in grid_bq], "y": [f"{v:g}" for v in grid_b],
+             "z": [_round(row) for row in diff], "colorscale": "RdBu", "zmid": 0, "zmin": -limit, "zmax": limit,
+             "colorbar": {"title": {"text": "difference"}},
+             "hovertemplate": "b %{y}, bq %{x}: %{z:.4g}<extra></extra>"}]
+    annotations = []
+    if b in grid_b and bq in grid_bq:
+        annotations.append({"x": f"{bq:g}", "y": f"{b:g}", "text": "this run", "showarrow": True,
+                            "arrowhead": 2, "font": {"color": "#000"}})
+    layout = {"title": {"text": title}, "xaxis": {"title": {"text": "bq (query discount base)"}, "type": "category"},
+              "yaxis": {"title": {"text": "b (rank discount base)"}, "type": "category"}, "annotations": annotations}
+    rows = [[float(vb), float(vq), float(diff[i, j])] for i, vb in enumerate(grid_b) for j, vq in enumerate(grid_bq)]
+    positive = int((diff > 0).sum())
+    notes = [f"{second} is ahead of {first} at {positive} of {diff.size} (b, bq) settings; the difference ranges "
+             f"from {diff.min():.4g} to {diff.max():.4g}."]
+    return Chart({"data": data, "layout": layout}, ["b", "bq", f"mean_{summary}_difference"], rows, notes)

@@ -1,0 +1,87 @@
+"""A constructed study for the dashboards: the paper's design (four scenarios, systems A and B), participants
+enrolled by the study's own Latin square, every assignment worked as a session of 1-5 queries over a small
+collection, and a reference version. Everything random is seeded, so the numbers are the same every run."""
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from studies import services as study_services
+from studies.models import (
+    Collection,
+    Document,
+    Query,
+    ReferenceJudgment,
+    ReferenceVersion,
+    SearchSession,
+    ShownResult,
+)
+
+END_REASONS = ["satisfied", "gave_up", "timed_out"]
+
+
+def make_session(assignment, result_lists, *, end_reason="satisfied", scan_marks=None, docs):
+    """A finished session of `assignment` whose query q showed the documents result_lists[q] (external ids)."""
+    start = timezone.now() - timedelta(hours=1)
+    session = SearchSession.objects.create(assignment=assignment, started_at=start, ended_at=start + timedelta(minutes=5),
+                                           end_reason=end_reason)
+    for position, ranked in enumerate(result_lists, start=1):
+        mark = None if scan_marks is None else scan_marks[position - 1]
+        query = Query.objects.create(session=session, position=position, text=f"query {position}",
+                                     issued_at=start + timedelta(seconds=position), scan_mark_rank=mark)
+        ShownResult.objects.bulk_create(
+            ShownResult(query=query, rank=rank, document=docs[ext], shown_at=start) for rank, ext in enumerate(ranked, 1)
+        )
+    return session
+
+
+def reference_version(study, grades_by_topic, *, docs, number=None):
+    number = number or (study.reference_versions.count() + 1)
+    version = ReferenceVersion.objects.create(study=study, number=number, note=f"v{number}")
+    ReferenceJudgment.objects.bulk_create(
+        ReferenceJudgment(version=version, topic_id=topic, document=docs[ext], grade=grade)
+        for topic, grades in grades_by_topic.items() for ext, grade in grades.items()
+    )
+    return version
+
+
+def random_grades(rng, n_docs=30):
+    """Per topic 1..4: twelve judged documents of the collection with grades 0..3."""
+    return {
+        str(topic): {f"d{i}": int(rng.integers(0, 4)) for i in rng.choice(n_docs, size=12, replace=False)}
+        for topic in range(1, 5)
+    }
+
+
+@pytest.fixture
+def collection_docs(designed_study):
+    collection = Collection.objects.create(name="Dashboard test collection")
+    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}") for i in range(30))
+    designed_study.collection = collection
+    designed_study.save(update_fields=["collection"])
+    return {doc.external_id: doc for doc in collection.documents.all()}
+
+
+@pytest.fixture
+def constructed_study(designed_study, collection_docs):
+    """8 participants x 4 scenarios = 32 sessions of 1-5 queries, 3-14 results each; reference v1."""
+    rng = np.random.default_rng(2008)
+    participants = study_services.participants_enrol(study=designed_study, count=8)
+    for index, participant in enumerate(participants):
+        participant.questionnaire_answers = {
+            "search_engine_years": int(rng.integers(1, 15)), "domain_years": int(rng.integers(1, 30)),
+            "search_skill": int(rng.integers(1, 6)),
+        }
+        participant.consent_version, participant.consented_at = "1", timezone.now()
+        participant.save(update_fields=["questionnaire_answers", "consent_version", "consented_at"])
+        for assignment in participant.assignments.order_by("position"):
+            n_queries = int(rng.integers(1, 6))
+            lists = [[f"d{i}" for i in rng.choice(30, size=int(rng.integers(3, 15)), replace=False)]
+                     for _ in range(n_queries)]
+            marks = [int(rng.integers(1, len(ranked) + 1)) for ranked in lists]
+            make_session(assignment, lists, end_reason=END_REASONS[(index + assignment.position) % 3],
+                         scan_marks=marks, docs=collection_docs)
+    reference_version(designed_study, random_grades(rng), docs=collection_docs)
+    return designed_study
