@@ -93,8 +93,11 @@ def study_archive(*, study: Study) -> dict:
     events: dict[int, list[Event]] = {}
     for event in Event.objects.filter(participant__study=study).order_by("participant_id", "id"):
         events.setdefault(event.participant_id, []).append(event)
-    versions = list(ReferenceVersion.objects.filter(study=study).select_related("created_by")
-                    .prefetch_related("judgments__document", "judgments__judged_by").order_by("number"))
+    versions = list(ReferenceVersion.objects.filter(study=study).select_related("created_by").order_by("number"))
+    version_judgments: dict[int, list[ReferenceJudgment]] = {}
+    for judgment in (ReferenceJudgment.objects.filter(version__study=study).select_related("document", "judged_by")
+                     .order_by("version_id", "topic_id", "document__external_id")):
+        version_judgments.setdefault(judgment.version_id, []).append(judgment)
     pools = list(AssessmentPool.objects.filter(scenario__study=study).select_related("scenario")
                  .prefetch_related("documents__document").order_by("scenario_id"))
 
@@ -157,7 +160,7 @@ def study_archive(*, study: Study) -> dict:
         "judgments": [{
             "topic_id": j.topic_id, "doc": doc(j.document), "grade": j.grade, "source": j.source,
             "judged_by": j.judged_by.username if j.judged_by else None,
-        } for j in sorted(version.judgments.all(), key=lambda j: (j.topic_id, j.document.external_id))],
+        } for j in version_judgments.get(version.pk, [])],
     } for version in versions]
     plan = AssessmentPlan.objects.filter(study=study).first()
     assessment = {

@@ -258,10 +258,10 @@ def read_log(data: bytes, path: str) -> Log:
                     rank=_int(result_node, "rank", path), url=_text(result_node, "url", path, False) or "",
                     docid=docid, title=_text(result_node, "title", path, False) or "",
                     snippet=_text(result_node, "snippet", path, False) or "", line=result_node.line))
-            ranks = [result.rank for result in results]
-            if ranks != list(range(1, len(ranks) + 1)):
-                raise ImportFailure(path, interaction_node.line, "result@rank",
-                                    f"ranks must run 1..n in order, found {ranks[:12]}")
+            for expected, result in enumerate(results, start=1):
+                if result.rank != expected:
+                    raise ImportFailure(path, result.line, "result@rank",
+                                        f"ranks must run 1..n in order: expected {expected}, found {result.rank}")
             clicks = []
             clicked = interaction_node.one("clicked", path, required=False)
             for click_node in [] if clicked is None else clicked.all("click"):
@@ -272,9 +272,10 @@ def read_log(data: bytes, path: str) -> Log:
                                         f"click on rank {rank}, but only {len(results)} results were shown")
                 clicks.append(Click(_int(click_node, "num", path), _time(click_node, "starttime", path),
                                     _time(click_node, "endtime", path), rank, click_node.line))
-            query = _text(interaction_node, "query", path)
+            query_node = interaction_node.one("query", path)
+            query = query_node.text
             if not query:
-                raise ImportFailure(path, interaction_node.line, "query", "empty query")
+                raise ImportFailure(path, query_node.line, "query", "empty query")
             interactions.append(Interaction(_int(interaction_node, "num", path),
                                             _time(interaction_node, "starttime", path), query, results, clicks,
                                             interaction_node.line))

@@ -11,12 +11,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's slug")
-        parser.add_argument("--version", type=int, help="reference version number (default: the latest)")
+        parser.add_argument("--number", type=int, help="reference version number (default: the latest)")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **options):
         try:
-            _version, text = study_qrels(study=study_by_slug(options["study"]), number=options["version"])
+            _version, text = study_qrels(study=study_by_slug(options["study"]), number=options["number"])
         except ExportError as error:
             raise CommandError(str(error)) from None
         write(self, options["output"], text)
