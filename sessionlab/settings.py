@@ -115,6 +115,15 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 
+# Chart data cache (scoring dashboards): per-process memory by default; CACHE_URL (redis://...) shares it.
+# Entries are keyed by each run's generation, so a stale entry is never read, whichever backend holds it.
+_cache_url = envurl("CACHE_URL", ("redis", "rediss"))
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+    if _cache_url
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "sessionlab"}
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",

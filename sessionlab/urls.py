@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("studies/", include("studies.urls")),
+    path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment_urls")),
     path("p/", include("studies.participant_urls")),
     path("api/", include("studies.api.urls")),

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from . import views
+
+app_name = "scoring"
+urlpatterns = [
+    path("<slug:slug>/", views.runs, name="runs"),
+    path("<slug:slug>/compare/", views.compare, name="compare"),
+    path("<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run_detail"),
+    path("<slug:slug>/runs/<int:run_id>/status.json", views.run_status, name="run_status"),
+    path("<slug:slug>/runs/<int:run_id>/default/", views.run_make_default, name="run_make_default"),
+    path("<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.json", views.chart, {"fmt": "json"}, name="chart_json"),
+    path("<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.csv", views.chart, {"fmt": "csv"}, name="chart_csv"),
+]
