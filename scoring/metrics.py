@@ -345,63 +345,102 @@ def id_hashes(ids: np.ndarray) -> np.ndarray:
     return h
 
 
+def _topic_keys(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(topic row, id hash) as one uint64: the row in the high 24 bits, so that keys sort topic by topic
+    and a binary search over them stays within one topic's few cache lines."""
+    return (rows.astype(np.uint64) << np.uint64(40)) | (hashes >> np.uint64(24))
+
+
+def _score_order_keys(scores: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """uint64 keys that sort by (owner, score as float32): the float's bits made order-preserving in the
+    low 32 bits. -0.0 is made +0.0 first, since trec_eval's comparison ties them."""
+    bits = (scores.astype(SCORE_DTYPE) + SCORE_DTYPE(0.0)).view(np.uint32)
+    ordered = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(0x80000000))
+    return (owner.astype(np.uint64) << np.uint64(32)) | ordered.astype(np.uint64)
+
+
 def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
     """Like rank_run, for qrels and a run held as columns (trec_io.read_qrels_columns and
     read_run_columns give them): `qrels.topics[i]` owns `qrels.docs[qrels.bounds[i]:qrels.bounds[i+1]]`
     (numpy 'S', each document once) and the same slice of `qrels.grades`; `run.topics[i]` owns the same
-    slices of `run.docs` and `run.scores`. Documents are matched by 64-bit hash with a binary search per
-    topic, then confirmed byte for byte, so there is no Python work per document."""
+    slices of `run.docs` and `run.scores`.
+
+    Whole-array work, no Python per topic: documents are joined by a 64-bit hash of (topic, id), every hit
+    confirmed byte for byte; ranks come from one sort of (topic, score) keys, and only a hit whose score
+    is tied looks at the ids of its tied group."""
     judged_at = {topic: i for i, topic in enumerate(qrels.topics)}
-    listed_at = {topic: i for i, topic in enumerate(run.topics)}
     topics = sorted(judged_at) if all_topics else sorted(t for t in run.topics if t in judged_at)
-    # Judged documents ordered by (topic, hash): qrels.bounds still delimit the topics.
-    judged_hashes = id_hashes(qrels.docs)
-    owner = np.repeat(np.arange(len(qrels.topics)), np.diff(qrels.bounds))
-    by_hash = np.lexsort((judged_hashes, owner))
-    judged_hashes = judged_hashes[by_hash]
-    listed_hashes = id_hashes(run.docs)
-    rows: list[np.ndarray] = []
-    ranks: list[np.ndarray] = []
-    hit_grades: list[np.ndarray] = []
-    judged_grades: list[np.ndarray] = []
+    row_of = {topic: row for row, topic in enumerate(topics)}
+    judged_sizes, listed_sizes = np.diff(qrels.bounds), np.diff(run.bounds)
+    judged_row = np.repeat(np.array([row_of.get(t, -1) for t in qrels.topics], dtype=np.int64), judged_sizes)
+    listed_row = np.repeat(np.array([row_of.get(t, -1) for t in run.topics], dtype=np.int64), listed_sizes)
+
+    # The recall base of each output row.
+    kept = np.flatnonzero(judged_row >= 0)
+    position = np.arange(judged_row.size) - np.repeat(qrels.bounds[:-1], judged_sizes)
+    width = int(position[kept].max()) + 1 if kept.size else 0
+    judged = _scatter(judged_row[kept], position[kept], qrels.grades[kept], (len(topics), width))
     lengths = np.zeros(len(topics), dtype=np.int64)
-    for row, topic in enumerate(topics):
-        q = judged_at[topic]
-        first, last = int(qrels.bounds[q]), int(qrels.bounds[q + 1])
-        judged_grades.append(qrels.grades[first:last])
+    listed_topic_rows = np.array([row_of.get(t, -1) for t in run.topics], dtype=np.int64)
+    lengths[listed_topic_rows[listed_topic_rows >= 0]] = listed_sizes[listed_topic_rows >= 0]
+    depth = int(lengths.max()) if lengths.size else 0
+
+    # Join: which run rows are judged, and with which qrels row. Rows of topics not evaluated get the
+    # row 2^24 - 1, which no evaluated topic has (fewer than 2^24 - 1 topics are checked below).
+    if len(topics) >= (1 << 24) - 1:
+        raise ValueError("rank_columns handles fewer than 16,777,215 topics")
+    outside = (1 << 24) - 1
+    judged_keys = _topic_keys(id_hashes(qrels.docs[kept]), judged_row[kept])
+    by_key = np.argsort(judged_keys)
+    judged_keys = judged_keys[by_key]
+    listed_keys = _topic_keys(id_hashes(run.docs), np.where(listed_row >= 0, listed_row, outside))
+    if judged_keys.size:
+        where = np.minimum(np.searchsorted(judged_keys, listed_keys), judged_keys.size - 1)
+        hits = np.flatnonzero(judged_keys[where] == listed_keys)
+        match = kept[by_key[where[hits]]]
+        # With the judged keys all distinct, an equal key whose ids differ is simply not a judged document.
+        confirmed = qrels.docs[match] == run.docs[hits]
+        hits, match = hits[confirmed], match[confirmed]
+    else:
+        hits = match = np.zeros(0, dtype=np.int64)
+    if (judged_keys[1:] == judged_keys[:-1]).any():
+        hits, match = _join_by_ids(qrels, run, judged_row)  # two judged ids of a topic share a hash
+
+    # Ranks: documents above a hit in its topic, then the tied ones with a greater id (trec_eval's order).
+    owner = np.repeat(np.arange(listed_sizes.size), listed_sizes)
+    keys = _score_order_keys(run.scores, owner)
+    ordered_keys = np.sort(keys)
+    above = np.searchsorted(ordered_keys, keys[hits], side="right")
+    below = np.searchsorted(ordered_keys, keys[hits], side="left")
+    ranks = run.bounds[1:][owner[hits]] - above
+    for k in np.flatnonzero(above - below > 1).tolist():
+        hit = hits[k]
+        start, stop = run.bounds[owner[hit]], run.bounds[owner[hit] + 1]
+        tied = start + np.flatnonzero(keys[start:stop] == keys[hit])
+        ranks[k] += int(np.count_nonzero(run.docs[tied] > run.docs[hit]))
+    grades = _scatter(listed_row[hits], ranks, qrels.grades[match], (len(topics), depth))
+    return RankedGrades(topics, grades, judged, lengths)
+
+
+def _join_by_ids(qrels, run, judged_row) -> tuple[np.ndarray, np.ndarray]:
+    """The join of rank_columns by the ids themselves, topic by topic (slow, exact)."""
+    hits, match = [], []
+    listed_at = {topic: i for i, topic in enumerate(run.topics)}
+    for q, topic in enumerate(qrels.topics):
         i = listed_at.get(topic)
-        if i is None or last == first:
+        first, last = int(qrels.bounds[q]), int(qrels.bounds[q + 1])
+        if i is None or last == first or judged_row[first] < 0:
             continue
         start, stop = int(run.bounds[i]), int(run.bounds[i + 1])
-        lengths[row] = stop - start
+        order = np.argsort(qrels.docs[first:last]) + first
         listed = run.docs[start:stop]
-        hashes = judged_hashes[first:last]
-        where = np.minimum(np.searchsorted(hashes, listed_hashes[start:stop]), last - first - 1)
-        hits = np.flatnonzero(hashes[where] == listed_hashes[start:stop])
-        judged_rows = by_hash[first + where[hits]]
-        if hits.size:
-            confirmed = qrels.docs[judged_rows] == listed[hits]
-            if not confirmed.all() or (hashes[1:] == hashes[:-1]).any():
-                # A hash collision (never seen in practice): match this topic by the ids themselves.
-                judged_docs = qrels.docs[first:last]
-                order = np.argsort(judged_docs) + first
-                where = np.minimum(np.searchsorted(qrels.docs[order], listed), last - first - 1)
-                hits = np.flatnonzero(qrels.docs[order[where]] == listed)
-                judged_rows = order[where[hits]]
-        if not hits.size:
-            continue
-        segment = run.scores[start:stop].astype(SCORE_DTYPE)
-        ranks.append(probe_ranks(segment, segment[hits], listed[hits], lambda listed=listed: listed))
-        rows.append(np.full(hits.size, row))
-        hit_grades.append(qrels.grades[judged_rows])
-    depth = int(lengths.max()) if lengths.size else 0
-    if ranks:
-        grades = _scatter(
-            np.concatenate(rows), np.concatenate(ranks), np.concatenate(hit_grades), (len(topics), depth)
-        )
-    else:
-        grades = np.full((len(topics), depth), UNJUDGED, dtype=np.int64)
-    return RankedGrades(topics, grades, _judged_matrix(judged_grades), lengths)
+        where = np.minimum(np.searchsorted(qrels.docs[order], listed), last - first - 1)
+        found = np.flatnonzero(qrels.docs[order[where]] == listed)
+        hits.append(found + start)
+        match.append(order[where[found]])
+    if not hits:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(hits), np.concatenate(match)
 
 
 # --- the usual scalars in one call -------------------------------------------------------------------------
