@@ -118,12 +118,15 @@ def participant_home(request, token):
 @require_POST
 def consent_submit(request, token):
     participant = _participant_or_404(token)
+    decision = request.POST.get("decision")
     try:
-        if request.POST.get("decision") == "accept":
+        if decision == "accept":
             participation.consent_record(participant=participant,
                                          consent_version=request.POST.get("consent_version", ""), **_common(request))
-        else:
+        elif decision == "decline":
             participation.consent_decline(participant=participant, **_common(request))
+        else:
+            messages.error(request, "Please choose whether you agree to take part.")
     except participation.Refused as refusal:
         messages.error(request, refusal.message)
     return _home(participant)

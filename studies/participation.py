@@ -231,10 +231,16 @@ def session_expire_if_due(*, session: SearchSession, now: datetime | None = None
     now = now or timezone.now()
     if session.ended_at is not None or deadline is None or now < deadline + TIME_LIMIT_GRACE:
         return False
-    ended = SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
-        ended_at=deadline, end_reason=SearchSession.EndReason.TIMED_OUT)
-    if ended:
-        session.ended_at, session.end_reason = deadline, SearchSession.EndReason.TIMED_OUT
+    with transaction.atomic():
+        ended = SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
+            ended_at=deadline, end_reason=SearchSession.EndReason.TIMED_OUT)
+        if ended:
+            session.ended_at, session.end_reason = deadline, SearchSession.EndReason.TIMED_OUT
+            # The raw log says so too; the page never reported it, so the id is the server's.
+            participant = session.assignment.participant
+            _event_create(participant=participant, session=session, type="session_end",
+                          client_event_id=f"server-timeout-{session.pk}", sequence=None, client_time=None,
+                          data={"reason": "timed_out", "by": "server"}, ack={"ok": True, "reason": "timed_out"})
     return bool(ended)
 
 

@@ -161,10 +161,14 @@
 
   // --- forms (consent, questionnaires, start): a sequence number, and the outbox emptied first -----------
   Array.prototype.forEach.call(document.querySelectorAll("form[data-event-form]"), function (form) {
+    var clicked = null;  // browsers without SubmitEvent.submitter: remember the button pressed
+    form.addEventListener("click", function (event) {
+      if (event.target && event.target.tagName === "BUTTON") { clicked = event.target; }
+    });
     form.addEventListener("submit", function (event) {
       if (form.dataset.ready === "1") { return; }
       event.preventDefault();
-      var submitter = event.submitter;
+      var submitter = event.submitter || clicked;
       var go = function () {
         if (form.dataset.ready === "1") { return; }
         form.dataset.ready = "1";

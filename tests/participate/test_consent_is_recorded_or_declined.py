@@ -50,3 +50,11 @@ def test_consent_to_an_outdated_text_is_refused(participant):
         participation.consent_record(participant=participant, consent_version="0", client_event_id=cid())
     participant.refresh_from_db()
     assert participant.consented_at is None
+
+
+def test_a_consent_form_without_a_choice_records_nothing(client, participant):
+    response = client.post(url(participant, "consent"), {"consent_version": "1", "client_event_id": cid()})
+    assert response.status_code == 302
+    participant.refresh_from_db()
+    assert participant.consented_at is None and participant.declined_at is None
+    assert not Event.objects.exists()

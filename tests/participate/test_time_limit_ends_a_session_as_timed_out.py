@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from studies import participation
-from studies.models import SearchSession
+from studies.models import Event, SearchSession
 
 from .conftest import cid
 
@@ -38,6 +38,8 @@ def test_the_server_ends_an_overdue_session_when_the_link_is_reopened(client, ti
     assert "How well did this search go?" in page
     session.refresh_from_db()
     assert session.end_reason == "timed_out" and session.ended_at == session.started_at + timedelta(minutes=5)
+    logged = Event.objects.get(session=session, type="session_end")
+    assert logged.client_event_id == f"server-timeout-{session.pk}" and logged.payload["data"]["by"] == "server"
 
 
 def test_an_action_after_the_deadline_is_refused(timed, session):
