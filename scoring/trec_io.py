@@ -288,9 +288,9 @@ def _maybe_duplicates(docs: np.ndarray, bounds: np.ndarray) -> bool:
 
 @dataclass
 class QrelsColumns:
-    """Qrels grouped by topic: topics[i] owns docs[bounds[i]:bounds[i+1]] (numpy 'S', UTF-8 bytes, sorted
-    within the topic), the same slice of grades (int64) and of lines (1-based line numbers). A document
-    judged twice with the same grade appears once."""
+    """Qrels grouped by topic: topics[i] owns docs[bounds[i]:bounds[i+1]] (numpy 'S', UTF-8 bytes), the
+    same slice of grades (int64) and of lines (1-based line numbers). A document judged twice with the same
+    grade appears once."""
 
     topics: list[str]
     bounds: np.ndarray
@@ -305,6 +305,9 @@ def read_qrels_columns(path: str | Path) -> QrelsColumns:
     columns = split_columns(_read_bytes(path), name, 4, (0, 2, 3), QRELS_FIELDS)
     grades = _numbers(columns.fields[3], columns.lines, name, np.int64, "grade", "an integer")
     topics, bounds, lines, docs, grades = _group_by_topic(columns.fields[0], columns.lines, name, columns.fields[2], grades)
+    if not _maybe_duplicates(docs, bounds):
+        return QrelsColumns(topics, bounds, docs, grades, lines)
+    # Some document may be judged twice: same grade, keep one; different grades, refuse.
     pieces = []
     for i, topic in enumerate(topics):
         start, stop = int(bounds[i]), int(bounds[i + 1])

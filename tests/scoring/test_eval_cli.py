@@ -148,3 +148,14 @@ def test_python_dash_m_scoring_runs_as_a_process(files):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("ndcg_cut_10           \tall\t")
+
+
+def test_a_document_judged_twice_counts_once_or_is_refused_if_the_grades_differ(files, capsys):
+    qrels, run = files(qrels=QRELS + "1 0 d1 3\n")
+    status, same, _ = run_main(capsys, ["eval", qrels, run])
+    _, plain, _ = run_main(capsys, ["eval", *files()])
+    assert status == 0 and same == plain
+    qrels, run = files(qrels=QRELS + "1 0 d1 2\n")
+    status, out, err = run_main(capsys, ["eval", qrels, run])
+    assert (status, out) == (2, "")
+    assert err.startswith(f"{qrels}:7: document 'd1' of topic '1' is judged twice (3 and 2)")
