@@ -2,6 +2,7 @@
 enrolled by the study's own Latin square, every assignment worked as a session of 1-5 queries over a small
 collection, and a reference version. Everything random is seeded, so the numbers are the same every run."""
 
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 import numpy as np
@@ -64,24 +65,74 @@ def collection_docs(designed_study):
     return {doc.external_id: doc for doc in collection.documents.all()}
 
 
-@pytest.fixture
-def constructed_study(designed_study, collection_docs):
-    """8 participants x 4 scenarios = 32 sessions of 1-5 queries, 3-14 results each; reference v1."""
-    rng = np.random.default_rng(2008)
-    participants = study_services.participants_enrol(study=designed_study, count=8)
-    for index, participant in enumerate(participants):
+@dataclass
+class Constructed:
+    """The study and what was put in it, for computing the expected numbers with the library directly."""
+
+    study: object
+    sessions: list = field(default_factory=list)  # dicts: id, topic, lists, marks, system, scenario, participant, end
+    grades: dict = field(default_factory=dict)  # topic -> {external id: grade}
+
+
+def build_study(study, docs, *, participants=8, seed=2008, skip=()):
+    rng = np.random.default_rng(seed)
+    built = Constructed(study)
+    enrolled = study_services.participants_enrol(study=study, count=participants)
+    for index, participant in enumerate(enrolled):
         participant.questionnaire_answers = {
             "search_engine_years": int(rng.integers(1, 15)), "domain_years": int(rng.integers(1, 30)),
             "search_skill": int(rng.integers(1, 6)),
         }
         participant.consent_version, participant.consented_at = "1", timezone.now()
         participant.save(update_fields=["questionnaire_answers", "consent_version", "consented_at"])
-        for assignment in participant.assignments.order_by("position"):
+        for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
             n_queries = int(rng.integers(1, 6))
             lists = [[f"d{i}" for i in rng.choice(30, size=int(rng.integers(3, 15)), replace=False)]
                      for _ in range(n_queries)]
             marks = [int(rng.integers(1, len(ranked) + 1)) for ranked in lists]
-            make_session(assignment, lists, end_reason=END_REASONS[(index + assignment.position) % 3],
-                         scan_marks=marks, docs=collection_docs)
-    reference_version(designed_study, random_grades(rng), docs=collection_docs)
-    return designed_study
+            end = END_REASONS[(index + assignment.position) % 3]
+            record = {"topic": assignment.scenario.topic_id, "lists": lists, "marks": marks,
+                      "system": assignment.system.code, "scenario": assignment.scenario.code,
+                      "participant": participant.code, "end": end, "assignment": assignment}
+            if (participant.code, assignment.position) in skip:
+                record["id"] = None
+            else:
+                record["id"] = make_session(assignment, lists, end_reason=end, scan_marks=marks, docs=docs).pk
+            built.sessions.append(record)
+    built.grades = random_grades(rng)
+    reference_version(study, built.grades, docs=docs)
+    return built
+
+
+@pytest.fixture
+def constructed(designed_study, collection_docs):
+    """8 participants x 4 scenarios = 32 sessions of 1-5 queries, 3-14 results each; reference v1."""
+    return build_study(designed_study, collection_docs)
+
+
+@pytest.fixture
+def constructed_study(constructed):
+    return constructed.study
+
+
+@pytest.fixture
+def scored(constructed, django_capture_on_commit_callbacks):
+    """The constructed study with its default run scored (eager Celery, on-commit callbacks run)."""
+    from scoring import services
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.scoring_run_create(study=constructed.study)
+    run.refresh_from_db()
+    assert run.status == "done", run.error
+    return constructed, run
+
+
+def library_scores(built, params=None, *, sessions=None, curves=True):
+    """score_sessions on the constructed sessions (document external ids, the reference grades)."""
+    from scoring.session import SessionParams, encode_sessions, score_sessions
+
+    sessions = [s for s in (sessions or built.sessions) if s["id"] is not None]
+    params = params or SessionParams()
+    batch = encode_sessions([s["topic"] for s in sessions], [s["lists"] for s in sessions], built.grades,
+                            depth=100, scanned_to=[s["marks"] for s in sessions])
+    return sessions, batch, score_sessions(batch, params, curves=curves)
