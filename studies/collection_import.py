@@ -118,8 +118,10 @@ def read_ir_datasets(dataset_id: str) -> ParsedCollection:
             for j in dataset.qrels_iter()
         ] if dataset.has_qrels() else []
     except Exception as exc:  # network errors, checksum failures, missing manual downloads
+        reason = " ".join(str(exc).split())
         raise CollectionImportError(
-            f"ir_datasets could not load {dataset_id!r} (is its source reachable from this machine?): {exc}"
+            f"ir_datasets could not load {dataset_id!r} (is its source reachable from this machine?): "
+            + (reason[:300] + " …" if len(reason) > 300 else reason)
         ) from exc
     if not documents:
         raise CollectionImportError(f"ir_datasets dataset {dataset_id!r} has no documents")
