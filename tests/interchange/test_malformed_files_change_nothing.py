@@ -56,11 +56,16 @@ def test_a_bad_log_names_file_line_and_field(alice, tmp_path, old, new, line, fi
     assert counts() == before
 
 
-def test_the_good_log_imports(alice, tmp_path):
+def test_the_good_log_imports(alice, tmp_path, capsys):
     path = tmp_path / "log.xml"
     path.write_text(GOOD_XML)
     summary = session_track_import(path=path, owner=alice, name="x")
     assert (summary.sessions, summary.interactions, summary.results, summary.clicks) == (1, 1, 2, 1)
+    call_command("import_session_track", str(path), "--owner", "alice", "--name", "y", "--date", "2013-05-02")
+    assert "1 sessions, 1 interactions, 2 results, 1 clicks, 0 new documents" in capsys.readouterr().out
+    session = Study.objects.get(name="y").participants.get().assignments.get().session
+    assert session.started_at.isoformat() == "2013-05-02T10:00:00+00:00"
+    assert session.ended_at.isoformat() == "2013-05-02T10:01:00+00:00"
 
 
 def test_a_bad_qrels_line_rolls_back_the_whole_log(alice, tmp_path):
