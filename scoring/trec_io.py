@@ -69,12 +69,12 @@ class Columns:
 _KEEP_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 
-def _field_bytes(padded: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The bytes padded[starts[i]:ends[i]] of each row as one fixed-width 'S' array (width a multiple of 8).
+def _field_bytes(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The bytes padded[starts[i]:starts[i] + lengths[i]] of each row as one fixed-width 'S' array (width a
+    multiple of 8).
 
     Gathers 8 bytes at a time through an unaligned uint64 view of the buffer, then clears the bytes past
     each field's end; `padded` has 8 zero bytes more than the widest field after the data."""
-    lengths = ends - starts
     words = max(-(-int(lengths.max()) // 8) if lengths.size else 1, 1)
     unaligned = np.ndarray((padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
     out = np.empty((starts.size, words), dtype="<u8")
@@ -137,10 +137,11 @@ def split_columns(
             used = per_line[per_line != 0]
             first = (np.cumsum(used) - used)[:, None] + np.arange(count)
             field_starts, field_ends = starts[first], ends[first]
-        widest = max(int((field_ends[:, k] - field_starts[:, k]).max()) if nonblank else 1 for k in wanted)
+        field_lengths = {k: field_ends[:, k] - field_starts[:, k] for k in wanted}
+        widest = max(int(lengths.max()) if nonblank else 1 for lengths in field_lengths.values())
         padded = np.concatenate((chunk, np.zeros(widest + 16, dtype=np.uint8)))
         for k in wanted:
-            parts[k].append(_field_bytes(padded, field_starts[:, k], field_ends[:, k]))
+            parts[k].append(_field_bytes(padded, field_starts[:, k], field_lengths[k]))
         line_parts.append(np.flatnonzero(per_line) + base_line + 1)
         base_line += int(newlines.size)
         position = stop
@@ -153,7 +154,7 @@ def _concat_bytes(arrays: list[np.ndarray]) -> np.ndarray:
     if not arrays:
         return np.zeros(0, dtype="S1")
     width = max(a.dtype.itemsize for a in arrays)
-    return np.concatenate([a.astype(f"S{width}") for a in arrays])
+    return np.concatenate([a if a.dtype.itemsize == width else a.astype(f"S{width}") for a in arrays])
 
 
 def _decode(raw: bytes, path: str, line: int, what: str) -> str:
