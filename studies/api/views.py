@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from scoring.errors import InputError
 
 from .. import participation, services
-from ..assessment import reference_version_import_qrels, reference_version_qrels
+from ..assessment import AssessmentError, reference_version_import_qrels, reference_version_qrels
 from ..models import (
     Assignment,
     Event,
@@ -140,7 +140,7 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
 
     def perform_destroy(self, instance):
         if instance.owner_id != self.request.user.pk:
-            raise ValidationError({"detail": "only the study's owner may delete it"})
+            raise PermissionDenied("only the study's owner may delete it")
         instance.delete()
 
 
@@ -443,6 +443,8 @@ class ReferenceVersionImportQrels(StudyScoped, APIView):
         except InputError as error:
             return Response({"detail": str(error), "file": error.path, "line": error.line, "reason": error.reason},
                             status=status.HTTP_400_BAD_REQUEST)
+        except AssessmentError as error:
+            return _conflict(str(error))
         version = ReferenceVersionList.get_queryset(self).get(pk=version.pk)
         return Response(s.ReferenceVersionSerializer(version).data, status=status.HTTP_201_CREATED)
 

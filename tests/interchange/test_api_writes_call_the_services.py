@@ -76,3 +76,9 @@ def test_a_bad_qrels_line_imports_nothing_and_names_file_and_line(worked_study, 
         body = response.json()
         assert body["file"] == "<text>" and body["line"] == line and words in body["reason"], body
     assert not ReferenceVersion.objects.filter(study=worked_study).exists()
+
+
+def test_only_the_owner_deletes_a_study(worked_study, bob, alice):
+    assert client_for(bob).delete(f"/api/studies/{worked_study.pk}/").status_code == 403
+    assert client_for(alice).delete(f"/api/studies/{worked_study.pk}/").status_code == 204
+    assert not Study.objects.filter(pk=worked_study.pk).exists()
