@@ -35,7 +35,7 @@ def test_a_study_is_scored_in_chunks_and_progress_counts_rows_not_deliveries(con
     real_start = services.scoring_pass_start
 
     def spy(**kwargs):
-        result = real_start(**kwargs, chunk_size=5)
+        result = real_start(**kwargs)
         plan.append(result)
         return result
 
