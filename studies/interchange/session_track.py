@@ -300,6 +300,15 @@ def _read_bytes(path: str | Path) -> bytes:
 # --- import ---------------------------------------------------------------------------------------------
 
 
+def _values_in(queryset, field: str, values: list, columns: tuple) -> list[tuple]:
+    """values_list(*columns) of the rows whose `field` is in `values`, a few thousand at a time (SQLite caps
+    the number of parameters of a statement)."""
+    rows = []
+    for start in range(0, len(values), 5000):
+        rows.extend(queryset.filter(**{f"{field}__in": values[start : start + 5000]}).values_list(*columns))
+    return rows
+
+
 class _Clock:
     """Times of day on a running date: a time more than 12 hours earlier than the last one is on the next day
     (a smaller step back is two overlapping clicks, not midnight)."""
@@ -402,19 +411,18 @@ def session_track_import(
         fields = line.split()
         if fields:
             wanted.setdefault(fields[2], {"title": "", "url": None})
-    existing = set(collection.documents.filter(external_id__in=wanted).values_list("external_id", flat=True))
+    documents = dict(_values_in(collection.documents, "external_id", list(wanted), ("external_id", "pk")))
+    existing = set(documents)
     fresh = [
         Document(collection=collection, external_id=docid, title=info["title"],
                  extra={"url": info["url"]} if info["url"] is not None else {})
         for docid, info in wanted.items() if docid not in existing
     ]
     Document.objects.bulk_create(fresh, batch_size=2000)
-    documents = {}
-    for chunk_start in range(0, len(wanted), 5000):
-        chunk = list(wanted)[chunk_start : chunk_start + 5000]
-        documents.update(collection.documents.filter(external_id__in=chunk).values_list("external_id", "pk"))
-    urls = dict(collection.documents.filter(pk__in=[documents[d] for d in wanted if wanted[d]["url"] is not None])
-                .values_list("pk", "extra__url"))
+    documents.update(_values_in(collection.documents, "external_id", [d.external_id for d in fresh],
+                                ("external_id", "pk")))
+    urls = dict(_values_in(collection.documents, "pk", [documents[d] for d in wanted if wanted[d]["url"] is not None],
+                           ("pk", "extra__url")))
 
     # Design: a scenario per topic (first session's text), one system, a participant per session.
     scenarios: dict[str, Scenario] = {}
@@ -542,19 +550,21 @@ def session_track_export(*, study: Study) -> bytes:
     they were read; others get session numbers in order of participant and position, topic = the scenario
     (topic_id, title as subject, text as desc), clicks from document_open events (end time from the matching
     document_close)."""
+    # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
+    scope = SearchSession.objects.filter(assignment__participant__study=study).values("pk")
     sessions = list(
         SearchSession.objects.filter(assignment__participant__study=study)
         .select_related("assignment__participant", "assignment__scenario")
         .order_by("assignment__participant__enrolment_index", "assignment__position"))
     queries = defaultdict(list)
-    for query in Query.objects.filter(session__in=sessions).order_by("session_id", "position"):
+    for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
         queries[query.session_id].append(query)
     results = defaultdict(list)
-    for row in (ShownResult.objects.filter(query__session__in=sessions).select_related("document")
+    for row in (ShownResult.objects.filter(query__session__in=scope).select_related("document")
                 .order_by("query_id", "rank")):
         results[row.query_id].append(row)
     events = defaultdict(list)
-    for event in Event.objects.filter(session__in=sessions).order_by("id"):
+    for event in Event.objects.filter(session__in=scope).order_by("id"):
         events[event.session_id].append(event)
 
     start_info = {}

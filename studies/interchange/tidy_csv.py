@@ -39,6 +39,8 @@ def _seconds(later, earlier) -> str:
 
 def study_tables(*, study: Study) -> dict[str, list[list]]:
     """{table name: rows (header first)}; a fixed number of queries whatever the size of the study."""
+    # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
+    scope = SearchSession.objects.filter(assignment__participant__study=study).values("pk")
     sessions = list(SearchSession.objects.filter(assignment__participant__study=study)
                     .select_related("assignment__participant", "assignment__scenario", "assignment__system")
                     .order_by("assignment__participant__enrolment_index", "assignment__position"))
@@ -48,18 +50,18 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
         design[session.pk] = [study.slug, a.participant.code, a.position, a.scenario.code, a.scenario.topic_id,
                               a.system.code, int(a.retake_of_id is not None)]
     queries = defaultdict(list)
-    for query in Query.objects.filter(session__in=sessions).order_by("session_id", "position"):
+    for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
         queries[query.session_id].append(query)
     shown = defaultdict(list)
-    for row in (ShownResult.objects.filter(query__session__in=sessions).select_related("document")
+    for row in (ShownResult.objects.filter(query__session__in=scope).select_related("document")
                 .order_by("query_id", "rank")):
         shown[row.query_id].append(row)
     judgments = defaultdict(list)
-    for judgment in (Judgment.objects.filter(session__in=sessions).select_related("document")
+    for judgment in (Judgment.objects.filter(session__in=scope).select_related("document")
                      .prefetch_related("history").order_by("session_id", "created_at", "id")):
         judgments[judgment.session_id].append(judgment)
     opened = Counter()  # (session, query position, doc) -> opens; also (session, query) and (session,)
-    for session_id, data in (Event.objects.filter(session__in=sessions, type="document_open", payload__ack__ok=True)
+    for session_id, data in (Event.objects.filter(session__in=scope, type="document_open", payload__ack__ok=True)
                              .values_list("session_id", "payload__data")):
         data = data or {}
         opened[(session_id, data.get("query"), data.get("doc"))] += 1

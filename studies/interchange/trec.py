@@ -70,15 +70,16 @@ def study_runs(*, study: Study, unit: str = "query", system: str | None = None) 
                 .order_by("assignment__participant__enrolment_index", "assignment__position"))
     if system is not None:
         sessions = sessions.filter(assignment__system__code=system)
+    scope = sessions.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
     sessions = list(sessions)
     docs = defaultdict(list)
-    rows = (ShownResult.objects.filter(query__session__in=sessions)
+    rows = (ShownResult.objects.filter(query__session__in=scope)
             .order_by("query__session_id", "query__position", "rank")
             .values_list("query_id", "document__external_id"))
     for query_id, doc in rows:
         docs[query_id].append(doc)
     queries = defaultdict(list)
-    for query in Query.objects.filter(session__in=sessions).order_by("position").only("id", "session_id", "position"):
+    for query in Query.objects.filter(session__in=scope).order_by("position").only("id", "session_id", "position"):
         queries[query.session_id].append(query)
     runs = []
     for session in sessions:
