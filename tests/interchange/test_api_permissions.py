@@ -12,7 +12,6 @@ pytestmark = pytest.mark.django_db
 
 def study_urls(study):
     session = study.participants.get(code="P001").assignments.get(position=1).session
-    version_urls = []
     return [
         f"/api/studies/{study.pk}/",
         f"/api/studies/{study.pk}/scenarios/",
@@ -27,7 +26,6 @@ def study_urls(study):
         f"/api/studies/{study.pk}/judgments/",
         f"/api/studies/{study.pk}/events/",
         f"/api/studies/{study.pk}/reference-versions/",
-        *version_urls,
     ]
 
 
@@ -102,3 +100,19 @@ def test_a_participant_cannot_log_into_another_participants_session(worked_study
     assert all("not one of your search sessions" in a["refused"] for a in acks)
     assert not session.events.filter(participant=other).exists()
     assert session.judgments.count() == 2  # unchanged
+
+
+def test_an_object_of_another_study_is_404_under_ones_own_study(worked_study, charlie):
+    from studies import services
+
+    own = services.study_create(owner=charlie, name="Charlie's study")
+    client = client_for(charlie)
+    session = worked_study.participants.get(code="P001").assignments.get(position=1).session
+    scenario = worked_study.scenarios.first()
+    participant = worked_study.participants.first()
+    for url in [f"/api/studies/{own.pk}/sessions/{session.pk}/", f"/api/studies/{own.pk}/scenarios/{scenario.pk}/",
+                f"/api/studies/{own.pk}/participants/{participant.pk}/"]:
+        assert client.get(url).status_code == 404, url
+    assert client.patch(f"/api/studies/{own.pk}/scenarios/{scenario.pk}/", {"title": "x"}).status_code == 404
+    assert client.post(f"/api/studies/{own.pk}/participants/{participant.pk}/withdraw/").status_code == 404
+    assert client.get(f"/api/studies/{own.pk}/sessions/").json()["count"] == 0
