@@ -345,7 +345,7 @@ def id_hashes(ids: np.ndarray) -> np.ndarray:
     return h
 
 
-def _topic_keys(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def topic_keys(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """(topic row, id hash) as one uint64: the row in the high 24 bits, so that keys sort topic by topic
     and a binary search over them stays within one topic's few cache lines."""
     return (rows.astype(np.uint64) << np.uint64(40)) | (hashes >> np.uint64(24))
@@ -390,10 +390,14 @@ def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
     if len(topics) >= (1 << 24) - 1:
         raise ValueError("rank_columns handles fewer than 16,777,215 topics")
     outside = (1 << 24) - 1
-    judged_keys = _topic_keys(id_hashes(qrels.docs[kept]), judged_row[kept])
+    judged_hashes = getattr(qrels, "hashes", None)
+    judged_hashes = id_hashes(qrels.docs) if judged_hashes is None else judged_hashes
+    listed_hashes = getattr(run, "hashes", None)
+    listed_hashes = id_hashes(run.docs) if listed_hashes is None else listed_hashes
+    judged_keys = topic_keys(judged_hashes[kept], judged_row[kept])
     by_key = np.argsort(judged_keys)
     judged_keys = judged_keys[by_key]
-    listed_keys = _topic_keys(id_hashes(run.docs), np.where(listed_row >= 0, listed_row, outside))
+    listed_keys = topic_keys(listed_hashes, np.where(listed_row >= 0, listed_row, outside))
     if judged_keys.size:
         where = np.minimum(np.searchsorted(judged_keys, listed_keys), judged_keys.size - 1)
         hits = np.flatnonzero(judged_keys[where] == listed_keys)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
+from .metrics import id_hashes, topic_keys
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
@@ -21,7 +22,7 @@ RUN_FIELDS = "topic Q0 docid rank score tag"
 
 # Bytes per numpy pass: big enough that the per-chunk overhead vanishes, small enough that the temporary
 # arrays (a few times the chunk) stay far below the size of the file.
-_CHUNK = 1 << 25
+_CHUNK = 1 << 22
 
 
 def parse_qrels_lines(lines, path: str = "<qrels>") -> Qrels:
@@ -266,25 +267,11 @@ def _group_by_topic(topic_texts: np.ndarray, lines: np.ndarray, path: str, *arra
     return (list(order), bounds, lines, *arrays)
 
 
-def _doc_hashes(docs: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (topic, doc) per row, from the doc bytes read as uint64 words (docs are 'S' of a
-    width that is a multiple of 8, as split_columns makes them)."""
-    width = docs.dtype.itemsize
-    words = np.ascontiguousarray(docs).view("<u8").reshape(docs.size, width // 8)
-    topic = np.repeat(np.arange(bounds.size - 1, dtype=np.uint64), np.diff(bounds))
-    h = (topic + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-    for j in range(words.shape[1]):
-        h = (h ^ words[:, j]) * np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
-    return h
-
-
-def _maybe_duplicates(docs: np.ndarray, bounds: np.ndarray) -> bool:
-    """False when no topic lists a document twice; True means "look closer" (equal hashes)."""
-    if docs.dtype.itemsize % 8:
-        return True
-    hashes = np.sort(_doc_hashes(docs, bounds))
-    return bool((hashes[1:] == hashes[:-1]).any())
+def _maybe_duplicates(hashes: np.ndarray, bounds: np.ndarray) -> bool:
+    """False when no topic lists a document twice; True means "look closer" (equal hash keys)."""
+    owner = np.repeat(np.arange(bounds.size - 1), np.diff(bounds))
+    keys = np.sort(topic_keys(hashes, owner))
+    return bool((keys[1:] == keys[:-1]).any())
 
 
 @dataclass
@@ -298,6 +285,7 @@ class QrelsColumns:
     docs: np.ndarray
     grades: np.ndarray
     lines: np.ndarray
+    hashes: np.ndarray | None = None  # metrics.id_hashes(docs), kept for the join
 
 
 def read_qrels_columns(path: str | Path) -> QrelsColumns:
@@ -306,8 +294,9 @@ def read_qrels_columns(path: str | Path) -> QrelsColumns:
     columns = split_columns(_read_bytes(path), name, 4, (0, 2, 3), QRELS_FIELDS)
     grades = _numbers(columns.fields[3], columns.lines, name, np.int64, "grade", "an integer")
     topics, bounds, lines, docs, grades = _group_by_topic(columns.fields[0], columns.lines, name, columns.fields[2], grades)
-    if not _maybe_duplicates(docs, bounds):
-        return QrelsColumns(topics, bounds, docs, grades, lines)
+    hashes = id_hashes(docs)
+    if not _maybe_duplicates(hashes, bounds):
+        return QrelsColumns(topics, bounds, docs, grades, lines, hashes)
     # Some document may be judged twice: same grade, keep one; different grades, refuse.
     pieces = []
     for i, topic in enumerate(topics):
@@ -331,7 +320,7 @@ def read_qrels_columns(path: str | Path) -> QrelsColumns:
         sizes = np.array([p.size for p in pieces], dtype=np.int64)
         bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         docs, grades, lines = docs[permutation], grades[permutation], lines[permutation]
-    return QrelsColumns(topics, bounds, docs, grades, lines)
+    return QrelsColumns(topics, bounds, docs, grades, lines, id_hashes(docs))
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -364,6 +353,7 @@ class RunColumns:
     docs: np.ndarray
     scores: np.ndarray
     lines: np.ndarray
+    hashes: np.ndarray | None = None  # metrics.id_hashes(docs), kept for the join
 
 
 def read_run_columns(path: str | Path) -> RunColumns:
@@ -374,7 +364,8 @@ def read_run_columns(path: str | Path) -> RunColumns:
     lines = columns.lines
     scores = _numbers(columns.fields[4], lines, name, np.float64, "score", "a number")
     topics, bounds, lines, docs, scores = _group_by_topic(columns.fields[0], lines, name, columns.fields[2], scores)
-    if _maybe_duplicates(docs, bounds):
+    hashes = id_hashes(docs)
+    if _maybe_duplicates(hashes, bounds):
         for i, topic in enumerate(topics):
             segment = docs[bounds[i] : bounds[i + 1]].tolist()
             seen: set[bytes] = set()
@@ -384,7 +375,7 @@ def read_run_columns(path: str | Path) -> RunColumns:
                     shown = doc.decode("utf-8", "replace")
                     raise InputError(name, line, f"document {shown!r} is listed twice for topic {topic!r}")
                 seen.add(doc)
-    return RunColumns(topics, bounds, docs, scores, lines)
+    return RunColumns(topics, bounds, docs, scores, lines, hashes)
 
 
 def read_run(path: str | Path) -> Run:
