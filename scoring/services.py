@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from studies.models import (
@@ -186,7 +186,8 @@ def _changed_topics(old_version_id: int | None, new_version_id: int) -> set[str]
 def _scorable(study_id: int):
     """Sessions a run scores: ended (not withdrawn) with at least one query."""
     return SearchSession.objects.filter(
-        assignment__participant__study_id=study_id, ended_at__isnull=False, queries__position=1
+        Exists(Query.objects.filter(session_id=OuterRef("pk"))),
+        assignment__participant__study_id=study_id, ended_at__isnull=False,
     ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
 
 
@@ -204,7 +205,7 @@ def scoring_pass_start(*, run_id: int, session_ids: list[int] | None = None,
         if gone:
             SessionScore.objects.filter(run_id=run_id, session_id__in=gone).delete()
             QueryScore.objects.filter(run_id=run_id, session_id__in=gone).delete()
-    ids = sorted(scorable.values_list("pk", flat=True).distinct())
+    ids = sorted(scorable.values_list("pk", flat=True))
     with transaction.atomic():
         ScoringRun.objects.filter(pk=run_id).update(current_pass=F("current_pass") + 1)
         run.refresh_from_db(fields=["current_pass"])
@@ -290,19 +291,22 @@ class _Chunk:
 
 def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
     """Everything a chunk needs, in four or five queries whatever its size."""
-    sessions = list(
-        _scorable(run.study_id).filter(pk__in=list(session_ids)).order_by("pk").distinct().values_list(
-            "pk", "assignment__participant_id", "assignment__scenario_id", "assignment__system_id",
-            "assignment__scenario__topic_id", "end_reason",
-        )
+    # Looked up by primary key first (the study is checked on the rows): SQLite's planner would otherwise
+    # walk the whole study from its participants.
+    rows = SearchSession.objects.filter(pk__in=list(session_ids), ended_at__isnull=False).exclude(
+        end_reason=SearchSession.EndReason.WITHDRAWN).order_by("pk").values_list(
+        "pk", "assignment__participant_id", "assignment__scenario_id", "assignment__system_id",
+        "assignment__scenario__topic_id", "end_reason", "assignment__participant__study_id",
     )
-    ids = [row[0] for row in sessions]
+    candidates = [row[:6] for row in rows if row[6] == run.study_id]
     queries = defaultdict(list)
     marks = {}
-    for query_id, session_id, mark in Query.objects.filter(session_id__in=ids).order_by(
+    for query_id, session_id, mark in Query.objects.filter(session_id__in=[row[0] for row in candidates]).order_by(
             "session_id", "position").values_list("pk", "session_id", "scan_mark_rank"):
         queries[session_id].append(query_id)
         marks[query_id] = mark
+    sessions = [row for row in candidates if queries.get(row[0])]
+    ids = [row[0] for row in sessions]
     observed = run.scan == "observed"
     deepest = {}
     if observed:
