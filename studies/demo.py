@@ -1,33 +1,46 @@
-"""The demo study of `make demo`: shaped like the ECIR 2008 study (30 participants, 4 scenarios, 2 systems)."""
+"""The demo study of `make demo`: shaped like the ECIR 2008 study, with simulated participants.
+
+30 participants work 4 scenarios, two on each of 2 systems (two real configurations of the built-in engine),
+in a balanced Latin square order. The collection is Cranfield when DEMO_DATA names its folder, otherwise one
+generated here. Simulated participants (studies/simulation.py) search, scan, judge and stop through the same
+services as people do; the reference judgments come with the collection. Two more participants are enrolled
+and left for the researcher to try the study as a participant, and an assessor account is made for the
+assessment pages.
+"""
 
 from __future__ import annotations
 
+import random
 import secrets
+from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from . import services
-from .models import Study
+from . import assessment, services
+from .collection_import import collection_import
+from .engines.formats import read_cranfield
+from .models import Collection, Document, Participant, ReferenceJudgment, ReferenceVersion, Study
+from .search_systems import collection_index_build
+from .simulation import participants_simulate
 
 DEMO_SLUG = "demo-ecir-2008"
 DEMO_USERNAME = "researcher"
+DEMO_ASSESSOR = "assessor"
+SIMULATED = 30
+FOR_THE_RESEARCHER = 2  # 32 enrolled = four complete Latin square blocks of 8
 
-DEMO_SCENARIOS = [
-    ("S1", "Boundary layer transition", "You are preparing a design review and need studies of what makes a "
-     "laminar boundary layer become turbulent on a flat plate or wing.", "1"),
-    ("S2", "Heat transfer at high speed", "A colleague asks what is known about heat transfer to surfaces in "
-     "hypersonic flow. Find work that measures or predicts it.", "2"),
-    ("S3", "Buckling of thin shells", "You need experimental results on the buckling of thin cylindrical shells "
-     "under axial compression for a structures course.", "3"),
-    ("S4", "Slender wings", "Find theory or experiments on the lift and pressure distribution of slender wings "
-     "at incidence.", "4"),
-]
 DEMO_SYSTEMS = [
     ("A", "Title and text, stemmed (BM25)", {"configuration": "bm25_title_text"}),
     ("B", "Text only, unstemmed (BM25)", {"configuration": "bm25_text"}),
 ]
+CONSENT = (
+    "You are invited to take part in a study of how people search. We record your queries, the results you "
+    "see and the judgments you make, under a pseudonymous code. You may stop or withdraw at any time."
+)
 
 
 @dataclass
@@ -35,32 +48,180 @@ class DemoLoaded:
     study: Study
     username: str
     password: str
+    assessor_password: str | None
+    try_links: list[str]
+    collection_source: str
+    sessions: int
+    scoring_note: str = ""
 
 
-@transaction.atomic
-def demo_study_load(*, participants: int = 30) -> DemoLoaded:
-    """Create (or re-create) the demo study and a researcher login with a fresh password."""
+def _researcher() -> tuple[object, str]:
     user_model = get_user_model()
     password = secrets.token_urlsafe(9)
-    user, _ = user_model.objects.get_or_create(username=DEMO_USERNAME, defaults={"is_staff": True})
-    user.is_staff = True
-    user.is_superuser = True
+    user, _ = user_model.objects.get_or_create(username=DEMO_USERNAME)
+    user.is_staff = user.is_superuser = True
     user.set_password(password)
     user.save()
-    Study.objects.filter(slug=DEMO_SLUG).delete()
-    study = services.study_create(
-        owner=user,
-        name="Demo: two systems, four scenarios",
-        description="A study shaped like Järvelin et al. (ECIR 2008): each participant works four scenarios, "
-        "two on each system, in a balanced Latin square order.",
-        consent_text="You are invited to take part in a study of how people search. We record your queries, "
-        "the results you see and the judgments you make, under a pseudonymous code. You may stop at any time.",
+    return user, password
+
+
+def _remove_previous_demo() -> None:
+    old = Study.objects.filter(slug=DEMO_SLUG).first()
+    if old is None:
+        return
+    collection = old.collection
+    old.delete()
+    if collection is not None and not collection.studies.exists():
+        collection.delete()
+
+
+def _cranfield_topics(folder: Path, count: int = 4) -> list[str]:
+    """The Cranfield topics with the most highly relevant documents: scenarios with something to find."""
+    parsed = read_cranfield(folder)
+    strong = defaultdict(int)
+    for judgment in parsed.judgments:
+        if judgment.grade >= 2:
+            strong[judgment.topic_id] += 1
+    ranked = sorted(strong, key=lambda topic: (-strong[topic], int(topic)))
+    return sorted(ranked[:count], key=int)
+
+
+def _load_cranfield(study: Study, folder: Path, user) -> str:
+    topics = _cranfield_topics(folder)
+    collection_import(
+        name=f"Cranfield 1400 (demo {study.pk})", format="cranfield", paths=[folder], study=study,
+        scenario_topics=topics, created_by=user, description="The Cranfield collection, for the demo study.",
     )
-    study.slug = DEMO_SLUG
-    study.save(update_fields=["slug"])
-    for code, title, text, topic in DEMO_SCENARIOS:
-        services.scenario_add(study=study, code=code, title=title, text=text, topic_id=topic)
-    for code, name, config in DEMO_SYSTEMS:
-        services.system_add(study=study, code=code, name=name, config=config)
-    services.participants_enrol(study=study, count=participants)
-    return DemoLoaded(study=study, username=user.username, password=password)
+    # Cranfield topics are questions; give the scenarios short titles of their own.
+    for scenario in study.scenarios.all():
+        scenario.title = scenario.text.split("?")[0][:80].strip().capitalize() or scenario.title
+        scenario.save(update_fields=["title"])
+    return f"Cranfield ({folder})"
+
+
+# The generated collection: four topics, each with its own words, among background documents.
+GENERATED_TOPICS = [
+    ("1", "Boundary layer transition",
+     "You are preparing a design review and need studies of what makes a laminar boundary layer become "
+     "turbulent on a flat plate or wing.",
+     "boundary layer laminar turbulent transition flat plate wing reynolds instability roughness"),
+    ("2", "Heat transfer at high speed",
+     "A colleague asks what is known about heat transfer to surfaces in hypersonic flow. Find work that measures "
+     "or predicts it.", "heat transfer hypersonic surface temperature flow stagnation wall convective mach"),
+    ("3", "Buckling of thin shells",
+     "You need experimental results on the buckling of thin cylindrical shells under axial compression for a "
+     "structures course.", "buckling thin cylindrical shells axial compression load experiments stiffened"),
+    ("4", "Slender wings",
+     "Find theory or experiments on the lift and pressure distribution of slender wings at incidence.",
+     "slender wings lift pressure distribution incidence vortex delta leading edge"),
+]
+BACKGROUND = (
+    "analysis approximate solution equations numerical theory measured values model conditions effect "
+    "investigation range parameters results method experimental general linear nonlinear flow body surface "
+    "pressure velocity boundary shock plate cylinder structure stress"
+).split()
+
+
+def _load_generated(study: Study) -> str:
+    rng = random.Random(2008)
+    collection = Collection.objects.create(name=f"Generated demo collection ({study.pk})",
+                                           description="Made by studies/demo.py for the demo study.")
+    documents, grades = [], {}
+    number = 0
+    for topic_id, _title, _text, words in GENERATED_TOPICS:
+        vocabulary = words.split()
+        # Few highly relevant documents among many partial matches, so that searchers must work for them.
+        for strength in (3,) * 3 + (2,) * 6 + (1,) * 20:
+            number += 1
+            share = {3: 0.35, 2: 0.25, 1: 0.15}[strength]
+            body = [rng.choice(vocabulary) if rng.random() < share else rng.choice(BACKGROUND) for _ in range(60)]
+            title = " ".join(rng.sample(vocabulary, 3 if strength > 1 else 1) + rng.sample(BACKGROUND, 2))
+            external_id = f"G{number:04d}"
+            documents.append(Document(collection=collection, external_id=external_id, title=title.capitalize(),
+                                      text=" ".join(body) + "."))
+            grades[(topic_id, external_id)] = strength
+    for _ in range(500):
+        number += 1
+        external_id = f"G{number:04d}"
+        body = [rng.choice(BACKGROUND) for _ in range(60)]
+        # Background documents mention topic words now and then: near misses judged not relevant.
+        topic_id, _t, _x, words = rng.choice(GENERATED_TOPICS)
+        for _ in range(rng.randint(2, 8)):
+            body[rng.randrange(60)] = rng.choice(words.split())
+        documents.append(Document(collection=collection, external_id=external_id,
+                                  title=" ".join(rng.sample(BACKGROUND, 4)).capitalize(), text=" ".join(body) + "."))
+        if rng.random() < 0.3:
+            grades[(topic_id, external_id)] = 0
+    Document.objects.bulk_create(documents, batch_size=500)
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    for topic_id, title, text, _words in GENERATED_TOPICS:
+        services.scenario_add(study=study, code=f"S{topic_id}", title=title, text=text, topic_id=topic_id)
+    version = ReferenceVersion.objects.create(study=study, number=1, note="generated with the demo collection")
+    pk_of = dict(collection.documents.values_list("external_id", "pk"))
+    ReferenceJudgment.objects.bulk_create(
+        ReferenceJudgment(version=version, topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
+        for (topic_id, doc), grade in grades.items()
+    )
+    return "a generated collection (set DEMO_DATA to the Cranfield folder for real documents)"
+
+
+def _reference(study: Study) -> dict[str, dict[str, int]]:
+    version = study.reference_versions.order_by("-number").first()
+    reference: dict[str, dict[str, int]] = defaultdict(dict)
+    for topic_id, doc, grade in ReferenceJudgment.objects.filter(version=version).values_list(
+            "topic_id", "document__external_id", "grade"):
+        reference[topic_id][doc] = grade
+    return reference
+
+
+def _score(study: Study, user) -> str:
+    """Score the study with the paper's parameters (weights 0-1-10-100, b 2, bq 4, top 10)."""
+    from scoring import services as scoring_services  # the scoring app depends on studies, not the reverse
+
+    run = scoring_services.scoring_run_create(study=study, created_by=user, label="the paper's parameters")
+    run.refresh_from_db()  # eager Celery has already scored it; with a worker it is queued
+    return f"scoring run {run.pk} is {run.status}"
+
+
+def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = None) -> DemoLoaded:
+    """Create (or re-create) the demo study, simulate its sessions, score it; print-ready logins."""
+    data_dir = settings.DEMO_DATA if data_dir is None else data_dir
+    with transaction.atomic():
+        user, password = _researcher()
+        _remove_previous_demo()
+        study = services.study_create(
+            owner=user,
+            name="Demo: two systems, four scenarios",
+            description="A study shaped like Järvelin et al. (ECIR 2008): each participant works four scenarios, "
+            "two on each system, in a balanced Latin square order. The sessions are simulated.",
+            consent_text=CONSENT,
+        )
+        study.slug = DEMO_SLUG
+        study.save(update_fields=["slug"])
+        if data_dir:
+            folder = Path(data_dir)
+            if not (folder / "cran.all.1400").is_file():
+                raise ValueError(f"DEMO_DATA={data_dir!r} does not hold the Cranfield files (cran.all.1400, ...)")
+            source = _load_cranfield(study, folder, user)
+        else:
+            source = _load_generated(study)
+        study.refresh_from_db()  # the import wrote the collection through its own instance
+        for code, name, config in DEMO_SYSTEMS:
+            services.system_add(study=study, code=code, name=name, config=config)
+        for _code, _name, config in DEMO_SYSTEMS:
+            collection_index_build(collection=study.collection, configuration=config["configuration"])
+        enrolled = services.participants_enrol(study=study, count=participants + FOR_THE_RESEARCHER)
+        sessions = participants_simulate(participants=enrolled[:participants], reference=_reference(study))
+        membership, assessor_password = assessment.assessor_invite(study=study, username=DEMO_ASSESSOR,
+                                                                   invited_by=user)
+        if assessor_password is None:  # the account existed: give it a fresh password to print
+            assessor_password = secrets.token_urlsafe(9)
+            membership.user.set_password(assessor_password)
+            membership.user.save(update_fields=["password"])
+        assessment.pool_build(study=study)
+    scoring_note = _score(study, user)
+    try_links = [f"/p/{p.access_token}/" for p in Participant.objects.filter(
+        pk__in=[p.pk for p in enrolled[participants:]]).order_by("enrolment_index")]
+    return DemoLoaded(study=study, username=user.username, password=password, assessor_password=assessor_password,
+                      try_links=try_links, collection_source=source, sessions=sessions, scoring_note=scoring_note)

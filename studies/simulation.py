@@ -1,0 +1,215 @@
+"""Simulated participants for the demo study, in the manner of the simulation literature (e.g. SimIIR).
+
+A simulated searcher goes through the same services as a person in the browser (consent, questionnaire,
+queries, result pages, document views, judgments, scan marks, stopping), so the demo's logs, sessions and
+scores are made exactly as a real study's would be. Its behaviour:
+
+- queries: the first takes two or three content words of the scenario text; each reformulation adds an unused
+  word, swaps one, or drops one (SimIIR's "smarter" query generators draw on the topic description the same way);
+- scanning: reads snippets down the list to a depth drawn per query (impatient searchers: mostly the top 3-8),
+  sometimes turns to page 2, and marks where it stopped scanning;
+- clicking and judging: opens a document more readily when it is relevant, judges it against the reference
+  grade with noise (a grade off by one now and then), since people misjudge and overlook;
+- stopping: satisfied once it has found what its need calls for (one or two highly relevant documents, or
+  two to four fairly relevant ones),
+  otherwise it gives up after a patience drawn per session (at most 11 queries), which spreads the number of
+  queries per session like the paper's Table 2 (many one-query sessions, a long tail).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.utils import timezone
+
+from . import participation
+from .models import Participant, SearchSession
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few find for from further had has have having he her
+    here hers how i if in into is it its itself just may me might more most must my need no nor not now of off on
+    once only or other our out over own same shall she should so some such than that the their them then there
+    these they this those through to too under until up very was we were what when where which while who whom why
+    will with would you your what's there's given obtained available problem problems work studies study results
+    data method methods use used using case cases known known? type types""".split()
+)
+WORD = re.compile(r"[a-z][a-z-]{2,}")
+
+
+def content_words(text: str) -> list[str]:
+    """The scenario's words a searcher might type, in the order they appear, each once."""
+    seen: dict[str, None] = {}
+    for word in WORD.findall(text.lower()):
+        word = word.strip("-")
+        if word and word not in STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+@dataclass
+class SearcherProfile:
+    """One simulated participant's traits, drawn once."""
+
+    scan_mean: float  # how deep they usually read a result list
+    click_relevant: float  # chance of opening a relevant-looking result
+    click_other: float
+    misjudge: float  # chance a judgment is off by one grade
+    patience: int  # queries before giving up
+    page_two: float  # chance of turning to the second page when nothing good was on the first
+
+
+def profile_draw(rng: random.Random) -> SearcherProfile:
+    return SearcherProfile(
+        scan_mean=rng.uniform(3.0, 8.0),
+        click_relevant=rng.uniform(0.6, 0.9),
+        click_other=rng.uniform(0.05, 0.2),
+        misjudge=rng.uniform(0.1, 0.3),
+        patience=min(11, 1 + int(rng.expovariate(1 / 2.2))),
+        page_two=rng.uniform(0.0, 0.25),
+    )
+
+
+@dataclass
+class _Clock:
+    """Client times move on as a person's would: seconds to type, to read, to judge."""
+
+    now: object = field(default_factory=timezone.now)
+
+    def tick(self, rng: random.Random, low: float, high: float):
+        self.now = self.now + timedelta(seconds=rng.uniform(low, high))
+        return self.now
+
+
+class SimulatedParticipant:
+    def __init__(self, participant: Participant, reference: Mapping[str, Mapping[str, int]], rng: random.Random):
+        self.participant = participant
+        self.reference = reference  # {topic_id: {external_id: grade}}
+        self.rng = rng
+        self.profile = profile_draw(rng)
+        self.clock = _Clock()
+        self.sequence = 0
+        self.max_grade = max(participant.study.grade_values())
+
+    def _event(self) -> dict:
+        self.sequence += 1
+        return {
+            "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
+            "sequence": self.sequence,
+            "client_time": self.clock.tick(self.rng, 1, 4),
+        }
+
+    def run(self) -> None:
+        participant, rng = self.participant, self.rng
+        participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
+                                     **self._event())
+        answers = {
+            "search_engine_years": max(0, round(rng.gauss(7.2, 2.8))),
+            "domain_years": max(0, round(rng.gauss(21.4, 7.6))),
+            "search_skill": min(5, max(1, round(rng.gauss(2.4, 0.9)))),
+        }
+        participation.questionnaire_save(participant=participant, answers=answers, **self._event())
+        for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
+            session = participation.session_start(participant=participant, assignment=assignment, **self._event())
+            self._search(session, assignment.scenario)
+
+    def _search(self, session: SearchSession, scenario) -> None:
+        rng, profile = self.rng, self.profile
+        grades = self.reference.get(scenario.topic_id, {})
+        words = content_words(f"{scenario.title} {scenario.text}") or ["search"]
+        query_words = words[: rng.choice((2, 3))]
+        # The need, drawn per session: one or two highly relevant documents, or two to four fairly relevant ones.
+        need_high, need_fair = rng.choice((1, 2, 2)), rng.choice((2, 3, 4))
+        found_high = found_fair = 0
+        patience = profile.patience
+        judged: set[str] = set()
+        reason = SearchSession.EndReason.GAVE_UP
+        for _ in range(patience):
+            ack = participation.query_log(participant=self.participant, session=session,
+                                          text=" ".join(query_words), **self._event())
+            results = ack.get("results") or []
+            depth = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
+            found_here = self._scan(session, ack["query"], results[:depth], grades, judged)
+            if not found_here and len(results) >= 10 and ack.get("total", 0) > 10 and rng.random() < profile.page_two:
+                page = participation.results_page_log(participant=self.participant, session=session,
+                                                      query_position=ack["query"], page=2, **self._event())
+                more = page.get("results") or []
+                found_here = self._scan(session, ack["query"], more[: rng.randint(1, len(more) or 1)], grades, judged)
+            for grade in found_here:
+                found_high += grade >= self.max_grade
+                found_fair += grade >= self.max_grade - 1
+            if found_high >= need_high or found_fair >= need_fair:
+                reason = SearchSession.EndReason.SATISFIED
+                break
+            query_words = self._reformulate(query_words, words)
+        participation.session_end(participant=self.participant, session=session, reason=reason, **self._event())
+        participation.post_task_save(
+            participant=self.participant, session=session,
+            answers={"search_went_well": 4 if reason == SearchSession.EndReason.SATISFIED else rng.randint(1, 3)},
+            **self._event(),
+        )
+
+    def _scan(self, session, query_position: int, results: list, grades, judged: set[str]) -> list[int]:
+        """Read snippets down to the scan depth, open and judge some; returns the grades given."""
+        rng, profile = self.rng, self.profile
+        given = []
+        deepest = 0
+        for result in results:
+            deepest = max(deepest, result["rank"])
+            doc = result["doc"]
+            relevant = grades.get(doc, 0) > 0
+            if doc in judged or rng.random() > (profile.click_relevant if relevant else profile.click_other):
+                continue
+            participation.document_view_log(participant=self.participant, session=session, action="open",
+                                            doc=doc, query_position=query_position, rank=result["rank"],
+                                            **self._event())
+            dwell = rng.uniform(10, 60)
+            self.clock.tick(self.rng, dwell, dwell)
+            grade = self._perceived(grades.get(doc, 0))
+            participation.document_view_log(participant=self.participant, session=session, action="close",
+                                            doc=doc, query_position=query_position, rank=result["rank"],
+                                            dwell_ms=int(dwell * 1000), **self._event())
+            participation.judgment_record(participant=self.participant, session=session, doc=doc, grade=grade,
+                                          **self._event())
+            judged.add(doc)
+            given.append(grade)
+        if deepest:
+            participation.scan_mark_record(participant=self.participant, session=session,
+                                           query_position=query_position, rank=deepest, **self._event())
+        return given
+
+    def _perceived(self, grade: int) -> int:
+        if self.rng.random() < self.profile.misjudge:
+            grade += self.rng.choice((-1, 1))
+        return min(self.max_grade, max(0, grade))
+
+    def _reformulate(self, current: list[str], words: list[str]) -> list[str]:
+        rng = self.rng
+        unused = [w for w in words if w not in current]
+        move = rng.random()
+        if unused and (move < 0.5 or len(current) < 2):
+            return current + [rng.choice(unused[:6])]
+        if unused and move < 0.8:
+            swapped = list(current)
+            swapped[rng.randrange(len(swapped))] = rng.choice(unused[:6])
+            return swapped
+        if len(current) > 1:
+            dropped = list(current)
+            dropped.pop(rng.randrange(len(dropped)))
+            return dropped
+        return current + [rng.choice(words)]
+
+
+def participants_simulate(*, participants, reference: Mapping[str, Mapping[str, int]], seed: int = 2008) -> int:
+    """Play each participant through their whole order; returns the number of sessions worked."""
+    sessions = 0
+    for participant in participants:
+        # One generator per participant, seeded by its code, so the demo is the same on every machine.
+        rng = random.Random(f"{seed}-{participant.code}")
+        SimulatedParticipant(participant, reference, rng).run()
+        sessions += participant.assignments.count()
+    return sessions
