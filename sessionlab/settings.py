@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular_sidecar",
     "rest_framework.authtoken",
     "drf_spectacular",
     "studies",
@@ -140,6 +141,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI and ReDoc from the sidecar package, served locally: the pages work without internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # The shared data folder (Cranfield, trec_eval regression files) used by some tests and the demo.
