@@ -252,7 +252,8 @@ def _table_figure(title: str, header: list[str], rows: list[list]) -> dict:
     columns = list(zip(*rows, strict=True)) if rows else [[] for _ in header]
     return {"data": [{"type": "table", "header": {"values": header, "align": "left", "fill": {"color": "#e8f0fe"}},
                       "cells": {"values": [list(c) for c in columns], "align": "left"}}],
-            "layout": {"title": {"text": title}, "height": 120 + 30 * max(len(rows), 1)}}
+            "layout": {"title": {"text": title}, "height": 220 + 60 * max(len(rows), 1),
+                       "margin": {"t": 60, "b": 20}}}
 
 
 def participants_table(answers: list[dict], items: list[dict]) -> Chart:
@@ -350,8 +351,9 @@ def sensitivity_chart(scores, *, grid_b, grid_bq, summary: str, first: str, seco
              "hovertemplate": "b %{y}, bq %{x}: %{z:.4g}<extra></extra>"}]
     annotations = []
     if b in grid_b and bq in grid_bq:
-        annotations.append({"x": f"{bq:g}", "y": f"{b:g}", "text": "this run", "showarrow": True,
-                            "arrowhead": 2, "font": {"color": "#000"}})
+        # On a category axis a number is a category's index (a label like "4" would be read as an index too).
+        annotations.append({"x": list(grid_bq).index(bq), "y": list(grid_b).index(b), "text": "this run",
+                            "showarrow": True, "arrowhead": 2, "font": {"color": "#000"}})
     layout = {"title": {"text": title}, "xaxis": {"title": {"text": "bq (query discount base)"}, "type": "category"},
               "yaxis": {"title": {"text": "b (rank discount base)"}, "type": "category"}, "annotations": annotations}
     rows = [[float(vb), float(vq), float(diff[i, j])] for i, vb in enumerate(grid_b) for j, vq in enumerate(grid_bq)]

@@ -178,7 +178,8 @@ def test_the_sensitivity_heatmap_is_the_difference_of_system_means_over_the_grid
     expected = grid.final[:, :, systems == "B"].mean(axis=2) - grid.final[:, :, systems == "A"].mean(axis=2)
     np.testing.assert_allclose(heat["z"], expected, rtol=1e-5)
     assert heat["y"] == [f"{b:g}" for b in run.grid_b] and heat["x"] == [f"{bq:g}" for bq in run.grid_bq]
-    assert figure["layout"]["annotations"][0]["text"] == "this run"
+    mark = figure["layout"]["annotations"][0]
+    assert (mark["text"], mark["x"], mark["y"]) == ("this run", run.grid_bq.index(4.0), run.grid_b.index(2.0))
 
 
 def test_filters_narrow_every_chart(logged_in):
