@@ -6,6 +6,7 @@ another table (grades inside the study's scale, contiguous query positions, the 
 Writes that touch several models live in `studies/services.py`.
 """
 
+import hashlib
 import secrets
 
 from django.conf import settings
@@ -18,6 +19,14 @@ DEFAULT_GRADE_LABELS = ("not relevant", "marginally relevant", "fairly relevant"
 def new_access_token() -> str:
     # 32 bytes = 256 bits of entropy, URL-safe: the participant's private link.
     return secrets.token_urlsafe(32)
+
+
+def access_token_digest(token: str) -> str:
+    """SHA-256 of a participant token (hex): the indexed column tokens are looked up by (docs/security.md).
+
+    The database compares digests, not tokens, so the time a lookup takes tells a caller nothing about how much
+    of a guessed token was right."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Collection(models.Model):
@@ -132,10 +141,23 @@ class System(models.Model):
         return f"{self.code}: {self.name}"
 
 
+class ParticipantQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        # bulk_create skips save(): fill the lookup digest here too, so no path leaves it empty.
+        objs = list(objs)
+        for participant in objs:
+            participant.access_token_digest = access_token_digest(participant.access_token)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Participant(models.Model):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
     code = models.CharField(max_length=40, help_text="Pseudonymous code; the only identity exports carry.")
+    # Kept in clear: researchers hand out the links. Looked up only through access_token_digest.
     access_token = models.CharField(max_length=64, unique=True, default=new_access_token, editable=False)
+    # Null only in the schema: SQLite cannot add a NOT NULL column without rebuilding the table, which the
+    # triggers of migration 0002 forbid. save() and bulk_create() always fill it.
+    access_token_digest = models.CharField(max_length=64, null=True, db_index=True, editable=False)  # noqa: DJ001
     # 0-based order of enrolment: the row of the study's assignment plan this participant received.
     enrolment_index = models.PositiveIntegerField()
     questionnaire_answers = models.JSONField(default=dict, blank=True)
@@ -144,6 +166,8 @@ class Participant(models.Model):
     declined_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ParticipantQuerySet.as_manager()
 
     class Meta:
         ordering = ["study", "enrolment_index"]
@@ -158,6 +182,13 @@ class Participant(models.Model):
 
     def __str__(self):
         return self.code
+
+    def save(self, *args, **kwargs):
+        self.access_token_digest = access_token_digest(self.access_token)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "access_token" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "access_token_digest"}
+        super().save(*args, **kwargs)
 
 
 class Assignment(models.Model):

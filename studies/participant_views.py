@@ -152,14 +152,16 @@ def questionnaire_submit(request, token):
 def session_start_submit(request, token):
     participant = _participant_or_404(token)
     assignment_id = request.POST.get("assignment", "")
-    assignment = Assignment.objects.filter(pk=int(assignment_id)).first() if assignment_id.isdigit() else None
-    if assignment is None:
+    if not assignment_id.isdigit():
         return HttpResponseBadRequest("Which scenario?")
+    # Another participant's assignment is a 404, the same answer as one that does not exist: ids say nothing.
+    assignment = Assignment.objects.filter(pk=int(assignment_id), participant=participant).first()
+    if assignment is None:
+        raise Http404("Not one of your scenarios.")
     try:
         participation.session_start(participant=participant, assignment=assignment, **_common(request))
     except participation.Refused as refusal:
-        return _refused(request, participant, refusal, status=403 if assignment.participant_id != participant.pk
-                        else 409)
+        return _refused(request, participant, refusal)
     return _home(participant)
 
 
@@ -167,10 +169,13 @@ def session_start_submit(request, token):
 def post_task_submit(request, token):
     participant = _participant_or_404(token)
     session_id = request.POST.get("session", "")
-    session = (SearchSession.objects.select_related("assignment__participant__study").filter(pk=int(session_id))
-               .first() if session_id.isdigit() else None)
-    if session is None:
+    if not session_id.isdigit():
         return HttpResponseBadRequest("Which search?")
+    # Another participant's session is a 404, the same answer as one that does not exist.
+    session = (SearchSession.objects.select_related("assignment__participant__study")
+               .filter(pk=int(session_id), assignment__participant=participant).first())
+    if session is None:
+        raise Http404("Not one of your searches.")
     try:
         participation.post_task_save(participant=participant, session=session, answers=request.POST,
                                      **_common(request))
@@ -181,8 +186,7 @@ def post_task_submit(request, token):
                       _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
                       status=400)
     except participation.Refused as refusal:
-        return _refused(request, participant, refusal,
-                        status=403 if session.assignment.participant_id != participant.pk else 409)
+        return _refused(request, participant, refusal)
     return _home(participant)
 
 

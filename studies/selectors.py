@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hmac
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Prefetch
 
-from .models import Assignment, Participant, SearchSession, Study
+from .models import Assignment, Participant, SearchSession, Study, access_token_digest
 
 
 @dataclass
@@ -77,7 +78,16 @@ def studies_visible_to(user):
 
 
 def participant_by_token(token: str) -> Participant | None:
-    return Participant.objects.select_related("study").filter(access_token=token).first()
+    """The participant whose private-link token this is, or None. Looked up by the token's SHA-256 digest (an
+    indexed column), then the token itself is compared in constant time: how long a wrong guess takes says
+    nothing about how close it was (docs/security.md)."""
+    if not isinstance(token, str) or not token or len(token) > 128 or not token.isascii():
+        return None  # real tokens are 43 URL-safe characters
+    participant = (Participant.objects.select_related("study")
+                   .filter(access_token_digest=access_token_digest(token)).first())
+    if participant is None or not hmac.compare_digest(participant.access_token.encode(), token.encode()):
+        return None
+    return participant
 
 
 @dataclass

@@ -13,7 +13,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
 from ..models import Participant, Study
-from ..selectors import studies_visible_to
+from ..selectors import participant_by_token, studies_visible_to
 
 PARTICIPANT_KEYWORD = "Participant"
 
@@ -32,7 +32,7 @@ class ParticipantTokenAuthentication(authentication.BaseAuthentication):
             token = header[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("the token is not ASCII") from None
-        participant = Participant.objects.select_related("study").filter(access_token=token).first()
+        participant = participant_by_token(token)
         if participant is None:
             raise exceptions.AuthenticationFailed("unknown participant token")
         return (AnonymousUser(), participant)

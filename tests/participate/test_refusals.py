@@ -37,7 +37,7 @@ def test_another_participants_post_task_form_is_refused(client, participant, ses
                               client_event_id=cid())
     response = client.post(f"/p/{participant.access_token}/post-task/",
                            {"session": other_session.pk, "search_went_well": "5", "client_event_id": cid()})
-    assert response.status_code == 403
+    assert response.status_code == 404  # the same answer as a session that does not exist
     other_session.refresh_from_db()
     assert other_session.post_task_answers == {}
 
@@ -48,7 +48,7 @@ def test_another_participants_assignment_cannot_be_started(client, participant, 
     theirs = other_participant.assignments.order_by("position").first()
     response = client.post(f"/p/{participant.access_token}/start/", {"assignment": theirs.pk,
                                                                      "client_event_id": cid()})
-    assert response.status_code == 403 and not hasattr(theirs, "session")
+    assert response.status_code == 404 and not hasattr(theirs, "session")
 
 
 def test_a_finished_scenario_cannot_be_worked_again(client, participant, session):
