@@ -5,9 +5,8 @@ See ../shared/SPEC-metrics.md (docs/scoring-eval.md in this repo) for the defini
 Everything is batch-oriented: a result list is a row of a 2-D array (topics x depth, zero padded), so
 10,000 topics are one array pass. The pipeline is
 
-    ranked = rank_run(qrels, run)                        # trec_eval's ordering, grades per rank
-    gains = grade_gains(ranked.grades, weights=...)      # topics x depth
-    ideal = ideal_gains(grade_gains(ranked.judged, ...)) # topics x recall-base size
+    ranked = rank_run(qrels, run)                          # trec_eval's ordering, grades per rank
+    gains, ideal = gain_matrices(ranked, weights=...)      # topics x depth, topics x recall-base size
     ndcg = normalized(dcg_at(gains, [10]), dcg_at(ideal, [10]))
 
 and the vector forms (`cumulative_gain`, `discounted_cumulative_gain`, `normalized`, `avg_pos`) take the
@@ -450,6 +449,19 @@ def _join_by_ids(qrels, run, judged_row) -> tuple[np.ndarray, np.ndarray]:
 # --- the usual scalars in one call -------------------------------------------------------------------------
 
 
+def gain_matrices(
+    ranked: RankedGrades,
+    weights: Sequence[float] | None = None,
+    gain: str = "linear",
+    gain_map: Mapping[int, float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(gains, ideal): the ranked gain matrix (topics x depth) and the ideal gain matrix (topics x size of
+    the largest recall base), both zero padded, ready for cumulative_gain, discounted_cumulative_gain,
+    dcg_at and normalized."""
+    gains = grade_gains(ranked.grades, weights, gain, gain_map)
+    return gains, ideal_gains(grade_gains(ranked.judged, weights, gain, gain_map))
+
+
 def ndcg_scores(
     ranked: RankedGrades,
     cutoffs: Iterable[int | None],
@@ -462,6 +474,5 @@ def ndcg_scores(
     """nDCG of each topic at each cutoff (None: trec_eval's `ndcg`, the whole list against the whole ideal),
     topics x len(cutoffs); 0 where the topic has no relevant document."""
     cutoffs = list(cutoffs)
-    gains = grade_gains(ranked.grades, weights, gain, gain_map)
-    ideal = ideal_gains(grade_gains(ranked.judged, weights, gain, gain_map))
+    gains, ideal = gain_matrices(ranked, weights, gain, gain_map)
     return normalized(dcg_at(gains, cutoffs, formulation, b), dcg_at(ideal, cutoffs, formulation, b))
