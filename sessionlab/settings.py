@@ -21,6 +21,20 @@ if not SECRET_KEY:
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
 
+# HTTPS and cookie flags: on by default whenever DEBUG is off (`manage.py check --deploy` is clean), each one
+# overridable from the environment (docs/security.md). Behind a TLS-terminating proxy that sets
+# X-Forwarded-Proto (and strips it from clients), set SECURE_PROXY_SSL_HEADER=1; to serve plain HTTP on
+# loopback (a benchmark), SECURE_SSL_REDIRECT=0 and the cookie flags off.
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+if envbool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", not DEBUG)
+CSRF_TRUSTED_ORIGINS = [o for o in envstr("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -80,6 +94,14 @@ else:
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
+AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitBackend", "django.contrib.auth.backends.ModelBackend"]
+LOGIN_RATE_WINDOW_SECONDS = envint("LOGIN_RATE_WINDOW_SECONDS", 15 * 60, minimum=1)
+LOGIN_RATE_PER_USERNAME = envint("LOGIN_RATE_PER_USERNAME", 10, minimum=1)
+LOGIN_RATE_PER_IP = envint("LOGIN_RATE_PER_IP", 50, minimum=1)
+# Behind a reverse proxy that sets it (and strips it from clients), e.g. HTTP_X_REAL_IP; else REMOTE_ADDR.
+LOGIN_RATE_IP_META = envstr("LOGIN_RATE_IP_META", "REMOTE_ADDR")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

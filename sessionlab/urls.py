@@ -5,10 +5,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from studies import views as study_views
 
+from .auth_views import LoginView
+
 urlpatterns = [
     path("", study_views.home, name="home"),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", LoginView.as_view(), name="login"),  # rate-limited (sessionlab/ratelimit.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("studies/", include("studies.urls")),
     path("scoring/", include("scoring.urls")),

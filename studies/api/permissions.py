@@ -60,7 +60,14 @@ class IsParticipant(permissions.BasePermission):
 
 
 class IsResearcher(permissions.IsAuthenticated):
-    """A logged-in account (session or token). Which studies it sees is `studies_visible_to`'s answer."""
+    """A logged-in researcher account (session or token; is_staff, as for the researcher pages). Which studies
+    it sees is `studies_visible_to`'s answer. Assessors (accounts without is_staff) are refused everywhere
+    here, whatever the study: they could otherwise create studies through POST /api/studies/."""
+
+    message = "The API is for researcher accounts."
+
+    def has_permission(self, request, view):
+        return super().has_permission(request, view) and request.user.is_staff
 
 
 def visible_study(request, study_pk: int) -> Study:

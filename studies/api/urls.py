@@ -1,7 +1,8 @@
 """/api/: researchers' resources by study, the participant's own endpoints, and token sign-in (docs/api.md)."""
 
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
+
+from sessionlab.auth_views import token_view
 
 from . import views
 
@@ -10,7 +11,7 @@ app_name = "api"
 study = "studies/<int:study_pk>/"
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="token"),
+    path("auth/token/", token_view, name="token"),  # rate-limited (sessionlab/ratelimit.py)
     path("studies/", views.StudyList.as_view(), name="study_list"),
     path(study, views.StudyDetail.as_view(), name="study_detail"),
     path(study + "grade-levels/", views.GradeLevelList.as_view(), name="grade_level_list"),
