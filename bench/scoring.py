@@ -2,13 +2,15 @@
 
     .venv/bin/python bench/scoring.py [--topics N ...]   (arguments go to the eval benchmark)
 
-Prints figures, asserts nothing. The sessions benchmark is loaded by path and skipped, with a message, when
-its file is missing.
+Prints figures, asserts nothing. The eval benchmark runs as a child process, so that the gigabytes of
+dicts it builds do not inflate the sessions benchmark's process-wide peak memory; the sessions benchmark is
+loaded by path and skipped, with a message, when its file is missing.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -28,7 +30,8 @@ def load(name: str):
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     print("#### single-query eval: bench/scoring_eval.py")
-    load("scoring_eval").main(argv)
+    sys.stdout.flush()
+    subprocess.run([sys.executable, str(HERE / "scoring_eval.py"), *argv], check=False)
     print("\n#### sessions: bench/scoring_sessions.py")
     sessions = load("scoring_sessions")
     if sessions is None:
