@@ -5,7 +5,10 @@ from . import models
 
 class GradeLevelInline(admin.TabularInline):
     model = models.GradeLevel
-    extra = 0
+
+    def get_extra(self, request, obj=None, **kwargs):
+        # A new study starts with the default scale filled in (0..3: not .. highly relevant).
+        return len(models.DEFAULT_GRADE_LABELS) if obj is None else 0
 
 
 class ScenarioInline(admin.StackedInline):
@@ -25,6 +28,19 @@ class StudyAdmin(admin.ModelAdmin):
     filter_horizontal = ["researchers"]
     inlines = [GradeLevelInline, ScenarioInline, SystemInline]
     readonly_fields = ["design_locked_at"]
+
+    def get_changeform_initial_data(self, request):
+        return {"owner": request.user.pk, **super().get_changeform_initial_data(request)}
+
+    def get_formset_kwargs(self, request, obj, inline, prefix):
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        if isinstance(inline, GradeLevelInline) and obj.pk is None and request.method == "GET":
+            kwargs["initial"] = [{"value": v, "label": label} for v, label in enumerate(models.DEFAULT_GRADE_LABELS)]
+        return kwargs
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        form.instance.researchers.add(form.instance.owner)  # the owner always sees their study
 
 
 class AssignmentInline(admin.TabularInline):
