@@ -8,11 +8,15 @@ services do.
 """
 
 from celery import chord, shared_task
+from django.db import InterfaceError, OperationalError
 
 from . import services
 
+# Only transient errors are retried (a lost connection, a locked SQLite file); bad data fails the run.
+TRANSIENT = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": True, "max_retries": 5}
 
-@shared_task(acks_late=True)
+
+@shared_task(acks_late=True, **TRANSIENT)
 def scoring_run_start_task(run_id: int, session_ids: list[int] | None = None, chunk_size: int | None = None) -> int:
     """Start a pass over a run's sessions (all of them when session_ids is None) in chunks of chunk_size
     sessions (services.CHUNK_SIZE by default); returns the chunk count."""
@@ -31,12 +35,12 @@ def scoring_run_start_task(run_id: int, session_ids: list[int] | None = None, ch
     return len(chunks)
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **TRANSIENT)
 def scoring_chunk_task(run_id: int, pass_number: int, session_ids: list[int]) -> int:
     return services.scoring_chunk_score(run_id=run_id, pass_number=pass_number, session_ids=session_ids)
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, **TRANSIENT)
 def scoring_run_finish_task(scored: list[int], run_id: int, pass_number: int, full: bool) -> int:
     services.scoring_pass_finish(run_id=run_id, pass_number=pass_number, full=full)
     return sum(scored or [])
