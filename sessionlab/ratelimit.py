@@ -3,8 +3,8 @@ client address within a fixed window that starts at the first failure. Past eith
 429 until the window ends; nothing is locked for good, and the real user's own success clears the username's
 count (docs/security.md).
 
-Every sign-in goes through django.contrib.auth.authenticate(), so the limiter sits there: `RateLimitBackend`
-(first in AUTHENTICATION_BACKENDS) refuses a blocked username or address before any password is checked, and
+Every sign-in goes through django.contrib.auth.authenticate(), so the limiter sits there: `RateLimitedModelBackend`
+(AUTHENTICATION_BACKENDS) refuses a blocked username or address before any password is checked, and
 the user_login_failed / user_logged_in signals count failures and clear them. That covers the login page, the
 admin's login and the API token endpoint alike; the first two views also answer 429 with a message
 (sessionlab/auth_views.py).
@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
@@ -87,16 +88,15 @@ def message(seconds: int) -> str:
             f"minute{'s' if minutes != 1 else ''}.")
 
 
-class RateLimitBackend:
-    """Authenticates nobody: refuses (PermissionDenied stops authenticate()) while the limit is reached."""
+class RateLimitedModelBackend(ModelBackend):
+    """Django's ModelBackend that first refuses (PermissionDenied stops authenticate()) while the limit for
+    this username or address is reached. One backend, not a gate beside ModelBackend: force_login() and the
+    session use the first backend listed, which must be able to load users."""
 
-    def authenticate(self, request, username=None, **credentials):
+    def authenticate(self, request, username=None, password=None, **kwargs):
         if request is not None and isinstance(username, str) and retry_after(request, username) is not None:
             raise PermissionDenied("too many failed sign-ins")
-        return None
-
-    def get_user(self, user_id):
-        return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
 
 
 # Connected when this module is imported, which authenticate() does (loading the backend) before it can send

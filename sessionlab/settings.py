@@ -96,7 +96,7 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
-AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitBackend", "django.contrib.auth.backends.ModelBackend"]
+AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]
 LOGIN_RATE_WINDOW_SECONDS = envint("LOGIN_RATE_WINDOW_SECONDS", 15 * 60, minimum=1)
 LOGIN_RATE_PER_USERNAME = envint("LOGIN_RATE_PER_USERNAME", 10, minimum=1)
 LOGIN_RATE_PER_IP = envint("LOGIN_RATE_PER_IP", 50, minimum=1)

@@ -91,6 +91,11 @@ class StudyScoped(FilterMixin):
     permission_classes = [IsResearcher]
     pagination_class = ApiPagination
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # The study is checked before a body is read: another study's URL is a 404 whatever was sent.
+        self.study  # noqa: B018
+
     @property
     def study(self):
         if not hasattr(self, "_study"):

@@ -1,0 +1,105 @@
+"""The cast of the security tests, around Alice's study (after tests/conftest.py):
+
+- participant (P001) and other_participant (P002), both enrolled in it; P001 has consented, answered the
+  questionnaire and started, searched and judged in its first scenario;
+- ann, an assessor of it; zoe, an assessor of Charlie's study only;
+- bob, a researcher on it; charlie, a researcher with a study of his own and no access to Alice's;
+- a reference version, a scoring run, a pool document.
+"""
+
+from dataclasses import dataclass
+
+import pytest
+from django.utils import timezone
+
+from studies import assessment, participation, services
+from studies.models import Collection, Document, Participant, ReferenceVersion, SearchSession, Study
+
+ROLES = ("anonymous", "participant", "other_participant", "assessor", "other_assessor", "other_researcher",
+         "researcher")
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery():
+    from sessionlab.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # Rate-limit counters and chart data live in the cache: no test sees another's.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@dataclass
+class World:
+    study: Study
+    other_study: Study
+    participant: Participant
+    other_participant: Participant
+    session: SearchSession
+    version: ReferenceVersion
+    run: object
+    pool_document: object
+    users: dict
+
+
+def cid():
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+@pytest.fixture
+def world(designed_study, alice, bob, charlie, django_user_model):
+    from scoring import services as scoring_services
+
+    study = designed_study
+    collection = Collection.objects.create(name="security")
+    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{n}", title=f"Title {n}",
+                                          text=f"Text {n} wing") for n in range(1, 9))
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    participant, other_participant = services.participants_enrol(study=study, count=2)
+    participation.consent_record(participant=participant, consent_version=study.consent_version,
+                                 client_event_id=cid())
+    participation.questionnaire_save(participant=participant, client_event_id=cid(),
+                                      answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2})
+    assignment = participant.assignments.order_by("position").first()
+    session = participation.session_start(participant=participant, assignment=assignment, client_event_id=cid())
+    from studies.models import Query, ShownResult
+
+    query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())
+    ShownResult.objects.create(query=query, rank=1, document=collection.documents.get(external_id="d1"),
+                               shown_at=timezone.now())
+    participation.judgment_record(participant=participant, session=session, doc="d1", grade=2,
+                                  client_event_id=cid())
+    participant.refresh_from_db()
+
+    other_study = services.study_create(owner=charlie, name="Charlie's study", consent_text="Other consent.")
+    ann = django_user_model.objects.create_user("ann", password="ann-password")
+    zoe = django_user_model.objects.create_user("zoe", password="zoe-password")
+    from studies.models import StudyAssessor
+
+    StudyAssessor.objects.create(study=study, user=ann, invited_by=alice)
+    StudyAssessor.objects.create(study=other_study, user=zoe, invited_by=charlie)
+
+    version = assessment.reference_version_import_qrels(study=study, lines=["1 0 d1 2", "1 0 d2 0"],
+                                                        path="ref.qrels", created_by=alice, note="v1")
+    assessment.pool_build(study=study)
+    from studies.models import PoolDocument
+
+    pool_document = PoolDocument.objects.filter(pool__scenario__study=study).first()
+    run = scoring_services.scoring_run_create(study=study, created_by=alice)
+    return World(study=study, other_study=other_study, participant=participant,
+                 other_participant=other_participant, session=session, version=version, run=run,
+                 pool_document=pool_document,
+                 users={"alice": alice, "bob": bob, "charlie": charlie, "ann": ann, "zoe": zoe})
