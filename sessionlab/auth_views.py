@@ -29,7 +29,11 @@ class LoginView(auth_views.LoginView):
 
 
 class TokenView(ObtainAuthToken):
-    """POST username and password, get the account's API token; past the limit, 429 with Retry-After."""
+    """POST username and password, get the account's API token; past the limit, 429 with Retry-After.
+
+    The credentials in the body are the only authentication: no session, so no CSRF token either."""
+
+    authentication_classes = ()
 
     @extend_schema(
         request=ObtainAuthToken.serializer_class,
