@@ -553,7 +553,16 @@ def adjudication_decide(
 def _next_version(study: Study, note: str, created_by) -> ReferenceVersion:
     Study.objects.select_for_update().filter(pk=study.pk).first()  # one new number at a time
     number = (ReferenceVersion.objects.filter(study=study).aggregate(top=Max("number"))["top"] or 0) + 1
-    return ReferenceVersion.objects.create(study=study, number=number, note=note[:300], created_by=created_by)
+    version = ReferenceVersion.objects.create(study=study, number=number, note=note[:300], created_by=created_by)
+    _reference_changed(study)
+    return version
+
+
+def _reference_changed(study: Study) -> None:
+    """A new reference version re-scores the study's default run (on commit, never in this request)."""
+    from scoring.services import reference_version_changed  # scoring depends on studies, not the reverse
+
+    reference_version_changed(study_id=study.pk)
 
 
 @transaction.atomic

@@ -269,6 +269,9 @@ def collection_import(
                      for j in parsed.judgments),
                     batch_size=500,
                 )
+                from scoring.services import reference_version_changed  # scoring depends on studies, not back
+
+                reference_version_changed(study_id=study.pk)
     logger.info("imported collection %r: %d documents, %d topics, %d judgments", name, len(parsed.documents),
                 len(parsed.topics), len(parsed.judgments))
     return ImportResult(collection, len(parsed.documents), len(parsed.topics), len(parsed.judgments), scenarios,

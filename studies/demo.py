@@ -219,7 +219,8 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
             assessor_password = secrets.token_urlsafe(9)
             membership.user.set_password(assessor_password)
             membership.user.save(update_fields=["password"])
-        assessment.pool_build(study=study)
+    # After the commit, so the pools are built once rather than grown after every simulated session.
+    assessment.pool_build(study=study)
     scoring_note = _score(study, user)
     try_links = [f"/p/{p.access_token}/" for p in Participant.objects.filter(
         pk__in=[p.pk for p in enrolled[participants:]]).order_by("enrolment_index")]

@@ -219,6 +219,18 @@ def _check_own(participant: Participant, session: SearchSession) -> None:
         raise Refused("This is not one of your search sessions.")
 
 
+def _sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
+    """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: mark the
+    default scoring run stale and queue both on commit, so the participant's request never waits for them."""
+    from scoring.services import study_scores_mark_stale  # scoring depends on studies, not the reverse
+
+    from .tasks import assessment_pools_grow_task
+
+    study_scores_mark_stale(study_id=study_id, session_ids=session_ids)
+    for scenario_id in set(scenario_ids):
+        transaction.on_commit(lambda s=scenario_id: assessment_pools_grow_task.delay(study_id, s))
+
+
 def session_deadline(session: SearchSession) -> datetime | None:
     minutes = session.assignment.participant.study.time_limit_minutes
     return session.started_at + timedelta(minutes=minutes) if minutes else None
@@ -241,6 +253,7 @@ def session_expire_if_due(*, session: SearchSession, now: datetime | None = None
             _event_create(participant=participant, session=session, type="session_end",
                           client_event_id=f"server-timeout-{session.pk}", sequence=None, client_time=None,
                           data={"reason": "timed_out", "by": "server"}, ack={"ok": True, "reason": "timed_out"})
+            _sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
     return bool(ended)
 
 
@@ -610,6 +623,7 @@ def session_end(*, participant: Participant, session: SearchSession, reason: str
         ack = {"ok": True, "reason": reason}
         _event_create(participant=participant, session=session, type="session_end", client_event_id=client_event_id,
                       sequence=sequence, client_time=client_time, data={"reason": reason}, ack=ack)
+        _sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
         return ack
 
     return _once(participant, client_event_id, write)
@@ -668,6 +682,9 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
     participant.withdrawn_at = now
     participant.questionnaire_answers = {}
     participant.save(update_fields=["withdrawn_at", "questionnaire_answers"])
+    session_rows = list(sessions.values_list("pk", "assignment__scenario_id"))
+    if session_rows:
+        _sessions_changed(participant.study_id, [pk for pk, _ in session_rows], [sc for _, sc in session_rows])
     return AuditEntry.objects.create(study=participant.study, participant_code=participant.code,
                                      action="participant_withdrawn", detail={"deleted": counts})
 

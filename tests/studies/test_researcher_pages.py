@@ -85,3 +85,10 @@ def test_home_sends_researchers_to_studies_and_others_to_log_in(client, alice):
     assert client.get("/").url == reverse("login")
     client.force_login(alice)
     assert client.get("/").url == reverse("studies:study_list")
+
+
+def test_the_study_page_links_to_its_dashboards_and_assessment(client, alice, study):
+    client.force_login(alice)
+    html = client.get(reverse("studies:study_detail", args=[study.slug])).content.decode()
+    assert reverse("scoring:runs", args=[study.slug]) in html
+    assert reverse("assessment:manage", args=[study.slug]) in html
