@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,8 @@ def _load_cranfield(study: Study, folder: Path, user) -> str:
     )
     # Cranfield topics are questions; give the scenarios short titles of their own.
     for scenario in study.scenarios.all():
-        scenario.title = scenario.text.split("?")[0][:80].strip().capitalize() or scenario.title
+        question = " ".join(scenario.text.split("?")[0].split()).rstrip(" .")
+        scenario.title = textwrap.shorten(question, 70, placeholder="…").capitalize() or scenario.title
         scenario.save(update_fields=["title"])
     return f"Cranfield ({folder})"
 
