@@ -72,6 +72,8 @@ class FilterMixin:
                     value = int(raw)
                 except ValueError:
                     raise ValidationError({name: "expected an integer"}) from None
+                if not -(2**63) <= value < 2**63:  # the databases' bigint: beyond it they raise, not match
+                    raise ValidationError({name: "out of range"})
             else:
                 value = raw
             if lookup.startswith("!"):
@@ -266,6 +268,8 @@ class ParticipantDetail(StudyScoped, generics.RetrieveAPIView):
 
 class ParticipantEnrol(StudyScoped, APIView):
     """Enrol `count` participants: each gets the next rows of the study's balanced (Latin square) plan."""
+
+    pagination_class = None  # answers a plain list; the schema said a paginated page
 
     @extend_schema(request=s.EnrolSerializer, responses={201: s.ParticipantSerializer(many=True)})
     def post(self, request, study_pk):
