@@ -15,10 +15,11 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from studies.models import (
@@ -125,9 +126,13 @@ def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
 
 
 def _queue_pass(run_id: int, session_ids: list[int] | None) -> None:
+    """Queue a pass on commit. A broker that is down does not fail the caller: the run is already marked stale
+    (or pending), and `requeue_stale_runs` queues it again (sessionlab/queueing.py)."""
+    from sessionlab.queueing import delay_on_commit
+
     from .tasks import scoring_run_start_task
 
-    transaction.on_commit(lambda: scoring_run_start_task.delay(run_id, session_ids))
+    delay_on_commit(scoring_run_start_task, run_id, session_ids)
 
 
 # --- the hooks ----------------------------------------------------------------------------------------------------
@@ -386,3 +391,29 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
                 by_rank=by_rank[s, position - 1].tobytes(),
             ))
     return rows, query_rows
+
+
+def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
+    """Queue a full pass of every run whose scoring is owed: stale with no pass begun since it was marked, never
+    started, or running for longer than `stuck_after_minutes` (its tasks lost with a broker that restarted
+    empty). Passes are idempotent, so queueing one twice costs time, not correctness. The assessment pools of
+    those runs' studies are grown again too. Returns the ids of the runs queued (`manage.py requeue_stale_runs`,
+    after a broker outage or from cron)."""
+    from sessionlab.queueing import delay_or_log
+    from studies.models import Scenario
+    from studies.tasks import assessment_pools_grow_task
+
+    from .tasks import scoring_run_start_task
+
+    stuck = timezone.now() - timedelta(minutes=stuck_after_minutes)
+    owed = ScoringRun.objects.filter(
+        Q(stale=True, started_at__isnull=True) | Q(stale=True, stale_since__gt=F("started_at"))
+        | Q(status=ScoringRun.Status.PENDING, started_at__isnull=True)
+        | Q(status=ScoringRun.Status.RUNNING, started_at__lt=stuck)
+    ).order_by("pk")
+    queued = [run.pk for run in owed if delay_or_log(scoring_run_start_task, run.pk, None)]
+    studies = ScoringRun.objects.filter(pk__in=queued).values_list("study_id", flat=True).distinct()
+    for study_id, scenario_id in Scenario.objects.filter(study_id__in=list(studies),
+                                                         assessment_pool__isnull=False).values_list("study_id", "pk"):
+        delay_or_log(assessment_pools_grow_task, study_id, scenario_id)
+    return queued

@@ -137,6 +137,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# With Redis as the broker, a task taken by a worker that dies before acking (acks_late) is delivered again
+# after the visibility timeout (kombu's default: one hour); CELERY_VISIBILITY_TIMEOUT (seconds) shortens it and
+# must stay longer than the longest task. Queueing from a request gives up quickly when the broker is down (the
+# caller logs it and leaves the run stale for `manage.py requeue_stale_runs`: sessionlab/queueing.py).
+_visibility_timeout = envint("CELERY_VISIBILITY_TIMEOUT", 0, minimum=0)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _visibility_timeout} if _visibility_timeout else {}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 # Chart data cache (scoring dashboards): per-process memory by default; CACHE_URL (redis://...) shares it.
 # Entries are keyed by each run's generation, so a stale entry is never read, whichever backend holds it.

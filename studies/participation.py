@@ -223,12 +223,14 @@ def _sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[
     """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: mark the
     default scoring run stale and queue both on commit, so the participant's request never waits for them."""
     from scoring.services import study_scores_mark_stale  # scoring depends on studies, not the reverse
+    from sessionlab.queueing import delay_on_commit
 
     from .tasks import assessment_pools_grow_task
 
     study_scores_mark_stale(study_id=study_id, session_ids=session_ids)
     for scenario_id in set(scenario_ids):
-        transaction.on_commit(lambda s=scenario_id: assessment_pools_grow_task.delay(study_id, s))
+        # A broker that is down does not fail the participant's request (requeue_stale_runs grows them later).
+        delay_on_commit(assessment_pools_grow_task, study_id, scenario_id)
 
 
 def session_deadline(session: SearchSession) -> datetime | None:

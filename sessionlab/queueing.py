@@ -1,0 +1,44 @@
+"""Queue a Celery task from a request without letting a broker outage fail the request.
+
+`delay_on_commit(task, *args)` queues the task when the transaction commits. If the broker cannot be reached,
+the error is logged and swallowed: what the request wrote is committed and stays (events live in the
+database, not in the broker), and whatever the task would have done is owed. The scoring services mark the
+run stale before queueing, so `manage.py requeue_stale_runs` (run it from cron, or once the broker is back)
+queues every run that is stale with no pass since, and grows the assessment pools of their studies.
+
+In eager mode (no broker: development, the test suite's first pass) the task runs in-process and its errors
+propagate as before.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+# What kombu, the Redis client and the socket layer raise when the broker is down or unreachable.
+BROKER_ERRORS = (BrokerError, RedisError, ConnectionError, TimeoutError)
+
+
+def delay_or_log(task, *args) -> bool:
+    """Queue `task(*args)` (its result ignored); False (logged) when the broker cannot take it."""
+    if task.app.conf.task_always_eager:
+        task.delay(*args)
+        return True
+    try:
+        # Nobody waits on these: ignore_result keeps `delay` from subscribing to the Redis result backend,
+        # which would retry for 20 s and then raise when Redis is down.
+        task.apply_async(args, ignore_result=True)
+    except BROKER_ERRORS as exc:
+        logger.error("could not queue %s%r, the broker is unreachable (%s); left for requeue_stale_runs",
+                     task.name, args, exc)
+        return False
+    return True
+
+
+def delay_on_commit(task, *args) -> None:
+    transaction.on_commit(lambda: delay_or_log(task, *args))
