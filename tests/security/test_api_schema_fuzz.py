@@ -26,6 +26,17 @@ def _headers(world, path: str) -> dict:
     return {"Authorization": f"Token {key}"}
 
 
+def _fuzz(strategy, headers):
+    @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=True,
+              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(case=strategy)
+    def call(case):
+        response = case.call(headers=headers)
+        case.validate_response(response, checks=CHECKS)
+
+    return call
+
+
 @pytest.mark.django_db
 def test_every_api_operation_answers_without_5xx_and_as_its_schema_says(world, schema):
     failures = []
@@ -38,13 +49,7 @@ def test_every_api_operation_answers_without_5xx_and_as_its_schema_says(world, s
         strategy = operation.as_strategy(path_parameters=fixed) if fixed else operation.as_strategy()
         headers = _headers(world, operation.path)
 
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=True,
-                  phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
-        @given(case=strategy)
-        def call(case, headers=headers):
-            response = case.call(headers=headers)
-            case.validate_response(response, checks=CHECKS)
-
+        call = _fuzz(strategy, headers)
         try:
             call()
         except (Exception, BaseExceptionGroup) as error:  # gathered: one run reports every operation's failure
