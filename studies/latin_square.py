@@ -28,6 +28,8 @@ __all__ = [
 # Work limits (table cells scored) for the deterministic search that orders the
 # rows of one block; see ``_block_order``.
 _STRICT_WORK = 2_000_000
+# From this many scenarios on, one system per scenario is planned round-robin (see _block_order).
+_ROUND_ROBIN_FROM = 7
 _RELAXED_WORK = 25_000_000
 
 
@@ -112,6 +114,12 @@ def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...
     """
     k, m = n_scenarios, n_systems
     rows = balanced_latin_square(k)
+    if m == k and k >= _ROUND_ROBIN_FROM:
+        # One system per scenario: go through every scenario-order row with one system rotation, then the
+        # next rotation. Any prefix of the rows is part of a Latin square (or of two, for odd k), so each
+        # scenario is within one of its share at every position and, since the rotation is fixed within a
+        # round, with every system; the search below is slow here and could not do better.
+        return tuple((r, q) for q in range(m) for r in range(len(rows)))
     pats = _system_patterns(k, m)
     cands = [(r, q) for r in range(len(rows)) for q in range(m)]
     cells = [[(rows[r][j], pats[q][j]) for j in range(k)] for r, q in cands]

@@ -15,9 +15,8 @@ from studies.latin_square import (
     participant_assignment,
 )
 
-# (scenarios, systems) pairs with systems dividing scenarios.  For m == k >= 7 the
-# block-ordering search is slow (7 x 7) or gives up (9, 11, 12), see docs/latin-square.md.
-PAIRS = [(k, m) for k in range(1, 13) for m in range(1, k + 1) if k % m == 0 and not (m == k >= 7)]
+# (scenarios, systems) pairs with systems dividing scenarios, n = 1..12 (docs/latin-square.md).
+PAIRS = [(k, m) for k in range(1, 13) for m in range(1, k + 1) if k % m == 0]
 
 
 def indexed(plans, scenarios, systems):
@@ -158,3 +157,13 @@ def test_assignment_block_size():
     assert assignment_block_size(6, 3) == 18
     with pytest.raises(ValueError, match="multiple"):
         assignment_block_size(5, 2)
+
+
+@pytest.mark.parametrize("k", [7, 9, 11, 12])
+def test_one_system_per_scenario_keeps_every_prefix_within_one(k):
+    block = assignment_block_size(k, k)
+    plans = assignment_plan(range(k), range(k), block)
+    for p in range(1, block + 1):
+        report = balance_report(plans[:p], k, k)
+        assert report["scenario_position"] < 1 and report["scenario_system"] < 1, (p, report)
+    assert set(balance_report(plans, k, k).values()) == {Fraction(0)}
