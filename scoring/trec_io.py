@@ -82,7 +82,7 @@ def _field_bytes(padded: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
     for j in range(words):
         column = unaligned[starts + 8 * j]
         left = lengths - 8 * j
-        if left.min() < 8:  # some field ends inside this word: keep only its own (little-endian: low) bytes
+        if left.size and left.min() < 8:  # some field ends inside this word: keep only its own (low) bytes
             np.clip(left, 0, 8, out=left)
             column &= _KEEP_LOW_BYTES[left]
         out[:, j] = column

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from django.db import transaction
 
+from scoring.errors import InputError
+
 from .engines import formats
 from .engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
 from .models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
@@ -177,7 +179,7 @@ def collection_parse(
             topics = formats.read_trec_topics(topics_path)
         if qrels_path is not None:
             judgments = _read_qrels(Path(qrels_path), grade_map)
-    except FormatError as exc:
+    except InputError as exc:  # FormatError, and the qrels reader's own InputError (scoring.trec_io)
         raise CollectionImportError(str(exc)) from None
     if not documents:
         raise CollectionImportError(f"{paths[0]}: no documents found")
