@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -175,9 +176,20 @@ def _expand(ack: dict) -> dict:
     return out
 
 
+# Within one events_ingest call: the client event ids already looked up and not stored. An event's path
+# (the batch, then its service, then _once) asks the same question up to three times; the database is asked
+# once. A concurrent duplicate is still caught by the unique constraint in _once.
+_absent: ContextVar[set[str] | None] = ContextVar("sessionlab_absent_event_ids", default=None)
+
+
 def _replay(participant: Participant, client_event_id: str) -> dict | None:
+    absent = _absent.get()
+    if absent is not None and client_event_id in absent:
+        return None
     event = _stored(participant, client_event_id)
     if event is None:
+        if absent is not None:
+            absent.add(client_event_id)
         return None
     return _expand(event.payload.get("ack") or {"ok": True})
 
@@ -188,14 +200,19 @@ def _once(participant: Participant, client_event_id: str, write: Callable[[], di
     replay = _replay(participant, client_event_id)
     if replay is not None:
         return replay
+    absent = _absent.get()
     try:
         with transaction.atomic():
             ack = write()
     except IntegrityError:
+        if absent is not None:
+            absent.discard(client_event_id)
         replay = _replay(participant, client_event_id)
         if replay is None:
             raise
         return replay
+    if absent is not None:
+        absent.discard(client_event_id)  # stored now: a duplicate later in the batch is a replay
     return _expand(ack)
 
 
@@ -763,6 +780,14 @@ def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> lis
     "refused": message} when refused (stored too, so a re-send gets the same answer), or {"id", "ok": false,
     "error": message} for an event too malformed to store (no usable id or type). Each event has its own
     transaction. A withdrawn participant's events are refused and not stored."""
+    token = _absent.set(set())
+    try:
+        return _events_ingest(participant, events)
+    finally:
+        _absent.reset(token)
+
+
+def _events_ingest(participant: Participant, events: Sequence[Mapping]) -> list[dict]:
     acks = []
     for raw in list(events)[:MAX_BATCH]:
         if not isinstance(raw, Mapping):
