@@ -1,6 +1,6 @@
 """/api/: researchers' resources by study, the participant's own endpoints, and token sign-in (docs/api.md)."""
 
-from django.urls import path
+from django.urls import include, path
 
 from sessionlab.auth_views import token_view
 
@@ -37,6 +37,7 @@ urlpatterns = [
          name="reference_version_qrels"),
     path(study + "reference-versions/<int:version_pk>/judgments/", views.ReferenceJudgmentList.as_view(),
          name="reference_judgment_list"),
+    path(study + "scoring-runs/", include("scoring.api_urls")),  # scoring/api.py
     path("participant/", views.ParticipantMe.as_view(), name="participant_me"),
     path("participant/sessions/", views.ParticipantSessionStart.as_view(), name="participant_session_start"),
     path("participant/events/", views.ParticipantEvents.as_view(), name="participant_events"),

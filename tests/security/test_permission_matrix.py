@@ -216,6 +216,16 @@ MATRIX: dict[tuple[str, str], Row] = {
         "GET", study_path("/api/studies/{pk}/reference-versions/{w.version.pk}/qrels/"), API_STUDY),
     ("api:reference_judgment_list", "GET"): Row(
         "GET", study_path("/api/studies/{pk}/reference-versions/{w.version.pk}/judgments/"), API_STUDY),
+    ("api:scoring_run_list", "GET"): Row("GET", study_path("/api/studies/{pk}/scoring-runs/"), API_STUDY),
+    ("api:scoring_run_list", "POST"): Row("POST", study_path("/api/studies/{pk}/scoring-runs/"), API_STUDY,
+                                          lambda w: {}, json=True),
+    ("api:scoring_run_detail", "GET"): Row("GET", study_path("/api/studies/{pk}/scoring-runs/{run}/"), API_STUDY),
+    ("api:scoring_run_make_default", "POST"): Row(
+        "POST", study_path("/api/studies/{pk}/scoring-runs/{run}/make-default/"), API_STUDY),
+    ("api:scoring_run_session_list", "GET"): Row(
+        "GET", study_path("/api/studies/{pk}/scoring-runs/{run}/sessions/?curves=1"), API_STUDY),
+    ("api:scoring_run_query_list", "GET"): Row(
+        "GET", study_path("/api/studies/{pk}/scoring-runs/{run}/sessions/{w.session.pk}/queries/"), API_STUDY),
     ("api:participant_me", "GET"): Row("GET", fixed("/api/participant/"), API_PARTICIPANT),
     ("api:participant_session_start", "POST"): Row(
         "POST", fixed("/api/participant/sessions/"), API_PARTICIPANT,

@@ -1,0 +1,292 @@
+"""The scoring runs of the REST API (docs/api.md): serializers and views, mounted under
+/api/studies/<study_pk>/scoring-runs/ by scoring/api_urls.py.
+
+They follow studies/api/: a researcher reaches only the studies `studies_visible_to` gives them (404
+otherwise, and for every run of another study), lists are paginated and filtered by hand-written query
+parameters, and a list loads its rows in a fixed number of queries. Creating a run is
+`services.scoring_run_create` (scoring is queued on commit); results are the stored SessionScore and
+QueryScore rows, never recomputed here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studies.api.views import StudyScoped, _param, filter_parameters
+from studies.models import SearchSession
+
+from . import services
+from .models import QueryScore, ScoringRun, SessionScore
+from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS
+
+# --- serializers -------------------------------------------------------------------------------------------
+
+_FLOATS = serializers.ListField(child=serializers.FloatField())
+
+
+class ScoringRunSerializer(serializers.ModelSerializer):
+    reference_version_number = serializers.IntegerField(source="reference_version.number", read_only=True,
+                                                        allow_null=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = ScoringRun
+        fields = [
+            "id", "label",
+            # the parameters (SPEC-metrics.md)
+            "weights", "b", "bq", "top", "formulation", "gain", "duplicates", "short_lists", "scan", "judgments",
+            "reference_version", "reference_version_number", "grid_b", "grid_bq",
+            # state
+            "status", "error", "progress_done", "progress_total", "is_default", "stale", "stale_since",
+            "created_by", "created_at", "started_at", "finished_at",
+        ]
+        read_only_fields = fields
+
+    def build_field(self, field_name, info, model_class, nested_depth):
+        # The JSON columns are lists of numbers: say so (a ListField) rather than "any JSON".
+        if field_name in ("weights", "grid_b", "grid_bq"):
+            return serializers.ListField, {"child": serializers.FloatField(), "read_only": True}
+        return super().build_field(field_name, info, model_class, nested_depth)
+
+
+class ScoringRunCreateSerializer(serializers.Serializer):
+    """The parameters of a new run; every one optional, defaults as in SPEC-metrics.md (the ECIR 2008 paper's).
+    Needs the study in the context: the weights must cover its grades."""
+
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    weights = serializers.ListField(
+        child=serializers.FloatField(), min_length=1, max_length=100, required=False,
+        default=list(services.DEFAULT_WEIGHTS),
+        help_text="Gain of grades 0, 1, 2, ...: one weight per grade of the study's scale (ignored by "
+                  "kanoulas2011 and by exponential gain, which still need one per grade).")
+    b = serializers.FloatField(required=False, default=2.0, help_text="Rank log base, > 1.")
+    bq = serializers.FloatField(required=False, default=4.0, help_text="Query log base, 1 < bq < 1000.")
+    top = serializers.IntegerField(required=False, default=10, min_value=1, max_value=1000,
+                                   help_text="The scanning length X.")
+    formulation = serializers.ChoiceField(choices=list(FORMULATIONS), required=False, default="2008")
+    gain = serializers.ChoiceField(choices=ScoringRun.Gain.choices, required=False, default=ScoringRun.Gain.LINEAR)
+    duplicates = serializers.ChoiceField(choices=list(DUPLICATES), required=False, default="every")
+    short_lists = serializers.ChoiceField(choices=list(SHORT_LISTS), required=False, default="pad")
+    scan = serializers.ChoiceField(choices=list(SCANS), required=False, default="fixed")
+    judgments = serializers.ChoiceField(choices=ScoringRun.Judgments.choices, required=False,
+                                        default=ScoringRun.Judgments.REFERENCE)
+    make_default = serializers.BooleanField(
+        required=False, allow_null=True, default=None,
+        help_text="true: the study's default (live) run from now on; false: never; unset: only if the study "
+                  "has no default run yet.")
+
+    def validate_b(self, value):
+        if not value > 1.0:
+            raise ValidationError("the rank log base b must be greater than 1")
+        return value
+
+    def validate_bq(self, value):
+        if not 1.0 < value < 1000.0:
+            raise ValidationError("the query log base bq must satisfy 1 < bq < 1000")
+        return value
+
+    def validate(self, attrs):
+        study = self.context["study"]
+        grades = study.grade_values()
+        if attrs["formulation"] != "kanoulas2011" and grades and max(grades) >= len(attrs["weights"]):
+            raise ValidationError({"weights": f"the study's grades go to {max(grades)}: give {max(grades) + 1} "
+                                              f"weights (grades 0..{max(grades)}), not {len(attrs['weights'])}"})
+        if (attrs["judgments"] == ScoringRun.Judgments.REFERENCE
+                and not study.reference_versions.exists()):
+            raise ValidationError({"judgments": "the study has no reference judgments yet: import a reference "
+                                                "version, or score against the participants' own judgments"})
+        return attrs
+
+
+class SessionScoreSerializer(serializers.ModelSerializer):
+    """One session's results in a run; `curve`, `ideal` and `normalized` only with ?curves=1."""
+
+    session = serializers.IntegerField(source="session_id", read_only=True)
+    participant = serializers.CharField(source="participant.code", read_only=True)
+    scenario = serializers.CharField(source="scenario.code", read_only=True)
+    system = serializers.CharField(source="system.code", read_only=True)
+    curve = serializers.SerializerMethodField(help_text="Only with ?curves=1: the cumulated session curve (sDCG "
+                                                        "at each position of the concatenated top-X lists).")
+    ideal = serializers.SerializerMethodField(help_text="Only with ?curves=1: the ideal curve.")
+    normalized = serializers.SerializerMethodField(help_text="Only with ?curves=1: curve / ideal (0 where the "
+                                                             "ideal is 0).")
+
+    class Meta:
+        model = SessionScore
+        fields = ["session", "participant", "scenario", "system", "n_queries", "end_reason", "length", "final",
+                  "ideal_final", "normalized_final", "last_query", "best_query", "average", "curve", "ideal",
+                  "normalized"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.context.get("curves"):
+            for name in ("curve", "ideal", "normalized"):
+                self.fields.pop(name)
+
+    @extend_schema_field(_FLOATS)
+    def get_curve(self, score):
+        return np.frombuffer(bytes(score.curve), dtype=np.float64).tolist()
+
+    @extend_schema_field(_FLOATS)
+    def get_ideal(self, score):
+        return np.frombuffer(bytes(score.ideal), dtype=np.float64).tolist()
+
+    @extend_schema_field(_FLOATS)
+    def get_normalized(self, score):
+        curve = np.frombuffer(bytes(score.curve), dtype=np.float64)
+        ideal = np.frombuffer(bytes(score.ideal), dtype=np.float64)
+        values = np.zeros_like(curve)
+        np.divide(curve, ideal, out=values, where=ideal != 0)
+        return values.tolist()
+
+
+class QueryScoreSerializer(serializers.ModelSerializer):
+    """One query's sDCG at X (its cut of the session curve); `by_rank` only with ?by_rank=1."""
+
+    query = serializers.IntegerField(source="query_id", read_only=True)
+    text = serializers.CharField(source="query.text", read_only=True)
+    by_rank = serializers.SerializerMethodField(help_text="Only with ?by_rank=1: the query's sDCG at ranks "
+                                                          "1..100 (float32 precision).")
+
+    class Meta:
+        model = QueryScore
+        fields = ["query", "position", "text", "is_last", "sdcg", "by_rank"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.context.get("by_rank"):
+            self.fields.pop("by_rank")
+
+    @extend_schema_field(_FLOATS)
+    def get_by_rank(self, score):
+        return np.frombuffer(bytes(score.by_rank), dtype=np.float32).astype(np.float64).tolist()
+
+
+# --- views -------------------------------------------------------------------------------------------------
+
+
+def _flag(request, name: str) -> bool:
+    raw = request.query_params.get(name, "")
+    if raw.lower() not in {"", "true", "false", "1", "0"}:
+        raise ValidationError({name: "expected true or false"})
+    return raw.lower() in {"true", "1"}
+
+
+def _runs(study):
+    return ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
+
+
+class RunScoped(StudyScoped):
+    """A view under .../scoring-runs/<run_pk>/: the run, of the visible study, or 404."""
+
+    @property
+    def run(self) -> ScoringRun:
+        if not hasattr(self, "_run"):
+            self._run = get_object_or_404(_runs(self.study), pk=self.kwargs["run_pk"])
+        return self._run
+
+
+RUN_FILTERS = {"status": ("status", str), "is_default": ("is_default", bool), "stale": ("stale", bool),
+               "judgments": ("judgments", str)}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(RUN_FILTERS)))
+class ScoringRunList(StudyScoped, generics.ListAPIView):
+    """The study's scoring runs, newest first, with their parameters, status and progress. POST creates one
+    (`scoring.services.scoring_run_create`, with the latest reference version): it is scored in the
+    background, so it answers 201 with status `pending`; poll the run for its progress."""
+
+    serializer_class = ScoringRunSerializer
+    filters = RUN_FILTERS
+
+    def get_queryset(self):
+        return _runs(self.study).order_by("-created_at", "-id")
+
+    @extend_schema(request=ScoringRunCreateSerializer, responses={201: ScoringRunSerializer})
+    def post(self, request, study_pk):
+        data = ScoringRunCreateSerializer(data=request.data, context={"study": self.study})
+        data.is_valid(raise_exception=True)
+        try:
+            run = services.scoring_run_create(study=self.study, created_by=request.user, **data.validated_data)
+        except services.ScoringError as error:  # checked above; a race (a version deleted meanwhile) lands here
+            raise ValidationError({"non_field_errors": [str(error)]}) from None
+        return Response(ScoringRunSerializer(_runs(self.study).get(pk=run.pk)).data, status=status.HTTP_201_CREATED)
+
+
+class ScoringRunDetail(RunScoped, generics.RetrieveAPIView):
+    """One run: its parameters, reference version, status and progress (progress_done of progress_total
+    sessions in the current pass), whether it is the study's default run and whether it is stale."""
+
+    serializer_class = ScoringRunSerializer
+
+    def get_object(self):
+        return self.run
+
+
+class ScoringRunMakeDefault(RunScoped, APIView):
+    """Make the run the study's default (live) run: new sessions, changed judgments and new reference versions
+    re-score it. The previous default run stays as it is."""
+
+    @extend_schema(request=None, responses={200: ScoringRunSerializer})
+    def post(self, request, study_pk, run_pk):
+        services.scoring_run_make_default(run=self.run)
+        return Response(ScoringRunSerializer(_runs(self.study).get(pk=self.run.pk)).data)
+
+
+SESSION_SCORE_FILTERS = {
+    "system": ("system__code", str),
+    "scenario": ("scenario__code", str),
+    "participant": ("participant__code", str),
+    "min_queries": ("n_queries__gte", int),
+    "end_reason": ("end_reason", str),
+}
+
+
+@extend_schema_view(get=extend_schema(parameters=[
+    *filter_parameters(SESSION_SCORE_FILTERS),
+    _param("curves", bool, "add each session's curve, ideal and normalized arrays"),
+]))
+class ScoringRunSessionList(RunScoped, generics.ListAPIView):
+    """The run's per-session results (as stored: summaries, and with ?curves=1 the curves), ordered by
+    session. A run still pending has none yet; a running one those scored so far."""
+
+    serializer_class = SessionScoreSerializer
+    filters = SESSION_SCORE_FILTERS
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "curves": _flag(self.request, "curves")}
+
+    def get_queryset(self):
+        queryset = (SessionScore.objects.filter(run=self.run)
+                    .select_related("participant", "scenario", "system").order_by("session_id"))
+        return queryset.defer("grid") if _flag(self.request, "curves") else queryset.defer("grid", "curve", "ideal")
+
+
+@extend_schema_view(get=extend_schema(parameters=[
+    _param("is_last", bool, "filter: only the session's last query (true) or the earlier ones (false)"),
+    _param("by_rank", bool, "add each query's sDCG at ranks 1..100"),
+]))
+class ScoringRunQueryList(RunScoped, generics.ListAPIView):
+    """One session's per-query results in the run (sDCG at X of each query, in the order issued). The session
+    must be one of the study's (404 otherwise); a session the run has not scored has no rows."""
+
+    serializer_class = QueryScoreSerializer
+    filters = {"is_last": ("is_last", bool)}
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "by_rank": _flag(self.request, "by_rank")}
+
+    def get_queryset(self):
+        session = get_object_or_404(SearchSession.objects.filter(assignment__participant__study=self.study)
+                                    .only("pk"), pk=self.kwargs["session_pk"])
+        queryset = (QueryScore.objects.filter(run=self.run, session=session).select_related("query")
+                    .only("query_id", "query__text", "position", "is_last", "sdcg", "by_rank", "run_id",
+                          "session_id").order_by("position"))
+        return queryset if _flag(self.request, "by_rank") else queryset.defer("by_rank")
+
