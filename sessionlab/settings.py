@@ -166,7 +166,7 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "SessionLab API",
-    "DESCRIPTION": "Studies, their design, participants, sessions and reference judgments (docs/api.md).",
+    "DESCRIPTION": "Studies, their design, participants, sessions, reference judgments and scoring runs (docs/api.md).",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
