@@ -169,17 +169,23 @@ def test_the_cranfield_reader_accepts_or_names_file_and_line(which):
 
 
 @pytest.mark.django_db
-def test_a_reference_version_qrels_import_accepts_or_changes_nothing(world):
+@pytest.mark.parametrize("kind", ["reference-version", "pool"])
+def test_a_qrels_upload_into_a_study_accepts_or_changes_nothing(world, kind):
     valid = "1 0 d1 2\n1 0 d2 0\n2 0 d3 1\n"
+
+    def run(lines, path):
+        if kind == "pool":
+            return assessment.pool_import_qrels(study=world.study, lines=lines, path=path,
+                                                added_by=world.users["alice"])
+        return assessment.reference_version_import_qrels(study=world.study, lines=lines, path=path,
+                                                         created_by=world.users["alice"])
 
     @FUZZ
     @given(data=mutated(valid))
     def check(data):
         path = Path("uploaded.qrels")
         lines = data.decode("utf-8", "replace").splitlines()
-        _in_database(lambda: assessment.reference_version_import_qrels(
-            study=world.study, lines=lines, path=str(path), created_by=world.users["alice"]), path, data,
-            (InputError, assessment.AssessmentError))
+        _in_database(lambda: run(lines, str(path)), path, data, (InputError, assessment.AssessmentError))
 
     check()
 
