@@ -58,3 +58,17 @@ def test_every_participant_row_carries_the_digest_its_token_is_looked_up_by(worl
     rows = list(Participant.objects.values_list("access_token", "access_token_digest"))
     assert rows and all(digest == access_token_digest(token) for token, digest in rows)
     assert all(len(token) >= 43 for token, _ in rows)  # 32 random bytes, URL-safe base64: 256 bits
+
+
+def test_lists_show_a_researcher_only_their_studies_and_an_assessor_only_theirs(world):
+    charlie = Client()
+    charlie.force_login(world.users["charlie"])
+    slugs = [s["slug"] for s in charlie.get("/api/studies/").json()["results"]]
+    assert slugs == [world.other_study.slug]
+    for path in ("/studies/", "/assess/"):
+        page = charlie.get(path).content.decode()
+        assert world.other_study.slug in page and world.study.slug not in page, path
+    zoe = Client()
+    zoe.force_login(world.users["zoe"])
+    page = zoe.get("/assess/").content.decode()
+    assert world.other_study.slug in page and world.study.slug not in page
