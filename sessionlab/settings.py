@@ -141,8 +141,13 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # after the visibility timeout (kombu's default: one hour); CELERY_VISIBILITY_TIMEOUT (seconds) shortens it and
 # must stay longer than the longest task. Queueing from a request gives up quickly when the broker is down (the
 # caller logs it and leaves the run stale for `manage.py requeue_stale_runs`: sessionlab/queueing.py).
+# With it set, workers also sweep for such messages every quarter of it (at most every 10 s; kombu's default
+# sweep is about every 100 s).
 _visibility_timeout = envint("CELERY_VISIBILITY_TIMEOUT", 0, minimum=0)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _visibility_timeout} if _visibility_timeout else {}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": _visibility_timeout, "unacked_restore_throttle": 1,
+    "unacked_restore_interval": max(1, min(10, _visibility_timeout // 4)),
+} if _visibility_timeout else {}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 # Chart data cache (scoring dashboards): per-process memory by default; CACHE_URL (redis://...) shares it.
