@@ -19,7 +19,7 @@ from datetime import timedelta
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Case, Exists, F, OuterRef, Q, TextField, Value, When
 from django.utils import timezone
 
 from studies.models import (
@@ -125,14 +125,23 @@ def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
     return run
 
 
+# A pass that could not be queued (the broker was down) is owed: the run says so in its error, stays stale
+# through partial passes, and `requeue_stale_runs` queues a full pass, which clears it.
+NOT_QUEUED = "not queued: "
+
+
 def _queue_pass(run_id: int, session_ids: list[int] | None) -> None:
-    """Queue a pass on commit. A broker that is down does not fail the caller: the run is already marked stale
-    (or pending), and `requeue_stale_runs` queues it again (sessionlab/queueing.py)."""
+    """Queue a pass on commit. A broker that is down does not fail the caller (sessionlab/queueing.py)."""
     from sessionlab.queueing import delay_on_commit
 
     from .tasks import scoring_run_start_task
 
-    delay_on_commit(scoring_run_start_task, run_id, session_ids)
+    def owed(exc):
+        ScoringRun.objects.filter(pk=run_id).update(
+            stale=True, stale_since=timezone.now(),
+            error=f"{NOT_QUEUED}the broker was unreachable ({exc}); `manage.py requeue_stale_runs` queues it"[:2000])
+
+    delay_on_commit(scoring_run_start_task, run_id, session_ids, on_failure=owed)
 
 
 # --- the hooks ----------------------------------------------------------------------------------------------------
@@ -214,8 +223,11 @@ def scoring_pass_start(*, run_id: int, session_ids: list[int] | None = None,
     with transaction.atomic():
         ScoringRun.objects.filter(pk=run_id).update(current_pass=F("current_pass") + 1)
         run.refresh_from_db(fields=["current_pass"])
+        # Only a full pass pays what a pass that could not be queued owed.
+        error = Value("") if session_ids is None else Case(
+            When(error__startswith=NOT_QUEUED, then=F("error")), default=Value(""), output_field=TextField())
         ScoringRun.objects.filter(pk=run_id).update(
-            status=ScoringRun.Status.RUNNING, error="", progress_done=0, progress_total=len(ids),
+            status=ScoringRun.Status.RUNNING, error=error, progress_done=0, progress_total=len(ids),
             started_at=timezone.now(), finished_at=None,
         )
     return run.current_pass, [ids[i : i + chunk_size] for i in range(0, len(ids), chunk_size)]
@@ -236,9 +248,9 @@ def scoring_pass_finish(*, run_id: int, pass_number: int, full: bool) -> None:
     current.exclude(status=ScoringRun.Status.FAILED).update(
         status=ScoringRun.Status.DONE, progress_done=done, finished_at=timezone.now()
     )
-    current.filter(status=ScoringRun.Status.DONE).filter(
-        stale_since__isnull=True).update(stale=False)
-    current.filter(status=ScoringRun.Status.DONE, stale_since__lte=F("started_at")).update(stale=False)
+    fresh = current.filter(status=ScoringRun.Status.DONE).exclude(error__startswith=NOT_QUEUED)
+    fresh.filter(stale_since__isnull=True).update(stale=False)
+    fresh.filter(stale_since__lte=F("started_at")).update(stale=False)
     ScoringRun.objects.filter(pk=run_id).update(generation=F("generation") + 1)
 
 
@@ -394,9 +406,9 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
 
 
 def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
-    """Queue a full pass of every run whose scoring is owed: stale with no pass begun since it was marked, never
-    started, or running for longer than `stuck_after_minutes` (its tasks lost with a broker that restarted
-    empty). Passes are idempotent, so queueing one twice costs time, not correctness. The assessment pools of
+    """Queue a full pass of every run whose scoring is owed: a pass that could not be queued (NOT_QUEUED), stale
+    with no pass begun since it was marked, never started, or running for longer than `stuck_after_minutes`
+    (its tasks lost with a broker that restarted empty). Passes are idempotent, so queueing one twice costs time, not correctness. The assessment pools of
     those runs' studies are grown again too. Returns the ids of the runs queued (`manage.py requeue_stale_runs`,
     after a broker outage or from cron)."""
     from sessionlab.queueing import delay_or_log
@@ -407,7 +419,8 @@ def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
 
     stuck = timezone.now() - timedelta(minutes=stuck_after_minutes)
     owed = ScoringRun.objects.filter(
-        Q(stale=True, started_at__isnull=True) | Q(stale=True, stale_since__gt=F("started_at"))
+        Q(error__startswith=NOT_QUEUED)
+        | Q(stale=True, started_at__isnull=True) | Q(stale=True, stale_since__gt=F("started_at"))
         | Q(status=ScoringRun.Status.PENDING, started_at__isnull=True)
         | Q(status=ScoringRun.Status.RUNNING, started_at__lt=stuck)
     ).order_by("pk")

@@ -24,8 +24,9 @@ logger = logging.getLogger(__name__)
 BROKER_ERRORS = (BrokerError, RedisError, ConnectionError, TimeoutError)
 
 
-def delay_or_log(task, *args) -> bool:
-    """Queue `task(*args)` (its result ignored); False (logged) when the broker cannot take it."""
+def delay_or_log(task, *args, on_failure=None) -> bool:
+    """Queue `task(*args)` (its result ignored); False (logged) when the broker cannot take it, after calling
+    `on_failure(exc)` (which records what is owed)."""
     if task.app.conf.task_always_eager:
         task.delay(*args)
         return True
@@ -36,9 +37,11 @@ def delay_or_log(task, *args) -> bool:
     except BROKER_ERRORS as exc:
         logger.error("could not queue %s%r, the broker is unreachable (%s); left for requeue_stale_runs",
                      task.name, args, exc)
+        if on_failure is not None:
+            on_failure(exc)
         return False
     return True
 
 
-def delay_on_commit(task, *args) -> None:
-    transaction.on_commit(lambda: delay_or_log(task, *args))
+def delay_on_commit(task, *args, on_failure=None) -> None:
+    transaction.on_commit(lambda: delay_or_log(task, *args, on_failure=on_failure))

@@ -237,7 +237,7 @@ def queue_to_own_redis(own_redis, monkeypatch):
     assert app.conf.broker_url == own_redis.url(0)
     app.conf.task_serializer = "json"
 
-    def delay_or_log(task, *args):
+    def delay_or_log(task, *args, on_failure=None):
         app.send_task(task.name, args=list(args), ignore_result=True)
         return True
 
