@@ -32,5 +32,9 @@ test: lint ## Run ruff, then the whole test suite
 bench: $(STAMP) ## Run the benchmark scripts (prints figures)
 	$(BIN)/python bench/scoring.py
 
+.PHONY: bench-load
+bench-load: $(STAMP) ## Load benchmark: 200 participants for 60 s against gunicorn on PostgreSQL (prints figures)
+	$(BIN)/python bench/load.py
+
 clean: ## Remove the virtualenv and the SQLite database
 	rm -rf $(VENV) db.sqlite3
