@@ -73,3 +73,28 @@ def designed_study(study):
 def _fast_password_hashing(settings):
     # PBKDF2 is slow by design; tests create many users and gain nothing from it.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture
+def chromium(monkeypatch):
+    """Debian's Chromium driven by Playwright (never `playwright install`: nothing is downloaded here).
+
+    Skips where Chromium is missing, except in CI, where that is a failure."""
+    if not Path(CHROMIUM).exists():
+        message = f"the browser test needs Debian's chromium at {CHROMIUM} (apt-get install chromium)"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message)
+        pytest.skip(message)
+    # Playwright's sync API runs an event loop in this thread; the test's ORM calls stay synchronous. Set for
+    # this test only, so that no later subprocess (e.g. `check --deploy`) inherits it.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

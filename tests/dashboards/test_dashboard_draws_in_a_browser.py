@@ -1,7 +1,5 @@
 """Chromium draws every chart of a run page with the vendored Plotly, offline: no request leaves the server."""
 
-import os
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -11,26 +9,9 @@ from scoring.views import CHARTS
 
 from .conftest import build_study
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def chromium():
-    if not Path(CHROMIUM).exists():
-        message = f"the browser test needs Debian's chromium at {CHROMIUM} (apt-get install chromium)"
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def test_every_chart_is_drawn_from_local_files_only(chromium, live_server, designed_study, collection_docs,
