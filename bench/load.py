@@ -1,6 +1,6 @@
 """Load benchmark: N concurrent participants against SessionLab served by gunicorn on PostgreSQL.
 
-    .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 4] [--threads 4]
+    .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 4] [--threads 2]
 
 It (re)creates the database `sessionlab_load` on the PostgreSQL server of $LOAD_PG_URL (default
 postgres://postgres@127.0.0.1:5432), migrates it, builds a study over a generated collection (2,000 documents,
@@ -463,7 +463,7 @@ def main(argv=None) -> int:
     parser.add_argument("--participants", type=int, default=200)
     parser.add_argument("--duration", type=float, default=60, help="seconds of load (bounded: at most 600)")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (gthread)")
+    parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker (gthread)")
     parser.add_argument("--conn-max-age", type=int, default=60, help="DB_CONN_MAX_AGE of the server")
     parser.add_argument("--batch", type=int, default=50, help="events per POST at most (participant.js: 50)")
     parser.add_argument("--think", type=float, default=0.25, help="pause scale: 1 = a brisk real participant")
