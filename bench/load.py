@@ -133,11 +133,13 @@ def server_env(database_url: str, index_root: str, conn_max_age: int) -> dict:
     return env
 
 
-def gunicorn_start(env: dict, port: int, workers: int, threads: int, log_path: Path) -> subprocess.Popen:
+def gunicorn_start(env: dict, port: int, workers: int, threads: int, log_path: Path,
+                   worker_class: str = "sync") -> subprocess.Popen:
     command = [str(Path(sys.executable).parent / "gunicorn"), "sessionlab.wsgi:application",
-               "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "gthread",
-               "--threads", str(threads), "--keep-alive", "30", "--backlog", "2048", "--timeout", "60",
-               "--graceful-timeout", "5", "--preload"]
+               "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
+               "--backlog", "2048", "--timeout", "60", "--graceful-timeout", "5", "--preload"]
+    if worker_class == "gthread":
+        command += ["--threads", str(threads), "--keep-alive", "30"]
     log = open(log_path, "wb")  # noqa: SIM115 (the server owns it for its lifetime)
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
@@ -462,8 +464,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", type=int, default=200)
     parser.add_argument("--duration", type=float, default=60, help="seconds of load (bounded: at most 600)")
+    parser.add_argument("--worker-class", choices=("sync", "gthread"), default="sync",
+                        help="sync: a worker takes a connection only when it is free, so the load spreads evenly "
+                             "(one request per connection); gthread keeps connections alive, but each stays on "
+                             "the worker that accepted it, however busy")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker (gthread)")
+    parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker (gthread only)")
     parser.add_argument("--conn-max-age", type=int, default=60, help="DB_CONN_MAX_AGE of the server")
     parser.add_argument("--batch", type=int, default=50, help="events per POST at most (participant.js: 50)")
     parser.add_argument("--think", type=float, default=0.25, help="pause scale: 1 = a brisk real participant")
@@ -496,10 +502,11 @@ def main(argv=None) -> int:
 
     port = free_port()
     log_path = Path(tempfile.gettempdir()) / "sessionlab-load-gunicorn.log"
-    server = gunicorn_start(env, port, args.workers, args.threads, log_path)
+    server = gunicorn_start(env, port, args.workers, args.threads, log_path, args.worker_class)
     try:
         wait_listening(port, server)
-        print(f"gunicorn on 127.0.0.1:{port}: {args.workers} workers x {args.threads} threads (gthread), "
+        threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
+        print(f"gunicorn on 127.0.0.1:{port}: {args.workers} {args.worker_class} workers{threads}, "
               f"DB_CONN_MAX_AGE={args.conn_max_age}; {args.participants} participants for {args.duration:g} s, "
               f"think x{args.think}, batches <= {args.batch}, {args.resend:.0%} of batches re-sent")
         stats, clients, elapsed = asyncio.run(play(players, port, args))
