@@ -168,6 +168,19 @@ def wait_listening(port: int, process: subprocess.Popen, seconds: float = 30) ->
     raise SystemExit(f"gunicorn did not listen on 127.0.0.1:{port} within {seconds} s")
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time (user + system) used so far by the live processes of a process group (Linux /proc)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 # --- a small keep-alive HTTP/1.1 client (stdlib asyncio) ----------------------------------------------------
 
 
@@ -398,7 +411,7 @@ class Participant:
         await self.http.close()
 
 
-async def play(players: list[dict], port: int, args) -> tuple[Stats, list[Participant], float]:
+async def play(players: list[dict], port: int, args, server_pgid: int | None = None):
     stats = Stats()
     rng = random.Random(args.seed)
     clients = [Participant(p, port, stats, random.Random(rng.random()), args) for p in players]
@@ -407,6 +420,7 @@ async def play(players: list[dict], port: int, args) -> tuple[Stats, list[Partic
     await asyncio.gather(*(c.home() for c in clients))
     print(f"warm-up: {len(clients)} search pages in {time.monotonic() - warm:.1f} s")
     stats.measuring = True
+    cpu_before = group_cpu_seconds(server_pgid) if server_pgid else 0.0
     started = time.monotonic()
     stop_at = started + args.duration
 
@@ -430,6 +444,7 @@ async def play(players: list[dict], port: int, args) -> tuple[Stats, list[Partic
     await asyncio.gather(*(start(c, rng.uniform(0, 2)) for c in clients))
     elapsed = time.monotonic() - started
     stats.measuring = False
+    stats.server_cpu = group_cpu_seconds(server_pgid) - cpu_before if server_pgid else float("nan")
     await reporter
     await asyncio.gather(*(c.drain(args.drain) for c in clients))
     return stats, clients, elapsed
@@ -509,7 +524,7 @@ def main(argv=None) -> int:
         print(f"gunicorn on 127.0.0.1:{port}: {args.workers} {args.worker_class} workers{threads}, "
               f"DB_CONN_MAX_AGE={args.conn_max_age}; {args.participants} participants for {args.duration:g} s, "
               f"think x{args.think}, batches <= {args.batch}, {args.resend:.0%} of batches re-sent")
-        stats, clients, elapsed = asyncio.run(play(players, port, args))
+        stats, clients, elapsed = asyncio.run(play(players, port, args, server.pid))
     finally:
         gunicorn_stop(server)
 
@@ -522,6 +537,10 @@ def main(argv=None) -> int:
     print(f"events acknowledged: {stats.events_acked} ({counts['acked']} incl. the drain) "
           f"= {stats.events_acked / elapsed:.0f} events/s during the run; refused {stats.events_refused}")
     print(f"requests: {requests} = {requests / elapsed:.0f} requests/s; batches re-sent: {stats.resent_batches}")
+    print(f"gunicorn CPU: {stats.server_cpu:.1f} s over {elapsed:.1f} s = {stats.server_cpu / elapsed:.2f} cores; "
+          f"{stats.server_cpu / max(requests, 1) * 1000:.1f} ms per request, "
+          f"{stats.server_cpu / max(stats.events_acked, 1) * 1000:.1f} ms per event; machine: {os.cpu_count()} cores, "
+          f"load average at the end {os.getloadavg()[0]:.1f} (other processes share them)")
     print(f"{'endpoint':40} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for endpoint, values in sorted(stats.latency.items()):
         print(f"{endpoint:40} {len(values):7d} {percentile(values, 50) * 1000:8.1f} "
