@@ -23,21 +23,6 @@ from studies.models import (
 END_REASONS = ["satisfied", "gave_up", "timed_out"]
 
 
-@pytest.fixture(autouse=True)
-def _eager_celery_unless_real_worker(request):
-    """CI's second pass sets a broker for the whole suite; a test whose data sit in an uncommitted transaction
-    must score in-process, so only needs_worker tests send tasks to the real worker."""
-    if request.node.get_closest_marker("needs_worker"):
-        yield
-        return
-    from sessionlab.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
-
 def make_session(assignment, result_lists, *, end_reason="satisfied", scan_marks=None, docs):
     """A finished session of `assignment` whose query q showed the documents result_lists[q] (external ids)."""
     start = timezone.now() - timedelta(hours=1)
