@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
-from http.client import HTTPConnection
+from http.client import HTTPConnection, HTTPException
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -219,7 +219,7 @@ def gunicorn_up(port: int) -> bool:
         ok = connection.getresponse().status == 200
         connection.close()
         return ok
-    except OSError:
+    except (OSError, HTTPException):
         return False
 
 
@@ -314,7 +314,7 @@ class OutboxClient:
     def open_page(self) -> bool:
         try:
             status, cookie, _ = self._request("GET", f"/p/{self.player['token']}/")
-        except OSError as exc:
+        except (OSError, HTTPException) as exc:
             self.statuses.append((time.monotonic(), type(exc).__name__))
             return False
         self.statuses.append((time.monotonic(), status))
@@ -335,7 +335,7 @@ class OutboxClient:
                 "POST", f"/p/{self.player['token']}/events/", json.dumps({"events": batch}),
                 {"Content-Type": "application/json", "X-CSRFToken": self.csrf, "Cookie": self.cookie,
                  "Referer": f"http://127.0.0.1:{self.port}/"})
-        except OSError as exc:  # refused, reset, timed out, the server went away mid-answer
+        except (OSError, HTTPException) as exc:  # refused, reset, timed out, cut off mid-answer (IncompleteRead)
             self.statuses.append((time.monotonic(), type(exc).__name__))
             return False
         self.statuses.append((time.monotonic(), status))
