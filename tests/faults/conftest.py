@@ -233,7 +233,9 @@ def queue_to_own_redis(own_redis, monkeypatch):
     # Celery reads CELERY_BROKER_URL from the environment before any argument or setting: drop it here.
     monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
     monkeypatch.delenv("CELERY_RESULT_BACKEND", raising=False)
-    app = Celery("sessionlab-faults", broker=own_redis.url(0), backend=own_redis.url(1))
+    # Not the current app: later tests' shared tasks must keep using the project's app, not this one,
+    # whose Redis is gone by then.
+    app = Celery("sessionlab-faults", broker=own_redis.url(0), backend=own_redis.url(1), set_as_current=False)
     assert app.conf.broker_url == own_redis.url(0)
     app.conf.task_serializer = "json"
 

@@ -14,6 +14,20 @@ EXAMPLES_PER_OPERATION = 25
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 
 
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """The WSGI app closes "old" connections at each request's start and end; inside the test's transaction
+    that would close the test's own PostgreSQL connection. Django's test client unhooks this the same way."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
 @pytest.fixture
 def schema(world):
     return schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
