@@ -113,3 +113,15 @@ def _eager_celery_unless_real_worker(request):
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def real_worker():
+    """The real Celery worker that .ci/run starts in its second pass (PostgreSQL + Redis). A plain checkout
+    skips the test; in CI a broker without a worker is a failure, not a skip."""
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if broker and os.environ.get("SESSIONLAB_WORKER_RUNNING") == "1":
+        return
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"} and broker:
+        pytest.fail("CELERY_BROKER_URL is set but SESSIONLAB_WORKER_RUNNING is not 1: CI must start a worker")
+    pytest.skip("needs a real Celery worker: set CELERY_BROKER_URL and SESSIONLAB_WORKER_RUNNING=1 (.ci/run does)")

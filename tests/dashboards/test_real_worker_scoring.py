@@ -2,7 +2,6 @@
 tasks and its closing task run in the worker, and this process sees the finished run. Skipped on a plain
 checkout; in CI a broker without a worker is a failure, not a skip."""
 
-import os
 import time
 
 import pytest
@@ -12,17 +11,6 @@ from scoring.models import ScoringRun, SessionScore
 from scoring.tasks import scoring_run_start_task
 
 pytestmark = [pytest.mark.needs_worker, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def real_worker():
-    broker = os.environ.get("CELERY_BROKER_URL", "")
-    running = os.environ.get("SESSIONLAB_WORKER_RUNNING") == "1"
-    if broker and running:
-        return
-    if os.environ.get("CI", "").lower() in {"1", "true", "yes"} and broker:
-        pytest.fail("CELERY_BROKER_URL is set but SESSIONLAB_WORKER_RUNNING is not 1: CI must start a worker")
-    pytest.skip("needs a real Celery worker: set CELERY_BROKER_URL and SESSIONLAB_WORKER_RUNNING=1 (.ci/run does)")
 
 
 def _wait(run, seconds=90):

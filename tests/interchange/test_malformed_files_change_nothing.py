@@ -10,23 +10,10 @@ from studies.interchange.archive import study_archive_import
 from studies.interchange.session_track import session_track_import
 from studies.models import Collection, Document, Event, Participant, ReferenceVersion, Study
 
+from ..samples import SESSION_TRACK_XML
+
 pytestmark = pytest.mark.django_db
 
-GOOD_XML = """<sessiontrack2012>
- <session num="1" starttime="10:00:00.000000">
-  <topic num="7"><desc>Find things.</desc></topic>
-  <interaction num="1" starttime="10:00:05.000000">
-   <query>things</query>
-   <results>
-    <result rank="1"><url>http://a</url><clueweb09id>doc-a</clueweb09id><title>A</title><snippet>a</snippet></result>
-    <result rank="2"><url>http://b</url><clueweb09id>doc-b</clueweb09id><title>B</title><snippet>b</snippet></result>
-   </results>
-   <clicked><click num="1" starttime="10:00:09.000000" endtime="10:00:12.000000"><rank>2</rank></click></clicked>
-  </interaction>
-  <currentquery starttime="10:01:00.000000"><query>more things</query></currentquery>
- </session>
-</sessiontrack2012>
-"""
 
 
 def counts():
@@ -45,8 +32,8 @@ def counts():
 ])
 def test_a_bad_log_names_file_line_and_field(alice, tmp_path, old, new, line, field, words):
     path = tmp_path / "log.xml"
-    assert old in GOOD_XML
-    path.write_text(GOOD_XML.replace(old, new, 1))
+    assert old in SESSION_TRACK_XML
+    path.write_text(SESSION_TRACK_XML.replace(old, new, 1))
     before = counts()
     with pytest.raises(ImportFailure) as failure:
         session_track_import(path=path, owner=alice, name="x")
@@ -58,7 +45,7 @@ def test_a_bad_log_names_file_line_and_field(alice, tmp_path, old, new, line, fi
 
 def test_the_good_log_imports(alice, tmp_path, capsys):
     path = tmp_path / "log.xml"
-    path.write_text(GOOD_XML)
+    path.write_text(SESSION_TRACK_XML)
     summary = session_track_import(path=path, owner=alice, name="x")
     assert (summary.sessions, summary.interactions, summary.results, summary.clicks) == (1, 1, 2, 1)
     call_command("import_session_track", str(path), "--owner", "alice", "--name", "y", "--date", "2013-05-02")
@@ -70,7 +57,7 @@ def test_the_good_log_imports(alice, tmp_path, capsys):
 
 def test_a_bad_qrels_line_rolls_back_the_whole_log(alice, tmp_path):
     log, qrels = tmp_path / "log.xml", tmp_path / "q.txt"
-    log.write_text(GOOD_XML)
+    log.write_text(SESSION_TRACK_XML)
     qrels.write_text("7 0 doc-a 1\n7 0 doc-b 2\n8 0 doc-a 1\n")
     before = counts()
     with pytest.raises(Exception) as failure:
@@ -86,7 +73,7 @@ def test_a_bad_qrels_line_rolls_back_the_whole_log(alice, tmp_path):
 
 def test_the_command_reports_the_error(alice, tmp_path):
     path = tmp_path / "log.xml"
-    path.write_text(GOOD_XML.replace("<desc>", "<desc2>"))
+    path.write_text(SESSION_TRACK_XML.replace("<desc>", "<desc2>"))
     with pytest.raises(CommandError, match=r"log.xml:\d+: "):
         call_command("import_session_track", str(path), "--owner", "alice", "--name", "x")
 

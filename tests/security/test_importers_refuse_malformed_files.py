@@ -24,6 +24,8 @@ from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.interchange.session_track import session_track_import
 
+from ..samples import SESSION_TRACK_XML
+
 MAX_EXAMPLES = 50
 FUZZ = settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
@@ -208,27 +210,12 @@ def test_the_collection_import_accepts_or_changes_nothing(alice, study):
     check()
 
 
-GOOD_XML = """<sessiontrack2012>
- <session num="1" starttime="10:00:00.000000">
-  <topic num="7"><desc>Find things.</desc></topic>
-  <interaction num="1" starttime="10:00:05.000000">
-   <query>things</query>
-   <results>
-    <result rank="1"><url>http://a</url><clueweb09id>doc-a</clueweb09id><title>A</title><snippet>a</snippet></result>
-    <result rank="2"><url>http://b</url><clueweb09id>doc-b</clueweb09id><title>B</title><snippet>b</snippet></result>
-   </results>
-   <clicked><click num="1" starttime="10:00:09.000000" endtime="10:00:12.000000"><rank>2</rank></click></clicked>
-  </interaction>
-  <currentquery starttime="10:01:00.000000"><query>more things</query></currentquery>
- </session>
-</sessiontrack2012>
-"""
 
 
 @pytest.mark.django_db
 def test_the_session_track_import_accepts_or_changes_nothing(alice):
     @FUZZ
-    @given(data=mutated(GOOD_XML))
+    @given(data=mutated(SESSION_TRACK_XML))
     def check(data):
         path = _write(data, "log.xml")
         _in_database(lambda: session_track_import(path=path, owner=alice, name="Fuzzed log"), path, data,
