@@ -85,10 +85,6 @@ def system_add(*, study: Study, code: str, name: str, backend: str = System.Back
     return System.objects.create(study=study, code=code, name=name, backend=backend, config=config or {})
 
 
-def _next_participant_code(study: Study, index: int) -> str:
-    return f"P{index + 1:03d}"
-
-
 @transaction.atomic
 def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     """Enrol `count` participants, each given the next rows of the study's balanced plan, persisted once.
@@ -115,13 +111,12 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     participants = []
     for offset in range(count):
         index = start + offset
-        code = _next_participant_code(study, index)
+        code = f"P{index + 1:03d}"
         while code in existing_codes:
             code = f"P{index + 1:03d}-{secrets.token_hex(2)}"
         participants.append(Participant(study=study, code=code, enrolment_index=index))
-    Participant.objects.bulk_create(participants)
-    # bulk_create sets primary keys on PostgreSQL and SQLite >= 3.35; re-read to be sure on any backend.
-    participants = list(study.participants.filter(enrolment_index__gte=start).order_by("enrolment_index"))
+    # bulk_create sets primary keys on both supported backends (PostgreSQL, SQLite >= 3.35).
+    participants = Participant.objects.bulk_create(participants)
     Assignment.objects.bulk_create(
         Assignment(participant=participant, position=position, scenario=scenario, system=system)
         for participant, order in zip(participants, plan, strict=True)
