@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,16 +27,12 @@ from django.utils.dateparse import parse_datetime
 from .models import (
     Assignment,
     AuditEntry,
-    Document,
     Event,
     Judgment,
-    JudgmentChange,
     Participant,
     Query,
     SearchSession,
-    ShownResult,
 )
-from .search_systems import system_search
 from .selectors import participant_step
 
 logger = logging.getLogger(__name__)
@@ -159,61 +154,26 @@ def _event_create(*, participant, session, type, client_event_id, sequence, clie
     )
 
 
-def _results(query_id: int, page: int) -> list[dict]:
-    rows = ShownResult.objects.filter(query_id=query_id, page=page).select_related("document").order_by("rank")
-    return [{"rank": r.rank, "doc": r.document.external_id, "title": r.title, "snippet": r.snippet} for r in rows]
-
-
-def _expand(ack: dict) -> dict:
-    """The stored acknowledgement with what it points to: the results of a page, the text of a document."""
-    out = dict(ack)
-    if out.get("ok") and "query_id" in out and "page" in out:
-        out["results"] = _results(out["query_id"], out["page"])
-    if out.get("ok") and out.get("open_document_id"):
-        document = Document.objects.filter(pk=out["open_document_id"]).first()
-        if document is not None:
-            out["document"] = {"doc": document.external_id, "title": document.title, "text": document.text}
-    return out
-
-
-# Within one events_ingest call: the client event ids already looked up and not stored. An event's path
-# (the batch, then its service, then _once) asks the same question up to three times; the database is asked
-# once. A concurrent duplicate is still caught by the unique constraint in _once.
-_absent: ContextVar[set[str] | None] = ContextVar("sessionlab_absent_event_ids", default=None)
-
-
 def _replay(participant: Participant, client_event_id: str) -> dict | None:
-    absent = _absent.get()
-    if absent is not None and client_event_id in absent:
-        return None
     event = _stored(participant, client_event_id)
-    if event is None:
-        if absent is not None:
-            absent.add(client_event_id)
-        return None
-    return _expand(event.payload.get("ack") or {"ok": True})
+    return None if event is None else (event.payload.get("ack") or {"ok": True})
 
 
 def _once(participant: Participant, client_event_id: str, write: Callable[[], dict]) -> dict:
     """Run `write` (which stores the Event) in a transaction, unless the event is already stored; a concurrent
-    duplicate (the beacon and a fetch racing) loses on the unique constraint and returns the winner's answer."""
+    duplicate (two tabs sending the same form) loses on the unique constraint and returns the winner's answer.
+    (The search page's events go through studies/ingest.py, a batch at a time.)"""
     replay = _replay(participant, client_event_id)
     if replay is not None:
         return replay
-    absent = _absent.get()
     try:
         with transaction.atomic():
-            ack = write()
+            return write()
     except IntegrityError:
-        if absent is not None:
-            absent.discard(client_event_id)
         replay = _replay(participant, client_event_id)
         if replay is None:
             raise
         return replay
-    if absent is not None:
-        absent.discard(client_event_id)  # stored now: a duplicate later in the batch is a replay
-    return _expand(ack)
 
 
 # --- checks ---------------------------------------------------------------------------------------------
@@ -274,40 +234,6 @@ def session_expire_if_due(*, session: SearchSession, now: datetime | None = None
                           data={"reason": "timed_out", "by": "server"}, ack={"ok": True, "reason": "timed_out"})
             _sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
     return bool(ended)
-
-
-def _check_open(participant: Participant, session: SearchSession) -> None:
-    _check_consented(participant)
-    _check_own(participant, session)
-    session_expire_if_due(session=session)
-    if session.ended_at is not None:
-        raise Refused("This scenario is finished and cannot be worked again.")
-
-
-def _locked(session: SearchSession) -> SearchSession:
-    """Re-read the session under a row lock (PostgreSQL) so that concurrent actions are serialised."""
-    fresh = SearchSession.objects.select_for_update().get(pk=session.pk)
-    session.ended_at, session.end_reason = fresh.ended_at, fresh.end_reason
-    return session
-
-
-def _query_of(session: SearchSession, position) -> Query:
-    query = None
-    if isinstance(position, int) and not isinstance(position, bool):
-        query = Query.objects.filter(session=session, position=position).first()
-    if query is None:
-        raise Refused("That query is not part of this search session.")
-    return query
-
-
-def _shown_document(session: SearchSession, doc: str) -> Document:
-    """The document with external id `doc`, if it was shown in this session (a participant only opens and judges
-    what they were shown)."""
-    row = ShownResult.objects.filter(query__session=session, document__external_id=str(doc)).select_related(
-        "document").first()
-    if row is None:
-        raise Refused("That document was not shown in this search session.")
-    return row.document
 
 
 # --- the steps before searching -------------------------------------------------------------------------
@@ -412,27 +338,20 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
     return SearchSession.objects.get(pk=ack["session"]) if "session" in ack else assignment.session
 
 
-# --- searching ------------------------------------------------------------------------------------------
+# --- searching: batches of one through studies/ingest.py ------------------------------------------------
 
-def _shown_create(query: Query, page_result, page: int, now) -> None:
-    ids = [hit.doc_id for hit in page_result.results]
-    documents = dict(Document.objects.filter(
-        collection_id=query.session.assignment.participant.study.collection_id, external_id__in=ids,
-    ).values_list("external_id", "pk"))
-    rows = []
-    for hit in page_result.results:
-        if hit.doc_id not in documents:
-            # An HTTP system answered with a document the study's collection does not hold.
-            logger.warning("query %s: result %r at rank %d is not in the collection; not shown", query.pk,
-                           hit.doc_id, hit.rank)
-            continue
-        rows.append(ShownResult(query=query, rank=hit.rank, document_id=documents[hit.doc_id], title=hit.title,
-                                snippet=hit.snippet, page=page, shown_at=now))
-    ShownResult.objects.bulk_create(rows)
+def _one(participant: Participant, session: SearchSession, kind: str, data: dict, client_event_id: str,
+         sequence: int | None, client_time) -> dict:
+    """One search-page event, checked and stored as the browser's batches are; a refusal raises Refused and
+    stores nothing. Returns the acknowledgement (with the results of a page, the text of a document opened)."""
+    from .ingest import batch_ingest  # ingest builds on this module's checks
 
-
-def _page_message(result) -> str:
-    return result.error or ""
+    _check_client_id(client_event_id)
+    event = {"id": client_event_id, "type": kind, "session": session.pk, "seq": sequence, "time": client_time,
+             "data": data}
+    ack = batch_ingest(participant=participant, events=[event], store_refusals=False)[0]
+    ack.pop("id")
+    return ack
 
 
 def query_log(*, participant: Participant, session: SearchSession, text: str, client_event_id: str,
@@ -440,78 +359,15 @@ def query_log(*, participant: Participant, session: SearchSession, text: str, cl
     """Run the query on the session's system and store Query + ShownResults (page 1) + Event in one transaction.
 
     Returns {"ok", "query" (position), "query_id", "page", "total", "message", "query_used", "results"}."""
-    _check_client_id(client_event_id)
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
-    _check_open(participant, session)
-    text = " ".join(str(text).split())[:1000]
-    if not text:
-        raise Refused("Please type some words to search for.")
-    result = system_search(system=session.assignment.system, query=text, page=1)
-    if result.detail:
-        logger.info("session %s query %r: %s", session.pk, text, result.detail)
-
-    def write():
-        _locked(session)
-        if session.ended_at is not None:
-            raise Refused("This scenario is finished and cannot be worked again.")
-        now = timezone.now()
-        position = Query.objects.filter(session=session).count() + 1
-        query = Query.objects.create(session=session, position=position, text=text, issued_at=now,
-                                     system_message=_page_message(result))
-        _shown_create(query, result, 1, now)
-        ack = {"ok": True, "query": position, "query_id": query.pk, "page": 1, "total": result.total,
-               "message": _page_message(result), "query_used": result.query_used}
-        _event_create(participant=participant, session=session, type="query", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"text": text}, ack=ack)
-        return ack
-
-    return _once(participant, client_event_id, write)
-
-
-def _query_total(participant: Participant, query: Query) -> int | None:
-    """The total the system reported for this query (kept in the acknowledgement of its query event)."""
-    for payload in Event.objects.filter(participant=participant, payload__ack__query_id=query.pk).order_by(
-            "-id").values_list("payload", flat=True):
-        total = (payload.get("ack") or {}).get("total")
-        if total is not None:
-            return total
-    return None
+    return _one(participant, session, "query", {"text": text}, client_event_id, sequence, client_time)
 
 
 def results_page_log(*, participant: Participant, session: SearchSession, query_position: int, page: int,
                      client_event_id: str, sequence: int | None = None, client_time=None) -> dict:
     """Show page `page` of a query: the first showing of a page searches and stores its ShownResults; a page
     shown before is served from what was stored. Each showing is an Event."""
-    _check_client_id(client_event_id)
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
-    _check_open(participant, session)
-    query = _query_of(session, query_position)
-    if not isinstance(page, int) or isinstance(page, bool) or not 1 <= page <= MAX_PAGE:
-        raise Refused(f"Pages are numbered 1 to {MAX_PAGE}.")
-    result = None
-    if not ShownResult.objects.filter(query=query, page=page).exists():
-        result = system_search(system=session.assignment.system, query=query.text, page=page)
-
-    def write():
-        _locked(session)
-        if session.ended_at is not None:
-            raise Refused("This scenario is finished and cannot be worked again.")
-        now = timezone.now()
-        if result is not None and not ShownResult.objects.filter(query=query, page=page).exists():
-            _shown_create(query, result, page, now)
-        total = result.total if result is not None and result.total is not None else _query_total(participant, query)
-        ack = {"ok": True, "query": query.position, "query_id": query.pk, "page": page, "total": total,
-               "message": _page_message(result) if result is not None else ""}
-        _event_create(participant=participant, session=session, type="results_page",
-                      client_event_id=client_event_id, sequence=sequence, client_time=client_time,
-                      data={"query": query.position, "page": page}, ack=ack)
-        return ack
-
-    return _once(participant, client_event_id, write)
+    return _one(participant, session, "results_page", {"query": query_position, "page": page}, client_event_id,
+                sequence, client_time)
 
 
 def document_view_log(*, participant: Participant, session: SearchSession, action: str, doc: str,
@@ -520,132 +376,35 @@ def document_view_log(*, participant: Participant, session: SearchSession, actio
     """A document opened (the answer carries its title and text) or closed (with the client's dwell time in
     milliseconds). Only documents shown in this session can be opened; a close is logged even after the
     session ended, so the dwell time of a document open at the stop is kept."""
-    _check_client_id(client_event_id)
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
     if action not in ("open", "close"):
         raise Refused("A document is opened or closed.")
-    if action == "open":
-        _check_open(participant, session)
-    else:
-        _check_consented(participant)
-        _check_own(participant, session)
-    document = _shown_document(session, doc)
-    data = {"doc": document.external_id, "query": query_position, "rank": rank}
-    if action == "close":
-        if dwell_ms is not None and (not isinstance(dwell_ms, int | float) or isinstance(dwell_ms, bool)
-                                     or dwell_ms < 0):
-            raise Refused("The dwell time must be a non-negative number of milliseconds.")
-        data["dwell_ms"] = None if dwell_ms is None else int(dwell_ms)
-
-    def write():
-        ack = {"ok": True, "doc": document.external_id}
-        if action == "open":
-            ack["open_document_id"] = document.pk
-        _event_create(participant=participant, session=session, type=f"document_{action}",
-                      client_event_id=client_event_id, sequence=sequence, client_time=client_time, data=data, ack=ack)
-        return ack
-
-    return _once(participant, client_event_id, write)
+    return _one(participant, session, f"document_{action}",
+                {"doc": doc, "query": query_position, "rank": rank, "dwell_ms": dwell_ms}, client_event_id,
+                sequence, client_time)
 
 
 def judgment_record(*, participant: Participant, session: SearchSession, doc: str, grade: int,
                     client_event_id: str, sequence: int | None = None, client_time=None) -> dict:
     """Judge (or re-judge) a shown document: the Judgment holds the current grade, every change is kept in
     JudgmentChange. The grade must be one of the study's grade levels."""
-    _check_client_id(client_event_id)
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
-    _check_open(participant, session)
-    scale = participant.study.grade_values()
-    if not isinstance(grade, int) or isinstance(grade, bool) or grade not in scale:
-        raise Refused(f"A grade is one of {', '.join(str(g) for g in scale)}.")
-    document = _shown_document(session, doc)
-
-    def write():
-        _locked(session)
-        if session.ended_at is not None:
-            raise Refused("This scenario is finished and cannot be worked again.")
-        now = timezone.now()
-        judgment = Judgment.objects.filter(session=session, document=document).first()
-        previous = None if judgment is None else judgment.grade
-        if judgment is None:
-            judgment = Judgment.objects.create(session=session, document=document, grade=grade, created_at=now,
-                                               updated_at=now)
-        elif judgment.grade != grade:
-            judgment.grade, judgment.updated_at = grade, now
-            judgment.save(update_fields=["grade", "updated_at"])
-        if previous != grade:
-            JudgmentChange.objects.create(judgment=judgment, grade=grade, changed_at=now)
-        ack = {"ok": True, "doc": document.external_id, "grade": grade, "previous": previous}
-        _event_create(participant=participant, session=session, type="judgment", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"doc": document.external_id, "grade": grade},
-                      ack=ack)
-        return ack
-
-    return _once(participant, client_event_id, write)
+    return _one(participant, session, "judgment", {"doc": doc, "grade": grade}, client_event_id, sequence,
+                client_time)
 
 
 def scan_mark_record(*, participant: Participant, session: SearchSession, query_position: int, rank: int,
                      client_event_id: str, sequence: int | None = None, client_time=None) -> dict:
     """"I stopped scanning here" at `rank` of a query's results; the query keeps the deepest rank marked."""
-    _check_client_id(client_event_id)
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
-    _check_open(participant, session)
-    query = _query_of(session, query_position)
-    if not isinstance(rank, int) or isinstance(rank, bool) or not ShownResult.objects.filter(
-            query=query, rank=rank).exists():
-        raise Refused("Mark a result that was shown for this query.")
-
-    def write():
-        _locked(session)
-        if session.ended_at is not None:
-            raise Refused("This scenario is finished and cannot be worked again.")
-        Query.objects.filter(pk=query.pk, scan_mark_rank__isnull=True).update(scan_mark_rank=rank)
-        Query.objects.filter(pk=query.pk, scan_mark_rank__lt=rank).update(scan_mark_rank=rank)
-        ack = {"ok": True, "query": query.position, "rank": rank}
-        _event_create(participant=participant, session=session, type="scan_mark", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"query": query.position, "rank": rank},
-                      ack=ack)
-        return ack
-
-    return _once(participant, client_event_id, write)
+    return _one(participant, session, "scan_mark", {"query": query_position, "rank": rank}, client_event_id,
+                sequence, client_time)
 
 
 def session_end(*, participant: Participant, session: SearchSession, reason: str, client_event_id: str,
                 sequence: int | None = None, client_time=None) -> dict:
     """End the session: "satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran out)."""
-    _check_client_id(client_event_id)
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
-    if reason not in END_REASONS:
-        raise Refused("A search ends as satisfied, gave_up or timed_out.")
-    if reason == SearchSession.EndReason.TIMED_OUT and not participant.study.time_limit_minutes:
-        raise Refused("This study has no time limit.")
-    _check_open(participant, session)
-
-    def write():
-        _locked(session)
-        if session.ended_at is not None:
-            raise Refused("This scenario is finished and cannot be worked again.")
-        now = timezone.now()
-        deadline = session_deadline(session)
-        ended_at = min(now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else now
-        SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(ended_at=ended_at,
-                                                                                   end_reason=reason)
-        session.ended_at, session.end_reason = ended_at, reason
-        ack = {"ok": True, "reason": reason}
-        _event_create(participant=participant, session=session, type="session_end", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"reason": reason}, ack=ack)
-        _sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
-        return ack
-
-    return _once(participant, client_event_id, write)
+    try:
+        return _one(participant, session, "session_end", {"reason": reason}, client_event_id, sequence, client_time)
+    finally:
+        session.refresh_from_db(fields=["ended_at", "end_reason"])
 
 
 def post_task_save(*, participant: Participant, session: SearchSession, answers: Mapping[str, Any],
@@ -710,120 +469,9 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
 
 # --- the browser's event batches ------------------------------------------------------------------------
 
-def _session_for(participant: Participant, session_id) -> SearchSession:
-    session = None
-    if isinstance(session_id, int | str) and str(session_id).isdigit():
-        session = SearchSession.objects.select_related("assignment__participant__study", "assignment__system").filter(
-            pk=int(session_id), assignment__participant=participant).first()
-    if session is None:
-        # The same answer whether the session does not exist or is someone else's.
-        raise Refused("This is not one of your search sessions.")
-    return session
-
-
-def _query_position(participant: Participant, session: SearchSession, data: Mapping) -> int | None:
-    """A query named by the client event id of the query event ("query_event") or by its position ("query")."""
-    ref = data.get("query_event")
-    if isinstance(ref, str) and ref:
-        event = Event.objects.filter(participant=participant, client_event_id=ref, session=session,
-                                     type="query").first()
-        if event is None or not (event.payload.get("ack") or {}).get("ok"):
-            raise Refused("That query is not part of this search session.")
-        return event.payload["ack"]["query"]
-    return data.get("query")
-
-
-def _ingest_one(participant: Participant, raw: Mapping) -> dict:
-    cid, kind = raw.get("id"), raw.get("type")
-    data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
-    common = {"client_event_id": cid, "sequence": raw.get("seq"), "client_time": raw.get("time")}
-    replay = _replay(participant, cid)
-    if replay is not None:
-        return replay
-    if kind == "query":
-        return query_log(participant=participant, session=_session_for(participant, raw.get("session")),
-                         text=str(data.get("text", "")), **common)
-    if kind == "results_page":
-        session = _session_for(participant, raw.get("session"))
-        return results_page_log(participant=participant, session=session, page=data.get("page"),
-                                query_position=_query_position(participant, session, data), **common)
-    if kind in ("document_open", "document_close"):
-        session = _session_for(participant, raw.get("session"))
-        return document_view_log(participant=participant, session=session, action=kind.split("_")[1],
-                                 doc=str(data.get("doc", "")), rank=data.get("rank"), dwell_ms=data.get("dwell_ms"),
-                                 query_position=_query_position(participant, session, data), **common)
-    if kind == "judgment":
-        return judgment_record(participant=participant, session=_session_for(participant, raw.get("session")),
-                               doc=str(data.get("doc", "")), grade=data.get("grade"), **common)
-    if kind == "scan_mark":
-        session = _session_for(participant, raw.get("session"))
-        return scan_mark_record(participant=participant, session=session, rank=data.get("rank"),
-                                query_position=_query_position(participant, session, data), **common)
-    if kind == "session_end":
-        return session_end(participant=participant, session=_session_for(participant, raw.get("session")),
-                           reason=str(data.get("reason", "")), **common)
-    # Anything else the page reports (tab hidden, time warnings…) is logged as it came, building no rows.
-    _check_active(participant)
-    session = _session_for(participant, raw.get("session")) if raw.get("session") is not None else None
-
-    def write():
-        ack = {"ok": True}
-        _event_create(participant=participant, session=session, type=kind, data=data, ack=ack, **common)
-        return ack
-
-    return _once(participant, cid, write)
-
-
 def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> list[dict]:
-    """Store a batch of client events in order, each once by its client event id, and answer one
-    acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
-    "refused": message} when refused (stored too, so a re-send gets the same answer), or {"id", "ok": false,
-    "error": message} for an event too malformed to store (no usable id or type). Each event has its own
-    transaction. A withdrawn participant's events are refused and not stored."""
-    token = _absent.set(set())
-    try:
-        return _events_ingest(participant, events)
-    finally:
-        _absent.reset(token)
+    """Store a batch of client events in order, each once by its client event id; one acknowledgement per
+    event (studies/ingest.py says how)."""
+    from .ingest import batch_ingest
 
-
-def _events_ingest(participant: Participant, events: Sequence[Mapping]) -> list[dict]:
-    acks = []
-    for raw in list(events)[:MAX_BATCH]:
-        if not isinstance(raw, Mapping):
-            acks.append({"id": None, "ok": False, "error": "an event is a JSON object"})
-            continue
-        cid, kind = raw.get("id"), raw.get("type")
-        if not isinstance(cid, str) or not _CLIENT_ID.match(cid):
-            acks.append({"id": cid if isinstance(cid, str) else None, "ok": False,
-                         "error": "an event needs an id of 1..64 letters, digits or _.:-"})
-            continue
-        if not isinstance(kind, str) or not _EVENT_TYPE.match(kind):
-            acks.append({"id": cid, "ok": False, "error": "an event needs a type (lower-case letters and _)"})
-            continue
-        if participant.withdrawn_at is not None:
-            acks.append({"id": cid, "ok": False, "refused": "You have withdrawn from this study; nothing more is "
-                         "recorded."})
-            continue
-        try:
-            ack = _ingest_one(participant, raw)
-        except Refused as refusal:
-            ack = _refusal_store(participant, raw, refusal)
-        acks.append({"id": cid, **ack})
-    return acks
-
-
-def _refusal_store(participant: Participant, raw: Mapping, refusal: Refused) -> dict:
-    ack = {"ok": False, "refused": refusal.message}
-    if participant.withdrawn_at is not None or participant.declined_at is not None:
-        return ack  # nothing is recorded about them
-    data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
-    session = SearchSession.objects.filter(pk=raw.get("session") if str(raw.get("session", "")).isdigit() else None,
-                                           assignment__participant=participant).first()
-
-    def write():
-        _event_create(participant=participant, session=session, type=raw["type"], client_event_id=raw["id"],
-                      sequence=raw.get("seq"), client_time=raw.get("time"), data=data, ack=ack)
-        return ack
-
-    return _once(participant, raw["id"], write)
+    return batch_ingest(participant=participant, events=events)

@@ -1,6 +1,6 @@
 """A re-sent action (same client event id) answers what the first one produced and changes nothing."""
 
-from studies import participation, search_systems
+from studies import ingest, participation, search_systems
 from studies.models import Event, JudgmentChange, Query, ShownResult
 
 from .conftest import cid
@@ -9,7 +9,7 @@ from .conftest import cid
 def test_a_resent_query_returns_the_stored_results_without_searching_again(participant, session, monkeypatch):
     first = participation.query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
     calls = []
-    monkeypatch.setattr(participation, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw))
+    monkeypatch.setattr(ingest, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw))
     again = participation.query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
     assert again == first and calls == []
     assert Query.objects.count() == 1 and ShownResult.objects.count() == 10

@@ -1,0 +1,476 @@
+"""The search page's events, a batch at a time: the one implementation of queries, result pages, document
+views, judgments, scan marks and session ends (the services in participation.py are batches of one).
+
+A batch is read and written in one transaction, and every statement serves the whole batch: the participant's
+sessions named in the batch are read and locked (SELECT ... FOR UPDATE, so a beacon and a fetch carrying the
+same events are served one after the other), the stored events among the batch's ids are read once, each
+session's queries and shown results once, and the new Events are inserted together at the end. Events are
+checked and applied in order against that state in memory, so an event may refer to one earlier in the same
+batch (a document opened from the query just logged). A re-sent event answers its stored acknowledgement
+and builds nothing. A refused event is stored with its refusal (unless the participant declined or withdrew),
+so a re-send is refused the same way. docs/performance-load.md gives the figures this design is for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from .models import Document, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
+from .participation import (
+    _CLIENT_ID,
+    _EVENT_TYPE,
+    END_REASONS,
+    MAX_BATCH,
+    MAX_PAGE,
+    Refused,
+    _check_active,
+    _check_consented,
+    _client_time,
+    _sessions_changed,
+    session_deadline,
+    session_expire_if_due,
+)
+from .search_systems import system_search
+
+logger = logging.getLogger(__name__)
+
+FINISHED = "This scenario is finished and cannot be worked again."
+NOT_YOURS = "This is not one of your search sessions."
+NOT_THIS_QUERY = "That query is not part of this search session."
+NOT_SHOWN = "That document was not shown in this search session."
+
+
+@dataclass
+class _Query:
+    id: int
+    position: int
+    text: str
+    scan_mark_rank: int | None
+    total: int | None = None  # known when its query event is in this batch
+    ranks: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _SessionState:
+    """What the checks of a session's events need, read under the session's lock: only what the batch names
+    (its documents, its queries), so a batch costs the same in a long session as in a short one."""
+    session: SearchSession
+    queries: dict[int, _Query] = field(default_factory=dict)  # by position: those the batch names, or logs
+    pages: dict[tuple[int, int], list[dict]] = field(default_factory=dict)  # (query id, page) -> shown results
+    shown: dict[str, int] = field(default_factory=dict)  # external id -> document pk, of those the batch names
+    last_position: int | None = None  # read when the batch logs a query
+
+    def read(self, docs: set[str], positions: set[int]) -> None:
+        if docs:
+            self.shown.update(ShownResult.objects.filter(query__session=self.session, document__external_id__in=docs)
+                              .values_list("document__external_id", "document_id"))
+        if positions:
+            rows = (Query.objects.filter(session=self.session, position__in=positions)
+                    .order_by("position", "shown_results__rank")
+                    .values_list("id", "position", "text", "scan_mark_rank", "shown_results__rank",
+                                 "shown_results__page", "shown_results__document_id",
+                                 "shown_results__document__external_id", "shown_results__title",
+                                 "shown_results__snippet"))
+            for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet in rows:
+                query = self.queries.get(position)
+                if query is None:
+                    query = self.queries[position] = _Query(query_id, position, text, mark)
+                if rank is not None:
+                    _shown_add(self, query, rank, page, document_id, external_id, title, snippet)
+
+    def next_position(self) -> int:
+        if self.last_position is None:
+            self.last_position = Query.objects.filter(session=self.session).order_by("-position").values_list(
+                "position", flat=True).first() or 0
+        self.last_position += 1
+        return self.last_position
+
+
+def _shown_add(state, query, rank, page, document_id, external_id, title, snippet) -> None:
+    query.ranks.add(rank)
+    state.pages.setdefault((query.id, page), []).append(
+        {"rank": rank, "doc": external_id, "title": title, "snippet": snippet})
+    state.shown.setdefault(external_id, document_id)
+
+
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Batch:
+    def __init__(self, participant, *, store_refusals: bool):
+        self.participant = participant
+        self.study = participant.study
+        self.store_refusals = store_refusals
+        self.sessions: dict[int, _SessionState] = {}
+        self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
+        self.rows: list[Event] = []
+        self.now = timezone.now()
+        self._grades: list[int] | None = None
+
+    # --- reading --------------------------------------------------------------------------------------
+
+    def read(self, events: list[Mapping]) -> None:
+        """Lock the participant's sessions named in the batch; read the stored events it names, and of each
+        session the documents and queries it names."""
+        names = {e["id"] for e in events}
+        for e in events:
+            ref = e["data"].get("query_event") if isinstance(e.get("data"), dict) else None
+            if isinstance(ref, str) and ref:
+                names.add(ref)
+        for client_id, type_, session_id, payload in Event.objects.filter(
+                participant=self.participant, client_event_id__in=names).values_list(
+                "client_event_id", "type", "session_id", "payload"):
+            self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
+        needs: dict[int, tuple[set[str], set[int]]] = {}
+        for e in events:
+            if not str(e.get("session", "")).isdigit() or e["id"] in self.stored:
+                continue
+            docs, positions = needs.setdefault(int(e["session"]), (set(), set()))
+            data = e["data"] if isinstance(e.get("data"), dict) else {}
+            if "doc" in data:
+                docs.add(str(data["doc"]))
+            ref = self.stored.get(data.get("query_event")) if isinstance(data.get("query_event"), str) else None
+            position = ref[2].get("query") if ref else data.get("query")
+            if _int(position):
+                positions.add(position)
+        if not needs:
+            return
+        sessions = (SearchSession.objects
+                    .select_related("assignment__participant__study", "assignment__system__study__collection")
+                    .select_for_update(of=("self",))
+                    .filter(pk__in=needs, assignment__participant=self.participant).order_by("pk"))
+        for session in sessions:
+            session_expire_if_due(session=session, now=self.now)
+            state = self.sessions[session.pk] = _SessionState(session)
+            state.read(*needs[session.pk])
+
+    def grades(self) -> list[int]:
+        if self._grades is None:
+            self._grades = self.study.grade_values()
+        return self._grades
+
+    # --- checks ---------------------------------------------------------------------------------------
+
+    def state(self, raw: Mapping) -> _SessionState:
+        session_id = raw.get("session")
+        state = self.sessions.get(int(session_id)) if str(session_id or "").isdigit() else None
+        if state is None:
+            raise Refused(NOT_YOURS)  # the same answer whether it does not exist or is someone else's
+        return state
+
+    def open_state(self, raw: Mapping) -> _SessionState:
+        state = self.state(raw)
+        _check_consented(self.participant)
+        if state.session.ended_at is not None:
+            raise Refused(FINISHED)
+        return state
+
+    def query_position(self, state: _SessionState, data: Mapping):
+        """A query named by the client event id of its query event ("query_event") or by its position."""
+        ref = data.get("query_event")
+        if isinstance(ref, str) and ref:
+            stored = self.stored.get(ref)
+            if stored is None or stored[0] != "query" or stored[1] != state.session.pk or not stored[2].get("ok"):
+                raise Refused(NOT_THIS_QUERY)
+            return stored[2]["query"]
+        return data.get("query")
+
+    @staticmethod
+    def query_of(state: _SessionState, position) -> _Query:
+        query = state.queries.get(position) if _int(position) else None
+        if query is None:
+            raise Refused(NOT_THIS_QUERY)
+        return query
+
+    @staticmethod
+    def shown_document(state: _SessionState, doc) -> int:
+        document_id = state.shown.get(str(doc))
+        if document_id is None:
+            raise Refused(NOT_SHOWN)
+        return document_id
+
+    # --- the events -----------------------------------------------------------------------------------
+
+    def apply(self, raw: Mapping) -> dict:
+        """Check and apply one new event; returns its acknowledgement (before expansion) or raises Refused."""
+        kind = raw["type"]
+        data = raw["data"] if isinstance(raw.get("data"), dict) else {}
+        handler = getattr(self, f"_on_{kind}", None) if kind in HANDLED else None
+        if handler is not None:
+            return handler(raw, data)
+        # Anything else the page reports (tab hidden, time warnings...) is logged as it came, building no rows.
+        _check_active(self.participant)
+        state = self.state(raw) if raw.get("session") is not None else None
+        return self.log(raw, state, data, {"ok": True})
+
+    def log(self, raw, state: _SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
+        sequence = raw.get("seq")
+        self.rows.append(Event(
+            participant=self.participant, session=state.session if state else None, type=kind or raw["type"],
+            client_event_id=raw["id"], sequence=sequence if _int(sequence) and sequence >= 0 else None,
+            client_time=_client_time(raw.get("time")), payload={"data": data, "ack": ack}))
+        self.stored[raw["id"]] = (kind or raw["type"], state.session.pk if state else None, ack)
+        return ack
+
+    def _search(self, state: _SessionState, text: str, page: int):
+        result = system_search(system=state.session.assignment.system, query=text, page=page)
+        if result.detail:
+            logger.info("session %s query %r page %d: %s", state.session.pk, text, page, result.detail)
+        return result
+
+    def _shown_store(self, state: _SessionState, query: _Query, result, page: int) -> None:
+        """Store the results of a page as shown (and keep them in the state for later events and the answer)."""
+        hits = result.results
+        documents = dict(Document.objects.filter(collection_id=self.study.collection_id,
+                                                 external_id__in=[h.doc_id for h in hits])
+                         .values_list("external_id", "pk"))
+        rows = []
+        for hit in hits:
+            if hit.doc_id not in documents:
+                # An HTTP system answered with a document the study's collection does not hold.
+                logger.warning("query %s: result %r at rank %d is not in the collection; not shown", query.id,
+                               hit.doc_id, hit.rank)
+                continue
+            rows.append(ShownResult(query_id=query.id, rank=hit.rank, document_id=documents[hit.doc_id],
+                                    title=hit.title, snippet=hit.snippet, page=page, shown_at=self.now))
+            _shown_add(state, query, hit.rank, page, documents[hit.doc_id], hit.doc_id, hit.title, hit.snippet)
+        ShownResult.objects.bulk_create(rows)
+        state.pages.setdefault((query.id, page), [])
+
+    def _on_query(self, raw, data):
+        state = self.open_state(raw)
+        text = " ".join(str(data.get("text", "")).split())[:1000]
+        if not text:
+            raise Refused("Please type some words to search for.")
+        result = self._search(state, text, 1)
+        message = result.error or ""
+        position = state.next_position()
+        row = Query.objects.create(session=state.session, position=position, text=text, issued_at=self.now,
+                                   system_message=message)
+        query = state.queries[position] = _Query(row.pk, position, text, None, total=result.total)
+        self._shown_store(state, query, result, 1)
+        ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
+               "message": message, "query_used": result.query_used}
+        return self.log(raw, state, {"text": text}, ack)
+
+    def _on_results_page(self, raw, data):
+        state = self.state(raw)
+        position = self.query_position(state, data)
+        self.open_state(raw)
+        query = self.query_of(state, position)
+        page = data.get("page")
+        if not _int(page) or not 1 <= page <= MAX_PAGE:
+            raise Refused(f"Pages are numbered 1 to {MAX_PAGE}.")
+        if (query.id, page) in state.pages:  # shown before: served from what was stored
+            total, message = self.query_total(query), ""
+        else:
+            result = self._search(state, query.text, page)
+            self._shown_store(state, query, result, page)
+            total = result.total if result.total is not None else self.query_total(query)
+            message = result.error or ""
+        ack = {"ok": True, "query": query.position, "query_id": query.id, "page": page, "total": total,
+               "message": message}
+        return self.log(raw, state, {"query": query.position, "page": page}, ack)
+
+    def query_total(self, query: _Query) -> int | None:
+        """The total the system reported for this query (kept in the acknowledgement of its query event)."""
+        if query.total is None:
+            for payload in Event.objects.filter(participant=self.participant, payload__ack__query_id=query.id).order_by(
+                    "-id").values_list("payload", flat=True):
+                query.total = (payload.get("ack") or {}).get("total")
+                if query.total is not None:
+                    break
+        return query.total
+
+    def _on_document_open(self, raw, data):
+        return self._document(raw, data, "open")
+
+    def _on_document_close(self, raw, data):
+        return self._document(raw, data, "close")
+
+    def _document(self, raw, data, action):
+        """Only documents shown in this session can be opened; a close is logged even after the session ended,
+        so the dwell time of a document open at the stop is kept."""
+        state = self.state(raw)
+        position = self.query_position(state, data)
+        if action == "open":
+            self.open_state(raw)
+        else:
+            _check_consented(self.participant)
+        doc = str(data.get("doc", ""))
+        document_id = self.shown_document(state, doc)
+        logged = {"doc": doc, "query": position, "rank": data.get("rank")}
+        if action == "close":
+            dwell_ms = data.get("dwell_ms")
+            if dwell_ms is not None and (not isinstance(dwell_ms, int | float) or isinstance(dwell_ms, bool)
+                                         or dwell_ms < 0):
+                raise Refused("The dwell time must be a non-negative number of milliseconds.")
+            logged["dwell_ms"] = None if dwell_ms is None else int(dwell_ms)
+        ack = {"ok": True, "doc": doc}
+        if action == "open":
+            ack["open_document_id"] = document_id
+        return self.log(raw, state, logged, ack)
+
+    def _on_judgment(self, raw, data):
+        """The Judgment holds the current grade; every change is kept in JudgmentChange."""
+        state = self.open_state(raw)
+        grade = data.get("grade")
+        scale = self.grades()
+        if not _int(grade) or grade not in scale:
+            raise Refused(f"A grade is one of {', '.join(str(g) for g in scale)}.")
+        doc = str(data.get("doc", ""))
+        document_id = self.shown_document(state, doc)
+        judgment = Judgment.objects.filter(session=state.session, document_id=document_id).first()
+        previous = None if judgment is None else judgment.grade
+        if judgment is None:
+            judgment = Judgment.objects.create(
+                session=state.session, document_id=document_id, grade=grade, created_at=self.now,
+                updated_at=self.now)
+        elif judgment.grade != grade:
+            judgment.grade, judgment.updated_at = grade, self.now
+            judgment.save(update_fields=["grade", "updated_at"])
+        if previous != grade:
+            JudgmentChange.objects.create(judgment=judgment, grade=grade, changed_at=self.now)
+        ack = {"ok": True, "doc": doc, "grade": grade, "previous": previous}
+        return self.log(raw, state, {"doc": doc, "grade": grade}, ack)
+
+    def _on_scan_mark(self, raw, data):
+        """"I stopped scanning here": the query keeps the deepest rank marked."""
+        state = self.state(raw)
+        position = self.query_position(state, data)
+        self.open_state(raw)
+        query = self.query_of(state, position)
+        rank = data.get("rank")
+        if not _int(rank) or rank not in query.ranks:
+            raise Refused("Mark a result that was shown for this query.")
+        if query.scan_mark_rank is None or query.scan_mark_rank < rank:
+            Query.objects.filter(pk=query.id).update(scan_mark_rank=rank)
+            query.scan_mark_rank = rank
+        ack = {"ok": True, "query": query.position, "rank": rank}
+        return self.log(raw, state, {"query": query.position, "rank": rank}, ack)
+
+    def _on_session_end(self, raw, data):
+        """"satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran out)."""
+        state = self.state(raw)
+        reason = str(data.get("reason", ""))
+        if reason not in END_REASONS:
+            raise Refused("A search ends as satisfied, gave_up or timed_out.")
+        if reason == SearchSession.EndReason.TIMED_OUT and not self.study.time_limit_minutes:
+            raise Refused("This study has no time limit.")
+        self.open_state(raw)
+        session = state.session
+        deadline = session_deadline(session)
+        ended_at = min(self.now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else self.now
+        SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
+        session.ended_at, session.end_reason = ended_at, reason
+        _sessions_changed(self.participant.study_id, [session.pk], [session.assignment.scenario_id])
+        return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
+
+    def refused(self, raw: Mapping, refusal: Refused) -> dict:
+        ack = {"ok": False, "refused": refusal.message}
+        if self.participant.withdrawn_at is not None or self.participant.declined_at is not None:
+            return ack  # nothing is recorded about them
+        session_id = raw.get("session")
+        state = self.sessions.get(int(session_id)) if str(session_id or "").isdigit() else None
+        data = raw["data"] if isinstance(raw.get("data"), dict) else {}
+        return self.log(raw, state, data, ack)
+
+    # --- answering ------------------------------------------------------------------------------------
+
+    def expand(self, acks: list[dict]) -> list[dict]:
+        """Acknowledgements with what they point to: the results of a page, the text of a document opened."""
+        pages = {}
+        for state in self.sessions.values():
+            pages.update(state.pages)
+        wanted = {a["open_document_id"] for a in acks if a.get("ok") and a.get("open_document_id")}
+        documents = {d["pk"]: {"doc": d["external_id"], "title": d["title"], "text": d["text"]}
+                     for d in Document.objects.filter(pk__in=wanted).values("pk", "external_id", "title", "text")
+                     } if wanted else {}
+        out = []
+        for ack in acks:
+            ack = dict(ack)
+            if ack.get("ok") and "query_id" in ack and "page" in ack:
+                key = (ack["query_id"], ack["page"])
+                ack["results"] = pages[key] if key in pages else _results(*key)
+            if ack.get("ok") and ack.get("open_document_id") in documents:
+                ack["document"] = documents[ack["open_document_id"]]
+            out.append(ack)
+        return out
+
+
+HANDLED = {"query", "results_page", "document_open", "document_close", "judgment", "scan_mark", "session_end"}
+
+
+def _results(query_id: int, page: int) -> list[dict]:
+    rows = ShownResult.objects.filter(query_id=query_id, page=page).order_by("rank").values_list(
+        "rank", "document__external_id", "title", "snippet")
+    return [{"rank": rank, "doc": doc, "title": title, "snippet": snippet} for rank, doc, title, snippet in rows]
+
+
+def _malformed(raw) -> dict | None:
+    if not isinstance(raw, Mapping):
+        return {"id": None, "ok": False, "error": "an event is a JSON object"}
+    cid, kind = raw.get("id"), raw.get("type")
+    if not isinstance(cid, str) or not _CLIENT_ID.match(cid):
+        return {"id": cid if isinstance(cid, str) else None, "ok": False,
+                "error": "an event needs an id of 1..64 letters, digits or _.:-"}
+    if not isinstance(kind, str) or not _EVENT_TYPE.match(kind):
+        return {"id": cid, "ok": False, "error": "an event needs a type (lower-case letters and _)"}
+    return None
+
+
+def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool = True) -> list[dict]:
+    """Store a batch of client events in order, each once by its client event id, and answer one
+    acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
+    "refused": message} when refused (stored too, so a re-send gets the same answer), or {"id", "ok": false,
+    "error": message} for an event too malformed to store (no usable id or type). A withdrawn participant's
+    events are refused and not stored. With store_refusals=False (the services) a refusal raises Refused and
+    nothing of the batch is stored."""
+    events = list(events)[:MAX_BATCH]
+    answers: list[dict | None] = [_malformed(raw) for raw in events]
+    valid = [raw for raw, answer in zip(events, answers, strict=True) if answer is None]
+    if participant.withdrawn_at is not None:
+        refusal = "You have withdrawn from this study; nothing more is recorded."
+        if valid and not store_refusals:
+            raise Refused(refusal)
+        return [answer or {"id": raw["id"], "ok": False, "refused": refusal} for raw, answer in zip(events, answers,
+                                                                                                   strict=True)]
+    for attempt in (1, 2):
+        batch = _Batch(participant, store_refusals=store_refusals)
+        try:
+            with transaction.atomic():
+                acks = _batch_apply(batch, valid)
+            break
+        except IntegrityError:
+            # Two requests raced the same event ids outside any session lock (events naming no session): the
+            # other one stored them first; answering again replays what it stored.
+            if attempt == 2:
+                raise
+    expanded = iter(batch.expand(acks))
+    return [answer or {"id": raw["id"], **next(expanded)} for raw, answer in zip(events, answers, strict=True)]
+
+
+def _batch_apply(batch: _Batch, events: list[Mapping]) -> list[dict]:
+    if not events:
+        return []
+    batch.read(events)
+    acks = []
+    for raw in events:
+        stored = batch.stored.get(raw["id"])
+        if stored is not None:
+            acks.append(stored[2])
+            continue
+        try:
+            acks.append(batch.apply(raw))
+        except Refused as refusal:
+            if not batch.store_refusals:
+                raise
+            acks.append(batch.refused(raw, refusal))
+    Event.objects.bulk_create(batch.rows)
+    return acks
