@@ -50,3 +50,12 @@ def scoring_run_finish_task(scored: list[int], run_id: int, pass_number: int, fu
 def scoring_run_failed_task(request, exc, traceback, run_id: int) -> None:
     """A chunk raised something the service did not expect: say so on the run."""
     services.scoring_run_fail(run_id=run_id, message=f"a scoring task failed: {exc!r}")
+
+
+@shared_task(acks_late=True, **TRANSIENT)
+def stale_runs_requeue_task() -> list[int]:
+    """What `manage.py requeue_stale_runs` does, for the beat schedule (CELERY_BEAT_SCHEDULE): queue a full pass
+    of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a worker
+    starts one, so a sweep that comes round before then queues it again, which costs time, not correctness
+    (passes are upserts; the latest pass number wins)."""
+    return services.stale_runs_requeue()

@@ -9,7 +9,8 @@ the user_login_failed / user_logged_in signals count failures and clear them. Th
 admin's login and the API token endpoint alike; the first two views also answer 429 with a message
 (sessionlab/auth_views.py).
 
-With the default per-process cache each worker counts on its own; CACHE_URL (Redis) shares the counts.
+With the default per-process cache each worker counts on its own; CACHE_URL (Redis) shares the counts, and
+`manage.py check --deploy` warns (sessionlab.W001, sessionlab/checks.py) while it is unset.
 """
 
 from __future__ import annotations

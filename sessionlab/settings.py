@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "studies",
     "scoring",
+    # The project package itself, for its system checks (sessionlab/apps.py, sessionlab/checks.py).
+    "sessionlab",
 ]
 
 MIDDLEWARE = [
@@ -149,9 +151,24 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": max(1, min(10, _visibility_timeout // 4)),
 } if _visibility_timeout else {}
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# Scoring passes owed after a broker outage are queued again every REQUEUE_STALE_RUNS_SECONDS by a beat process
+# (`celery -A sessionlab beat`, or `worker -B` on a single machine: docs/running-a-study.md); without one (eager
+# mode, no beat) this entry is never read. A beat message a worker has not taken within one interval expires,
+# so stopped workers do not come back to a pile of identical sweeps.
+REQUEUE_STALE_RUNS_SECONDS = envint("REQUEUE_STALE_RUNS_SECONDS", 300, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-runs": {
+        "task": "scoring.tasks.stale_runs_requeue_task",
+        "schedule": REQUEUE_STALE_RUNS_SECONDS,
+        "options": {"expires": REQUEUE_STALE_RUNS_SECONDS},
+    },
+}
 
-# Chart data cache (scoring dashboards): per-process memory by default; CACHE_URL (redis://...) shares it.
-# Entries are keyed by each run's generation, so a stale entry is never read, whichever backend holds it.
+# Chart data cache (scoring dashboards) and sign-in counts (sessionlab/ratelimit.py): per-process memory by
+# default; CACHE_URL (redis://...) shares them. Chart entries are keyed by each run's generation, so a stale one
+# is never read, whichever backend holds it. Not the broker's Redis by default (docs/security.md): a broker
+# outage would then fail every sign-in, and cache.clear() (the tests call it) flushes the database it is in;
+# instead, with DEBUG off and no CACHE_URL, `check --deploy` warns (sessionlab.W001, sessionlab/checks.py).
 _cache_url = envurl("CACHE_URL", ("redis", "rediss"))
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}

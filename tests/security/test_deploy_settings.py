@@ -40,7 +40,9 @@ def _settings(env) -> dict:
 
 
 def test_check_deploy_is_clean_with_production_settings():
-    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], _production())
+    # Shared sign-in counts; without CACHE_URL, sessionlab.W001 (test_deploy_check_warns_of_a_per_process_cache.py).
+    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                  _production(CACHE_URL="redis://127.0.0.1:6379/2"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
