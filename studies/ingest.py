@@ -16,11 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .models import Document, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
+from .models import Document, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult, System
 from .participation import (
     _CLIENT_ID,
     _EVENT_TYPE,
@@ -32,7 +33,6 @@ from .participation import (
     _check_consented,
     _client_time,
     _sessions_changed,
-    session_deadline,
     session_expire_if_due,
 )
 from .search_systems import system_search
@@ -59,18 +59,27 @@ class _Query:
 class _SessionState:
     """What the checks of a session's events need, read under the session's lock: only what the batch names
     (its documents, its queries), so a batch costs the same in a long session as in a short one."""
-    session: SearchSession
+    id: int
+    started_at: datetime
+    ended_at: datetime | None
+    system_id: int
+    scenario_id: int
     queries: dict[int, _Query] = field(default_factory=dict)  # by position: those the batch names, or logs
     pages: dict[tuple[int, int], list[dict]] = field(default_factory=dict)  # (query id, page) -> shown results
     shown: dict[str, int] = field(default_factory=dict)  # external id -> document pk, of those the batch names
+    texts: dict[int, dict] = field(default_factory=dict)  # document pk -> {"doc", "title", "text"}
     last_position: int | None = None  # read when the batch logs a query
 
     def read(self, docs: set[str], positions: set[int]) -> None:
         if docs:
-            self.shown.update(ShownResult.objects.filter(query__session=self.session, document__external_id__in=docs)
-                              .values_list("document__external_id", "document_id"))
+            # With their text: an open is answered with it, without another round trip.
+            for external_id, document_id, title, text in ShownResult.objects.filter(
+                    query__session_id=self.id, document__external_id__in=docs).values_list(
+                    "document__external_id", "document_id", "document__title", "document__text"):
+                self.shown[external_id] = document_id
+                self.texts[document_id] = {"doc": external_id, "title": title, "text": text}
         if positions:
-            rows = (Query.objects.filter(session=self.session, position__in=positions)
+            rows = (Query.objects.filter(session_id=self.id, position__in=positions)
                     .order_by("position", "shown_results__rank")
                     .values_list("id", "position", "text", "scan_mark_rank", "shown_results__rank",
                                  "shown_results__page", "shown_results__document_id",
@@ -85,7 +94,7 @@ class _SessionState:
 
     def next_position(self) -> int:
         if self.last_position is None:
-            self.last_position = Query.objects.filter(session=self.session).order_by("-position").values_list(
+            self.last_position = Query.objects.filter(session_id=self.id).order_by("-position").values_list(
                 "position", flat=True).first() or 0
         self.last_position += 1
         return self.last_position
@@ -112,6 +121,7 @@ class _Batch:
         self.rows: list[Event] = []
         self.now = timezone.now()
         self._grades: list[int] | None = None
+        self.systems: dict[int, System] = {}
 
     # --- reading --------------------------------------------------------------------------------------
 
@@ -135,20 +145,23 @@ class _Batch:
             data = e["data"] if isinstance(e.get("data"), dict) else {}
             if "doc" in data:
                 docs.add(str(data["doc"]))
-            ref = self.stored.get(data.get("query_event")) if isinstance(data.get("query_event"), str) else None
-            position = ref[2].get("query") if ref else data.get("query")
-            if _int(position):
-                positions.add(position)
+            if e["type"] in ("results_page", "scan_mark"):  # the only events that check a query's results
+                ref = self.stored.get(data.get("query_event")) if isinstance(data.get("query_event"), str) else None
+                position = ref[2].get("query") if ref else data.get("query")
+                if _int(position):
+                    positions.add(position)
         if not needs:
             return
-        sessions = (SearchSession.objects
-                    .select_related("assignment__participant__study", "assignment__system__study__collection")
-                    .select_for_update(of=("self",))
-                    .filter(pk__in=needs, assignment__participant=self.participant).order_by("pk"))
-        for session in sessions:
-            session_expire_if_due(session=session, now=self.now)
-            state = self.sessions[session.pk] = _SessionState(session)
-            state.read(*needs[session.pk])
+        rows = (SearchSession.objects.select_for_update(of=("self",))
+                .filter(pk__in=needs, assignment__participant=self.participant).order_by("pk")
+                .values_list("pk", "started_at", "ended_at", "assignment__system_id", "assignment__scenario_id"))
+        for session_id, started_at, ended_at, system_id, scenario_id in rows:
+            state = self.sessions[session_id] = _SessionState(session_id, started_at, ended_at, system_id, scenario_id)
+            if ended_at is None and self.study.time_limit_minutes:
+                session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
+                if session_expire_if_due(session=session, now=self.now):
+                    state.ended_at = session.ended_at
+            state.read(*needs[session_id])
 
     def grades(self) -> list[int]:
         if self._grades is None:
@@ -167,7 +180,7 @@ class _Batch:
     def open_state(self, raw: Mapping) -> _SessionState:
         state = self.state(raw)
         _check_consented(self.participant)
-        if state.session.ended_at is not None:
+        if state.ended_at is not None:
             raise Refused(FINISHED)
         return state
 
@@ -176,7 +189,7 @@ class _Batch:
         ref = data.get("query_event")
         if isinstance(ref, str) and ref:
             stored = self.stored.get(ref)
-            if stored is None or stored[0] != "query" or stored[1] != state.session.pk or not stored[2].get("ok"):
+            if stored is None or stored[0] != "query" or stored[1] != state.id or not stored[2].get("ok"):
                 raise Refused(NOT_THIS_QUERY)
             return stored[2]["query"]
         return data.get("query")
@@ -212,16 +225,20 @@ class _Batch:
     def log(self, raw, state: _SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
         sequence = raw.get("seq")
         self.rows.append(Event(
-            participant=self.participant, session=state.session if state else None, type=kind or raw["type"],
+            participant=self.participant, session_id=state.id if state else None, type=kind or raw["type"],
             client_event_id=raw["id"], sequence=sequence if _int(sequence) and sequence >= 0 else None,
             client_time=_client_time(raw.get("time")), payload={"data": data, "ack": ack}))
-        self.stored[raw["id"]] = (kind or raw["type"], state.session.pk if state else None, ack)
+        self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
         return ack
 
     def _search(self, state: _SessionState, text: str, page: int):
-        result = system_search(system=state.session.assignment.system, query=text, page=page)
+        system = self.systems.get(state.system_id)
+        if system is None:
+            system = self.systems[state.system_id] = System.objects.select_related("study__collection").get(
+                pk=state.system_id)
+        result = system_search(system=system, query=text, page=page)
         if result.detail:
-            logger.info("session %s query %r page %d: %s", state.session.pk, text, page, result.detail)
+            logger.info("session %s query %r page %d: %s", state.id, text, page, result.detail)
         return result
 
     def _shown_store(self, state: _SessionState, query: _Query, result, page: int) -> None:
@@ -251,7 +268,7 @@ class _Batch:
         result = self._search(state, text, 1)
         message = result.error or ""
         position = state.next_position()
-        row = Query.objects.create(session=state.session, position=position, text=text, issued_at=self.now,
+        row = Query.objects.create(session_id=state.id, position=position, text=text, issued_at=self.now,
                                    system_message=message)
         query = state.queries[position] = _Query(row.pk, position, text, None, total=result.total)
         self._shown_store(state, query, result, 1)
@@ -326,11 +343,11 @@ class _Batch:
             raise Refused(f"A grade is one of {', '.join(str(g) for g in scale)}.")
         doc = str(data.get("doc", ""))
         document_id = self.shown_document(state, doc)
-        judgment = Judgment.objects.filter(session=state.session, document_id=document_id).first()
+        judgment = Judgment.objects.filter(session_id=state.id, document_id=document_id).first()
         previous = None if judgment is None else judgment.grade
         if judgment is None:
             judgment = Judgment.objects.create(
-                session=state.session, document_id=document_id, grade=grade, created_at=self.now,
+                session_id=state.id, document_id=document_id, grade=grade, created_at=self.now,
                 updated_at=self.now)
         elif judgment.grade != grade:
             judgment.grade, judgment.updated_at = grade, self.now
@@ -364,12 +381,12 @@ class _Batch:
         if reason == SearchSession.EndReason.TIMED_OUT and not self.study.time_limit_minutes:
             raise Refused("This study has no time limit.")
         self.open_state(raw)
-        session = state.session
-        deadline = session_deadline(session)
+        minutes = self.study.time_limit_minutes
+        deadline = state.started_at + timedelta(minutes=minutes) if minutes else None
         ended_at = min(self.now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else self.now
-        SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
-        session.ended_at, session.end_reason = ended_at, reason
-        _sessions_changed(self.participant.study_id, [session.pk], [session.assignment.scenario_id])
+        SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
+        state.ended_at = ended_at
+        _sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
         return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
 
     def refused(self, raw: Mapping, refusal: Refused) -> dict:
@@ -388,10 +405,14 @@ class _Batch:
         pages = {}
         for state in self.sessions.values():
             pages.update(state.pages)
-        wanted = {a["open_document_id"] for a in acks if a.get("ok") and a.get("open_document_id")}
-        documents = {d["pk"]: {"doc": d["external_id"], "title": d["title"], "text": d["text"]}
-                     for d in Document.objects.filter(pk__in=wanted).values("pk", "external_id", "title", "text")
-                     } if wanted else {}
+        documents = {}
+        for state in self.sessions.values():
+            documents.update(state.texts)
+        wanted = {a["open_document_id"] for a in acks if a.get("ok") and a.get("open_document_id")} - set(documents)
+        if wanted:  # replays of opens from earlier batches
+            documents.update({d["pk"]: {"doc": d["external_id"], "title": d["title"], "text": d["text"]}
+                              for d in Document.objects.filter(pk__in=wanted).values("pk", "external_id", "title",
+                                                                                     "text")})
         out = []
         for ack in acks:
             ack = dict(ack)
