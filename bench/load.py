@@ -9,11 +9,12 @@ first scenario, and serves it with gunicorn on 127.0.0.1 (Celery eager: no broke
 
 Each participant is an asyncio task with one keep-alive HTTP/1.1 connection (stdlib only) that behaves like
 static/js/participant.js: it loads its search page (GET, which sets the CSRF cookie), then for the run's
-duration issues queries, sometimes pages, opens documents (each open waits for its acknowledgement, as the page
-does to show the text), closes them with a dwell time, judges some and marks where it stopped scanning, with
-the pauses of a real session compressed. Events go to the browser's endpoint (POST /p/<token>/events/,
-X-CSRFToken) in batches with client event ids, from an outbox that keeps each event until it is acknowledged:
-events that need no answer wait in the outbox and leave with the next request. A fraction of batches is sent
+duration issues queries, sometimes pages, opens documents (shown at once from the text the results carry),
+closes them with a dwell time, judges some and marks where it stopped scanning, with the pauses of a real
+session compressed. Events go to the browser's endpoint (POST /p/<token>/events/, X-CSRFToken) in batches with
+client event ids, from an outbox that keeps each event until it is acknowledged: a query or a page is sent at
+once (the page waits for its results); events the page does not wait on (opens, closes, judgments, scan marks)
+leave with the next request or when participant.js's 3-second timer fires (scaled by --think, as every pause). A fraction of batches is sent
 a second time (an acknowledgement lost on the way), which must store nothing twice.
 
 It prints requests and events per second, p50/p95/p99 latency per endpoint, errors, and at the end counts
@@ -43,6 +44,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+LATER_SECONDS = 3.0  # participant.js LATER_MS: how long events the page does not wait on may wait to be sent
 VOCABULARY = (
     "wing flow boundary layer shock heat transfer panel buckling shell pressure supersonic laminar turbulent "
     "nozzle jet drag lift vortex plate cylinder cone blunt body hypersonic wake separation stagnation point "
@@ -288,16 +290,27 @@ class Participant:
         self.outbox: list[dict] = []
         self.sent: set[str] = set()
         self.acked: dict[str, dict] = {}
+        self.later_at: float | None = None  # when the events that need no answer go, if no request takes them
 
-    def pause(self, low: float, high: float):
-        return asyncio.sleep(self.rng.uniform(low, high) * self.args.think)
+    async def pause(self, low: float, high: float):
+        """A participant's pause; the page's timer sends events waiting in the outbox when it is due."""
+        end = time.monotonic() + self.rng.uniform(low, high) * self.args.think
+        while self.later_at is not None and self.later_at <= end:
+            await asyncio.sleep(max(0.0, self.later_at - time.monotonic()))
+            self.later_at = None
+            await self.flush()
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
 
-    def enqueue(self, kind: str, data: dict) -> str:
+    def enqueue(self, kind: str, data: dict, later: bool = False) -> str:
+        """Queue an event; `later`: one the page does not wait on (participant.js LATER_MS, scaled by --think
+        like every other pause)."""
         self.seq += 1
         event = {"id": f"L-{self.player['pk']}-{self.seq}-{uuid.uuid4().hex[:8]}", "seq": self.seq, "type": kind,
                  "session": self.player["session"], "time": int(time.time() * 1000), "data": data}
         self.outbox.append(event)
         self.sent.add(event["id"])
+        if later and self.later_at is None:
+            self.later_at = time.monotonic() + LATER_SECONDS * self.args.think
         return event["id"]
 
     async def home(self):
@@ -322,6 +335,7 @@ class Participant:
         batch = self.outbox[: self.args.batch]
         if not batch:
             return True
+        self.later_at = None  # what was waiting goes with this request
         label = "POST events (query/page)" if any(e["type"] in ("query", "results_page") for e in batch) else \
             "POST events (open/close/judge/mark)"
         body = json.dumps({"events": batch}).encode()
@@ -389,18 +403,21 @@ class Participant:
             for result in self.rng.sample(results, min(len(results), self.rng.randint(1, 3))):
                 if time.monotonic() >= stop_at:
                     break
-                opened = self.enqueue("document_open", {"doc": result["doc"], "rank": result["rank"],
-                                                        "query_event": query_event})
+                # The results carry the documents' text: the page shows it at once, the open waits in the outbox.
+                self.enqueue("document_open", {"doc": result["doc"], "rank": result["rank"],
+                                               "query_event": query_event}, later=True)
                 started = time.monotonic()
-                await self.send_and_wait(opened, stop_at)
                 await self.pause(0.3, 1.0)
                 self.enqueue("document_close", {"doc": result["doc"], "rank": result["rank"], "query_event":
-                                                query_event, "dwell_ms": int((time.monotonic() - started) * 1000)})
+                                                query_event, "dwell_ms": int((time.monotonic() - started) * 1000)},
+                             later=True)
                 if self.rng.random() < 0.7:
-                    self.enqueue("judgment", {"doc": result["doc"], "grade": self.rng.choice(self.player["grades"])})
+                    self.enqueue("judgment", {"doc": result["doc"], "grade": self.rng.choice(self.player["grades"])},
+                                 later=True)
                 await self.pause(0.1, 0.3)
             if results and self.rng.random() < 0.5:
-                self.enqueue("scan_mark", {"query_event": query_event, "rank": self.rng.choice(results)["rank"]})
+                self.enqueue("scan_mark", {"query_event": query_event, "rank": self.rng.choice(results)["rank"]},
+                             later=True)
             await self.pause(0.2, 0.6)
 
     async def drain(self, seconds: float):

@@ -84,13 +84,13 @@ class _SessionState:
                     .values_list("id", "position", "text", "scan_mark_rank", "shown_results__rank",
                                  "shown_results__page", "shown_results__document_id",
                                  "shown_results__document__external_id", "shown_results__title",
-                                 "shown_results__snippet"))
-            for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet in rows:
+                                 "shown_results__snippet", "shown_results__document__text"))
+            for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet, body in rows:
                 query = self.queries.get(position)
                 if query is None:
                     query = self.queries[position] = _Query(query_id, position, text, mark)
                 if rank is not None:
-                    _shown_add(self, query, rank, page, document_id, external_id, title, snippet)
+                    _shown_add(self, query, rank, page, document_id, external_id, title, snippet, body)
 
     def next_position(self) -> int:
         if self.last_position is None:
@@ -100,10 +100,11 @@ class _SessionState:
         return self.last_position
 
 
-def _shown_add(state, query, rank, page, document_id, external_id, title, snippet) -> None:
+def _shown_add(state, query, rank, page, document_id, external_id, title, snippet, text) -> None:
+    """A shown result, as the page gets it: with its document's text, so opening it needs no round trip."""
     query.ranks.add(rank)
     state.pages.setdefault((query.id, page), []).append(
-        {"rank": rank, "doc": external_id, "title": title, "snippet": snippet})
+        {"rank": rank, "doc": external_id, "title": title, "snippet": snippet, "text": text})
     state.shown.setdefault(external_id, document_id)
 
 
@@ -244,9 +245,9 @@ class _Batch:
     def _shown_store(self, state: _SessionState, query: _Query, result, page: int) -> None:
         """Store the results of a page as shown (and keep them in the state for later events and the answer)."""
         hits = result.results
-        documents = dict(Document.objects.filter(collection_id=self.study.collection_id,
-                                                 external_id__in=[h.doc_id for h in hits])
-                         .values_list("external_id", "pk"))
+        documents = {external_id: (pk, text) for external_id, pk, text in Document.objects.filter(
+            collection_id=self.study.collection_id, external_id__in=[h.doc_id for h in hits]).values_list(
+            "external_id", "pk", "text")}
         rows = []
         for hit in hits:
             if hit.doc_id not in documents:
@@ -254,9 +255,10 @@ class _Batch:
                 logger.warning("query %s: result %r at rank %d is not in the collection; not shown", query.id,
                                hit.doc_id, hit.rank)
                 continue
-            rows.append(ShownResult(query_id=query.id, rank=hit.rank, document_id=documents[hit.doc_id],
-                                    title=hit.title, snippet=hit.snippet, page=page, shown_at=self.now))
-            _shown_add(state, query, hit.rank, page, documents[hit.doc_id], hit.doc_id, hit.title, hit.snippet)
+            document_id, text = documents[hit.doc_id]
+            rows.append(ShownResult(query_id=query.id, rank=hit.rank, document_id=document_id, title=hit.title,
+                                    snippet=hit.snippet, page=page, shown_at=self.now))
+            _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, hit.title, hit.snippet, text)
         ShownResult.objects.bulk_create(rows)
         state.pages.setdefault((query.id, page), [])
 
@@ -430,8 +432,9 @@ HANDLED = {"query", "results_page", "document_open", "document_close", "judgment
 
 def _results(query_id: int, page: int) -> list[dict]:
     rows = ShownResult.objects.filter(query_id=query_id, page=page).order_by("rank").values_list(
-        "rank", "document__external_id", "title", "snippet")
-    return [{"rank": rank, "doc": doc, "title": title, "snippet": snippet} for rank, doc, title, snippet in rows]
+        "rank", "document__external_id", "title", "snippet", "document__text")
+    return [{"rank": rank, "doc": doc, "title": title, "snippet": snippet, "text": text}
+            for rank, doc, title, snippet, text in rows]
 
 
 def _malformed(raw) -> dict | None:

@@ -5,6 +5,11 @@
  * there until the server acknowledges them; the server stores each id once, so re-sending is always safe.
  * When the tab is hidden the outbox is also sent with navigator.sendBeacon. Leaving a step waits until the
  * outbox is empty.
+ *
+ * Events the page waits on (a query's results, another page, the end) are sent at once. The others (opening
+ * and closing a document, a judgment, a scan mark) are shown at once from what the page has (results carry
+ * their documents' text) and wait in the outbox for up to LATER_MS, leaving with the next request: the same
+ * events in fewer requests (docs/performance-load.md).
  */
 (function () {
   "use strict";
@@ -14,6 +19,7 @@
   var cfg = JSON.parse(configElement.textContent);
   var PREFIX = "sessionlab:" + cfg.token + ":";
   var BATCH = 50;
+  var LATER_MS = 3000;
   var memory = {};
 
   // --- storage (localStorage, with an in-memory fallback when it is unavailable) -------------------------
@@ -55,18 +61,19 @@
   var inFlight = false;
   var retryDelay = 1000;
   var retryTimer = null;
+  var laterTimer = null;  // the flush of events that need no answer yet
   var statusElement = document.getElementById("outbox-status");
 
   function outbox() { return load("outbox", []); }
 
   function showStatus() {
     if (!statusElement) { return; }
-    var pending = outbox().length;
+    var pending = inFlight || retryTimer ? outbox().length : 0;  // events waiting for LATER_MS are not news
     statusElement.textContent = pending ? "Saving " + pending + " action" + (pending === 1 ? "" : "s") +
       (retryTimer ? " (waiting for the connection)…" : "…") : "";
   }
 
-  function enqueue(type, data, onAck) {
+  function enqueue(type, data, onAck, later) {
     var event = {
       id: newId(), seq: nextSequence(), type: type, session: cfg.session || null,
       time: new Date().toISOString(), data: data || {}
@@ -75,7 +82,11 @@
     queue.push(event);
     save("outbox", queue);
     if (onAck) { handlers[event.id] = onAck; }
-    flush();
+    if (!later) {
+      flush();
+    } else if (!laterTimer) {
+      laterTimer = window.setTimeout(function () { laterTimer = null; flush(); }, LATER_MS);
+    }
     return event.id;
   }
 
@@ -113,6 +124,7 @@
       return;
     }
     inFlight = true;
+    if (laterTimer) { window.clearTimeout(laterTimer); laterTimer = null; }  // they are in this batch
     fetch(cfg.eventsUrl, {
       method: "POST",
       credentials: "same-origin",
@@ -316,7 +328,8 @@
     closeDocument();
     state.openDoc = { doc: result.doc, rank: result.rank, queryEvent: state.queryEvent, openedAt: Date.now() };
     $("document-title").textContent = result.title || ("Document " + result.doc);
-    $("document-text").textContent = "Loading…";
+    var known = typeof result.text === "string";  // results carry their documents' text
+    $("document-text").textContent = known ? (result.text || "(This document has no text.)") : "Loading…";
     $("judgment-status").textContent = state.grades[result.doc] !== undefined ?
       "Your judgment: " + gradeLabels[state.grades[result.doc]] : "";
     $("document-view").hidden = false;
@@ -324,9 +337,10 @@
     enqueue("document_open", { doc: result.doc, rank: result.rank, query_event: state.queryEvent }, function (ack) {
       if (!state.openDoc || state.openDoc.doc !== result.doc) { return; }
       if (!ack.ok) { $("document-text").textContent = ack.refused || "This document cannot be shown."; return; }
+      if (!ack.document) { return; }
       $("document-title").textContent = ack.document.title || ("Document " + ack.document.doc);
       $("document-text").textContent = ack.document.text || "(This document has no text.)";
-    });
+    }, known);
   }
 
   function closeDocument() {
@@ -334,36 +348,44 @@
     if (!open) { return; }
     state.openDoc = null;
     enqueue("document_close", { doc: open.doc, rank: open.rank, query_event: open.queryEvent,
-                                dwell_ms: Date.now() - open.openedAt });
+                                dwell_ms: Date.now() - open.openedAt }, null, true);
     $("document-view").hidden = true;
     delete $("document-view").dataset.doc;
+  }
+
+  function showGrade(doc, grade) {
+    state.grades[doc] = grade;
+    if (state.openDoc && state.openDoc.doc === doc) {
+      $("judgment-status").textContent = "Your judgment: " + gradeLabels[grade];
+    }
+    Array.prototype.forEach.call(document.querySelectorAll(".result"), function (item) {
+      if (item.dataset.doc === doc) { item.querySelector(".judged").textContent = gradeLabels[grade]; }
+    });
   }
 
   function judge(grade) {
     var open = state.openDoc;
     if (!open || gradeLabels[grade] === undefined || state.finished) { return; }
-    $("judgment-status").textContent = "Saving your judgment…";
+    showGrade(open.doc, grade);  // at once; the server's answer confirms it (or says why not)
     enqueue("judgment", { doc: open.doc, grade: grade }, function (ack) {
       if (!ack.ok) { $("judgment-status").textContent = ack.refused || ack.error; return; }
-      state.grades[ack.doc] = ack.grade;
-      if (state.openDoc && state.openDoc.doc === ack.doc) {
-        $("judgment-status").textContent = "Your judgment: " + gradeLabels[ack.grade];
-      }
-      Array.prototype.forEach.call(document.querySelectorAll(".result"), function (item) {
-        if (item.dataset.doc === ack.doc) { item.querySelector(".judged").textContent = gradeLabels[ack.grade]; }
-      });
+      showGrade(ack.doc, ack.grade);
+    }, true);
+  }
+
+  function showMark(item) {
+    Array.prototype.forEach.call(document.querySelectorAll(".result.marked"), function (el) {
+      el.classList.remove("marked");
     });
+    item.classList.add("marked");
   }
 
   function scanMark(rank, item) {
     if (!state.queryEvent) { return; }
+    showMark(item);
     enqueue("scan_mark", { query_event: state.queryEvent, rank: rank }, function (ack) {
-      if (refusedAck(ack)) { return; }
-      Array.prototype.forEach.call(document.querySelectorAll(".result.marked"), function (el) {
-        el.classList.remove("marked");
-      });
-      item.classList.add("marked");
-    });
+      if (refusedAck(ack)) { item.classList.remove("marked"); }
+    }, true);
   }
 
   function finish(reason) {
