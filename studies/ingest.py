@@ -13,12 +13,13 @@ so a re-send is refused the same way. docs/performance-load.md gives the figures
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from .models import Document, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult, System
@@ -71,20 +72,22 @@ class _SessionState:
     last_position: int | None = None  # read when the batch logs a query
 
     def read(self, docs: set[str], positions: set[int]) -> None:
+        # Plain SQL: these run for every batch, and building the ORM's statements cost more than running them.
         if docs:
             # With their text: an open is answered with it, without another round trip.
-            for external_id, document_id, title, text in ShownResult.objects.filter(
-                    query__session_id=self.id, document__external_id__in=docs).values_list(
-                    "document__external_id", "document_id", "document__title", "document__text"):
+            for external_id, document_id, title, text in _rows(
+                    f"SELECT DISTINCT d.external_id, d.id, d.title, d.text FROM {_SHOWN} r"
+                    f" JOIN {_QUERY} q ON q.id = r.query_id JOIN {_DOCUMENT} d ON d.id = r.document_id"
+                    f" WHERE q.session_id = %s AND d.external_id IN ({_marks(docs)})", [self.id, *docs]):
                 self.shown[external_id] = document_id
                 self.texts[document_id] = {"doc": external_id, "title": title, "text": text}
         if positions:
-            rows = (Query.objects.filter(session_id=self.id, position__in=positions)
-                    .order_by("position", "shown_results__rank")
-                    .values_list("id", "position", "text", "scan_mark_rank", "shown_results__rank",
-                                 "shown_results__page", "shown_results__document_id",
-                                 "shown_results__document__external_id", "shown_results__title",
-                                 "shown_results__snippet", "shown_results__document__text"))
+            rows = _rows(
+                "SELECT q.id, q.position, q.text, q.scan_mark_rank, r.rank, r.page, r.document_id, d.external_id,"
+                f" r.title, r.snippet, d.text FROM {_QUERY} q LEFT JOIN {_SHOWN} r ON r.query_id = q.id"
+                f" LEFT JOIN {_DOCUMENT} d ON d.id = r.document_id"
+                f" WHERE q.session_id = %s AND q.position IN ({_marks(positions)}) ORDER BY q.position, r.rank",
+                [self.id, *positions])
             for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet, body in rows:
                 query = self.queries.get(position)
                 if query is None:
@@ -106,6 +109,19 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
     state.pages.setdefault((query.id, page), []).append(
         {"rank": rank, "doc": external_id, "title": title, "snippet": snippet, "text": text})
     state.shown.setdefault(external_id, document_id)
+
+
+_SHOWN, _QUERY, _DOCUMENT, _EVENT = (m._meta.db_table for m in (ShownResult, Query, Document, Event))
+
+
+def _marks(values) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _rows(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def _int(value) -> bool:
@@ -134,9 +150,10 @@ class _Batch:
             ref = e["data"].get("query_event") if isinstance(e.get("data"), dict) else None
             if isinstance(ref, str) and ref:
                 names.add(ref)
-        for client_id, type_, session_id, payload in Event.objects.filter(
-                participant=self.participant, client_event_id__in=names).values_list(
-                "client_event_id", "type", "session_id", "payload"):
+        for client_id, type_, session_id, payload in _rows(
+                f"SELECT client_event_id, type, session_id, payload FROM {_EVENT}"
+                f" WHERE participant_id = %s AND client_event_id IN ({_marks(names)})", [self.participant.pk, *names]):
+            payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
             self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
         needs: dict[int, tuple[set[str], set[int]]] = {}
         for e in events:
