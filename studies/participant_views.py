@@ -194,7 +194,9 @@ def post_task_submit(request, token):
 def events_submit(request, token):
     """A batch of client events: JSON {"events": [...]} (fetch, CSRF header) or a form field "batch" holding
     that JSON (navigator.sendBeacon, CSRF field). Answers {"acks": [...]}, one per event, in order."""
-    participant = _participant_or_404(token)
+    participant = selectors.participant_for_events(token)
+    if participant is None:
+        raise Http404("No such study link.")
     # The CSRF check has already read a form body (the beacon's), so look at the header, not request.body.
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not length.isdigit() or int(length) > MAX_BATCH_BYTES:

@@ -81,10 +81,24 @@ def participant_by_token(token: str) -> Participant | None:
     """The participant whose private-link token this is, or None. Looked up by the token's SHA-256 digest (an
     indexed column), then the token itself is compared in constant time: how long a wrong guess takes says
     nothing about how close it was (docs/security.md)."""
+    return _checked(token, Participant.objects.select_related("study"))
+
+
+# What the events endpoint reads of a participant and their study (studies/ingest.py): it runs for every batch
+# a page sends, so it builds no more of either than it needs (any other field still loads when touched).
+EVENT_FIELDS = ("id", "study_id", "access_token", "consented_at", "declined_at", "withdrawn_at", "study__id",
+                "study__collection_id", "study__time_limit_minutes")
+
+
+def participant_for_events(token: str) -> Participant | None:
+    """participant_by_token, for the events endpoint."""
+    return _checked(token, Participant.objects.select_related("study").only(*EVENT_FIELDS))
+
+
+def _checked(token: str, participants) -> Participant | None:
     if not isinstance(token, str) or not token or len(token) > 128 or not token.isascii():
         return None  # real tokens are 43 URL-safe characters
-    participant = (Participant.objects.select_related("study")
-                   .filter(access_token_digest=access_token_digest(token)).first())
+    participant = next(iter(participants.filter(access_token_digest=access_token_digest(token))[:1]), None)
     if participant is None or not hmac.compare_digest(participant.access_token.encode(), token.encode()):
         return None
     return participant
