@@ -408,9 +408,9 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
 def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
     """Queue a full pass of every run whose scoring is owed: a pass that could not be queued (NOT_QUEUED), stale
     with no pass begun since it was marked, never started, or running for longer than `stuck_after_minutes`
-    (its tasks lost with a broker that restarted empty). Passes are idempotent, so queueing one twice costs time, not correctness. The assessment pools of
-    those runs' studies are grown again too. Returns the ids of the runs queued (`manage.py requeue_stale_runs`,
-    after a broker outage or from cron)."""
+    (its tasks lost with a broker that restarted empty). Passes are idempotent, so queueing one twice costs
+    time, not correctness. The assessment pools of those runs' studies are grown again too. Returns the ids of the runs queued (`manage.py requeue_stale_runs`,
+    after a broker outage, or every REQUEUE_STALE_RUNS_SECONDS from the beat schedule)."""
     from sessionlab.queueing import delay_or_log
     from studies.models import Scenario
     from studies.tasks import assessment_pools_grow_task

@@ -8,6 +8,7 @@ services do.
 """
 
 from celery import chord, shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from . import services
@@ -58,4 +59,4 @@ def stale_runs_requeue_task() -> list[int]:
     of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a worker
     starts one, so a sweep that comes round before then queues it again, which costs time, not correctness
     (passes are upserts; the latest pass number wins)."""
-    return services.stale_runs_requeue()
+    return services.stale_runs_requeue(stuck_after_minutes=settings.REQUEUE_STUCK_MINUTES)

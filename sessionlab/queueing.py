@@ -3,7 +3,7 @@
 `delay_on_commit(task, *args)` queues the task when the transaction commits. If the broker cannot be reached,
 the error is logged and swallowed: what the request wrote is committed and stays (events live in the
 database, not in the broker), and whatever the task would have done is owed. The scoring services mark the
-run stale before queueing, so `manage.py requeue_stale_runs` (run it from cron, or once the broker is back)
+run stale before queueing, so `manage.py requeue_stale_runs` (the beat schedule runs it; or run it once the broker is back)
 queues every run that is stale with no pass since, and grows the assessment pools of their studies.
 
 In eager mode (no broker: development, the test suite's first pass) the task runs in-process and its errors

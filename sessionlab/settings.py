@@ -156,6 +156,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "inte
 # mode, no beat) this entry is never read. A beat message a worker has not taken within one interval expires,
 # so stopped workers do not come back to a pile of identical sweeps.
 REQUEUE_STALE_RUNS_SECONDS = envint("REQUEUE_STALE_RUNS_SECONDS", 300, minimum=1)
+# A run "running" for longer than this has lost its tasks (a broker that restarted empty): the sweep queues it
+# again. It must stay longer than the longest real pass (10,000 sessions take about 16 s with one worker).
+REQUEUE_STUCK_MINUTES = envint("REQUEUE_STUCK_MINUTES", 30, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-runs": {
         "task": "scoring.tasks.stale_runs_requeue_task",

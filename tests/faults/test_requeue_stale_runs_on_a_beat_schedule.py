@@ -86,6 +86,20 @@ def test_the_task_queues_the_owed_run_like_the_command(scored, broker, django_ca
     assert stale_runs_requeue_task.delay().get() == []  # idempotent: nothing owed any more
 
 
+def test_the_task_queues_a_run_stuck_longer_than_REQUEUE_STUCK_MINUTES(scored, broker, settings):
+    from django.utils import timezone
+
+    _, run = scored
+    ScoringRun.objects.filter(pk=run.pk).update(status=ScoringRun.Status.RUNNING,
+                                                started_at=timezone.now() - timedelta(minutes=10))
+    settings.REQUEUE_STUCK_MINUTES = 30
+    assert stale_runs_requeue_task.delay().get() == []  # running for 10 minutes: not yet stuck
+    settings.REQUEUE_STUCK_MINUTES = 5
+    assert stale_runs_requeue_task.delay().get() == [run.pk]
+    run.refresh_from_db()
+    assert run.status == ScoringRun.Status.DONE
+
+
 @pytest.mark.needs_worker
 @pytest.mark.django_db(transaction=True)
 def test_a_beat_in_the_worker_scores_an_owed_run_by_itself(designed_study, base_env, processes, tmp_path,
