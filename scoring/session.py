@@ -28,6 +28,9 @@ SHORT_LISTS = ("pad", "as_is")
 SCANS = ("fixed", "observed")
 SUMMARIES = ("final", "normalized_final", "last_query", "best_query", "average")
 _NO_GRADE = np.iinfo(np.int64).min  # encode_sessions' marker for an unjudged document
+# Sessions are turned into curves a block at a time, about this many cells per (S, W) matrix (1 MiB of float64),
+# so that a block's curve, ideal and normalized rows are still in the CPU cache from one step to the next.
+_BLOCK_CELLS = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -227,9 +230,7 @@ def score_sessions(
     if curves:
         # Held to the longest session's own length, or to pad_to queries of X ranks if that is longer.
         width = max((params.pad_to or 0) * params.top, int(prep.lengths.max()))
-        curve = prep.curve(rank_disc, query_disc, width)
-        ideal = prep.ideal_curve(rank_disc, query_disc, width)
-        normalized = _normalize(curve, ideal)
+        curve, ideal, normalized = prep.curves(rank_disc, query_disc, width)
     return SessionScores(
         query_counts=batch.query_counts,
         lengths=prep.lengths,
@@ -324,7 +325,10 @@ class _Prepared:
         shown = batch.judged[:, : self.width]
         if self.inside is not None:
             shown = shown & self.inside
-        self.gains = _gains(batch.grades[:, : self.width], shown, params)
+        # The gains, with one row of zeros after the last query for `_full_segment_curves` to gather.
+        self.gains_and_zero_row = np.empty((n_queries + 1, self.width))
+        self.gains_and_zero_row[-1] = 0.0
+        self.gains = _gains(batch.grades[:, : self.width], shown, params, out=self.gains_and_zero_row[:-1])
         if params.duplicates == "first":
             _keep_first_showings(self.gains, docs, self.inside, self.session_of)
         self.topic = batch.topic
@@ -386,13 +390,77 @@ class _Prepared:
             "average": _safe_divide(curve_sum, lengths),
         }
 
+    def curves(
+        self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The (S, width) curve, ideal and normalized matrices."""
+        if self.inside is None and len(self.ideal_by_topic) * self.max_queries <= self.n_sessions:
+            return self._full_segment_curves(rank_disc, query_disc, width)
+        curve = self.curve(rank_disc, query_disc, width)
+        ideal = self.ideal_curve(rank_disc, query_disc, width)
+        return curve, ideal, _normalize(curve, ideal, out=np.empty_like(curve))
+
+    def _full_segment_curves(
+        self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`curves` when every segment is D long (the defaults) and the ideal table is small.
+
+        Then column c of every session's row is rank c % D of its query c // D, so the two discounts of a cell
+        depend on its column alone. The matrices are built a block of sessions at a time: the block's rows are
+        gathered from the gains (a row of zeros past a session's last query), discounted by two column vectors,
+        cumulated in place, and the block's ideal and normalized rows are written while it is still in cache.
+        Each cell goes through the same operations in the same order as in `curve`, `ideal_curve` and
+        `_normalize`, so the results are the same to the bit; what is saved is passes over memory (each matrix
+        is written once, no (Q, D) or (S, W) temporary is made) and page faults on temporaries.
+        """
+        depth, n_sessions, n_max, n_queries = self.width, self.n_sessions, self.max_queries, len(self.gains)
+        used = n_max * depth  # columns past it (pad_to) stay 0 until the cumsum carries the final value on
+        rank_by_column = np.tile(rank_disc, n_max)
+        query_by_column = np.repeat(query_disc, depth)
+        table = self._ideal_table(rank_disc, query_disc, width)
+        ideal_row = self.topic * n_max + self.counts - 1
+        query_bounds = np.append(self.starts, n_queries)
+
+        curve = np.zeros((n_sessions, width))
+        ideal = np.empty_like(curve)
+        normalized = np.empty_like(curve)
+        step = max(1, _BLOCK_CELLS // width)
+        # The block's row of the gains for each (session, query position): the spare zero row past the end
+        # where the session has no such query.
+        source_row = np.empty(step * n_max, dtype=np.intp)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for first in range(0, n_sessions, step):
+                last = min(first + step, n_sessions)
+                queries = slice(query_bounds[first], query_bounds[last])
+                sources = source_row[: (last - first) * n_max]
+                sources.fill(n_queries)
+                sources[(self.session_of[queries] - first) * n_max + self.qpos[queries]] = np.arange(
+                    queries.start, queries.stop
+                )
+                block = curve[first:last]
+                cells = block[:, :used]
+                np.take(
+                    self.gains_and_zero_row,
+                    sources.reshape(last - first, n_max),
+                    axis=0,
+                    out=cells.reshape(last - first, n_max, depth),
+                    mode="clip",
+                )
+                cells *= rank_by_column
+                cells *= query_by_column
+                np.cumsum(block, axis=1, out=block)
+                ideal_block = np.take(table, ideal_row[first:last], axis=0, out=ideal[first:last], mode="clip")
+                np.divide(block, ideal_block, out=normalized[first:last])
+        _zero_where_no_ideal(curve, ideal, normalized)
+        return curve, ideal, normalized
+
     def curve(self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int) -> np.ndarray:
         elements = self.gains * rank_disc
         elements *= query_disc[self.qpos][:, None]
         return self._cumulate(elements, width)
 
     def ideal_curve(self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int) -> np.ndarray:
-        n_topics, n_max, depth = len(self.ideal_by_topic), self.max_queries, self.width
+        n_topics, n_max = len(self.ideal_by_topic), self.max_queries
         if self.inside is not None or n_topics * n_max > self.n_sessions:
             elements = self.ideal_by_topic[self.topic[self.session_of]] * rank_disc
             elements *= query_disc[self.qpos][:, None]
@@ -401,13 +469,18 @@ class _Prepared:
             return self._cumulate(elements, width)
         # Every segment full: a session's ideal curve depends only on its scenario and its number of
         # queries, so build those few curves and copy one to each session.
+        return self._ideal_table(rank_disc, query_disc, width)[self.topic * n_max + self.counts - 1]
+
+    def _ideal_table(self, rank_disc: np.ndarray, query_disc: np.ndarray, width: int) -> np.ndarray:
+        """Every segment full: the ideal curve of a session of scenario t and n queries is row t * n_max + n - 1."""
+        n_topics, n_max, depth = len(self.ideal_by_topic), self.max_queries, self.width
         running = (self.ideal_by_topic[:, None, :] * rank_disc * query_disc[:, None]).reshape(n_topics, -1)
         np.cumsum(running, axis=1, out=running)
         table = np.empty((n_topics, n_max, width))
         for n in range(1, n_max + 1):
             table[:, n - 1, : n * depth] = running[:, : n * depth]
             table[:, n - 1, n * depth :] = running[:, n * depth - 1 : n * depth]
-        return table.reshape(n_topics * n_max, width)[self.topic * n_max + self.counts - 1]
+        return table.reshape(n_topics * n_max, width)
 
     def _cumulate(self, elements: np.ndarray, width: int) -> np.ndarray:
         """Lay each query's discounted elements at its place in its session's row, then cumulate: the running
@@ -425,15 +498,23 @@ class _Prepared:
         return np.cumsum(rows, axis=1, out=rows)
 
 
-def _gains(grades: np.ndarray, shown: np.ndarray, params: SessionParams) -> np.ndarray:
-    """The gain of each cell where `shown` (judged, inside the cut), 0 elsewhere. Under the weighted
-    formulations a negative grade is unjudged, as in `python -m scoring eval` (metrics.grade_gains, which
-    raises GradeError for a grade past the weights); kanoulas2011 gives it 2^g - 1, so -1 costs 0.5."""
+def _gains(
+    grades: np.ndarray, shown: np.ndarray, params: SessionParams, *, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The gain of each cell where `shown` (judged, inside the cut), 0 elsewhere, written to `out` if given.
+    Under the weighted formulations a negative grade is unjudged, as in `python -m scoring eval`
+    (metrics.grade_gains, which raises GradeError for a grade past the weights); kanoulas2011 gives it 2^g - 1,
+    so -1 costs 0.5."""
+    gains = np.empty(grades.shape) if out is None else out
     if params.formulation == "kanoulas2011":
-        gains = np.exp2(grades, dtype=np.float64)
+        np.exp2(grades, out=gains, dtype=np.float64)
         gains -= 1.0
+    elif grades.size and 0 <= grades.min() and grades.max() < len(params.weights):
+        # No negative grade and none past the weights: grade_gains' value in one lookup, where grade_gains
+        # spends four passes and three (Q, D) temporaries on the masks for negative grades.
+        np.asarray(params.weights, dtype=np.float64).take(grades, out=gains, mode="clip")
     else:
-        gains = grade_gains(grades, params.weights)  # cells past the cut hold recall-base grades: checked anyway
+        gains[...] = grade_gains(grades, params.weights)  # cells past the cut hold recall-base grades: checked
     gains *= shown
     return gains
 
@@ -464,16 +545,21 @@ def _ideal_vectors(batch: SessionBatch, params: SessionParams, width: int) -> np
     return ideal_gains(judged, depth=width)
 
 
-def _normalize(curve: np.ndarray, ideal: np.ndarray) -> np.ndarray:
-    """curve / ideal, 0 where the ideal is 0. The ideal is non-decreasing along a row, so a row whose ideal
-    starts above 0 needs no test per element; only rows that start at 0 (an empty recall base, or leading
-    empty lists under as_is) take the slow path."""
+def _normalize(curve: np.ndarray, ideal: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """curve / ideal into out, 0 where the ideal is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        normalized = np.divide(curve, ideal)
+        np.divide(curve, ideal, out=out)
+    _zero_where_no_ideal(curve, ideal, out)
+    return out
+
+
+def _zero_where_no_ideal(curve: np.ndarray, ideal: np.ndarray, normalized: np.ndarray) -> None:
+    """Redo curve / ideal with 0 where the ideal is 0, in the rows that need it. The ideal is non-decreasing
+    along a row, so a row whose ideal starts above 0 needs no test per element; only rows that start at 0 (an
+    empty recall base, or leading empty lists under as_is) take the slow path."""
     if ideal.shape[1]:
         starts_at_zero = np.flatnonzero(ideal[:, 0] == 0)
         normalized[starts_at_zero] = _safe_divide(curve[starts_at_zero], ideal[starts_at_zero])
-    return normalized
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
