@@ -15,7 +15,9 @@ repeated n times that the SPEC describes. See docs/scoring-sessions.md.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +33,15 @@ _NO_GRADE = np.iinfo(np.int64).min  # encode_sessions' marker for an unjudged do
 # Sessions are turned into curves a block at a time, about this many cells per (S, W) matrix (1 MiB of float64),
 # so that a block's curve, ideal and normalized rows are still in the CPU cache from one step to the next.
 _BLOCK_CELLS = 1 << 17
+# Batches smaller than this many sessions are built on one thread (a thread costs more than it saves).
+_PARALLEL_SESSIONS = 20_000
+
+
+def _parallel_ranges(n_sessions: int, step: int) -> list[tuple[int, int]]:
+    """The session ranges built on separate threads: one per CPU (at most two) for a large batch."""
+    workers = min(2, os.cpu_count() or 1) if n_sessions >= _PARALLEL_SESSIONS else 1
+    middle = -(-n_sessions // workers // step) * step  # a block boundary
+    return [(0, n_sessions)] if workers == 1 else [(0, middle), (middle, n_sessions)]
 
 
 @dataclass(frozen=True)
@@ -425,32 +436,44 @@ class _Prepared:
         ideal = np.empty_like(curve)
         normalized = np.empty_like(curve)
         step = max(1, _BLOCK_CELLS // width)
-        # The block's row of the gains for each (session, query position): the spare zero row past the end
-        # where the session has no such query.
-        source_row = np.empty(step * n_max, dtype=np.intp)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for first in range(0, n_sessions, step):
-                last = min(first + step, n_sessions)
-                queries = slice(query_bounds[first], query_bounds[last])
-                sources = source_row[: (last - first) * n_max]
-                sources.fill(n_queries)
-                sources[(self.session_of[queries] - first) * n_max + self.qpos[queries]] = np.arange(
-                    queries.start, queries.stop
-                )
-                block = curve[first:last]
-                cells = block[:, :used]
-                np.take(
-                    self.gains_and_zero_row,
-                    sources.reshape(last - first, n_max),
-                    axis=0,
-                    out=cells.reshape(last - first, n_max, depth),
-                    mode="clip",
-                )
-                cells *= rank_by_column
-                cells *= query_by_column
-                np.cumsum(block, axis=1, out=block)
-                ideal_block = np.take(table, ideal_row[first:last], axis=0, out=ideal[first:last], mode="clip")
-                np.divide(block, ideal_block, out=normalized[first:last])
+
+        def blocks(begin: int, end: int) -> None:
+            # The block's row of the gains for each (session, query position): the spare zero row past the end
+            # where the session has no such query.
+            source_row = np.empty(step * n_max, dtype=np.intp)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                for first in range(begin, end, step):
+                    last = min(first + step, end)
+                    queries = slice(query_bounds[first], query_bounds[last])
+                    sources = source_row[: (last - first) * n_max]
+                    sources.fill(n_queries)
+                    sources[(self.session_of[queries] - first) * n_max + self.qpos[queries]] = np.arange(
+                        queries.start, queries.stop
+                    )
+                    block = curve[first:last]
+                    cells = block[:, :used]
+                    np.take(
+                        self.gains_and_zero_row,
+                        sources.reshape(last - first, n_max),
+                        axis=0,
+                        out=cells.reshape(last - first, n_max, depth),
+                        mode="clip",
+                    )
+                    cells *= rank_by_column
+                    cells *= query_by_column
+                    np.cumsum(block, axis=1, out=block)
+                    ideal_block = np.take(table, ideal_row[first:last], axis=0, out=ideal[first:last], mode="clip")
+                    np.divide(block, ideal_block, out=normalized[first:last])
+
+        # numpy releases the GIL inside these operations, so the blocks of the two halves of the sessions are
+        # built on two cores at once (rows are independent; each half writes only its own rows).
+        halves = _parallel_ranges(n_sessions, step)
+        if len(halves) == 1:
+            blocks(*halves[0])
+        else:
+            with ThreadPoolExecutor(len(halves)) as pool:
+                for done in [pool.submit(blocks, begin, end) for begin, end in halves]:
+                    done.result()
         _zero_where_no_ideal(curve, ideal, normalized)
         return curve, ideal, normalized
 

@@ -1,5 +1,6 @@
 """score_sessions builds the curve matrices a block of sessions at a time when every segment is full (the
-defaults): the blocks must give, to the bit, what the one-pass construction gives, across block boundaries."""
+defaults), large batches on two threads: the blocks must give, to the bit, what the one-pass construction
+gives, across block boundaries and across the two threads' halves."""
 
 import numpy as np
 import pytest
@@ -37,7 +38,12 @@ def many_sessions(n_sessions, seed=11, negative=False):
         ({"formulation": "log2"}, False),
     ],
 )
-def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(options, negative_grades):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(options, negative_grades, threads,
+                                                                                   monkeypatch):
+    # Two threads for this batch of 4000 (real batches go on two threads from 20,000 sessions).
+    monkeypatch.setattr(session, "_PARALLEL_SESSIONS", 1 if threads == 2 else 10**9)
+    monkeypatch.setattr(session.os, "cpu_count", lambda: 2)
     topics, results, qrels = many_sessions(4000, negative=negative_grades)
     params = SessionParams(top=6, **options)
     batch = encode_sessions(topics, results, qrels, depth=6)
@@ -47,6 +53,7 @@ def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(
     width = max((params.pad_to or 0) * params.top, int(prep.lengths.max()))
     assert prep.inside is None and len(topics) > 2 * (session._BLOCK_CELLS // width)  # blocks, and a partial one
 
+    assert len(session._parallel_ranges(len(topics), session._BLOCK_CELLS // width)) == threads
     curve, ideal, normalized = prep.curves(rank_disc, query_disc, width)
 
     one_pass_curve = prep.curve(rank_disc, query_disc, width)
