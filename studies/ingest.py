@@ -295,11 +295,16 @@ class _Batch:
                "message": message, "query_used": result.query_used}
         return self.log(raw, state, {"text": text}, ack)
 
-    def _on_results_page(self, raw, data):
+    def open_query(self, raw, data) -> tuple[_SessionState, _Query]:
+        """The open session and the query a page or a scan mark is about (named before the session is checked
+        open, so a wrong query is refused as such even in a finished session)."""
         state = self.state(raw)
         position = self.query_position(state, data)
         self.open_state(raw)
-        query = self.query_of(state, position)
+        return state, self.query_of(state, position)
+
+    def _on_results_page(self, raw, data):
+        state, query = self.open_query(raw, data)
         page = data.get("page")
         if not _int(page) or not 1 <= page <= MAX_PAGE:
             raise Refused(f"Pages are numbered 1 to {MAX_PAGE}.")
@@ -378,10 +383,7 @@ class _Batch:
 
     def _on_scan_mark(self, raw, data):
         """"I stopped scanning here": the query keeps the deepest rank marked."""
-        state = self.state(raw)
-        position = self.query_position(state, data)
-        self.open_state(raw)
-        query = self.query_of(state, position)
+        state, query = self.open_query(raw, data)
         rank = data.get("rank")
         if not _int(rank) or rank not in query.ranks:
             raise Refused("Mark a result that was shown for this query.")

@@ -197,6 +197,20 @@ def base_env(test_database_url, own_redis, index_root):
     return env
 
 
+def scored_study_build(study, participants: int):
+    """`study` over 30 documents with `participants` participants' sessions and a reference version
+    (tests/dashboards' build_study), for the tests that score it with real workers."""
+    from studies.models import Collection, Document
+    from tests.dashboards.conftest import build_study
+
+    collection = Collection.objects.create(name=f"Fault collection {uuid.uuid4().hex[:6]}")
+    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}")
+                                 for i in range(30))
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    return build_study(study, {d.external_id: d for d in collection.documents.all()}, participants=participants)
+
+
 def worker_command(concurrency: int = 1) -> list[str]:
     return [str(BIN / "celery"), "-A", "sessionlab", "worker", "--concurrency", str(concurrency), "--loglevel",
             "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"]

@@ -17,11 +17,9 @@ from scoring import services
 from scoring.models import ScoringRun, SessionScore
 from scoring.tasks import stale_runs_requeue_task
 from sessionlab.celery import app
-from studies.models import Collection, Document
-from tests.dashboards.conftest import build_study
 from tests.faults import test_requeue_stale_runs as requeue
 
-from .conftest import ROOT, wait_for, worker_command, worker_ready
+from .conftest import ROOT, scored_study_build, wait_for, worker_command, worker_ready
 
 # The broker that goes down and comes back, and a scored run of 16 sessions (test_requeue_stale_runs.py).
 broker = requeue.broker
@@ -104,12 +102,7 @@ def test_the_task_queues_a_run_stuck_longer_than_REQUEUE_STUCK_MINUTES(scored, b
 @pytest.mark.django_db(transaction=True)
 def test_a_beat_in_the_worker_scores_an_owed_run_by_itself(designed_study, base_env, processes, tmp_path,
                                                            queue_to_own_redis):
-    collection = Collection.objects.create(name="Beat collection")
-    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}")
-                                 for i in range(30))
-    designed_study.collection = collection
-    designed_study.save(update_fields=["collection"])
-    build_study(designed_study, {d.external_id: d for d in collection.documents.all()}, participants=2)
+    scored_study_build(designed_study, participants=2)
     # Created but never queued, as when the broker was down at creation: owed.
     run = ScoringRun.objects.create(study=designed_study, reference_version=designed_study.reference_versions.get(),
                                     weights=[0, 1, 10, 100], grid_b=[2.0], grid_bq=[4.0], is_default=True)

@@ -8,10 +8,9 @@ import signal
 import pytest
 
 from scoring.models import QueryScore, ScoringRun, SessionScore
-from studies.models import Collection, Document, Query
-from tests.dashboards.conftest import build_study
+from studies.models import Query
 
-from .conftest import wait_for, worker_command, worker_ready
+from .conftest import scored_study_build, wait_for, worker_command, worker_ready
 
 pytestmark = [pytest.mark.needs_worker, pytest.mark.django_db(transaction=True)]
 
@@ -20,13 +19,7 @@ VISIBILITY_TIMEOUT = 4
 
 def test_a_run_completes_once_after_its_worker_is_killed(designed_study, base_env, processes,
                                                           queue_to_own_redis):
-    collection = Collection.objects.create(name="Fault collection")
-    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}")
-                                 for i in range(30))
-    designed_study.collection = collection
-    designed_study.save(update_fields=["collection"])
-    docs = {doc.external_id: doc for doc in collection.documents.all()}
-    built = build_study(designed_study, docs, participants=16)
+    built = scored_study_build(designed_study, participants=16)
     sessions = [s["id"] for s in built.sessions]
     assert len(sessions) == 64
 
