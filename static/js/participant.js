@@ -366,10 +366,19 @@
   function judge(grade) {
     var open = state.openDoc;
     if (!open || gradeLabels[grade] === undefined || state.finished) { return; }
-    showGrade(open.doc, grade);  // at once; the server's answer confirms it (or says why not)
-    enqueue("judgment", { doc: open.doc, grade: grade }, function (ack) {
-      if (!ack.ok) { $("judgment-status").textContent = ack.refused || ack.error; return; }
-      showGrade(ack.doc, ack.grade);
+    var doc = open.doc, previous = state.grades[doc];
+    showGrade(doc, grade);  // at once; the server's answer confirms it (or says why not)
+    enqueue("judgment", { doc: doc, grade: grade }, function (ack) {
+      if (ack.ok) { showGrade(ack.doc, ack.grade); return; }
+      if (previous !== undefined) {
+        showGrade(doc, previous);  // refused: the grade the server holds is still the earlier one
+      } else {
+        delete state.grades[doc];
+        Array.prototype.forEach.call(document.querySelectorAll(".result"), function (item) {
+          if (item.dataset.doc === doc) { item.querySelector(".judged").textContent = ""; }
+        });
+      }
+      if (state.openDoc && state.openDoc.doc === doc) { $("judgment-status").textContent = ack.refused || ack.error; }
     }, true);
   }
 
