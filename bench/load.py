@@ -44,6 +44,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+ANSWERS = {"search_engine_years": 5, "domain_years": 3, "search_skill": 3}  # the questionnaire, as each answers it
 LATER_SECONDS = 3.0  # participant.js LATER_MS: how long events the page does not wait on may wait to be sent
 VOCABULARY = (
     "wing flow boundary layer shock heat transfer panel buckling shell pressure supersonic laminar turbulent "
@@ -80,11 +81,11 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     """The study, its collection and indexes, N participants each in their first scenario's search."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.utils import timezone
 
-    from studies import participation, services
-    from studies.models import Collection, Document, SearchSession
+    from studies import services
+    from studies.models import Collection, Document
     from studies.search_systems import collection_index_build
+    from studies.simulation import first_search_start
 
     call_command("migrate", verbosity=0)
     rng = random.Random(seed)
@@ -106,13 +107,7 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     grades = study.grade_values()
     players = []
     for participant in participants:
-        participant.consent_version, participant.consented_at = study.consent_version, timezone.now()
-        participant.questionnaire_answers = {"search_engine_years": 5, "domain_years": 3, "search_skill": 3}
-        participant.save(update_fields=["consent_version", "consented_at", "questionnaire_answers"])
-        assignment = participant.assignments.order_by("position").first()
-        participation.session_start(participant=participant, assignment=assignment,
-                                    client_event_id=f"setup-{participant.pk}")
-        session = SearchSession.objects.get(assignment=assignment)
+        session = first_search_start(participant=participant, answers=ANSWERS)
         players.append({"pk": participant.pk, "token": participant.access_token, "session": session.pk,
                         "grades": grades})
     return players

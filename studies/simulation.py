@@ -204,6 +204,18 @@ class SimulatedParticipant:
         return current + [rng.choice(words)]
 
 
+def first_search_start(*, participant: Participant, answers: Mapping) -> SearchSession:
+    """A participant who consents, answers the questionnaire and starts their first scenario, through the same
+    services as the pages: the starting point of the load benchmark and the fault tests."""
+    participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
+                                 client_event_id=f"ready-consent-{participant.pk}")
+    participation.questionnaire_save(participant=participant, answers=answers,
+                                     client_event_id=f"ready-questionnaire-{participant.pk}")
+    assignment = participant.assignments.order_by("position").first()
+    return participation.session_start(participant=participant, assignment=assignment,
+                                       client_event_id=f"ready-start-{participant.pk}")
+
+
 def participants_simulate(*, participants, reference: Mapping[str, Mapping[str, int]], seed: int = 2008) -> int:
     """Play each participant through their whole order; returns the number of sessions worked."""
     sessions = 0

@@ -23,7 +23,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from django.utils import timezone
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -269,9 +268,10 @@ def queue_to_own_redis(own_redis, monkeypatch):
 def live_study(designed_study, index_root, transactional_db):
     """Alice's designed study over the generated 40-document collection, both indexes built under a temporary
     INDEX_ROOT, six participants consented, questionnaire answered and in their first search."""
-    from studies import participation, services
-    from studies.models import Collection, Document, SearchSession
+    from studies import services
+    from studies.models import Collection, Document
     from studies.search_systems import collection_index_build
+    from studies.simulation import first_search_start
     from tests.participate.conftest import make_documents
 
     collection = Collection.objects.create(name="Generated 40")
@@ -282,15 +282,10 @@ def live_study(designed_study, index_root, transactional_db):
     for configuration in ("bm25_title_text", "bm25_text"):
         collection_index_build(collection=collection, configuration=configuration)
     players = []
+    answers = {"search_engine_years": 5, "domain_years": 3, "search_skill": 3}
     for participant in services.participants_enrol(study=designed_study, count=6):
-        participant.consent_version, participant.consented_at = designed_study.consent_version, timezone.now()
-        participant.questionnaire_answers = {"search_engine_years": 5, "domain_years": 3, "search_skill": 3}
-        participant.save(update_fields=["consent_version", "consented_at", "questionnaire_answers"])
-        assignment = participant.assignments.order_by("position").first()
-        participation.session_start(participant=participant, assignment=assignment,
-                                    client_event_id=f"start-{participant.pk}")
-        players.append({"pk": participant.pk, "token": participant.access_token,
-                        "session": SearchSession.objects.get(assignment=assignment).pk})
+        session = first_search_start(participant=participant, answers=answers)
+        players.append({"pk": participant.pk, "token": participant.access_token, "session": session.pk})
     designed_study.players = players
     return designed_study
 

@@ -23,16 +23,6 @@ PARAMETERS = {"label": "paper", "weights": [0, 1, 10, 100], "b": 2, "bq": 4, "to
               "judgments": "reference"}
 
 
-@pytest.fixture(autouse=True)
-def _eager_celery():
-    from sessionlab.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
-
 @pytest.fixture
 def judged_study(worked_study, alice):
     """The worked study with a reference version grading every document for every topic."""

@@ -20,16 +20,6 @@ ROLES = ("anonymous", "participant", "other_participant", "assessor", "other_ass
 
 
 @pytest.fixture(autouse=True)
-def _eager_celery():
-    from sessionlab.celery import app
-
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
-
-
-@pytest.fixture(autouse=True)
 def _fresh_cache():
     # Rate-limit counters and chart data live in the cache: no test sees another's.
     from django.core.cache import cache
