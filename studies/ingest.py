@@ -22,7 +22,19 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from .models import Document, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult, System
+from . import plain_sql
+from .models import (
+    Assignment,
+    Document,
+    Event,
+    GradeLevel,
+    Judgment,
+    JudgmentChange,
+    Query,
+    SearchSession,
+    ShownResult,
+    System,
+)
 from .participation import (
     _CLIENT_ID,
     _EVENT_TYPE,
@@ -69,18 +81,22 @@ class _SessionState:
     pages: dict[tuple[int, int], list[dict]] = field(default_factory=dict)  # (query id, page) -> shown results
     shown: dict[str, int] = field(default_factory=dict)  # external id -> document pk, of those the batch names
     texts: dict[int, dict] = field(default_factory=dict)  # document pk -> {"doc", "title", "text"}
-    last_position: int | None = None  # read when the batch logs a query
+    judgments: dict[int, tuple[int, int]] = field(default_factory=dict)  # document pk -> (judgment id, grade)
 
-    def read(self, docs: set[str], positions: set[int]) -> None:
-        # Plain SQL: these run for every batch, and building the ORM's statements cost more than running them.
+    def read(self, collection_id: int, docs: set[str], positions: set[int]) -> None:
         if docs:
-            # With their text: an open is answered with it, without another round trip.
-            for external_id, document_id, title, text in _rows(
-                    f"SELECT DISTINCT d.external_id, d.id, d.title, d.text FROM {_SHOWN} r"
-                    f" JOIN {_QUERY} q ON q.id = r.query_id JOIN {_DOCUMENT} d ON d.id = r.document_id"
-                    f" WHERE q.session_id = %s AND d.external_id IN ({_marks(docs)})", [self.id, *docs]):
+            # With their text (an open is answered with it, without another round trip) and this session's
+            # judgment of them.
+            for external_id, document_id, title, text, judgment_id, grade in _rows(
+                    f"SELECT d.external_id, d.id, d.title, d.text, j.id, j.grade FROM {_DOCUMENT} d"
+                    f" LEFT JOIN {_JUDGMENT} j ON j.session_id = %s AND j.document_id = d.id"
+                    f" WHERE d.collection_id = %s AND d.external_id IN ({_marks(docs)}) AND EXISTS (SELECT 1"
+                    f" FROM {_SHOWN} r JOIN {_QUERY} q ON q.id = r.query_id WHERE r.document_id = d.id"
+                    " AND q.session_id = %s)", [self.id, collection_id, *docs, self.id]):
                 self.shown[external_id] = document_id
                 self.texts[document_id] = {"doc": external_id, "title": title, "text": text}
+                if judgment_id is not None:
+                    self.judgments[document_id] = (judgment_id, grade)
         if positions:
             rows = _rows(
                 "SELECT q.id, q.position, q.text, q.scan_mark_rank, r.rank, r.page, r.document_id, d.external_id,"
@@ -95,13 +111,6 @@ class _SessionState:
                 if rank is not None:
                     _shown_add(self, query, rank, page, document_id, external_id, title, snippet, body)
 
-    def next_position(self) -> int:
-        if self.last_position is None:
-            self.last_position = Query.objects.filter(session_id=self.id).order_by("-position").values_list(
-                "position", flat=True).first() or 0
-        self.last_position += 1
-        return self.last_position
-
 
 def _shown_add(state, query, rank, page, document_id, external_id, title, snippet, text) -> None:
     """A shown result, as the page gets it: with its document's text, so opening it needs no round trip."""
@@ -111,17 +120,22 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
     state.shown.setdefault(external_id, document_id)
 
 
-_SHOWN, _QUERY, _DOCUMENT, _EVENT = (m._meta.db_table for m in (ShownResult, Query, Document, Event))
+# Plain SQL for every statement a batch runs (studies/plain_sql.py says why).
+_SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _SESSION, _ASSIGNMENT, _GRADE_LEVEL = (
+    plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, SearchSession, Assignment, GradeLevel))
+_rows = plain_sql.rows
 
 
 def _marks(values) -> str:
-    return ", ".join(["%s"] * len(values))
+    return plain_sql.marks(len(values))
 
 
-def _rows(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+def _prepared(model, name: str, value):
+    return model._meta.get_field(name).get_db_prep_save(value, connection)
+
+
+_EVENT_COLUMNS = ("participant", "session", "type", "client_event_id", "sequence", "client_time", "server_time",
+                  "payload")
 
 
 def _int(value) -> bool:
@@ -135,7 +149,8 @@ class _Batch:
         self.store_refusals = store_refusals
         self.sessions: dict[int, _SessionState] = {}
         self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
-        self.rows: list[Event] = []
+        self.rows: list[tuple] = []  # the new Events (_EVENT_COLUMNS)
+        self.judgment_changes: list[tuple] = []  # (judgment id, grade, changed at)
         self.now = timezone.now()
         self._grades: list[int] | None = None
         self.systems: dict[int, System] = {}
@@ -170,20 +185,24 @@ class _Batch:
                     positions.add(position)
         if not needs:
             return
-        rows = (SearchSession.objects.select_for_update(of=("self",))
-                .filter(pk__in=needs, assignment__participant=self.participant).order_by("pk")
-                .values_list("pk", "started_at", "ended_at", "assignment__system_id", "assignment__scenario_id"))
+        lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
+        rows = _rows(
+            f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id FROM {_SESSION} s"
+            f" JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id WHERE s.id IN ({_marks(needs)})"
+            f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk])
         for session_id, started_at, ended_at, system_id, scenario_id in rows:
-            state = self.sessions[session_id] = _SessionState(session_id, started_at, ended_at, system_id, scenario_id)
+            state = self.sessions[session_id] = _SessionState(
+                session_id, plain_sql.aware(started_at), plain_sql.aware(ended_at), system_id, scenario_id)
             if ended_at is None and self.study.time_limit_minutes:
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
-            state.read(*needs[session_id])
+            state.read(self.study.collection_id, *needs[session_id])
 
     def grades(self) -> list[int]:
         if self._grades is None:
-            self._grades = self.study.grade_values()
+            self._grades = [value for (value,) in _rows(
+                f"SELECT value FROM {_GRADE_LEVEL} WHERE study_id = %s ORDER BY value", [self.study.id])]
         return self._grades
 
     # --- checks ---------------------------------------------------------------------------------------
@@ -242,10 +261,9 @@ class _Batch:
 
     def log(self, raw, state: _SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
         sequence = raw.get("seq")
-        self.rows.append(Event(
-            participant=self.participant, session_id=state.id if state else None, type=kind or raw["type"],
-            client_event_id=raw["id"], sequence=sequence if _int(sequence) and sequence >= 0 else None,
-            client_time=_client_time(raw.get("time")), payload={"data": data, "ack": ack}))
+        self.rows.append((self.participant.pk, state.id if state else None, kind or raw["type"], raw["id"],
+                          sequence if _int(sequence) and sequence >= 0 else None, _client_time(raw.get("time")),
+                          self.now, {"data": data, "ack": ack}))
         self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
         return ack
 
@@ -262,9 +280,10 @@ class _Batch:
     def _shown_store(self, state: _SessionState, query: _Query, result, page: int) -> None:
         """Store the results of a page as shown (and keep them in the state for later events and the answer)."""
         hits = result.results
-        documents = {external_id: (pk, text) for external_id, pk, text in Document.objects.filter(
-            collection_id=self.study.collection_id, external_id__in=[h.doc_id for h in hits]).values_list(
-            "external_id", "pk", "text")}
+        names = {h.doc_id for h in hits}
+        documents = {external_id: (pk, text) for external_id, pk, text in _rows(
+            f"SELECT external_id, id, text FROM {_DOCUMENT} WHERE collection_id = %s"
+            f" AND external_id IN ({_marks(names)})", [self.study.collection_id, *names])} if names else {}
         rows = []
         for hit in hits:
             if hit.doc_id not in documents:
@@ -273,10 +292,9 @@ class _Batch:
                                hit.doc_id, hit.rank)
                 continue
             document_id, text = documents[hit.doc_id]
-            rows.append(ShownResult(query_id=query.id, rank=hit.rank, document_id=document_id, title=hit.title,
-                                    snippet=hit.snippet, page=page, shown_at=self.now))
+            rows.append((query.id, hit.rank, document_id, hit.title, hit.snippet, page, self.now))
             _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, hit.title, hit.snippet, text)
-        ShownResult.objects.bulk_create(rows)
+        plain_sql.insert(ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows)
         state.pages.setdefault((query.id, page), [])
 
     def _on_query(self, raw, data):
@@ -286,10 +304,12 @@ class _Batch:
             raise Refused("Please type some words to search for.")
         result = self._search(state, text, 1)
         message = result.error or ""
-        position = state.next_position()
-        row = Query.objects.create(session_id=state.id, position=position, text=text, issued_at=self.now,
-                                   system_message=message)
-        query = state.queries[position] = _Query(row.pk, position, text, None, total=result.total)
+        # The next position and the insert in one statement (the session's lock keeps positions in order).
+        [(query_id, position)] = _rows(
+            f"INSERT INTO {_QUERY} (session_id, position, text, issued_at, system_message)"
+            f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s FROM {_QUERY} WHERE session_id = %s"
+            " RETURNING id, position", [state.id, text, _prepared(Query, "issued_at", self.now), message, state.id])
+        query = state.queries[position] = _Query(query_id, position, text, None, total=result.total)
         self._shown_store(state, query, result, 1)
         ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
                "message": message, "query_used": result.query_used}
@@ -367,17 +387,17 @@ class _Batch:
             raise Refused(f"A grade is one of {', '.join(str(g) for g in scale)}.")
         doc = str(data.get("doc", ""))
         document_id = self.shown_document(state, doc)
-        judgment = Judgment.objects.filter(session_id=state.id, document_id=document_id).first()
-        previous = None if judgment is None else judgment.grade
-        if judgment is None:
-            judgment = Judgment.objects.create(
-                session_id=state.id, document_id=document_id, grade=grade, created_at=self.now,
-                updated_at=self.now)
-        elif judgment.grade != grade:
-            judgment.grade, judgment.updated_at = grade, self.now
-            judgment.save(update_fields=["grade", "updated_at"])
+        judgment_id, previous = state.judgments.get(document_id, (None, None))
+        if judgment_id is None:
+            [(judgment_id,)] = plain_sql.insert(
+                Judgment, ("session", "document", "grade", "created_at", "updated_at"),
+                [(state.id, document_id, grade, self.now, self.now)], returning="id")
+        elif previous != grade:
+            plain_sql.execute(f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
+                              [grade, _prepared(Judgment, "updated_at", self.now), judgment_id])
         if previous != grade:
-            JudgmentChange.objects.create(judgment=judgment, grade=grade, changed_at=self.now)
+            state.judgments[document_id] = (judgment_id, grade)
+            self.judgment_changes.append((judgment_id, grade, self.now))
         ack = {"ok": True, "doc": doc, "grade": grade, "previous": previous}
         return self.log(raw, state, {"doc": doc, "grade": grade}, ack)
 
@@ -388,7 +408,7 @@ class _Batch:
         if not _int(rank) or rank not in query.ranks:
             raise Refused("Mark a result that was shown for this query.")
         if query.scan_mark_rank is None or query.scan_mark_rank < rank:
-            Query.objects.filter(pk=query.id).update(scan_mark_rank=rank)
+            plain_sql.execute(f"UPDATE {_QUERY} SET scan_mark_rank = %s WHERE id = %s", [rank, query.id])
             query.scan_mark_rank = rank
         ack = {"ok": True, "query": query.position, "rank": rank}
         return self.log(raw, state, {"query": query.position, "rank": rank}, ack)
@@ -515,5 +535,6 @@ def _batch_apply(batch: _Batch, events: list[Mapping]) -> list[dict]:
             if not batch.store_refusals:
                 raise
             acks.append(batch.refused(raw, refusal))
-    Event.objects.bulk_create(batch.rows)
+    plain_sql.insert(JudgmentChange, ("judgment", "grade", "changed_at"), batch.judgment_changes)
+    plain_sql.insert(Event, _EVENT_COLUMNS, batch.rows)
     return acks
