@@ -25,6 +25,7 @@ from django.utils import timezone
 from . import plain_sql
 from .models import (
     Assignment,
+    Collection,
     Document,
     Event,
     GradeLevel,
@@ -121,8 +122,9 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
 
 
 # Plain SQL for every statement a batch runs (studies/plain_sql.py says why).
-_SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _SESSION, _ASSIGNMENT, _GRADE_LEVEL = (
-    plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, SearchSession, Assignment, GradeLevel))
+_SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _SESSION, _ASSIGNMENT, _GRADE_LEVEL, _SYSTEM = (
+    plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, SearchSession, Assignment, GradeLevel,
+                                 System))
 _rows = plain_sql.rows
 
 
@@ -150,7 +152,10 @@ class _Batch:
         self.sessions: dict[int, _SessionState] = {}
         self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
         self.rows: list[tuple] = []  # the new Events (_EVENT_COLUMNS)
-        self.judgment_changes: list[tuple] = []  # (judgment id, grade, changed at)
+        # Judgments are written with the batch's Events: new ones inserted, changed ones updated, each change kept.
+        self.judgments_new: dict[tuple[int, int], int] = {}  # (session id, document id) -> grade
+        self.judgments_changed: dict[int, int] = {}  # judgment id -> grade
+        self.judgment_changes: list[tuple[tuple[int, int], int | None, int]] = []  # (key, judgment id, grade)
         self.now = timezone.now()
         self._grades: list[int] | None = None
         self.systems: dict[int, System] = {}
@@ -270,12 +275,23 @@ class _Batch:
     def _search(self, state: _SessionState, text: str, page: int):
         system = self.systems.get(state.system_id)
         if system is None:
-            system = self.systems[state.system_id] = System.objects.select_related("study__collection").get(
-                pk=state.system_id)
+            system = self.systems[state.system_id] = self.system_read(state.system_id)
         result = system_search(system=system, query=text, page=page)
         if result.detail:
             logger.info("session %s query %r page %d: %s", state.id, text, page, result.detail)
         return result
+
+    def system_read(self, system_id: int) -> System:
+        """The session's system, with the participant's study (and its collection's id) as its study."""
+        [(study_id, code, name, backend, config)] = _rows(
+            f"SELECT study_id, code, name, backend, config FROM {_SYSTEM} WHERE id = %s", [system_id])
+        system = System.from_db("default", ["id", "study_id", "code", "name", "backend", "config"], [
+            system_id, study_id, code, name, backend, json.loads(config) if isinstance(config, str) else config])
+        if study_id == self.study.id:
+            if self.study.collection_id is not None and "collection" not in self.study._state.fields_cache:
+                self.study.collection = Collection.from_db("default", ["id"], [self.study.collection_id])
+            system.study = self.study
+        return system
 
     def _shown_store(self, state: _SessionState, query: _Query, result, page: int) -> None:
         """Store the results of a page as shown (and keep them in the state for later events and the answer)."""
@@ -388,16 +404,13 @@ class _Batch:
         doc = str(data.get("doc", ""))
         document_id = self.shown_document(state, doc)
         judgment_id, previous = state.judgments.get(document_id, (None, None))
-        if judgment_id is None:
-            [(judgment_id,)] = plain_sql.insert(
-                Judgment, ("session", "document", "grade", "created_at", "updated_at"),
-                [(state.id, document_id, grade, self.now, self.now)], returning="id")
-        elif previous != grade:
-            plain_sql.execute(f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
-                              [grade, _prepared(Judgment, "updated_at", self.now), judgment_id])
         if previous != grade:
+            if judgment_id is None:
+                self.judgments_new[(state.id, document_id)] = grade
+            else:
+                self.judgments_changed[judgment_id] = grade
             state.judgments[document_id] = (judgment_id, grade)
-            self.judgment_changes.append((judgment_id, grade, self.now))
+            self.judgment_changes.append(((state.id, document_id), judgment_id, grade))
         ack = {"ok": True, "doc": doc, "grade": grade, "previous": previous}
         return self.log(raw, state, {"doc": doc, "grade": grade}, ack)
 
@@ -429,6 +442,19 @@ class _Batch:
         state.ended_at = ended_at
         _sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
         return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
+
+    def judgments_write(self) -> None:
+        """The batch's judgments: the new ones in one statement, one update per changed one, the history in one."""
+        created = {(session_id, document_id): judgment_id for judgment_id, session_id, document_id in plain_sql.insert(
+            Judgment, ("session", "document", "grade", "created_at", "updated_at"),
+            [(*key, grade, self.now, self.now) for key, grade in self.judgments_new.items()],
+            returning=("id", "session_id", "document_id"))}
+        updated_at = _prepared(Judgment, "updated_at", self.now)
+        for judgment_id, grade in self.judgments_changed.items():
+            plain_sql.execute(f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
+                              [grade, updated_at, judgment_id])
+        plain_sql.insert(JudgmentChange, ("judgment", "grade", "changed_at"), [
+            (judgment_id or created[key], grade, self.now) for key, judgment_id, grade in self.judgment_changes])
 
     def refused(self, raw: Mapping, refusal: Refused) -> dict:
         ack = {"ok": False, "refused": refusal.message}
@@ -535,6 +561,6 @@ def _batch_apply(batch: _Batch, events: list[Mapping]) -> list[dict]:
             if not batch.store_refusals:
                 raise
             acks.append(batch.refused(raw, refusal))
-    plain_sql.insert(JudgmentChange, ("judgment", "grade", "changed_at"), batch.judgment_changes)
+    batch.judgments_write()
     plain_sql.insert(Event, _EVENT_COLUMNS, batch.rows)
     return acks
