@@ -24,27 +24,37 @@ def marks(count: int) -> str:
 
 def _cursor():
     """On PostgreSQL a cursor that binds its parameters on the server: psycopg sends them as typed values
-    (dumped in C) instead of quoting each into the SQL text in Python, which the ORM's client-side cursors do
-    (and which cost more than the statements here). Still Django's wrapper: errors, logging, thread checks."""
+    (dumped in C) instead of quoting each into the SQL text in Python, as the ORM's client-side cursors do (which
+    cost more than the statements here). One per connection, kept for its life: making a psycopg cursor costs
+    more than a short statement. Still inside Django's wrapper (errors, query logging, thread checks)."""
     if connection.vendor != "postgresql":
         return connection.cursor()
     import psycopg
 
     connection.ensure_connection()
-    with connection.wrap_database_errors:
-        return connection._prepare_cursor(psycopg.Cursor(connection.connection))
+    raw = getattr(connection, "_plain_sql_cursor", None)
+    if raw is None or raw.closed or raw.connection is not connection.connection:
+        with connection.wrap_database_errors:
+            raw = connection._plain_sql_cursor = psycopg.Cursor(connection.connection)
+    return connection._prepare_cursor(raw)
 
 
 def rows(sql: str, params: list | tuple = ()) -> list[tuple]:
-    with _cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+    return _run("execute", sql, params, lambda cursor: cursor.fetchall())
 
 
 def execute(sql: str, params: list | tuple = ()) -> int:
-    with _cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    return _run("execute", sql, params, lambda cursor: cursor.rowcount)
+
+
+def _run(method: str, sql: str, params, result):
+    cursor = _cursor()
+    try:
+        getattr(cursor, method)(sql, params)
+        return result(cursor)
+    finally:
+        if connection.vendor != "postgresql":  # on PostgreSQL it serves the connection's next statement too
+            cursor.close()
 
 
 def aware(value: datetime | None) -> datetime | None:
@@ -93,9 +103,9 @@ def insert(model: type[models.Model], names: tuple[str, ...], values: list[tuple
     if not returning:
         # One statement for one row, sent for every row in one round trip (psycopg pipelines executemany): its
         # text is the same whatever the batch size, so the driver parses it once and the server prepares it.
-        with _cursor() as cursor:
-            cursor.executemany(f"INSERT INTO {table(model)} ({columns}) VALUES {row_marks}", [
-                [prepare(value, ops) for prepare, value in zip(preparers, row, strict=True)] for row in values])
+        _run("executemany", f"INSERT INTO {table(model)} ({columns}) VALUES {row_marks}", [
+            [prepare(value, ops) for prepare, value in zip(preparers, row, strict=True)] for row in values],
+             lambda cursor: None)
         return []
     params = [prepare(value, ops) for row in values for prepare, value in zip(preparers, row, strict=True)]
     sql = f"INSERT INTO {table(model)} ({columns}) VALUES {', '.join([row_marks] * len(values))}"
