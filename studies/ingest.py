@@ -159,6 +159,7 @@ class _Batch:
         self.now = timezone.now()
         self._grades: list[int] | None = None
         self.systems: dict[int, System] = {}
+        self.system_rows: dict[int, tuple] = {}  # system id -> (study id, code, name, backend, config)
 
     # --- reading --------------------------------------------------------------------------------------
 
@@ -191,11 +192,13 @@ class _Batch:
         if not needs:
             return
         lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
-        rows = _rows(
-            f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id FROM {_SESSION} s"
-            f" JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id WHERE s.id IN ({_marks(needs)})"
+        rows = _rows(  # with each session's system, which a query or a new page searches
+            f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
+            f" y.backend, y.config FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
+            f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
             f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk])
-        for session_id, started_at, ended_at, system_id, scenario_id in rows:
+        for session_id, started_at, ended_at, system_id, scenario_id, *system in rows:
+            self.system_rows[system_id] = tuple(system)
             state = self.sessions[session_id] = _SessionState(
                 session_id, plain_sql.aware(started_at), plain_sql.aware(ended_at), system_id, scenario_id)
             if ended_at is None and self.study.time_limit_minutes:
@@ -275,16 +278,16 @@ class _Batch:
     def _search(self, state: _SessionState, text: str, page: int):
         system = self.systems.get(state.system_id)
         if system is None:
-            system = self.systems[state.system_id] = self.system_read(state.system_id)
+            system = self.systems[state.system_id] = self.system_build(state.system_id)
         result = system_search(system=system, query=text, page=page)
         if result.detail:
             logger.info("session %s query %r page %d: %s", state.id, text, page, result.detail)
         return result
 
-    def system_read(self, system_id: int) -> System:
-        """The session's system, with the participant's study (and its collection's id) as its study."""
-        [(study_id, code, name, backend, config)] = _rows(
-            f"SELECT study_id, code, name, backend, config FROM {_SYSTEM} WHERE id = %s", [system_id])
+    def system_build(self, system_id: int) -> System:
+        """The session's system (read with the session), with the participant's study (and its collection's id)
+        as its study."""
+        study_id, code, name, backend, config = self.system_rows[system_id]
         system = System.from_db("default", ["id", "study_id", "code", "name", "backend", "config"], [
             system_id, study_id, code, name, backend, json.loads(config) if isinstance(config, str) else config])
         if study_id == self.study.id:

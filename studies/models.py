@@ -253,7 +253,8 @@ class SearchSession(models.Model):
 
 
 class Query(models.Model):
-    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="queries")
+    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="queries",
+                                db_index=False)  # served by the unique (session, position)
     position = models.PositiveSmallIntegerField()
     text = models.TextField()
     issued_at = models.DateTimeField()
@@ -275,7 +276,8 @@ class Query(models.Model):
 
 
 class ShownResult(models.Model):
-    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="shown_results")
+    # Served by the unique (query, rank), as below: one index less to write for each result shown.
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="shown_results", db_index=False)
     rank = models.PositiveIntegerField()
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     title = models.TextField(blank=True)
@@ -301,7 +303,9 @@ class Event(models.Model):
     A trigger refuses UPDATE; rows are only ever deleted by a participant's withdrawal.
     """
 
-    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the unique (participant, client_event_id) serves lookups by participant, and every
+    # index is one more write for each event logged (docs/performance-load.md).
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="events", db_index=False)
     session = models.ForeignKey(SearchSession, null=True, blank=True, on_delete=models.CASCADE, related_name="events")
     type = models.CharField(max_length=40)
     client_event_id = models.CharField(max_length=64)
@@ -323,7 +327,8 @@ class Event(models.Model):
 class Judgment(models.Model):
     """A participant's current grade for a document in a session; every change is kept in JudgmentChange."""
 
-    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="judgments")
+    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="judgments",
+                                db_index=False)  # served by the unique (session, document)
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     grade = models.SmallIntegerField()
     created_at = models.DateTimeField()
