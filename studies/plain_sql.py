@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from functools import cache
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
 
@@ -22,21 +22,21 @@ def marks(count: int) -> str:
     return ", ".join(["%s"] * count)
 
 
-def _cursor():
+def _cursor(db):
     """On PostgreSQL a cursor that binds its parameters on the server: psycopg sends them as typed values
     (dumped in C) instead of quoting each into the SQL text in Python, as the ORM's client-side cursors do (which
     cost more than the statements here). One per connection, kept for its life: making a psycopg cursor costs
     more than a short statement. Still inside Django's wrapper (errors, query logging, thread checks)."""
-    if connection.vendor != "postgresql":
-        return connection.cursor()
+    if db.vendor != "postgresql":
+        return db.cursor()
     import psycopg
 
-    connection.ensure_connection()
-    raw = getattr(connection, "_plain_sql_cursor", None)
-    if raw is None or raw.closed or raw.connection is not connection.connection:
-        with connection.wrap_database_errors:
-            raw = connection._plain_sql_cursor = psycopg.Cursor(connection.connection)
-    return connection._prepare_cursor(raw)
+    db.ensure_connection()
+    raw = getattr(db, "_plain_sql_cursor", None)
+    if raw is None or raw.closed or raw.connection is not db.connection:
+        with db.wrap_database_errors:
+            raw = db._plain_sql_cursor = psycopg.Cursor(db.connection)
+    return db._prepare_cursor(raw)
 
 
 def rows(sql: str, params: list | tuple = ()) -> list[tuple]:
@@ -47,13 +47,14 @@ def execute(sql: str, params: list | tuple = ()) -> int:
     return _run("execute", sql, params, lambda cursor: cursor.rowcount)
 
 
-def _run(method: str, sql: str, params, result):
-    cursor = _cursor()
+def _run(method: str, sql: str, params, result, db=None):
+    db = db or connections[DEFAULT_DB_ALIAS]  # once: each use of the `connection` proxy looks it up again
+    cursor = _cursor(db)
     try:
         getattr(cursor, method)(sql, params)
         return result(cursor)
     finally:
-        if connection.vendor != "postgresql":  # on PostgreSQL it serves the connection's next statement too
+        if db.vendor != "postgresql":  # on PostgreSQL it serves the connection's next statement too
             cursor.close()
 
 
@@ -91,23 +92,27 @@ _PLAIN_KINDS = {"ForeignKey", "IntegerField", "BigIntegerField", "SmallIntegerFi
                 "PositiveSmallIntegerField", "PositiveBigIntegerField", "CharField", "TextField", "BooleanField"}
 
 
+# Rows per INSERT: at most this many parameters, so that psycopg keeps the statement's conversion cached (it
+# caches statements of up to 50 parameters) and PostgreSQL prepares it; a batch needs only a few shapes.
+_MAX_PARAMS = 50
+
+
 def insert(model: type[models.Model], names: tuple[str, ...], values: list[tuple],
            returning: tuple[str, ...] = ()) -> list[tuple]:
-    """One INSERT of many rows; with `returning` (column names), those columns of the new rows, in no promised
-    order (return a key with them)."""
-    if not values:
-        return []
+    """INSERT many rows, in as few statements as keep under _MAX_PARAMS each; with `returning` (column names),
+    those columns of the new rows, in no promised order (return a key with them)."""
+    db = connections[DEFAULT_DB_ALIAS]
     columns, preparers = _columns(model, names)
-    ops = connection.ops
+    ops = db.ops
+    per_statement = max(1, _MAX_PARAMS // len(preparers))
+    into = f"INSERT INTO {table(model)} ({columns}) VALUES "
     row_marks = f"({marks(len(preparers))})"
-    if not returning:
-        # One statement for one row, sent for every row in one round trip (psycopg pipelines executemany): its
-        # text is the same whatever the batch size, so the driver parses it once and the server prepares it.
-        _run("executemany", f"INSERT INTO {table(model)} ({columns}) VALUES {row_marks}", [
-            [prepare(value, ops) for prepare, value in zip(preparers, row, strict=True)] for row in values],
-             lambda cursor: None)
-        return []
-    params = [prepare(value, ops) for row in values for prepare, value in zip(preparers, row, strict=True)]
-    sql = f"INSERT INTO {table(model)} ({columns}) VALUES {', '.join([row_marks] * len(values))}"
-    return rows(f"{sql} RETURNING {', '.join(connection.ops.quote_name(c) for c in returning)}", params)
-
+    tail = f" RETURNING {', '.join(ops.quote_name(c) for c in returning)}" if returning else ""
+    out = []
+    for start in range(0, len(values), per_statement):
+        chunk = values[start:start + per_statement]
+        params = [prepare(value, ops) for row in chunk for prepare, value in zip(preparers, row, strict=True)]
+        sql = f"{into}{', '.join([row_marks] * len(chunk))}{tail}"
+        out.extend(_run("execute", sql, params, (lambda cursor: cursor.fetchall()) if returning else
+                        (lambda cursor: ()), db))
+    return out
