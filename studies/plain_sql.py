@@ -65,6 +65,51 @@ def aware(value: datetime | None) -> datetime | None:
     return value
 
 
+@cache
+def select_list(model: type[models.Model], alias: str) -> str:
+    """Every column of `model` under `alias`, in the order instance() takes them."""
+    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in model._meta.concrete_fields)
+
+
+def instance(model: type[models.Model], values) -> models.Model:
+    """The model instance a row of select_list(model) holds, with its values converted as the ORM would."""
+    return model.from_db(DEFAULT_DB_ALIAS, None, [load(value) for load, value in zip(_loaders(model), values,
+                                                                                       strict=True)])
+
+
+def instances(row, *models: type[models.Model]) -> list[models.Model | None]:
+    """One instance per model from a row of their select lists side by side; None for a model whose columns
+    are all NULL (the missing side of a LEFT JOIN)."""
+    out, start = [], 0
+    for model in models:
+        width = len(model._meta.concrete_fields)
+        values = row[start:start + width]
+        out.append(None if values[0] is None else instance(model, values))
+        start += width
+    return out
+
+
+@cache
+def _loaders(model: type[models.Model]) -> tuple:
+    loaders = []
+    for f in model._meta.concrete_fields:
+        kind = f.get_internal_type()
+        if kind == "DateTimeField":
+            loaders.append(aware)
+        elif kind == "JSONField":  # Django's connections hand JSON back as text, for the field to decode
+            loaders.append(lambda value, field=f: value if value is None or not isinstance(value, str | bytes)
+                           else field.from_db_value(value, None, connection))
+        elif kind == "BooleanField":  # SQLite's 0 and 1
+            loaders.append(lambda value: value if value is None else bool(value))
+        else:
+            loaders.append(_as_is_loaded)
+    return tuple(loaders)
+
+
+def _as_is_loaded(value):
+    return value
+
+
 def _as_is(value, ops):
     return value
 

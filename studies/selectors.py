@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 
 from . import plain_sql
-from .models import Assignment, Participant, SearchSession, Study, access_token_digest
+from .models import Assignment, Participant, Scenario, SearchSession, Study, System, access_token_digest
 
 
 @dataclass
@@ -79,54 +79,30 @@ def studies_visible_to(user):
 
 
 def participant_by_token(token: str) -> Participant | None:
-    """The participant whose private-link token this is, or None. Looked up by the token's SHA-256 digest (an
-    indexed column), then the token itself is compared in constant time: how long a wrong guess takes says
-    nothing about how close it was (docs/security.md)."""
-    return _checked(token, Participant.objects.select_related("study"))
-
-
-# What the events endpoint reads of a participant and their study (studies/ingest.py), in one plain statement: it
-# runs for every batch a page sends (studies/plain_sql.py says why). Any other field still loads when touched.
-_EVENT_PARTICIPANT = ("id", "study_id", "access_token", "consented_at", "declined_at", "withdrawn_at")
-_EVENT_STUDY = ("id", "collection_id", "time_limit_minutes")
-
-
-def participant_for_events(token: str) -> Participant | None:
-    """participant_by_token, for the events endpoint."""
+    """The participant whose private-link token this is (with their study), or None. Looked up by the token's
+    SHA-256 digest (an indexed column), then the token itself is compared in constant time: how long a wrong
+    guess takes says nothing about how close it was (docs/security.md). Plain SQL: every page and event batch
+    of a participant starts here (studies/plain_sql.py says why)."""
     if not _plausible(token):
         return None
     found = plain_sql.rows(
-        f"SELECT {', '.join('p.' + name for name in _EVENT_PARTICIPANT)},"
-        f" {', '.join('s.' + name for name in _EVENT_STUDY)} FROM {plain_sql.table(Participant)} p"
-        f" JOIN {plain_sql.table(Study)} s ON s.id = p.study_id WHERE p.access_token_digest = %s",
-        [access_token_digest(token)])
-    if not found or not hmac.compare_digest(found[0][2].encode(), token.encode()):
+        f"SELECT {plain_sql.select_list(Participant, 'p')}, {plain_sql.select_list(Study, 's')}"
+        f" FROM {plain_sql.table(Participant)} p JOIN {plain_sql.table(Study)} s ON s.id = p.study_id"
+        " WHERE p.access_token_digest = %s", [access_token_digest(token)])
+    if not found:
         return None
-    values = dict(zip(_EVENT_PARTICIPANT, found[0], strict=False))
-    for name in ("consented_at", "declined_at", "withdrawn_at"):
-        values[name] = plain_sql.aware(values[name])
-    participant = _from_db(Participant, values)
-    participant.study = _from_db(Study, dict(zip(_EVENT_STUDY, found[0][len(_EVENT_PARTICIPANT):], strict=True)))
+    participant, study = plain_sql.instances(found[0], Participant, Study)
+    if not hmac.compare_digest(participant.access_token.encode(), token.encode()):
+        return None
+    participant.study = study
     return participant
 
 
-def _from_db(model, values: dict):
-    """An instance with only these fields loaded, as .only() would build it."""
-    return model.from_db("default", list(values), [values[f.attname] for f in model._meta.concrete_fields
-                                                   if f.attname in values])
+participant_for_events = participant_by_token  # the events endpoint's name for it
 
 
 def _plausible(token) -> bool:
     return isinstance(token, str) and bool(token) and len(token) <= 128 and token.isascii()  # real ones: 43 chars
-
-
-def _checked(token: str, participants) -> Participant | None:
-    if not _plausible(token):
-        return None
-    participant = next(iter(participants.filter(access_token_digest=access_token_digest(token))[:1]), None)
-    if participant is None or not hmac.compare_digest(participant.access_token.encode(), token.encode()):
-        return None
-    return participant
 
 
 @dataclass
@@ -141,6 +117,32 @@ class ParticipantStep:
     total: int = 0
 
 
+def participant_assignments(*, participant: Participant) -> list[Assignment]:
+    """The participant's assignments in order, each with its scenario, system and session (or none yet): what
+    participant.assignments.select_related("scenario", "system", "session") gives, in plain SQL, as it runs for
+    every page a participant opens."""
+    found = plain_sql.rows(
+        f"SELECT {plain_sql.select_list(Assignment, 'a')}, {plain_sql.select_list(Scenario, 'c')},"
+        f" {plain_sql.select_list(System, 'y')}, {plain_sql.select_list(SearchSession, 's')}"
+        f" FROM {plain_sql.table(Assignment)} a JOIN {plain_sql.table(Scenario)} c ON c.id = a.scenario_id"
+        f" JOIN {plain_sql.table(System)} y ON y.id = a.system_id"
+        f" LEFT JOIN {plain_sql.table(SearchSession)} s ON s.assignment_id = a.id"
+        " WHERE a.participant_id = %s ORDER BY a.position", [participant.pk])
+    assignments = []
+    for row in found:
+        assignment, scenario, system, session = plain_sql.instances(row, Assignment, Scenario, System, SearchSession)
+        assignment.participant = participant
+        assignment.scenario, assignment.system = scenario, system
+        for part in (scenario, system):
+            if part.study_id == participant.study_id and "study" in participant._state.fields_cache:
+                part.study = participant.study
+        Assignment.session.related.set_cached_value(assignment, session)  # None: no session yet
+        if session is not None:
+            session.assignment = assignment
+        assignments.append(assignment)
+    return assignments
+
+
 def participant_step(*, participant: Participant) -> ParticipantStep:
     """The participant's current step, from their rows (reopening the link resumes at its start)."""
     if participant.withdrawn_at is not None:
@@ -151,9 +153,7 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
         return ParticipantStep("consent")
     if not participant.questionnaire_answers:
         return ParticipantStep("questionnaire")
-    assignments = list(
-        participant.assignments.select_related("scenario", "system", "session").order_by("position")
-    )
+    assignments = participant_assignments(participant=participant)
     if not assignments:
         return ParticipantStep("no_assignments")
     for number, assignment in enumerate(assignments, start=1):
