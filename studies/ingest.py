@@ -192,13 +192,17 @@ class _Batch:
         if not needs:
             return
         lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
-        rows = _rows(  # with each session's system, which a query or a new page searches
+        # With each session's system (which a query or a new page searches) and the study's grade scale.
+        rows = _rows(
             f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
-            f" y.backend, y.config FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
+            f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_GRADE_LEVEL} g"
+            f" WHERE g.study_id = y.study_id) FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
             f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
             f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk])
-        for session_id, started_at, ended_at, system_id, scenario_id, *system in rows:
+        for session_id, started_at, ended_at, system_id, scenario_id, *system, grades in rows:
             self.system_rows[system_id] = tuple(system)
+            if self._grades is None:
+                self._grades = sorted(int(value) for value in (grades or "").split(",") if value)
             state = self.sessions[session_id] = _SessionState(
                 session_id, plain_sql.aware(started_at), plain_sql.aware(ended_at), system_id, scenario_id)
             if ended_at is None and self.study.time_limit_minutes:

@@ -98,7 +98,7 @@ def participant_home(request, token):
     if step.kind == "scenario":
         return render(request, "participate/scenario.html", _context(participant, step))
     if step.kind == "search":
-        context = _context(participant, step, grades=list(study.grade_levels.all()))
+        context = _context(participant, step, grades=selectors.grade_levels(study=study))
         deadline = participation.session_deadline(step.session)
         context["client"].update({
             "session": step.session.pk,

@@ -58,6 +58,13 @@ def _run(method: str, sql: str, params, result, db=None):
             cursor.close()
 
 
+def joined(expression: str) -> str:
+    """An aggregate joining `expression` of a group's rows with commas, as text: string_agg or group_concat."""
+    if connection.vendor == "postgresql":
+        return f"string_agg(({expression})::text, ',')"
+    return f"group_concat({expression}, ',')"
+
+
 def aware(value: datetime | None) -> datetime | None:
     """A datetime read by plain SQL, as the ORM gives it: SQLite hands back naive UTC."""
     if value is not None and timezone.is_naive(value):

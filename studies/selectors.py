@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 
 from . import plain_sql
-from .models import Assignment, Participant, Scenario, SearchSession, Study, System, access_token_digest
+from .models import (
+    Assignment,
+    GradeLevel,
+    Participant,
+    Scenario,
+    SearchSession,
+    Study,
+    System,
+    access_token_digest,
+)
 
 
 @dataclass
@@ -141,6 +150,13 @@ def participant_assignments(*, participant: Participant) -> list[Assignment]:
             session.assignment = assignment
         assignments.append(assignment)
     return assignments
+
+
+def grade_levels(*, study: Study) -> list[GradeLevel]:
+    """The study's relevance scale, lowest first (plain SQL: the search page shows it every time it opens)."""
+    return [plain_sql.instance(GradeLevel, row) for row in plain_sql.rows(
+        f"SELECT {plain_sql.select_list(GradeLevel, 'g')} FROM {plain_sql.table(GradeLevel)} g"
+        " WHERE g.study_id = %s ORDER BY g.value", [study.pk])]
 
 
 def participant_step(*, participant: Participant) -> ParticipantStep:
