@@ -1,6 +1,6 @@
 """Load benchmark: N concurrent participants against SessionLab served by gunicorn on PostgreSQL.
 
-    .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 4] [--threads 2]
+    .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 2] [--think 0.5]
 
 It (re)creates the database `sessionlab_load` on the PostgreSQL server of $LOAD_PG_URL (default
 postgres://postgres@127.0.0.1:5432), migrates it, builds a study over a generated collection (2,000 documents,
@@ -113,6 +113,17 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     return players
 
 
+def reference_loop_ms() -> float:
+    """A fixed pure-Python workload, timed: how fast this machine is right now (best of three)."""
+    best = float("inf")
+    for _ in range(3):
+        started, total = time.perf_counter(), 0
+        for i in range(2_000_000):
+            total += i * i % 7
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -203,7 +214,8 @@ class Connection:
     async def request(self, method: str, path: str, body: bytes | None = None,
                       headers: dict | None = None) -> tuple[int, bytes]:
         try:
-            return await asyncio.wait_for(self._request(method, path, body, headers or {}), self.timeout)
+            async with asyncio.timeout(self.timeout):  # no extra task per request, unlike wait_for
+                return await self._request(method, path, body, headers or {})
         except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
             await self.close()
             raise HttpError(f"{type(exc).__name__}: {exc}") from None
@@ -495,11 +507,15 @@ def main(argv=None) -> int:
                         help="sync: a worker takes a connection only when it is free, so the load spreads evenly "
                              "(one request per connection); gthread keeps connections alive, but each stays on "
                              "the worker that accepted it, however busy")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="gunicorn worker processes (2, one per core, gave the lowest latency here; 4 the most "
+                             "requests at saturation: docs/performance-load.md)")
     parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker (gthread only)")
     parser.add_argument("--conn-max-age", type=int, default=60, help="DB_CONN_MAX_AGE of the server")
     parser.add_argument("--batch", type=int, default=50, help="events per POST at most (participant.js: 50)")
-    parser.add_argument("--think", type=float, default=0.25, help="pause scale: 1 = a brisk real participant")
+    parser.add_argument("--think", type=float, default=0.5,
+                        help="pause scale: 1 = a brisk real participant; 0.5 (200 participants offer about 1,000 "
+                             "events/s), 0.25 (about twice that: the server's capacity)")
     parser.add_argument("--resend", type=float, default=0.05, help="share of batches sent twice")
     parser.add_argument("--documents", type=int, default=2000)
     parser.add_argument("--drain", type=float, default=15, help="seconds to empty the outboxes after the run")
@@ -510,6 +526,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.duration = min(args.duration, 600)
 
+    print(f"machine speed: a reference pure-Python loop takes {reference_loop_ms():.0f} ms (the figures below scale "
+          "with it; it varied by a fifth within an hour on the VM of docs/performance-load.md)")
     server_url = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
     if urlsplit(server_url).hostname not in ("127.0.0.1", "localhost"):
         raise SystemExit("LOAD_PG_URL must point at 127.0.0.1 (the benchmark stays on loopback)")
