@@ -279,7 +279,7 @@ class ShownResult(models.Model):
     # Served by the unique (query, rank), as below: one index less to write for each result shown.
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="shown_results", db_index=False)
     rank = models.PositiveIntegerField()
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+", db_index=False)  # see Meta
     title = models.TextField(blank=True)
     snippet = models.TextField(blank=True)
     page = models.PositiveSmallIntegerField(default=1)
@@ -287,6 +287,11 @@ class ShownResult(models.Model):
 
     class Meta:
         ordering = ["query", "rank"]
+        indexes = [
+            # "Was this document shown in this session?" (every judgment and open) reads the index alone, not
+            # each row of the document's results in every session (studies/ingest.py).
+            models.Index(fields=["document", "query"], name="shown_result_document_query"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["query", "rank"], name="shown_result_rank_unique"),
             models.CheckConstraint(condition=Q(rank__gte=1), name="shown_result_rank_from_1"),
