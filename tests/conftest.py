@@ -125,3 +125,18 @@ def real_worker():
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"} and broker:
         pytest.fail("CELERY_BROKER_URL is set but SESSIONLAB_WORKER_RUNNING is not 1: CI must start a worker")
     pytest.skip("needs a real Celery worker: set CELERY_BROKER_URL and SESSIONLAB_WORKER_RUNNING=1 (.ci/run does)")
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, dropped at the end even if the real Celery worker of CI's second pass is
+    still in a task on it: PostgreSQL refuses to drop a database another session uses, which left the database
+    behind with a warning. Those sessions are ended first (the worker is stopped right after anyway)."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
