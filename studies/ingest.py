@@ -144,6 +144,14 @@ def _int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _session_id(raw: Mapping) -> int | None:
+    """The session a raw event names, as the page sends it (a number, or its ASCII digits); None for anything
+    else, a number too long for an id included (SQLite cannot even compare one)."""
+    value = raw.get("session")
+    text = str(value) if _int(value) or isinstance(value, str) else ""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 class _Batch:
     def __init__(self, participant, *, store_refusals: bool):
         self.participant = participant
@@ -178,9 +186,10 @@ class _Batch:
             self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
         needs: dict[int, tuple[set[str], set[int]]] = {}
         for e in events:
-            if not str(e.get("session", "")).isdigit() or e["id"] in self.stored:
+            session_id = _session_id(e)
+            if session_id is None or e["id"] in self.stored:
                 continue
-            docs, positions = needs.setdefault(int(e["session"]), (set(), set()))
+            docs, positions = needs.setdefault(session_id, (set(), set()))
             data = e["data"] if isinstance(e.get("data"), dict) else {}
             if "doc" in data:
                 docs.add(str(data["doc"]))
@@ -220,8 +229,7 @@ class _Batch:
     # --- checks ---------------------------------------------------------------------------------------
 
     def state(self, raw: Mapping) -> _SessionState:
-        session_id = raw.get("session")
-        state = self.sessions.get(int(session_id)) if str(session_id or "").isdigit() else None
+        state = self.sessions.get(_session_id(raw))
         if state is None:
             raise Refused(NOT_YOURS)  # the same answer whether it does not exist or is someone else's
         return state
@@ -467,8 +475,7 @@ class _Batch:
         ack = {"ok": False, "refused": refusal.message}
         if self.participant.withdrawn_at is not None or self.participant.declined_at is not None:
             return ack  # nothing is recorded about them
-        session_id = raw.get("session")
-        state = self.sessions.get(int(session_id)) if str(session_id or "").isdigit() else None
+        state = self.sessions.get(_session_id(raw))
         data = raw["data"] if isinstance(raw.get("data"), dict) else {}
         return self.log(raw, state, data, ack)
 

@@ -25,6 +25,18 @@ def test_another_participants_session_is_refused_in_a_batch(participant, session
     assert stored.participant == participant and stored.session is None  # logged, tied to nothing of theirs
 
 
+@pytest.mark.parametrize("named", ["9" * 30, "٣", 0, -1, True, 3.0, "", None, [1], "1 "])
+def test_a_session_id_that_is_no_id_is_refused_not_an_error(participant, session, named):
+    """Too long for a database integer, digits of another script, no number at all: the same plain refusal."""
+    acks = participation.events_ingest(participant=participant, events=[
+        {"id": "x1", "type": "query", "session": named, "data": {"text": "wing"}},
+        {"id": "x2", "type": "query", "session": session.pk, "data": {"text": "wing"}},
+    ])
+    assert acks[0]["ok"] is False and acks[0]["refused"] == "This is not one of your search sessions."
+    assert acks[1]["ok"] is True  # the batch goes on
+    assert Query.objects.count() == 1
+
+
 def test_another_participants_session_is_refused_by_the_services(participant, other_session):
     ready(participant)
     with pytest.raises(participation.Refused, match="not one of your search sessions"):
