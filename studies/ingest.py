@@ -42,6 +42,7 @@ from .participation import (
     END_REASONS,
     MAX_BATCH,
     MAX_PAGE,
+    TIME_LIMIT_GRACE,
     Refused,
     _check_active,
     _check_consented,
@@ -214,7 +215,9 @@ class _Batch:
                 self._grades = sorted(int(value) for value in (grades or "").split(",") if value)
             state = self.sessions[session_id] = _SessionState(
                 session_id, plain_sql.aware(started_at), plain_sql.aware(ended_at), system_id, scenario_id)
-            if ended_at is None and self.study.time_limit_minutes:
+            minutes = self.study.time_limit_minutes
+            if ended_at is None and minutes and self.now >= state.started_at + timedelta(minutes=minutes) \
+                    + TIME_LIMIT_GRACE:  # past its time: the service ends it (timed_out), once
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
