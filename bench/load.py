@@ -176,17 +176,24 @@ def wait_listening(port: int, process: subprocess.Popen, seconds: float = 30) ->
     raise SystemExit(f"gunicorn did not listen on 127.0.0.1:{port} within {seconds} s")
 
 
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU time (user + system) used so far by the live processes of a process group (Linux /proc)."""
+def cpu_seconds(pgid: int | None = None, name: str | None = None) -> float:
+    """CPU time (user + system) used so far by the live processes of a process group, or of every process
+    with this command name (Linux /proc)."""
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            head, tail = stat.read_text().rsplit(")", 1)
+        except (OSError, ValueError):
             continue
-        if int(fields[2]) == pgid:
+        fields = tail.split()
+        if (pgid is not None and int(fields[2]) == pgid) or (name is not None and head.split("(", 1)[1] == name):
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    usage = os.times()
+    return usage.user + usage.system
 
 
 # --- a small keep-alive HTTP/1.1 client (stdlib asyncio) ----------------------------------------------------
@@ -285,6 +292,7 @@ class Stats:
         self.measuring = False
         self.window_events = 0
         self.window_requests = 0
+        self.window_latency: list[float] = []
 
 
 class Participant:
@@ -332,7 +340,9 @@ class Participant:
 
     def _record(self, endpoint: str, started: float, status: int) -> None:
         if self.stats.measuring:
-            self.stats.latency[endpoint].append(time.perf_counter() - started)
+            took = time.perf_counter() - started
+            self.stats.latency[endpoint].append(took)
+            self.stats.window_latency.append(took)
             self.stats.window_requests += 1
             if status >= 400:
                 self.stats.errors[f"{endpoint}: HTTP {status}"] += 1
@@ -444,19 +454,22 @@ async def play(players: list[dict], port: int, args, server_pgid: int | None = N
     await asyncio.gather(*(c.home() for c in clients))
     print(f"warm-up: {len(clients)} search pages in {time.monotonic() - warm:.1f} s")
     stats.measuring = True
-    cpu_before = group_cpu_seconds(server_pgid) if server_pgid else 0.0
+    cpu_before = cpu_seconds(server_pgid) if server_pgid else 0.0
+    postgres_before, own_before = cpu_seconds(name="postgres"), own_cpu_seconds()
     started = time.monotonic()
     stop_at = started + args.duration
 
     async def report():
         last = time.monotonic()
         while time.monotonic() < stop_at:
-            await asyncio.sleep(min(10, max(0.1, stop_at - time.monotonic())))
+            await asyncio.sleep(min(args.report_every, max(0.1, stop_at - time.monotonic())))
             now = time.monotonic()
             print(f"  t={now - started:5.1f}s  {stats.window_events / (now - last):7.0f} events/s  "
-                  f"{stats.window_requests / (now - last):6.0f} requests/s  errors {sum(stats.errors.values())}",
+                  f"{stats.window_requests / (now - last):6.0f} requests/s  "
+                  f"p99 {percentile(stats.window_latency, 99) * 1000:6.0f} ms  errors {sum(stats.errors.values())}",
                   flush=True)
             stats.window_events = stats.window_requests = 0
+            stats.window_latency = []
             last = now
 
     # Participants arrive over the first two seconds, as a class would.
@@ -468,7 +481,9 @@ async def play(players: list[dict], port: int, args, server_pgid: int | None = N
     await asyncio.gather(*(start(c, rng.uniform(0, 2)) for c in clients))
     elapsed = time.monotonic() - started
     stats.measuring = False
-    stats.server_cpu = group_cpu_seconds(server_pgid) - cpu_before if server_pgid else float("nan")
+    stats.server_cpu = cpu_seconds(server_pgid) - cpu_before if server_pgid else float("nan")
+    stats.postgres_cpu = cpu_seconds(name="postgres") - postgres_before  # the local server's, whoever uses it
+    stats.own_cpu = own_cpu_seconds() - own_before
     await reporter
     await asyncio.gather(*(c.drain(args.drain) for c in clients))
     return stats, clients, elapsed
@@ -521,6 +536,7 @@ def main(argv=None) -> int:
     parser.add_argument("--drain", type=float, default=15, help="seconds to empty the outboxes after the run")
     parser.add_argument("--request-timeout", type=float, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--report-every", type=float, default=10, help="seconds between the running figures")
     parser.add_argument("--database", default="sessionlab_load")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args(argv)
@@ -571,6 +587,9 @@ def main(argv=None) -> int:
           f"{stats.server_cpu / max(requests, 1) * 1000:.1f} ms per request, "
           f"{stats.server_cpu / max(stats.events_acked, 1) * 1000:.1f} ms per event; machine: {os.cpu_count()} cores, "
           f"load average at the end {os.getloadavg()[0]:.1f} (other processes share them)")
+    print(f"PostgreSQL CPU: {stats.postgres_cpu / elapsed:.2f} cores, "
+          f"{stats.postgres_cpu / max(requests, 1) * 1000:.1f} ms per request; "
+          f"this load generator: {stats.own_cpu / elapsed:.2f} cores")
     print(f"{'endpoint':40} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for endpoint, values in sorted(stats.latency.items()):
         print(f"{endpoint:40} {len(values):7d} {percentile(values, 50) * 1000:8.1f} "

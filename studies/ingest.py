@@ -123,9 +123,9 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
 
 
 # Plain SQL for every statement a batch runs (studies/plain_sql.py says why).
-_SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _SESSION, _ASSIGNMENT, _GRADE_LEVEL, _SYSTEM = (
-    plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, SearchSession, Assignment, GradeLevel,
-                                 System))
+_SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _JUDGMENT_CHANGE, _SESSION, _ASSIGNMENT, _GRADE_LEVEL, _SYSTEM = (
+    plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, JudgmentChange, SearchSession,
+                                 Assignment, GradeLevel, System))
 _rows = plain_sql.rows
 
 
@@ -161,10 +161,13 @@ class _Batch:
         self.sessions: dict[int, _SessionState] = {}
         self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
         self.rows: list[tuple] = []  # the new Events (_EVENT_COLUMNS)
+        # Writes whose results no later statement of the batch reads (the state in memory answers): they go to
+        # the database together at the end, in one round trip on PostgreSQL (plain_sql.run_all).
+        self.writes: list[tuple[str, list]] = []
         # Judgments are written with the batch's Events: new ones inserted, changed ones updated, each change kept.
         self.judgments_new: dict[tuple[int, int], int] = {}  # (session id, document id) -> grade
         self.judgments_changed: dict[int, int] = {}  # judgment id -> grade
-        self.judgment_changes: list[tuple[tuple[int, int], int | None, int]] = []  # (key, judgment id, grade)
+        self.judgment_changes: list[tuple[tuple[int, int], int]] = []  # ((session id, document id), grade)
         self.now = timezone.now()
         self._grades: list[int] | None = None
         self.systems: dict[int, System] = {}
@@ -328,7 +331,8 @@ class _Batch:
             document_id, text = documents[hit.doc_id]
             rows.append((query.id, hit.rank, document_id, hit.title, hit.snippet, page, self.now))
             _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, hit.title, hit.snippet, text)
-        plain_sql.insert(ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows)
+        self.writes += plain_sql.insert_statements(
+            ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows)
         state.pages.setdefault((query.id, page), [])
 
     def _on_query(self, raw, data):
@@ -428,7 +432,7 @@ class _Batch:
             else:
                 self.judgments_changed[judgment_id] = grade
             state.judgments[document_id] = (judgment_id, grade)
-            self.judgment_changes.append(((state.id, document_id), judgment_id, grade))
+            self.judgment_changes.append(((state.id, document_id), grade))
         ack = {"ok": True, "doc": doc, "grade": grade, "previous": previous}
         return self.log(raw, state, {"doc": doc, "grade": grade}, ack)
 
@@ -439,7 +443,7 @@ class _Batch:
         if not _int(rank) or rank not in query.ranks:
             raise Refused("Mark a result that was shown for this query.")
         if query.scan_mark_rank is None or query.scan_mark_rank < rank:
-            plain_sql.execute(f"UPDATE {_QUERY} SET scan_mark_rank = %s WHERE id = %s", [rank, query.id])
+            self.writes.append((f"UPDATE {_QUERY} SET scan_mark_rank = %s WHERE id = %s", [rank, query.id]))
             query.scan_mark_rank = rank
         ack = {"ok": True, "query": query.position, "rank": rank}
         return self.log(raw, state, {"query": query.position, "rank": rank}, ack)
@@ -462,17 +466,22 @@ class _Batch:
         return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
 
     def judgments_write(self) -> None:
-        """The batch's judgments: the new ones in one statement, one update per changed one, the history in one."""
-        created = {(session_id, document_id): judgment_id for judgment_id, session_id, document_id in plain_sql.insert(
+        """The batch's judgments: the new ones in one statement, one update per changed one, and the history,
+        each change naming its judgment by (session, document) so that no statement waits on another's ids."""
+        now = _prepared(Judgment, "updated_at", self.now)
+        self.writes += plain_sql.insert_statements(
             Judgment, ("session", "document", "grade", "created_at", "updated_at"),
-            [(*key, grade, self.now, self.now) for key, grade in self.judgments_new.items()],
-            returning=("id", "session_id", "document_id"))}
-        updated_at = _prepared(Judgment, "updated_at", self.now)
+            [(*key, grade, self.now, self.now) for key, grade in self.judgments_new.items()])
         for judgment_id, grade in self.judgments_changed.items():
-            plain_sql.execute(f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
-                              [grade, updated_at, judgment_id])
-        plain_sql.insert(JudgmentChange, ("judgment", "grade", "changed_at"), [
-            (judgment_id or created[key], grade, self.now) for key, judgment_id, grade in self.judgment_changes])
+            self.writes.append((f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
+                                [grade, now, judgment_id]))
+        per_statement = 50 // 4
+        for start in range(0, len(self.judgment_changes), per_statement):
+            chunk = self.judgment_changes[start:start + per_statement]
+            self.writes.append((
+                f"INSERT INTO {_JUDGMENT_CHANGE} (judgment_id, grade, changed_at) VALUES " + ", ".join(
+                    [f"((SELECT id FROM {_JUDGMENT} WHERE session_id = %s AND document_id = %s), %s, %s)"] * len(chunk)),
+                [value for (session_id, document_id), grade in chunk for value in (session_id, document_id, grade, now)]))
 
     def refused(self, raw: Mapping, refusal: Refused) -> dict:
         ack = {"ok": False, "refused": refusal.message}
@@ -579,5 +588,6 @@ def _batch_apply(batch: _Batch, events: list[Mapping]) -> list[dict]:
                 raise
             acks.append(batch.refused(raw, refusal))
     batch.judgments_write()
-    plain_sql.insert(Event, _EVENT_COLUMNS, batch.rows)
+    batch.writes += plain_sql.insert_statements(Event, _EVENT_COLUMNS, batch.rows)
+    plain_sql.run_all(batch.writes)
     return acks

@@ -126,3 +126,28 @@ def test_reopening_the_link_resumes_at_the_start_of_the_current_step(client, par
     page = client.get(f"/p/{participant.access_token}/").content.decode()
     assert 'id="search-app"' in page and "Search task 1 of 4" in page
     assert f'"session": {session.pk}' in page
+
+
+def test_one_batch_judging_ten_documents_twice_keeps_every_change_in_order(participant, session):
+    """A batch's judgments and their history go to the database together at its end: twenty changes (more than
+    one statement holds), new judgments and changes of them in the same batch, each naming its judgment."""
+    ack = participation.query_log(participant=participant, session=session, text="wing", client_event_id="q")
+    docs = [r["doc"] for r in ack["results"]]
+    first = [{"id": f"j1-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": 1}}
+             for d in docs]
+    second = [{"id": f"j2-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": n % 4}}
+              for n, d in enumerate(docs)]
+    acks = participation.events_ingest(participant=participant, events=first + second)
+    assert all(a["ok"] for a in acks)
+    assert [a["previous"] for a in acks] == [None] * 10 + [1] * 10
+    judgments = {j.document.external_id: j for j in Judgment.objects.filter(session=session)}
+    assert {d: judgments[d].grade for d in docs} == {d: n % 4 for n, d in enumerate(docs)}
+    for n, d in enumerate(docs):
+        history = list(JudgmentChange.objects.filter(judgment=judgments[d]).order_by("id").values_list("grade",
+                                                                                                      flat=True))
+        assert history == ([1] if n % 4 == 1 else [1, n % 4])
+    # A later batch changes them again: updates of existing judgments, history appended.
+    participation.events_ingest(participant=participant, events=[
+        {"id": f"j3-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": 3}} for d in docs])
+    assert set(Judgment.objects.filter(session=session).values_list("grade", flat=True)) == {3}
+    assert JudgmentChange.objects.count() == 10 + 7 + 8  # the second batch changed 7 of 10, the third all but two

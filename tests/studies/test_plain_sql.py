@@ -4,7 +4,7 @@ on SQLite (pass 1 of CI) and PostgreSQL (pass 2)."""
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -12,6 +12,8 @@ from studies import plain_sql, selectors, services
 from studies.models import Assignment, Collection, Document, Event, Judgment, Participant, SearchSession
 
 pytestmark = pytest.mark.django_db
+EVENT_COLUMNS = ("participant", "session", "type", "client_event_id", "sequence", "client_time", "server_time",
+                 "payload")
 
 
 @pytest.fixture
@@ -91,3 +93,35 @@ def test_the_grade_scale_is_the_study_s_lowest_first(participant):
     assert [(g.value, g.label) for g in levels] == list(
         participant.study.grade_levels.order_by("value").values_list("value", "label"))
     assert [g.value for g in levels] == [0, 1, 2, 3]
+
+
+def _event_row(participant, client_id, now):
+    return (participant.pk, None, "note", client_id, None, now, now, {"n": client_id})
+
+
+def test_writes_run_together_in_their_order(participant):
+    session = SearchSession.objects.create(assignment=participant.assignments.get(position=1),
+                                           started_at=timezone.now())
+    collection = Collection.objects.create(name="plain")
+    documents = Document.objects.bulk_create(Document(collection=collection, external_id=f"d{n}") for n in range(12))
+    now = timezone.now()
+    statements = plain_sql.insert_statements(Judgment, ("session", "document", "grade", "created_at", "updated_at"),
+                                             [(session.pk, d.pk, 1, now, now) for d in documents])
+    assert len(statements) == 2  # 5 columns: 10 rows per statement
+    # An update of a row inserted by an earlier statement of the same run sees it: they run in order.
+    statements.append((f"UPDATE {plain_sql.table(Judgment)} SET grade = %s WHERE document_id = %s",
+                       [3, documents[-1].pk]))
+    plain_sql.run_all(statements)
+    assert sorted(Judgment.objects.values_list("grade", flat=True)) == [1] * 11 + [3]
+
+
+def test_a_failing_write_is_djangos_integrity_error_and_its_transaction_keeps_nothing(participant):
+    now = timezone.now()
+    statements = plain_sql.insert_statements(Event, EVENT_COLUMNS, [_event_row(participant, "dup", now)]) * 2
+    with pytest.raises(IntegrityError), transaction.atomic():  # (participant, client event id) is unique
+        plain_sql.run_all(
+            plain_sql.insert_statements(Event, EVENT_COLUMNS, [_event_row(participant, "first", now)]) + statements)
+    assert not Event.objects.filter(client_event_id__in=["first", "dup"]).exists()
+    # The connection is usable again afterwards.
+    plain_sql.run_all(statements[:1])
+    assert Event.objects.filter(client_event_id="dup").count() == 1
