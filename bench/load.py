@@ -293,6 +293,7 @@ class Stats:
         self.window_events = 0
         self.window_requests = 0
         self.window_latency: list[float] = []
+        self.loop_lag: list[float] = []
 
 
 class Participant:
@@ -477,8 +478,18 @@ async def play(players: list[dict], port: int, args, server_pgid: int | None = N
         await asyncio.sleep(delay)
         await client.run(stop_at)
 
+    async def loop_lag():
+        """How late this process's own event loop wakes up: a latency figure includes it, as a browser's would
+        not (each participant has a machine of their own)."""
+        while time.monotonic() < stop_at:
+            before = time.monotonic()
+            await asyncio.sleep(0.01)
+            stats.loop_lag.append(time.monotonic() - before - 0.01)
+
     reporter = asyncio.create_task(report())
+    lag = asyncio.create_task(loop_lag())
     await asyncio.gather(*(start(c, rng.uniform(0, 2)) for c in clients))
+    await lag
     elapsed = time.monotonic() - started
     stats.measuring = False
     stats.server_cpu = cpu_seconds(server_pgid) - cpu_before if server_pgid else float("nan")
@@ -589,7 +600,8 @@ def main(argv=None) -> int:
           f"load average at the end {os.getloadavg()[0]:.1f} (other processes share them)")
     print(f"PostgreSQL CPU: {stats.postgres_cpu / elapsed:.2f} cores, "
           f"{stats.postgres_cpu / max(requests, 1) * 1000:.1f} ms per request; "
-          f"this load generator: {stats.own_cpu / elapsed:.2f} cores")
+          f"this load generator: {stats.own_cpu / elapsed:.2f} cores, its event loop late by "
+          f"{percentile(stats.loop_lag, 50) * 1000:.1f} / {percentile(stats.loop_lag, 99) * 1000:.1f} ms (p50 / p99)")
     print(f"{'endpoint':40} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for endpoint, values in sorted(stats.latency.items()):
         print(f"{endpoint:40} {len(values):7d} {percentile(values, 50) * 1000:8.1f} "

@@ -85,33 +85,42 @@ class _SessionState:
     texts: dict[int, dict] = field(default_factory=dict)  # document pk -> {"doc", "title", "text"}
     judgments: dict[int, tuple[int, int]] = field(default_factory=dict)  # document pk -> (judgment id, grade)
 
-    def read(self, collection_id: int, docs: set[str], positions: set[int]) -> None:
-        if docs:
-            # With their text (an open is answered with it, without another round trip) and this session's
-            # judgment of them.
-            for external_id, document_id, title, text, judgment_id, grade in _rows(
-                    f"SELECT d.external_id, d.id, d.title, d.text, j.id, j.grade FROM {_DOCUMENT} d"
-                    f" LEFT JOIN {_JUDGMENT} j ON j.session_id = %s AND j.document_id = d.id"
-                    f" WHERE d.collection_id = %s AND d.external_id IN ({_marks(docs)}) AND EXISTS (SELECT 1"
-                    f" FROM {_SHOWN} r JOIN {_QUERY} q ON q.id = r.query_id WHERE r.document_id = d.id"
-                    " AND q.session_id = %s)", [self.id, collection_id, *docs, self.id]):
-                self.shown[external_id] = document_id
-                self.texts[document_id] = {"doc": external_id, "title": title, "text": text}
-                if judgment_id is not None:
-                    self.judgments[document_id] = (judgment_id, grade)
-        if positions:
-            rows = _rows(
-                "SELECT q.id, q.position, q.text, q.scan_mark_rank, r.rank, r.page, r.document_id, d.external_id,"
+    def documents_statement(self, collection_id: int, docs: set[str]) -> tuple[str, list]:
+        """The documents named, if shown in this session: with their text (an open is answered with it, without
+        another round trip) and this session's judgment of them."""
+        return (f"SELECT d.external_id, d.id, d.title, d.text, j.id, j.grade FROM {_DOCUMENT} d"
+                f" LEFT JOIN {_JUDGMENT} j ON j.session_id = %s AND j.document_id = d.id"
+                f" WHERE d.collection_id = %s AND d.external_id IN ({_marks(docs)}) AND EXISTS (SELECT 1"
+                f" FROM {_SHOWN} r JOIN {_QUERY} q ON q.id = r.query_id WHERE r.document_id = d.id"
+                " AND q.session_id = %s)", [self.id, collection_id, *docs, self.id])
+
+    def documents_load(self, rows) -> None:
+        for external_id, document_id, title, text, judgment_id, grade in rows:
+            self.shown[external_id] = document_id
+            self.texts[document_id] = {"doc": external_id, "title": title, "text": text}
+            if judgment_id is not None:
+                self.judgments[document_id] = (judgment_id, grade)
+
+    def queries_statement(self, participant_id: int, positions: set[int], refs: set[str]) -> tuple[str, list]:
+        """The queries named, by position or by the client id of their query event (stored in an earlier batch,
+        its acknowledgement holds the position), with their shown results."""
+        named = [f"q.position IN ({_marks(positions)})"] if positions else []
+        if refs:
+            named.append(f"q.position IN (SELECT {_ack_query} FROM {_EVENT} e WHERE e.participant_id = %s"
+                         f" AND e.session_id = %s AND e.type = 'query' AND e.client_event_id IN ({_marks(refs)}))")
+        return ("SELECT q.id, q.position, q.text, q.scan_mark_rank, r.rank, r.page, r.document_id, d.external_id,"
                 f" r.title, r.snippet, d.text FROM {_QUERY} q LEFT JOIN {_SHOWN} r ON r.query_id = q.id"
                 f" LEFT JOIN {_DOCUMENT} d ON d.id = r.document_id"
-                f" WHERE q.session_id = %s AND q.position IN ({_marks(positions)}) ORDER BY q.position, r.rank",
-                [self.id, *positions])
-            for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet, body in rows:
-                query = self.queries.get(position)
-                if query is None:
-                    query = self.queries[position] = _Query(query_id, position, text, mark)
-                if rank is not None:
-                    _shown_add(self, query, rank, page, document_id, external_id, title, snippet, body)
+                f" WHERE q.session_id = %s AND ({' OR '.join(named)}) ORDER BY q.position, r.rank",
+                [self.id, *positions, *((participant_id, self.id, *refs) if refs else ())])
+
+    def queries_load(self, rows) -> None:
+        for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet, body in rows:
+            query = self.queries.get(position)
+            if query is None:
+                query = self.queries[position] = _Query(query_id, position, text, mark)
+            if rank is not None:
+                _shown_add(self, query, rank, page, document_id, external_id, title, snippet, body)
 
 
 def _shown_add(state, query, rank, page, document_id, external_id, title, snippet, text) -> None:
@@ -127,6 +136,9 @@ _SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _JUDGMENT_CHANGE, _SESSION, _ASSIG
     plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, JudgmentChange, SearchSession,
                                  Assignment, GradeLevel, System))
 _rows = plain_sql.rows
+# The position a stored query event's acknowledgement holds (its payload is {"data": ..., "ack": ...}).
+_ack_query = ("CAST(e.payload -> 'ack' ->> 'query' AS integer)" if connection.vendor == "postgresql"
+              else "json_extract(e.payload, '$.ack.query')")
 
 
 def _marks(values) -> str:
@@ -176,55 +188,72 @@ class _Batch:
     # --- reading --------------------------------------------------------------------------------------
 
     def read(self, events: list[Mapping]) -> None:
-        """Lock the participant's sessions named in the batch; read the stored events it names, and of each
-        session the documents and queries it names."""
+        """Lock the participant's sessions the batch names; read the stored events it names, and of each session
+        the documents and queries it names: all in one round trip on PostgreSQL (plain_sql.rows_together), the
+        lock first, so that the reads after it see what a batch that held it before has stored."""
         names = {e["id"] for e in events}
+        needs: dict[int, tuple[set[str], set[int], set[str]]] = {}  # session id -> (docs, positions, query refs)
         for e in events:
-            ref = e["data"].get("query_event") if isinstance(e.get("data"), dict) else None
+            data = e["data"] if isinstance(e.get("data"), dict) else {}
+            ref = data.get("query_event")
             if isinstance(ref, str) and ref:
                 names.add(ref)
-        for client_id, type_, session_id, payload in _rows(
-                f"SELECT client_event_id, type, session_id, payload FROM {_EVENT}"
-                f" WHERE participant_id = %s AND client_event_id IN ({_marks(names)})", [self.participant.pk, *names]):
-            payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
-            self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
-        needs: dict[int, tuple[set[str], set[int]]] = {}
-        for e in events:
             session_id = _session_id(e)
-            if session_id is None or e["id"] in self.stored:
+            if session_id is None:
                 continue
-            docs, positions = needs.setdefault(session_id, (set(), set()))
-            data = e["data"] if isinstance(e.get("data"), dict) else {}
+            docs, positions, refs = needs.setdefault(session_id, (set(), set(), set()))
             if "doc" in data:
                 docs.add(str(data["doc"]))
             if e["type"] in ("results_page", "scan_mark"):  # the only events that check a query's results
-                ref = self.stored.get(data.get("query_event")) if isinstance(data.get("query_event"), str) else None
-                position = ref[2].get("query") if ref else data.get("query")
-                if _int(position):
-                    positions.add(position)
+                if isinstance(ref, str) and ref:
+                    refs.add(ref)
+                elif _int(data.get("query")):
+                    positions.add(data["query"])
+        statements = [(f"SELECT client_event_id, type, session_id, payload FROM {_EVENT}"
+                       f" WHERE participant_id = %s AND client_event_id IN ({_marks(names)})",
+                       [self.participant.pk, *names])]
+        if needs:
+            lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
+            # With each session's system (which a query or a new page searches) and the study's grade scale.
+            statements.insert(0, (
+                f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
+                f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_GRADE_LEVEL} g"
+                f" WHERE g.study_id = y.study_id) FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
+                f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
+                f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk]))
+        # Another participant's session is read here too, and dropped below: the lock's read names only theirs.
+        loads = []
+        for session_id, (docs, positions, refs) in needs.items():
+            state = _SessionState(session_id, None, None, 0, 0)
+            if docs:
+                statements.append(state.documents_statement(self.study.collection_id, docs))
+                loads.append(state.documents_load)
+            if positions or refs:
+                statements.append(state.queries_statement(self.participant.pk, positions, refs))
+                loads.append(state.queries_load)
+            self.sessions[session_id] = state
+        results = plain_sql.rows_together(statements)
+        for client_id, type_, session_id, payload in results[1 if needs else 0]:
+            payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
+            self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
+        for load, rows in zip(loads, results[2:], strict=True):
+            load(rows)
         if not needs:
             return
-        lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
-        # With each session's system (which a query or a new page searches) and the study's grade scale.
-        rows = _rows(
-            f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
-            f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_GRADE_LEVEL} g"
-            f" WHERE g.study_id = y.study_id) FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
-            f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
-            f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk])
-        for session_id, started_at, ended_at, system_id, scenario_id, *system, grades in rows:
+        named, self.sessions = self.sessions, {}
+        for session_id, started_at, ended_at, system_id, scenario_id, *system, grades in results[0]:
             self.system_rows[system_id] = tuple(system)
             if self._grades is None:
                 self._grades = sorted(int(value) for value in (grades or "").split(",") if value)
-            state = self.sessions[session_id] = _SessionState(
-                session_id, plain_sql.aware(started_at), plain_sql.aware(ended_at), system_id, scenario_id)
+            state = self.sessions[session_id] = named[session_id]
+            state.started_at, state.ended_at = plain_sql.aware(started_at), plain_sql.aware(ended_at)
+            state.system_id, state.scenario_id = system_id, scenario_id
             minutes = self.study.time_limit_minutes
             if ended_at is None and minutes and self.now >= state.started_at + timedelta(minutes=minutes) \
                     + TIME_LIMIT_GRACE:  # past its time: the service ends it (timed_out), once
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
-            state.read(self.study.collection_id, *needs[session_id])
 
     def grades(self) -> list[int]:
         if self._grades is None:
@@ -314,15 +343,18 @@ class _Batch:
             system.study = self.study
         return system
 
-    def _shown_store(self, state: _SessionState, query: _Query, result, page: int) -> None:
-        """Store the results of a page as shown (and keep them in the state for later events and the answer)."""
-        hits = result.results
-        names = {h.doc_id for h in hits}
-        documents = {external_id: (pk, text) for external_id, pk, text in _rows(
-            f"SELECT external_id, id, text FROM {_DOCUMENT} WHERE collection_id = %s"
-            f" AND external_id IN ({_marks(names)})", [self.study.collection_id, *names])} if names else {}
+    def documents_statement(self, result) -> tuple[str, list]:
+        """The documents of a page of results (their keys and text); a statement that matches none if empty."""
+        names = {h.doc_id for h in result.results} or {""}
+        return (f"SELECT external_id, id, text FROM {_DOCUMENT} WHERE collection_id = %s"
+                f" AND external_id IN ({_marks(names)})", [self.study.collection_id, *names])
+
+    def _shown_store(self, state: _SessionState, query: _Query, result, page: int, document_rows) -> None:
+        """Store the results of a page as shown (and keep them in the state for later events and the answer);
+        `document_rows`: what documents_statement(result) read."""
+        documents = {external_id: (pk, text) for external_id, pk, text in document_rows}
         rows = []
-        for hit in hits:
+        for hit in result.results:
             if hit.doc_id not in documents:
                 # An HTTP system answered with a document the study's collection does not hold.
                 logger.warning("query %s: result %r at rank %d is not in the collection; not shown", query.id,
@@ -342,13 +374,15 @@ class _Batch:
             raise Refused("Please type some words to search for.")
         result = self._search(state, text, 1)
         message = result.error or ""
-        # The next position and the insert in one statement (the session's lock keeps positions in order).
-        [(query_id, position)] = _rows(
+        # The next position and the insert in one statement (the session's lock keeps positions in order), in one
+        # round trip with the read of the results' documents.
+        [(query_id, position)], documents = plain_sql.rows_together([(
             f"INSERT INTO {_QUERY} (session_id, position, text, issued_at, system_message)"
             f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s FROM {_QUERY} WHERE session_id = %s"
-            " RETURNING id, position", [state.id, text, _prepared(Query, "issued_at", self.now), message, state.id])
+            " RETURNING id, position", [state.id, text, _prepared(Query, "issued_at", self.now), message, state.id]),
+            self.documents_statement(result)])
         query = state.queries[position] = _Query(query_id, position, text, None, total=result.total)
-        self._shown_store(state, query, result, 1)
+        self._shown_store(state, query, result, 1, documents)
         ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
                "message": message, "query_used": result.query_used}
         return self.log(raw, state, {"text": text}, ack)
@@ -370,7 +404,7 @@ class _Batch:
             total, message = self.query_total(query), ""
         else:
             result = self._search(state, query.text, page)
-            self._shown_store(state, query, result, page)
+            self._shown_store(state, query, result, page, _rows(*self.documents_statement(result)))
             total = result.total if result.total is not None else self.query_total(query)
             message = result.error or ""
         ack = {"ok": True, "query": query.position, "query_id": query.id, "page": page, "total": total,

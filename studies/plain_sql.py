@@ -25,18 +25,26 @@ def marks(count: int) -> str:
 def _cursor(db):
     """On PostgreSQL a cursor that binds its parameters on the server: psycopg sends them as typed values
     (dumped in C) instead of quoting each into the SQL text in Python, as the ORM's client-side cursors do (which
-    cost more than the statements here). One per connection, kept for its life: making a psycopg cursor costs
-    more than a short statement. Still inside Django's wrapper (errors, query logging, thread checks)."""
+    cost more than the statements here). Kept for the connection's life: making a psycopg cursor costs more than
+    a short statement. Still inside Django's wrapper (errors, query logging, thread checks)."""
     if db.vendor != "postgresql":
         return db.cursor()
+    return _cursors(db, 1)[0]
+
+
+def _cursors(db, count: int) -> list:
+    """`count` of the connection's server-binding cursors (PostgreSQL): a pipeline's reads need one each, since a
+    cursor holds the result of its last statement only."""
     import psycopg
 
     db.ensure_connection()
-    raw = getattr(db, "_plain_sql_cursor", None)
-    if raw is None or raw.closed or raw.connection is not db.connection:
-        with db.wrap_database_errors:
-            raw = db._plain_sql_cursor = psycopg.Cursor(db.connection)
-    return db._prepare_cursor(raw)
+    pool = getattr(db, "_plain_sql_cursors", None)
+    if pool is None or (pool and (pool[0].closed or pool[0].connection is not db.connection)):
+        pool = db._plain_sql_cursors = []
+    with db.wrap_database_errors:
+        while len(pool) < count:
+            pool.append(psycopg.Cursor(db.connection))
+    return [db._prepare_cursor(raw) for raw in pool[:count]]
 
 
 def rows(sql: str, params: list | tuple = ()) -> list[tuple]:
@@ -45,6 +53,21 @@ def rows(sql: str, params: list | tuple = ()) -> list[tuple]:
 
 def execute(sql: str, params: list | tuple = ()) -> int:
     return _run("execute", sql, params, lambda cursor: cursor.rowcount)
+
+
+def rows_together(statements: list[tuple[str, list]]) -> list[list[tuple]]:
+    """The rows of several statements that do not depend on each other's results, in order. On PostgreSQL they
+    go in one pipeline, each on a cursor of its own: one round trip for all of them, and for the BEGIN of a
+    transaction they open (psycopg sends a BEGIN on its own otherwise). PostgreSQL still runs them one after the
+    other, so a statement sees what the ones before it did (a lock taken first holds for the reads after it)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        return [_run("execute", sql, params, lambda cursor: cursor.fetchall(), db) for sql, params in statements]
+    cursors = _cursors(db, len(statements))
+    with db.wrap_database_errors, db.connection.pipeline():
+        for cursor, (sql, params) in zip(cursors, statements, strict=True):
+            cursor.execute(sql, params)
+        return [cursor.fetchall() for cursor in cursors]
 
 
 def _run(method: str, sql: str, params, result, db=None):

@@ -151,3 +151,22 @@ def test_one_batch_judging_ten_documents_twice_keeps_every_change_in_order(parti
         {"id": f"j3-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": 3}} for d in docs])
     assert set(Judgment.objects.filter(session=session).values_list("grade", flat=True)) == {3}
     assert JudgmentChange.objects.count() == 10 + 7 + 8  # the second batch changed 7 of 10, the third all but two
+
+
+def test_a_later_batch_names_its_query_by_the_query_events_id(participant, session):
+    """The page sends a page or a scan mark with the client id of the query event of an earlier batch; the
+    position is found in that stored event, in this session only."""
+    participation.events_ingest(participant=participant, events=[
+        {"id": "q1", "type": "query", "session": session.pk, "data": {"text": "wing"}},
+        {"id": "q2", "type": "query", "session": session.pk, "data": {"text": "heat transfer"}},
+        {"id": "bad", "type": "query", "session": session.pk, "data": {"text": " "}}])  # refused: no query
+    acks = participation.events_ingest(participant=participant, events=[
+        {"id": "p", "type": "results_page", "session": session.pk, "data": {"query_event": "q1", "page": 2}},
+        {"id": "m", "type": "scan_mark", "session": session.pk, "data": {"query_event": "q1", "rank": 14}},
+        {"id": "m2", "type": "scan_mark", "session": session.pk, "data": {"query_event": "q2", "rank": 3}},
+        {"id": "x", "type": "scan_mark", "session": session.pk, "data": {"query_event": "bad", "rank": 1}},
+        {"id": "y", "type": "scan_mark", "session": session.pk, "data": {"query_event": "nope", "rank": 1}}])
+    assert [a["ok"] for a in acks] == [True, True, True, False, False]
+    assert acks[0]["query"] == 1 and [r["rank"] for r in acks[0]["results"]] == list(range(11, 21))
+    assert all(a["refused"] == "That query is not part of this search session." for a in acks[3:])
+    assert dict(Query.objects.values_list("position", "scan_mark_rank")) == {1: 14, 2: 3}
