@@ -4,7 +4,9 @@ views, judgments, scan marks and session ends (the services in participation.py 
 A batch is read and written in one transaction, and every statement serves the whole batch: the participant's
 sessions named in the batch are read and locked (SELECT ... FOR UPDATE, so a beacon and a fetch carrying the
 same events are served one after the other), the stored events among the batch's ids are read once, each
-session's queries and shown results once, and the new Events are inserted together at the end. Events are
+session's queries and shown results once, and the writes (shown results, judgments, Events) go together at the
+end. On PostgreSQL a batch with a query costs four round trips and the COMMIT: the reads, the query's insert with
+its results' documents, the writes. Events are
 checked and applied in order against that state in memory, so an event may refer to one earlier in the same
 batch (a document opened from the query just logged). A re-sent event answers its stored acknowledgement
 and builds nothing. A refused event is stored with its refusal (unless the participant declined or withdrew),
@@ -509,7 +511,7 @@ class _Batch:
         for judgment_id, grade in self.judgments_changed.items():
             self.writes.append((f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
                                 [grade, now, judgment_id]))
-        per_statement = 50 // 4
+        per_statement = plain_sql.MAX_PARAMS // 4
         for start in range(0, len(self.judgment_changes), per_statement):
             chunk = self.judgment_changes[start:start + per_statement]
             self.writes.append((

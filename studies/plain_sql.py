@@ -2,7 +2,8 @@
 
 Building the ORM's statements costs more than PostgreSQL takes to run them (docs/performance-load.md), so the hot
 path writes its SQL once. Values still go through the model fields' own preparation (datetimes, JSON), and the
-statements run on SQLite and PostgreSQL alike.
+statements run on SQLite and PostgreSQL alike. On PostgreSQL, statements that do not wait on each other's results
+go together in a psycopg pipeline (rows_together, run_all): a sync web worker waits for every round trip.
 """
 
 from __future__ import annotations
@@ -49,10 +50,6 @@ def _cursors(db, count: int) -> list:
 
 def rows(sql: str, params: list | tuple = ()) -> list[tuple]:
     return _run("execute", sql, params, lambda cursor: cursor.fetchall())
-
-
-def execute(sql: str, params: list | tuple = ()) -> int:
-    return _run("execute", sql, params, lambda cursor: cursor.rowcount)
 
 
 def rows_together(statements: list[tuple[str, list]]) -> list[list[tuple]]:
@@ -169,38 +166,24 @@ _PLAIN_KINDS = {"ForeignKey", "IntegerField", "BigIntegerField", "SmallIntegerFi
 
 # Rows per INSERT: at most this many parameters, so that psycopg keeps the statement's conversion cached (it
 # caches statements of up to 50 parameters) and PostgreSQL prepares it; a batch needs only a few shapes.
-_MAX_PARAMS = 50
+MAX_PARAMS = 50
 
 
-def insert_statements(model: type[models.Model], names: tuple[str, ...], values: list[tuple],
-                      returning: tuple[str, ...] = ()) -> list[tuple[str, list]]:
-    """The INSERTs of many rows, as (sql, params), in as few statements as keep under _MAX_PARAMS each; with
-    `returning` (column names), each returns those columns of its new rows."""
+def insert_statements(model: type[models.Model], names: tuple[str, ...], values: list[tuple]) -> list[tuple[str, list]]:
+    """The INSERTs of many rows, as (sql, params) for run_all, in as few statements as keep under MAX_PARAMS
+    each."""
     db = connections[DEFAULT_DB_ALIAS]
     columns, preparers = _columns(model, names)
     ops = db.ops
-    per_statement = max(1, _MAX_PARAMS // len(preparers))
+    per_statement = max(1, MAX_PARAMS // len(preparers))
     into = f"INSERT INTO {table(model)} ({columns}) VALUES "
     row_marks = f"({marks(len(preparers))})"
-    tail = f" RETURNING {', '.join(ops.quote_name(c) for c in returning)}" if returning else ""
     statements = []
     for start in range(0, len(values), per_statement):
         chunk = values[start:start + per_statement]
         params = [prepare(value, ops) for row in chunk for prepare, value in zip(preparers, row, strict=True)]
-        statements.append((f"{into}{', '.join([row_marks] * len(chunk))}{tail}", params))
+        statements.append((f"{into}{', '.join([row_marks] * len(chunk))}", params))
     return statements
-
-
-def insert(model: type[models.Model], names: tuple[str, ...], values: list[tuple],
-           returning: tuple[str, ...] = ()) -> list[tuple]:
-    """INSERT many rows (insert_statements); with `returning`, those columns of the new rows, in no promised
-    order (return a key with them)."""
-    db = connections[DEFAULT_DB_ALIAS]
-    out = []
-    for sql, params in insert_statements(model, names, values, returning):
-        out.extend(_run("execute", sql, params, (lambda cursor: cursor.fetchall()) if returning else
-                        (lambda cursor: ()), db))
-    return out
 
 
 def run_all(statements: list[tuple[str, list]]) -> None:

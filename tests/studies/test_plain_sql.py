@@ -33,8 +33,7 @@ def test_many_rows_go_in_statements_of_at_most_50_parameters_and_all_arrive(part
     rows = [(participant.pk, None, "note", f"c{n}", n if n % 2 else None, now - timedelta(seconds=n), now,
              {"n": n, "text": "it's \"quoted\" ✓"}) for n in range(23)]
     with CaptureQueriesContext(connection) as queries:
-        plain_sql.insert(Event, ("participant", "session", "type", "client_event_id", "sequence", "client_time",
-                                 "server_time", "payload"), rows)
+        plain_sql.run_all(plain_sql.insert_statements(Event, EVENT_COLUMNS, rows))
     assert len(queries) == 4  # 8 columns: 6 rows per statement
     stored = {e.client_event_id: e for e in Event.objects.filter(participant=participant)}
     assert len(stored) == 23
@@ -42,19 +41,6 @@ def test_many_rows_go_in_statements_of_at_most_50_parameters_and_all_arrive(part
         event = stored[f"c{n}"]
         assert (event.sequence, event.client_time, event.server_time, event.payload) == (
             n if n % 2 else None, now - timedelta(seconds=n), now, {"n": n, "text": "it's \"quoted\" ✓"})
-
-
-def test_returning_gives_a_key_for_every_row_inserted(participant):
-    session = SearchSession.objects.create(assignment=participant.assignments.get(position=1),
-                                           started_at=timezone.now())
-    collection = Collection.objects.create(name="plain")
-    documents = Document.objects.bulk_create(Document(collection=collection, external_id=f"d{n}") for n in range(12))
-    now = timezone.now()
-    returned = plain_sql.insert(Judgment, ("session", "document", "grade", "created_at", "updated_at"),
-                                [(session.pk, d.pk, n % 4, now, now) for n, d in enumerate(documents)],
-                                returning=("id", "document_id"))
-    assert sorted(returned) == sorted(Judgment.objects.values_list("id", "document_id"))
-    assert len(returned) == 12
 
 
 def test_the_participant_read_by_token_is_the_one_the_orm_reads(participant):
