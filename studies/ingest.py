@@ -5,8 +5,8 @@ A batch is read and written in one transaction, and every statement serves the w
 sessions named in the batch are read and locked (SELECT ... FOR UPDATE, so a beacon and a fetch carrying the
 same events are served one after the other), the stored events among the batch's ids are read once, each
 session's queries and shown results once, and the writes (shown results, judgments, Events) go together at the
-end. On PostgreSQL a batch with a query costs four round trips and the COMMIT: the reads, the query's insert with
-its results' documents, the writes. Events are
+end. On PostgreSQL a batch with a query costs three round trips and the COMMIT: the reads (with the BEGIN), the
+query's insert with its results' documents, the writes. Events are
 checked and applied in order against that state in memory, so an event may refer to one earlier in the same
 batch (a document opened from the query just logged). A re-sent event answers its stored acknowledgement
 and builds nothing. A refused event is stored with its refusal (unless the participant declined or withdrew),
