@@ -149,11 +149,21 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # caller logs it and leaves the run stale for `manage.py requeue_stale_runs`: sessionlab/queueing.py).
 # With it set, workers also sweep for such messages every quarter of it (at most every 10 s; kombu's default
 # sweep is about every 100 s).
-_visibility_timeout = envint("CELERY_VISIBILITY_TIMEOUT", 0, minimum=0)
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": _visibility_timeout, "unacked_restore_throttle": 1,
-    "unacked_restore_interval": max(1, min(10, _visibility_timeout // 4)),
-} if _visibility_timeout else {}
+
+
+def broker_transport_options(visibility_timeout: int) -> dict:
+    """Redis transport options for a visibility timeout in seconds (0: kombu's defaults)."""
+    if not visibility_timeout:
+        return {}
+    sweep = max(1, min(10, visibility_timeout // 4))
+    return {"visibility_timeout": visibility_timeout, "unacked_restore_throttle": 1, "unacked_restore_interval": sweep,
+            # A sweep holds a lock in Redis; a worker killed during one leaves it behind until it expires (kombu: 300
+            # s), and until then no worker sweeps. A sweep takes milliseconds, and two at once restore nothing twice
+            # (each message is restored in a transaction watching it), so the lock lasts as long as one interval.
+            "unacked_mutex_expire": sweep}
+
+
+CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(envint("CELERY_VISIBILITY_TIMEOUT", 0, minimum=0))
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 # Scoring passes owed after a broker outage are queued again every REQUEUE_STALE_RUNS_SECONDS by a beat process
 # (`celery -A sessionlab beat`, or `worker -B` on a single machine: docs/running-a-study.md); without one (eager

@@ -1,13 +1,15 @@
-"""A Celery worker killed (SIGKILL, the whole process group) in the middle of a scoring run: a new worker
-picks up the unacknowledged chunk after the broker's visibility timeout (acks_late), the queued chunks as
-they are, and the run completes with every session scored exactly once (the chunk tasks are upserts keyed
-by run and session)."""
+"""A Celery worker killed (SIGKILL, the whole process group) in the middle of a scoring run, holding the lock of
+kombu's sweep for unacknowledged messages: a new worker picks up the unacknowledged chunk after the broker's
+visibility timeout (acks_late) and the lock's expiry, the queued chunks as they are, and the run completes with
+every session scored exactly once (the chunk tasks are upserts keyed by run and session)."""
 
 import signal
 
 import pytest
+import redis
 
 from scoring.models import QueryScore, ScoringRun, SessionScore
+from sessionlab.settings import broker_transport_options
 from studies.models import Query
 
 from .conftest import scored_study_build, wait_for, worker_command, worker_ready
@@ -41,6 +43,12 @@ def test_a_run_completes_once_after_its_worker_is_killed(designed_study, base_en
     run.refresh_from_db()
     killed_at = run.progress_done
     assert killed_at < run.progress_total == 64, "the run finished before the worker was killed: no fault"
+    # The worst moment: it died in the middle of a sweep for unacknowledged messages, holding the sweep's lock
+    # (kombu's "unacked_mutex") for as long as the workers' settings let a lock live. Until it expires nobody
+    # sweeps; kombu's own 300 s would outlast this test's wait.
+    mutex_expire = broker_transport_options(VISIBILITY_TIMEOUT)["unacked_mutex_expire"]
+    assert redis.Redis.from_url(queue_to_own_redis.conf.broker_url).set("unacked_mutex", "the killed worker",
+                                                                         ex=mutex_expire, nx=True) is not None
 
     second = processes.start("worker-2", worker_command(), env)
     wait_for(lambda: worker_ready(second), 60, "the second worker to be ready")
