@@ -177,8 +177,9 @@ def wait_listening(port: int, process: subprocess.Popen, seconds: float = 30) ->
 
 
 def cpu_seconds(pgid: int | None = None, name: str | None = None) -> float:
-    """CPU time (user + system) used so far by the live processes of a process group, or of every process
-    with this command name (Linux /proc)."""
+    """CPU time (user + system) used so far by the processes of a process group, or of every process with this
+    command name (Linux /proc), with that of their children that have exited (a PostgreSQL backend ends when
+    its web worker's connection reaches DB_CONN_MAX_AGE)."""
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -187,7 +188,7 @@ def cpu_seconds(pgid: int | None = None, name: str | None = None) -> float:
             continue
         fields = tail.split()
         if (pgid is not None and int(fields[2]) == pgid) or (name is not None and head.split("(", 1)[1] == name):
-            total += int(fields[11]) + int(fields[12])
+            total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
     return total / os.sysconf("SC_CLK_TCK")
 
 
