@@ -142,10 +142,12 @@ def server_env(database_url: str, index_root: str, conn_max_age: int) -> dict:
 
 
 def gunicorn_start(env: dict, port: int, workers: int, threads: int, log_path: Path,
-                   worker_class: str = "sync") -> subprocess.Popen:
+                   worker_class: str = "sync", times_path: Path | None = None) -> subprocess.Popen:
     command = [str(Path(sys.executable).parent / "gunicorn"), "sessionlab.wsgi:application",
                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
                "--backlog", "2048", "--timeout", "60", "--graceful-timeout", "5", "--preload"]
+    if times_path is not None:  # gunicorn's own time of each request, in microseconds, a line each
+        command += ["--access-logfile", str(times_path), "--access-logformat", "%(D)s"]
     if worker_class == "gthread":
         command += ["--threads", str(threads), "--keep-alive", "30"]
     log = open(log_path, "wb")  # noqa: SIM115 (the server owns it for its lifetime)
@@ -548,6 +550,8 @@ def main(argv=None) -> int:
     parser.add_argument("--drain", type=float, default=15, help="seconds to empty the outboxes after the run")
     parser.add_argument("--request-timeout", type=float, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--server-times", action="store_true",
+                        help="also print gunicorn's own time per request (an access log: a little more server CPU)")
     parser.add_argument("--report-every", type=float, default=10, help="seconds between the running figures")
     parser.add_argument("--database", default="sessionlab_load")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -575,7 +579,10 @@ def main(argv=None) -> int:
 
     port = free_port()
     log_path = Path(tempfile.gettempdir()) / "sessionlab-load-gunicorn.log"
-    server = gunicorn_start(env, port, args.workers, args.threads, log_path, args.worker_class)
+    times_path = Path(tempfile.gettempdir()) / "sessionlab-load-times.log" if args.server_times else None
+    if times_path is not None:
+        times_path.unlink(missing_ok=True)
+    server = gunicorn_start(env, port, args.workers, args.threads, log_path, args.worker_class, times_path)
     try:
         wait_listening(port, server)
         threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
@@ -610,6 +617,12 @@ def main(argv=None) -> int:
     everything = [v for values in stats.latency.values() for v in values]
     print(f"{'all requests':40} {len(everything):7d} {percentile(everything, 50) * 1000:8.1f} "
           f"{percentile(everything, 95) * 1000:8.1f} {percentile(everything, 99) * 1000:8.1f}")
+    if times_path is not None:
+        # Every request, the warm-up's and the drain's too: the time gunicorn spent on it, from its first byte
+        # read to its last written, without the wait for a free worker that the figures above include.
+        times = [int(line) / 1e6 for line in times_path.read_text().split()]
+        print(f"{'  server time (gunicorn), every request':40} {len(times):7d} {percentile(times, 50) * 1000:8.1f} "
+              f"{percentile(times, 95) * 1000:8.1f} {percentile(times, 99) * 1000:8.1f} {max(times) * 1000:8.1f}")
     print(f"errors: {sum(stats.errors.values())}" + "".join(f"\n  {n} x {e}" for e, n in stats.errors.most_common(10)))
     print(f"events in the database: sent {counts['sent']} distinct ids, acknowledged {counts['acked']}, "
           f"stored rows {counts['stored']} ({counts['distinct']} distinct ids)")
