@@ -1,6 +1,6 @@
 """Load benchmark: N concurrent participants against SessionLab served by gunicorn on PostgreSQL.
 
-    .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 2] [--think 0.5]
+    .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 3] [--think 0.5] [--server-times]
 
 It (re)creates the database `sessionlab_load` on the PostgreSQL server of $LOAD_PG_URL (default
 postgres://postgres@127.0.0.1:5432), migrates it, builds a study over a generated collection (2,000 documents,
@@ -536,9 +536,9 @@ def main(argv=None) -> int:
                         help="sync: a worker takes a connection only when it is free, so the load spreads evenly "
                              "(one request per connection); gthread keeps connections alive, but each stays on "
                              "the worker that accepted it, however busy")
-    parser.add_argument("--workers", type=int, default=2,
-                        help="gunicorn worker processes (2, one per core, gave the lowest latency here; 4 the most "
-                             "requests at saturation: docs/performance-load.md)")
+    parser.add_argument("--workers", type=int, default=3,
+                        help="gunicorn worker processes (3 on this 2-core machine gave a lower p99 than 2 or 4 in "
+                             "every paired run; 4 the most requests at saturation: docs/performance-load.md)")
     parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker (gthread only)")
     parser.add_argument("--conn-max-age", type=int, default=60, help="DB_CONN_MAX_AGE of the server")
     parser.add_argument("--batch", type=int, default=50, help="events per POST at most (participant.js: 50)")
