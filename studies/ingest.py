@@ -5,11 +5,10 @@ A batch is read and written in one transaction, and every statement serves the w
 sessions named in the batch are read and locked (SELECT ... FOR UPDATE, so a beacon and a fetch carrying the
 same events are served one after the other), the stored events among the batch's ids are read once, each
 session's queries and shown results once, and the writes (shown results, judgments, Events) go together at the
-end. On PostgreSQL a batch with a query costs three round trips and the COMMIT: the reads (with the BEGIN), the
-query's insert with its results' documents, the writes. Events are
-checked and applied in order against that state in memory, so an event may refer to one earlier in the same
-batch (a document opened from the query just logged). A re-sent event answers its stored acknowledgement
-and builds nothing. A refused event is stored with its refusal (unless the participant declined or withdrew),
+end. On PostgreSQL a batch with a query costs three round trips and the COMMIT: the reads (with the BEGIN),
+the query's insert with its results' documents, the writes. Events are checked and applied in order against
+that state in memory, so an event may refer to one earlier in the same batch (a document opened from the query
+just logged). A re-sent event answers its stored acknowledgement and builds nothing. A refused event is stored with its refusal (unless the participant declined or withdrew),
 so a re-send is refused the same way. docs/performance-load.md gives the figures this design is for.
 """
 
@@ -211,39 +210,34 @@ class _Batch:
                     refs.add(ref)
                 elif _int(data.get("query")):
                     positions.add(data["query"])
-        statements = [(f"SELECT client_event_id, type, session_id, payload FROM {_EVENT}"
-                       f" WHERE participant_id = %s AND client_event_id IN ({_marks(names)})",
-                       [self.participant.pk, *names])]
-        if needs:
-            lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
-            # With each session's system (which a query or a new page searches) and the study's grade scale.
-            statements.insert(0, (
-                f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
-                f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_GRADE_LEVEL} g"
-                f" WHERE g.study_id = y.study_id) FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
-                f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
-                f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk]))
+        stored = (f"SELECT client_event_id, type, session_id, payload FROM {_EVENT}"
+                  f" WHERE participant_id = %s AND client_event_id IN ({_marks(names)})", [self.participant.pk, *names])
+        if not needs:
+            self._stored_load(plain_sql.rows(*stored))
+            return
+        lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
+        # With each session's system (which a query or a new page searches) and the study's grade scale.
+        statements = [(
+            f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
+            f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_GRADE_LEVEL} g"
+            f" WHERE g.study_id = y.study_id) FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
+            f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
+            f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk]), stored]
         # Another participant's session is read here too, and dropped below: the lock's read names only theirs.
-        loads = []
+        named, loads = {}, []
         for session_id, (docs, positions, refs) in needs.items():
-            state = _SessionState(session_id, None, None, 0, 0)
+            state = named[session_id] = _SessionState(session_id, None, None, 0, 0)  # the lock's row fills the rest
             if docs:
                 statements.append(state.documents_statement(self.study.collection_id, docs))
                 loads.append(state.documents_load)
             if positions or refs:
                 statements.append(state.queries_statement(self.participant.pk, positions, refs))
                 loads.append(state.queries_load)
-            self.sessions[session_id] = state
-        results = plain_sql.rows_together(statements)
-        for client_id, type_, session_id, payload in results[1 if needs else 0]:
-            payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
-            self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
-        for load, rows in zip(loads, results[2:], strict=True):
+        locked, stored_rows, *named_rows = plain_sql.rows_together(statements)
+        self._stored_load(stored_rows)
+        for load, rows in zip(loads, named_rows, strict=True):
             load(rows)
-        if not needs:
-            return
-        named, self.sessions = self.sessions, {}
-        for session_id, started_at, ended_at, system_id, scenario_id, *system, grades in results[0]:
+        for session_id, started_at, ended_at, system_id, scenario_id, *system, grades in locked:
             self.system_rows[system_id] = tuple(system)
             if self._grades is None:
                 self._grades = sorted(int(value) for value in (grades or "").split(",") if value)
@@ -256,6 +250,11 @@ class _Batch:
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
+
+    def _stored_load(self, rows) -> None:
+        for client_id, type_, session_id, payload in rows:
+            payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
+            self.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
 
     def grades(self) -> list[int]:
         if self._grades is None:
