@@ -327,17 +327,7 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
     observed = run.scan == "observed"
     deepest = {}
     if observed:
-        # "The deepest rank they viewed or marked": a scan mark, or the deepest document opened from the list.
-        positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
-        for session_id, payload in Event.objects.filter(session_id__in=ids, type="document_open").values_list(
-                "session_id", "payload"):
-            query_id = positions.get((session_id, (payload or {}).get("query")))
-            rank = (payload or {}).get("rank")
-            if query_id is not None and isinstance(rank, int) and rank > deepest.get(query_id, 0):
-                deepest[query_id] = rank
-        for query_id, mark in marks.items():
-            if mark is not None and mark > deepest.get(query_id, 0):
-                deepest[query_id] = mark
+        deepest = _observed_depths(ids, queries, marks)
     depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0))
     shown = defaultdict(dict)
     for query_id, rank, document_id in ShownResult.objects.filter(
@@ -365,6 +355,38 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
                 "topic_id", "document_id", "grade"):
             qrels[topic][document_id] = grade
     return _Chunk(sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels))
+
+
+def _observed_depths(ids: list[int], queries: dict[int, list[int]], marks: dict[int, int | None]) -> dict[int, int]:
+    """Each query's observed scan depth, "the deepest rank they viewed or marked": its scan mark, or the deepest
+    rank of a document opened from its list, whichever is deeper (queries with neither are left out).
+
+    An open event stores {"data": {"doc", "query" (position), "rank"}, "ack": {...}}. Only acknowledged opens
+    count, and the rank is the one the document was shown at in that query's list (ShownResult), not the
+    client's word for it: a forged rank would otherwise set the depth of every array of the chunk."""
+    positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
+    opened = defaultdict(set)  # query id -> external ids of the documents opened from its list
+    for session_id, data in Event.objects.filter(
+            session_id__in=ids, type="document_open", payload__ack__ok=True).values_list("session_id", "payload__data"):
+        data = data if isinstance(data, dict) else {}
+        query_id = positions.get((session_id, data.get("query")))
+        if query_id is not None and isinstance(data.get("doc"), str):
+            opened[query_id].add(data["doc"])
+    first_shown: dict[tuple[int, str], int] = {}  # (query, document) -> the rank it was first shown at
+    if opened:
+        for query_id, external_id, rank in ShownResult.objects.filter(
+                query_id__in=list(opened), document__external_id__in={d for docs in opened.values() for d in docs}
+        ).values_list("query_id", "document__external_id", "rank"):
+            if external_id in opened[query_id]:
+                key = (query_id, external_id)
+                first_shown[key] = min(rank, first_shown.get(key, rank))
+    deepest: dict[int, int] = {}
+    for (query_id, _), rank in first_shown.items():
+        deepest[query_id] = max(rank, deepest.get(query_id, 0))
+    for query_id, mark in marks.items():
+        if mark is not None and mark > deepest.get(query_id, 0):
+            deepest[query_id] = mark
+    return deepest
 
 
 def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
