@@ -34,6 +34,11 @@ META_FILE = "sessionlab-index.json"
 META_FORMAT = 1
 SNIPPET_CHARS = 200
 MAX_PAGE_SIZE = 1000
+# Hits of equal score are ordered by document id within blocks of TIE_BLOCK hits in the engine's own order
+# (score, then index position); a run of ties longer than that is ordered block by block. A page therefore costs
+# at most page_size + 2 * TIE_BLOCK stored documents whatever the query (docs/collections-and-systems.md).
+TIE_BLOCK = 100
+MAX_DEPTH = 10_000  # a page starting deeper than this shows no hits (participants stop at page 100 of 10)
 
 
 @dataclass(frozen=True)
@@ -127,9 +132,12 @@ def build_index(documents: Iterable[Document], index_dir: str | Path, config: st
         if document.external_id in seen:
             raise ValueError(f"duplicate document id {document.external_id!r}")
         seen.add(document.external_id)
-    if index_dir.exists() and (not index_dir.is_dir() or
-                               (any(index_dir.iterdir()) and not (index_dir / META_FILE).exists())):
-        raise IndexMismatchError(f"{index_dir} exists and is not a SessionLab index; refusing to overwrite it")
+    if index_dir.exists() and (
+        not index_dir.is_dir() or (any(index_dir.iterdir()) and not (index_dir / META_FILE).exists())
+    ):
+        raise IndexMismatchError(
+            f"{index_dir} exists and is not a SessionLab index; refusing to overwrite it"
+        )
     index_dir.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=index_dir.name + ".building-", dir=index_dir.parent))
     try:
@@ -142,8 +150,12 @@ def build_index(documents: Iterable[Document], index_dir: str | Path, config: st
             writer.add_document(tantivy.Document(**fields))
         writer.commit()
         writer.wait_merging_threads()
-        meta = {"format": META_FORMAT, "config": config.name, "documents": len(seen),
-                "tantivy": getattr(tantivy, "__version__", "unknown")}
+        meta = {
+            "format": META_FORMAT,
+            "config": config.name,
+            "documents": len(seen),
+            "tantivy": getattr(tantivy, "__version__", "unknown"),
+        }
         (building / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         if index_dir.exists():
             old = Path(tempfile.mkdtemp(prefix=index_dir.name + ".old-", dir=index_dir.parent))
@@ -163,7 +175,9 @@ def read_index_meta(index_dir: str | Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise IndexMismatchError(f"{index_dir} holds no SessionLab index (no {META_FILE}); build it first") from None
+        raise IndexMismatchError(
+            f"{index_dir} holds no SessionLab index (no {META_FILE}); build it first"
+        ) from None
     except (OSError, ValueError) as exc:
         raise IndexMismatchError(f"{path} is unreadable: {exc}") from None
 
@@ -171,6 +185,23 @@ def read_index_meta(index_dir: str | Path) -> dict:
 def _doc_key(doc_id: str) -> tuple:
     """Ties in score are broken by document id: numerically when the id is a number, else as text."""
     return (0, int(doc_id), "") if doc_id.isdigit() else (1, 0, doc_id)
+
+
+def _stored(searcher, address):
+    """A hit's stored fields: the one place a search reads documents (the tests count the calls)."""
+    return searcher.doc(address)
+
+
+def _tie_blocks(scores: list[float]) -> list[tuple[int, int]]:
+    """[start, end) ranges of `scores` (descending, the engine's order) that are ordered by document id: a run of
+    equal scores, cut into blocks of TIE_BLOCK from its first hit. The blocks depend only on the engine's order,
+    so every page of a query agrees with every other on where each hit goes."""
+    blocks, start = [], 0
+    for i in range(1, len(scores) + 1):
+        if i == len(scores) or scores[i] != scores[start] or i - start == TIE_BLOCK:
+            blocks.append((start, i))
+            start = i
+    return blocks
 
 
 _WORD = re.compile(r"\w+")
@@ -191,10 +222,14 @@ def _explain(query_text: str, errors: list[str], config: SearchConfig) -> str:
     if query_text.count("(") != query_text.count(")"):
         reasons.append("the brackets do not match")
     for error in errors:
-        missing = re.search(r"Field does not exist: '([^']*)'|field '([^']*)' is not declared as indexed", error)
+        missing = re.search(
+            r"Field does not exist: '([^']*)'|field '([^']*)' is not declared as indexed", error
+        )
         if missing:
-            reasons.append(f"there is no searchable field called '{missing.group(1) or missing.group(2)}' "
-                           "(searchable: " + ", ".join(sorted(config.boosts)) + ")")
+            reasons.append(
+                f"there is no searchable field called '{missing.group(1) or missing.group(2)}' "
+                "(searchable: " + ", ".join(sorted(config.boosts)) + ")"
+            )
         elif "Only excluding terms" in error:
             reasons.append("a query cannot consist only of excluded (-) words")
     unique = list(dict.fromkeys(reasons)) or ["part of it uses search syntax that could not be read"]
@@ -209,8 +244,10 @@ class Searcher:
         self.index_dir = Path(index_dir)
         meta = read_index_meta(self.index_dir)
         if meta.get("format") != META_FORMAT or meta.get("config") != self.config.name:
-            raise IndexMismatchError(f"{self.index_dir} was built with configuration {meta.get('config')!r}, "
-                                     f"not {self.config.name!r}; rebuild it or open it with its own")
+            raise IndexMismatchError(
+                f"{self.index_dir} was built with configuration {meta.get('config')!r}, "
+                f"not {self.config.name!r}; rebuild it or open it with its own"
+            )
         self.meta = meta
         self._index = tantivy.Index.open(str(self.index_dir))
         self._schema = self._index.schema
@@ -232,8 +269,9 @@ class Searcher:
             return self._parse(query_text), None, None, None
         except ValueError as exc:
             errors = [str(exc)]
-        lenient, lenient_errors = self._index.parse_query_lenient(query_text, self._fields,
-                                                                   field_boosts=self._boosts)
+        lenient, lenient_errors = self._index.parse_query_lenient(
+            query_text, self._fields, field_boosts=self._boosts
+        )
         errors += [str(e) for e in lenient_errors]
         message = _explain(query_text, errors, self.config)
         detail = "; ".join(dict.fromkeys(errors))
@@ -261,22 +299,22 @@ class Searcher:
         searcher = self._index.searcher()
         offset = (page - 1) * page_size
         wanted = offset + page_size
-        # Fetch a little more than needed and widen until the cut-off does not split a run of equal scores,
-        # so that ties are ordered by document id rather than by where tantivy stored them.
-        limit = wanted + 1
-        while True:
-            result = searcher.search(query, limit, count=True)
-            hits = result.hits
-            if len(hits) < limit or hits[-1][0] != hits[min(wanted, len(hits)) - 1][0]:
-                break
-            limit *= 2
-        total = result.count
-        scored = []
-        for score, address in hits:
-            stored = searcher.doc(address)
-            scored.append((score, stored))
-        scored.sort(key=lambda item: (-item[0], _doc_key(item[1]["doc_id"][0])))
-        window = scored[offset:wanted]
+        if offset >= MAX_DEPTH:  # deeper than any page we serve: the count, no hits loaded
+            return SearchPage(
+                [], searcher.search(query, 1, count=True).count, page, error, detail, page_size, rewritten
+            )
+        # One search, never widened: TIE_BLOCK hits past the page are enough to close the tie block the page
+        # ends in (a `*` or range query gives every hit one score; widening until the tie ended loaded them all).
+        result = searcher.search(query, wanted + TIE_BLOCK, count=True)
+        hits, total = result.hits, result.count
+        window = []
+        for start, end in _tie_blocks([score for score, _address in hits]):
+            if end <= offset or start >= wanted:
+                continue
+            # Only the blocks the page overlaps are read from the store and ordered by document id.
+            block = [(score, _stored(searcher, address)) for score, address in hits[start:end]]
+            block.sort(key=lambda item: _doc_key(item[1]["doc_id"][0]))
+            window += block[max(offset - start, 0) : wanted - start]
         generator = None
         if window:
             generator = tantivy.SnippetGenerator.create(searcher, query, self._schema, "text")
@@ -300,7 +338,10 @@ def _snippet(generator, stored) -> tuple[str, tuple[tuple[int, int], ...]]:
     if fragment.strip():
         encoded = fragment.encode("utf-8")  # tantivy's offsets are in bytes
         highlights = tuple(
-            (len(encoded[:r.start].decode("utf-8", "ignore")), len(encoded[:r.end].decode("utf-8", "ignore")))
+            (
+                len(encoded[: r.start].decode("utf-8", "ignore")),
+                len(encoded[: r.end].decode("utf-8", "ignore")),
+            )
             for r in snippet.highlighted()
         )
         return fragment, highlights
