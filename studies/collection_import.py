@@ -16,6 +16,7 @@ from django.db import transaction
 
 from scoring.errors import InputError
 
+from .assessment import reference_version_create
 from .engines import formats
 from .engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
 from .models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
@@ -259,21 +260,14 @@ def collection_import(
                     text=topic.text or topic.title, topic_id=topic_id,
                 ))
             if parsed.judgments:
-                last = study.reference_versions.order_by("-number").first()
-                version = ReferenceVersion.objects.create(
-                    study=study, number=(last.number + 1) if last else 1, created_by=created_by,
-                    note=f"imported with collection {name!r} from {source}"[:300],
-                )
                 doc_pk = dict(collection.documents.values_list("external_id", "pk"))
-                ReferenceJudgment.objects.bulk_create(
-                    (ReferenceJudgment(version=version, topic_id=j.topic_id, document_id=doc_pk[j.doc_id],
-                                       grade=j.grade, source=Path(source).name[:200])
-                     for j in parsed.judgments),
-                    batch_size=500,
+                version = reference_version_create(
+                    study=study, created_by=created_by,
+                    note=f"imported with collection {name!r} from {source}",
+                    judgments=(ReferenceJudgment(topic_id=j.topic_id, document_id=doc_pk[j.doc_id], grade=j.grade,
+                                                 source=Path(source).name[:200])
+                               for j in parsed.judgments),
                 )
-                from scoring.services import reference_version_changed  # scoring depends on studies, not back
-
-                reference_version_changed(study_id=study.pk)
     logger.info("imported collection %r: %d documents, %d topics, %d judgments", name, len(parsed.documents),
                 len(parsed.topics), len(parsed.judgments))
     return ImportResult(collection, len(parsed.documents), len(parsed.topics), len(parsed.judgments), scenarios,

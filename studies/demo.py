@@ -24,7 +24,7 @@ from django.db import transaction
 from . import assessment, services
 from .collection_import import collection_import
 from .engines.formats import read_cranfield
-from .models import Collection, Document, Participant, ReferenceJudgment, ReferenceVersion, Study
+from .models import Collection, Document, Participant, ReferenceJudgment, Study
 from .search_systems import collection_index_build
 from .simulation import participants_simulate
 
@@ -159,11 +159,11 @@ def _load_generated(study: Study) -> str:
     study.save(update_fields=["collection"])
     for topic_id, title, text, _words in GENERATED_TOPICS:
         services.scenario_add(study=study, code=f"S{topic_id}", title=title, text=text, topic_id=topic_id)
-    version = ReferenceVersion.objects.create(study=study, number=1, note="generated with the demo collection")
     pk_of = dict(collection.documents.values_list("external_id", "pk"))
-    ReferenceJudgment.objects.bulk_create(
-        ReferenceJudgment(version=version, topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
-        for (topic_id, doc), grade in grades.items()
+    assessment.reference_version_create(
+        study=study, note="generated with the demo collection",
+        judgments=(ReferenceJudgment(topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
+                   for (topic_id, doc), grade in grades.items()),
     )
     return "a generated collection (set DEMO_DATA to the Cranfield folder for real documents)"
 

@@ -31,6 +31,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
+from ..assessment import reference_version_create
 from ..models import (
     AssessmentPlan,
     AssessmentPool,
@@ -530,10 +531,8 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             r.fail(item, f"{where}.number", f"version {number} is below 1 or given twice")
         numbers.add(number)
         creator = r.get(item, "created_by", where, str, null=True, default=None)
-        version = ReferenceVersion.objects.create(
-            study=study, number=number, note=r.get(item, "note", where, str, default=""),
-            created_by=users.filter(username=creator).first() if creator else None,
-            created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now())
+        note = r.get(item, "note", where, str, default="")
+        created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
         rows, seen = [], set()
         for j, j_item in enumerate(r.list(item, "judgments", where)):
             j_where = f"{where}.judgments[{j}]"
@@ -545,10 +544,12 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             seen.add((topic, document.pk))
             judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
             rows.append(ReferenceJudgment(
-                version=version, topic_id=topic, document=document, grade=grade_of(j_item, j_where),
+                topic_id=topic, document=document, grade=grade_of(j_item, j_where),
                 source=r.get(j_item, "source", j_where, str, default=""),
                 judged_by=users.filter(username=judge).first() if judge else None))
-        ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
+        reference_version_create(
+            study=study, judgments=rows, note=note, number=number, created_at=created_at,
+            created_by=users.filter(username=creator).first() if creator else None)
 
     assessment = data.get("assessment") or {}
     r.obj(assessment, "$.assessment", data)
