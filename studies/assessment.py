@@ -40,6 +40,7 @@ from .models import (
     ShownResult,
     Study,
     StudyAssessor,
+    reference_grade_allowed,
 )
 from .signals import reference_version_committed
 
@@ -758,9 +759,9 @@ def reference_version_import_qrels(
     entries, found = _qrels_entries(study, lines, path)
     scale = set(study.grade_values())
     for entry in entries:
-        if entry.grade not in scale:
+        if not reference_grade_allowed(entry.grade, scale):  # negative grades are kept as judged
             raise InputError(
-                path, entry.line, f"grade {entry.grade} is not in the study's scale {sorted(scale)}"
+                path, entry.line, f"grade {entry.grade} is not in the study's scale {sorted(scale)} (or -9..-1)"
             )
     return reference_version_create(
         study=study,

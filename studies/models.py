@@ -14,6 +14,15 @@ from django.db import models
 from django.db.models import Q
 
 DEFAULT_GRADE_LABELS = ("not relevant", "marginally relevant", "fairly relevant", "highly relevant")
+# A reference judgment may carry a negative grade as judged (TREC's -2, spam): not a step of the study's scale
+# (participants never give one), but kept for the scoring formulations, each of which has its own rule for it
+# (docs/scoring-sessions.md). The reference_grade_in_scale trigger (migrations 0002, 0006) enforces the same.
+NEGATIVE_REFERENCE_GRADES = range(-9, 0)
+
+
+def reference_grade_allowed(grade: int, scale) -> bool:
+    """Whether a reference judgment may carry `grade`: a step of the study's scale, or negative (-9..-1)."""
+    return grade in scale or grade in NEGATIVE_REFERENCE_GRADES
 
 
 def new_access_token() -> str:

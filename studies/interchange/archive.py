@@ -53,6 +53,7 @@ from ..models import (
     ShownResult,
     Study,
     System,
+    reference_grade_allowed,
 )
 from . import ImportFailure
 
@@ -408,9 +409,9 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             r.fail(obj, f"{where}.doc", f"document {external_id!r} is not in the archive's documents")
         return documents[external_id]
 
-    def grade_of(obj, where: str) -> int:
+    def grade_of(obj, where: str, *, reference: bool = False) -> int:
         grade = r.get(obj, "grade", where, int)
-        if grade not in scale:
+        if not (reference_grade_allowed(grade, scale) if reference else grade in scale):
             r.fail(obj, f"{where}.grade", f"grade {grade} is not in the study's scale {sorted(scale)}")
         return grade
 
@@ -544,7 +545,7 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             seen.add((topic, document.pk))
             judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
             rows.append(ReferenceJudgment(
-                topic_id=topic, document=document, grade=grade_of(j_item, j_where),
+                topic_id=topic, document=document, grade=grade_of(j_item, j_where, reference=True),
                 source=r.get(j_item, "source", j_where, str, default=""),
                 judged_by=users.filter(username=judge).first() if judge else None))
         reference_version_create(

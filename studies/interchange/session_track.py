@@ -14,11 +14,12 @@ attributes, the session and interaction numbers and the current query are kept i
 `session_track_export` writes the same log back. The log's times are times of day without a date: they are
 placed on `day` (UTC), a time earlier than the one before it moving to the next day.
 
-Its qrels become the study's first reference version. The track grades -2..4 (-2: spam); SessionLab scales are
-0..9, so the study's scale is 0..max grade and negative grades are mapped by `negative_grades`:
-"clip" (default: -2 becomes 0, judged not relevant, which is what trec_eval's gain makes of it anyway),
-"drop" (left out: unjudged, as trec_eval's relevant-document counts treat them) or "refuse" (the import
-fails, naming the first such line).
+Its qrels become the study's first reference version. The track grades -2..4 (-2: spam); the study's scale
+is 0..max grade (participants judge on it) and negative grades are treated by `negative_grades`:
+"keep" (default: kept as judged in the reference version, -9..-1, and each scoring formulation applies its
+own rule: kanoulas2011's 2^g - 1 gives -2 a gain of -0.75, the weighted forms a gain of 0),
+"clip" (-2 becomes 0, judged not relevant: this changes kanoulas2011 scores), "drop" (left out: unjudged) or
+"refuse" (the import fails, naming the first such line).
 
 The reader uses expat directly so every error names the file, the line and the element or attribute.
 """
@@ -41,6 +42,7 @@ from scoring.trec_io import parse_qrels_lines
 from .. import services
 from ..assessment import reference_version_import_qrels
 from ..models import (
+    NEGATIVE_REFERENCE_GRADES,
     Assignment,
     Collection,
     Document,
@@ -56,9 +58,9 @@ from ..models import (
 )
 from . import ImportFailure
 
-# The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is mapped: see the module docstring).
+# The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
 TRACK_GRADE_LABELS = ("not relevant", "relevant", "highly relevant", "key", "navigational")
-NEGATIVE_GRADES = ("clip", "drop", "refuse")
+NEGATIVE_GRADES = ("keep", "clip", "drop", "refuse")
 DOC_ID_TAGS = ("clueweb09id", "clueweb12id", "docno")
 DEFAULT_DAY = dt.date(2012, 1, 1)
 EVENT_PREFIX = "st."
@@ -345,17 +347,22 @@ def _participant_code(num: int) -> str:
 
 
 def _mapped_qrels(lines: list[str], path: str, negative_grades: str) -> tuple[list[str], int]:
-    """The qrels lines with negative grades clipped to 0 or blanked (line numbers kept for errors)."""
+    """The qrels lines with negative grades kept, clipped to 0 or blanked (line numbers kept for errors), and
+    how many negative grades there were."""
     parse_qrels_lines(lines, path)  # format errors first, with file:line
     out, mapped = [], 0
     for number, raw in enumerate(lines, start=1):
         fields = raw.split()
         if fields and int(fields[3]) < 0:
             if negative_grades == "refuse":
-                raise ImportFailure(path, number, "grade", f"grade {fields[3]} is negative; SessionLab scales are "
-                                                           "0..9 (choose --negative-grades clip or drop)")
+                raise ImportFailure(path, number, "grade", f"grade {fields[3]} is negative (choose "
+                                                           "--negative-grades keep, clip or drop)")
+            if negative_grades == "keep" and int(fields[3]) not in NEGATIVE_REFERENCE_GRADES:
+                raise ImportFailure(path, number, "grade", f"grade {fields[3]} is below -9, the lowest a "
+                                                           "reference grade can be")
             mapped += 1
-            raw = f"{fields[0]} {fields[1]} {fields[2]} 0" if negative_grades == "clip" else ""
+            if negative_grades != "keep":
+                raw = f"{fields[0]} {fields[1]} {fields[2]} 0" if negative_grades == "clip" else ""
         out.append(raw)
     return out, mapped
 
@@ -367,7 +374,7 @@ def session_track_import(
     owner,
     name: str,
     qrels_path: str | Path | None = None,
-    negative_grades: str = "clip",
+    negative_grades: str = "keep",
     day: dt.date = DEFAULT_DAY,
     collection_name: str = "ClueWeb09",
     system_code: str = "ST",

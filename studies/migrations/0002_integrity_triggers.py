@@ -1,6 +1,7 @@
 """Rules that look at another table, enforced by the database for every writer (SQLite and PostgreSQL).
 
-- a participant's judgment and a reference judgment carry a grade of their study's scale;
+- a participant's judgment and a reference judgment carry a grade of their study's scale (a reference judgment
+  may also carry a negative grade, -9..-1, as judged);
 - a session's queries are numbered 1..n without gaps (checked when a query is written);
 - the event log is append-only (UPDATE is refused; withdrawal may still DELETE).
 """
@@ -25,6 +26,10 @@ RULES = [
         "reference_grade_in_scale",
         "studies_referencejudgment",
         "INSERT OR UPDATE",
+        # A reference grade may also be negative (-9..-1: an assessor's "spam", TREC's -2), kept as judged for
+        # the scoring formulations to read (studies.models.NEGATIVE_REFERENCE_GRADES; migration 0006 made
+        # existing databases' trigger so; later migrations that remake the triggers read this list).
+        "NEW.grade NOT BETWEEN -9 AND -1 AND "
         "NOT EXISTS (SELECT 1 FROM studies_gradelevel g WHERE g.value = NEW.grade AND g.study_id = "
         "(SELECT v.study_id FROM studies_referenceversion v WHERE v.id = NEW.version_id))",
         "reference judgment grade is outside the study's grade scale",

@@ -59,7 +59,7 @@ def test_the_first_session_is_read_as_written(imported):
     assert current.payload["data"]["text"] == "US tax code 403 (b) eligibility"
 
 
-def test_its_qrels_are_the_first_reference_version_with_negative_grades_clipped(imported):
+def test_its_qrels_are_the_first_reference_version_with_negative_grades_kept(imported):
     study = imported.study
     assert study.grade_values() == [0, 1, 2, 3, 4]
     version = imported.reference_version
@@ -67,13 +67,17 @@ def test_its_qrels_are_the_first_reference_version_with_negative_grades_clipped(
     judgments = ReferenceJudgment.objects.filter(version=version)
     assert judgments.count() == 17861 == imported.reference_judgments
     assert judgments.values("topic_id").distinct().count() == 48
-    assert imported.negatives_mapped == 975
-    assert judgments.filter(grade=0).count() == 12384 + 975
+    assert imported.negatives_mapped == 975 and imported.negative_grades == "keep"
+    assert judgments.filter(grade=-2).count() == 975  # as judged: the formulations decide what -2 is worth
+    assert judgments.filter(grade=0).count() == 12384
     assert judgments.filter(grade=4).count() == 1360
 
 
-def test_negative_grades_can_be_dropped_or_refused(alice, session_track_2012):
+def test_negative_grades_can_be_clipped_dropped_or_refused(alice, session_track_2012):
     log, qrels = session_track_2012 / "sessiontrack2012.xml", session_track_2012 / "qrels2012.txt"
+    clipped = session_track_import(path=log, qrels_path=qrels, owner=alice, name="clipped", negative_grades="clip")
+    grades = ReferenceJudgment.objects.filter(version=clipped.reference_version)
+    assert grades.filter(grade__lt=0).count() == 0 and grades.filter(grade=0).count() == 12384 + 975
     dropped = session_track_import(path=log, qrels_path=qrels, owner=alice, name="dropped", negative_grades="drop")
     assert dropped.reference_judgments == 17861 - 975
     with pytest.raises(Exception) as refused:

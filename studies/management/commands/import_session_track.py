@@ -20,9 +20,10 @@ class Command(BaseCommand):
         parser.add_argument("--qrels", help="the track's qrels (topic 0 docid grade)")
         parser.add_argument("--owner", required=True, help="username of the new study's owner")
         parser.add_argument("--name", required=True, help="name of the new study")
-        parser.add_argument("--negative-grades", choices=NEGATIVE_GRADES, default="clip",
-                            help="what a negative qrels grade (-2: spam) becomes: clip = 0 (default), drop = left "
-                                 "out (unjudged), refuse = fail the import")
+        parser.add_argument("--negative-grades", choices=NEGATIVE_GRADES, default="keep",
+                            help="what a negative qrels grade (-2: spam) becomes: keep = as judged, each scoring "
+                                 "formulation applies its own rule (default), clip = 0, drop = left out "
+                                 "(unjudged), refuse = fail the import")
         parser.add_argument("--date", default=DEFAULT_DAY.isoformat(),
                             help="the day (UTC) the log's times of day are placed on (default %(default)s)")
         parser.add_argument("--collection", default="ClueWeb09", help="collection holding the documents "
