@@ -3,6 +3,7 @@ agreement, adjudication and reference versions; assessors (non-staff members of 
 Thin views: an access-checked fetch, a small form, a call into studies/assessment.py, a redirect or render."""
 
 from functools import wraps
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -57,8 +58,35 @@ class DecideForm(forms.Form):
 
 
 class PublishForm(forms.Form):
+    """What to publish; the preview page shows what it changes, and confirms with the plan's digest."""
+
+    mode = forms.ChoiceField(
+        choices=list(assessment.PUBLISH_MODES.items()),
+        initial="merge",
+        required=False,  # merge when not given: it never drops a judgment
+        widget=forms.RadioSelect,
+    )
+    base = forms.TypedChoiceField(
+        coerce=int,
+        required=False,
+        empty_value=None,
+        label="Version to merge into",
+        help_text="Merging only; default the latest version",
+    )
     note = forms.CharField(max_length=300, required=False)
     allow_pending = forms.BooleanField(required=False, label="Publish even with undecided disagreements")
+    digest = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, study, **kwargs):
+        super().__init__(*args, **kwargs)
+        numbers = study.reference_versions.order_by("-number").values_list("number", flat=True)
+        self.fields["base"].choices = [("", "the latest")] + [(n, f"v{n}") for n in numbers]
+
+    def plan_arguments(self) -> dict:
+        data = self.cleaned_data
+        mode = data["mode"] or "merge"
+        base = data["base"] if mode == "merge" else None
+        return {"mode": mode, "base_number": base, "allow_pending": data["allow_pending"]}
 
 
 def _form_errors(request, form):
@@ -107,7 +135,7 @@ def manage(request, slug):
         ),
         "invite_form": InviteForm(prefix="invite"),
         "preset_form": PresetForm(prefix="adjudicate"),
-        "publish_form": PublishForm(prefix="publish"),
+        "publish_form": PublishForm(prefix="publish", study=study),
         "version_import_form": QrelsUploadForm(prefix="refqrels"),
     }
     return render(request, "assessment/manage.html", context)
@@ -308,25 +336,55 @@ def decide(request, slug):
     return redirect("assessment:disagreements", slug=study.slug)
 
 
+def _publish_query(study, form) -> str:
+    """The preview's address for the choices of a bound PublishForm (the digest left out)."""
+    fields = {name: value for name, value in form.data.items() if name.startswith("publish-")}
+    fields.pop("publish-digest", None)
+    return reverse("assessment:publish", args=[study.slug]) + "?" + urlencode(fields)
+
+
 @researcher_required
 def publish(request, slug):
+    """GET: the preview of a publication (what changes, per topic); POST from the preview: publish it. A POST
+    without the preview's digest goes to the preview first, so nothing is published unseen."""
     study = _study_for(request, slug)
+    data = request.POST if request.method == "POST" else request.GET
+    form = PublishForm(data, prefix="publish", study=study)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return _manage(study)
+    if request.method == "POST" and form.cleaned_data["digest"]:
+        try:
+            version = assessment.reference_version_publish(
+                study=study,
+                created_by=request.user,
+                note=form.cleaned_data["note"],
+                expected_digest=form.cleaned_data["digest"],
+                **form.plan_arguments(),
+            )
+        except assessment.AssessmentError as exc:
+            messages.error(request, str(exc))
+            return redirect(_publish_query(study, form))
+        messages.success(
+            request,
+            f"Reference version {version.number} published ({version.judgments.count()} judgments).",
+        )
+        return _manage(study)
     if request.method == "POST":
-        form = PublishForm(request.POST, prefix="publish")
-        if form.is_valid():
-            try:
-                version = assessment.reference_version_publish(
-                    study=study, created_by=request.user, **form.cleaned_data
-                )
-                messages.success(
-                    request,
-                    f"Reference version {version.number} published ({version.judgments.count()} judgments).",
-                )
-            except assessment.AssessmentError as exc:
-                messages.error(request, str(exc))
-        else:
-            _form_errors(request, form)
-    return _manage(study)
+        return redirect(_publish_query(study, form))
+    try:
+        plan = assessment.reference_version_publish_plan(study=study, **form.plan_arguments())
+    except assessment.AssessmentError as exc:
+        messages.error(request, str(exc))
+        return _manage(study)
+    confirm = PublishForm(initial={**form.cleaned_data, "digest": plan.digest}, prefix="publish", study=study)
+    for name in ("mode", "base", "allow_pending"):
+        confirm.fields[name].widget = forms.HiddenInput()
+    return render(
+        request,
+        "assessment/publish_preview.html",
+        {"study": study, "plan": plan, "confirm_form": confirm, "totals": plan.totals},
+    )
 
 
 @researcher_required

@@ -44,7 +44,11 @@ def test_a_researcher_builds_pools_invites_adjudicates_and_publishes(client, ali
     assert "yours to decide" in page and "d8" in page
     d8 = pool.documents.get(document__external_id="d8")
     client.post(url("decide", sessions_study), {"pool_document": d8.id, "grade": 3})
-    response = client.post(url("publish", sessions_study), {"publish-note": "first"}, follow=True)
+    response = client.get(url("publish", sessions_study), {"publish-note": "first"})
+    assert "First version" in response.content.decode() and not ReferenceVersion.objects.exists()
+    digest = response.context["plan"].digest
+    response = client.post(url("publish", sessions_study), {"publish-note": "first", "publish-digest": digest},
+                           follow=True)
     assert "Reference version 1 published (3 judgments)" in messages_of(response)[-1]
     qrels = client.get(url("version_qrels", sessions_study, 1))
     assert qrels["Content-Disposition"].endswith('-v1.qrels"')

@@ -134,6 +134,7 @@ MATRIX: dict[tuple[str, str], Row] = {
                                        lambda w: {"pool_document": w.pool_document.pk, "grade": "1"}),
     ("assessment:publish", "POST"): Row("POST", study_path("/assess/manage/{slug}/publish/"), RESEARCHER_PAGE,
                                         lambda w: {}),
+    ("assessment:publish", "GET"): Row("GET", study_path("/assess/manage/{slug}/publish/"), RESEARCHER_PAGE),
     ("assessment:version_qrels", "GET"): Row("GET", study_path("/assess/manage/{slug}/versions/1.qrels"),
                                              RESEARCHER_PAGE),
     ("assessment:version_import", "POST"): Row("POST", study_path("/assess/manage/{slug}/versions/import/"),
