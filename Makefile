@@ -16,12 +16,13 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
+# The demo is development on this machine: DEBUG=1 (DEBUG is off unless set; docs/security.md).
 demo-data: $(STAMP) ## Migrate the database and load the scored demo study (no server)
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_demo
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py load_demo
 
 demo: demo-data ## Install, migrate, load and score the demo study, then serve http://127.0.0.1:8000
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 lint: $(STAMP) ## Run ruff
 	$(BIN)/ruff check .

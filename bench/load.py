@@ -566,7 +566,9 @@ def main(argv=None) -> int:
     database_url = database_recreate(server_url, args.database)
     index_root = tempfile.mkdtemp(prefix="sessionlab-load-indexes-")
     env = server_env(database_url, index_root, args.conn_max_age)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "INDEX_ROOT", "LOG_LEVEL", "DJANGO_SETTINGS_MODULE")})
+    # This process builds the study through the ORM with the server's settings (DEBUG=0 needs its SECRET_KEY).
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "INDEX_ROOT", "LOG_LEVEL", "DJANGO_SETTINGS_MODULE",
+                                           "DEBUG", "SECRET_KEY")})
     for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
         os.environ.pop(name, None)
     import django

@@ -38,6 +38,7 @@ def setup(args) -> str | None:
             Path(tmp).unlink()
         os.environ["SQLITE_PATH"] = tmp
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sessionlab.settings")
+    os.environ.setdefault("DEBUG", "1")  # a development run on this machine (DEBUG is off unless set)
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     import django
 

@@ -23,7 +23,7 @@ from studies.models import SearchSession
 
 from . import services
 from .models import QueryScore, ScoringRun, SessionScore
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS
+from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
 
 # --- serializers -------------------------------------------------------------------------------------------
 
@@ -61,10 +61,10 @@ class ScoringRunCreateSerializer(serializers.Serializer):
 
     label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     weights = serializers.ListField(
-        child=serializers.FloatField(), min_length=1, max_length=100, required=False,
-        default=list(services.DEFAULT_WEIGHTS),
+        child=serializers.FloatField(), min_length=1, max_length=100, required=False, default=None,
         help_text="Gain of grades 0, 1, 2, ...: one weight per grade of the study's scale (ignored by "
-                  "kanoulas2011 and by exponential gain, which still need one per grade).")
+                  "kanoulas2011 and by exponential gain, which still need one per grade). Default: the scale's "
+                  "(0,1,10,100 on 0..3; each grade ten times the one below on other scales).")
     b = serializers.FloatField(required=False, default=2.0, help_text="Rank log base, > 1.")
     bq = serializers.FloatField(required=False, default=4.0, help_text="Query log base, 1 < bq < 1000.")
     top = serializers.IntegerField(required=False, default=10, min_value=1, max_value=1000,
@@ -94,6 +94,8 @@ class ScoringRunCreateSerializer(serializers.Serializer):
     def validate(self, attrs):
         study = self.context["study"]
         grades = study.grade_values()
+        if attrs["weights"] is None:
+            attrs["weights"] = list(default_weights(grades))
         if attrs["formulation"] != "kanoulas2011" and grades and max(grades) >= len(attrs["weights"]):
             raise ValidationError({"weights": f"the study's grades go to {max(grades)}: give {max(grades) + 1} "
                                               f"weights (grades 0..{max(grades)}), not {len(attrs['weights'])}"})

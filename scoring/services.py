@@ -35,11 +35,19 @@ from studies.models import (
 
 from .metrics import GradeError
 from .models import GRID_B, GRID_BQ, QUERY_DEPTH, QueryScore, ScoringRun, SessionScore
-from .session import SUMMARIES, SessionParams, encode_sessions, score_sessions, session_grid
+from .session import (
+    PAPER_WEIGHTS,
+    SUMMARIES,
+    SessionParams,
+    default_weights,
+    encode_sessions,
+    score_sessions,
+    session_grid,
+)
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_WEIGHTS = (0.0, 1.0, 10.0, 100.0)
+DEFAULT_WEIGHTS = PAPER_WEIGHTS  # on a 0..3 scale; other scales: session.default_weights
 # Sessions per chunk task: small enough that a chunk's arrays stay a few MB, large enough to be worth a task.
 CHUNK_SIZE = 500
 
@@ -68,7 +76,7 @@ def scoring_run_create(
     study: Study,
     created_by=None,
     label: str = "",
-    weights: Sequence[float] = DEFAULT_WEIGHTS,
+    weights: Sequence[float] | None = None,
     b: float = 2.0,
     bq: float = 4.0,
     top: int = 10,
@@ -81,8 +89,9 @@ def scoring_run_create(
     make_default: bool | None = None,
 ) -> ScoringRun:
     """Create a run with the latest reference version and queue its scoring on commit. The study's first run
-    becomes its default run unless make_default=False."""
-    weights = tuple(float(w) for w in weights)
+    becomes its default run unless make_default=False. Without weights, those of the study's grade scale
+    (`session.default_weights`: the paper's 0, 1, 10, 100 on 0..3)."""
+    weights = tuple(float(w) for w in (default_weights(study.grade_values()) if weights is None else weights))
     try:
         SessionParams(weights=weights, b=b, bq=bq, top=top, formulation=formulation, duplicates=duplicates,
                       short_lists=short_lists, scan=scan)

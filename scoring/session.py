@@ -44,6 +44,21 @@ def _parallel_ranges(n_sessions: int, step: int) -> list[tuple[int, int]]:
     return [(0, n_sessions)] if workers == 1 else [(0, middle), (middle, n_sessions)]
 
 
+PAPER_WEIGHTS = (0.0, 1.0, 10.0, 100.0)  # ECIR 2008's sharp weighting of the grades 0..3
+
+
+def default_weights(grades: Sequence[int]) -> tuple[float, ...]:
+    """The default weights for a grade scale (one per grade 0..max): the paper's 0, 1, 10, 100 on 0..3, and on
+    any other scale the same rule, each grade above the lowest worth ten times the one below it and the lowest
+    (not relevant) worth 0: 0..4 gives 0, 1, 10, 100, 1000; 0..1 gives 0, 1; 1..4 gives 0, 0, 1, 10, 100.
+    Negative grades are not steps of a scale (see docs/scoring-sessions.md, "Grades")."""
+    steps = sorted({int(g) for g in grades if int(g) >= 0})
+    if not steps:
+        return PAPER_WEIGHTS
+    lowest = steps[0]
+    return tuple(0.0 if g <= lowest else 10.0 ** (g - lowest - 1) for g in range(steps[-1] + 1))
+
+
 @dataclass(frozen=True)
 class SessionParams:
     """The options of a session scoring run; the defaults are the ECIR 2008 paper's.
@@ -53,7 +68,7 @@ class SessionParams:
     `top` ranks if that is longer; a session longer than pad_to queries is an error.
     """
 
-    weights: tuple[float, ...] = (0.0, 1.0, 10.0, 100.0)
+    weights: tuple[float, ...] = PAPER_WEIGHTS
     b: float = 2.0
     bq: float = 4.0
     top: int = 10

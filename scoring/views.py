@@ -20,14 +20,14 @@ from studies.views import _study_for, researcher_required
 
 from . import charts, selectors, services
 from .models import ScoringRun
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES
+from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 
 CACHE_SECONDS = 24 * 3600
 
 
 class RunForm(forms.Form):
     label = forms.CharField(max_length=200, required=False)
-    weights = forms.CharField(initial="0,1,10,100", help_text="Gain of grades 0, 1, 2, ... (0,1,10,100 is the paper's)")
+    weights = forms.CharField(help_text="Gain of grades 0, 1, 2, ...")
     b = forms.FloatField(initial=2.0, help_text="Rank log base, > 1 (2: impatient; 10: patient)")
     bq = forms.FloatField(initial=4.0, help_text="Query log base, 1 < bq < 1000")
     top = forms.IntegerField(initial=10, min_value=1, max_value=1000, label="Top X")
@@ -39,11 +39,30 @@ class RunForm(forms.Form):
     judgments = forms.ChoiceField(choices=ScoringRun.Judgments.choices, initial="reference")
     make_default = forms.BooleanField(required=False, label="Make it the study's default (live) run")
 
+    def __init__(self, *args, study, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The default weights follow the study's grade scale (session.default_weights); the help says which
+        # grade gets which weight, so a scale of 0..4 is not met with the paper's four weights.
+        self.grade_weights = grade_weights(study)
+        self.fields["weights"].initial = ",".join(f"{w:g}" for _, _, w in self.grade_weights)
+        self.fields["weights"].help_text = (
+            "Gain of each grade, in order; this study's default: "
+            + "; ".join(f"{value} ({label}) = {w:g}" for value, label, w in self.grade_weights)
+            + ". Each grade above the lowest is worth ten times the one below (the paper's 0,1,10,100 on 0..3)."
+        )
+
     def clean_weights(self):
         try:
             return [float(w) for w in self.cleaned_data["weights"].split(",")]
         except ValueError:
             raise forms.ValidationError("weights are numbers separated by commas, e.g. 0,1,10,100") from None
+
+
+def grade_weights(study) -> list[tuple[int, str, float]]:
+    """(grade, label, default weight) for every grade 0..max of the study's scale."""
+    labels = dict(study.grade_levels.values_list("value", "label"))
+    weights = default_weights(list(labels))
+    return [(grade, labels.get(grade, "not on the scale"), w) for grade, w in enumerate(weights)]
 
 
 def _run_for(request, slug, run_id):
@@ -54,7 +73,7 @@ def _run_for(request, slug, run_id):
 @researcher_required
 def runs(request, slug):
     study = _study_for(request, slug)
-    form = RunForm(request.POST or None)
+    form = RunForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         make_default = data.pop("make_default") or None

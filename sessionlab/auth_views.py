@@ -9,7 +9,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.response import Response
 
-from . import ratelimit
+from . import api_errors, ratelimit
 
 
 class LoginView(auth_views.LoginView):
@@ -34,6 +34,7 @@ class TokenView(ObtainAuthToken):
     The credentials in the body are the only authentication: no session, so no CSRF token either."""
 
     authentication_classes = ()
+    parser_classes = api_errors.PARSERS  # deep JSON is a 400, not a 500
 
     @extend_schema(
         request=ObtainAuthToken.serializer_class,

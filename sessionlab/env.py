@@ -1,5 +1,6 @@
 """Read settings from the environment, refusing malformed values with a message that names the variable."""
 
+import ipaddress
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -44,5 +45,29 @@ def envurl(name: str, schemes: tuple[str, ...]) -> str | None:
         return None
     scheme = raw.split("://", 1)[0] if "://" in raw else ""
     if scheme not in schemes:
-        raise ImproperlyConfigured(f"{name}={raw!r} must start with one of: {', '.join(s + '://' for s in schemes)}")
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} must start with one of: {', '.join(s + '://' for s in schemes)}"
+        )
     return raw
+
+
+# Names that reach only this machine: Django's test client ("testserver"), localhost and loopback addresses.
+_LOOPBACK = {"localhost", "testserver"}
+
+
+def _is_loopback(name: str) -> bool:
+    if name in _LOOPBACK or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def debug_exposed_hosts(hosts: list[str]) -> list[str]:
+    """The ALLOWED_HOSTS entries that let other machines reach the server ("*" and any non-loopback name)."""
+    exposed = []
+    for host in hosts:
+        if not _is_loopback(host.strip().lower().lstrip(".")):
+            exposed.append(host)
+    return exposed

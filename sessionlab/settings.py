@@ -9,17 +9,30 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import envbool, envint, envstr, envurl
+from .env import debug_exposed_hosts, envbool, envint, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = envbool("DEBUG", True)
+# Off unless asked for: the debug pages show settings and tracebacks to whoever triggers an error. `make demo`,
+# `make test` (tests/settings.py) and the documented development commands set DEBUG=1.
+DEBUG = envbool("DEBUG", False)
 SECRET_KEY = envstr("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set in the environment when DEBUG is off")
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set in the environment when DEBUG is off (DEBUG is off unless DEBUG=1 is set; "
+            "for development on this machine, set DEBUG=1)"
+        )
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
+if DEBUG:
+    _exposed = debug_exposed_hosts(ALLOWED_HOSTS)
+    if _exposed:
+        raise ImproperlyConfigured(
+            f"DEBUG=1 with ALLOWED_HOSTS naming hosts beyond this machine ({', '.join(_exposed)}): the debug pages "
+            "would show settings and tracebacks to others. Set DEBUG=0 (and SECRET_KEY) for a server others "
+            "reach, or keep ALLOWED_HOSTS to loopback names (127.0.0.1, localhost, ::1, testserver)."
+        )
 
 # HTTPS and cookie flags: on by default whenever DEBUG is off (`manage.py check --deploy` is clean), each one
 # overridable from the environment (docs/security.md). Behind a TLS-terminating proxy that sets
@@ -201,6 +214,13 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # A body the API cannot read is a JSON 4xx with the reason (sessionlab/api_errors.py), never a 500 or HTML.
+    "DEFAULT_PARSER_CLASSES": [
+        "sessionlab.api_errors.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "sessionlab.api_errors.exception_handler",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

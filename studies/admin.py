@@ -1,6 +1,25 @@
+from django import forms
 from django.contrib import admin
 
 from . import models
+from .questionnaires import questionnaire_errors
+
+
+class StudyAdminForm(forms.ModelForm):
+    """The questionnaires are checked item by item, as the API checks them (studies/questionnaires.py)."""
+
+    def _questionnaire(self, field):
+        value = self.cleaned_data.get(field)
+        errors = questionnaire_errors(value)
+        if errors:
+            raise forms.ValidationError(errors)
+        return value
+
+    def clean_questionnaire(self):
+        return self._questionnaire("questionnaire")
+
+    def clean_post_task_questionnaire(self):
+        return self._questionnaire("post_task_questionnaire")
 
 
 class GradeLevelInline(admin.TabularInline):
@@ -23,6 +42,7 @@ class SystemInline(admin.TabularInline):
 
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
+    form = StudyAdminForm
     list_display = ["name", "slug", "owner", "created_at", "design_locked_at"]
     prepopulated_fields = {"slug": ["name"]}
     filter_horizontal = ["researchers"]

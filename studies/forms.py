@@ -1,6 +1,25 @@
 from django import forms
 
+from .engines.http import HttpSearchSystem
+from .engines.search import CONFIGURATIONS
 from .models import DEFAULT_GRADE_LABELS, System
+
+# A scenario's time limit: up to a week (a larger one overflowed the deadline's arithmetic: a 500).
+MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
+
+
+def system_config_error(backend: str, config) -> str | None:
+    """Why a system's config cannot work (None: it can); the page's form and the API both ask."""
+    if not isinstance(config, dict):
+        return "must be a JSON object"
+    if backend == System.Backend.HTTP:
+        try:
+            HttpSearchSystem(config.get("url_template", ""), config.get("timeout", 5.0))
+        except (ValueError, TypeError) as error:
+            return str(error)
+    elif "configuration" in config and config["configuration"] not in CONFIGURATIONS:
+        return f"configuration must be one of {', '.join(CONFIGURATIONS)}"
+    return None
 
 
 class StudyForm(forms.Form):
@@ -13,7 +32,9 @@ class StudyForm(forms.Form):
     )
     consent_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
     consent_version = forms.CharField(max_length=40, initial="1")
-    time_limit_minutes = forms.IntegerField(min_value=1, required=False, help_text="Optional, per scenario.")
+    time_limit_minutes = forms.IntegerField(
+        min_value=1, max_value=MAX_TIME_LIMIT_MINUTES, required=False, help_text="Optional, per scenario."
+    )
 
     def clean_grade_labels(self):
         labels = [line.strip() for line in self.cleaned_data["grade_labels"].splitlines() if line.strip()]
@@ -38,6 +59,15 @@ class SystemForm(forms.Form):
         initial=dict,
         help_text='builtin: {"configuration": "bm25_title_text"}; http: {"url_template": "https://…?q={query}"}',
     )
+
+    def clean(self):
+        cleaned = super().clean()
+        if "config" in cleaned and "backend" in cleaned:
+            cleaned["config"] = cleaned["config"] or {}
+            error = system_config_error(cleaned["backend"], cleaned["config"])
+            if error:
+                self.add_error("config", error)
+        return cleaned
 
 
 class EnrolForm(forms.Form):

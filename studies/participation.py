@@ -33,6 +33,7 @@ from .models import (
     Query,
     SearchSession,
 )
+from .questionnaires import questionnaire_errors, usable_items
 from .selectors import participant_step
 
 logger = logging.getLogger(__name__)
@@ -77,8 +78,13 @@ class InvalidAnswers(Refused):
 # --- questionnaires -------------------------------------------------------------------------------------
 
 def questionnaire_items(*, study, post_task: bool = False) -> list[dict]:
-    items = study.post_task_questionnaire if post_task else study.questionnaire
-    return list(items) or (DEFAULT_POST_TASK_QUESTIONNAIRE if post_task else DEFAULT_QUESTIONNAIRE)
+    stored = study.post_task_questionnaire if post_task else study.questionnaire
+    # A malformed item (stored before the API checked them, or by a path that does not) is left out, not a 500.
+    items = usable_items(stored)
+    if len(items) != (len(stored) if isinstance(stored, list) else 1 if stored else 0):
+        logger.warning("study %s: malformed %squestionnaire items left out: %s", study.slug,
+                       "post-task " if post_task else "", "; ".join(questionnaire_errors(stored)))
+    return items or (DEFAULT_POST_TASK_QUESTIONNAIRE if post_task else DEFAULT_QUESTIONNAIRE)
 
 
 def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from ..forms import MAX_TIME_LIMIT_MINUTES, system_config_error
 from ..models import (
     DEFAULT_GRADE_LABELS,
     Assignment,
@@ -27,6 +28,7 @@ from ..models import (
     System,
 )
 from ..participation import MAX_BATCH
+from ..questionnaires import questionnaire_errors
 
 # --- studies and their design ---------------------------------------------------------------------------
 
@@ -49,6 +51,22 @@ class StudySerializer(serializers.ModelSerializer):
             "grade_levels",
         ]
         read_only_fields = ["slug", "collection", "design_locked_at", "created_at"]
+        # The page's form's bounds (studies/forms.py); the model alone allowed 0 and past a timedelta's range.
+        extra_kwargs = {"time_limit_minutes": {"min_value": 1, "max_value": MAX_TIME_LIMIT_MINUTES}}
+
+    # A malformed questionnaire, once stored, broke every participant's questionnaire page (a 500).
+    def validate_questionnaire(self, value):
+        return _questionnaire(value)
+
+    def validate_post_task_questionnaire(self, value):
+        return _questionnaire(value)
+
+
+def _questionnaire(value):
+    errors = questionnaire_errors(value)
+    if errors:
+        raise serializers.ValidationError(errors)
+    return value
 
 
 class StudyCreateSerializer(serializers.Serializer):
@@ -62,7 +80,8 @@ class StudyCreateSerializer(serializers.Serializer):
     consent_version = serializers.CharField(required=False, max_length=40, default="1")
     collection = serializers.PrimaryKeyRelatedField(queryset=Collection.objects.all(), required=False,
                                                     allow_null=True, default=None)
-    time_limit_minutes = serializers.IntegerField(required=False, allow_null=True, min_value=1, default=None)
+    time_limit_minutes = serializers.IntegerField(required=False, allow_null=True, min_value=1,
+                                                  max_value=MAX_TIME_LIMIT_MINUTES, default=None)
 
 
 class ScenarioSerializer(serializers.ModelSerializer):
@@ -75,6 +94,14 @@ class SystemSerializer(serializers.ModelSerializer):
     class Meta:
         model = System
         fields = ["id", "code", "name", "backend", "config"]
+
+    def validate(self, attrs):
+        backend = attrs.get("backend", self.instance.backend if self.instance else System.Backend.BUILTIN)
+        config = attrs.get("config", self.instance.config if self.instance else {})
+        error = system_config_error(backend, config)
+        if error:
+            raise serializers.ValidationError({"config": error})
+        return attrs
 
 
 # --- participants ---------------------------------------------------------------------------------------

@@ -13,11 +13,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring.errors import InputError
+from sessionlab import api_errors
 
 from .. import participation, services
 from ..assessment import AssessmentError, reference_version_import_qrels, reference_version_qrels
@@ -431,7 +432,7 @@ class ReferenceVersionImportQrels(StudyScoped, APIView):
     """A new reference version from TREC qrels (multipart `file` or JSON `text`), all or nothing: a bad line,
     an unknown topic or document, or a grade outside the study's scale is a 400 naming file, line and reason."""
 
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, api_errors.JSONParser]
 
     @extend_schema(request=s.QrelsImportSerializer, responses={201: s.ReferenceVersionSerializer})
     def post(self, request, study_pk):

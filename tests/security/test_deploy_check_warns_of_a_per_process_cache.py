@@ -46,7 +46,8 @@ def test_check_deploy_reports_it_without_CACHE_URL_and_not_with_it():
 
 
 def test_development_is_not_warned():
-    env = {k: v for k, v in _production().items() if k not in ("CACHE_URL", "DEBUG")}
+    # Development serves loopback only: DEBUG=1 with a public ALLOWED_HOSTS refuses to start.
+    env = {k: v for k, v in _production().items() if k not in ("CACHE_URL", "DEBUG", "ALLOWED_HOSTS")}
     result = _run(["manage.py", "check", "--deploy"], {**env, "DEBUG": "1"})
     assert "sessionlab.W001" not in result.stdout + result.stderr
     assert "security.W018" in result.stderr  # Django's own DEBUG warning: the deploy checks did run

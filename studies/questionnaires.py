@@ -1,0 +1,121 @@
+"""What a questionnaire item may be (docs/running-a-study.md), checked where a questionnaire comes in (the API,
+the admin, the archive importer) and again where one is shown, so that a malformed one never reaches a
+participant's page as a 500.
+
+An item: {"name", "label", "kind": integer|number|scale|text|choice, "min", "max", "choices", "required"}.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+KINDS = ("integer", "number", "scale", "text", "choice")
+KEYS = {"name", "label", "kind", "min", "max", "choices", "required"}
+MAX_ITEMS = 100
+MAX_OPTIONS = 100  # radio buttons of a scale (max - min + 1) or a choice
+MAX_LABEL = 1000
+MAX_CHOICE = 200
+# A form field name and an answer key: letters, digits and _, not starting with a digit.
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def _is_number(value: Any, *, whole: bool) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) < 2**53
+    return not whole and isinstance(value, float) and math.isfinite(value)
+
+
+def _is_choice(value: Any) -> bool:
+    return (isinstance(value, str) and 0 < len(value.strip()) and len(value) <= MAX_CHOICE) or _is_number(
+        value, whole=True
+    )
+
+
+def item_errors(item: Any) -> list[str]:
+    """What is wrong with one item (empty: nothing)."""
+    if not isinstance(item, dict):
+        return ["must be an object with name, label and kind"]
+    errors = []
+    unknown = sorted(str(k) for k in item if k not in KEYS)
+    if unknown:
+        errors.append(f"unknown key(s) {', '.join(unknown)}; an item has {', '.join(sorted(KEYS))}")
+    name = item.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        errors.append("name must be 1-64 letters, digits or _, not starting with a digit")
+    label = item.get("label")
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
+        errors.append(f"label must be a text of 1-{MAX_LABEL} characters")
+    kind = item.get("kind", "text")
+    if kind not in KINDS:
+        errors.append(f"kind must be one of {', '.join(KINDS)}")
+        return errors
+    if "required" in item and not isinstance(item["required"], bool):
+        errors.append("required must be true or false")
+    low, high = item.get("min"), item.get("max")
+    if kind in ("integer", "number", "scale"):
+        whole = kind != "number"
+        for key, value in (("min", low), ("max", high)):
+            if value is not None and not _is_number(value, whole=whole):
+                errors.append(f"{key} must be a {'whole ' if whole else ''}number")
+        if errors:
+            return errors
+        if kind == "scale" and (low is None or high is None):
+            errors.append("a scale needs min and max")
+        elif low is not None and high is not None and low > high:
+            errors.append("min must not be above max")
+        elif kind == "scale" and high - low + 1 > MAX_OPTIONS:
+            errors.append(f"a scale has at most {MAX_OPTIONS} steps")
+    elif low is not None or high is not None:
+        errors.append(f"min and max are for integer, number and scale items, not {kind}")
+    choices = item.get("choices")
+    if kind == "choice":
+        if (
+            not isinstance(choices, list)
+            or not 1 <= len(choices) <= MAX_OPTIONS
+            or not all(_is_choice(c) for c in choices)
+        ):
+            errors.append(
+                f"choices must be a list of 1-{MAX_OPTIONS} texts of 1-{MAX_CHOICE} characters "
+                "or whole numbers"
+            )
+        elif len({str(c) for c in choices}) != len(choices):
+            errors.append("choices must differ from one another")
+    elif choices is not None:
+        errors.append(f"choices are for choice items, not {kind}")
+    return errors
+
+
+def questionnaire_errors(items: Any) -> list[str]:
+    """Every problem of a questionnaire, each naming its item ("item 2 (role): ..."); empty when it is valid."""
+    if not isinstance(items, list):
+        return ["must be a list of items"]
+    if len(items) > MAX_ITEMS:
+        return [f"has {len(items)} items; at most {MAX_ITEMS}"]
+    errors, seen = [], set()
+    for number, item in enumerate(items, start=1):
+        name = item.get("name") if isinstance(item, dict) else None
+        where = f"item {number}" + (f" ({name})" if isinstance(name, str) and len(name) <= 64 else "")
+        errors += [f"{where}: {problem}" for problem in item_errors(item)]
+        if isinstance(name, str):
+            if name in seen:
+                errors.append(f"{where}: the name is used by an earlier item")
+            seen.add(name)
+    return errors
+
+
+def usable_items(items: Any) -> list[dict]:
+    """The valid items of a stored questionnaire, in order (a name used twice: the first). What a page shows
+    when something malformed was stored before these checks existed, or by a path that skipped them."""
+    if not isinstance(items, Sequence) or isinstance(items, str | bytes):
+        return []
+    usable, seen = [], set()
+    for item in items:
+        if not item_errors(item) and item["name"] not in seen:
+            usable.append(item)
+            seen.add(item["name"])
+    return usable

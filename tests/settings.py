@@ -1,0 +1,15 @@
+"""The settings the test suite runs with (pyproject.toml): the project's own, read as a development machine.
+
+DEBUG is off by default in sessionlab/settings.py; a test run is development (plain HTTP, the development
+secret key, WhiteNoise serving from the finders), so it sets DEBUG=1 unless the caller chose otherwise.
+pytest-django still runs each test with settings.DEBUG False, as before. It is set in the environment, not
+only here, so that the subprocesses the tests start (management commands, a settings check) see what
+they always saw; those that need production settings (tests/faults, the deploy checks) set DEBUG=0 and
+SECRET_KEY themselves.
+"""
+
+import os
+
+os.environ.setdefault("DEBUG", "1")
+
+from sessionlab.settings import *  # noqa: E402,F403
