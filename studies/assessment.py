@@ -198,11 +198,14 @@ class QrelsEntry:
 
 
 def _qrels_entries(
-    study: Study, lines: Iterable[str], path: str
+    study: Study, lines: Iterable[str], path: str, *, other_topics: bool = False
 ) -> tuple[list[QrelsEntry], dict[str, Document]]:
     """Check a qrels file against the study: format (scoring.trec_io's rules), topics that are the study's
     scenarios, documents of its collection. Raises InputError naming file and line; returns the entries in
-    file order (each topic+document once) and the documents by external id."""
+    file order (each topic+document once) and the documents by external id.
+
+    `other_topics`: keep lines whose topic is no scenario's (a collection's qrels judge all its topics), but
+    refuse a file none of whose topics is a scenario's when the study has scenarios (the wrong file)."""
     lines = list(lines)
     parse_qrels_lines(lines, path)
     entries: dict[tuple[str, str], QrelsEntry] = {}
@@ -216,8 +219,12 @@ def _qrels_entries(
         raise InputError(path, None, "no qrels lines")
     topics = set(study.scenarios.values_list("topic_id", flat=True))
     found = _documents_by_external_id(study, [entry.docid for entry in entries.values()])
+    if other_topics and topics and not any(entry.topic in topics for entry in entries.values()):
+        raise InputError(
+            path, None, f"none of its topics is a scenario topic of this study ({', '.join(sorted(topics))})"
+        )
     for entry in entries.values():
-        if entry.topic not in topics:
+        if entry.topic not in topics and not other_topics:
             raise InputError(
                 path,
                 entry.line,
@@ -755,8 +762,10 @@ def reference_version_import_qrels(
     *, study: Study, lines: Iterable[str], path: str, created_by, note: str = ""
 ) -> ReferenceVersion:
     """A new reference version from a qrels file, all or nothing: InputError names file and line for a bad
-    line, a topic that is no scenario's, an unknown document or a grade outside the study's scale."""
-    entries, found = _qrels_entries(study, lines, path)
+    line, an unknown document or a grade outside the study's scale. Judgments of topics that are no
+    scenario's are kept as they are (they score nothing), so a version exported as qrels, which may hold a
+    whole collection's topics, imports again unchanged; a file with no scenario topic at all is refused."""
+    entries, found = _qrels_entries(study, lines, path, other_topics=True)
     scale = set(study.grade_values())
     for entry in entries:
         if not reference_grade_allowed(entry.grade, scale):  # negative grades are kept as judged
@@ -781,6 +790,12 @@ def reference_version_import_qrels(
 
 
 # --- Reads ----------------------------------------------------------------------------------------------
+
+
+def reference_version_other_topics(*, version: ReferenceVersion) -> tuple[int, int]:
+    """(judgments, topics) of the version whose topic is no scenario's: kept, but they score nothing."""
+    others = version.judgments.exclude(topic_id__in=version.study.scenarios.values("topic_id"))
+    return others.count(), others.values("topic_id").distinct().count()
 
 
 def score_text(value: float | None) -> str:

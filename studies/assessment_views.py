@@ -413,7 +413,15 @@ def version_import(request, slug):
                     created_by=request.user,
                     note=form.cleaned_data["note"],
                 )
-                messages.success(request, f"Reference version {version.number} imported from {upload.name}.")
+                judgments, topics = assessment.reference_version_other_topics(version=version)
+                others = (
+                    f" {judgments} judgments of {topics} topics that are not scenarios were kept; they score nothing."
+                    if judgments
+                    else ""
+                )
+                messages.success(
+                    request, f"Reference version {version.number} imported from {upload.name}.{others}"
+                )
             except (InputError, assessment.AssessmentError) as exc:
                 messages.error(request, f"Nothing imported: {exc}")
         else:

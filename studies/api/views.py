@@ -430,7 +430,9 @@ class ReferenceVersionDetail(StudyScoped, generics.RetrieveAPIView):
 
 class ReferenceVersionImportQrels(StudyScoped, APIView):
     """A new reference version from TREC qrels (multipart `file` or JSON `text`), all or nothing: a bad line,
-    an unknown topic or document, or a grade outside the study's scale is a 400 naming file, line and reason."""
+    an unknown document, a grade outside the study's scale, or a file with no scenario topic is a 400 naming
+    file, line and reason. Judgments of topics that are not scenarios are kept (an exported version imports
+    again unchanged)."""
 
     parser_classes = [MultiPartParser, FormParser, api_errors.JSONParser]
 

@@ -65,7 +65,7 @@ def test_qrels_export_then_import_gives_the_same_judgments(adjudicated, alice):
     ("lines", "line", "reason"),
     [
         (["1 0 d1 2", "1 0 d2 7"], 2, "grade 7 is not in the study's scale"),
-        (["1 0 d1 2", "5 0 d2 1"], 2, "topic '5' is not a scenario topic"),
+        (["5 0 d1 2", "6 0 d2 1"], None, "none of its topics is a scenario topic"),
         (["1 0 d1 2", "1 0 d1 3"], 2, "judged twice"),
         (["1 0 zz 2"], 1, "document 'zz' is not in the study's collection"),
     ],
