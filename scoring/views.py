@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from sessionlab.spreadsheet import safe_rows
 from studies.participation import DEFAULT_QUESTIONNAIRE
 from studies.views import _study_for, researcher_required
 
@@ -243,7 +244,7 @@ def chart(request, slug, run_id, chart, fmt):
     payload = cache.get(key)
     if payload is None:
         built = _chart_build(run, chart, request.GET)
-        payload = built.as_json() if fmt == "json" else _csv_text(built)
+        payload = built.as_json() if fmt == "json" else _csv_text(built, raw=request.GET.get("raw") == "1")
         cache.set(key, payload, CACHE_SECONDS)
     if fmt == "json":
         return JsonResponse(payload)
@@ -260,9 +261,10 @@ class _Echo:
         self.parts.append(value)
 
 
-def _csv_text(built: charts.Chart) -> str:
+def _csv_text(built: charts.Chart, *, raw: bool = False) -> str:
+    """Spreadsheet-safe (labels such as participant codes or scenario titles that start like a formula get a
+    leading '), or as they are with ?raw=1 (sessionlab/spreadsheet.py); the cache key holds the query string."""
     buffer = _Echo()
     writer = csv.writer(buffer)
-    writer.writerow(built.header)
-    writer.writerows(built.rows)
+    writer.writerows(safe_rows([built.header, *built.rows], raw=raw))
     return "".join(buffer.parts)

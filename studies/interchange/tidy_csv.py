@@ -4,7 +4,8 @@ with the design on every row, ready for pandas or R.
 Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
 participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
 (participant, position) names a session; no database ids, access tokens or account names are written.
-Times are ISO 8601 in UTC; empty cells are missing values.
+Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would run as a formula
+(starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import csv
 import io
 from collections import Counter, defaultdict
 from pathlib import Path
+
+from sessionlab.spreadsheet import safe_rows
 
 from ..models import Event, Judgment, Query, SearchSession, ShownResult, Study
 
@@ -95,19 +98,30 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
     return tables
 
 
-def table_csv(rows: list[list]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue()
+def table_csv(rows: list[list], *, raw: bool = False) -> str:
+    """The rows as CSV; text cells a spreadsheet would run as a formula get a leading ' unless `raw`
+    (sessionlab/spreadsheet.py)."""
+    # Rows end with "\n", but the writer is told "\r\n": only then does it quote a cell holding a CR, which
+    # written bare split its row in two when read back.
+    line = io.StringIO()
+    writer = csv.writer(line, lineterminator="\r\n")
+    out = []
+    for row in safe_rows(rows, raw=raw):
+        line.seek(0)
+        line.truncate()
+        writer.writerow(row)
+        out.append(line.getvalue()[:-2] + "\n")
+    return "".join(out)
 
 
-def write_study_csv(*, study: Study, directory: str | Path) -> list[Path]:
-    """Write sessions.csv, queries.csv, shown_results.csv and judgments.csv into `directory`."""
+def write_study_csv(*, study: Study, directory: str | Path, raw: bool = False) -> list[Path]:
+    """Write sessions.csv, queries.csv, shown_results.csv and judgments.csv into `directory` (spreadsheet-safe
+    cells unless `raw`)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, rows in study_tables(study=study).items():
         path = directory / f"{name}.csv"
-        path.write_text(table_csv(rows), encoding="utf-8")
+        path.write_text(table_csv(rows, raw=raw), encoding="utf-8")
         paths.append(path)
     return paths
