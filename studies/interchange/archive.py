@@ -55,6 +55,7 @@ from ..models import (
     System,
     reference_grade_allowed,
 )
+from ..questionnaires import questionnaire_errors
 from . import ImportFailure
 
 FORMAT = "sessionlab-study-archive"
@@ -240,6 +241,41 @@ def load_json_with_lines(text: str, path: str):
         return decoder.decode(text)
     except json.JSONDecodeError as error:
         raise ImportFailure(path, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})") from None
+    except RecursionError:
+        raise ImportFailure(path, None, None, "invalid JSON: nested too deeply") from None
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "a NUL character (\\u0000), which the database cannot store"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # only a lone surrogate: a valid pair was decoded into one character
+        code, at = ord(text[error.start]), error.start + 1
+        return f"a lone UTF-16 surrogate (U+{code:04X}, half a character such as an emoji) at character {at}"
+    return None
+
+
+def refuse_unstorable_text(data, path: str) -> None:
+    """Every key and string of the archive must be text the database can store: a lone surrogate (a JSON
+    escape such as \\ud83d without its pair) or a NUL is refused naming file, line and field, before anything
+    is written (it was a traceback from the database driver, half-way through the import)."""
+    stack = [(data, "$", getattr(data, "line", None))]
+    while stack:
+        value, where, line = stack.pop()
+        if isinstance(value, dict):
+            line = getattr(value, "line", line)
+            for key, item in value.items():
+                problem = _text_problem(key)
+                if problem:
+                    raise ImportFailure(path, line, where, f"a key holds {problem}")
+                stack.append((item, f"{where}.{key}", line))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]", line) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            problem = _text_problem(value)
+            if problem:
+                raise ImportFailure(path, line, where, f"the text holds {problem}")
 
 
 # --- import ---------------------------------------------------------------------------------------------
@@ -320,6 +356,7 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
     except UnicodeDecodeError:
         raise ImportFailure(path, None, None, "not UTF-8 text") from None
     data = load_json_with_lines(text, path)
+    refuse_unstorable_text(data, path)
     try:
         with transaction.atomic(), _stored_timestamps():
             return _import(data, path, owner, name)
@@ -327,6 +364,15 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
         raise
     except (IntegrityError, DatabaseError) as error:
         raise ImportFailure(path, None, None, f"the database refused the archive: {error}") from None
+
+
+def _questionnaire(r: _Reader, info, key: str, where: str) -> list:
+    """A questionnaire as the API takes it (studies/questionnaires.py): a malformed one broke the pages."""
+    value = r.get(info, key, where, list, default=[])
+    errors = questionnaire_errors(value)
+    if errors:
+        r.fail(info, f"{where}.{key}", "; ".join(errors))
+    return value
 
 
 def _import(data, path: str, owner, name: str | None) -> Study:
@@ -343,8 +389,8 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         description=r.get(info, "description", W, str, default=""), owner=owner,
         consent_text=r.get(info, "consent_text", W, str, default=""),
         consent_version=r.get(info, "consent_version", W, str, default="1"),
-        questionnaire=r.get(info, "questionnaire", W, list, default=[]),
-        post_task_questionnaire=r.get(info, "post_task_questionnaire", W, list, default=[]),
+        questionnaire=_questionnaire(r, info, "questionnaire", W),
+        post_task_questionnaire=_questionnaire(r, info, "post_task_questionnaire", W),
         time_limit_minutes=r.get(info, "time_limit_minutes", W, int, null=True, default=None),
         design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
         created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
