@@ -67,6 +67,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that every answer carries it, WhiteNoise's static files included (sessionlab/csp.py).
+    "sessionlab.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -76,6 +78,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Pages whose vendored libraries write inline styles (Plotly, Swagger UI, ReDoc): style-src adds 'unsafe-inline'
+# there (CSS only; scripts stay 'self' everywhere). docs/security.md says why.
+CSP_STYLE_INLINE_PATHS = ["/scoring/", "/api/docs/", "/api/redoc/"]
 
 ROOT_URLCONF = "sessionlab.urls"
 WSGI_APPLICATION = "sessionlab.wsgi.application"
@@ -107,12 +113,23 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": envstr("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # Concurrent writers (the dev server, an eager task) wait instead of failing at once.
-            "OPTIONS": {"timeout": 20},
+            # Concurrent writers (two event batches, the dev server, an eager task) wait instead of failing:
+            # a write transaction takes its lock at BEGIN (a deferred one that read first could not wait for
+            # it and failed at once with "database is locked"), readers do not block the writer (WAL), and a
+            # writer waits up to 20 s for the lock (studies/ingest.py then tries a batch again, a few times).
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
         }
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The participant's event log (studies/event_checks.py, studies/ingest.py, docs/security.md): a client time
+# further than this from the server's receive time is kept as raw text only; searches (queries and new result
+# pages) per batch and per participant per minute past these caps are answered "retry later".
+CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, minimum=1)
+EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)
+EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1)
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
 AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]

@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.conf import settings
+from django.core.cache import cache
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from . import plain_sql
+from .event_checks import EventRefused, client_time_checked, event_check
 from .models import (
     Assignment,
     Collection,
@@ -38,16 +42,14 @@ from .models import (
     System,
 )
 from .participation import (
-    _CLIENT_ID,
-    _EVENT_TYPE,
     END_REASONS,
     MAX_BATCH,
     MAX_PAGE,
     TIME_LIMIT_GRACE,
     Refused,
+    RetryLater,
     _check_active,
     _check_consented,
-    _client_time,
     _sessions_changed,
     session_expire_if_due,
 )
@@ -59,6 +61,10 @@ FINISHED = "This scenario is finished and cannot be worked again."
 NOT_YOURS = "This is not one of your search sessions."
 NOT_THIS_QUERY = "That query is not part of this search session."
 NOT_SHOWN = "That document was not shown in this search session."
+QUERY_NOT_YET = "Its query is not stored yet; send it again later."
+TOO_MANY = "Send it again later: more than {limit} searches {scope}."
+WAITING = "An earlier search of this session is waiting; send it again later."
+LOCKED_RETRIES = 4  # SQLite: attempts of a batch that found the database locked (docs/running-a-study.md)
 
 
 @dataclass
@@ -166,11 +172,22 @@ def _session_id(raw: Mapping) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
+def _minute_key(participant, now: datetime) -> str:
+    """The cache key counting a participant's searches in this minute: by their token's digest (a database id
+    may come back after a rollback, a token does not)."""
+    return f"events:searches:{participant.access_token_digest or participant.pk}:{int(now.timestamp()) // 60}"
+
+
 class _Batch:
-    def __init__(self, participant, *, store_refusals: bool):
+    def __init__(self, participant, *, store_refusals: bool, capped: bool = False):
         self.participant = participant
         self.study = participant.study
         self.store_refusals = store_refusals
+        # Searches are capped per batch and per participant per minute (the endpoints only, not the services).
+        self.capped = capped
+        self.searches = 0
+        self.minute_left: int | None = None  # read from the cache at the batch's first search
+        self.waiting: set[int] = set()  # sessions with a search told to wait: their later events wait too
         self.sessions: dict[int, _SessionState] = {}
         self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
         self.rows: list[tuple] = []  # the new Events (_EVENT_COLUMNS)
@@ -282,7 +299,9 @@ class _Batch:
         ref = data.get("query_event")
         if isinstance(ref, str) and ref:
             stored = self.stored.get(ref)
-            if stored is None or stored[0] != "query" or stored[1] != state.id or not stored[2].get("ok"):
+            if stored is None:  # only the delivery order may be wrong: the page keeps it and sends it again
+                raise RetryLater(QUERY_NOT_YET)
+            if stored[0] != "query" or stored[1] != state.id or not stored[2].get("ok"):
                 raise Refused(NOT_THIS_QUERY)
             return stored[2]["query"]
         return data.get("query")
@@ -307,6 +326,8 @@ class _Batch:
         """Check and apply one new event; returns its acknowledgement (before expansion) or raises Refused."""
         kind = raw["type"]
         data = raw["data"] if isinstance(raw.get("data"), dict) else {}
+        if self.waiting and _session_id(raw) in self.waiting:
+            raise RetryLater(WAITING)  # in order behind the search that waits
         handler = getattr(self, f"_on_{kind}", None) if kind in HANDLED else None
         if handler is not None:
             return handler(raw, data)
@@ -316,14 +337,23 @@ class _Batch:
         return self.log(raw, state, data, {"ok": True})
 
     def log(self, raw, state: _SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
-        sequence = raw.get("seq")
+        sequence = raw.get("seq")  # event_check keeps it within the column
+        client_time, time_text, _ = client_time_checked(raw.get("time"), received_at=self.now,
+                                                     window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+        if time_text is not None:  # never a timestamp: the raw text only
+            data = {**data, "client_time_raw": time_text}
+        if raw.get("normalized"):  # the text was cleaned (event_checks.text_clean): the log says where
+            data = {**data, "normalized": raw["normalized"]}
+            ack = {**ack, "normalized": raw["normalized"]}
         self.rows.append((self.participant.pk, state.id if state else None, kind or raw["type"], raw["id"],
-                          sequence if _int(sequence) and sequence >= 0 else None, _client_time(raw.get("time")),
+                          sequence if _int(sequence) and sequence >= 0 else None, client_time,
                           self.now, {"data": data, "ack": ack}))
         self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
         return ack
 
     def _search(self, state: _SessionState, text: str, page: int):
+        if self.capped:
+            self.search_allow(state)
         system = self.systems.get(state.system_id)
         if system is None:
             system = self.systems[state.system_id] = self.system_build(state.system_id)
@@ -331,6 +361,28 @@ class _Batch:
         if result.detail:
             logger.info("session %s query %r page %d: %s", state.id, text, page, result.detail)
         return result
+
+    def search_allow(self, state: _SessionState) -> None:
+        """Raises RetryLater past the batch's or the minute's share of searches (settings EVENTS_SEARCHES_*);
+        the count is in the cache, read once a batch and written after its commit (searches_count)."""
+        per_batch = settings.EVENTS_SEARCHES_PER_BATCH
+        if self.minute_left is None:
+            self.minute_left = settings.EVENTS_SEARCHES_PER_MINUTE - (cache.get(
+                _minute_key(self.participant, self.now)) or 0)
+        if self.searches >= per_batch or self.searches >= self.minute_left:
+            self.waiting.add(state.id)
+            raise RetryLater(TOO_MANY.format(limit=per_batch, scope="a batch") if self.searches >= per_batch
+                             else TOO_MANY.format(limit=settings.EVENTS_SEARCHES_PER_MINUTE, scope="a minute"))
+        self.searches += 1
+
+    def searches_count(self) -> None:
+        if self.searches:
+            key = _minute_key(self.participant, self.now)
+            cache.add(key, 0, 120)
+            try:
+                cache.incr(key, self.searches)
+            except ValueError:  # expired between the two calls
+                cache.set(key, self.searches, 120)
 
     def system_build(self, system_id: int) -> System:
         """The session's system (read with the session), with the participant's study (and its collection's id)
@@ -458,6 +510,8 @@ class _Batch:
         scale = self.grades()
         if not _int(grade) or grade not in scale:
             raise Refused(f"A grade is one of {', '.join(str(g) for g in scale)}.")
+        if data.get("query_event"):  # the query that showed it: stored yet, or the judgment waits for it
+            self.query_position(state, data)
         doc = str(data.get("doc", ""))
         document_id = self.shown_document(state, doc)
         judgment_id, previous = state.judgments.get(document_id, (None, None))
@@ -563,36 +617,45 @@ def _results(query_id: int, page: int) -> list[dict]:
             for rank, doc, title, snippet, text in rows]
 
 
-def _malformed(raw) -> dict | None:
-    if not isinstance(raw, Mapping):
-        return {"id": None, "ok": False, "error": "an event is a JSON object"}
-    cid, kind = raw.get("id"), raw.get("type")
-    if not isinstance(cid, str) or not _CLIENT_ID.match(cid):
-        return {"id": cid if isinstance(cid, str) else None, "ok": False,
-                "error": "an event needs an id of 1..64 letters, digits or _.:-"}
-    if not isinstance(kind, str) or not _EVENT_TYPE.match(kind):
-        return {"id": cid, "ok": False, "error": "an event needs a type (lower-case letters and _)"}
-    return None
+def _id_of(raw) -> str | None:
+    """The id an answer about a refused event carries: the event's own, when it is text of a sane length."""
+    cid = raw.get("id") if isinstance(raw, Mapping) else None
+    return cid if isinstance(cid, str) and len(cid) <= 64 else None
 
 
-def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool = True) -> list[dict]:
+def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool = True,
+                 capped: bool = False) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id, and answer one
     acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
-    "refused": message} when refused (stored too, so a re-send gets the same answer), or {"id", "ok": false,
-    "error": message} for an event too malformed to store (no usable id or type). A withdrawn participant's
-    events are refused and not stored. With store_refusals=False (the services) a refusal raises Refused and
-    nothing of the batch is stored."""
-    events = list(events)[:MAX_BATCH]
-    answers: list[dict | None] = [_malformed(raw) for raw in events]
-    valid = [raw for raw, answer in zip(events, answers, strict=True) if answer is None]
+    "refused": message} when refused (stored too, so a re-send gets the same answer), {"id", "ok": false,
+    "error": message} for an event the log cannot hold (studies/event_checks.py: checked before any SQL, not
+    stored; the same event always gets the same answer), or {"id", "ok": false, "retry_later": message} for an
+    event to send again (its query is not stored yet, a search past the caps, past the batch's MAX_BATCH
+    events; nothing stored). A withdrawn participant's events are refused and not stored. With
+    store_refusals=False (the services) anything but a success raises Refused and nothing is stored. capped
+    (the endpoints): searches are capped per batch and per minute."""
+    answers: list[dict | None] = []
+    valid = []
+    for n, raw in enumerate(events):
+        if n >= MAX_BATCH:  # said, never silently dropped
+            answers.append({"id": _id_of(raw), "ok": False,
+                            "retry_later": f"A batch holds at most {MAX_BATCH} events; send this one again."})
+            continue
+        try:
+            valid.append(event_check(raw))
+            answers.append(None)
+        except EventRefused as refusal:
+            answers.append({"id": _id_of(raw), "ok": False, "error": str(refusal)})
+    if not store_refusals and len(valid) < len(answers):
+        raise Refused(next(a.get("error") or a.get("retry_later") for a in answers if a is not None))
     if participant.withdrawn_at is not None:
         refusal = "You have withdrawn from this study; nothing more is recorded."
         if valid and not store_refusals:
             raise Refused(refusal)
-        return [answer or {"id": raw["id"], "ok": False, "refused": refusal} for raw, answer in zip(events, answers,
-                                                                                                   strict=True)]
-    for attempt in (1, 2):
-        batch = _Batch(participant, store_refusals=store_refusals)
+        checked = iter(valid)
+        return [answer or {"id": next(checked)["id"], "ok": False, "refused": refusal} for answer in answers]
+    for attempt in range(1, LOCKED_RETRIES + 1):
+        batch = _Batch(participant, store_refusals=store_refusals, capped=capped)
         try:
             with transaction.atomic():
                 acks = _batch_apply(batch, valid)
@@ -600,10 +663,19 @@ def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool
         except IntegrityError:
             # Two requests raced the same event ids outside any session lock (events naming no session): the
             # other one stored them first; answering again replays what it stored.
-            if attempt == 2:
+            if attempt >= 2:
                 raise
+        except OperationalError as error:
+            # SQLite: a write transaction takes its lock at BEGIN (transaction_mode IMMEDIATE) and waits up to
+            # its busy timeout; should that run out, the batch is tried again a few times, never answered 500.
+            if connection.vendor != "sqlite" or "locked" not in str(error) or attempt == LOCKED_RETRIES \
+                    or connection.in_atomic_block:
+                raise
+            time.sleep(0.05 * attempt)
+    batch.searches_count()
     expanded = iter(batch.expand(acks))
-    return [answer or {"id": raw["id"], **next(expanded)} for raw, answer in zip(events, answers, strict=True)]
+    checked = iter(valid)
+    return [answer or {"id": next(checked)["id"], **next(expanded)} for answer in answers]
 
 
 def _batch_apply(batch: _Batch, events: list[Mapping]) -> list[dict]:
@@ -618,6 +690,10 @@ def _batch_apply(batch: _Batch, events: list[Mapping]) -> list[dict]:
             continue
         try:
             acks.append(batch.apply(raw))
+        except RetryLater as wait:
+            if not batch.store_refusals:
+                raise
+            acks.append({"ok": False, "retry_later": wait.message})  # not stored: the next try decides
         except Refused as refusal:
             if not batch.store_refusals:
                 raise

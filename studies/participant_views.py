@@ -35,7 +35,7 @@ def _participant_or_404(token: str):
 
 def _sequence(request) -> int | None:
     raw = request.POST.get("sequence", "")
-    return int(raw) if raw.isdigit() else None
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None  # the service checks the range
 
 
 def _common(request) -> dict:
@@ -44,6 +44,11 @@ def _common(request) -> dict:
         client_event_id = uuid.uuid4().hex  # a form sent without its id (should not happen): still logged once
     return {"client_event_id": client_event_id, "sequence": _sequence(request),
             "client_time": request.POST.get("client_time") or None}
+
+
+def _bad_event(invalid: participation.InvalidEvent):
+    """A form whose client event id the log cannot hold (only a tampered page sends one): a 400 that says why."""
+    return HttpResponseBadRequest(f"This form cannot be saved: {invalid.message}.", content_type="text/plain")
 
 
 def _home(participant):
@@ -127,6 +132,8 @@ def consent_submit(request, token):
             participation.consent_decline(participant=participant, **_common(request))
         else:
             messages.error(request, "Please choose whether you agree to take part.")
+    except participation.InvalidEvent as invalid:
+        return _bad_event(invalid)
     except participation.Refused as refusal:
         messages.error(request, refusal.message)
     return _home(participant)
@@ -143,6 +150,8 @@ def questionnaire_submit(request, token):
         return render(request, "participate/questionnaire.html",
                       _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
                       status=400)
+    except participation.InvalidEvent as invalid:
+        return _bad_event(invalid)
     except participation.Refused as refusal:
         return _refused(request, participant, refusal)
     return _home(participant)
@@ -160,6 +169,8 @@ def session_start_submit(request, token):
         raise Http404("Not one of your scenarios.")
     try:
         participation.session_start(participant=participant, assignment=assignment, **_common(request))
+    except participation.InvalidEvent as invalid:
+        return _bad_event(invalid)
     except participation.Refused as refusal:
         return _refused(request, participant, refusal)
     return _home(participant)
@@ -185,6 +196,8 @@ def post_task_submit(request, token):
         return render(request, "participate/post_task.html",
                       _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
                       status=400)
+    except participation.InvalidEvent as invalid:
+        return _bad_event(invalid)
     except participation.Refused as refusal:
         return _refused(request, participant, refusal)
     return _home(participant)
@@ -206,11 +219,14 @@ def events_submit(request, token):
             body = json.loads(request.body)
         else:
             body = json.loads(request.POST.get("batch", ""))
-    except ValueError:
-        return JsonResponse({"error": "not JSON"}, status=400)
+    except ValueError as error:  # UnicodeDecodeError included
+        return JsonResponse({"error": f"not JSON: {str(error)[:200]}"}, status=400)
+    except RecursionError:  # the parser's own limit (about a thousand levels); events are checked at 16
+        return JsonResponse({"error": "not JSON we can read: nested too deeply"}, status=400)
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
+    # Each event is checked on its own (studies/event_checks.py): one ack per event, whatever it holds.
     acks = participation.events_ingest(participant=participant, events=events)
     return JsonResponse({"acks": acks})
 

@@ -15,15 +15,16 @@ refusal, so a re-send is refused the same way and the client can drop it.
 from __future__ import annotations
 
 import logging
-import re
+import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
+from .event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked, text_clean
 from .models import (
     Assignment,
     AuditEntry,
@@ -55,8 +56,6 @@ END_REASONS = (SearchSession.EndReason.SATISFIED, SearchSession.EndReason.GAVE_U
 TIME_LIMIT_GRACE = timedelta(seconds=30)
 MAX_PAGE = 100
 MAX_BATCH = 200
-_CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-_EVENT_TYPE = re.compile(r"^[a-z][a-z_]{0,39}$")
 
 
 class ParticipationError(Exception):
@@ -67,6 +66,15 @@ class ParticipationError(Exception):
 
 class Refused(ParticipationError):
     """The action is not allowed (finished scenario, another participant's session, grade outside the scale…)."""
+
+
+class RetryLater(Refused):
+    """Not now, maybe later: the event's query is not stored yet, or a search cap is reached. The endpoints
+    answer it (nothing stored) and the page keeps the event in its outbox; the services raise it as Refused."""
+
+
+class InvalidEvent(ParticipationError, ValueError):
+    """A form's client event id the log cannot hold (the pages answer 400 with the message)."""
 
 
 class InvalidAnswers(Refused):
@@ -104,6 +112,8 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
         if kind in ("integer", "scale", "number"):
             try:
                 value = int(raw) if kind != "number" else float(raw)
+                if not math.isfinite(value):  # "nan", "1e999": JSON cannot hold them
+                    raise ValueError(raw)
             except ValueError:
                 errors[name] = "Please give a number." if kind == "number" else "Please give a whole number."
                 continue
@@ -119,7 +129,7 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
                 continue
             cleaned[name] = raw
         else:
-            cleaned[name] = raw[:2000]
+            cleaned[name] = text_clean(raw[:2000])[0]  # a NUL cannot be stored (PostgreSQL's jsonb)
     if errors:
         raise InvalidAnswers(errors)
     return cleaned
@@ -127,24 +137,9 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
 
 # --- events ---------------------------------------------------------------------------------------------
 
-def _client_time(value) -> datetime | None:
-    """An ISO 8601 string or milliseconds since the epoch; None when absent or unreadable."""
-    if value in (None, ""):
-        return None
-    try:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return datetime.fromtimestamp(value / 1000, tz=timezone.get_current_timezone())
-        parsed = parse_datetime(str(value))
-    except (ValueError, OverflowError, OSError):
-        return None
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, timezone.get_current_timezone())
-    return parsed
-
-
 def _check_client_id(client_event_id) -> str:
-    if not isinstance(client_event_id, str) or not _CLIENT_ID.match(client_event_id):
-        raise ValueError("a client event id is 1..64 letters, digits or _.:-")
+    if not isinstance(client_event_id, str) or not CLIENT_ID.match(client_event_id):
+        raise InvalidEvent("a client event id is 1..64 letters, digits or _.:-")
     return client_event_id
 
 
@@ -153,10 +148,18 @@ def _stored(participant: Participant, client_event_id: str) -> Event | None:
 
 
 def _event_create(*, participant, session, type, client_event_id, sequence, client_time, data, ack) -> Event:
+    """One Event of a form (or the server): a sequence the column cannot hold is left out, a client time goes
+    through the one rule (event_checks.client_time_checked) as the events endpoints' do."""
+    now = timezone.now()
+    moment, time_text, _ = client_time_checked(client_time, received_at=now,
+                                            window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+    if time_text is not None:
+        data = {**data, "client_time_raw": time_text}
     return Event.objects.create(
         participant=participant, session=session, type=type, client_event_id=client_event_id,
-        sequence=sequence if isinstance(sequence, int) and not isinstance(sequence, bool) and sequence >= 0 else None,
-        client_time=_client_time(client_time), payload={"data": data, "ack": ack},
+        sequence=sequence if isinstance(sequence, int) and not isinstance(sequence, bool)
+        and 0 <= sequence <= MAX_SEQUENCE else None,
+        client_time=moment, payload={"data": data, "ack": ack},
     )
 
 
@@ -480,4 +483,4 @@ def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> lis
     event (studies/ingest.py says how)."""
     from .ingest import batch_ingest
 
-    return batch_ingest(participant=participant, events=events)
+    return batch_ingest(participant=participant, events=events, capped=True)
