@@ -122,7 +122,7 @@ class SessionScoreSerializer(serializers.ModelSerializer):
     class Meta:
         model = SessionScore
         fields = ["session", "participant", "scenario", "system", "n_queries", "end_reason", "length", "final",
-                  "ideal_final", "normalized_final", "last_query", "best_query", "average", "curve", "ideal",
+                  "ideal_final", "normalized_final", "last_query", "best_query", "average", "unjudged", "curve", "ideal",
                   "normalized"]
 
     def __init__(self, *args, **kwargs):
@@ -247,6 +247,7 @@ SESSION_SCORE_FILTERS = {
     "participant": ("participant__code", str),
     "min_queries": ("n_queries__gte", int),
     "end_reason": ("end_reason", str),
+    "unjudged": ("unjudged", bool),
 }
 
 
@@ -263,6 +264,15 @@ class ScoringRunSessionList(RunScoped, generics.ListAPIView):
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "curves": _flag(self.request, "curves")}
+
+    def filter_queryset(self, queryset):
+        # A code that names nothing in the study is a 400, not an empty page that reads as "no sessions".
+        for name, known in (("system", self.study.systems), ("scenario", self.study.scenarios),
+                            ("participant", self.study.participants)):
+            code = self.request.query_params.get(name)
+            if code and not known.filter(code=code).exists():
+                raise ValidationError({name: f"{code[:40]!r} is not a {name} code of this study"})
+        return super().filter_queryset(queryset)
 
     def get_queryset(self):
         queryset = (SessionScore.objects.filter(run=self.run)

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from .session import SUMMARIES
-from .statistics import compare_systems
+from .statistics import block_means, compare_systems
 
 SUMMARY_LABELS = {
     "final": "final concatenated gain",
@@ -39,6 +39,42 @@ class Chart:
 
     def as_json(self) -> dict:
         return {"figure": self.figure, "notes": self.notes}
+
+
+UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": "scenarios"}
+
+
+def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
+    """Say on the chart what it averages over and how many sessions on unjudged scenarios it left out: in its
+    notes, under its title (so a PNG export says it too), and in two columns of every CSV row."""
+    left_text = left_out.text()
+    chart.notes = [f"Averaged over: {averaged_over}.", left_text, *chart.notes]
+    layout = chart.figure.setdefault("layout", {})
+    title = layout.setdefault("title", {})
+    title["text"] = (f"{title.get('text', '')}<br><sub>averaged over {averaged_over}; "
+                     f"{left_out.sessions} unjudged session{'s' if left_out.sessions != 1 else ''} left out</sub>")
+    chart.header = [*chart.header, "averaged_over", "unjudged_sessions_left_out"]
+    chart.rows = [[*row, averaged_over, left_out.sessions] for row in chart.rows]
+    return chart
+
+
+def unit_keys(scores, unit: str) -> list:
+    """The unit each session belongs to: itself, its participant or its scenario."""
+    if unit == "participant":
+        return list(scores.participant)
+    if unit == "scenario":
+        return list(scores.scenario)
+    return [int(s) for s in scores.session_id]
+
+
+def unit_means(matrix: np.ndarray, members: np.ndarray, keys: list) -> np.ndarray:
+    """The rows of `members` averaged per unit key, in order of first appearance: one row per unit."""
+    order = {}
+    for i in members:
+        order.setdefault(keys[i], []).append(i)
+    if all(len(rows) == 1 for rows in order.values()):
+        return matrix[[rows[0] for rows in order.values()]]
+    return np.stack([matrix[rows].mean(axis=0) for rows in order.values()]) if order else matrix[:0]
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -108,18 +144,22 @@ def _groups(labels: list[str]) -> list[tuple[str, np.ndarray]]:
 # --- Figure 2 ---------------------------------------------------------------------------------------------------
 
 
-def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95) -> Chart:
+def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95, unit: str = "session") -> Chart:
     """Figure 2: per system, the mean normalized session curve over the concatenated top-X results from Q1 to
-    the longest session, each short session held constant after its end, with a confidence band."""
-    title = f"Normalized sDCG, concatenated top-{top}, mean per system ({level:.0%} CI band)"
+    the longest session, each short session held constant after its end, with a confidence band. With a unit
+    other than the session, each participant's (scenario's) curves on a system are averaged first."""
+    title = f"Normalized sDCG, concatenated top-{top}, mean per system over {UNIT_WORDS[unit]} ({level:.0%} CI band)"
     if not len(scores):
         return _empty(title)
     matrix = padded(normalized_curves(scores.curves, scores.ideals))
     width = matrix.shape[1]
     x = list(range(1, width + 1))
     data, rows = [], []
+    keys = unit_keys(scores, unit)
     for index, (system, members) in enumerate(_groups(scores.system)):
-        mean, low, high = mean_band(matrix[members], level)
+        units = unit_means(matrix, members, keys)
+        mean, low, high = mean_band(units, level)
+        members = units  # n below counts the units averaged
         colour = _colour(index)
         data += [
             {"type": "scatter", "x": x, "y": _round(high), "mode": "lines", "line": {"width": 0},
@@ -133,22 +173,25 @@ def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95) -> Chart
         rows += [[system, i + 1, float(mean[i]), float(low[i]), float(high[i]), len(members)] for i in range(width)]
     layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
               "yaxis": {"title": {"text": "normalized sDCG"}, "rangemode": "tozero"}, "hovermode": "x unified"}
-    return Chart({"data": data, "layout": layout}, ["system", "position", "mean", "ci_low", "ci_high", "sessions"], rows)
+    return Chart({"data": data, "layout": layout},
+                 ["system", "position", "mean", "ci_low", "ci_high", UNIT_WORDS[unit]], rows)
 
 
 # --- Figure 3 ---------------------------------------------------------------------------------------------------
 
 
-def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int) -> Chart:
+def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int, unit: str = "session") -> Chart:
     """Figure 3: one scenario's mean unnormalized curves per system, over all its sessions and over those
-    of at least k queries (dashed)."""
-    title = f"Scenario {scenario}: sDCG, concatenated top-{top}, mean per system (dashed: sessions of >= {k} queries)"
+    of at least k queries (dashed); per participant first if that is the unit."""
+    title = (f"Scenario {scenario}: sDCG, concatenated top-{top}, mean per system over {UNIT_WORDS[unit]} "
+             f"(dashed: sessions of >= {k} queries)")
     if not len(scores):
         return _empty(title)
     matrix = padded(scores.curves)
     width = matrix.shape[1]
     x = list(range(1, width + 1))
     data, rows, notes = [], [], []
+    keys = unit_keys(scores, unit)
     for index, (system, members) in enumerate(_groups(scores.system)):
         colour = _colour(index)
         long_members = members[scores.n_queries[members] >= k]
@@ -156,10 +199,11 @@ def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int) -> C
             if not len(subset):
                 notes.append(f"{system} has no session of at least {k} queries in scenario {scenario}.")
                 continue
-            mean = matrix[subset].mean(axis=0)
+            units = unit_means(matrix, subset, keys)
+            mean = units.mean(axis=0)
             data.append({"type": "scatter", "x": x, "y": _round(mean), "mode": "lines",
-                         "name": f"{system}, {name} (n={len(subset)})", "line": {"color": colour, "dash": dash}})
-            rows += [[scenario, system, name, i + 1, float(mean[i]), len(subset)] for i in range(width)]
+                         "name": f"{system}, {name} (n={len(units)})", "line": {"color": colour, "dash": dash}})
+            rows += [[scenario, system, name, i + 1, float(mean[i]), len(units)] for i in range(width)]
     layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
               "yaxis": {"title": {"text": "sDCG (not normalized)"}, "rangemode": "tozero"}, "hovermode": "x unified"}
     return Chart({"data": data, "layout": layout}, ["scenario", "system", "sessions", "position", "mean", "n"],
@@ -212,16 +256,20 @@ def sessions_chart(scores, *, scenario: str, system: str, top: int, fixed: bool)
 # --- Figure 1 ---------------------------------------------------------------------------------------------------
 
 
-def queries_chart(vectors) -> Chart:
+def queries_chart(vectors, *, unit: str = "session") -> Chart:
     """Figure 1: per system, the mean sDCG by rank (to top 100) of the sessions' last queries against their
-    earlier queries; and of each session's best query (the highest sDCG at X; dotted)."""
-    title = "sDCG by rank of the last query (LQ) against earlier queries (Non-last Q), and the best query"
+    earlier queries; and of each session's best query (the highest sDCG at X; dotted). The queries of a unit
+    (a session's earlier queries, or a participant's) are averaged first, then the units."""
+    title = (f"sDCG by rank of the last query (LQ) against earlier queries (Non-last Q), and the best query, "
+             f"mean over {UNIT_WORDS[unit]}")
     if not len(vectors.system):
         return _empty(title)
     depth = vectors.by_rank.shape[1]
     x = list(range(1, depth + 1))
     data, rows = [], []
     systems = np.asarray(vectors.system)
+    keys = {"participant": vectors.participant, "scenario": vectors.scenario}.get(unit)
+    keys = list(keys) if keys is not None else [int(s) for s in vectors.session_id]
     for index, system in enumerate(dict.fromkeys(vectors.system)):
         colour = _colour(index)
         mine = systems == system
@@ -236,10 +284,11 @@ def queries_chart(vectors) -> Chart:
                                     ("best Q", best, "dot")):
             if not len(members):
                 continue
-            mean = vectors.by_rank[members].astype(np.float64).mean(axis=0)
+            units = unit_means(vectors.by_rank.astype(np.float64), members, keys)
+            mean = units.mean(axis=0)
             data.append({"type": "scatter", "x": x, "y": _round(mean), "mode": "lines",
-                         "name": f"{system} {name} (n={len(members)})", "line": {"color": colour, "dash": dash}})
-            rows += [[system, name, i + 1, float(mean[i]), len(members)] for i in range(depth)]
+                         "name": f"{system} {name} (n={len(units)})", "line": {"color": colour, "dash": dash}})
+            rows += [[system, name, i + 1, float(mean[i]), len(units)] for i in range(depth)]
     layout = {"title": {"text": title}, "xaxis": {"title": {"text": "rank"}},
               "yaxis": {"title": {"text": "average sDCG"}, "rangemode": "tozero"}, "hovermode": "x unified"}
     return Chart({"data": data, "layout": layout}, ["system", "queries", "rank", "mean_sdcg", "n"], rows)
@@ -275,16 +324,20 @@ def participants_table(answers: list[dict], items: list[dict]) -> Chart:
     return Chart(figure, header, rows)
 
 
-def query_counts_table(scores) -> Chart:
-    """Table 2: sessions by their number of queries, per system, and the mean number of queries per session."""
+def query_counts_table(scores, *, unit: str = "session") -> Chart:
+    """Table 2: sessions by their number of queries, per system, and the mean number of queries per session
+    (per participant's or scenario's sessions first, if that is the unit)."""
     top = int(scores.n_queries.max()) if len(scores) else 0
     rows = []
+    keys = unit_keys(scores, unit)
+    queries = scores.n_queries.astype(np.float64)[:, None]
     for system, members in _groups(scores.system):
         counts = np.bincount(scores.n_queries[members], minlength=top + 1)[1:]
-        rows.append([system, len(members), *[int(c) for c in counts], float(scores.n_queries[members].mean())])
+        mean = float(unit_means(queries, members, keys).mean())
+        rows.append([system, len(members), *[int(c) for c in counts], mean])
     header = ["system", "sessions", *[str(n) for n in range(1, top + 1)], "mean_per_session"]
     shown = [[*r[:-1], f"{r[-1]:.2f}"] for r in rows]
-    figure = _table_figure("Sessions by number of queries, and the average per session",
+    figure = _table_figure(f"Sessions by number of queries, and the average per session over {UNIT_WORDS[unit]}",
                            ["System", "Sessions", *[f"{n} queries" if n == 1 else str(n) for n in range(1, top + 1)],
                             "Avg per session"], shown)
     return Chart(figure, header, rows)
@@ -293,23 +346,33 @@ def query_counts_table(scores) -> Chart:
 # --- statistics -------------------------------------------------------------------------------------------------
 
 
-def statistics_chart(scores, *, summary: str, block: str, paired: bool = True) -> Chart:
-    """The per-session summary per system (box plots) and every test of scoring.statistics, read in words."""
+def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
+    """The summary per system (box plots) and every test of scoring.statistics, read in words, all on one unit:
+    sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every system)."""
     if summary not in SUMMARIES:
         raise ValueError(f"unknown summary {summary!r}")
     label = SUMMARY_LABELS[summary]
-    title = f"{label.capitalize()} per session, by system"
+    per = "session" if unit == "session" else f"{unit} (mean of its sessions)"
+    title = f"{label.capitalize()} per {per}, by system"
     if not len(scores):
         return _empty(title)
     values = scores.summaries[summary]
-    blocks = scores.participant if block == "participant" else scores.scenario
-    result = compare_systems(values, scores.system, blocks, summary=label, block=block, paired=paired)
-    data = [{"type": "box", "y": _round(values[members]), "name": system, "boxmean": "sd", "boxpoints": "all",
+    paired = unit != "session"
+    blocks = scores.scenario if unit == "scenario" else scores.participant
+    result = compare_systems(values, scores.system, blocks, summary=label, block=unit if paired else "participant",
+                             paired=paired)
+    if paired:
+        system_labels, _, matrix = block_means(values, scores.system, blocks)
+        boxes = [(system, matrix[:, system_labels.index(system)]) for system, _ in _groups(scores.system)]
+    else:
+        boxes = [(system, values[members]) for system, members in _groups(scores.system)]
+    data = [{"type": "box", "y": _round(points), "name": system, "boxmean": "sd", "boxpoints": "all",
              "jitter": 0.4, "pointpos": 0, "marker": {"color": _colour(i), "size": 4}, "xaxis": "x", "yaxis": "y"}
-            for i, (system, members) in enumerate(_groups(scores.system))]
+            for i, (system, points) in enumerate(boxes)]
     header = ["test", "systems", "statistic", "df", "p_value", "n", "reading"]
     rows = [[t.test, t.systems, t.statistic, t.df, t.p_value, t.n, t.reading] for t in result.tests]
-    rows += [["mean difference, bootstrap 95% CI", f"{d.first} vs {d.second}", d.mean_difference,
+    unit_text = "sessions" if not paired else f"{unit} means"
+    rows += [[f"mean difference, bootstrap 95% CI ({unit_text})", f"{d.first} vs {d.second}", d.mean_difference,
               f"[{d.low:.6g}, {d.high:.6g}]", None, d.n, d.reading] for d in result.differences]
 
     def fmt(v):
@@ -332,18 +395,35 @@ def statistics_chart(scores, *, summary: str, block: str, paired: bool = True) -
 
 
 def sensitivity_chart(scores, *, grid_b, grid_bq, summary: str, first: str, second: str, b: float,
-                      bq: float) -> Chart:
-    """Heatmap of mean(second) - mean(first) on a summary over the run's (b, bq) grid."""
+                      bq: float, unit: str = "session") -> Chart:
+    """Heatmap of mean(second) - mean(first) on a summary over the run's (b, bq) grid: over sessions, or over
+    the participants (scenarios) that used both systems, each one's sessions averaged first (as the paired
+    tests of the statistics card do with the same unit)."""
     if summary not in SUMMARIES:
         raise ValueError(f"unknown summary {summary!r}")
     label = SUMMARY_LABELS[summary]
-    title = f"{second} minus {first}: mean {label} over b (rank) and bq (query) log bases"
+    title = f"{second} minus {first}: mean {label} over {UNIT_WORDS[unit]}, by b (rank) and bq (query) log bases"
     systems = np.asarray(scores.system)
     a, c = systems == first, systems == second
     if not a.any() or not c.any():
         return _empty(title, f"Needs sessions of both {first} and {second}.")
     values = scores.grid[..., SUMMARIES.index(summary)].astype(np.float64)  # (S, nb, nbq)
-    diff = values[c].mean(axis=0) - values[a].mean(axis=0)
+    if unit == "session":
+        diff = values[c].mean(axis=0) - values[a].mean(axis=0)
+    else:
+        keys = unit_keys(scores, unit)
+        both = sorted({keys[i] for i in np.flatnonzero(a)} & {keys[i] for i in np.flatnonzero(c)}, key=str)
+        if not both:
+            return _empty(title, f"No {unit} has sessions on both {first} and {second}.")
+
+        def per_unit(mask):
+            by_key = {key: [] for key in both}
+            for i in np.flatnonzero(mask):
+                if keys[i] in by_key:
+                    by_key[keys[i]].append(i)
+            return np.stack([values[by_key[key]].mean(axis=0) for key in both])
+
+        diff = (per_unit(c) - per_unit(a)).mean(axis=0)
     limit = float(np.abs(diff).max()) or 1.0
     data = [{"type": "heatmap", "x": [f"{v:g}" for v in grid_bq], "y": [f"{v:g}" for v in grid_b],
              "z": [_round(row) for row in diff], "colorscale": "RdBu", "zmid": 0, "zmin": -limit, "zmax": limit,

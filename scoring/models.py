@@ -121,6 +121,9 @@ class SessionScore(models.Model):
     last_query = models.FloatField()
     best_query = models.FloatField()
     average = models.FloatField()
+    # No judgment at all for the session's scenario in the judgments scored against (the run's reference
+    # version, or the participant's own): its 0 says nothing, so charts and tests leave it out by default.
+    unjudged = models.BooleanField(default=False)
     # float64 bytes, `length` values each: the cumulated curve and its ideal up to the session's end.
     curve = models.BinaryField()
     ideal = models.BinaryField()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -11,45 +11,101 @@ from studies.models import Participant
 from .models import QueryScore, ScoringRun, SessionScore
 from .session import SUMMARIES
 
+# The unit a chart or test averages over (docs/dashboards.md, "Averages"): sessions by default, as the paper's
+# figures do; participants or scenarios average each one's sessions on a system first, and pair them.
+UNITS = ("session", "participant", "scenario")
+UNIT_PLURALS = {"session": "sessions", "participant": "participants", "scenario": "scenarios"}
+
+
+class FilterError(ValueError):
+    """A dashboard filter whose value names nothing in the study, or is malformed: answered with 400, never
+    silently read as "no filter" (which would show the whole study under a filter's name)."""
+
 
 @dataclass(frozen=True)
 class ChartFilters:
-    """The dashboard filters. Unknown or malformed values are ignored rather than refused: a filter is a view."""
+    """The dashboard filters, by code (as the pages show them): systems, a scenario, a participant, the least
+    number of queries; whether sessions on unjudged scenarios are included; the unit of averaging."""
 
-    systems: tuple[int, ...] = ()
-    scenario: int | None = None
+    systems: tuple[str, ...] = ()
+    scenario: str = ""
     participant: str = ""
     min_queries: int = 1
+    include_unjudged: bool = False
+    unit: str = "session"
 
     @classmethod
-    def from_query(cls, query) -> ChartFilters:
-        def as_int(value):
-            try:
-                return int(value)
-            except (TypeError, ValueError):
-                return None
+    def from_query(cls, query, study) -> ChartFilters:
+        """Read and check the filters of a query string against the study; FilterError names a bad one."""
 
-        systems = tuple(sorted({v for v in (as_int(s) for s in query.getlist("system")) if v is not None}))
-        return cls(
-            systems=systems,
-            scenario=as_int(query.get("scenario")),
-            participant=(query.get("participant") or "").strip()[:40],
-            min_queries=max(1, as_int(query.get("min_queries")) or 1),
-        )
+        def one(name):
+            return (query.get(name) or "").strip()
 
-    def key(self) -> str:
-        return f"s{','.join(map(str, self.systems))}|c{self.scenario}|p{self.participant}|q{self.min_queries}"
+        systems = tuple(sorted({v.strip() for v in query.getlist("system") if v.strip()}))
+        if systems:
+            known = set(study.systems.values_list("code", flat=True))
+            for code in systems:
+                if code not in known:
+                    raise FilterError(f"system {code!r} is not a system of this study ({', '.join(sorted(known))})")
+        scenario = one("scenario")
+        if scenario and not study.scenarios.filter(code=scenario).exists():
+            raise FilterError(f"scenario {scenario!r} is not a scenario of this study")
+        participant = one("participant")
+        if participant and not study.participants.filter(code=participant).exists():
+            raise FilterError(f"participant {participant[:40]!r} is not a participant of this study")
+        min_queries = positive_int(query, "min_queries", 1)
+        unjudged = one("unjudged") or "exclude"
+        if unjudged not in ("exclude", "include"):
+            raise FilterError(f"unjudged is exclude or include, not {unjudged[:40]!r}")
+        unit = one("unit") or "session"
+        if unit not in UNITS:
+            raise FilterError(f"unit is one of {', '.join(UNITS)}, not {unit[:40]!r}")
+        return cls(systems=systems, scenario=scenario, participant=participant, min_queries=min_queries,
+                   include_unjudged=unjudged == "include", unit=unit)
 
     def apply(self, queryset, prefix: str = ""):
+        """The design filters (not the unjudged one: the readers count what it leaves out)."""
         if self.systems:
-            queryset = queryset.filter(**{f"{prefix}system_id__in": self.systems})
-        if self.scenario is not None:
-            queryset = queryset.filter(**{f"{prefix}scenario_id": self.scenario})
+            queryset = queryset.filter(**{f"{prefix}system__code__in": self.systems})
+        if self.scenario:
+            queryset = queryset.filter(**{f"{prefix}scenario__code": self.scenario})
         if self.participant:
             queryset = queryset.filter(**{f"{prefix}participant__code": self.participant})
         if self.min_queries > 1:
             queryset = queryset.filter(**{f"{prefix}n_queries__gte": self.min_queries})
         return queryset
+
+
+def positive_int(query, name: str, default: int) -> int:
+    """A whole number >= 1 from the query string, `default` when absent; FilterError when malformed."""
+    raw = (query.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise FilterError(f"{name} is a whole number, not {raw[:40]!r}") from None
+    if value < 1:
+        raise FilterError(f"{name} is at least 1, not {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Sessions the filters matched but the charts leave out: their scenario has no judgment to score against."""
+
+    sessions: int = 0
+    scenarios: tuple[str, ...] = ()
+    applies: bool = True  # False for a table of no scores (the questionnaire's)
+
+    def text(self) -> str:
+        if not self.applies:
+            return "No scores here, so no session is left out for lack of judgments."
+        if not self.sessions:
+            return "No session was left out: every scenario shown has judgments."
+        return (f"{self.sessions} session{'s' if self.sessions != 1 else ''} on scenarios without any judgment "
+                f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean down "
+                "(add unjudged=include to count them).")
 
 
 @dataclass(frozen=True)
@@ -69,13 +125,14 @@ class RunScores:
     curves: list[np.ndarray] | None
     ideals: list[np.ndarray] | None
     grid: np.ndarray | None  # (S, nb, nbq, 5 summaries)
+    left_out: LeftOut = LeftOut()
 
     def __len__(self) -> int:
         return len(self.session_id)
 
 
 _COLUMNS = ("session_id", "participant__code", "scenario_id", "scenario__code", "system_id", "system__code",
-            "end_reason", "n_queries", "length", *SUMMARIES)
+            "end_reason", "n_queries", "length", *SUMMARIES, "unjudged")
 
 
 def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: bool = False,
@@ -83,8 +140,15 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
     """The run's sessions as arrays (one query); curves and ideals as float64 arrays of each session's own
     length if asked, the (b, bq) grid as an (S, nb, nbq, 5) array if asked."""
     columns = list(_COLUMNS) + (["curve", "ideal"] if curves else []) + (["grid"] if grid else [])
-    queryset = (filters or ChartFilters()).apply(SessionScore.objects.filter(run=run))
+    filters = filters or ChartFilters()
+    queryset = filters.apply(SessionScore.objects.filter(run=run))
     rows = list(queryset.order_by("system_id", "scenario_id", "participant__code", "session_id").values_list(*columns))
+    # Sessions on unjudged scenarios are read in the same query and counted, not shown (unless asked for).
+    unjudged_at = _COLUMNS.index("unjudged")
+    left = [row for row in rows if row[unjudged_at]] if not filters.include_unjudged else []
+    if left:
+        rows = [row for row in rows if not row[unjudged_at]]
+    left_out = LeftOut(len(left), tuple(sorted({row[3] for row in left})))
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
     base = len(_COLUMNS)
@@ -108,39 +172,57 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
         curves=[np.frombuffer(bytes(c), dtype=np.float64) for c in cols[base]] if curves else None,
         ideals=[np.frombuffer(bytes(c), dtype=np.float64) for c in cols[base + 1]] if curves else None,
         grid=grid_array,
+        left_out=left_out,
     )
 
 
 @dataclass(frozen=True)
 class QueryVectors:
-    """Figure 1's data: each query's sDCG by rank to top 100 with its session's system."""
+    """Figure 1's data: each query's sDCG by rank to top 100 with its session's system, participant, scenario."""
 
     system: list[str]
     session_id: np.ndarray
     is_last: np.ndarray
     sdcg: np.ndarray
     by_rank: np.ndarray  # (Q, 100) float32
+    participant: list[str] = field(default_factory=list)
+    scenario: list[str] = field(default_factory=list)
+    left_out: LeftOut = LeftOut()
 
 
 def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> QueryVectors:
-    """One query: the run's query scores of the filtered sessions, joined to their system through the session
-    score of the same run."""
-    sessions = (filters or ChartFilters()).apply(SessionScore.objects.filter(run=run))
+    """Two queries: the filtered sessions of the run (with what the unjudged filter leaves out), then their
+    query scores."""
+    filters = filters or ChartFilters()
+    sessions = filters.apply(SessionScore.objects.filter(run=run))
+    design = {}
+    left = []
+    for session_id, system, participant, scenario, unjudged in sessions.values_list(
+            "session_id", "system__code", "participant__code", "scenario__code", "unjudged"):
+        if unjudged and not filters.include_unjudged:
+            left.append(scenario)
+        else:
+            design[session_id] = (system, participant, scenario)
+    left_out = LeftOut(len(left), tuple(sorted(set(left))))
+    kept = sessions if filters.include_unjudged else sessions.filter(unjudged=False)
     rows = list(
-        QueryScore.objects.filter(run=run, session_id__in=sessions.values("session_id"))
+        QueryScore.objects.filter(run=run, session_id__in=kept.values("session_id"))
         .order_by("session_id", "position")
         .values_list("session_id", "is_last", "sdcg", "by_rank")
-    )
-    system_of = dict(sessions.values_list("session_id", "system__code")) if rows else {}
+    ) if design else []
     if not rows:
-        return QueryVectors([], np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0), np.zeros((0, 100), np.float32))
+        return QueryVectors([], np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0), np.zeros((0, 100), np.float32),
+                            left_out=left_out)
     session_ids, last, sdcg, by_rank = zip(*rows, strict=True)
     return QueryVectors(
-        system=[system_of[s] for s in session_ids],
+        system=[design[s][0] for s in session_ids],
         session_id=np.asarray(session_ids, dtype=np.int64),
         is_last=np.asarray(last, dtype=bool),
         sdcg=np.asarray(sdcg, dtype=np.float64),
         by_rank=np.frombuffer(b"".join(bytes(v) for v in by_rank), dtype=np.float32).reshape(len(rows), -1),
+        participant=[design[s][1] for s in session_ids],
+        scenario=[design[s][2] for s in session_ids],
+        left_out=left_out,
     )
 
 

@@ -300,7 +300,7 @@ def scoring_chunk_score(*, run_id: int, pass_number: int, session_ids: Sequence[
 
 _SESSION_FIELDS = [
     "participant", "scenario", "system", "end_reason", "n_queries", "length", *SUMMARIES, "ideal_final",
-    "curve", "ideal", "grid", "pass_number",
+    "unjudged", "curve", "ideal", "grid", "pass_number",
 ]
 _QUERY_FIELDS = ["session", "position", "is_last", "sdcg", "by_rank"]
 
@@ -422,6 +422,7 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
             final=float(scores.final[s]), ideal_final=float(scores.ideal_final[s]),
             normalized_final=float(scores.normalized_final[s]), last_query=float(scores.last_query[s]),
             best_query=float(scores.best_query[s]), average=float(scores.average[s]),
+            unjudged=not chunk.qrels.get(chunk.topics[s]),
             curve=scores.curve[s, :length].tobytes(), ideal=scores.ideal[s, :length].tobytes(),
             grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(), pass_number=pass_number,
         ))

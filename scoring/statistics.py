@@ -9,7 +9,9 @@
   each participant used every system, so their means pair.
 - The mean difference of each pair with a bootstrap 95% confidence interval (resampling blocks when paired,
   sessions otherwise; seeded, so the interval is the same every time).
-Every result carries a plain-words reading.
+Every result carries a plain-words reading and names its unit of averaging; a comparison uses one unit
+throughout (sessions when unpaired, the blocks' means when paired), so its means, tests and differences cannot
+point in different directions because they averaged different things.
 """
 
 from __future__ import annotations
@@ -151,86 +153,95 @@ def _verdict(p: float | None) -> str:
 
 def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence, *, summary: str = "value",
                     block: str = "participant", paired: bool = True, resamples: int = 2000) -> Comparison:
-    """Every test of this module for one per-session summary. `systems` and `blocks` label each session;
-    `paired` says whether the design pairs blocks across systems (a within-subject design does)."""
+    """Every test of this module for one per-session summary. `systems` and `blocks` label each session.
+
+    One unit of averaging throughout (every test and mean names it): paired, the unit is the block (a
+    participant, or a scenario), each block's sessions on a system averaged first, and only blocks that used
+    every system kept (Friedman, two-way ANOVA, paired t, Wilcoxon, a bootstrap resampling blocks); unpaired,
+    the unit is the session (one-way ANOVA, Welch's t, a bootstrap resampling sessions)."""
     values = np.asarray(values, dtype=np.float64)
     systems = np.asarray(systems)
     labels = sorted(set(systems.tolist()), key=str)
-    groups = {label: values[systems == label] for label in labels}
+    if paired:
+        system_labels, block_labels, matrix = block_means(values, systems, blocks)
+        unit = f"{block} means"
+        groups = {label: matrix[:, system_labels.index(label)] for label in labels}
+    else:
+        unit = "sessions"
+        groups = {label: values[systems == label] for label in labels}
     result = Comparison(
         summary=summary, block=block,
-        means={label: float(group.mean()) for label, group in groups.items()},
+        means={label: float(group.mean()) if len(group) else float("nan") for label, group in groups.items()},
         counts={label: int(len(group)) for label, group in groups.items()},
     )
     if len(labels) < 2:
         result.notes.append("Only one system has sessions here: there is nothing to compare.")
+        return result
+    if paired and len(block_labels) < 2:
+        result.notes.append(f"Fewer than two {block}s used every system: no test on {block} means (choose "
+                            "sessions as the unit for unpaired tests).")
         return result
     if min(len(g) for g in groups.values()) < 2:
         result.notes.append("Some system has fewer than two sessions: the tests need at least two each.")
         return result
 
     best = max(result.means, key=result.means.get)
+    per = f"per {block}, over the {len(block_labels)} {block}s that used every system" if paired else "per session"
     result.notes.append(
-        f"Mean {summary} per session: " + ", ".join(f"{k} {v:.4g} (n={result.counts[k]})" for k, v in result.means.items())
+        f"Mean {summary} {per}: " + ", ".join(f"{k} {v:.4g} (n={result.counts[k]})" for k, v in result.means.items())
         + f". {best} is highest."
     )
-    f_one, p_one = stats.f_oneway(*groups.values())
-    result.tests.append(TestResult(
-        "one-way ANOVA (sessions)", "all", float(f_one), f"{len(labels) - 1}, {len(values) - len(labels)}",
-        float(p_one), len(values),
-        f"Across sessions, the difference between the systems' means {_verdict(p_one)} ({_p_text(p_one)}).",
-    ))
-
-    system_labels, block_labels, matrix = block_means(values, systems, blocks)
-    if paired and len(block_labels) >= 2:
+    if not paired:
+        f_one, p_one = stats.f_oneway(*groups.values())
+        result.tests.append(TestResult(
+            "one-way ANOVA (sessions)", "all", float(f_one), f"{len(labels) - 1}, {len(values) - len(labels)}",
+            float(p_one), len(values),
+            f"Across sessions, the difference between the systems' means {_verdict(p_one)} ({_p_text(p_one)}).",
+        ))
+    else:
         chi2, p_fr = friedman(matrix)
         result.tests.append(TestResult(
-            f"Friedman (blocks: {block})", "all", chi2, str(len(system_labels) - 1), p_fr, len(block_labels),
+            f"Friedman ({unit})", "all", chi2, str(len(system_labels) - 1), p_fr, len(block_labels),
             f"Ranking the systems within each {block}, the difference {_verdict(p_fr)} ({_p_text(p_fr)}, "
             f"{len(block_labels)} {block}s).",
         ))
         f_b, df1, df2, p_b = anova_blocks(matrix)
         result.tests.append(TestResult(
-            f"two-way ANOVA (systems x {block})", "all", f_b, f"{df1}, {df2}", p_b, len(block_labels),
+            f"two-way ANOVA (systems x {block}, {unit})", "all", f_b, f"{df1}, {df2}", p_b, len(block_labels),
             f"With the {block}s' own level taken out, the difference between systems {_verdict(p_b)} "
             f"({_p_text(p_b)}).",
         ))
-    elif paired:
-        result.notes.append(f"Fewer than two {block}s used every system: no blocked or paired test.")
 
     for first, second in combinations(labels, 2):
         pair = f"{first} vs {second}"
-        i, j = system_labels.index(first), system_labels.index(second)
-        use_pairs = paired and len(block_labels) >= 2
-        if use_pairs:
-            a, b = matrix[:, i], matrix[:, j]
+        a, b = groups[first], groups[second]
+        if paired:
             t, p_t = stats.ttest_rel(b, a)
             result.tests.append(TestResult(
-                "paired t-test", pair, float(t), str(len(a) - 1), float(p_t), len(a),
+                f"paired t-test ({unit})", pair, float(t), str(len(a) - 1), float(p_t), len(a),
                 f"Paired by {block}, {second} minus {first} {_verdict(p_t)} ({_p_text(p_t)}).",
             ))
             if np.any(b - a != 0):
                 w, p_w = stats.wilcoxon(b, a)
                 result.tests.append(TestResult(
-                    "Wilcoxon signed-rank", pair, float(w), "", float(p_w), len(a),
+                    f"Wilcoxon signed-rank ({unit})", pair, float(w), "", float(p_w), len(a),
                     f"Without assuming normal differences, {second} against {first} {_verdict(p_w)} "
                     f"({_p_text(p_w)}).",
                 ))
         else:
-            a, b = groups[first], groups[second]
             t, p_t = stats.ttest_ind(b, a, equal_var=False)
             result.tests.append(TestResult(
-                "Welch t-test (unpaired)", pair, float(t), "", float(p_t), len(a) + len(b),
+                "Welch t-test (sessions, unpaired)", pair, float(t), "", float(p_t), len(a) + len(b),
                 f"Unpaired, {second} minus {first} {_verdict(p_t)} ({_p_text(p_t)}).",
             ))
-        estimate, low, high = bootstrap_difference(a, b, paired=use_pairs, resamples=resamples)
+        estimate, low, high = bootstrap_difference(a, b, paired=paired, resamples=resamples)
         direction = "higher" if estimate > 0 else "lower"
         covers = low <= 0 <= high
         reading = (
-            f"{second} scores {abs(estimate):.4g} {direction} than {first} on {summary} on average "
+            f"{second} scores {abs(estimate):.4g} {direction} than {first} on {summary} on average over {unit} "
             f"(95% bootstrap CI {low:.4g} to {high:.4g}); "
             + ("the interval includes 0, so the data are consistent with no difference."
                if covers else "the interval excludes 0.")
         )
-        result.differences.append(Difference(first, second, estimate, low, high, len(a), use_pairs, reading))
+        result.differences.append(Difference(first, second, estimate, low, high, len(a), paired, reading))
     return result

@@ -7,10 +7,11 @@ a response. Chart JSON is cached under the run's generation, which every finishe
 import csv
 import hashlib
 
+import numpy as np
 from django import forms
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -91,7 +92,11 @@ def runs(request, slug):
 @researcher_required
 def run_detail(request, slug, run_id):
     run = _run_for(request, slug, run_id)
-    return render(request, "scoring/run_detail.html", _dashboard_context(request, run))
+    try:
+        context = _dashboard_context(request, run)
+    except selectors.FilterError as exc:
+        return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
+    return render(request, "scoring/run_detail.html", context)
 
 
 @researcher_required
@@ -104,7 +109,10 @@ def compare(request, slug):
         left, right = (all_runs[1], all_runs[0]) if len(all_runs) >= 2 else (None, None)
     context = {"study": study, "runs": all_runs, "left": left, "right": right}
     if left and right:
-        context["columns"] = [_dashboard_context(request, left), _dashboard_context(request, right)]
+        try:
+            context["columns"] = [_dashboard_context(request, left), _dashboard_context(request, right)]
+        except selectors.FilterError as exc:
+            return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
     return render(request, "scoring/compare.html", context)
 
 
@@ -141,8 +149,9 @@ CHARTS = {
 
 
 def _dashboard_context(request, run):
-    filters = selectors.ChartFilters.from_query(request.GET)
+    """The dashboard of a run; FilterError (a filter naming nothing in the study) is the caller's 400."""
     study = run.study
+    filters = selectors.ChartFilters.from_query(request.GET, study)
     query = request.GET.urlencode()
     chart_urls = [
         (name, title, f"{_chart_url(run, name, 'json')}?{query}", f"{_chart_url(run, name, 'csv')}?{query}")
@@ -152,7 +161,9 @@ def _dashboard_context(request, run):
         "run": run, "study": study, "filters": filters, "chart_urls": chart_urls,
         "scenarios": study.scenarios.order_by("id"), "systems": study.systems.order_by("id"),
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
-        "params": {key: request.GET.get(key, "") for key in ("k", "summary", "block", "first", "second", "system_one")},
+        "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],
+        "left_out": selectors.run_scores(run, filters).left_out if run.is_finished or run.progress_done else None,
+        "params": {key: request.GET.get(key, "") for key in ("k", "summary", "first", "second", "system_one")},
     }
 
 
@@ -160,62 +171,77 @@ def _chart_url(run, name, fmt):
     return reverse(f"scoring:chart_{fmt}", kwargs={"slug": run.study.slug, "run_id": run.pk, "chart": name})
 
 
+def _choice(query, name: str, choices, default):
+    """A chart option from the query string: `default` when absent, FilterError when not one of `choices`."""
+    value = (query.get(name) or "").strip()
+    if not value:
+        return default
+    if value not in choices:
+        raise selectors.FilterError(f"{name} {value[:40]!r} is not one of {', '.join(map(str, choices))}")
+    return value
+
+
 def _chart_build(run, name, query) -> charts.Chart:
-    filters = selectors.ChartFilters.from_query(query)
+    """The chart, with what it averages over and the sessions it left out said on it. FilterError for a filter
+    or an option naming nothing in the study."""
+    filters = selectors.ChartFilters.from_query(query, run.study)
+    built, left_out = _chart_of(run, name, query, filters)
+    # Figure 4 draws every session; Table 1 describes participants, not scores. The rest average the unit.
+    averaged_over = {"sessions": "individual sessions (no average)", "participants": "participants (not scores)"}.get(
+        name, selectors.UNIT_PLURALS[filters.unit])
+    return charts.annotate(built, averaged_over=averaged_over, left_out=left_out or selectors.LeftOut())
+
+
+def _chart_of(run, name, query, filters):
     fixed = run.short_lists == "pad" and run.scan == "fixed"
+    unit = filters.unit
+    summary = _choice(query, "summary", SUMMARIES, "normalized_final")
     if name == "curves":
-        return charts.curves_chart(selectors.run_scores(run, filters, curves=True), top=run.top, fixed=fixed)
+        scores = selectors.run_scores(run, filters, curves=True)
+        return charts.curves_chart(scores, top=run.top, fixed=fixed, unit=unit), scores.left_out
     if name in ("scenario", "sessions"):
         scores = selectors.run_scores(run, filters, curves=True)
-        scenario = _pick(query.get("scenario"), scores.scenario_id, scores.scenario)
-        keep = scores.scenario_id == scenario[0] if scenario else None
+        scenarios = list(dict.fromkeys(scores.scenario))
+        # Figures 3 and 4 show one scenario: the scenario filter's, or the first with scores.
+        scenario = filters.scenario or (scenarios[0] if scenarios else "-")
+        keep = np.asarray(scores.scenario) == scenario
         if name == "scenario":
-            k = max(1, _int(query.get("k"), 4))
-            scores = _subset(scores, keep)
-            return charts.scenario_chart(scores, scenario=scenario[1] if scenario else "-", top=run.top,
-                                         fixed=fixed, k=k)
-        scores = _subset(scores, keep)
-        system = _pick(query.get("system_one") or query.get("system"), scores.system_id, scores.system)
-        scores = _subset(scores, scores.system_id == system[0] if system else None)
-        return charts.sessions_chart(scores, scenario=scenario[1] if scenario else "-",
-                                     system=system[1] if system else "-", top=run.top, fixed=fixed)
+            k = selectors.positive_int(query, "k", 4)
+            subset = _subset(scores, keep)
+            return (charts.scenario_chart(subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit),
+                    scores.left_out)
+        subset = _subset(scores, keep)
+        systems = list(run.study.systems.order_by("id").values_list("code", flat=True))
+        system = _choice(query, "system_one", systems, "") or (filters.systems[0] if filters.systems else "")
+        present = list(dict.fromkeys(subset.system))
+        system = system or (present[0] if present else "-")
+        subset = _subset(subset, np.asarray(subset.system) == system)
+        return (charts.sessions_chart(subset, scenario=scenario, system=system, top=run.top, fixed=fixed),
+                scores.left_out)
     if name == "queries":
-        return charts.queries_chart(selectors.run_query_vectors(run, filters))
+        vectors = selectors.run_query_vectors(run, filters)
+        return charts.queries_chart(vectors, unit=unit), vectors.left_out
     if name == "participants":
         items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
-        return charts.participants_table(selectors.study_questionnaire_answers(run.study, filters), items)
+        answers = selectors.study_questionnaire_answers(run.study, filters)
+        return charts.participants_table(answers, items), selectors.LeftOut(applies=False)
     if name == "query-counts":
-        return charts.query_counts_table(selectors.run_scores(run, filters))
+        scores = selectors.run_scores(run, filters)
+        return charts.query_counts_table(scores, unit=unit), scores.left_out
     if name == "statistics":
-        summary = query.get("summary") if query.get("summary") in SUMMARIES else "normalized_final"
-        block = "scenario" if query.get("block") == "scenario" else "participant"
-        return charts.statistics_chart(selectors.run_scores(run, filters), summary=summary, block=block)
+        scores = selectors.run_scores(run, filters)
+        return charts.statistics_chart(scores, summary=summary, unit=unit), scores.left_out
     if name == "sensitivity":
         scores = selectors.run_scores(run, filters, grid=True)
+        codes = list(run.study.systems.order_by("id").values_list("code", flat=True))
         systems = list(dict.fromkeys(scores.system))
-        first = query.get("first") if query.get("first") in systems else (systems[0] if systems else "-")
+        first = _choice(query, "first", codes, "") or (systems[0] if systems else "-")
         others = [s for s in systems if s != first]
-        second = query.get("second") if query.get("second") in others else (others[0] if others else "-")
-        summary = query.get("summary") if query.get("summary") in SUMMARIES else "normalized_final"
-        return charts.sensitivity_chart(scores, grid_b=run.grid_b, grid_bq=run.grid_bq, summary=summary,
-                                        first=first, second=second, b=run.b, bq=run.bq)
+        second = _choice(query, "second", codes, "") or (others[0] if others else "-")
+        chart = charts.sensitivity_chart(scores, grid_b=run.grid_b, grid_bq=run.grid_bq, summary=summary,
+                                         first=first, second=second, b=run.b, bq=run.bq, unit=unit)
+        return chart, scores.left_out
     raise Http404("no such chart")
-
-
-def _int(value, default):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def _pick(wanted, ids, labels):
-    """(id, label) of the wanted id if present, else the first; None when there is nothing."""
-    pairs = dict(zip(ids.tolist(), labels, strict=True))
-    wanted = _int(wanted, None)
-    if wanted in pairs:
-        return wanted, pairs[wanted]
-    return next(iter(pairs.items()), None)
 
 
 def _subset(scores, keep):
@@ -230,7 +256,7 @@ def _subset(scores, keep):
         length=scores.length[index], summaries={k: v[index] for k, v in scores.summaries.items()},
         curves=None if scores.curves is None else [scores.curves[i] for i in index],
         ideals=None if scores.ideals is None else [scores.ideals[i] for i in index],
-        grid=None if scores.grid is None else scores.grid[index],
+        grid=None if scores.grid is None else scores.grid[index], left_out=scores.left_out,
     )
 
 
@@ -243,7 +269,10 @@ def chart(request, slug, run_id, chart, fmt):
     key = f"scoring:chart:{run.pk}:{run.generation}:{chart}:{fmt}:{query_key}"
     payload = cache.get(key)
     if payload is None:
-        built = _chart_build(run, chart, request.GET)
+        try:
+            built = _chart_build(run, chart, request.GET)
+        except selectors.FilterError as exc:
+            return JsonResponse({"error": str(exc)}, status=400)
         payload = built.as_json() if fmt == "json" else _csv_text(built, raw=request.GET.get("raw") == "1")
         cache.set(key, payload, CACHE_SECONDS)
     if fmt == "json":

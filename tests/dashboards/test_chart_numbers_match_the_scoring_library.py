@@ -60,15 +60,16 @@ def test_figure_2_is_the_mean_normalized_curve_per_system_with_a_95_percent_band
         np.testing.assert_allclose(bands[1]["y"], rows.mean(axis=0) - half, atol=1e-6)
     assert figure["layout"]["xaxis"]["ticktext"][0] == "Q1"
     table = _get(client, run, "curves", "csv")
-    assert table[0] == ["system", "position", "mean", "ci_low", "ci_high", "sessions"]
+    assert table[0] == ["system", "position", "mean", "ci_low", "ci_high", "sessions", "averaged_over",
+                        "unjudged_sessions_left_out"]
+    assert {row[-2] for row in table[1:]} == {"sessions"} and {row[-1] for row in table[1:]} == {"0"}
     assert len(table) == 1 + 2 * width
 
 
 def test_figure_3_is_a_scenarios_unnormalized_mean_and_the_same_for_sessions_of_at_least_k_queries(logged_in):
     client, built, run = logged_in
-    scenario = built.study.scenarios.get(code="S2")
     sessions, _, expected = library_scores(built, sessions=[s for s in built.sessions if s["scenario"] == "S2"])
-    figure = _get(client, run, "scenario", scenario=scenario.pk, k=3)["figure"]
+    figure = _get(client, run, "scenario", scenario="S2", k=3)["figure"]
     assert "Scenario S2" in figure["layout"]["title"]["text"]
     for system in ("A", "B"):
         mine = np.array([s["system"] == system for s in sessions])
@@ -82,11 +83,9 @@ def test_figure_3_is_a_scenarios_unnormalized_mean_and_the_same_for_sessions_of_
 
 def test_figure_4_draws_each_session_labelled_with_its_participant_and_stopping_point(logged_in):
     client, built, run = logged_in
-    scenario = built.study.scenarios.get(code="S1")
-    system = built.study.systems.get(code="B")
     chosen = [s for s in built.sessions if s["scenario"] == "S1" and s["system"] == "B"]
     sessions, _, expected = library_scores(built, sessions=chosen)
-    payload = _get(client, run, "sessions", scenario=scenario.pk, system_one=system.pk)
+    payload = _get(client, run, "sessions", scenario="S1", system_one="B")
     lines = [t for t in payload["figure"]["data"] if t["mode"] == "lines"]
     stops = [t for t in payload["figure"]["data"] if t["mode"] == "markers+text"]
     assert len(lines) == len(stops) == len(sessions) > 0
@@ -115,7 +114,9 @@ def test_figure_1_compares_last_and_earlier_queries_and_the_best_by_rank_to_100(
     for system in ("A", "B"):
         mine = [(i, s) for i, s in enumerate(sessions) if s["system"] == system]
         last = [by_rank(s, len(s["lists"])) for _, s in mine]
-        earlier = [by_rank(s, q) for _, s in mine for q in range(1, len(s["lists"]))]
+        # The unit is the session: a session's earlier queries are averaged first, then the sessions.
+        earlier = [np.mean([by_rank(s, q) for q in range(1, len(s["lists"]))], axis=0)
+                   for _, s in mine if len(s["lists"]) > 1]
         best = [by_rank(s, int(np.argmax(expected.per_query_of(i))) + 1) for i, s in mine]
         for name, vectors in (("LQ", last), ("Non-last Q", earlier), ("best Q", best)):
             trace = _trace(figure, f"{system} {name} (n={len(vectors)})")
@@ -142,28 +143,30 @@ def test_table_2_counts_sessions_by_number_of_queries_per_system(logged_in):
     client, built, run = logged_in
     table = _get(client, run, "query-counts", "csv")
     longest = max(len(s["lists"]) for s in built.sessions)
-    assert table[0] == ["system", "sessions", *[str(n) for n in range(1, longest + 1)], "mean_per_session"]
+    assert table[0] == ["system", "sessions", *[str(n) for n in range(1, longest + 1)], "mean_per_session",
+                        "averaged_over", "unjudged_sessions_left_out"]
     for row in table[1:]:
         lengths = [len(s["lists"]) for s in built.sessions if s["system"] == row[0]]
         assert int(row[1]) == len(lengths) == 16
-        assert [int(c) for c in row[2:-1]] == [lengths.count(n) for n in range(1, longest + 1)]
-        assert float(row[-1]) == pytest.approx(np.mean(lengths))
+        assert [int(c) for c in row[2:-3]] == [lengths.count(n) for n in range(1, longest + 1)]
+        assert float(row[-3]) == pytest.approx(np.mean(lengths))
 
 
 @pytest.mark.parametrize("summary", ["final", "normalized_final", "last_query", "best_query", "average"])
 def test_statistics_test_the_librarys_per_session_values(logged_in, summary):
     client, built, run = logged_in
     sessions, _, expected = library_scores(built)
-    payload = _get(client, run, "statistics", summary=summary)
+    payload = _get(client, run, "statistics", summary=summary, unit="participant")
     values = getattr(expected, summary)
     boxes = {t["name"]: t["y"] for t in payload["figure"]["data"] if t["type"] == "box"}
-    for system in ("A", "B"):
-        mine = [i for i, s in enumerate(sessions) if s["system"] == system]
-        assert sorted(boxes[system]) == pytest.approx(sorted(values[mine]), abs=1e-6)
+    for system in ("A", "B"):  # each participant's mean on the system: every one used both systems
+        means = [np.mean([values[i] for i, s in enumerate(sessions) if s["system"] == system
+                          and s["participant"] == p]) for p in sorted({s["participant"] for s in sessions})]
+        assert sorted(boxes[system]) == pytest.approx(sorted(means), abs=1e-6)
     result = compare_systems(values, [s["system"] for s in sessions], [s["participant"] for s in sessions])
-    table = _get(client, run, "statistics", "csv", summary=summary)
-    paired = next(r for r in table if r[0] == "paired t-test")
-    expected_t = next(t for t in result.tests if t.test == "paired t-test")
+    table = _get(client, run, "statistics", "csv", summary=summary, unit="participant")
+    paired = next(r for r in table if r[0] == "paired t-test (participant means)")
+    expected_t = next(t for t in result.tests if t.test == "paired t-test (participant means)")
     assert float(paired[4]) == pytest.approx(expected_t.p_value)
     assert any("bootstrap CI" in note for note in payload["notes"])
 
@@ -184,8 +187,7 @@ def test_the_sensitivity_heatmap_is_the_difference_of_system_means_over_the_grid
 
 def test_filters_narrow_every_chart(logged_in):
     client, built, run = logged_in
-    system_a = built.study.systems.get(code="A")
-    figure = _get(client, run, "curves", system=system_a.pk, min_queries=3)["figure"]
+    figure = _get(client, run, "curves", system="A", min_queries=3)["figure"]
     names = [t["name"] for t in figure["data"] if t.get("name")]
     n = sum(1 for s in built.sessions if s["system"] == "A" and len(s["lists"]) >= 3)
     assert names == [f"A (n={n})"]
