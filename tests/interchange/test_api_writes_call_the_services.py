@@ -69,7 +69,7 @@ def test_a_bad_qrels_line_imports_nothing_and_names_file_and_line(worked_study, 
     url = f"/api/studies/{worked_study.pk}/reference-versions/import-qrels/"
     for text, line, words in [("1 0 d1 2\n1 0 d2\n", 2, "expected 4 fields"),
                               ("1 0 d1 2\n1 0 d2 7\n", 2, "grade 7"),
-                              ("1 0 d1 2\n9 0 d2 1\n", 2, "topic '9'"),
+                              ("9 0 d1 2\n8 0 d2 1\n", None, "none of its topics is a scenario topic"),
                               ("1 0 nope 1\n", 1, "'nope'")]:
         response = client.post(url, {"text": text}, format="json")
         assert response.status_code == 400

@@ -58,11 +58,12 @@ def test_the_good_log_imports(alice, tmp_path, capsys):
 def test_a_bad_qrels_line_rolls_back_the_whole_log(alice, tmp_path):
     log, qrels = tmp_path / "log.xml", tmp_path / "q.txt"
     log.write_text(SESSION_TRACK_XML)
-    qrels.write_text("7 0 doc-a 1\n7 0 doc-b 2\n8 0 doc-a 1\n")
+    # Topic 8 is no topic of the log: kept (it scores nothing); line 4's grade fits no scale.
+    qrels.write_text("7 0 doc-a 1\n7 0 doc-b 2\n8 0 doc-a 1\n7 0 doc-c 12\n")
     before = counts()
     with pytest.raises(Exception) as failure:
         session_track_import(path=log, qrels_path=qrels, owner=alice, name="x")
-    assert str(failure.value).startswith(f"{qrels}:3: ") and "topic '8'" in str(failure.value)
+    assert str(failure.value).startswith(f"{qrels}:4: ") and "above 9" in str(failure.value)
     assert counts() == before
     qrels.write_text("7 0 doc-a 1\n7 0 doc-b\n")
     with pytest.raises(Exception) as failure:
