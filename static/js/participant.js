@@ -56,22 +56,52 @@
   }
 
   // --- the outbox ----------------------------------------------------------------------------------------
+  // Every ack is one of: ok (stored), refused (stored with its refusal), error (the server cannot store it as
+  // sent), retry_later (not stored yet: its query has not arrived, or a search cap). The first three are final:
+  // the event leaves the outbox (a refused or unstorable one with a short notice, and so do the events that name
+  // it as their query). A retry_later event stays, and is sent again after a growing wait, for up to
+  // GIVE_UP_MS. A batch that fails as a whole (5xx, or no answer) is split: the next try sends half of it,
+  // down to the first event alone, so one event the server cannot digest never holds back the others; an event
+  // that still fails alone after SINGLE_TRIES answers from the server leaves with a notice.
   var handlers = {};      // event id -> function(ack), for events created on this page
   var idleWaiters = [];   // callbacks waiting for an empty outbox
   var inFlight = false;
   var retryDelay = 1000;
   var retryTimer = null;
   var laterTimer = null;  // the flush of events that need no answer yet
+  var waitTimer = null;   // the next try of events answered retry_later
+  var batchSize = BATCH;  // halved after a failed batch, doubled back after each success
+  var singleFailures = 0; // server errors for the head event sent alone
+  var SINGLE_TRIES = 3;
+  var GIVE_UP_MS = 10 * 60 * 1000;
+  var noticeTimer = null;
   var statusElement = document.getElementById("outbox-status");
+  var notice = "";
 
   function outbox() { return load("outbox", []); }
 
   function showStatus() {
     if (!statusElement) { return; }
-    var pending = inFlight || retryTimer ? outbox().length : 0;  // events waiting for LATER_MS are not news
-    statusElement.textContent = pending ? "Saving " + pending + " action" + (pending === 1 ? "" : "s") +
+    var pending = inFlight || retryTimer || waitTimer ? outbox().length : 0;  // events waiting for LATER_MS are not news
+    var text = pending ? "Saving " + pending + " action" + (pending === 1 ? "" : "s") +
       (retryTimer ? " (waiting for the connection)…" : "…") : "";
+    statusElement.textContent = notice ? notice + (text ? " " + text : "") : text;
   }
+
+  function showNotice(count, reason) {
+    notice = (count === 1 ? "One action" : count + " actions") + " could not be saved" +
+      (reason ? ": " + reason : ".");
+    if (noticeTimer) { window.clearTimeout(noticeTimer); }
+    noticeTimer = window.setTimeout(function () { notice = ""; noticeTimer = null; showStatus(); }, 8000);
+    showStatus();
+  }
+
+  function wire(event) {  // what the server gets: the event without the outbox's own bookkeeping
+    return { id: event.id, seq: event.seq, type: event.type, session: event.session, time: event.time,
+             data: event.data };
+  }
+
+  function due(event, now) { return !event.notBefore || event.notBefore <= now; }
 
   function enqueue(type, data, onAck, later) {
     var event = {
@@ -90,58 +120,111 @@
     return event.id;
   }
 
-  function settle(acks) {
-    var done = {};
-    acks.forEach(function (ack) {
-      // Stored (ok), refused (stored with its refusal) or unstorable (error): the server's answer is final.
-      if (ack && ack.id && (ack.ok || ack.refused || ack.error)) { done[ack.id] = ack; }
-    });
-    save("outbox", outbox().filter(function (event) { return !done[event.id]; }));
-    Object.keys(done).forEach(function (id) {
-      var handler = handlers[id];
-      delete handlers[id];
-      if (handler) {
-        try { handler(done[id]); } catch (e) { window.console && console.error(e); }
-      }
-    });
+  function callHandler(id, ack) {
+    var handler = handlers[id];
+    delete handlers[id];
+    if (handler) {
+      try { handler(ack); } catch (e) { window.console && console.error(e); }
+    }
   }
 
-  function scheduleRetry() {
+  function settle(acks) {
+    var done = {}, waiting = {}, now = Date.now(), lost = 0, reason = "";
+    acks.forEach(function (ack) {
+      if (!ack || !ack.id) { return; }
+      if (ack.ok || ack.refused || ack.error) { done[ack.id] = ack; } else if (ack.retry_later) { waiting[ack.id] = ack; }
+    });
+    var queue = outbox(), kept = [], gone = {};
+    queue.forEach(function (event) {
+      var ack = done[event.id];
+      var dependsOn = event.data && event.data.query_event;
+      if (!ack && dependsOn && gone[dependsOn]) {  // its query was refused: it can never be stored
+        ack = done[event.id] = { id: event.id, ok: false, refused: gone[dependsOn] };
+      }
+      if (!ack && waiting[event.id]) {
+        event.since = event.since || now;
+        event.tries = (event.tries || 0) + 1;
+        if (now - event.since > GIVE_UP_MS) {
+          ack = done[event.id] = { id: event.id, ok: false, refused: waiting[event.id].retry_later };
+        } else {
+          event.notBefore = now + Math.min(1000 * Math.pow(2, event.tries - 1), 15000);
+        }
+      }
+      if (!ack) { kept.push(event); return; }
+      if (!ack.ok) {
+        gone[event.id] = ack.refused || ack.error;
+        if (!handlers[event.id]) { lost += 1; reason = ack.refused || ack.error; }
+      }
+    });
+    save("outbox", kept);
+    if (lost) { showNotice(lost, lost === 1 ? reason : ""); }
+    Object.keys(done).forEach(function (id) { callHandler(id, done[id]); });
+  }
+
+  function scheduleRetry(delay) {
     if (retryTimer) { return; }
-    retryTimer = window.setTimeout(function () { retryTimer = null; flush(); }, retryDelay);
-    retryDelay = Math.min(retryDelay * 2, 8000);
+    retryTimer = window.setTimeout(function () { retryTimer = null; flush(); }, delay);
     showStatus();
+  }
+
+  function scheduleWait(queue, now) {
+    var next = null;
+    queue.forEach(function (event) { if (event.notBefore && (next === null || event.notBefore < next)) { next = event.notBefore; } });
+    if (next === null || waitTimer) { return; }
+    waitTimer = window.setTimeout(function () { waitTimer = null; flush(); }, Math.max(50, next - now));
+  }
+
+  function failed(batch, answered) {
+    // answered: the server replied (a 5xx or a 4xx for the whole body); otherwise the network failed.
+    inFlight = false;
+    if (batch.length > 1) {
+      batchSize = Math.max(1, Math.floor(batch.length / 2));
+      if (answered) { scheduleRetry(200); return; }  // the server is there: look for the event it chokes on
+    } else if (answered) {
+      singleFailures += 1;
+      if (singleFailures >= SINGLE_TRIES) {  // isolated, and it still fails: it leaves, with a notice
+        singleFailures = 0;
+        settle([{ id: batch[0].id, ok: false, error: "the server could not store it" }]);
+        flush();
+        return;
+      }
+    }
+    scheduleRetry(retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 8000);
   }
 
   function flush() {
     showStatus();
     if (inFlight) { return; }
-    var batch = outbox().slice(0, BATCH);
-    if (!batch.length) {
+    var queue = outbox(), now = Date.now();
+    if (!queue.length) {
       var waiters = idleWaiters;
       idleWaiters = [];
       waiters.forEach(function (callback) { callback(); });
       return;
     }
+    var batch = queue.filter(function (event) { return due(event, now); }).slice(0, batchSize);
+    if (!batch.length) { scheduleWait(queue, now); return; }
     inFlight = true;
     if (laterTimer) { window.clearTimeout(laterTimer); laterTimer = null; }  // they are in this batch
     fetch(cfg.eventsUrl, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-      body: JSON.stringify({ events: batch })
+      body: JSON.stringify({ events: batch.map(wire) })
     }).then(function (response) {
-      if (!response.ok) { throw new Error("HTTP " + response.status); }
-      return response.json();
-    }).then(function (body) {
-      inFlight = false;
-      retryDelay = 1000;
-      if (retryTimer) { window.clearTimeout(retryTimer); retryTimer = null; }
-      settle(body.acks || []);
-      flush();
+      if (!response.ok) { failed(batch, true); return; }
+      return response.json().then(function (body) {
+        inFlight = false;
+        retryDelay = 1000;
+        singleFailures = 0;
+        batchSize = Math.min(BATCH, batchSize * 2);
+        if (retryTimer) { window.clearTimeout(retryTimer); retryTimer = null; }
+        settle(body.acks || []);
+        flush();
+      });
     }).catch(function () {
-      inFlight = false;
-      scheduleRetry();
+      if (inFlight) { failed(batch, false); }
     });
   }
 
@@ -156,7 +239,7 @@
     if (!queue.length || !navigator.sendBeacon) { return; }
     var form = new FormData();
     form.append("csrfmiddlewaretoken", csrfToken());
-    form.append("batch", JSON.stringify({ events: queue.slice(0, BATCH) }));
+    form.append("batch", JSON.stringify({ events: queue.slice(0, batchSize).map(wire) }));
     // Fire and forget: the events stay in the outbox until a fetch gets them acknowledged (no duplicates).
     navigator.sendBeacon(cfg.eventsUrl, form);
   }
@@ -368,7 +451,8 @@
     if (!open || gradeLabels[grade] === undefined || state.finished) { return; }
     var doc = open.doc, previous = state.grades[doc];
     showGrade(doc, grade);  // at once; the server's answer confirms it (or says why not)
-    enqueue("judgment", { doc: doc, grade: grade }, function (ack) {
+    // The query that showed it: should the judgment reach the server before that query, it waits for it.
+    enqueue("judgment", { doc: doc, grade: grade, query_event: open.queryEvent }, function (ack) {
       if (ack.ok) { showGrade(ack.doc, ack.grade); return; }
       if (previous !== undefined) {
         showGrade(doc, previous);  // refused: the grade the server holds is still the earlier one
