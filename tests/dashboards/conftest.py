@@ -56,6 +56,17 @@ def random_grades(rng, n_docs=30):
     }
 
 
+@pytest.fixture(autouse=True)
+def _fresh_chart_cache():
+    """Charts are cached under (run id, generation, query): a rolled-back test's run id comes back in the next
+    test (SQLite), and its cached chart with it."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def collection_docs(designed_study):
     collection = Collection.objects.create(name="Dashboard test collection")
