@@ -88,3 +88,14 @@ def test_the_api_says_which_sessions_are_unjudged(client, s4_unjudged):
     url = f"/api/studies/{built.study.pk}/scoring-runs/{run.pk}/sessions/"
     rows = client.get(url, {"unjudged": "true", "page_size": 100}).json()["results"]
     assert len(rows) == 8 and {row["scenario"] for row in rows} == {"S4"}
+
+
+def test_the_comparison_page_says_what_each_run_left_out(client, s4_unjudged, django_capture_on_commit_callbacks):
+    built, run = s4_unjudged
+    client.force_login(built.study.owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        other = services.scoring_run_create(study=built.study, b=10.0)
+    url = reverse("scoring:compare", args=[built.study.slug])
+    page = client.get(url, {"left": run.pk, "right": other.pk}).content.decode()
+    assert page.count("8 sessions on scenarios without any judgment (S4) left out") == 2
+    assert client.get(url, {"left": run.pk, "right": other.pk, "scenario": "S9"}).status_code == 400
