@@ -1,8 +1,10 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 
-from . import models
+from . import models, services
 from .questionnaires import questionnaire_errors
+from .selectors import collection_usable_by, collections_visible_to
 
 
 class StudyAdminForm(forms.ModelForm):
@@ -20,6 +22,17 @@ class StudyAdminForm(forms.ModelForm):
 
     def clean_post_task_questionnaire(self):
         return self._questionnaire("post_task_questionnaire")
+
+    def clean(self):
+        cleaned = super().clean()
+        collection, owner = cleaned.get("collection"), cleaned.get("owner")
+        # The rule every path applies (services.collection_check_usable): the study's owner may use its
+        # collection. A collection kept unchanged is not asked again (it may predate the rule).
+        changed = {"collection", "owner"} & set(self.changed_data)
+        if collection is not None and owner is not None and changed:
+            if not collection_usable_by(user=owner, collection=collection):
+                self.add_error("collection", f"{owner.username} may not use this collection: share it with them first")
+        return cleaned
 
 
 class GradeLevelInline(admin.TabularInline):
@@ -55,8 +68,15 @@ class StudyAdmin(admin.ModelAdmin):
     def get_formset_kwargs(self, request, obj, inline, prefix):
         kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
         if isinstance(inline, GradeLevelInline) and obj.pk is None and request.method == "GET":
-            kwargs["initial"] = [{"value": v, "label": label} for v, label in enumerate(models.DEFAULT_GRADE_LABELS)]
+            kwargs["initial"] = [
+                {"value": v, "label": label} for v, label in enumerate(models.DEFAULT_GRADE_LABELS)
+            ]
         return kwargs
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "collection":
+            kwargs["queryset"] = collections_visible_to(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -81,7 +101,36 @@ class ParticipantAdmin(admin.ModelAdmin):
 
 @admin.register(models.Collection)
 class CollectionAdmin(admin.ModelAdmin):
-    list_display = ["name", "created_at"]
+    list_display = ["name", "owner", "created_at"]
+    list_filter = ["owner"]
+    filter_horizontal = ["shared_with"]
+
+    def get_queryset(self, request):
+        return collections_visible_to(request.user)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "owner":
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "shared_with":
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    def save_related(self, request, form, formsets, change):
+        # Sharing goes through the services (their rules: who shares, who receives), not the form's m2m save.
+        wanted = set(form.cleaned_data.pop("shared_with", None) or [])
+        super().save_related(request, form, formsets, change)
+        collection = form.instance
+        current = set(collection.shared_with.all())
+        try:
+            for user in wanted - current:
+                services.collection_share(collection=collection, user=user, by=request.user)
+            for user in current - wanted:
+                services.collection_unshare(collection=collection, user=user, by=request.user)
+        except services.CollectionAccessError as error:
+            messages.error(request, str(error))
 
 
 @admin.register(models.Document)
@@ -144,7 +193,9 @@ def collection_indexes_build(modeladmin, request, queryset):
 
     for collection in queryset:
         for configuration in CONFIGURATIONS:
-            transaction.on_commit(lambda pk=collection.pk, name=configuration: collection_index_build_task.delay(pk, name))
+            transaction.on_commit(
+                lambda pk=collection.pk, name=configuration: collection_index_build_task.delay(pk, name)
+            )
     modeladmin.message_user(request, f"Index builds queued for {queryset.count()} collection(s).")
 
 

@@ -30,6 +30,7 @@ from .models import (
     AssessmentPlan,
     AssessmentPool,
     AssessorAssignment,
+    AssessorInvitation,
     AssessorJudgment,
     Document,
     Judgment,
@@ -146,6 +147,12 @@ def _documents_by_external_id(study: Study, external_ids: Iterable[str]) -> dict
     documents = Document.objects.filter(external_id__in=ids)
     if study.collection_id is not None:
         documents = documents.filter(collection_id=study.collection_id)
+    else:
+        # No collection yet: only those its owner may use, so naming another lab's documents reads exactly like
+        # naming documents that do not exist (issue 14).
+        from .selectors import collections_visible_to
+
+        documents = documents.filter(collection__in=collections_visible_to(study.owner))
     found: dict[str, Document] = {}
     for document in documents:
         if document.external_id in found:
@@ -274,10 +281,11 @@ def _plan(study: Study) -> AssessmentPlan:
 @transaction.atomic
 def assessor_invite(
     *, study: Study, username: str, invited_by, email: str = ""
-) -> tuple[StudyAssessor, str | None]:
+) -> tuple[StudyAssessor | AssessorInvitation, str | None]:
     """Attach an assessor account to the study, creating it if needed. Returns (membership, password): the
     password is a fresh one-time password for a new account (tell the assessor), None for an existing one.
-    Researcher (staff) accounts are refused: an assessor must not reach researcher pages."""
+    An existing account of another lab gets a pending AssessorInvitation instead of a membership (see
+    `assessor_add`). Researcher (staff) accounts are refused: an assessor must not reach researcher pages."""
     username = username.strip()
     if not username:
         raise AssessmentError("give the assessor a user name")
@@ -289,14 +297,73 @@ def assessor_invite(
         user = user_model.objects.create_user(
             username, email=email.strip(), password=password, is_staff=False
         )
-    elif user.is_staff or user.is_superuser:
-        raise AssessmentError(f"{username!r} is a researcher account; assessors need an account of their own")
+    return assessor_add(study=study, user=user, invited_by=invited_by, new_account=password is not None), password
+
+
+def assessor_needs_acceptance(*, study: Study, user) -> bool:
+    """An assessor of another lab must accept before assessing. "The lab" of a study is simple: its
+    researchers, and the assessors of any study with the same owner. Anyone else (an account that assesses
+    only other owners' studies, or nothing yet) is of another lab (docs/assessing.md)."""
+    if study.researchers.filter(pk=user.pk).exists():
+        return False
+    return not StudyAssessor.objects.filter(user=user, study__owner_id=study.owner_id).exists()
+
+
+@transaction.atomic
+def assessor_add(
+    *, study: Study, user, invited_by, new_account: bool = False
+) -> StudyAssessor | AssessorInvitation:
+    """The one way an account becomes a study's assessor (the assessment page, the demo and every other
+    caller come through here). Returns the membership, or for an assessor of another lab a pending
+    invitation that only they can accept (`assessor_invitation_answer`); no membership, so no pool, before.
+    `new_account`: the inviter has just created the account (and holds its password), so it is theirs."""
+    if user.is_staff or user.is_superuser:
+        raise AssessmentError(
+            f"{user.username!r} is a researcher account; assessors need an account of their own"
+        )
+    membership = StudyAssessor.objects.filter(study=study, user=user).first()
+    if membership is not None:
+        return membership
+    if new_account or not assessor_needs_acceptance(study=study, user=user):
+        return _membership_create(study, user, invited_by)
+    now = timezone.now()
+    invitation, created = AssessorInvitation.objects.get_or_create(
+        study=study, user=user, defaults={"invited_by": invited_by, "invited_at": now}
+    )
+    if not created and invitation.status != AssessorInvitation.Status.PENDING:
+        # Declined earlier (or accepted, and the membership removed since): ask again.
+        invitation.status, invitation.answered_at = AssessorInvitation.Status.PENDING, None
+        invitation.invited_by, invitation.invited_at = invited_by, now
+        invitation.save(update_fields=["status", "answered_at", "invited_by", "invited_at"])
+    return invitation
+
+
+def _membership_create(study: Study, user, invited_by) -> StudyAssessor:
     membership, created = StudyAssessor.objects.get_or_create(
         study=study, user=user, defaults={"invited_by": invited_by}
     )
     if created:
         _allocate(study, rebalance=True)
-    return membership, password
+    return membership
+
+
+@transaction.atomic
+def assessor_invitation_answer(*, invitation: AssessorInvitation, user, accept: bool) -> StudyAssessor | None:
+    """The invited assessor accepts (they become an assessor of the study and get their share of the pools)
+    or declines. Only they may answer, once: a second answer, or anyone else's, is refused."""
+    if invitation.user_id != user.pk:
+        raise AssessmentError("this invitation is not yours")
+    status = AssessorInvitation.Status.ACCEPTED if accept else AssessorInvitation.Status.DECLINED
+    # A conditional update: two answers at once (two tabs) cannot both win.
+    answered = AssessorInvitation.objects.filter(
+        pk=invitation.pk, user=user, status=AssessorInvitation.Status.PENDING
+    ).update(status=status, answered_at=timezone.now())
+    if not answered:
+        raise AssessmentError("this invitation was already answered")
+    invitation.refresh_from_db()
+    if not accept:
+        return None
+    return _membership_create(invitation.study, user, invitation.invited_by)
 
 
 @transaction.atomic

@@ -31,6 +31,26 @@ class StudyAssessorAdmin(admin.ModelAdmin):
     list_filter = ["study"]
     raw_id_fields = ["user", "invited_by"]
 
+    def has_add_permission(self, request):
+        # Assessors join through studies.assessment.assessor_add (the study's assessment page): an assessor of
+        # another lab must accept first, which a row added here would skip.
+        return False
+
+
+@admin.register(models.AssessorInvitation)
+class AssessorInvitationAdmin(admin.ModelAdmin):
+    """Invitations are answered by the assessor alone; the admin shows them."""
+
+    list_display = ["user", "study", "status", "invited_by", "invited_at", "answered_at"]
+    list_filter = ["status", "study"]
+    readonly_fields = ["study", "user", "invited_by", "invited_at", "status", "answered_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(models.AssessorJudgment)
 class AssessorJudgmentAdmin(admin.ModelAdmin):

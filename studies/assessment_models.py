@@ -19,6 +19,7 @@ __all__ = [
     "AssessmentPool",
     "PoolDocument",
     "StudyAssessor",
+    "AssessorInvitation",
     "AssessorAssignment",
     "AssessorJudgment",
     "AdjudicationDecision",
@@ -124,6 +125,45 @@ class StudyAssessor(models.Model):
 
     def __str__(self):
         return f"{self.user} assesses {self.study}"
+
+
+class AssessorInvitation(models.Model):
+    """A researcher asked an assessor of another lab to assess a study; the membership (StudyAssessor) exists
+    only once the assessor accepts (studies.assessment.assessor_add decides who must be asked)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for the assessor"
+        ACCEPTED = "accepted", "Accepted"
+        DECLINED = "declined", "Declined"
+
+    study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="assessor_invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assessor_invitations"
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    invited_at = models.DateTimeField()
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-invited_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="assessor_invitation_once"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "accepted", "declined"]),
+                name="assessor_invitation_status_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="pending", answered_at__isnull=True)
+                | (~Q(status="pending") & Q(answered_at__isnull=False)),
+                name="assessor_invitation_answer_has_time",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} invited to assess {self.study} ({self.status})"
 
 
 class AssessorAssignment(models.Model):

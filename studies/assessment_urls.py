@@ -5,6 +5,8 @@ from . import assessment_views as views
 app_name = "assessment"
 urlpatterns = [
     path("", views.home, name="home"),
+    # An assessor of another lab answers an invitation (only their own, while pending).
+    path("invitations/<int:pk>/answer/", views.invitation_answer, name="invitation_answer"),
     # Assessors: only the studies they are members of.
     path("study/<slug:slug>/", views.assessor_study, name="assessor_study"),
     path("study/<slug:slug>/<str:code>/", views.assessor_form, name="assessor_form"),

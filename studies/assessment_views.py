@@ -11,11 +11,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from scoring.errors import InputError
 
 from . import assessment, selectors
-from .models import AssessmentPool, PoolDocument, ReferenceVersion, StudyAssessor
+from .models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
 from .views import _study_for, researcher_required
 
 # --- Forms ----------------------------------------------------------------------------------------------
@@ -114,7 +115,40 @@ def home(request):
         studies = selectors.studies_visible_to(request.user).order_by("-created_at")
         return render(request, "assessment/researcher_home.html", {"studies": studies})
     memberships = StudyAssessor.objects.filter(user=request.user).select_related("study")
-    return render(request, "assessment/assessor_home.html", {"memberships": memberships})
+    invitations = AssessorInvitation.objects.filter(
+        user=request.user, status=AssessorInvitation.Status.PENDING
+    ).select_related("study", "invited_by")
+    return render(
+        request, "assessment/assessor_home.html", {"memberships": memberships, "invitations": invitations}
+    )
+
+
+@login_required
+@require_POST
+def invitation_answer(request, pk):
+    """The invited assessor accepts or declines; anyone else's invitation (or an answered one) is a 404."""
+    invitation = get_object_or_404(
+        AssessorInvitation.objects.select_related("study"),
+        pk=pk,
+        user=request.user,
+        status=AssessorInvitation.Status.PENDING,
+    )
+    answer = request.POST.get("answer")
+    if answer not in ("accept", "decline"):
+        messages.error(request, "Answer accept or decline.")
+        return redirect("assessment:home")
+    try:
+        assessment.assessor_invitation_answer(
+            invitation=invitation, user=request.user, accept=answer == "accept"
+        )
+    except assessment.AssessmentError as exc:
+        messages.error(request, str(exc))
+        return redirect("assessment:home")
+    if answer == "accept":
+        messages.success(request, f"You now assess “{invitation.study.name}”.")
+    else:
+        messages.success(request, f"You declined to assess “{invitation.study.name}”.")
+    return redirect("assessment:home")
 
 
 @researcher_required
@@ -134,6 +168,9 @@ def manage(request, slug):
             prefix="plan", initial={"assessors_per_document": plan.assessors_per_document if plan else 1}
         ),
         "invite_form": InviteForm(prefix="invite"),
+        "invitations": study.assessor_invitations.exclude(status=AssessorInvitation.Status.ACCEPTED)
+        .select_related("user")
+        .order_by("-invited_at"),
         "preset_form": PresetForm(prefix="adjudicate"),
         "publish_form": PublishForm(prefix="publish", study=study),
         "version_import_form": QrelsUploadForm(prefix="refqrels"),
@@ -240,7 +277,13 @@ def assessor_invite(request, slug):
                     study=study, invited_by=request.user, **form.cleaned_data
                 )
                 login = request.build_absolute_uri(reverse("login") + "?next=" + reverse("assessment:home"))
-                if password:
+                if isinstance(membership, AssessorInvitation):
+                    messages.success(
+                        request,
+                        f"{membership.user.username} assesses for another lab: they are asked to accept "
+                        f"on their assessor page ({login}) before they see this study.",
+                    )
+                elif password:
                     messages.success(
                         request,
                         f"Assessor {membership.user.username} created. Their one-time password: {password} "

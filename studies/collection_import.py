@@ -212,6 +212,7 @@ def collection_import(
     study: Study | None = None,
     scenario_topics: Sequence[str] | None = None,
     created_by=None,
+    owner=None,
 ) -> ImportResult:
     """Parse the input, then write the Collection and its Documents in one transaction.
 
@@ -219,6 +220,9 @@ def collection_import(
     `scenario_topics` become its scenarios (code "T<topic>", the topic's title and text), and the judgments
     become a new ReferenceVersion of the study, each grade (after `grade_map`) checked against the study's
     scale. Without `study`, topics and judgments are read and checked but not stored. All or nothing.
+
+    The new collection's owner is the study's owner with `study` (the study is built on it), else `owner`
+    (None: "admin only" until a superuser gives it an owner or shares it).
     """
     name = name.strip()
     if not name:
@@ -242,7 +246,8 @@ def collection_import(
         if study is not None:
             study = Study.objects.select_for_update().get(pk=study.pk)
             _check_study(study, parsed, wanted, source)
-        collection = Collection.objects.create(name=name, description=description)
+        collection = Collection.objects.create(name=name, description=description,
+                                               owner=study.owner if study is not None else owner)
         Document.objects.bulk_create(
             (Document(collection=collection, external_id=d.external_id, title=d.title, text=d.text, extra=d.extra)
              for d in parsed.documents),

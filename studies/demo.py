@@ -24,7 +24,7 @@ from django.db import transaction
 from . import assessment, services
 from .collection_import import collection_import
 from .engines.formats import read_cranfield
-from .models import Collection, Document, Participant, ReferenceJudgment, Study
+from .models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
 from .search_systems import collection_index_build
 from .simulation import participants_simulate
 
@@ -126,7 +126,7 @@ BACKGROUND = (
 
 def _load_generated(study: Study) -> str:
     rng = random.Random(2008)
-    collection = Collection.objects.create(name=f"Generated demo collection ({study.pk})",
+    collection = Collection.objects.create(name=f"Generated demo collection ({study.pk})", owner=study.owner,
                                            description="Made by studies/demo.py for the demo study.")
     documents, grades = [], {}
     number = 0
@@ -217,6 +217,9 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         sessions = participants_simulate(participants=enrolled[:participants], reference=_reference(study))
         membership, assessor_password = assessment.assessor_invite(study=study, username=DEMO_ASSESSOR,
                                                                    invited_by=user)
+        if isinstance(membership, AssessorInvitation):  # the account outlived the previous demo study
+            membership = assessment.assessor_invitation_answer(invitation=membership, user=membership.user,
+                                                               accept=True)
         if assessor_password is None:  # the account existed: give it a fresh password to print
             assessor_password = secrets.token_urlsafe(9)
             membership.user.set_password(assessor_password)

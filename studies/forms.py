@@ -2,7 +2,8 @@ from django import forms
 
 from .engines.http import HttpSearchSystem
 from .engines.search import CONFIGURATIONS
-from .models import DEFAULT_GRADE_LABELS, System
+from .models import DEFAULT_GRADE_LABELS, Collection, System
+from .selectors import collections_visible_to
 
 # A scenario's time limit: up to a week (a larger one overflowed the deadline's arithmetic: a 500).
 MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
@@ -35,6 +36,17 @@ class StudyForm(forms.Form):
     time_limit_minutes = forms.IntegerField(
         min_value=1, max_value=MAX_TIME_LIMIT_MINUTES, required=False, help_text="Optional, per scenario."
     )
+    collection = forms.ModelChoiceField(
+        queryset=Collection.objects.none(),
+        required=False,
+        help_text="Optional: a collection of yours or shared with you (or import one with manage.py import_collection).",
+    )
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only collections this researcher may use: another lab's id is "not one of the available choices".
+        if user is not None:
+            self.fields["collection"].queryset = collections_visible_to(user).order_by("name")
 
     def clean_grade_labels(self):
         labels = [line.strip() for line in self.cleaned_data["grade_labels"].splitlines() if line.strip()]

@@ -39,9 +39,16 @@ def access_token_digest(token: str) -> str:
 
 
 class Collection(models.Model):
+    """A document collection. Its owner and the researchers it is shared with may build studies on it;
+    superusers may use every collection; no owner means "admin only" (docs/collections-and-systems.md)."""
+
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="owned_collections")
+    # Shared explicitly, one researcher at a time, through studies.services.collection_share.
+    shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_collections")
 
     def __str__(self):
         return self.name

@@ -6,11 +6,12 @@ import hmac
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 
 from . import plain_sql
 from .models import (
     Assignment,
+    Collection,
     GradeLevel,
     Participant,
     Scenario,
@@ -85,6 +86,23 @@ def studies_visible_to(user):
     if user.is_superuser:
         return Study.objects.all()
     return Study.objects.filter(researchers=user).distinct()
+
+
+def collections_visible_to(user):
+    """Collections a researcher may see and build studies on: their own, those shared with them, and those of
+    the studies they research on (whose documents they read already); every collection for superusers (a
+    collection without an owner is theirs alone)."""
+    if user.is_superuser:
+        return Collection.objects.all()
+    if not user.is_authenticated:
+        return Collection.objects.none()
+    shared = Collection.shared_with.through.objects.filter(user_id=user.pk).values("collection_id")
+    studied = Study.objects.filter(researchers=user, collection__isnull=False).values("collection_id")
+    return Collection.objects.filter(Q(owner_id=user.pk) | Q(pk__in=shared) | Q(pk__in=studied))
+
+
+def collection_usable_by(*, user, collection: Collection) -> bool:
+    return user is not None and collections_visible_to(user).filter(pk=collection.pk).exists()
 
 
 def participant_by_token(token: str) -> Participant | None:

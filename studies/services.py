@@ -13,16 +13,61 @@ from .latin_square import assignment_plan
 from .models import (
     DEFAULT_GRADE_LABELS,
     Assignment,
+    Collection,
     GradeLevel,
     Participant,
     Scenario,
     Study,
     System,
 )
+from .selectors import collection_usable_by
 
 
 class DesignLockedError(ValueError):
     """Scenarios and systems cannot change once participants hold assignments built from them."""
+
+
+class CollectionAccessError(ValueError):
+    """A collection the user may not use or share. The message never says whether another lab's collection
+    exists: an unknown id and a collection one may not see read the same."""
+
+
+def collection_check_usable(*, user, collection: Collection) -> None:
+    """The one rule for building a study on a collection: its owner, a researcher it is shared with, or a
+    superuser (docs/collections-and-systems.md). Forms, the API, the admin and every importer call this."""
+    if not collection_usable_by(user=user, collection=collection):
+        raise CollectionAccessError(f"no collection {collection.pk} that {getattr(user, 'username', '?')} may use")
+
+
+def _may_share(user, collection: Collection) -> bool:
+    return user.is_superuser or (collection.owner_id is not None and collection.owner_id == user.pk)
+
+
+def collection_share(*, collection: Collection, user, by) -> bool:
+    """Share `collection` with the researcher `user` (they may then build studies on it). Only its owner or
+    a superuser shares; only researcher accounts receive. Returns False when it was already shared."""
+    if not _may_share(by, collection):
+        raise CollectionAccessError(f"only the owner of collection {collection.pk} (or a superuser) shares it")
+    if not (user.is_staff and user.is_active):
+        raise CollectionAccessError(f"{user.username!r} is not a researcher account; collections are shared "
+                                    "with researchers")
+    if user.pk == collection.owner_id:
+        return False
+    if collection.shared_with.filter(pk=user.pk).exists():
+        return False
+    collection.shared_with.add(user)
+    return True
+
+
+def collection_unshare(*, collection: Collection, user, by) -> bool:
+    """Stop sharing: `user` can no longer build new studies on it. Their studies already built on it keep it
+    (their participants are mid-study). Returns False when it was not shared with them."""
+    if not _may_share(by, collection):
+        raise CollectionAccessError(f"only the owner of collection {collection.pk} (or a superuser) shares it")
+    if not collection.shared_with.filter(pk=user.pk).exists():
+        return False
+    collection.shared_with.remove(user)
+    return True
 
 
 def _unique_slug(name: str) -> str:
@@ -50,6 +95,8 @@ def study_create(
         raise ValueError("a grade scale needs at least two grades, each with a label")
     if len(labels) > 10:
         raise ValueError("a grade scale has at most ten grades (0..9)")
+    if collection is not None:
+        collection_check_usable(user=owner, collection=collection)
     study = Study.objects.create(
         owner=owner,
         name=name,

@@ -45,7 +45,7 @@ def study_list(request):
 
 @researcher_required
 def study_create(request):
-    form = StudyForm(request.POST or None)
+    form = StudyForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         study = services.study_create(
@@ -56,6 +56,7 @@ def study_create(request):
             consent_text=data["consent_text"],
             consent_version=data["consent_version"],
             time_limit_minutes=data["time_limit_minutes"],
+            collection=data["collection"],
         )
         messages.success(request, f"Study “{study.name}” created. Add its scenarios and systems next.")
         return redirect("studies:study_detail", slug=study.slug)

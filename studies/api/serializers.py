@@ -69,6 +69,17 @@ def _questionnaire(value):
     return value
 
 
+class VisibleCollectionField(serializers.PrimaryKeyRelatedField):
+    """A collection id among those the caller may use (own, shared, or any for a superuser): another lab's id
+    gets the same "does not exist" as an unknown one. (`queryset` names the model for the schema only.)"""
+
+    def get_queryset(self):
+        from ..selectors import collections_visible_to
+
+        request = self.context.get("request")
+        return collections_visible_to(request.user) if request is not None else Collection.objects.none()
+
+
 class StudyCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, default="")
@@ -78,8 +89,8 @@ class StudyCreateSerializer(serializers.Serializer):
     )
     consent_text = serializers.CharField(required=False, allow_blank=True, default="")
     consent_version = serializers.CharField(required=False, max_length=40, default="1")
-    collection = serializers.PrimaryKeyRelatedField(queryset=Collection.objects.all(), required=False,
-                                                    allow_null=True, default=None)
+    collection = VisibleCollectionField(queryset=Collection.objects.all(), required=False, allow_null=True,
+                                        default=None)
     time_limit_minutes = serializers.IntegerField(required=False, allow_null=True, min_value=1,
                                                   max_value=MAX_TIME_LIMIT_MINUTES, default=None)
 

@@ -129,10 +129,12 @@ class StudyList(FilterMixin, generics.ListAPIView):
 
     @extend_schema(request=s.StudyCreateSerializer, responses={201: s.StudySerializer})
     def post(self, request):
-        data = s.StudyCreateSerializer(data=request.data)
+        data = s.StudyCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         try:
             study = services.study_create(owner=request.user, **data.validated_data)
+        except services.CollectionAccessError as error:
+            raise ValidationError({"collection": str(error)}) from None
         except ValueError as error:
             raise ValidationError({"grade_labels": str(error)}) from None
         return Response(s.StudySerializer(study).data, status=status.HTTP_201_CREATED)

@@ -56,6 +56,7 @@ from ..models import (
     reference_grade_allowed,
 )
 from ..questionnaires import questionnaire_errors
+from ..selectors import collection_usable_by
 from . import ImportFailure
 
 FORMAT = "sessionlab-study-archive"
@@ -375,6 +376,18 @@ def _questionnaire(r: _Reader, info, key: str, where: str) -> list:
     return value
 
 
+def _collection_for(r: _Reader, obj, where: str, name: str, owner) -> Collection:
+    """The archive's collection by name: one the owner may use, or a new one they own. Another lab's
+    collection of that name is refused: its documents (and which ids it holds) are not the archive's to take."""
+    collection = Collection.objects.filter(name=name).first()
+    if collection is None:
+        return Collection.objects.create(name=name, owner=owner)
+    if not collection_usable_by(user=owner, collection=collection):
+        r.fail(obj, where, f"a collection named {name!r} exists and is not shared with {owner.username!r}; "
+               "ask its owner to share it, or rename the collection in the archive")
+    return collection
+
+
 def _import(data, path: str, owner, name: str | None) -> Study:
     r = _Reader(path)
     r.obj(data, "$")
@@ -423,14 +436,14 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             r.fail(item, f"{where}.external_id", f"document {external_id!r} is listed twice")
         collection_name = r.get(item, "collection", where, str)
         if collection_name not in collections:
-            collections[collection_name], _ = Collection.objects.get_or_create(name=collection_name)
+            collections[collection_name] = _collection_for(r, item, f"{where}.collection", collection_name, owner)
         wanted[external_id] = (collections[collection_name], item, where)
         if isinstance(item.get("id"), int):
             old_document_ids[item["id"]] = external_id
     study_collection = r.get(info, "collection", W, str, null=True, default=None)
     if study_collection is not None:
         if study_collection not in collections:
-            collections[study_collection], _ = Collection.objects.get_or_create(name=study_collection)
+            collections[study_collection] = _collection_for(r, info, f"{W}.collection", study_collection, owner)
         study.collection = collections[study_collection]
         study.save(update_fields=["collection"])
     documents: dict[str, Document] = {}

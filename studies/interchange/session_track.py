@@ -56,6 +56,7 @@ from ..models import (
     Study,
     System,
 )
+from ..selectors import collection_usable_by
 from . import ImportFailure
 
 # The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
@@ -403,8 +404,14 @@ def session_track_import(
             raise ImportFailure(qrels_path, number, "grade", "grades above 9 do not fit a SessionLab scale")
     labels = list(TRACK_GRADE_LABELS) + [f"grade {g}" for g in range(len(TRACK_GRADE_LABELS), top_grade + 1)]
 
-    collection, _ = Collection.objects.get_or_create(
-        name=collection_name, defaults={"description": "Documents named by TREC Session Track logs."})
+    collection = Collection.objects.filter(name=collection_name).first()
+    if collection is None:
+        collection = Collection.objects.create(
+            name=collection_name, owner=owner, description="Documents named by TREC Session Track logs.")
+    elif not collection_usable_by(user=owner, collection=collection):
+        # Another lab's documents are not this log's to reuse (nor which ids they hold to learn).
+        raise ImportFailure(path, None, "collection", f"a collection named {collection_name!r} exists and is not "
+                            f"shared with {owner.username!r}; ask its owner to share it, or name another")
     study = services.study_create(owner=owner, name=name, grade_labels=labels, collection=collection,
                                   description=f"Imported from the TREC Session Track log {Path(path).name}.")
 

@@ -40,6 +40,7 @@ class World:
     run: object
     pool_document: object
     users: dict
+    invitation: object = None  # zoe, an assessor of Charlie's lab, asked to assess Alice's study (pending)
 
 
 def cid():
@@ -81,6 +82,7 @@ def world(designed_study, alice, bob, charlie, django_user_model):
 
     StudyAssessor.objects.create(study=study, user=ann, invited_by=alice)
     StudyAssessor.objects.create(study=other_study, user=zoe, invited_by=charlie)
+    invitation, _ = assessment.assessor_invite(study=study, username="zoe", invited_by=alice)
 
     version = assessment.reference_version_import_qrels(study=study, lines=["1 0 d1 2", "1 0 d2 0"],
                                                         path="ref.qrels", created_by=alice, note="v1")
@@ -91,5 +93,5 @@ def world(designed_study, alice, bob, charlie, django_user_model):
     run = scoring_services.scoring_run_create(study=study, created_by=alice)
     return World(study=study, other_study=other_study, participant=participant,
                  other_participant=other_participant, session=session, version=version, run=run,
-                 pool_document=pool_document,
+                 pool_document=pool_document, invitation=invitation,
                  users={"alice": alice, "bob": bob, "charlie": charlie, "ann": ann, "zoe": zoe})

@@ -112,6 +112,11 @@ MATRIX: dict[tuple[str, str], Row] = {
                                       RESEARCHER_PAGE),
     # Assessment: the researchers' pages, then the assessors'.
     ("assessment:home", "GET"): Row("GET", fixed("/assess/"), LOGGED_IN),
+    # Zoe (of Charlie's lab) answers her invitation to Alice's study; it is nobody else's to answer, or to learn of.
+    ("assessment:invitation_answer", "POST"): Row(
+        "POST", lambda w, r: f"/assess/invitations/{w.invitation.pk}/answer/",
+        {**NOBODY_LOGGED_IN, "assessor": 404, "other_assessor": OK, "other_researcher": 404, "researcher": 404},
+        lambda w: {"answer": "decline"}),
     ("assessment:manage", "GET"): Row("GET", study_path("/assess/manage/{slug}/"), RESEARCHER_PAGE),
     ("assessment:pool_build", "POST"): Row("POST", study_path("/assess/manage/{slug}/pool/build/"),
                                            RESEARCHER_PAGE, lambda w: {"pool-rule": "x"}),

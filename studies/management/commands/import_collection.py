@@ -1,5 +1,6 @@
 """manage.py import_collection: load a document collection, its topics and judgments (see docs/running-a-study.md)."""
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from studies.collection_import import CollectionImportError, collection_import, parse_grade_map
@@ -24,6 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--qrels", metavar="FILE", help="TREC qrels file of graded judgments")
         parser.add_argument("--grade-map", metavar="MAP", help="source grade -> study grade, e.g. 1:3,2:2,3:1,4:1,-1:0 "
                             "(cranfield default: 1:3,2:2,3:1,4:1,-1:0; qrels default: grades as they are)")
+        parser.add_argument("--owner", metavar="USER", help="the researcher who owns the new collection (with "
+                            "--study: the study's owner); without either, only superusers may use it")
         parser.add_argument("--study", metavar="SLUG", help="attach to this study: its collection, scenarios, "
                             "and a new reference version from the judgments")
         parser.add_argument("--scenarios", metavar="TOPIC_IDS", default="",
@@ -39,6 +42,11 @@ class Command(BaseCommand):
             fmt = options["format"]
             if not fmt:
                 raise CommandError("give --format cranfield|trec|jsonl (or --ir-datasets ID)")
+        owner = None
+        if options["owner"]:
+            owner = get_user_model().objects.filter(username=options["owner"], is_staff=True).first()
+            if owner is None:
+                raise CommandError(f"no researcher account {options['owner']!r}")
         study = None
         if options["study"]:
             study = Study.objects.filter(slug=options["study"]).first()
@@ -56,6 +64,7 @@ class Command(BaseCommand):
                 description=options["description"],
                 study=study,
                 scenario_topics=[t for t in options["scenarios"].split(",") if t.strip()],
+                owner=owner,
             )
         except CollectionImportError as exc:
             raise CommandError(f"{exc} (nothing was imported)") from None
