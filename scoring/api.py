@@ -184,6 +184,14 @@ def _runs(study):
     return ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
 
 
+def _refuse_unknown(request, choices: dict) -> None:
+    """A filter whose value is none of its choices is a 400 naming them, never an empty list."""
+    for name, values in choices.items():
+        raw = request.query_params.get(name)
+        if raw and raw not in values:
+            raise ValidationError({name: f"{raw[:40]!r} is not one of {', '.join(values)}"})
+
+
 class RunScoped(StudyScoped):
     """A view under .../scoring-runs/<run_pk>/: the run, of the visible study, or 404."""
 
@@ -206,6 +214,11 @@ class ScoringRunList(StudyScoped, generics.ListAPIView):
 
     serializer_class = ScoringRunSerializer
     filters = RUN_FILTERS
+
+    def filter_queryset(self, queryset):
+        _refuse_unknown(self.request, {"status": ScoringRun.Status.values,
+                                       "judgments": ScoringRun.Judgments.values})
+        return super().filter_queryset(queryset)
 
     def get_queryset(self):
         return _runs(self.study).order_by("-created_at", "-id")
@@ -272,6 +285,7 @@ class ScoringRunSessionList(RunScoped, generics.ListAPIView):
             code = self.request.query_params.get(name)
             if code and not known.filter(code=code).exists():
                 raise ValidationError({name: f"{code[:40]!r} is not a {name} code of this study"})
+        _refuse_unknown(self.request, {"end_reason": SearchSession.EndReason.values})
         return super().filter_queryset(queryset)
 
     def get_queryset(self):

@@ -155,3 +155,9 @@ def test_the_api_refuses_an_unknown_code(client, unbalanced):
     assert client.get(url, {"system": "A"}).status_code == 200
     response = client.get(url, {"system": "Z"})
     assert response.status_code == 400 and "system" in response.json()
+    assert client.get(url, {"end_reason": "bored"}).status_code == 400
+    runs = f"/api/studies/{built.study.pk}/scoring-runs/"
+    assert client.get(runs, {"status": "done"}).json()["count"] == 1
+    for query in ({"status": "finished"}, {"judgments": "experts"}):
+        response = client.get(runs, query)
+        assert response.status_code == 400 and set(query) <= set(response.json()), query
