@@ -161,14 +161,25 @@ class EventAdmin(admin.ModelAdmin):
         return False  # the log is append-only
 
 
+class ReadOnlyReference(admin.ModelAdmin):
+    """Versions are made only by studies.assessment.reference_version_create (which re-scores the study once
+    they are committed) and never edited: a change is a new version."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(models.ReferenceVersion)
-class ReferenceVersionAdmin(admin.ModelAdmin):
+class ReferenceVersionAdmin(ReadOnlyReference):
     list_display = ["study", "number", "note", "created_by", "created_at"]
     list_filter = ["study"]
 
 
 @admin.register(models.ReferenceJudgment)
-class ReferenceJudgmentAdmin(admin.ModelAdmin):
+class ReferenceJudgmentAdmin(ReadOnlyReference):
     list_display = ["version", "topic_id", "document", "grade", "judged_by", "source"]
     list_filter = ["version__study"]
     raw_id_fields = ["document"]

@@ -76,3 +76,19 @@ def test_a_bad_qrels_file_creates_no_version(assessed_study, alice, lines, line,
     assert (caught.value.path, caught.value.line) == ("ref.qrels", line)
     assert reason in caught.value.reason
     assert not ReferenceVersion.objects.exists()
+
+
+def test_the_admin_neither_adds_nor_edits_reference_versions(client, django_user_model, adjudicated, alice):
+    """The admin bypassed the one writer (no re-score) and edited versions that runs record as used."""
+    version = assessment.reference_version_publish(study=adjudicated, created_by=alice, allow_pending=True)
+    judgment = version.judgments.first()
+    grade = judgment.grade
+    root = django_user_model.objects.create_superuser("root", password="root-password")
+    client.force_login(root)
+    for model, pk in (("referenceversion", version.pk), ("referencejudgment", judgment.pk)):
+        assert client.get(f"/admin/studies/{model}/add/").status_code == 403
+        assert client.post(f"/admin/studies/{model}/{pk}/change/", {"note": "x", "grade": 9}).status_code == 403
+        assert client.get(f"/admin/studies/{model}/{pk}/change/").status_code == 200  # still readable
+    judgment.refresh_from_db()
+    version.refresh_from_db()
+    assert (judgment.grade, version.note) == (grade, "adjudication of 3 documents")
