@@ -79,9 +79,16 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-# Pages whose vendored libraries write inline styles (Plotly, Swagger UI, ReDoc): style-src adds 'unsafe-inline'
-# there (CSS only; scripts stay 'self' everywhere). docs/security.md says why.
-CSP_STYLE_INLINE_PATHS = ["/scoring/", "/api/docs/", "/api/redoc/"]
+# Content-Security-Policy directives that replace the strict defaults of sessionlab/csp.py under a path prefix,
+# where a vendored library needs them (docs/security.md says why); scripts stay 'self' everywhere.
+CSP_PATH_DIRECTIVES = {
+    # Plotly writes <style> elements and style attributes: without this the charts lose titles, legends and
+    # the toolbar's layout (docs/security.md).
+    "/scoring/": {"style-src": "'self' 'unsafe-inline'"},
+    # ReDoc styles itself with styled-components (<style> elements: without them it does not render) and
+    # runs its search in a worker made from a blob: URL by its own script.
+    "/api/redoc/": {"style-src": "'self' 'unsafe-inline'", "worker-src": "'self' blob:"},
+}
 
 ROOT_URLCONF = "sessionlab.urls"
 WSGI_APPLICATION = "sessionlab.wsgi.application"

@@ -7,11 +7,13 @@ import pytest
 from studies import assessment, services
 from studies.models import AssessorJudgment, Collection, Document, StudyAssessor
 
+from .csp import csp_listen, csp_violations
+
 
 @pytest.fixture
 def assessor_with_pool(django_user_model):
     owner = django_user_model.objects.create_user("alice", password="alice-password", is_staff=True)
-    collection = Collection.objects.create(name="Browser collection")
+    collection = Collection.objects.create(name="Browser collection", owner=owner)
     Document.objects.bulk_create(
         Document(collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Text of document {n}.")
         for n in range(1, 5)
@@ -29,6 +31,7 @@ def test_an_assessor_judges_documents_with_the_keyboard(live_server, assessor_wi
     queue = assessment.assessor_queue(membership=membership, scenario=study.scenarios.get())
     page = chromium.new_page()
     page.set_default_timeout(15_000)
+    csp_reports = csp_listen(page)
     page.goto(f"{live_server.url}/accounts/login/?next=/assess/")
     page.fill("input[name=username]", "ann")
     page.fill("input[name=password]", password)
@@ -67,3 +70,4 @@ def test_an_assessor_judges_documents_with_the_keyboard(live_server, assessor_wi
         queue[3].document.external_id: 2,
     }
     assert StudyAssessor.objects.get(user=membership.user).study == study
+    assert csp_violations(page, csp_reports) == []  # the progress bar's width included (no style attribute)

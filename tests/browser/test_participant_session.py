@@ -9,6 +9,8 @@ from studies import services
 from studies.models import Collection, Document, Event, Judgment, Query, SearchSession, ShownResult
 from studies.search_systems import collection_index_build
 
+from .csp import csp_listen, csp_violations
+
 WORDS = ("flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell", "pressure",
          "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
 
@@ -22,7 +24,8 @@ def token(settings, tmp_path, django_user_model):
     """A study of two scenarios on two systems over 40 generated documents, one participant enrolled."""
     settings.INDEX_ROOT = tmp_path / "indexes"
     rng = random.Random(3)
-    collection = Collection.objects.create(name="Browser test")
+    owner = django_user_model.objects.create_user("alice", password="x", is_staff=True)
+    collection = Collection.objects.create(name="Browser test", owner=owner)
     documents = []
     for n in range(1, 41):
         words = [rng.choice(WORDS) for _ in range(30)]
@@ -33,7 +36,6 @@ def token(settings, tmp_path, django_user_model):
     Document.objects.bulk_create(documents)
     for configuration in ("bm25_title_text", "bm25_text"):
         collection_index_build(collection=collection, configuration=configuration)
-    owner = django_user_model.objects.create_user("alice", password="x", is_staff=True)
     study = services.study_create(owner=owner, name="Browser study", consent_text="Consent text.",
                                   collection=collection)
     services.scenario_add(study=study, code="S1", title="Wings", text="Find reports on wings.", topic_id="1")
@@ -47,6 +49,7 @@ def token(settings, tmp_path, django_user_model):
 def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromium, live_server, token):
     page = chromium.new_page()
     page.set_default_timeout(15_000)
+    csp_reports = csp_listen(page)
     page.goto(f"{live_server.url}/p/{token}/")
 
     # Consent, then the Table 1 questionnaire.
@@ -62,13 +65,13 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.wait_for_selector("#search-app")
     page.fill("#query", "wing")
     page.press("#query", "Enter")
-    page.wait_for_function("document.querySelectorAll('.result').length === 10")
+    page.wait_for_function("() => document.querySelectorAll('.result').length === 10")
     page.click("#next-page")
-    page.wait_for_function("document.getElementById('results-info').textContent.startsWith('Results 11–20')")
+    page.wait_for_function("() => document.getElementById('results-info').textContent.startsWith('Results 11–20')")
     page.click(".result:nth-child(1) .result-title")
-    page.wait_for_function("document.getElementById('document-text').textContent.includes('wing')")
+    page.wait_for_function("() => document.getElementById('document-text').textContent.includes('wing')")
     page.keyboard.press("2")
-    page.wait_for_function("document.getElementById('judgment-status').textContent.includes('fairly relevant')")
+    page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('fairly relevant')")
     page.keyboard.press("Escape")
     page.click(".result:nth-child(3) .scan-mark")
     page.wait_for_selector(".result.marked")
@@ -94,8 +97,8 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     assert page.evaluate("window.sessionlabOutbox.pending()") >= 4
     assert attempts["n"] >= 2
     page.unroute("**/events/")
-    page.wait_for_function("window.sessionlabOutbox.pending() === 0", timeout=30_000)
-    page.wait_for_function("document.getElementById('results-info').textContent.startsWith('Results 1–10')")
+    page.wait_for_function("() => window.sessionlabOutbox.pending() === 0", timeout=30_000)
+    page.wait_for_function("() => document.getElementById('results-info').textContent.startsWith('Results 1–10')")
     page.click("#stop-satisfied")
 
     # Post-task questionnaire, then scenario 2, stopped by giving up.
@@ -108,9 +111,9 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.press("#query", "Enter")
     page.wait_for_selector(".result")
     page.click(".result:nth-child(1) .result-title")
-    page.wait_for_function("document.getElementById('document-text').textContent.length > 20")
+    page.wait_for_function("() => document.getElementById('document-text').textContent.length > 20")
     page.keyboard.press("3")
-    page.wait_for_function("document.getElementById('judgment-status').textContent.includes('highly relevant')")
+    page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('highly relevant')")
     page.click("#stop-gave-up")
     page.wait_for_selector("form#post-task")
     page.check("input[name=search_went_well][value='2']")
@@ -138,6 +141,8 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     assert Query.objects.filter(session=second).count() == 1
     assert sorted(Judgment.objects.filter(session=first).values_list("grade", flat=True)) == [1, 2]
     assert list(Judgment.objects.filter(session=second).values_list("grade", flat=True)) == [3]
+    # Every page of the way under the Content-Security-Policy, and the browser refused nothing on any of them.
+    assert csp_violations(page, csp_reports) == []
     closes = events.filter(type="document_close")
     assert closes.count() == 3 and all(e.payload["data"]["dwell_ms"] >= 0 for e in closes)
     page.close()

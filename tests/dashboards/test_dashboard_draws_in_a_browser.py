@@ -30,7 +30,7 @@ def test_every_chart_is_drawn_from_local_files_only(chromium, live_server, desig
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(live_server.url + reverse("scoring:run_detail", args=[designed_study.slug, run.pk]))
-    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length === {len(CHARTS)}", timeout=30000)
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length === {len(CHARTS)}", timeout=30000)
     assert page.locator(".chart-notes li").count() > 0
     assert page.locator(".modebar-btn[data-title*='png' i]").count() == len(CHARTS)
     assert outside == [] and errors == []
