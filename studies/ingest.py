@@ -27,7 +27,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from . import plain_sql
-from .event_checks import EventRefused, client_time_checked, event_check
+from .event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
 from .models import (
     Assignment,
     Collection,
@@ -618,9 +618,10 @@ def _results(query_id: int, page: int) -> list[dict]:
 
 
 def _id_of(raw) -> str | None:
-    """The id an answer about a refused event carries: the event's own, when it is text of a sane length."""
+    """The id an answer about a refused event carries: the event's own when it is a client event id, else None
+    (an answer never echoes a malformed one: half an emoji cannot even be written as UTF-8)."""
     cid = raw.get("id") if isinstance(raw, Mapping) else None
-    return cid if isinstance(cid, str) and len(cid) <= 64 else None
+    return cid if isinstance(cid, str) and CLIENT_ID.match(cid) else None
 
 
 def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool = True,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import hmac
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
-from django.db.models import Prefetch, Q
+from django.db.models import Case, DateTimeField, F, Prefetch, Q, Value, When
 
 from . import plain_sql
 from .models import (
@@ -202,3 +203,26 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
         if step:
             return ParticipantStep(step, assignment, session, number, len(assignments))
     return ParticipantStep("done", total=len(assignments), position=len(assignments))
+
+
+# --- the event log --------------------------------------------------------------------------------------
+
+# What Python's datetime can hold. PostgreSQL stores times beyond it (a client's `0001-01-01T00:00:00+14:00` is
+# 0000-12-31 in UTC, 1 BC), and reading such a row would fail the page or the export holding it; the events
+# endpoints no longer store one (studies/event_checks.py), rows stored before read as null.
+_READABLE_TIMES = (datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC))
+
+
+def events_readable(queryset):
+    """Events with `readable_client_time` (the client time, or None where Python cannot hold it) and the
+    column itself deferred: the serializers and exports read that instead."""
+    return queryset.defer("client_time").annotate(readable_client_time=Case(
+        When(client_time__range=_READABLE_TIMES, then=F("client_time")), default=Value(None),
+        output_field=DateTimeField()))
+
+
+def events_read(queryset):
+    """The events of `queryset` (events_readable), each with `client_time` set from the readable one."""
+    for event in events_readable(queryset):
+        event.client_time = event.readable_client_time
+        yield event

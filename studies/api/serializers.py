@@ -27,7 +27,6 @@ from ..models import (
     Study,
     System,
 )
-from ..participation import MAX_BATCH
 from ..questionnaires import questionnaire_errors
 
 # --- studies and their design ---------------------------------------------------------------------------
@@ -207,6 +206,8 @@ class SessionDetailSerializer(SessionSerializer):
 
 class EventSerializer(serializers.ModelSerializer):
     participant = serializers.CharField(source="participant.code", read_only=True)
+    # selectors.events_readable: null where the stored time is beyond what Python's datetime holds.
+    client_time = serializers.DateTimeField(source="readable_client_time", read_only=True, allow_null=True)
 
     class Meta:
         model = Event
@@ -269,10 +270,6 @@ class ClientEventSerializer(serializers.Serializer):
     data = serializers.DictField(required=False)
 
 
-class EventBatchSerializer(serializers.Serializer):
-    events = serializers.ListField(child=serializers.DictField(), max_length=MAX_BATCH, allow_empty=False)
-
-
 class EventBatchDocSerializer(serializers.Serializer):
     """The documented shape of a batch (the view validates events one by one, as events_ingest does)."""
 
@@ -282,8 +279,11 @@ class EventBatchDocSerializer(serializers.Serializer):
 class AckSerializer(serializers.Serializer):
     id = serializers.CharField(allow_null=True)
     ok = serializers.BooleanField()
-    refused = serializers.CharField(required=False)
-    error = serializers.CharField(required=False)
+    refused = serializers.CharField(required=False, help_text="Refused for good (stored with its refusal).")
+    error = serializers.CharField(required=False, help_text="Not storable as sent (not stored): the field and why.")
+    retry_later = serializers.CharField(required=False, help_text="Not stored yet: send it again later.")
+    normalized = serializers.ListField(child=serializers.CharField(), required=False,
+                                       help_text="Data paths whose text was cleaned (lone surrogate, NUL).")
 
 
 class AckBatchSerializer(serializers.Serializer):

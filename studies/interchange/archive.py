@@ -19,12 +19,14 @@ in one transaction: an error names the file, the line of the object and the fiel
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import json
 from contextlib import contextmanager
 from json import scanner
 from json.decoder import JSONObject
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
@@ -32,6 +34,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from ..assessment import reference_version_create
+from ..event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
 from ..models import (
     AssessmentPlan,
     AssessmentPool,
@@ -56,7 +59,7 @@ from ..models import (
     reference_grade_allowed,
 )
 from ..questionnaires import questionnaire_errors
-from ..selectors import collection_usable_by
+from ..selectors import collection_usable_by, events_read
 from . import ImportFailure
 
 FORMAT = "sessionlab-study-archive"
@@ -95,7 +98,7 @@ def study_archive(*, study: Study) -> dict:
                      .order_by("session_id", "document__external_id")):
         judgments.setdefault(judgment.session_id, []).append(judgment)
     events: dict[int, list[Event]] = {}
-    for event in Event.objects.filter(participant__study=study).order_by("participant_id", "id"):
+    for event in events_read(Event.objects.filter(participant__study=study).order_by("participant_id", "id")):
         events.setdefault(event.participant_id, []).append(event)
     versions = list(ReferenceVersion.objects.filter(study=study).select_related("created_by").order_by("number"))
     version_judgments: dict[int, list[ReferenceJudgment]] = {}
@@ -287,6 +290,7 @@ class _Reader:
 
     def __init__(self, path: str):
         self.path = path
+        self.notes: list[str] = []  # what was kept but changed (a client time kept as text), by file and line
 
     def fail(self, obj, where: str, reason: str):
         raise ImportFailure(self.path, getattr(obj, "line", None), where, reason)
@@ -314,6 +318,10 @@ class _Reader:
             moment = parse_datetime(value) if isinstance(value, str) else None
             if moment is None:
                 self.fail(obj, f"{where}.{key}", f"{value!r} is not an ISO 8601 date and time")
+            try:  # PostgreSQL would store it, and every later read of the row would fail
+                (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)).astimezone(dt.UTC)
+            except OverflowError:
+                self.fail(obj, f"{where}.{key}", f"{value!r} is outside years 1-9999 in UTC")
             return moment
         if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
             self.fail(obj, f"{where}.{key}", f"{value!r} is not an integer")
@@ -367,15 +375,6 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
         raise ImportFailure(path, None, None, f"the database refused the archive: {error}") from None
 
 
-def _questionnaire(r: _Reader, info, key: str, where: str) -> list:
-    """A questionnaire as the API takes it (studies/questionnaires.py): a malformed one broke the pages."""
-    value = r.get(info, key, where, list, default=[])
-    errors = questionnaire_errors(value)
-    if errors:
-        r.fail(info, f"{where}.{key}", "; ".join(errors))
-    return value
-
-
 def _collection_for(r: _Reader, obj, where: str, name: str, owner) -> Collection:
     """The archive's collection by name: one the owner may use, or a new one they own. Another lab's
     collection of that name is refused: its documents (and which ids it holds) are not the archive's to take."""
@@ -386,6 +385,37 @@ def _collection_for(r: _Reader, obj, where: str, name: str, owner) -> Collection
         r.fail(obj, where, f"a collection named {name!r} exists and is not shared with {owner.username!r}; "
                "ask its owner to share it, or rename the collection in the archive")
     return collection
+
+
+def _client_time_imported(r: _Reader, e_item, e_where: str, server_time, payload: dict):
+    """An event's client time, by the rule the events endpoints apply (event_checks.client_time_checked, with
+    the archived server time as the receive time). A text that is no time, or one outside years 1-9999 in UTC,
+    fails the import (an export never writes one); a time too far from its server time is kept as text in
+    the payload's data only, as the endpoints keep it, and the import notes file, line and field."""
+    value = e_item.get("client_time")
+    where = f"{e_where}.client_time"
+    if value is not None and not isinstance(value, str):
+        r.fail(e_item, where, f"{value!r} is not an ISO 8601 date and time")
+    aware = server_time if server_time.tzinfo else server_time.replace(tzinfo=dt.UTC)
+    moment, text, why = client_time_checked(value, received_at=aware,
+                                            window=dt.timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+    if why is not None and why != TOO_FAR:
+        r.fail(e_item, where, f"{value!r} is {why}")
+    if text is not None:
+        data = payload.get("data")
+        (data if isinstance(data, dict) else payload)["client_time_raw"] = text
+        r.notes.append(f"{r.path}:{getattr(e_item, 'line', None)}: {where}: {text!r} is {why}; kept as text in"
+                       " payload.data.client_time_raw")
+    return moment
+
+
+def _questionnaire(r: _Reader, info, key: str, where: str) -> list:
+    """A questionnaire as the API takes it (studies/questionnaires.py): a malformed one broke the pages."""
+    value = r.get(info, key, where, list, default=[])
+    errors = questionnaire_errors(value)
+    if errors:
+        r.fail(info, f"{where}.{key}", "; ".join(errors))
+    return value
 
 
 def _import(data, path: str, owner, name: str | None) -> Study:
@@ -573,11 +603,14 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             r.fail(e_item, f"{e_where}.client_event_id", f"client event id {client_id!r} is used twice")
         client_ids.add((participant.pk, client_id))
         payload = _remapped(r.get(e_item, "payload", e_where, dict, default={}), old_ids)
+        sequence = r.get(e_item, "sequence", e_where, int, null=True, default=None)
+        if sequence is not None and not 0 <= sequence <= MAX_SEQUENCE:
+            r.fail(e_item, f"{e_where}.sequence", f"{sequence} is outside 0..{MAX_SEQUENCE}")
+        server_time = r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now()
+        client_time = _client_time_imported(r, e_item, e_where, server_time, payload)
         events.append(Event(
             participant=participant, session=session, type=r.get(e_item, "type", e_where, str),
-            client_event_id=client_id, sequence=r.get(e_item, "sequence", e_where, int, null=True, default=None),
-            client_time=r.get(e_item, "client_time", e_where, "time", null=True, default=None),
-            server_time=r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now(),
+            client_event_id=client_id, sequence=sequence, client_time=client_time, server_time=server_time,
             payload=payload))
     Event.objects.bulk_create(events, batch_size=2000)
 
@@ -639,6 +672,7 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             study=study, participant_code=r.get(item, "participant_code", where, str, default=""),
             action=r.get(item, "action", where, str), detail=r.get(item, "detail", where, dict, default={}),
             at=r.get(item, "at", where, "time", null=True, default=None) or timezone.now())
+    study.import_notes = r.notes  # the command prints them
     return study
 
 

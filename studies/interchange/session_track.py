@@ -56,7 +56,7 @@ from ..models import (
     Study,
     System,
 )
-from ..selectors import collection_usable_by
+from ..selectors import collection_usable_by, events_read
 from . import ImportFailure
 
 # The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
@@ -578,7 +578,7 @@ def session_track_export(*, study: Study) -> bytes:
                 .order_by("query_id", "rank")):
         results[row.query_id].append(row)
     events = defaultdict(list)
-    for event in Event.objects.filter(session__in=scope).order_by("id"):
+    for event in events_read(Event.objects.filter(session__in=scope).order_by("id")):  # old rows' times
         events[event.session_id].append(event)
 
     start_info = {}

@@ -41,7 +41,9 @@ def worked_study(designed_study, collection):
     study.collection = collection
     study.save(update_fields=["collection"])
     participants = services.participants_enrol(study=study, count=2)
-    base = timezone.make_aware(dt.datetime(2026, 3, 1, 10, 0, 0, 123456), dt.UTC)
+    # Client times an hour before now, within CLIENT_TIME_WINDOW_SECONDS of the events' server times (which
+    # are now): an archive's import keeps a client time further off only as text (studies/event_checks.py).
+    base = (timezone.now() - dt.timedelta(hours=1)).replace(microsecond=123456)
     documents = {d.external_id: d for d in collection.documents.all()}
     participant = participants[0]
     participant.consented_at, participant.consent_version = base, "1"

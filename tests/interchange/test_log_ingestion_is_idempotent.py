@@ -77,4 +77,11 @@ def test_a_participant_starts_their_session_through_the_api(worked_study):
 def test_a_batch_must_be_a_list_of_events(open_session):
     client = participant_client(open_session.assignment.participant)
     assert client.post("/api/participant/events/", {"events": "x"}, format="json").status_code == 400
-    assert client.post("/api/participant/events/", {"events": [{}] * 201}, format="json").status_code == 400
+    assert client.post("/api/participant/events/", {"events": []}, format="json").status_code == 400
+    # Past the 200th, an event is answered "send it again" (once silently dropped); each malformed one is
+    # refused on its own.
+    events = [{"id": f"t{n}", "type": "tab_hidden", "session": open_session.pk} for n in range(200)] + [{}]
+    acks = client.post("/api/participant/events/", {"events": events}, format="json").json()["acks"]
+    assert len(acks) == 201 and all(a["ok"] for a in acks[:200]) and "at most 200" in acks[200]["retry_later"]
+    acks = client.post("/api/participant/events/", {"events": [{}, 3]}, format="json").json()["acks"]
+    assert [a["error"] for a in acks] == ["id: 1..64 letters, digits or _.:-", "an event is a JSON object"]

@@ -22,4 +22,6 @@ class Command(BaseCommand):
             study = study_archive_import(path=options["path"], owner=owner, name=options["name"])
         except InputError as error:
             raise CommandError(str(error)) from None
+        for note in getattr(study, "import_notes", []):
+            self.stdout.write(f"note: {note}")
         self.stdout.write(f"imported study {study.slug!r}: {study.participants.count()} participants")
