@@ -35,5 +35,5 @@ def refuse_negative(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("studies", "0005_redundant_foreign_key_indexes")]
+    dependencies = [("studies", "0006_collection_owner")]
     operations = [migrations.RunPython(admit_negative, refuse_negative)]
