@@ -90,6 +90,9 @@ CSP_PATH_DIRECTIVES = {
     "/api/redoc/": {"style-src": "'self' 'unsafe-inline'", "worker-src": "'self' blob:"},
 }
 
+# Error reports (DEBUG page, mails to ADMINS) hide passwords inside URL settings too (broker, cache).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "sessionlab.reporting.SettingsFilter"
+
 ROOT_URLCONF = "sessionlab.urls"
 WSGI_APPLICATION = "sessionlab.wsgi.application"
 
