@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 
 from . import models, services
 from .questionnaires import questionnaire_errors
-from .selectors import collection_usable_by, collections_visible_to
+from .selectors import collection_usable_by, collections_visible_to, events_readable
 
 
 class StudyAdminForm(forms.ModelForm):
@@ -156,6 +156,17 @@ class SearchSessionAdmin(admin.ModelAdmin):
 class EventAdmin(admin.ModelAdmin):
     list_display = ["participant", "type", "client_event_id", "sequence", "server_time"]
     list_filter = ["type"]
+    # The client time as events_readable reads it: a row stored before the client-time rule may hold one
+    # Python cannot (1 BC in UTC, on PostgreSQL), which failed every page that loaded it.
+    exclude = ["client_time"]
+    readonly_fields = ["client_time_readable"]
+
+    def get_queryset(self, request):
+        return events_readable(super().get_queryset(request))
+
+    @admin.display(description="client time")
+    def client_time_readable(self, obj):
+        return obj.readable_client_time
 
     def has_change_permission(self, request, obj=None):
         return False  # the log is append-only

@@ -125,6 +125,14 @@ def test_the_events_api_and_the_exports_read_an_old_far_time_as_null(participant
     assert [(e["client_event_id"], e["client_time"]) for e in events] == [("new", None), ("old", None)]
 
 
+def test_the_admin_reads_an_old_far_time_as_null(participant, admin_client):
+    _old_row(participant)
+    pk = Event.objects.values_list("pk", flat=True).get(client_event_id="old")
+    assert admin_client.get("/admin/studies/event/").status_code == 200
+    page = admin_client.get(f"/admin/studies/event/{pk}/change/")
+    assert page.status_code == 200 and "client time" in page.content.decode().lower()
+
+
 @pytest.fixture
 def archive(participant, session, tmp_path):
     participation.events_ingest(
