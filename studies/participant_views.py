@@ -226,6 +226,8 @@ def events_submit(request, token):
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
+    if too_many := participation.too_many_events(events):
+        return JsonResponse({"error": too_many}, status=413)
     # Each event is checked on its own (studies/event_checks.py): one ack per event, whatever it holds.
     acks = participation.events_ingest(participant=participant, events=events)
     return JsonResponse({"acks": acks})

@@ -56,6 +56,9 @@ END_REASONS = (SearchSession.EndReason.SATISFIED, SearchSession.EndReason.GAVE_U
 TIME_LIMIT_GRACE = timedelta(seconds=30)
 MAX_PAGE = 100
 MAX_BATCH = 200
+# A body with more events than this is refused whole (413): past MAX_BATCH each event gets its own "retry later",
+# and a megabyte of "{}" would otherwise be answered with some 30 MB of them.
+MAX_BODY_EVENTS = 5 * MAX_BATCH
 
 
 class ParticipationError(Exception):
@@ -477,6 +480,13 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
 
 
 # --- the browser's event batches ------------------------------------------------------------------------
+
+def too_many_events(events: Sequence) -> str | None:
+    """Why a batch body is refused whole for its length (the endpoints answer 413), or None."""
+    if len(events) > MAX_BODY_EVENTS:
+        return f"a batch holds at most {MAX_BATCH} events (this one has {len(events)})"
+    return None
+
 
 def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id; one acknowledgement per

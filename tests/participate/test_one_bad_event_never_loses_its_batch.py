@@ -134,6 +134,13 @@ def test_past_the_200th_event_each_is_answered_never_dropped(post, session):
     assert Event.objects.filter(type="tab_hidden").count() == 200
 
 
+def test_a_body_of_more_than_a_thousand_events_is_refused_whole(post, session):
+    """Each event past the 200th gets its own answer: a megabyte of "{}" would be answered with 30 MB."""
+    response = post({"events": [{}] * 1001})
+    assert response.status_code == 413 and "at most 200 events" in response.json()["error"]
+    assert post({"events": [{}] * 1000}).status_code == 200
+
+
 def test_a_replayed_batch_with_a_bad_event_answers_the_same(post, session):
     body = {"events": [query(session, "q1", "wing \ud83d"), query(session, "bad", seq=2**40)]}
     first = post(body).json()
