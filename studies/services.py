@@ -39,14 +39,16 @@ def collection_check_usable(*, user, collection: Collection) -> None:
         raise CollectionAccessError(f"no collection {collection.pk} that {getattr(user, 'username', '?')} may use")
 
 
-def _may_share(user, collection: Collection) -> bool:
+def collection_may_share(user, collection: Collection) -> bool:
+    """Its owner shares a collection, and superusers (who share the admin-only ones)."""
     return user.is_superuser or (collection.owner_id is not None and collection.owner_id == user.pk)
+
 
 
 def collection_share(*, collection: Collection, user, by) -> bool:
     """Share `collection` with the researcher `user` (they may then build studies on it). Only its owner or
     a superuser shares; only researcher accounts receive. Returns False when it was already shared."""
-    if not _may_share(by, collection):
+    if not collection_may_share(by, collection):
         raise CollectionAccessError(f"only the owner of collection {collection.pk} (or a superuser) shares it")
     if not (user.is_staff and user.is_active):
         raise CollectionAccessError(f"{user.username!r} is not a researcher account; collections are shared "
@@ -62,7 +64,7 @@ def collection_share(*, collection: Collection, user, by) -> bool:
 def collection_unshare(*, collection: Collection, user, by) -> bool:
     """Stop sharing: `user` can no longer build new studies on it. Their studies already built on it keep it
     (their participants are mid-study). Returns False when it was not shared with them."""
-    if not _may_share(by, collection):
+    if not collection_may_share(by, collection):
         raise CollectionAccessError(f"only the owner of collection {collection.pk} (or a superuser) shares it")
     if not collection.shared_with.filter(pk=user.pk).exists():
         return False

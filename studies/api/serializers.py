@@ -68,6 +68,29 @@ def _questionnaire(value):
     return value
 
 
+class CollectionSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True, default=None, allow_null=True,
+                                  help_text="Null: admin only (a superuser gives it an owner).")
+    shared_with = serializers.SerializerMethodField(
+        help_text="The researchers it is shared with: shown to its owner (and superusers) only, else null."
+    )
+    document_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Collection
+        fields = ["id", "name", "description", "owner", "shared_with", "document_count", "created_at"]
+
+    def get_shared_with(self, collection) -> list[str] | None:
+        user = self.context["request"].user
+        if user.is_superuser or collection.owner_id == user.pk:
+            return sorted(member.username for member in collection.shared_with.all())
+        return None
+
+
+class CollectionShareSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150, help_text="A researcher account's user name.")
+
+
 class VisibleCollectionField(serializers.PrimaryKeyRelatedField):
     """A collection id among those the caller may use (own, shared, or any for a superuser): another lab's id
     gets the same "does not exist" as an unknown one. (`queryset` names the model for the schema only.)"""

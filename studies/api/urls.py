@@ -12,6 +12,10 @@ study = "studies/<int:study_pk>/"
 
 urlpatterns = [
     path("auth/token/", token_view, name="token"),  # rate-limited (sessionlab/ratelimit.py)
+    path("collections/", views.CollectionList.as_view(), name="collection_list"),
+    path("collections/<int:pk>/shared-with/", views.CollectionSharing.as_view(), name="collection_share"),
+    path("collections/<int:pk>/shared-with/<str:username>/", views.CollectionUnsharing.as_view(),
+         name="collection_unshare"),
     path("studies/", views.StudyList.as_view(), name="study_list"),
     path(study, views.StudyDetail.as_view(), name="study_detail"),
     path(study + "grade-levels/", views.GradeLevelList.as_view(), name="grade_level_list"),

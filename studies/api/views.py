@@ -35,7 +35,7 @@ from ..models import (
     ShownResult,
     System,
 )
-from ..selectors import events_readable, studies_visible_to
+from ..selectors import collections_visible_to, events_readable, studies_visible_to
 from . import serializers as s
 from .permissions import IsParticipant, IsResearcher, ParticipantTokenAuthentication, visible_study
 
@@ -152,6 +152,78 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
         if instance.owner_id != self.request.user.pk:
             raise PermissionDenied("only the study's owner may delete it")
         instance.delete()
+
+
+# --- collections: the ones the caller may build studies on, and sharing them ----------------------------
+
+
+def _collections(request):
+    return (collections_visible_to(request.user).select_related("owner").prefetch_related("shared_with")
+            .annotate(document_count=Count("documents")).order_by("name"))
+
+
+class CollectionList(generics.ListAPIView):
+    """The collections the caller may build a study on (POST /api/studies/ with `collection`): their own, those
+    shared with them and those of the studies they research on; every one for a superuser."""
+
+    serializer_class = s.CollectionSerializer
+    permission_classes = [IsResearcher]
+    pagination_class = ApiPagination
+
+    def get_queryset(self):
+        return _collections(self.request)
+
+
+class CollectionSharing(APIView):
+    """Share a collection with a researcher (POST `{"username"}`; DELETE .../shared-with/<username>/ stops):
+    `services.collection_share` / `collection_unshare`. A collection the caller cannot see is a 404; one they
+    see but do not own is a 403 (only its owner, or a superuser, shares it); a name that is no researcher
+    account is a 400 (the same for an assessor's name and an unknown one)."""
+
+    permission_classes = [IsResearcher]
+
+    def _collection(self, pk):
+        collection = get_object_or_404(_collections(self.request), pk=pk)
+        if not services.collection_may_share(self.request.user, collection):
+            raise PermissionDenied("only the collection's owner shares it")
+        return collection
+
+    def _researcher(self, username: str):
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.filter(username=username, is_staff=True, is_active=True).first()
+        if user is None:
+            raise ValidationError({"username": f"no researcher account named {username!r}"})
+        return user
+
+    def _answer(self, collection):
+        fresh = _collections(self.request).get(pk=collection.pk)
+        return Response(s.CollectionSerializer(fresh, context={"request": self.request}).data)
+
+    @extend_schema(request=s.CollectionShareSerializer, responses={200: s.CollectionSerializer})
+    def post(self, request, pk):
+        collection = self._collection(pk)
+        data = s.CollectionShareSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = self._researcher(data.validated_data["username"])
+        try:
+            services.collection_share(collection=collection, user=user, by=request.user)
+        except services.CollectionAccessError as error:
+            raise ValidationError({"username": str(error)}) from None
+        return self._answer(collection)
+
+
+
+class CollectionUnsharing(CollectionSharing):
+    """Stop sharing the collection with this researcher (their studies already built on it keep it)."""
+
+    http_method_names = ["delete", "options"]
+
+    @extend_schema(request=None, responses={200: s.CollectionSerializer})
+    def delete(self, request, pk, username):
+        collection = self._collection(pk)
+        services.collection_unshare(collection=collection, user=self._researcher(username), by=request.user)
+        return self._answer(collection)
 
 
 # --- scenarios and systems: plain CRUD, closed once participants are enrolled --------------------------
@@ -544,6 +616,8 @@ class ParticipantEvents(ParticipantScoped, APIView):
         events = request.data.get("events") if isinstance(request.data, dict) else None
         if not isinstance(events, list) or not events:
             raise ValidationError({"events": 'expected {"events": [one or more events]}'})
+        if too_many := participation.too_many_events(events):
+            return Response({"events": too_many}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         acks = participation.events_ingest(participant=self.participant, events=events)
         return Response({"acks": acks})
 

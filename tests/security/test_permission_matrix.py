@@ -176,6 +176,16 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("api-schema", "GET"): Row("GET", fixed("/api/schema/"), PUBLIC),
     ("api-docs", "GET"): Row("GET", fixed("/api/docs/"), PUBLIC),
     ("api-redoc", "GET"): Row("GET", fixed("/api/redoc/"), PUBLIC),
+    ("api:collection_list", "GET"): Row("GET", fixed("/api/collections/"), API_ANY_STUDY),
+    # The world's collection has no owner: Bob sees it through Alice's study (403: he is not its owner, which
+    # he knows), Charlie does not (404).
+    ("api:collection_share", "POST"): Row(
+        "POST", lambda w, r: f"/api/collections/{w.study.collection_id}/shared-with/",
+        {**API_NOT_RESEARCHER, "other_researcher": 404, "researcher": 403}, lambda w: {"username": "charlie"},
+        json=True),
+    ("api:collection_unshare", "DELETE"): Row(
+        "DELETE", lambda w, r: f"/api/collections/{w.study.collection_id}/shared-with/charlie/",
+        {**API_NOT_RESEARCHER, "other_researcher": 404, "researcher": 403}),
     ("api:study_list", "GET"): Row("GET", fixed("/api/studies/"), API_ANY_STUDY),
     ("api:study_list", "POST"): Row("POST", fixed("/api/studies/"), API_ANY_STUDY, lambda w: {}, json=True),
     ("api:study_detail", "GET"): Row("GET", study_path("/api/studies/{pk}/"), API_STUDY),
