@@ -61,8 +61,9 @@
   // the event leaves the outbox (a refused or unstorable one with a short notice, and so do the events that name
   // it as their query). A retry_later event stays, and is sent again after a growing wait, for up to
   // GIVE_UP_MS. A batch that fails as a whole (5xx, or no answer) is split: the next try sends half of it,
-  // down to the first event alone, so one event the server cannot digest never holds back the others; an event
-  // that still fails alone after SINGLE_TRIES answers from the server leaves with a notice.
+  // down to the first event alone, so one event the server cannot digest never holds back the others: alone
+  // and failing, it waits (a growing back-off) while the others go, and leaves with a notice once it has failed
+  // SINGLE_TRIES times while the server stored other events.
   var handlers = {};      // event id -> function(ack), for events created on this page
   var idleWaiters = [];   // callbacks waiting for an empty outbox
   var inFlight = false;
@@ -71,8 +72,8 @@
   var laterTimer = null;  // the flush of events that need no answer yet
   var waitTimer = null;   // the next try of events answered retry_later
   var batchSize = BATCH;  // halved after a failed batch, doubled back after each success
-  var singleFailures = 0; // server errors for the head event sent alone
-  var SINGLE_TRIES = 3;
+  var lastSuccess = 0;    // when the server last answered a batch
+  var SINGLE_TRIES = 3;   // server errors for an event sent alone, while others are stored, before it leaves
   var GIVE_UP_MS = 10 * 60 * 1000;
   var noticeTimer = null;
   var statusElement = document.getElementById("outbox-status");
@@ -175,17 +176,29 @@
   }
 
   function failed(batch, answered) {
-    // answered: the server replied (a 5xx or a 4xx for the whole body); otherwise the network failed.
+    // answered: the server said the content failed (a 5xx, or 400/413 for the whole body); otherwise the network
+    // failed or the answer says nothing about the events (403, 404, 429): then only the back-off.
     inFlight = false;
+    var now = Date.now();
     if (batch.length > 1) {
       batchSize = Math.max(1, Math.floor(batch.length / 2));
       if (answered) { scheduleRetry(200); return; }  // the server is there: look for the event it chokes on
     } else if (answered) {
-      singleFailures += 1;
-      if (singleFailures >= SINGLE_TRIES) {  // isolated, and it still fails: it leaves, with a notice
-        singleFailures = 0;
-        settle([{ id: batch[0].id, ok: false, error: "the server could not store it" }]);
-        flush();
+      var queue = outbox();
+      var event = queue.filter(function (e) { return e.id === batch[0].id; })[0];
+      if (event) {
+        event.failures = (event.failures || 0) + 1;
+        event.failedSince = event.failedSince || now;
+        // Alone, it failed again while the server stored others since its first failure: it is this event, not
+        // an outage. It leaves, with a notice; in an outage nothing is stored and nothing is dropped.
+        if (event.failures >= SINGLE_TRIES && lastSuccess > event.failedSince) {
+          settle([{ id: event.id, ok: false, error: "the server could not store it" }]);
+          flush();
+          return;
+        }
+        event.notBefore = now + Math.min(1000 * Math.pow(2, event.failures - 1), 30000);
+        save("outbox", queue);
+        scheduleRetry(200);  // the others go on meanwhile
         return;
       }
     }
@@ -213,11 +226,14 @@
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
       body: JSON.stringify({ events: batch.map(wire) })
     }).then(function (response) {
-      if (!response.ok) { failed(batch, true); return; }
+      if (!response.ok) {
+        failed(batch, response.status >= 500 || response.status === 400 || response.status === 413);
+        return;
+      }
       return response.json().then(function (body) {
         inFlight = false;
         retryDelay = 1000;
-        singleFailures = 0;
+        lastSuccess = Date.now();
         batchSize = Math.min(BATCH, batchSize * 2);
         if (retryTimer) { window.clearTimeout(retryTimer); retryTimer = null; }
         settle(body.acks || []);

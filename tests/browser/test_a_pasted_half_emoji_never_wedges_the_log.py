@@ -163,3 +163,32 @@ def test_a_refused_event_leaves_with_a_notice_and_a_failing_one_is_isolated(chro
     wait_until(page, "window.sessionlabOutbox.pending() === 0")
     assert Query.objects.filter(session__assignment__participant__access_token=token).count() == 1
     page.close()
+
+
+def test_a_server_answering_503_for_a_while_loses_nothing(chromium, live_server, token):
+    """An outage answers every batch with a 5xx: the page splits and backs off, but drops nothing, since the
+    server stores nothing meanwhile; once it is back every event is stored."""
+    page = chromium.new_page()
+    page.set_default_timeout(15_000)
+    _to_search(page, live_server, token)
+    page.fill("#query", "wing")
+    page.press("#query", "Enter")
+    wait_until(page, "document.querySelectorAll('.result').length === 10")
+
+    page.route("**/events/", lambda route: route.fulfill(status=503, body="Service Unavailable"))
+    page.click(".result:nth-child(1) .result-title")
+    page.keyboard.press("2")
+    page.keyboard.press("Escape")
+    page.click(".result:nth-child(3) .scan-mark")
+    page.fill("#query", "heat transfer")
+    page.press("#query", "Enter")
+    page.wait_for_timeout(8000)
+    assert page.evaluate("window.sessionlabOutbox.pending()") >= 5
+    page.unroute("**/events/")
+    wait_until(page, "window.sessionlabOutbox.pending() === 0", 60)
+    assert "could not be saved" not in (page.text_content("#outbox-status") or "")
+    generated = page.evaluate("window.sessionlabOutbox.sequence()")
+    events = Event.objects.filter(participant__access_token=token)
+    assert sorted(events.values_list("sequence", flat=True)) == list(range(1, generated + 1))
+    assert Query.objects.filter(session__assignment__participant__access_token=token).count() == 2
+    page.close()
