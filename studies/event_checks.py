@@ -100,7 +100,7 @@ def event_check(raw) -> dict:
     if seq is not None and (not _int(seq) or not 0 <= seq <= MAX_SEQUENCE):
         raise EventRefused(f"seq: a whole number from 0 to {MAX_SEQUENCE}")
     time = raw.get("time")
-    if time is not None and (isinstance(time, bool) or not isinstance(time, str | int | float)):
+    if time is not None and (isinstance(time, bool) or not isinstance(time, str | int | float | datetime)):
         raise EventRefused("time: ISO 8601 text or milliseconds since the epoch")
     if isinstance(time, float) and not math.isfinite(time):
         raise EventRefused("time: not a finite number")
@@ -149,10 +149,12 @@ def client_time_checked(
     if value is None or value == "":
         return None, None, None
     raw = str(value)[:MAX_TIME_TEXT]
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    if isinstance(value, bool) or not isinstance(value, str | int | float | datetime):
         return None, raw, NOT_A_TIME
     try:
-        if isinstance(value, str):
+        if isinstance(value, datetime):  # from a service's caller (the simulated participants)
+            moment = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        elif isinstance(value, str):
             moment = parse_datetime(value)
             if moment is None:
                 return None, raw, NOT_A_TIME

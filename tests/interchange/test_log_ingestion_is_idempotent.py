@@ -85,3 +85,5 @@ def test_a_batch_must_be_a_list_of_events(open_session):
     assert len(acks) == 201 and all(a["ok"] for a in acks[:200]) and "at most 200" in acks[200]["retry_later"]
     acks = client.post("/api/participant/events/", {"events": [{}, 3]}, format="json").json()["acks"]
     assert [a["error"] for a in acks] == ["id: 1..64 letters, digits or _.:-", "an event is a JSON object"]
+    too_many = client.post("/api/participant/events/", {"events": [{}] * 1001}, format="json")
+    assert too_many.status_code == 413 and "at most 200 events" in too_many.json()["events"]

@@ -35,6 +35,12 @@ def test_the_rule(settings):
     assert check(1e30)[:2] == (None, "1e+30") and check(-(2**62))[0] is None
     assert check("tomorrow")[:2] == (None, "tomorrow") and check("2026-02-30T10:00:00")[0] is None
     assert check(True)[:2] == (None, "True") and check("x" * 500)[1] == "x" * 100
+    assert check(now - dt.timedelta(hours=2)) == (
+        now - dt.timedelta(hours=2),
+        None,
+        None,
+    )  # a service's caller
+    assert check(dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=14))))[0] is None
 
 
 @pytest.mark.parametrize(
