@@ -367,8 +367,12 @@ class _Batch:
         the count is in the cache, read once a batch and written after its commit (searches_count)."""
         per_batch = settings.EVENTS_SEARCHES_PER_BATCH
         if self.minute_left is None:
-            self.minute_left = settings.EVENTS_SEARCHES_PER_MINUTE - (cache.get(
-                _minute_key(self.participant, self.now)) or 0)
+            try:
+                used = cache.get(_minute_key(self.participant, self.now)) or 0
+            except Exception:  # noqa: BLE001 (a cache that is down, Redis with CACHE_URL: the cap fails open)
+                logger.warning("search cap: the cache cannot be read; searches are not counted", exc_info=True)
+                used = 0
+            self.minute_left = settings.EVENTS_SEARCHES_PER_MINUTE - used
         if self.searches >= per_batch or self.searches >= self.minute_left:
             self.waiting.add(state.id)
             raise RetryLater(TOO_MANY.format(limit=per_batch, scope="a batch") if self.searches >= per_batch
@@ -376,13 +380,17 @@ class _Batch:
         self.searches += 1
 
     def searches_count(self) -> None:
-        if self.searches:
-            key = _minute_key(self.participant, self.now)
+        if not self.searches:
+            return
+        key = _minute_key(self.participant, self.now)
+        try:
             cache.add(key, 0, 120)
             try:
                 cache.incr(key, self.searches)
             except ValueError:  # expired between the two calls
                 cache.set(key, self.searches, 120)
+        except Exception:  # noqa: BLE001 (the batch is stored: a cache that is down only goes uncounted)
+            logger.warning("search cap: the cache cannot be written", exc_info=True)
 
     def system_build(self, system_id: int) -> System:
         """The session's system (read with the session), with the participant's study (and its collection's id)

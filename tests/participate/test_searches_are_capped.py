@@ -71,3 +71,17 @@ def test_the_services_are_not_capped(participant, session, settings):
     for _ in range(3):
         participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     assert Query.objects.count() == 3
+
+
+def test_a_cache_that_is_down_leaves_searches_uncapped_not_failing(
+    participant, session, settings, monkeypatch
+):
+    """With CACHE_URL (Redis) down, the cap cannot count: searches go on (the batch is what matters)."""
+
+    def down(*args, **kwargs):
+        raise ConnectionError("Redis is down")
+
+    for name in ("get", "add", "incr", "set"):
+        monkeypatch.setattr(cache, name, down)
+    acks = participation.events_ingest(participant=participant, events=queries(session, "a", "b"))
+    assert all(a["ok"] for a in acks) and Query.objects.count() == 2
