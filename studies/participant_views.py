@@ -38,6 +38,12 @@ def _sequence(request) -> int | None:
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None  # the service checks the range
 
 
+def _pk(raw: str) -> int | None:
+    """A primary key sent in a form: ASCII digits a bigint holds ("²" passed isdigit() and then failed int(),
+    30 digits failed SQLite's comparison: both were a 500)."""
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
+
+
 def _common(request) -> dict:
     client_event_id = request.POST.get("client_event_id", "")
     if not client_event_id:
@@ -160,11 +166,11 @@ def questionnaire_submit(request, token):
 @require_POST
 def session_start_submit(request, token):
     participant = _participant_or_404(token)
-    assignment_id = request.POST.get("assignment", "")
-    if not assignment_id.isdigit():
+    assignment_id = _pk(request.POST.get("assignment", ""))
+    if assignment_id is None:
         return HttpResponseBadRequest("Which scenario?")
     # Another participant's assignment is a 404, the same answer as one that does not exist: ids say nothing.
-    assignment = Assignment.objects.filter(pk=int(assignment_id), participant=participant).first()
+    assignment = Assignment.objects.filter(pk=assignment_id, participant=participant).first()
     if assignment is None:
         raise Http404("Not one of your scenarios.")
     try:
@@ -179,12 +185,12 @@ def session_start_submit(request, token):
 @require_POST
 def post_task_submit(request, token):
     participant = _participant_or_404(token)
-    session_id = request.POST.get("session", "")
-    if not session_id.isdigit():
+    session_id = _pk(request.POST.get("session", ""))
+    if session_id is None:
         return HttpResponseBadRequest("Which search?")
     # Another participant's session is a 404, the same answer as one that does not exist.
     session = (SearchSession.objects.select_related("assignment__participant__study")
-               .filter(pk=int(session_id), assignment__participant=participant).first())
+               .filter(pk=session_id, assignment__participant=participant).first())
     if session is None:
         raise Http404("Not one of your searches.")
     try:

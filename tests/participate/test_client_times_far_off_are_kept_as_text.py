@@ -102,6 +102,12 @@ def test_a_form_keeps_a_far_time_as_text_and_a_bad_event_id_is_a_400(client, par
     assert bad.status_code == 400 and not participant.events.filter(type="questionnaire").exists()
 
 
+@pytest.mark.parametrize("value", ["²", "9" * 30, "-1", ""])
+def test_a_form_naming_no_scenario_or_search_is_a_400(client, participant, value):
+    assert client.post(f"/p/{participant.access_token}/start/", {"assignment": value}).status_code == 400
+    assert client.post(f"/p/{participant.access_token}/post-task/", {"session": value}).status_code == 400
+
+
 def _old_row(participant):
     """An event stored before the rule: a client time in 1 BC in UTC (PostgreSQL kept it; on SQLite the text
     Python cannot read). Inserted by hand, as the trigger forbids fixing it afterwards."""
