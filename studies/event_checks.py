@@ -148,7 +148,7 @@ def client_time_checked(
     never into a timestamp column. (None, None, None) when nothing was sent."""
     if value is None or value == "":
         return None, None, None
-    raw = str(value)[:MAX_TIME_TEXT]
+    raw = text_clean(str(value)[:MAX_TIME_TEXT])[0]  # a form's field may hold a NUL (%00)
     if isinstance(value, bool) or not isinstance(value, str | int | float | datetime):
         return None, raw, NOT_A_TIME
     try:

@@ -100,6 +100,18 @@ def test_a_form_keeps_a_far_time_as_text_and_a_bad_event_id_is_a_400(client, par
     answers = {"search_engine_years": "7", "domain_years": "21", "search_skill": "2"}
     bad = client.post(f"/p/{participant.access_token}/questionnaire/", {**answers, "client_event_id": "ü"})
     assert bad.status_code == 400 and not participant.events.filter(type="questionnaire").exists()
+    client.post(
+        f"/p/{participant.access_token}/questionnaire/",
+        {
+            "search_engine_years": "7",
+            "domain_years": "21",
+            "search_skill": "2",
+            "client_event_id": "c2",
+            "client_time": "now\x00\x00",
+        },
+    )
+    event = Event.objects.get(client_event_id="c2")  # a NUL cannot be stored in PostgreSQL's jsonb
+    assert event.client_time is None and event.payload["data"]["client_time_raw"] == "now"
 
 
 @pytest.mark.parametrize("value", ["²", "9" * 30, "-1", ""])
