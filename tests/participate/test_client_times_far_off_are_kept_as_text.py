@@ -149,6 +149,19 @@ def test_the_events_api_and_the_exports_read_an_old_far_time_as_null(participant
     assert [(e["client_event_id"], e["client_time"]) for e in events] == [("new", None), ("old", None)]
 
 
+def test_a_form_resent_with_the_id_of_an_old_far_time_row_is_answered(participant, client):
+    _old_row(participant)  # client event id "old"
+    response = client.post(
+        f"/p/{participant.access_token}/consent/",
+        {
+            "decision": "accept",
+            "consent_version": participant.study.consent_version,
+            "client_event_id": "old",
+        },
+    )
+    assert response.status_code == 302  # the stored answer replayed, its time never read
+
+
 def test_the_admin_reads_an_old_far_time_as_null(participant, admin_client):
     _old_row(participant)
     pk = Event.objects.values_list("pk", flat=True).get(client_event_id="old")
