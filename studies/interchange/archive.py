@@ -332,7 +332,7 @@ class _Reader:
 
 
 @contextmanager
-def _stored_timestamps():
+def stored_timestamps():
     """Let the import write the archive's creation times into auto_now_add fields (the event log refuses
     UPDATE, so they cannot be fixed afterwards). Process-wide while it lasts: commands and tests only."""
     fields = [Study._meta.get_field("created_at"), Participant._meta.get_field("created_at"),
@@ -367,7 +367,7 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
     data = load_json_with_lines(text, path)
     refuse_unstorable_text(data, path)
     try:
-        with transaction.atomic(), _stored_timestamps():
+        with transaction.atomic(), stored_timestamps():
             return _import(data, path, owner, name)
     except ImportFailure:
         raise

@@ -58,6 +58,7 @@ from ..models import (
 )
 from ..selectors import collection_usable_by, events_read
 from . import ImportFailure
+from .archive import stored_timestamps
 
 # The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
 TRACK_GRADE_LABELS = ("not relevant", "relevant", "highly relevant", "key", "navigational")
@@ -488,10 +489,13 @@ def session_track_import(
             participants, search_sessions, log.sessions, timeline, strict=True):
         sequence = iter(range(1, 10**6))
 
-        def event(kind, cid, moment, data, ack, _participant=participant, _session=search_session, _seq=sequence):
+        def event(kind, cid, moment, data, ack, _participant=participant, _session=search_session, _seq=sequence,
+                  _ended=ended):
+            # The log is the only record of when an event happened: its server time is the log's time too,
+            # as the sessions' and queries' are, so the two clocks agree (and an archive keeps them).
             events.append(Event(participant=_participant, session=_session, type=kind,
                                 client_event_id=EVENT_PREFIX + cid, sequence=next(_seq), client_time=moment,
-                                payload={"data": data, "ack": ack}))
+                                server_time=moment or _ended, payload={"data": data, "ack": ack}))
 
         topic = session.topic
         event("session_start", "session", started, {
@@ -533,7 +537,8 @@ def session_track_import(
         event("session_end", "end", ended, {"reason": SearchSession.EndReason.SATISFIED}, {"ok": True,
                                                                                          "reason": "satisfied"})
     ShownResult.objects.bulk_create(shown, batch_size=2000)
-    Event.objects.bulk_create(events, batch_size=2000)
+    with stored_timestamps():
+        Event.objects.bulk_create(events, batch_size=2000)
 
     version, judged = None, 0
     if qrels_path is not None:

@@ -91,3 +91,12 @@ def test_export_then_read_gives_back_every_query_result_and_click(imported, sess
     exported = read_log(session_track_export(study=imported.study), "exported.xml")
     assert exported.root == original.root == "sessiontrack2012"
     assert comparable(exported) == comparable(original)
+
+
+def test_an_imported_event_was_received_when_the_log_says_it_happened(imported):
+    """The log is the only clock of an imported study: an event's server time is its logged time, as the
+    sessions' and queries' times are, so an archive of the study passes the client-time window."""
+    events = Event.objects.filter(participant__study=imported.study)
+    assert events.exclude(client_time=None).count() > 800
+    assert not [e.pk for e in events.exclude(client_time=None) if e.server_time != e.client_time]
+    assert events.filter(server_time__year=2012).count() == events.count()
