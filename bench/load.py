@@ -90,7 +90,7 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     call_command("migrate", verbosity=0)
     rng = random.Random(seed)
     owner = get_user_model().objects.create_user("load-owner", password=uuid.uuid4().hex, is_staff=True)
-    collection = Collection.objects.create(name=f"Generated {n_documents}")
+    collection = Collection.objects.create(name=f"Generated {n_documents}", owner=owner)
     Document.objects.bulk_create(
         Document(collection=collection, external_id=f"d{n}", title=" ".join(rng.choices(VOCABULARY, k=6)),
                  text=" ".join(rng.choices(VOCABULARY, k=120)))

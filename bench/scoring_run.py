@@ -76,7 +76,7 @@ def build(n_sessions: int, seed: int = 2008):
         study = study_services.study_create(owner=owner, name="Bench scoring run")
         Study.objects.filter(pk=study.pk).update(slug=STUDY_SLUG)
         study.refresh_from_db()
-        collection = Collection.objects.create(name=f"bench collection {time.time()}")
+        collection = Collection.objects.create(name=f"bench collection {time.time()}", owner=owner)
         study.collection = collection
         study.save(update_fields=["collection"])
         Document.objects.bulk_create(
