@@ -22,8 +22,8 @@ from studies.api.views import StudyScoped, _param, filter_parameters
 from studies.models import SearchSession
 
 from . import services
+from .lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
 from .models import QueryScore, ScoringRun, SessionScore
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
 
 # --- serializers -------------------------------------------------------------------------------------------
 

@@ -21,8 +21,8 @@ from studies.participation import DEFAULT_QUESTIONNAIRE
 from studies.views import _study_for, researcher_required
 
 from . import charts, selectors, services
+from .lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 from .models import ScoringRun
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 
 CACHE_SECONDS = 24 * 3600
 

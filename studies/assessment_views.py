@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 
 from . import assessment, selectors
 from .models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor

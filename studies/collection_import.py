@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 
 from .assessment import reference_version_create
 from .engines import formats
@@ -180,7 +180,7 @@ def collection_parse(
             topics = formats.read_trec_topics(topics_path)
         if qrels_path is not None:
             judgments = _read_qrels(Path(qrels_path), grade_map)
-    except InputError as exc:  # FormatError, and the qrels reader's own InputError (scoring.trec_io)
+    except InputError as exc:  # FormatError, and the qrels reader's own InputError (scoring.lib.trec_io)
         raise CollectionImportError(str(exc)) from None
     if not documents:
         raise CollectionImportError(f"{paths[0]}: no documents found")

@@ -17,7 +17,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from sessionlab import api_errors
 
 from .. import participation, services
