@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
 from studies.participation import DEFAULT_QUESTIONNAIRE
-from studies.views import _study_for, researcher_required
+from studies.views import researcher_required, study_for_researcher
 
 from . import charts, selectors, services
 from .lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
@@ -68,13 +68,13 @@ def grade_weights(study) -> list[tuple[int, str, float]]:
 
 
 def _run_for(request, slug, run_id):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     return get_object_or_404(ScoringRun.objects.select_related("study", "reference_version"), pk=run_id, study=study)
 
 
 @researcher_required
 def runs(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     form = RunForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
@@ -101,7 +101,7 @@ def run_detail(request, slug, run_id):
 
 @researcher_required
 def compare(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     all_runs = list(selectors.study_runs(study))
     by_id = {str(r.pk): r for r in all_runs}
     left, right = by_id.get(request.GET.get("left", "")), by_id.get(request.GET.get("right", ""))

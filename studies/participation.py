@@ -36,6 +36,7 @@ from .models import (
 )
 from .questionnaires import questionnaire_errors, usable_items
 from .selectors import participant_step
+from .signals import sessions_finished
 
 logger = logging.getLogger(__name__)
 
@@ -213,12 +214,12 @@ def _check_own(participant: Participant, session: SearchSession) -> None:
 def _sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
     """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: mark the
     default scoring run stale and queue both on commit, so the participant's request never waits for them."""
-    from scoring.services import study_scores_mark_stale  # scoring depends on studies, not the reverse
     from sessionlab.queueing import delay_on_commit
 
     from .tasks import assessment_pools_grow_task
 
-    study_scores_mark_stale(study_id=study_id, session_ids=session_ids)
+    # Scoring listens (scoring/receivers.py): studies announces, never imports the scoring app.
+    sessions_finished.send(sender=SearchSession, study_id=study_id, session_ids=session_ids)
     for scenario_id in set(scenario_ids):
         # A broker that is down does not fail the participant's request (requeue_stale_runs grows them later).
         delay_on_commit(assessment_pools_grow_task, study_id, scenario_id)

@@ -46,7 +46,7 @@ class ApiPagination(PageNumberPagination):
     max_page_size = 1000
 
 
-def _param(name: str, type_=str, description: str = "") -> OpenApiParameter:
+def query_parameter(name: str, type_=str, description: str = "") -> OpenApiParameter:
     kind = {str: OpenApiTypes.STR, int: OpenApiTypes.INT, bool: OpenApiTypes.BOOL}[type_]
     return OpenApiParameter(name, kind, OpenApiParameter.QUERY, required=False, description=description)
 
@@ -84,7 +84,7 @@ class FilterMixin:
 
 
 def filter_parameters(filters: dict[str, tuple[str, type]]) -> list[OpenApiParameter]:
-    return [_param(name, type_, f"filter: {lookup.lstrip('!').replace('__', ' ')}")
+    return [query_parameter(name, type_, f"filter: {lookup.lstrip('!').replace('__', ' ')}")
             for name, (lookup, type_) in filters.items()]
 
 
