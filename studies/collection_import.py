@@ -20,6 +20,7 @@ from .assessment import reference_version_create
 from .engines import formats
 from .engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
 from .models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
+from .services import DesignLockedError, design_check_unlocked
 
 logger = logging.getLogger(__name__)
 
@@ -285,8 +286,11 @@ def _check_study(study: Study, parsed: ParsedCollection, wanted: list[str], sour
             f"study {study.slug!r} already searches collection {study.collection.name!r}; "
             "a study has one collection"
         )
-    if wanted and study.design_locked_at is not None:
-        raise CollectionImportError(f"study {study.slug!r} already has participants; its scenarios are fixed")
+    if wanted:
+        try:
+            design_check_unlocked(study=study)
+        except DesignLockedError as error:
+            raise CollectionImportError(str(error)) from None
     taken = set(study.scenarios.values_list("topic_id", flat=True))
     codes = set(study.scenarios.values_list("code", flat=True))
     for topic_id in wanted:

@@ -116,7 +116,10 @@ def study_create(
     return study
 
 
-def _refuse_if_locked(study: Study) -> None:
+def design_check_unlocked(*, study: Study) -> None:
+    """THE design-lock rule: once participants are enrolled (design_locked_at), no scenario or system may be
+    added, changed or removed, since their assignments were built from them (the Latin square's balance).
+    Pages, API, admin and importers all ask here; raises DesignLockedError."""
     # Ask the database: the caller's instance may predate the first enrolment.
     if Study.objects.filter(pk=study.pk, design_locked_at__isnull=False).exists():
         raise DesignLockedError(
@@ -125,12 +128,12 @@ def _refuse_if_locked(study: Study) -> None:
 
 
 def scenario_add(*, study: Study, code: str, title: str, text: str, topic_id: str) -> Scenario:
-    _refuse_if_locked(study)
+    design_check_unlocked(study=study)
     return Scenario.objects.create(study=study, code=code, title=title, text=text, topic_id=topic_id)
 
 
 def system_add(*, study: Study, code: str, name: str, backend: str = System.Backend.BUILTIN, config=None) -> System:
-    _refuse_if_locked(study)
+    design_check_unlocked(study=study)
     return System.objects.create(study=study, code=code, name=name, backend=backend, config=config or {})
 
 

@@ -256,12 +256,11 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
     def get_queryset(self):
         return self.model.objects.filter(study=self.study)
 
-    def _locked(self) -> bool:
-        return type(self.study).objects.filter(pk=self.study.pk, design_locked_at__isnull=False).exists()
-
     def update(self, request, *args, **kwargs):
-        if self._locked():
-            return _conflict(f"study {self.study.slug!r} already has participants; its design is fixed")
+        try:
+            services.design_check_unlocked(study=self.study)
+        except services.DesignLockedError as error:
+            return _conflict(str(error))
         try:
             with transaction.atomic():
                 return super().update(request, *args, **kwargs)
@@ -269,8 +268,10 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
             return _conflict("the code (or topic id) is already used in this study")
 
     def destroy(self, request, *args, **kwargs):
-        if self._locked():
-            return _conflict(f"study {self.study.slug!r} already has participants; its design is fixed")
+        try:
+            services.design_check_unlocked(study=self.study)
+        except services.DesignLockedError as error:
+            return _conflict(str(error))
         return super().destroy(request, *args, **kwargs)
 
 
