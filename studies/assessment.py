@@ -25,6 +25,7 @@ from scoring.lib import agreement
 from scoring.lib.errors import InputError
 from scoring.lib.trec_io import parse_qrels_lines
 
+from .errors import AssessmentError
 from .models import (
     AdjudicationDecision,
     AssessmentPlan,
@@ -51,10 +52,6 @@ PRESETS = {
     "majority": "Majority of assessors, then the researcher",
 }
 DEFAULT_TOP_X = 10
-
-
-class AssessmentError(ValueError):
-    """A request the assessment rules refuse; the message says why, for the page."""
 
 
 # --- Pools ----------------------------------------------------------------------------------------------

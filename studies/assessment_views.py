@@ -502,6 +502,13 @@ def assessor_study(request, membership):
     return render(request, "assessment/assessor_study.html", {"study": membership.study, "rows": rows})
 
 
+def _posted_grade(request) -> int:
+    try:
+        return int(request.POST.get("grade", ""))
+    except ValueError:
+        raise assessment.AssessmentError(f"the grade must be a whole number, not {request.POST.get('grade', '')[:20]!r}") from None
+
+
 @assessor_required
 def assessor_form(request, membership, code):
     study = membership.study
@@ -520,13 +527,12 @@ def assessor_form(request, membership, code):
         if position is None:
             raise Http404("That document is not in your list.")
         try:
-            assessment.assessor_judgment_record(
-                assessor=request.user, pool_document=queue[position], grade=int(request.POST.get("grade", ""))
-            )
-        except (ValueError, assessment.AssessmentError) as exc:
+            grade = _posted_grade(request)
+            assessment.assessor_judgment_record(assessor=request.user, pool_document=queue[position], grade=grade)
+        except assessment.AssessmentError as exc:
             messages.error(request, f"Not saved: {exc}")
             return redirect(f"{here}?doc={queue[position].id}")
-        grades[queue[position].id] = int(request.POST["grade"])
+        grades[queue[position].id] = grade
         after = next((pd for pd in queue[position + 1 :] if pd.id not in grades), None)
         after = after or next((pd for pd in queue if pd.id not in grades), None)
         return redirect(f"{here}?doc={after.id}" if after else f"{here}?done=1")

@@ -19,16 +19,13 @@ from scoring.lib.errors import InputError
 from .assessment import reference_version_create
 from .engines import formats
 from .engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
+from .errors import CollectionImportError, DesignLockedError
 from .models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
-from .services import DesignLockedError, design_check_unlocked
+from .services import design_check_unlocked
 
 logger = logging.getLogger(__name__)
 
 FORMATS = ("cranfield", "trec", "jsonl", "ir_datasets")
-
-
-class CollectionImportError(ValueError):
-    """Bad input or a refused import; the message says what and where (file:line when tied to a line)."""
 
 
 @dataclass

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from .errors import CollectionAccessError, DesignError, DesignLockedError
 from .latin_square import assignment_plan
 from .models import (
     DEFAULT_GRADE_LABELS,
@@ -21,15 +22,6 @@ from .models import (
     System,
 )
 from .selectors import collection_usable_by
-
-
-class DesignLockedError(ValueError):
-    """Scenarios and systems cannot change once participants hold assignments built from them."""
-
-
-class CollectionAccessError(ValueError):
-    """A collection the user may not use or share. The message never says whether another lab's collection
-    exists: an unknown id and a collection one may not see read the same."""
 
 
 def collection_check_usable(*, user, collection: Collection) -> None:
@@ -94,9 +86,9 @@ def study_create(
 ) -> Study:
     labels = [label.strip() for label in grade_labels]
     if len(labels) < 2 or any(not label for label in labels):
-        raise ValueError("a grade scale needs at least two grades, each with a label")
+        raise DesignError("a grade scale needs at least two grades, each with a label")
     if len(labels) > 10:
-        raise ValueError("a grade scale has at most ten grades (0..9)")
+        raise DesignError("a grade scale has at most ten grades (0..9)")
     if collection is not None:
         collection_check_usable(user=owner, collection=collection)
     study = Study.objects.create(
@@ -145,15 +137,15 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     enrolling 30 at once.
     """
     if count < 1:
-        raise ValueError("enrol at least one participant")
+        raise DesignError("enrol at least one participant")
     # Lock the study row so two concurrent enrolments cannot take the same plan rows.
     study = Study.objects.select_for_update().get(pk=study.pk)
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
     if not scenarios or not systems:
-        raise ValueError("add the study's scenarios and systems before enrolling participants")
+        raise DesignError("add the study's scenarios and systems before enrolling participants")
     if len(scenarios) % len(systems):
-        raise ValueError(
+        raise DesignError(
             f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems; "
             "each participant must use every system for the same number of scenarios"
         )
@@ -184,7 +176,7 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
 def assignment_retake(*, assignment: Assignment, reason: str, system: System | None = None) -> Assignment:
     """An explicit, reasoned retake of a scenario a participant already worked, appended to their order."""
     if not reason.strip():
-        raise ValueError("a retake needs a reason")
+        raise DesignError("a retake needs a reason")
     participant = assignment.participant
     last = participant.assignments.order_by("-position").first()
     return Assignment.objects.create(

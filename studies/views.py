@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 
 from . import selectors, services
+from .errors import StudiesError
 from .forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
 
 
@@ -89,7 +90,7 @@ def _post_form(request, study, form_class, prefix, action):
     try:
         with transaction.atomic():
             action(form.cleaned_data)
-    except (services.DesignLockedError, ValueError) as exc:
+    except StudiesError as exc:
         messages.error(request, str(exc))
     except IntegrityError:
         messages.error(request, f"That {prefix} code or topic is already used in this study.")

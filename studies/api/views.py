@@ -22,6 +22,7 @@ from sessionlab import api_errors
 
 from .. import participation, services
 from ..assessment import AssessmentError, reference_version_import_qrels, reference_version_qrels
+from ..errors import DesignError
 from ..models import (
     Assignment,
     Event,
@@ -135,7 +136,7 @@ class StudyList(FilterMixin, generics.ListAPIView):
             study = services.study_create(owner=request.user, **data.validated_data)
         except services.CollectionAccessError as error:
             raise ValidationError({"collection": str(error)}) from None
-        except ValueError as error:
+        except DesignError as error:
             raise ValidationError({"grade_labels": str(error)}) from None
         return Response(s.StudySerializer(study).data, status=status.HTTP_201_CREATED)
 
@@ -353,7 +354,7 @@ class ParticipantEnrol(StudyScoped, APIView):
         data.is_valid(raise_exception=True)
         try:
             enrolled = services.participants_enrol(study=self.study, count=data.validated_data["count"])
-        except ValueError as error:
+        except DesignError as error:
             return _conflict(str(error))
         participants = _participants(self.study).filter(pk__in=[p.pk for p in enrolled])
         return Response(s.ParticipantSerializer(participants, many=True).data, status=status.HTTP_201_CREATED)
@@ -599,7 +600,7 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
                                                   client_event_id=data.validated_data["client_event_id"])
         except participation.Refused as refusal:
             return _conflict(refusal.message)
-        except ValueError as error:
+        except participation.InvalidEvent as error:
             raise ValidationError({"client_event_id": str(error)}) from None
         return Response(s.SessionSerializer(_sessions(self.participant.study).get(pk=session.pk)).data,
                         status=status.HTTP_201_CREATED)

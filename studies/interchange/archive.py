@@ -34,6 +34,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from ..assessment import reference_version_create
+from ..errors import ExportError
 from ..event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
 from ..models import (
     AssessmentPlan,
@@ -66,10 +67,6 @@ FORMAT = "sessionlab-study-archive"
 VERSION = 1
 # Ids the server writes into an event's acknowledgement, and the table each points to.
 ACK_IDS = {"session": "session", "query_id": "query", "open_document_id": "document"}
-
-
-class ExportError(ValueError):
-    pass
 
 
 def _t(value) -> str | None:

@@ -58,14 +58,26 @@ def _change_form(client, study) -> tuple[str, dict]:
 
 def _with_a_third_system(data: dict) -> dict:
     n = int(data["systems-TOTAL_FORMS"])
-    return {**data, "systems-TOTAL_FORMS": str(n + 1), f"systems-{n}-code": "C", f"systems-{n}-name": "System C",
-            f"systems-{n}-backend": "builtin", f"systems-{n}-config": "{}"}
+    return {
+        **data,
+        "systems-TOTAL_FORMS": str(n + 1),
+        f"systems-{n}-code": "C",
+        f"systems-{n}-name": "System C",
+        f"systems-{n}-backend": "builtin",
+        f"systems-{n}-config": "{}",
+    }
 
 
 def _with_a_fifth_scenario(data: dict) -> dict:
     n = int(data["scenarios-TOTAL_FORMS"])
-    return {**data, "scenarios-TOTAL_FORMS": str(n + 1), f"scenarios-{n}-code": "S5",
-            f"scenarios-{n}-title": "Scenario 5", f"scenarios-{n}-text": "Text 5", f"scenarios-{n}-topic_id": "5"}
+    return {
+        **data,
+        "scenarios-TOTAL_FORMS": str(n + 1),
+        f"scenarios-{n}-code": "S5",
+        f"scenarios-{n}-title": "Scenario 5",
+        f"scenarios-{n}-text": "Text 5",
+        f"scenarios-{n}-topic_id": "5",
+    }
 
 
 def test_before_enrolment_the_admin_adds_a_system(admin_client, designed_study):
