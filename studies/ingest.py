@@ -51,6 +51,7 @@ from .participation import (
     _check_active,
     _check_consented,
     _sessions_changed,
+    deadline_at,
     session_expire_if_due,
 )
 from .search_systems import system_search
@@ -261,9 +262,9 @@ class _Batch:
             state = self.sessions[session_id] = named[session_id]
             state.started_at, state.ended_at = plain_sql.aware(started_at), plain_sql.aware(ended_at)
             state.system_id, state.scenario_id = system_id, scenario_id
-            minutes = self.study.time_limit_minutes
-            if ended_at is None and minutes and self.now >= state.started_at + timedelta(minutes=minutes) \
-                    + TIME_LIMIT_GRACE:  # past its time: the service ends it (timed_out), once
+            deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
+            if ended_at is None and deadline and self.now >= deadline + TIME_LIMIT_GRACE:
+                # past its time: the service ends it (timed_out), once
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
@@ -554,8 +555,7 @@ class _Batch:
         if reason == SearchSession.EndReason.TIMED_OUT and not self.study.time_limit_minutes:
             raise Refused("This study has no time limit.")
         self.open_state(raw)
-        minutes = self.study.time_limit_minutes
-        deadline = state.started_at + timedelta(minutes=minutes) if minutes else None
+        deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
         ended_at = min(self.now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else self.now
         SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
         state.ended_at = ended_at

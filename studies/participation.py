@@ -225,9 +225,15 @@ def _sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[
         delay_on_commit(assessment_pools_grow_task, study_id, scenario_id)
 
 
+def deadline_at(started_at: datetime, time_limit_minutes: int | None) -> datetime | None:
+    """THE session deadline: its start plus the study's time limit; None when the study has none. Where a
+    session is ended for it, TIME_LIMIT_GRACE is added for the client's own timer."""
+    return started_at + timedelta(minutes=time_limit_minutes) if time_limit_minutes else None
+
+
 def session_deadline(session: SearchSession) -> datetime | None:
     minutes = session.assignment.participant.study.time_limit_minutes
-    return session.started_at + timedelta(minutes=minutes) if minutes else None
+    return deadline_at(session.started_at, minutes)
 
 
 def session_expire_if_due(*, session: SearchSession, now: datetime | None = None) -> bool:

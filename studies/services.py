@@ -64,8 +64,10 @@ def collection_unshare(*, collection: Collection, user, by) -> bool:
     return True
 
 
-def _unique_slug(name: str) -> str:
-    base = slugify(name)[:60] or "study"
+def study_slug_free(*texts: str) -> str:
+    """A slug no study has: the first of `texts` that slugifies to something ("study" if none), cut to 60
+    characters, then -2, -3... The one rule for new studies and imported archives."""
+    base = next((slug for slug in map(slugify, texts) if slug), "study")[:60]
     slug, suffix = base, 2
     while Study.objects.filter(slug=slug).exists():
         slug, suffix = f"{base}-{suffix}", suffix + 1
@@ -94,7 +96,7 @@ def study_create(
     study = Study.objects.create(
         owner=owner,
         name=name,
-        slug=_unique_slug(name),
+        slug=study_slug_free(name),
         description=description,
         consent_text=consent_text,
         consent_version=consent_version,

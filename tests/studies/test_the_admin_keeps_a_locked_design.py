@@ -56,28 +56,22 @@ def _change_form(client, study) -> tuple[str, dict]:
     return url, data
 
 
-def _with_a_third_system(data: dict) -> dict:
-    n = int(data["systems-TOTAL_FORMS"])
+def _with_a_new_row(data: dict, prefix: str, **fields) -> dict:
+    """The change form's data with one more row in the inline `prefix` (scenarios, systems)."""
+    n = int(data[f"{prefix}-TOTAL_FORMS"])
     return {
         **data,
-        "systems-TOTAL_FORMS": str(n + 1),
-        f"systems-{n}-code": "C",
-        f"systems-{n}-name": "System C",
-        f"systems-{n}-backend": "builtin",
-        f"systems-{n}-config": "{}",
+        f"{prefix}-TOTAL_FORMS": str(n + 1),
+        **{f"{prefix}-{n}-{k}": v for k, v in fields.items()},
     }
+
+
+def _with_a_third_system(data: dict) -> dict:
+    return _with_a_new_row(data, "systems", code="C", name="System C", backend="builtin", config="{}")
 
 
 def _with_a_fifth_scenario(data: dict) -> dict:
-    n = int(data["scenarios-TOTAL_FORMS"])
-    return {
-        **data,
-        "scenarios-TOTAL_FORMS": str(n + 1),
-        f"scenarios-{n}-code": "S5",
-        f"scenarios-{n}-title": "Scenario 5",
-        f"scenarios-{n}-text": "Text 5",
-        f"scenarios-{n}-topic_id": "5",
-    }
+    return _with_a_new_row(data, "scenarios", code="S5", title="Scenario 5", text="Text 5", topic_id="5")
 
 
 def test_before_enrolment_the_admin_adds_a_system(admin_client, designed_study):
