@@ -48,11 +48,11 @@ from .participation import (
     TIME_LIMIT_GRACE,
     Refused,
     RetryLater,
-    _check_active,
-    _check_consented,
-    _sessions_changed,
     deadline_at,
+    participant_check_active,
+    participant_check_consented,
     session_expire_if_due,
+    sessions_changed,
 )
 from .search_systems import system_search
 
@@ -290,7 +290,7 @@ class _Batch:
 
     def open_state(self, raw: Mapping) -> _SessionState:
         state = self.state(raw)
-        _check_consented(self.participant)
+        participant_check_consented(self.participant)
         if state.ended_at is not None:
             raise Refused(FINISHED)
         return state
@@ -333,7 +333,7 @@ class _Batch:
         if handler is not None:
             return handler(raw, data)
         # Anything else the page reports (tab hidden, time warnings...) is logged as it came, building no rows.
-        _check_active(self.participant)
+        participant_check_active(self.participant)
         state = self.state(raw) if raw.get("session") is not None else None
         return self.log(raw, state, data, {"ok": True})
 
@@ -497,7 +497,7 @@ class _Batch:
         if action == "open":
             self.open_state(raw)
         else:
-            _check_consented(self.participant)
+            participant_check_consented(self.participant)
         doc = str(data.get("doc", ""))
         document_id = self.shown_document(state, doc)
         logged = {"doc": doc, "query": position, "rank": data.get("rank")}
@@ -559,7 +559,7 @@ class _Batch:
         ended_at = min(self.now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else self.now
         SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
         state.ended_at = ended_at
-        _sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
+        sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
         return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
 
     def judgments_write(self) -> None:
