@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .lib.session import SUMMARIES
-from .lib.statistics import block_means, compare_systems
+from ..lib.session import SUMMARIES
+from ..lib.statistics import block_means, compare_systems
 
 SUMMARY_LABELS = {
     "final": "final concatenated gain",
