@@ -132,6 +132,29 @@ def system_add(*, study: Study, code: str, name: str, backend: str = System.Back
 
 
 @transaction.atomic
+def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scenario | System:
+    """Change fields of one of the study's scenarios or systems (the API's PUT and PATCH), refused once the
+    design is locked. The fields are already validated (a serializer's or a form's)."""
+    design_check_unlocked(study=study)
+    if row.study_id != study.pk:
+        raise DesignError(f"{row} is not part of study {study.slug!r}")
+    for name, value in fields.items():
+        setattr(row, name, value)
+    if fields:
+        row.save(update_fields=list(fields))
+    return row
+
+
+@transaction.atomic
+def design_row_delete(*, study: Study, row: Scenario | System) -> None:
+    """Remove one of the study's scenarios or systems (the API's DELETE), refused once the design is locked."""
+    design_check_unlocked(study=study)
+    if row.study_id != study.pk:
+        raise DesignError(f"{row} is not part of study {study.slug!r}")
+    row.delete()
+
+
+@transaction.atomic
 def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     """Enrol `count` participants, each given the next rows of the study's balanced plan, persisted once.
 

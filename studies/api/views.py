@@ -259,21 +259,27 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
 
     def update(self, request, *args, **kwargs):
         try:
+            # Before the body is validated, as ever: a locked design is a 409 whatever was sent.
             services.design_check_unlocked(study=self.study)
-        except services.DesignLockedError as error:
-            return _conflict(str(error))
-        try:
             with transaction.atomic():
                 return super().update(request, *args, **kwargs)
+        except services.DesignLockedError as error:
+            return _conflict(str(error))
         except IntegrityError:
             return _conflict("the code (or topic id) is already used in this study")
 
+    def perform_update(self, serializer):
+        serializer.instance = services.design_row_update(study=self.study, row=serializer.instance,
+                                                         **serializer.validated_data)
+
     def destroy(self, request, *args, **kwargs):
         try:
-            services.design_check_unlocked(study=self.study)
+            return super().destroy(request, *args, **kwargs)
         except services.DesignLockedError as error:
             return _conflict(str(error))
-        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        services.design_row_delete(study=self.study, row=instance)
 
 
 SCENARIO_FILTERS = {"code": ("code", str), "topic_id": ("topic_id", str)}
