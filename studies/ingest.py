@@ -26,7 +26,8 @@ from django.core.cache import cache
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from . import plain_sql
+from sessionlab import plain_sql
+
 from .event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
 from .models import (
     Assignment,
@@ -139,7 +140,7 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
     state.shown.setdefault(external_id, document_id)
 
 
-# Plain SQL for every statement a batch runs (studies/plain_sql.py says why).
+# Plain SQL for every statement a batch runs (sessionlab/plain_sql.py says why).
 _SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _JUDGMENT_CHANGE, _SESSION, _ASSIGNMENT, _GRADE_LEVEL, _SYSTEM = (
     plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, JudgmentChange, SearchSession,
                                  Assignment, GradeLevel, System))
@@ -400,7 +401,7 @@ class _Batch:
         system = System.from_db("default", ["id", "study_id", "code", "name", "backend", "config"], [
             system_id, study_id, code, name, backend, json.loads(config) if isinstance(config, str) else config])
         if study_id == self.study.id:
-            if self.study.collection_id is not None and "collection" not in self.study._state.fields_cache:
+            if self.study.collection_id is not None and not plain_sql.is_loaded(self.study, "collection"):
                 self.study.collection = Collection.from_db("default", ["id"], [self.study.collection_id])
             system.study = self.study
         return system
