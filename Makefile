@@ -24,8 +24,9 @@ demo-data: $(STAMP) ## Migrate the database and load the scored demo study (no s
 demo: demo-data ## Install, migrate, load and score the demo study, then serve http://127.0.0.1:8000
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 
-lint: $(STAMP) ## Run ruff
+lint: $(STAMP) ## Run ruff and the import contracts (pyproject.toml: the one direction of imports)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 test: lint ## Run ruff, then the whole test suite
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

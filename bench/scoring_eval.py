@@ -1,4 +1,4 @@
-"""Benchmark of single-query nDCG: scoring.metrics against pytrec_eval (and ranx when installed).
+"""Benchmark of single-query nDCG: scoring.lib.metrics against pytrec_eval (and ranx when installed).
 
 Prints figures, asserts nothing. Default size: 10,000 topics x 1,000 ranked documents, 100 graded judgments
 a topic (half of them retrieved), scores rounded so that some tie.
@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring import metrics  # noqa: E402
+from scoring.lib import metrics  # noqa: E402
 
 MEASURES = {"ndcg", "ndcg_cut.10"}
 
@@ -96,7 +96,7 @@ def in_memory(qrels, run, repeat: int) -> None:
     n = len(run)
     print(f"\n== in memory: {n:,} topics, nDCG and nDCG@10 ==")
     seconds, (topics, values) = timed(ours, qrels, run, repeat=repeat)
-    print(f"scoring.metrics   {seconds:8.3f} s  {n / seconds:12,.0f} topics/s")
+    print(f"scoring.lib.metrics   {seconds:8.3f} s  {n / seconds:12,.0f} topics/s")
     try:
         import pytrec_eval
     except ImportError:

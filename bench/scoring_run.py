@@ -151,7 +151,7 @@ def charts(study, run, warm_repeats: int):
     from django.test import Client
     from django.urls import reverse
 
-    from scoring.views import CHARTS
+    from scoring.dashboards.registry import CHARTS
 
     client = Client()
     client.force_login(study.owner)

@@ -1,4 +1,4 @@
-"""Benchmark of session sDCG (scoring/session.py): prints figures only, asserts nothing.
+"""Benchmark of session sDCG (scoring/lib/session.py): prints figures only, asserts nothing.
 
 - 100,000 synthetic sessions of 1-11 queries at top 10, 50 scenarios: the vectorized batch against a
   straightforward per-session Python loop (the tests' reference, tests/scoring/session_reference.py) over the
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     sessions, loop_sessions = options.sessions, options.loop_sessions or None
     # bench/ is sys.path[0] when run as a script, and bench/scoring.py would shadow the scoring package.
     sys.path.insert(0, str(ROOT))
-    from scoring.session import SessionParams, encode_sessions, score_sessions, session_grid
+    from scoring.lib.session import SessionParams, encode_sessions, score_sessions, session_grid
     from tests.scoring.session_reference import reference_session
 
     params = SessionParams()

@@ -1,5 +1,2 @@
-"""SessionLab scoring: pure numpy measures (no Django import in the library modules) plus a Django app.
-
-The library modules (`metrics`, `session`, `trec_io`, `errors`, `cli`) must stay importable without Django,
-so `python -m scoring` works on plain files.
-"""
+"""SessionLab scoring: the pure library in `scoring.lib` (no Django import) plus a Django app (runs, tasks,
+dashboards) around it. `python -m scoring` runs the library's command (scoring/lib/cli.py)."""

@@ -1,8 +1,8 @@
-"""`python -m scoring ...`: see scoring/cli.py."""
+"""`python -m scoring ...`: see scoring/lib/cli.py."""
 
 import sys
 
-from .cli import main
+from .lib.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

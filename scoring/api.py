@@ -18,12 +18,12 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studies.api.views import StudyScoped, _param, filter_parameters
+from studies.api.views import StudyScoped, filter_parameters, query_parameter
 from studies.models import SearchSession
 
 from . import services
+from .lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
 from .models import QueryScore, ScoringRun, SessionScore
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
 
 # --- serializers -------------------------------------------------------------------------------------------
 
@@ -266,7 +266,7 @@ SESSION_SCORE_FILTERS = {
 
 @extend_schema_view(get=extend_schema(parameters=[
     *filter_parameters(SESSION_SCORE_FILTERS),
-    _param("curves", bool, "add each session's curve, ideal and normalized arrays"),
+    query_parameter("curves", bool, "add each session's curve, ideal and normalized arrays"),
 ]))
 class ScoringRunSessionList(RunScoped, generics.ListAPIView):
     """The run's per-session results (as stored: summaries, and with ?curves=1 the curves), ordered by
@@ -295,8 +295,8 @@ class ScoringRunSessionList(RunScoped, generics.ListAPIView):
 
 
 @extend_schema_view(get=extend_schema(parameters=[
-    _param("is_last", bool, "filter: only the session's last query (true) or the earlier ones (false)"),
-    _param("by_rank", bool, "add each query's sDCG at ranks 1..100"),
+    query_parameter("is_last", bool, "filter: only the session's last query (true) or the earlier ones (false)"),
+    query_parameter("by_rank", bool, "add each query's sDCG at ranks 1..100"),
 ]))
 class ScoringRunQueryList(RunScoped, generics.ListAPIView):
     """One session's per-query results in the run (sDCG at X of each query, in the order issued). The session

@@ -1,4 +1,4 @@
-"""/api/studies/<study_pk>/scoring-runs/...: included by studies/api/urls.py (names in its `api` namespace)."""
+"""/api/studies/<study_pk>/scoring-runs/...: included by sessionlab/urls.py in the `api` namespace."""
 
 from django.urls import path
 

@@ -14,7 +14,7 @@ from django.db.models import Q
 
 from studies.models import Participant, Query, ReferenceVersion, Scenario, SearchSession, Study, System
 
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS
+from .lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS
 
 # The (b, bq) grid every run also scores (the sensitivity heatmap): the paper's 1.5 <= b, bq <= 10.
 GRID_B = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0)

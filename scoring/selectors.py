@@ -8,8 +8,8 @@ import numpy as np
 
 from studies.models import Participant
 
+from .lib.session import SUMMARIES
 from .models import QueryScore, ScoringRun, SessionScore
-from .session import SUMMARIES
 
 # The unit a chart or test averages over (docs/dashboards.md, "Averages"): sessions by default, as the paper's
 # figures do; participants or scenarios average each one's sessions on a system first, and pair them.

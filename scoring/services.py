@@ -1,6 +1,6 @@
 """Scoring runs: create them, score their sessions chunk by chunk, keep the study's default run current.
 
-Writes live here; `scoring/tasks.py` only calls these with ids. The math is `scoring/session.py`.
+Writes live here; `scoring/tasks.py` only calls these with ids. The math is `scoring/lib/session.py`.
 
 Hooks for the rest of the project (call them inside the transaction that made the change; the re-score is
 queued on commit and never blocks the caller):
@@ -33,9 +33,8 @@ from studies.models import (
     Study,
 )
 
-from .metrics import GradeError
-from .models import GRID_B, GRID_BQ, QUERY_DEPTH, QueryScore, ScoringRun, SessionScore
-from .session import (
+from .lib.metrics import GradeError
+from .lib.session import (
     PAPER_WEIGHTS,
     SUMMARIES,
     SessionParams,
@@ -44,6 +43,7 @@ from .session import (
     score_sessions,
     session_grid,
 )
+from .models import GRID_B, GRID_BQ, QUERY_DEPTH, QueryScore, ScoringRun, SessionScore
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from . import services
 TRANSIENT = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": True, "max_retries": 5}
 
 
-@shared_task(acks_late=True, **TRANSIENT)
+@shared_task(name="scoring.tasks.scoring_run_start_task", acks_late=True, **TRANSIENT)
 def scoring_run_start_task(run_id: int, session_ids: list[int] | None = None, chunk_size: int | None = None) -> int:
     """Start a pass over a run's sessions (all of them when session_ids is None) in chunks of chunk_size
     sessions (services.CHUNK_SIZE by default); returns the chunk count."""
@@ -36,24 +36,24 @@ def scoring_run_start_task(run_id: int, session_ids: list[int] | None = None, ch
     return len(chunks)
 
 
-@shared_task(acks_late=True, **TRANSIENT)
+@shared_task(name="scoring.tasks.scoring_chunk_task", acks_late=True, **TRANSIENT)
 def scoring_chunk_task(run_id: int, pass_number: int, session_ids: list[int]) -> int:
     return services.scoring_chunk_score(run_id=run_id, pass_number=pass_number, session_ids=session_ids)
 
 
-@shared_task(acks_late=True, **TRANSIENT)
+@shared_task(name="scoring.tasks.scoring_run_finish_task", acks_late=True, **TRANSIENT)
 def scoring_run_finish_task(scored: list[int], run_id: int, pass_number: int, full: bool) -> int:
     services.scoring_pass_finish(run_id=run_id, pass_number=pass_number, full=full)
     return sum(scored or [])
 
 
-@shared_task
+@shared_task(name="scoring.tasks.scoring_run_failed_task")
 def scoring_run_failed_task(request, exc, traceback, run_id: int) -> None:
     """A chunk raised something the service did not expect: say so on the run."""
     services.scoring_run_fail(run_id=run_id, message=f"a scoring task failed: {exc!r}")
 
 
-@shared_task(acks_late=True, **TRANSIENT)
+@shared_task(name="scoring.tasks.stale_runs_requeue_task", acks_late=True, **TRANSIENT)
 def stale_runs_requeue_task() -> list[int]:
     """What `manage.py requeue_stale_runs` does, for the beat schedule (CELERY_BEAT_SCHEDULE): queue a full pass
     of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a worker

@@ -116,7 +116,7 @@ if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=envint("DB_CONN_MAX_AGE", 60))}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # psycopg prepares a statement on the server after its 5th run on a connection. Only cursors that bind on
-        # the server prepare: the events endpoint's plain SQL (studies/plain_sql.py), not the ORM's statements.
+        # the server prepare: the events endpoint's plain SQL (sessionlab/plain_sql.py), not the ORM's statements.
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
 else:
     DATABASES = {

@@ -4,8 +4,16 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from studies import views as study_views
+from studies.api import urls as studies_api_urls
 
 from .auth_views import LoginView
+
+# One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
+# that studies never names the scoring app.
+api_urls = (
+    [*studies_api_urls.urlpatterns, path("studies/<int:study_pk>/scoring-runs/", include("scoring.api_urls"))],
+    studies_api_urls.app_name,
+)
 
 urlpatterns = [
     path("", study_views.home, name="home"),
@@ -16,7 +24,7 @@ urlpatterns = [
     path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment_urls")),
     path("p/", include("studies.participant_urls")),
-    path("api/", include("studies.api.urls")),
+    path("api/", include(api_urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP (sessionlab/csp.py).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

@@ -43,13 +43,36 @@ class GradeLevelInline(admin.TabularInline):
         return len(models.DEFAULT_GRADE_LABELS) if obj is None else 0
 
 
+class DesignFormSet(forms.BaseInlineFormSet):
+    """A study's scenarios or systems: adding or removing one asks THE design-lock rule
+    (services.design_check_unlocked), as the pages, the API and the importers do."""
+
+    def clean(self):
+        # Before super().clean(): its unique checks raise the PROTECT error of a removed row that assignments
+        # use, which would hide the rule's own reason.
+        if self.instance.pk is not None:  # a study being created has no participants
+            self._check_design_unlocked()
+        super().clean()
+
+    def _check_design_unlocked(self):
+        removing = [f for f in self.forms if self.can_delete and self._should_delete_form(f) and f.instance.pk]
+        adding = [f for f in self.forms if f.instance.pk is None and f.has_changed() and f not in removing]
+        if adding or removing:
+            try:
+                services.design_check_unlocked(study=self.instance)
+            except services.DesignLockedError as error:
+                raise forms.ValidationError(str(error)) from None
+
+
 class ScenarioInline(admin.StackedInline):
     model = models.Scenario
+    formset = DesignFormSet
     extra = 0
 
 
 class SystemInline(admin.TabularInline):
     model = models.System
+    formset = DesignFormSet
     extra = 0
 
 

@@ -1,7 +1,7 @@
 """Expert assessment: pools, assessors, their judgments, agreement, adjudication and reference versions.
 
 Services (writes) are named `<entity>_<action>` and take keyword-only arguments; the reads the pages need
-are at the end ("Reads"). The agreement math is in scoring/agreement.py. docs/assessing.md explains the
+are at the end ("Reads"). The agreement math is in scoring/lib/agreement.py. docs/assessing.md explains the
 rules, including our reading of the 2002 paper's rule for disagreements.
 """
 
@@ -21,10 +21,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from scoring import agreement
-from scoring.errors import InputError
-from scoring.trec_io import parse_qrels_lines
+from scoring.lib import agreement
+from scoring.lib.errors import InputError
+from scoring.lib.trec_io import parse_qrels_lines
 
+from .errors import AssessmentError
 from .models import (
     AdjudicationDecision,
     AssessmentPlan,
@@ -51,10 +52,6 @@ PRESETS = {
     "majority": "Majority of assessors, then the researcher",
 }
 DEFAULT_TOP_X = 10
-
-
-class AssessmentError(ValueError):
-    """A request the assessment rules refuse; the message says why, for the page."""
 
 
 # --- Pools ----------------------------------------------------------------------------------------------
@@ -207,7 +204,7 @@ class QrelsEntry:
 def _qrels_entries(
     study: Study, lines: Iterable[str], path: str, *, other_topics: bool = False
 ) -> tuple[list[QrelsEntry], dict[str, Document]]:
-    """Check a qrels file against the study: format (scoring.trec_io's rules), topics that are the study's
+    """Check a qrels file against the study: format (scoring.lib.trec_io's rules), topics that are the study's
     scenarios, documents of its collection. Raises InputError naming file and line; returns the entries in
     file order (each topic+document once) and the documents by external id.
 

@@ -1,4 +1,4 @@
-"""Admin for the assessment tables (studies/assessment_models.py), registered from studies/admin.py."""
+"""Admin for the assessment tables (studies/models/assessment.py), registered from studies/admin.py."""
 
 from django.contrib import admin
 

@@ -13,11 +13,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 
 from . import assessment, selectors
 from .models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
-from .views import _study_for, researcher_required
+from .views import researcher_required, study_for_researcher
 
 # --- Forms ----------------------------------------------------------------------------------------------
 
@@ -153,7 +153,7 @@ def invitation_answer(request, pk):
 
 @researcher_required
 def manage(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     per_assessor, per_scenario = assessment.assessment_progress(study=study)
     plan = study.assessment_plan if hasattr(study, "assessment_plan") else None
     context = {
@@ -180,7 +180,7 @@ def manage(request, slug):
 
 @researcher_required
 def pool_build(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = PoolBuildForm(request.POST, prefix="pool")
         if form.is_valid():
@@ -200,7 +200,7 @@ def pool_build(request, slug):
 
 @researcher_required
 def pool_refresh(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         changes = assessment.pool_build(study=study)
         added = sum(c.added for c in changes.values())
@@ -210,7 +210,7 @@ def pool_refresh(request, slug):
 
 @researcher_required
 def pool_add(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = PoolAddForm(request.POST, prefix="add")
         if form.is_valid():
@@ -234,7 +234,7 @@ def pool_add(request, slug):
 
 @researcher_required
 def pool_import(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = QrelsUploadForm(request.POST, request.FILES, prefix="poolqrels")
         if form.is_valid():
@@ -253,7 +253,7 @@ def pool_import(request, slug):
 
 @researcher_required
 def plan_set(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = PlanForm(request.POST, prefix="plan")
         if form.is_valid():
@@ -268,7 +268,7 @@ def plan_set(request, slug):
 
 @researcher_required
 def assessor_invite(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = InviteForm(request.POST, prefix="invite")
         if form.is_valid():
@@ -302,7 +302,7 @@ def assessor_invite(request, slug):
 
 @researcher_required
 def agreement(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     version = None
     if request.GET.get("version"):
         version = get_object_or_404(study.reference_versions, number=request.GET["version"])
@@ -323,7 +323,7 @@ def agreement(request, slug):
 
 @researcher_required
 def disagreements(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     context = {
         "study": study,
         "rows": assessment.disagreements(study=study),
@@ -335,7 +335,7 @@ def disagreements(request, slug):
 
 @researcher_required
 def adjudicate(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = PresetForm(request.POST, prefix="adjudicate")
         if form.is_valid():
@@ -355,7 +355,7 @@ def adjudicate(request, slug):
 
 @researcher_required
 def decide(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = DecideForm(request.POST)
         if form.is_valid():
@@ -390,7 +390,7 @@ def _publish_query(study, form) -> str:
 def publish(request, slug):
     """GET: the preview of a publication (what changes, per topic); POST from the preview: publish it. A POST
     without the preview's digest goes to the preview first, so nothing is published unseen."""
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     data = request.POST if request.method == "POST" else request.GET
     form = PublishForm(data, prefix="publish", study=study)
     if not form.is_valid():
@@ -432,7 +432,7 @@ def publish(request, slug):
 
 @researcher_required
 def version_qrels(request, slug, number):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     version = get_object_or_404(ReferenceVersion, study=study, number=number)
     response = HttpResponse(
         assessment.reference_version_qrels(version=version), content_type="text/plain; charset=utf-8"
@@ -443,7 +443,7 @@ def version_qrels(request, slug, number):
 
 @researcher_required
 def version_import(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         form = QrelsUploadForm(request.POST, request.FILES, prefix="refqrels")
         if form.is_valid():
@@ -502,6 +502,13 @@ def assessor_study(request, membership):
     return render(request, "assessment/assessor_study.html", {"study": membership.study, "rows": rows})
 
 
+def _posted_grade(request) -> int:
+    try:
+        return int(request.POST.get("grade", ""))
+    except ValueError:
+        raise assessment.AssessmentError(f"the grade must be a whole number, not {request.POST.get('grade', '')[:20]!r}") from None
+
+
 @assessor_required
 def assessor_form(request, membership, code):
     study = membership.study
@@ -520,13 +527,12 @@ def assessor_form(request, membership, code):
         if position is None:
             raise Http404("That document is not in your list.")
         try:
-            assessment.assessor_judgment_record(
-                assessor=request.user, pool_document=queue[position], grade=int(request.POST.get("grade", ""))
-            )
-        except (ValueError, assessment.AssessmentError) as exc:
+            grade = _posted_grade(request)
+            assessment.assessor_judgment_record(assessor=request.user, pool_document=queue[position], grade=grade)
+        except assessment.AssessmentError as exc:
             messages.error(request, f"Not saved: {exc}")
             return redirect(f"{here}?doc={queue[position].id}")
-        grades[queue[position].id] = int(request.POST["grade"])
+        grades[queue[position].id] = grade
         after = next((pd for pd in queue[position + 1 :] if pd.id not in grades), None)
         after = after or next((pd for pd in queue if pd.id not in grades), None)
         return redirect(f"{here}?doc={after.id}" if after else f"{here}?done=1")

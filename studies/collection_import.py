@@ -14,20 +14,18 @@ from pathlib import Path
 
 from django.db import transaction
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 
 from .assessment import reference_version_create
 from .engines import formats
 from .engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
+from .errors import CollectionImportError, DesignLockedError
 from .models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
+from .services import design_check_unlocked
 
 logger = logging.getLogger(__name__)
 
 FORMATS = ("cranfield", "trec", "jsonl", "ir_datasets")
-
-
-class CollectionImportError(ValueError):
-    """Bad input or a refused import; the message says what and where (file:line when tied to a line)."""
 
 
 @dataclass
@@ -180,7 +178,7 @@ def collection_parse(
             topics = formats.read_trec_topics(topics_path)
         if qrels_path is not None:
             judgments = _read_qrels(Path(qrels_path), grade_map)
-    except InputError as exc:  # FormatError, and the qrels reader's own InputError (scoring.trec_io)
+    except InputError as exc:  # FormatError, and the qrels reader's own InputError (scoring.lib.trec_io)
         raise CollectionImportError(str(exc)) from None
     if not documents:
         raise CollectionImportError(f"{paths[0]}: no documents found")
@@ -285,8 +283,11 @@ def _check_study(study: Study, parsed: ParsedCollection, wanted: list[str], sour
             f"study {study.slug!r} already searches collection {study.collection.name!r}; "
             "a study has one collection"
         )
-    if wanted and study.design_locked_at is not None:
-        raise CollectionImportError(f"study {study.slug!r} already has participants; its scenarios are fixed")
+    if wanted:
+        try:
+            design_check_unlocked(study=study)
+        except DesignLockedError as error:
+            raise CollectionImportError(str(error)) from None
     taken = set(study.scenarios.values_list("topic_id", flat=True))
     codes = set(study.scenarios.values_list("code", flat=True))
     for topic_id in wanted:

@@ -26,6 +26,7 @@ from .collection_import import collection_import
 from .engines.formats import read_cranfield
 from .models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
 from .search_systems import collection_index_build
+from .signals import demo_study_loaded
 from .simulation import participants_simulate
 
 DEMO_SLUG = "demo-ecir-2008"
@@ -178,12 +179,9 @@ def _reference(study: Study) -> dict[str, dict[str, int]]:
 
 
 def _score(study: Study, user) -> str:
-    """Score the study with the paper's parameters (weights 0-1-10-100, b 2, bq 4, top 10)."""
-    from scoring import services as scoring_services  # the scoring app depends on studies, not the reverse
-
-    run = scoring_services.scoring_run_create(study=study, created_by=user, label="the paper's parameters")
-    run.refresh_from_db()  # eager Celery has already scored it; with a worker it is queued
-    return f"scoring run {run.pk} is {run.status}"
+    """Have the study scored (scoring/receivers.py listens: the paper's parameters) and say how it went."""
+    answers = demo_study_loaded.send(sender=Study, study=study, user=user)
+    return "; ".join(answer for _receiver, answer in answers if answer) or "not scored (no scoring app listens)"
 
 
 def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = None) -> DemoLoaded:

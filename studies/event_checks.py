@@ -17,6 +17,8 @@ from datetime import UTC, datetime, timedelta
 
 from django.utils.dateparse import parse_datetime
 
+from .errors import EventRefused
+
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 EVENT_TYPE = re.compile(r"^[a-z][a-z_]{0,39}$")
 MAX_SEQUENCE = 2**31 - 1  # Event.sequence: a PositiveIntegerField (integer on PostgreSQL)
@@ -27,10 +29,6 @@ MAX_JSON_INT = 2**63 - 1
 MAX_DEPTH = 16  # levels of objects and lists inside an event's data
 MAX_TIME_TEXT = 100  # characters of an unreadable client time kept in the data
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class EventRefused(ValueError):
-    """The event cannot be stored as it is; the message names the field."""
 
 
 def text_clean(value: str) -> tuple[str, bool]:

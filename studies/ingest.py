@@ -26,7 +26,8 @@ from django.core.cache import cache
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from . import plain_sql
+from sessionlab import plain_sql
+
 from .event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
 from .models import (
     Assignment,
@@ -48,10 +49,11 @@ from .participation import (
     TIME_LIMIT_GRACE,
     Refused,
     RetryLater,
-    _check_active,
-    _check_consented,
-    _sessions_changed,
+    deadline_at,
+    participant_check_active,
+    participant_check_consented,
     session_expire_if_due,
+    sessions_changed,
 )
 from .search_systems import system_search
 
@@ -138,7 +140,7 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
     state.shown.setdefault(external_id, document_id)
 
 
-# Plain SQL for every statement a batch runs (studies/plain_sql.py says why).
+# Plain SQL for every statement a batch runs (sessionlab/plain_sql.py says why).
 _SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _JUDGMENT_CHANGE, _SESSION, _ASSIGNMENT, _GRADE_LEVEL, _SYSTEM = (
     plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, JudgmentChange, SearchSession,
                                  Assignment, GradeLevel, System))
@@ -261,9 +263,9 @@ class _Batch:
             state = self.sessions[session_id] = named[session_id]
             state.started_at, state.ended_at = plain_sql.aware(started_at), plain_sql.aware(ended_at)
             state.system_id, state.scenario_id = system_id, scenario_id
-            minutes = self.study.time_limit_minutes
-            if ended_at is None and minutes and self.now >= state.started_at + timedelta(minutes=minutes) \
-                    + TIME_LIMIT_GRACE:  # past its time: the service ends it (timed_out), once
+            deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
+            if ended_at is None and deadline and self.now >= deadline + TIME_LIMIT_GRACE:
+                # past its time: the service ends it (timed_out), once
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
@@ -289,7 +291,7 @@ class _Batch:
 
     def open_state(self, raw: Mapping) -> _SessionState:
         state = self.state(raw)
-        _check_consented(self.participant)
+        participant_check_consented(self.participant)
         if state.ended_at is not None:
             raise Refused(FINISHED)
         return state
@@ -332,7 +334,7 @@ class _Batch:
         if handler is not None:
             return handler(raw, data)
         # Anything else the page reports (tab hidden, time warnings...) is logged as it came, building no rows.
-        _check_active(self.participant)
+        participant_check_active(self.participant)
         state = self.state(raw) if raw.get("session") is not None else None
         return self.log(raw, state, data, {"ok": True})
 
@@ -399,7 +401,7 @@ class _Batch:
         system = System.from_db("default", ["id", "study_id", "code", "name", "backend", "config"], [
             system_id, study_id, code, name, backend, json.loads(config) if isinstance(config, str) else config])
         if study_id == self.study.id:
-            if self.study.collection_id is not None and "collection" not in self.study._state.fields_cache:
+            if self.study.collection_id is not None and not plain_sql.is_loaded(self.study, "collection"):
                 self.study.collection = Collection.from_db("default", ["id"], [self.study.collection_id])
             system.study = self.study
         return system
@@ -496,7 +498,7 @@ class _Batch:
         if action == "open":
             self.open_state(raw)
         else:
-            _check_consented(self.participant)
+            participant_check_consented(self.participant)
         doc = str(data.get("doc", ""))
         document_id = self.shown_document(state, doc)
         logged = {"doc": doc, "query": position, "rank": data.get("rank")}
@@ -554,12 +556,11 @@ class _Batch:
         if reason == SearchSession.EndReason.TIMED_OUT and not self.study.time_limit_minutes:
             raise Refused("This study has no time limit.")
         self.open_state(raw)
-        minutes = self.study.time_limit_minutes
-        deadline = state.started_at + timedelta(minutes=minutes) if minutes else None
+        deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
         ended_at = min(self.now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else self.now
         SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
         state.ended_at = ended_at
-        _sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
+        sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
         return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
 
     def judgments_write(self) -> None:

@@ -36,6 +36,7 @@ from .models import (
 )
 from .questionnaires import questionnaire_errors, usable_items
 from .selectors import participant_step
+from .signals import sessions_finished
 
 logger = logging.getLogger(__name__)
 
@@ -192,15 +193,15 @@ def _once(participant: Participant, client_event_id: str, write: Callable[[], di
 
 # --- checks ---------------------------------------------------------------------------------------------
 
-def _check_active(participant: Participant) -> None:
+def participant_check_active(participant: Participant) -> None:
     if participant.withdrawn_at is not None:
         raise Refused("You have withdrawn from this study; nothing more is recorded.")
     if participant.declined_at is not None:
         raise Refused("You declined to take part; nothing is recorded.")
 
 
-def _check_consented(participant: Participant) -> None:
-    _check_active(participant)
+def participant_check_consented(participant: Participant) -> None:
+    participant_check_active(participant)
     if participant.consented_at is None:
         raise Refused("Please read and accept the consent form first.")
 
@@ -210,23 +211,30 @@ def _check_own(participant: Participant, session: SearchSession) -> None:
         raise Refused("This is not one of your search sessions.")
 
 
-def _sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
-    """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: mark the
-    default scoring run stale and queue both on commit, so the participant's request never waits for them."""
-    from scoring.services import study_scores_mark_stale  # scoring depends on studies, not the reverse
+def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
+    """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: announce
+    them (scoring marks its default run stale) and queue the pools' growth on commit, so the participant's
+    request never waits for either. The event batch (studies/ingest.py) calls it too."""
     from sessionlab.queueing import delay_on_commit
 
     from .tasks import assessment_pools_grow_task
 
-    study_scores_mark_stale(study_id=study_id, session_ids=session_ids)
+    # Scoring listens (scoring/receivers.py): studies announces, never imports the scoring app.
+    sessions_finished.send(sender=SearchSession, study_id=study_id, session_ids=session_ids)
     for scenario_id in set(scenario_ids):
         # A broker that is down does not fail the participant's request (requeue_stale_runs grows them later).
         delay_on_commit(assessment_pools_grow_task, study_id, scenario_id)
 
 
+def deadline_at(started_at: datetime, time_limit_minutes: int | None) -> datetime | None:
+    """THE session deadline: its start plus the study's time limit; None when the study has none. Where a
+    session is ended for it, TIME_LIMIT_GRACE is added for the client's own timer."""
+    return started_at + timedelta(minutes=time_limit_minutes) if time_limit_minutes else None
+
+
 def session_deadline(session: SearchSession) -> datetime | None:
     minutes = session.assignment.participant.study.time_limit_minutes
-    return session.started_at + timedelta(minutes=minutes) if minutes else None
+    return deadline_at(session.started_at, minutes)
 
 
 def session_expire_if_due(*, session: SearchSession, now: datetime | None = None) -> bool:
@@ -246,7 +254,7 @@ def session_expire_if_due(*, session: SearchSession, now: datetime | None = None
             _event_create(participant=participant, session=session, type="session_end",
                           client_event_id=f"server-timeout-{session.pk}", sequence=None, client_time=None,
                           data={"reason": "timed_out", "by": "server"}, ack={"ok": True, "reason": "timed_out"})
-            _sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
+            sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
     return bool(ended)
 
 
@@ -256,7 +264,7 @@ def consent_record(*, participant: Participant, consent_version: str, client_eve
                    sequence: int | None = None, client_time=None) -> Participant:
     """Record consent to the consent text of version `consent_version` (the version the page showed)."""
     _check_client_id(client_event_id)
-    _check_active(participant)
+    participant_check_active(participant)
     if participant.consented_at is not None:
         return participant
     study = participant.study
@@ -283,7 +291,7 @@ def consent_decline(*, participant: Participant, client_event_id: str, sequence:
                     client_time=None) -> Participant:
     """The participant declines: nothing else about them is recorded (the Event says only that they declined)."""
     _check_client_id(client_event_id)
-    _check_active(participant)
+    participant_check_active(participant)
     if participant.consented_at is not None:
         raise Refused("You have already agreed to take part; to stop, withdraw from the study instead.")
 
@@ -305,7 +313,7 @@ def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], 
                        sequence: int | None = None, client_time=None) -> Participant:
     """Save the pre-study questionnaire (once). Raises InvalidAnswers with a message per question."""
     _check_client_id(client_event_id)
-    _check_consented(participant)
+    participant_check_consented(participant)
     if _stored(participant, client_event_id) is not None or participant.questionnaire_answers:
         return participant
     cleaned = answers_clean(questionnaire_items(study=participant.study), answers)
@@ -326,7 +334,7 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
                   sequence: int | None = None, client_time=None) -> SearchSession:
     """Start (or resume) the search session of the participant's current assignment."""
     _check_client_id(client_event_id)
-    _check_consented(participant)
+    participant_check_consented(participant)
     if assignment.participant_id != participant.pk:
         raise Refused("This is not one of your scenarios.")
     if not participant.questionnaire_answers:
@@ -425,7 +433,7 @@ def post_task_save(*, participant: Participant, session: SearchSession, answers:
                    client_event_id: str, sequence: int | None = None, client_time=None) -> SearchSession:
     """Save the short questionnaire after a finished session (once)."""
     _check_client_id(client_event_id)
-    _check_consented(participant)
+    participant_check_consented(participant)
     _check_own(participant, session)
     session_expire_if_due(session=session)
     if _stored(participant, client_event_id) is not None:
@@ -476,7 +484,7 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
     participant.save(update_fields=["withdrawn_at", "questionnaire_answers"])
     session_rows = list(sessions.values_list("pk", "assignment__scenario_id"))
     if session_rows:
-        _sessions_changed(participant.study_id, [pk for pk, _ in session_rows], [sc for _, sc in session_rows])
+        sessions_changed(participant.study_id, [pk for pk, _ in session_rows], [sc for _, sc in session_rows])
     return AuditEntry.objects.create(study=participant.study, participant_code=participant.code,
                                      action="participant_withdrawn", detail={"deleted": counts})
 

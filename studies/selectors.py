@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 
 from django.db.models import Case, DateTimeField, F, Prefetch, Q, Value, When
 
-from . import plain_sql
+from sessionlab import plain_sql
+
 from .models import (
     Assignment,
     Collection,
@@ -110,7 +111,7 @@ def participant_by_token(token: str) -> Participant | None:
     """The participant whose private-link token this is (with their study), or None. Looked up by the token's
     SHA-256 digest (an indexed column), then the token itself is compared in constant time: how long a wrong
     guess takes says nothing about how close it was (docs/security.md). Plain SQL: every page and event batch
-    of a participant starts here (studies/plain_sql.py says why)."""
+    of a participant starts here (sessionlab/plain_sql.py says why)."""
     if not _plausible(token):
         return None
     found = plain_sql.rows(
@@ -162,9 +163,9 @@ def participant_assignments(*, participant: Participant) -> list[Assignment]:
         assignment.participant = participant
         assignment.scenario, assignment.system = scenario, system
         for part in (scenario, system):
-            if part.study_id == participant.study_id and "study" in participant._state.fields_cache:
+            if part.study_id == participant.study_id and plain_sql.is_loaded(participant, "study"):
                 part.study = participant.study
-        Assignment.session.related.set_cached_value(assignment, session)  # None: no session yet
+        plain_sql.cache_reverse_one(assignment, "session", session)  # None: no session yet
         if session is not None:
             session.assignment = assignment
         assignments.append(assignment)

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from .errors import CollectionAccessError, DesignError, DesignLockedError
 from .latin_square import assignment_plan
 from .models import (
     DEFAULT_GRADE_LABELS,
@@ -21,15 +22,6 @@ from .models import (
     System,
 )
 from .selectors import collection_usable_by
-
-
-class DesignLockedError(ValueError):
-    """Scenarios and systems cannot change once participants hold assignments built from them."""
-
-
-class CollectionAccessError(ValueError):
-    """A collection the user may not use or share. The message never says whether another lab's collection
-    exists: an unknown id and a collection one may not see read the same."""
 
 
 def collection_check_usable(*, user, collection: Collection) -> None:
@@ -72,8 +64,10 @@ def collection_unshare(*, collection: Collection, user, by) -> bool:
     return True
 
 
-def _unique_slug(name: str) -> str:
-    base = slugify(name)[:60] or "study"
+def study_slug_free(*texts: str) -> str:
+    """A slug no study has: the first of `texts` that slugifies to something ("study" if none), cut to 60
+    characters, then -2, -3... The one rule for new studies and imported archives."""
+    base = next((slug for slug in map(slugify, texts) if slug), "study")[:60]
     slug, suffix = base, 2
     while Study.objects.filter(slug=slug).exists():
         slug, suffix = f"{base}-{suffix}", suffix + 1
@@ -94,15 +88,15 @@ def study_create(
 ) -> Study:
     labels = [label.strip() for label in grade_labels]
     if len(labels) < 2 or any(not label for label in labels):
-        raise ValueError("a grade scale needs at least two grades, each with a label")
+        raise DesignError("a grade scale needs at least two grades, each with a label")
     if len(labels) > 10:
-        raise ValueError("a grade scale has at most ten grades (0..9)")
+        raise DesignError("a grade scale has at most ten grades (0..9)")
     if collection is not None:
         collection_check_usable(user=owner, collection=collection)
     study = Study.objects.create(
         owner=owner,
         name=name,
-        slug=_unique_slug(name),
+        slug=study_slug_free(name),
         description=description,
         consent_text=consent_text,
         consent_version=consent_version,
@@ -116,7 +110,10 @@ def study_create(
     return study
 
 
-def _refuse_if_locked(study: Study) -> None:
+def design_check_unlocked(*, study: Study) -> None:
+    """THE design-lock rule: once participants are enrolled (design_locked_at), no scenario or system may be
+    added, changed or removed, since their assignments were built from them (the Latin square's balance).
+    Pages, API, admin and importers all ask here; raises DesignLockedError."""
     # Ask the database: the caller's instance may predate the first enrolment.
     if Study.objects.filter(pk=study.pk, design_locked_at__isnull=False).exists():
         raise DesignLockedError(
@@ -125,13 +122,36 @@ def _refuse_if_locked(study: Study) -> None:
 
 
 def scenario_add(*, study: Study, code: str, title: str, text: str, topic_id: str) -> Scenario:
-    _refuse_if_locked(study)
+    design_check_unlocked(study=study)
     return Scenario.objects.create(study=study, code=code, title=title, text=text, topic_id=topic_id)
 
 
 def system_add(*, study: Study, code: str, name: str, backend: str = System.Backend.BUILTIN, config=None) -> System:
-    _refuse_if_locked(study)
+    design_check_unlocked(study=study)
     return System.objects.create(study=study, code=code, name=name, backend=backend, config=config or {})
+
+
+@transaction.atomic
+def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scenario | System:
+    """Change fields of one of the study's scenarios or systems (the API's PUT and PATCH), refused once the
+    design is locked. The fields are already validated (a serializer's or a form's)."""
+    design_check_unlocked(study=study)
+    if row.study_id != study.pk:
+        raise DesignError(f"{row} is not part of study {study.slug!r}")
+    for name, value in fields.items():
+        setattr(row, name, value)
+    if fields:
+        row.save(update_fields=list(fields))
+    return row
+
+
+@transaction.atomic
+def design_row_delete(*, study: Study, row: Scenario | System) -> None:
+    """Remove one of the study's scenarios or systems (the API's DELETE), refused once the design is locked."""
+    design_check_unlocked(study=study)
+    if row.study_id != study.pk:
+        raise DesignError(f"{row} is not part of study {study.slug!r}")
+    row.delete()
 
 
 @transaction.atomic
@@ -142,15 +162,15 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     enrolling 30 at once.
     """
     if count < 1:
-        raise ValueError("enrol at least one participant")
+        raise DesignError("enrol at least one participant")
     # Lock the study row so two concurrent enrolments cannot take the same plan rows.
     study = Study.objects.select_for_update().get(pk=study.pk)
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
     if not scenarios or not systems:
-        raise ValueError("add the study's scenarios and systems before enrolling participants")
+        raise DesignError("add the study's scenarios and systems before enrolling participants")
     if len(scenarios) % len(systems):
-        raise ValueError(
+        raise DesignError(
             f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems; "
             "each participant must use every system for the same number of scenarios"
         )
@@ -181,7 +201,7 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
 def assignment_retake(*, assignment: Assignment, reason: str, system: System | None = None) -> Assignment:
     """An explicit, reasoned retake of a scenario a participant already worked, appended to their order."""
     if not reason.strip():
-        raise ValueError("a retake needs a reason")
+        raise DesignError("a retake needs a reason")
     participant = assignment.participant
     last = participant.assignments.order_by("-position").first()
     return Assignment.objects.create(

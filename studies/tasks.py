@@ -6,7 +6,7 @@ from .models import Collection, Scenario
 from .search_systems import collection_index_build
 
 
-@shared_task(acks_late=True)
+@shared_task(name="studies.tasks.collection_index_build_task", acks_late=True)
 def collection_index_build_task(collection_id: int, configuration: str) -> int:
     """Build the index of one collection for one configuration; returns the number of documents indexed.
     Queue it with `transaction.on_commit(lambda: collection_index_build_task.delay(pk, name))`."""
@@ -14,7 +14,7 @@ def collection_index_build_task(collection_id: int, configuration: str) -> int:
     return collection_index_build(collection=collection, configuration=configuration)
 
 
-@shared_task(acks_late=True)
+@shared_task(name="studies.tasks.assessment_pools_grow_task", acks_late=True)
 def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
     """Grow the scenario's assessment pool with what new sessions brought (a pool_build is idempotent).
     Only pools a researcher has built grow by themselves; returns the number of documents added."""

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 
 from . import selectors, services
+from .errors import StudiesError
 from .forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
 
 
@@ -32,7 +33,7 @@ def home(request):
     return redirect("assessment:home")
 
 
-def _study_for(request, slug):
+def study_for_researcher(request, slug):
     # 404, not 403: a researcher of another study need not learn that this one exists.
     return get_object_or_404(selectors.studies_visible_to(request.user), slug=slug)
 
@@ -65,7 +66,7 @@ def study_create(request):
 
 @researcher_required
 def study_detail(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     context = {
         "study": study,
         "grade_levels": study.grade_levels.all(),
@@ -89,7 +90,7 @@ def _post_form(request, study, form_class, prefix, action):
     try:
         with transaction.atomic():
             action(form.cleaned_data)
-    except (services.DesignLockedError, ValueError) as exc:
+    except StudiesError as exc:
         messages.error(request, str(exc))
     except IntegrityError:
         messages.error(request, f"That {prefix} code or topic is already used in this study.")
@@ -97,7 +98,7 @@ def _post_form(request, study, form_class, prefix, action):
 
 @researcher_required
 def scenario_add(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         _post_form(request, study, ScenarioForm, "scenario", lambda d: services.scenario_add(study=study, **d))
     return redirect("studies:study_detail", slug=study.slug)
@@ -105,7 +106,7 @@ def scenario_add(request, slug):
 
 @researcher_required
 def system_add(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
         _post_form(request, study, SystemForm, "system", lambda d: services.system_add(study=study, **d))
     return redirect("studies:study_detail", slug=study.slug)
@@ -113,7 +114,7 @@ def system_add(request, slug):
 
 @researcher_required
 def participants_enrol(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     if request.method == "POST":
 
         def enrol(data):

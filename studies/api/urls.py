@@ -1,6 +1,7 @@
-"""/api/: researchers' resources by study, the participant's own endpoints, and token sign-in (docs/api.md)."""
+"""/api/: researchers' resources by study, the participant's own endpoints, and token sign-in (docs/api.md).
+sessionlab/urls.py adds scoring's runs (scoring/api_urls.py) to the same `api` namespace."""
 
-from django.urls import include, path
+from django.urls import path
 
 from sessionlab.auth_views import token_view
 
@@ -41,7 +42,6 @@ urlpatterns = [
          name="reference_version_qrels"),
     path(study + "reference-versions/<int:version_pk>/judgments/", views.ReferenceJudgmentList.as_view(),
          name="reference_judgment_list"),
-    path(study + "scoring-runs/", include("scoring.api_urls")),  # scoring/api.py
     path("participant/", views.ParticipantMe.as_view(), name="participant_me"),
     path("participant/sessions/", views.ParticipantSessionStart.as_view(), name="participant_session_start"),
     path("participant/events/", views.ParticipantEvents.as_view(), name="participant_events"),

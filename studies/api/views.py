@@ -17,11 +17,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from sessionlab import api_errors
 
 from .. import participation, services
 from ..assessment import AssessmentError, reference_version_import_qrels, reference_version_qrels
+from ..errors import DesignError
 from ..models import (
     Assignment,
     Event,
@@ -46,7 +47,7 @@ class ApiPagination(PageNumberPagination):
     max_page_size = 1000
 
 
-def _param(name: str, type_=str, description: str = "") -> OpenApiParameter:
+def query_parameter(name: str, type_=str, description: str = "") -> OpenApiParameter:
     kind = {str: OpenApiTypes.STR, int: OpenApiTypes.INT, bool: OpenApiTypes.BOOL}[type_]
     return OpenApiParameter(name, kind, OpenApiParameter.QUERY, required=False, description=description)
 
@@ -84,7 +85,7 @@ class FilterMixin:
 
 
 def filter_parameters(filters: dict[str, tuple[str, type]]) -> list[OpenApiParameter]:
-    return [_param(name, type_, f"filter: {lookup.lstrip('!').replace('__', ' ')}")
+    return [query_parameter(name, type_, f"filter: {lookup.lstrip('!').replace('__', ' ')}")
             for name, (lookup, type_) in filters.items()]
 
 
@@ -135,7 +136,7 @@ class StudyList(FilterMixin, generics.ListAPIView):
             study = services.study_create(owner=request.user, **data.validated_data)
         except services.CollectionAccessError as error:
             raise ValidationError({"collection": str(error)}) from None
-        except ValueError as error:
+        except DesignError as error:
             raise ValidationError({"grade_labels": str(error)}) from None
         return Response(s.StudySerializer(study).data, status=status.HTTP_201_CREATED)
 
@@ -256,22 +257,29 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
     def get_queryset(self):
         return self.model.objects.filter(study=self.study)
 
-    def _locked(self) -> bool:
-        return type(self.study).objects.filter(pk=self.study.pk, design_locked_at__isnull=False).exists()
-
     def update(self, request, *args, **kwargs):
-        if self._locked():
-            return _conflict(f"study {self.study.slug!r} already has participants; its design is fixed")
         try:
+            # Before the body is validated, as ever: a locked design is a 409 whatever was sent.
+            services.design_check_unlocked(study=self.study)
             with transaction.atomic():
                 return super().update(request, *args, **kwargs)
+        except services.DesignLockedError as error:
+            return _conflict(str(error))
         except IntegrityError:
             return _conflict("the code (or topic id) is already used in this study")
 
+    def perform_update(self, serializer):
+        serializer.instance = services.design_row_update(study=self.study, row=serializer.instance,
+                                                         **serializer.validated_data)
+
     def destroy(self, request, *args, **kwargs):
-        if self._locked():
-            return _conflict(f"study {self.study.slug!r} already has participants; its design is fixed")
-        return super().destroy(request, *args, **kwargs)
+        try:
+            return super().destroy(request, *args, **kwargs)
+        except services.DesignLockedError as error:
+            return _conflict(str(error))
+
+    def perform_destroy(self, instance):
+        services.design_row_delete(study=self.study, row=instance)
 
 
 SCENARIO_FILTERS = {"code": ("code", str), "topic_id": ("topic_id", str)}
@@ -352,7 +360,7 @@ class ParticipantEnrol(StudyScoped, APIView):
         data.is_valid(raise_exception=True)
         try:
             enrolled = services.participants_enrol(study=self.study, count=data.validated_data["count"])
-        except ValueError as error:
+        except DesignError as error:
             return _conflict(str(error))
         participants = _participants(self.study).filter(pk__in=[p.pk for p in enrolled])
         return Response(s.ParticipantSerializer(participants, many=True).data, status=status.HTTP_201_CREATED)
@@ -598,7 +606,7 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
                                                   client_event_id=data.validated_data["client_event_id"])
         except participation.Refused as refusal:
             return _conflict(refusal.message)
-        except ValueError as error:
+        except participation.InvalidEvent as error:
             raise ValidationError({"client_event_id": str(error)}) from None
         return Response(s.SessionSerializer(_sessions(self.participant.study).get(pk=session.pk)).data,
                         status=status.HTTP_201_CREATED)

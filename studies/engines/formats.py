@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.errors import InputError
-from scoring.trec_io import read_qrels  # noqa: F401  (re-exported: the TREC qrels reader lives in scoring)
+from scoring.lib.errors import InputError
+from scoring.lib.trec_io import read_qrels  # noqa: F401  (re-exported: the TREC qrels reader lives in scoring)
 
 __all__ = [
     "DEFAULT_CRANFIELD_GRADES",

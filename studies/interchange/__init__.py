@@ -4,7 +4,7 @@ tidy CSV (tidy_csv.py) and the whole-study JSON archive (archive.py). docs/file-
 Every import runs in one transaction and raises `ImportFailure` (file, line, field, reason) before anything
 is written, or rolls back whatever it wrote."""
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 
 
 class ImportFailure(InputError):

@@ -31,9 +31,9 @@ from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
-from django.utils.text import slugify
 
 from ..assessment import reference_version_create
+from ..errors import ExportError
 from ..event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
 from ..models import (
     AssessmentPlan,
@@ -60,16 +60,13 @@ from ..models import (
 )
 from ..questionnaires import questionnaire_errors
 from ..selectors import collection_usable_by, events_read
+from ..services import study_slug_free
 from . import ImportFailure
 
 FORMAT = "sessionlab-study-archive"
 VERSION = 1
 # Ids the server writes into an event's acknowledgement, and the table each points to.
 ACK_IDS = {"session": "session", "query_id": "query", "open_document_id": "document"}
-
-
-class ExportError(ValueError):
-    pass
 
 
 def _t(value) -> str | None:
@@ -347,14 +344,6 @@ def stored_timestamps():
             f.auto_now_add = True
 
 
-def _unique_slug(slug: str, name: str) -> str:
-    base = (slugify(slug) or slugify(name) or "study")[:60]
-    candidate, suffix = base, 2
-    while Study.objects.filter(slug=candidate).exists():
-        candidate, suffix = f"{base}-{suffix}", suffix + 1
-    return candidate
-
-
 def study_archive_import(*, path: str | Path, owner, name: str | None = None) -> Study:
     """Import the archive at `path` as a new study owned by `owner` (all or nothing)."""
     path = str(path)
@@ -428,7 +417,7 @@ def _import(data, path: str, owner, name: str | None) -> Study:
     info = r.obj(data.get("study"), "$.study", data)
     W = "$.study"
     study = Study.objects.create(
-        name=name or r.get(info, "name", W, str), slug=_unique_slug(r.get(info, "slug", W, str), info["name"]),
+        name=name or r.get(info, "name", W, str), slug=study_slug_free(r.get(info, "slug", W, str), info["name"]),
         description=r.get(info, "description", W, str, default=""), owner=owner,
         consent_text=r.get(info, "consent_text", W, str, default=""),
         consent_version=r.get(info, "consent_version", W, str, default="1"),

@@ -36,8 +36,8 @@ from xml.parsers import expat
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.errors import InputError
-from scoring.trec_io import parse_qrels_lines
+from scoring.lib.errors import InputError
+from scoring.lib.trec_io import parse_qrels_lines
 
 from .. import services
 from ..assessment import reference_version_import_qrels

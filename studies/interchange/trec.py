@@ -19,14 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..assessment import reference_version_qrels
+from ..errors import ExportError
 from ..models import Query, ReferenceVersion, SearchSession, ShownResult, Study
 
 UNITS = ("query", "session")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-class ExportError(ValueError):
-    """Nothing to export, or a name that cannot be written as a TREC field."""
 
 
 def _word(text: str) -> str:

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from scoring import agreement
+from scoring.lib import agreement
 
 # Hand-worked example (3 categories, 6 units): O = [[1,1,0],[0,2,0],[1,0,1]], rows 2,2,2, columns 2,3,1,
 # E = row x column / 6. Linear w = |i-j|/2: observed 0.5 + 1 = 1.5, chance 2.5, kappa 1 - 1.5/2.5 = 0.4.

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from scoring import agreement
+from scoring.lib import agreement
 from studies import assessment
 
 from .conftest import grade_all

@@ -2,7 +2,7 @@
 
 import pytest
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from studies import assessment
 from studies.models import PoolDocument
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from scoring.errors import InputError
-from scoring.trec_io import parse_qrels_lines
+from scoring.lib.errors import InputError
+from scoring.lib.trec_io import parse_qrels_lines
 from studies import assessment
 from studies.models import ReferenceJudgment, ReferenceVersion
 

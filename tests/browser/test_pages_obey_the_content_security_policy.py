@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring import services as scoring_services
-from scoring.views import CHARTS
+from scoring.dashboards.registry import CHARTS
 from studies import participation, services
 from studies.models import Document
 from studies.search_systems import collection_index_build

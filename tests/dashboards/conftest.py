@@ -140,7 +140,7 @@ def scored(constructed, django_capture_on_commit_callbacks):
 
 def library_scores(built, params=None, *, sessions=None, curves=True):
     """score_sessions on the constructed sessions (document external ids, the reference grades)."""
-    from scoring.session import SessionParams, encode_sessions, score_sessions
+    from scoring.lib.session import SessionParams, encode_sessions, score_sessions
 
     sessions = [s for s in (sessions or built.sessions) if s["id"] is not None]
     params = params or SessionParams()

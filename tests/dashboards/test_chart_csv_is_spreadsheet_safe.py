@@ -7,8 +7,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from scoring.charts import Chart
-from scoring.views import _csv_text
+from scoring.dashboards.charts import Chart
+from scoring.dashboards.views import _csv_text
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from scoring import services
-from scoring.views import CHARTS
+from scoring.dashboards.registry import CHARTS
 
 pytestmark = pytest.mark.django_db
 

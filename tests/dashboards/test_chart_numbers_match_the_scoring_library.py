@@ -1,4 +1,4 @@
-"""The numbers behind every chart, computed here from scoring/session.py (and by hand) on the constructed study."""
+"""The numbers behind every chart, computed here from scoring/lib/session.py (and by hand) on the constructed study."""
 
 import csv
 import io
@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 from scipy import stats
 
-from scoring.session import SessionParams, session_grid
-from scoring.statistics import compare_systems
+from scoring.lib.session import SessionParams, session_grid
+from scoring.lib.statistics import compare_systems
 
 from .conftest import library_scores
 

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import services
-from scoring.views import CHARTS
+from scoring.dashboards.registry import CHARTS
 
 from .conftest import build_study
 

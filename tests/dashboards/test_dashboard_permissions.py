@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from scoring.views import CHARTS
+from scoring.dashboards.registry import CHARTS
 
 pytestmark = pytest.mark.django_db
 

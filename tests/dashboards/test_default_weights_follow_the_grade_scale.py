@@ -4,8 +4,8 @@ the one below on other scales, so the first run on a Session Track import (grade
 import pytest
 from django.urls import reverse
 
+from scoring.lib.session import default_weights
 from scoring.models import ScoringRun
-from scoring.session import default_weights
 from studies.models import GradeLevel
 
 from .conftest import reference_version

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from scoring import services
+from scoring.dashboards.registry import CHARTS
 from scoring.models import SessionScore
-from scoring.views import CHARTS
 
 from .conftest import build_study
 

@@ -1,10 +1,10 @@
-"""scoring/statistics.py against scipy on known data (no database)."""
+"""scoring/lib/statistics.py against scipy on known data (no database)."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.statistics import anova_blocks, block_means, bootstrap_difference, compare_systems, friedman
+from scoring.lib.statistics import anova_blocks, block_means, bootstrap_difference, compare_systems, friedman
 
 
 def test_friedman_is_scipys_for_three_systems_with_ties():

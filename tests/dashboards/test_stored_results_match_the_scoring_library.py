@@ -1,11 +1,11 @@
-"""A run's stored per-session and per-query results are what scoring/session.py gives on the same sessions."""
+"""A run's stored per-session and per-query results are what scoring/lib/session.py gives on the same sessions."""
 
 import numpy as np
 import pytest
 
 from scoring import services
+from scoring.lib.session import SUMMARIES, SessionParams, session_grid
 from scoring.models import QueryScore, SessionScore
-from scoring.session import SUMMARIES, SessionParams, session_grid
 
 from .conftest import library_scores
 
@@ -89,7 +89,7 @@ def test_participant_judgments_score_each_session_against_its_own_grades(constru
                                                                         django_capture_on_commit_callbacks):
     from django.utils import timezone
 
-    from scoring.session import encode_sessions, score_sessions
+    from scoring.lib.session import encode_sessions, score_sessions
     from studies.models import Judgment
 
     first = next(s for s in constructed.sessions if s["id"] is not None)

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from scoring import services
+from scoring.dashboards.registry import CHARTS
 from scoring.models import SessionScore
-from scoring.views import CHARTS
 
 from .conftest import library_scores, reference_version
 

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from scoring.errors import InputError
-from scoring.trec_io import read_qrels as scoring_read_qrels
+from scoring.lib.errors import InputError
+from scoring.lib.trec_io import read_qrels as scoring_read_qrels
 from studies.engines.formats import (
     DEFAULT_CRANFIELD_GRADES,
     Document,

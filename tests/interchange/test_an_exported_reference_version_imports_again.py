@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from studies import assessment
 from studies.collection_import import collection_import
 from studies.models import ReferenceVersion

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from scoring import services
+from scoring.lib.session import SessionParams, encode_sessions, score_sessions
+from scoring.lib.trec_io import read_qrels
 from scoring.models import ScoringRun, SessionScore
-from scoring.session import SessionParams, encode_sessions, score_sessions
-from scoring.trec_io import read_qrels
 from studies.interchange.session_track import read_log_file, session_track_import
 
 pytestmark = [pytest.mark.django_db, pytest.mark.needs_data]

@@ -8,7 +8,7 @@ import pytest
 import pytrec_eval
 from django.core.management import call_command
 
-from scoring.trec_io import read_qrels, read_run
+from scoring.lib.trec_io import read_qrels, read_run
 from studies.assessment import reference_version_import_qrels
 from studies.interchange.trec import study_runs
 

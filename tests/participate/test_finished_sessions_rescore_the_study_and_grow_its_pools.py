@@ -6,8 +6,7 @@ import pytest
 from scoring.models import ScoringRun, SessionScore
 from scoring.services import scoring_run_create
 from studies import assessment, participation
-from studies.assessment_models import PoolDocument
-from studies.models import ReferenceJudgment, ReferenceVersion
+from studies.models import PoolDocument, ReferenceJudgment, ReferenceVersion
 
 from .conftest import cid
 

@@ -5,9 +5,9 @@ as the browser's batches), scored through the app, and compared with the scoring
 import numpy as np
 import pytest
 
+from scoring.lib.session import SessionParams, encode_sessions, score_sessions
 from scoring.models import QueryScore, ScoringRun, SessionScore
 from scoring.services import scoring_run_create
-from scoring.session import SessionParams, encode_sessions, score_sessions
 from studies import participation
 from studies.models import Event, ReferenceJudgment, ReferenceVersion, ShownResult
 

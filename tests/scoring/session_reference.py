@@ -1,5 +1,5 @@
 """A plain per-session Python implementation of sDCG, written straight from the SPEC, to check the
-vectorized `scoring.session` against. It shares no code with the library (not even the discounts), so a
+vectorized `scoring.lib.session` against. It shares no code with the library (not even the discounts), so a
 mistake in one shows up as a difference. bench/scoring_sessions.py times it as the per-session loop."""
 
 from __future__ import annotations

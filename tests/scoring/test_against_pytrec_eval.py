@@ -10,8 +10,8 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import metrics
-from scoring.trec_io import QrelsColumns, RunColumns
+from scoring.lib import metrics
+from scoring.lib.trec_io import QrelsColumns, RunColumns
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = {"ndcg", "ndcg_cut." + ",".join(str(k) for k in CUTOFFS)}

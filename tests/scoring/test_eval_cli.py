@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.cli import main
+from scoring.lib.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

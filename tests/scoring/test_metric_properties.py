@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import metrics
+from scoring.lib import metrics
 
 gain_rows = st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.0, 10.0, 100.0]), min_size=1, max_size=20)
 formulations = st.sampled_from(metrics.FORMULATIONS)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from scoring import metrics
+from scoring.lib import metrics
 
 # Seed 003's example gain vector and the ideal vector of its recall base.
 G = np.array([3, 2, 3, 0, 0, 1, 2, 2, 3, 0], dtype=float)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.session_cli import add_session_subcommand
+from scoring.lib.session_cli import add_session_subcommand
 
 ROOT = Path(__file__).resolve().parents[2]
 QRELS = "T 0 d1 3\nT 0 d2 2\nT 0 d3 1\nT 0 d4 3\nT 0 d5 0\nT 0 d6 2\nT 0 d7 1\nU 0 e1 1\n"

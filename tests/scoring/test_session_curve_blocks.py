@@ -5,8 +5,8 @@ gives, across block boundaries and across the two threads' halves."""
 import numpy as np
 import pytest
 
-from scoring import session
-from scoring.session import SessionParams, encode_sessions, score_sessions
+from scoring.lib import session
+from scoring.lib.session import SessionParams, encode_sessions, score_sessions
 
 from .session_reference import reference_session
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.session import SessionParams, encode_sessions, score_sessions, session_grid
-from scoring.trec_io import read_qrels
+from scoring.lib.session import SessionParams, encode_sessions, score_sessions, session_grid
+from scoring.lib.trec_io import read_qrels
 
 from .session_reference import reference_session
 

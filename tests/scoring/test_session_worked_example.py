@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from scoring.session import SessionParams, encode_sessions, score_sessions, session_grid
+from scoring.lib.session import SessionParams, encode_sessions, score_sessions, session_grid
 
 QRELS = {"T": {"d1": 3, "d2": 2, "d3": 1, "d4": 3, "d5": 0, "d6": 2, "d7": 1}}
 QUERIES = [["d9", "d5", "d3"], ["d2", "d8", "d1", "d6", "d3"], ["d4", "d1", "d7", "d2", "d10"]]

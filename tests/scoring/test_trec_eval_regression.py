@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from scoring import metrics
-from scoring.cli import main
-from scoring.trec_io import read_qrels, read_run
+from scoring.lib import metrics
+from scoring.lib.cli import main
+from scoring.lib.trec_io import read_qrels, read_run
 
 NDCG_LINE = re.compile(r"^(ndcg(?:_cut_\d+|_[0-9=.,]+)?)\s+(\S+)\s+(\S+)$")
 

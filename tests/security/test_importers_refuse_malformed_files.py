@@ -15,8 +15,8 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import session_io, trec_io
-from scoring.errors import InputError
+from scoring.lib import session_io, trec_io
+from scoring.lib.errors import InputError
 from studies import assessment
 from studies.collection_import import CollectionImportError, collection_import
 from studies.engines import formats

@@ -5,7 +5,7 @@ only in the collections its owner may use."""
 import pytest
 from rest_framework.test import APIClient
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from studies import assessment, services
 from studies.models import Collection, Document, PoolDocument, ReferenceVersion
 

@@ -1,4 +1,4 @@
-"""The plain SQL of the events endpoint and a participant's pages (studies/plain_sql.py) gives what the ORM gives,
+"""The plain SQL of the events endpoint and a participant's pages (sessionlab/plain_sql.py) gives what the ORM gives,
 on SQLite (pass 1 of CI) and PostgreSQL (pass 2)."""
 
 from datetime import timedelta
@@ -8,7 +8,8 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from studies import plain_sql, selectors, services
+from sessionlab import plain_sql
+from studies import selectors, services
 from studies.models import Assignment, Collection, Document, Event, Judgment, Participant, SearchSession
 
 pytestmark = pytest.mark.django_db

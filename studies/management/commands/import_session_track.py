@@ -5,7 +5,7 @@ import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from studies.interchange.command_helpers import user_by_name
 from studies.interchange.session_track import DEFAULT_DAY, NEGATIVE_GRADES, session_track_import
 

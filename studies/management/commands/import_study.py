@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.errors import InputError
+from scoring.lib.errors import InputError
 from studies.interchange.archive import study_archive_import
 from studies.interchange.command_helpers import user_by_name
 

@@ -3,7 +3,7 @@
 Rules that must hold whatever writes the rows (a form, the admin, the API, a shell) are constraints in the
 database: unique and check constraints here, and triggers (migration 0002) for the rules that look at
 another table (grades inside the study's scale, contiguous query positions, the append-only event log).
-Writes that touch several models live in `studies/services.py`.
+Writes that touch several models live in `studies/services.py`. Import the models from `studies.models`.
 """
 
 import hashlib
@@ -431,5 +431,3 @@ class AuditEntry(models.Model):
     def __str__(self):
         return f"{self.action} {self.participant_code}"
 
-
-from .assessment_models import *  # noqa: E402,F401,F403

@@ -1,4 +1,12 @@
-"""Plain SQL for the statements the events endpoint runs on every batch (studies/ingest.py).
+"""Plain SQL for the statements the events endpoint runs on every batch (studies/ingest.py), and the one module
+that touches Django's private or undocumented API for it. Each use, guarded by
+tests/studies/test_plain_sql_leans_on_these_django_internals.py (which fails loudly if Django changes it):
+- `BaseDatabaseWrapper._prepare_cursor(cursor)`: wraps our server-binding psycopg cursors in Django's
+  CursorWrapper (errors, query logging, thread checks) (_cursors);
+- an attribute of ours on the connection wrapper, `_plain_sql_cursors`: those cursors, kept for the
+  connection's life (_cursors);
+- `Model._state.fields_cache`: whether a related object is already loaded (is_loaded);
+- `ForwardOneToOneDescriptor.related.set_cached_value`: caching a reverse one-to-one (cache_reverse_one).
 
 Building the ORM's statements costs more than PostgreSQL takes to run them (docs/performance-load.md), so the hot
 path writes its SQL once. Values still go through the model fields' own preparation (datetimes, JSON), and the
@@ -17,6 +25,16 @@ from django.utils import timezone
 
 def table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
+
+
+def is_loaded(instance: models.Model, field_name: str) -> bool:
+    """Whether `instance.<field_name>` (a relation) is loaded already, so reading it costs no query."""
+    return field_name in instance._state.fields_cache
+
+
+def cache_reverse_one(instance: models.Model, accessor: str, value: models.Model | None) -> None:
+    """Set the reverse one-to-one `instance.<accessor>` (None: there is none) without a query."""
+    getattr(type(instance), accessor).related.set_cached_value(instance, value)
 
 
 def marks(count: int) -> str:

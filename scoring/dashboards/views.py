@@ -1,4 +1,5 @@
-"""Scoring pages: runs (create, progress, default), dashboards, one JSON (and CSV) endpoint per chart.
+"""Scoring pages: runs (create, progress, default), dashboards, one JSON (and CSV) endpoint per chart (the
+charts are named in registry.py, built in charts.py).
 
 Thin: an access-checked fetch (404 for a study the researcher cannot see), a service or a chart builder,
 a response. Chart JSON is cached under the run's generation, which every finished pass bumps.
@@ -7,7 +8,6 @@ a response. Chart JSON is cached under the run's generation, which every finishe
 import csv
 import hashlib
 
-import numpy as np
 from django import forms
 from django.contrib import messages
 from django.core.cache import cache
@@ -17,12 +17,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
-from studies.participation import DEFAULT_QUESTIONNAIRE
-from studies.views import _study_for, researcher_required
+from studies.views import researcher_required, study_for_researcher
 
-from . import charts, selectors, services
-from .models import ScoringRun
-from .session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
+from .. import selectors, services
+from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
+from ..models import ScoringRun
+from . import charts
+from .registry import CHARTS, chart_build
 
 CACHE_SECONDS = 24 * 3600
 
@@ -68,13 +69,13 @@ def grade_weights(study) -> list[tuple[int, str, float]]:
 
 
 def _run_for(request, slug, run_id):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     return get_object_or_404(ScoringRun.objects.select_related("study", "reference_version"), pk=run_id, study=study)
 
 
 @researcher_required
 def runs(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     form = RunForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
@@ -101,7 +102,7 @@ def run_detail(request, slug, run_id):
 
 @researcher_required
 def compare(request, slug):
-    study = _study_for(request, slug)
+    study = study_for_researcher(request, slug)
     all_runs = list(selectors.study_runs(study))
     by_id = {str(r.pk): r for r in all_runs}
     left, right = by_id.get(request.GET.get("left", "")), by_id.get(request.GET.get("right", ""))
@@ -136,18 +137,6 @@ def run_status(request, slug, run_id):
 
 # --- charts ----------------------------------------------------------------------------------------------------
 
-CHARTS = {
-    "curves": "Figure 2: normalized session curves per system",
-    "scenario": "Figure 3: a scenario's curves per system",
-    "sessions": "Figure 4: individual sessions",
-    "queries": "Figure 1: last query against earlier queries",
-    "participants": "Table 1: participant features",
-    "query-counts": "Table 2: sessions by number of queries",
-    "statistics": "Statistics between systems",
-    "sensitivity": "Sensitivity to b and bq",
-}
-
-
 def _dashboard_context(request, run):
     """The dashboard of a run; FilterError (a filter naming nothing in the study) is the caller's 400."""
     study = run.study
@@ -171,95 +160,6 @@ def _chart_url(run, name, fmt):
     return reverse(f"scoring:chart_{fmt}", kwargs={"slug": run.study.slug, "run_id": run.pk, "chart": name})
 
 
-def _choice(query, name: str, choices, default):
-    """A chart option from the query string: `default` when absent, FilterError when not one of `choices`."""
-    value = (query.get(name) or "").strip()
-    if not value:
-        return default
-    if value not in choices:
-        raise selectors.FilterError(f"{name} {value[:40]!r} is not one of {', '.join(map(str, choices))}")
-    return value
-
-
-def _chart_build(run, name, query) -> charts.Chart:
-    """The chart, with what it averages over and the sessions it left out said on it. FilterError for a filter
-    or an option naming nothing in the study."""
-    filters = selectors.ChartFilters.from_query(query, run.study)
-    built, left_out = _chart_of(run, name, query, filters)
-    # Figure 4 draws every session; Table 1 describes participants, not scores. The rest average the unit.
-    averaged_over = {"sessions": "individual sessions (no average)", "participants": "participants (not scores)"}.get(
-        name, selectors.UNIT_PLURALS[filters.unit])
-    return charts.annotate(built, averaged_over=averaged_over, left_out=left_out or selectors.LeftOut())
-
-
-def _chart_of(run, name, query, filters):
-    fixed = run.short_lists == "pad" and run.scan == "fixed"
-    unit = filters.unit
-    summary = _choice(query, "summary", SUMMARIES, "normalized_final")
-    if name == "curves":
-        scores = selectors.run_scores(run, filters, curves=True)
-        return charts.curves_chart(scores, top=run.top, fixed=fixed, unit=unit), scores.left_out
-    if name in ("scenario", "sessions"):
-        scores = selectors.run_scores(run, filters, curves=True)
-        scenarios = list(dict.fromkeys(scores.scenario))
-        # Figures 3 and 4 show one scenario: the scenario filter's, or the first with scores.
-        scenario = filters.scenario or (scenarios[0] if scenarios else "-")
-        keep = np.asarray(scores.scenario) == scenario
-        if name == "scenario":
-            k = selectors.positive_int(query, "k", 4)
-            subset = _subset(scores, keep)
-            return (charts.scenario_chart(subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit),
-                    scores.left_out)
-        subset = _subset(scores, keep)
-        systems = list(run.study.systems.order_by("id").values_list("code", flat=True))
-        system = _choice(query, "system_one", systems, "") or (filters.systems[0] if filters.systems else "")
-        present = list(dict.fromkeys(subset.system))
-        system = system or (present[0] if present else "-")
-        subset = _subset(subset, np.asarray(subset.system) == system)
-        return (charts.sessions_chart(subset, scenario=scenario, system=system, top=run.top, fixed=fixed),
-                scores.left_out)
-    if name == "queries":
-        vectors = selectors.run_query_vectors(run, filters)
-        return charts.queries_chart(vectors, unit=unit), vectors.left_out
-    if name == "participants":
-        items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
-        answers = selectors.study_questionnaire_answers(run.study, filters)
-        return charts.participants_table(answers, items), selectors.LeftOut(applies=False)
-    if name == "query-counts":
-        scores = selectors.run_scores(run, filters)
-        return charts.query_counts_table(scores, unit=unit), scores.left_out
-    if name == "statistics":
-        scores = selectors.run_scores(run, filters)
-        return charts.statistics_chart(scores, summary=summary, unit=unit), scores.left_out
-    if name == "sensitivity":
-        scores = selectors.run_scores(run, filters, grid=True)
-        codes = list(run.study.systems.order_by("id").values_list("code", flat=True))
-        systems = list(dict.fromkeys(scores.system))
-        first = _choice(query, "first", codes, "") or (systems[0] if systems else "-")
-        others = [s for s in systems if s != first]
-        second = _choice(query, "second", codes, "") or (others[0] if others else "-")
-        chart = charts.sensitivity_chart(scores, grid_b=run.grid_b, grid_bq=run.grid_bq, summary=summary,
-                                         first=first, second=second, b=run.b, bq=run.bq, unit=unit)
-        return chart, scores.left_out
-    raise Http404("no such chart")
-
-
-def _subset(scores, keep):
-    if keep is None:
-        return scores
-    index = keep.nonzero()[0]
-    return selectors.RunScores(
-        session_id=scores.session_id[index], participant=[scores.participant[i] for i in index],
-        scenario_id=scores.scenario_id[index], scenario=[scores.scenario[i] for i in index],
-        system_id=scores.system_id[index], system=[scores.system[i] for i in index],
-        end_reason=[scores.end_reason[i] for i in index], n_queries=scores.n_queries[index],
-        length=scores.length[index], summaries={k: v[index] for k, v in scores.summaries.items()},
-        curves=None if scores.curves is None else [scores.curves[i] for i in index],
-        ideals=None if scores.ideals is None else [scores.ideals[i] for i in index],
-        grid=None if scores.grid is None else scores.grid[index], left_out=scores.left_out,
-    )
-
-
 @researcher_required
 def chart(request, slug, run_id, chart, fmt):
     if chart not in CHARTS:
@@ -270,7 +170,7 @@ def chart(request, slug, run_id, chart, fmt):
     payload = cache.get(key)
     if payload is None:
         try:
-            built = _chart_build(run, chart, request.GET)
+            built = chart_build(run, chart, request.GET)
         except selectors.FilterError as exc:
             return JsonResponse({"error": str(exc)}, status=400)
         payload = built.as_json() if fmt == "json" else _csv_text(built, raw=request.GET.get("raw") == "1")

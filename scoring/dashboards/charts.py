@@ -2,7 +2,7 @@
 
 Each builder returns a Chart: the figure (plain dicts, JSON-ready: plotted by static/js/charts.js), the rows
 behind it for the CSV download, and notes in plain words. No Django here, so the numbers can be tested
-against scoring/session.py directly.
+against scoring/lib/session.py directly.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .session import SUMMARIES
-from .statistics import block_means, compare_systems
+from ..lib.session import SUMMARIES
+from ..lib.statistics import block_means, compare_systems
 
 SUMMARY_LABELS = {
     "final": "final concatenated gain",
@@ -352,7 +352,7 @@ def query_counts_table(scores, *, unit: str = "session") -> Chart:
 
 
 def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
-    """The summary per system (box plots) and every test of scoring.statistics, read in words, all on one unit:
+    """The summary per system (box plots) and every test of scoring.lib.statistics, read in words, all on one unit:
     sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every system)."""
     if summary not in SUMMARIES:
         raise ValueError(f"unknown summary {summary!r}")

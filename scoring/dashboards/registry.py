@@ -1,0 +1,133 @@
+"""The dashboards' charts by name: which exist (CHARTS, in page order), and how a chart's options (filters,
+summary, scenario, systems) are read from the query string and turned into one of charts.py's builders.
+The views (views.py) only check access, cache and serialize."""
+
+import numpy as np
+from django.http import Http404
+
+from studies.participation import DEFAULT_QUESTIONNAIRE
+
+from .. import selectors
+from ..lib.session import SUMMARIES
+from . import charts
+
+CHARTS = {
+    "curves": "Figure 2: normalized session curves per system",
+    "scenario": "Figure 3: a scenario's curves per system",
+    "sessions": "Figure 4: individual sessions",
+    "queries": "Figure 1: last query against earlier queries",
+    "participants": "Table 1: participant features",
+    "query-counts": "Table 2: sessions by number of queries",
+    "statistics": "Statistics between systems",
+    "sensitivity": "Sensitivity to b and bq",
+}
+
+
+def _choice(query, name: str, choices, default):
+    """A chart option from the query string: `default` when absent, FilterError when not one of `choices`."""
+    value = (query.get(name) or "").strip()
+    if not value:
+        return default
+    if value not in choices:
+        raise selectors.FilterError(f"{name} {value[:40]!r} is not one of {', '.join(map(str, choices))}")
+    return value
+
+
+def chart_build(run, name, query) -> charts.Chart:
+    """The chart, with what it averages over and the sessions it left out said on it. FilterError for a filter
+    or an option naming nothing in the study."""
+    filters = selectors.ChartFilters.from_query(query, run.study)
+    built, left_out = _chart_of(run, name, query, filters)
+    # Figure 4 draws every session; Table 1 describes participants, not scores. The rest average the unit.
+    averaged_over = {
+        "sessions": "individual sessions (no average)",
+        "participants": "participants (not scores)",
+    }.get(name, selectors.UNIT_PLURALS[filters.unit])
+    return charts.annotate(built, averaged_over=averaged_over, left_out=left_out or selectors.LeftOut())
+
+
+def _chart_of(run, name, query, filters):
+    fixed = run.short_lists == "pad" and run.scan == "fixed"
+    unit = filters.unit
+    summary = _choice(query, "summary", SUMMARIES, "normalized_final")
+    if name == "curves":
+        scores = selectors.run_scores(run, filters, curves=True)
+        return charts.curves_chart(scores, top=run.top, fixed=fixed, unit=unit), scores.left_out
+    if name in ("scenario", "sessions"):
+        scores = selectors.run_scores(run, filters, curves=True)
+        scenarios = list(dict.fromkeys(scores.scenario))
+        # Figures 3 and 4 show one scenario: the scenario filter's, or the first with scores.
+        scenario = filters.scenario or (scenarios[0] if scenarios else "-")
+        keep = np.asarray(scores.scenario) == scenario
+        if name == "scenario":
+            k = selectors.positive_int(query, "k", 4)
+            subset = _subset(scores, keep)
+            return (
+                charts.scenario_chart(subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit),
+                scores.left_out,
+            )
+        subset = _subset(scores, keep)
+        systems = list(run.study.systems.order_by("id").values_list("code", flat=True))
+        system = _choice(query, "system_one", systems, "") or (filters.systems[0] if filters.systems else "")
+        present = list(dict.fromkeys(subset.system))
+        system = system or (present[0] if present else "-")
+        subset = _subset(subset, np.asarray(subset.system) == system)
+        return (
+            charts.sessions_chart(subset, scenario=scenario, system=system, top=run.top, fixed=fixed),
+            scores.left_out,
+        )
+    if name == "queries":
+        vectors = selectors.run_query_vectors(run, filters)
+        return charts.queries_chart(vectors, unit=unit), vectors.left_out
+    if name == "participants":
+        items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
+        answers = selectors.study_questionnaire_answers(run.study, filters)
+        return charts.participants_table(answers, items), selectors.LeftOut(applies=False)
+    if name == "query-counts":
+        scores = selectors.run_scores(run, filters)
+        return charts.query_counts_table(scores, unit=unit), scores.left_out
+    if name == "statistics":
+        scores = selectors.run_scores(run, filters)
+        return charts.statistics_chart(scores, summary=summary, unit=unit), scores.left_out
+    if name == "sensitivity":
+        scores = selectors.run_scores(run, filters, grid=True)
+        codes = list(run.study.systems.order_by("id").values_list("code", flat=True))
+        systems = list(dict.fromkeys(scores.system))
+        first = _choice(query, "first", codes, "") or (systems[0] if systems else "-")
+        others = [s for s in systems if s != first]
+        second = _choice(query, "second", codes, "") or (others[0] if others else "-")
+        chart = charts.sensitivity_chart(
+            scores,
+            grid_b=run.grid_b,
+            grid_bq=run.grid_bq,
+            summary=summary,
+            first=first,
+            second=second,
+            b=run.b,
+            bq=run.bq,
+            unit=unit,
+        )
+        return chart, scores.left_out
+    raise Http404("no such chart")
+
+
+def _subset(scores, keep):
+    if keep is None:
+        return scores
+    index = keep.nonzero()[0]
+    return selectors.RunScores(
+        session_id=scores.session_id[index],
+        participant=[scores.participant[i] for i in index],
+        scenario_id=scores.scenario_id[index],
+        scenario=[scores.scenario[i] for i in index],
+        system_id=scores.system_id[index],
+        system=[scores.system[i] for i in index],
+        end_reason=[scores.end_reason[i] for i in index],
+        n_queries=scores.n_queries[index],
+        length=scores.length[index],
+        summaries={k: v[index] for k, v in scores.summaries.items()},
+        curves=None if scores.curves is None else [scores.curves[i] for i in index],
+        ideals=None if scores.ideals is None else [scores.ideals[i] for i in index],
+        grid=None if scores.grid is None else scores.grid[index],
+        left_out=scores.left_out,
+    )

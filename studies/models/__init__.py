@@ -1,0 +1,81 @@
+"""The studies app's models, one import point: `from studies.models import Study`. Each name is re-exported
+explicitly (no star import), so a reader and a linter see where it comes from.
+
+- core.py: collections and documents, the study and its design (grade scale, scenarios, systems),
+  participants and their assignments, sessions, queries, shown results, events, judgments, reference
+  versions, the audit log.
+- assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
+"""
+
+from .core import (
+    DEFAULT_GRADE_LABELS,
+    NEGATIVE_REFERENCE_GRADES,
+    Assignment,
+    AuditEntry,
+    Collection,
+    Document,
+    Event,
+    GradeLevel,
+    Judgment,
+    JudgmentChange,
+    Participant,
+    ParticipantQuerySet,
+    Query,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Scenario,
+    SearchSession,
+    ShownResult,
+    Study,
+    System,
+    access_token_digest,
+    new_access_token,  # migration 0001 names it as studies.models.new_access_token
+    reference_grade_allowed,
+)
+
+# isort: split
+# After core, as the star import at the end of models.py registered them: the models' order stays.
+from .assessment import (
+    AdjudicationDecision,
+    AssessmentPlan,
+    AssessmentPool,
+    AssessorAssignment,
+    AssessorInvitation,
+    AssessorJudgment,
+    PoolDocument,
+    StudyAssessor,
+)
+
+__all__ = [
+    "DEFAULT_GRADE_LABELS",
+    "NEGATIVE_REFERENCE_GRADES",
+    "AdjudicationDecision",
+    "AssessmentPlan",
+    "AssessmentPool",
+    "AssessorAssignment",
+    "AssessorInvitation",
+    "AssessorJudgment",
+    "Assignment",
+    "AuditEntry",
+    "Collection",
+    "Document",
+    "Event",
+    "GradeLevel",
+    "Judgment",
+    "JudgmentChange",
+    "Participant",
+    "ParticipantQuerySet",
+    "PoolDocument",
+    "Query",
+    "ReferenceJudgment",
+    "ReferenceVersion",
+    "Scenario",
+    "SearchSession",
+    "ShownResult",
+    "Study",
+    "StudyAssessor",
+    "System",
+    "access_token_digest",
+    "new_access_token",
+    "reference_grade_allowed",
+]
