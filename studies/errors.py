@@ -19,6 +19,10 @@ class DesignLockedError(DesignError):
     """Scenarios and systems cannot change once participants hold assignments built from them."""
 
 
+class StudyOwnerOnlyError(StudiesError):
+    """What only a study's owner may do (delete it), asked by another of its researchers."""
+
+
 class CollectionAccessError(StudiesError):
     """A collection the user may not use or share. The message never says whether another lab's collection
     exists: an unknown id and a collection one may not see read the same."""

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from .errors import CollectionAccessError, DesignError, DesignLockedError
+from .errors import CollectionAccessError, DesignError, DesignLockedError, StudyOwnerOnlyError
 from .latin_square import assignment_plan
 from .models import (
     DEFAULT_GRADE_LABELS,
@@ -108,6 +108,39 @@ def study_create(
         GradeLevel(study=study, value=value, label=label) for value, label in enumerate(labels)
     )
     return study
+
+
+# What a study's settings page and API may change; the design (scale, collection, scenarios, systems) has its
+# own services and rules.
+STUDY_SETTINGS = (
+    "name",
+    "description",
+    "consent_text",
+    "consent_version",
+    "questionnaire",
+    "post_task_questionnaire",
+    "time_limit_minutes",
+)
+
+
+def study_update(*, study: Study, **fields) -> Study:
+    """Change a study's settings (the API's PUT and PATCH). The values are already validated (a serializer's
+    or a form's); a field outside STUDY_SETTINGS is a DesignError, so no caller can reach the design here."""
+    outside = sorted(set(fields) - set(STUDY_SETTINGS))
+    if outside:
+        raise DesignError(f"not a study setting: {', '.join(outside)}")
+    for name, value in fields.items():
+        setattr(study, name, value)
+    if fields:
+        study.save(update_fields=list(fields))
+    return study
+
+
+def study_delete(*, study: Study, by) -> None:
+    """Delete a study with everything it holds; only its owner may."""
+    if study.owner_id != getattr(by, "pk", None):
+        raise StudyOwnerOnlyError("only the study's owner may delete it")
+    study.delete()
 
 
 def design_check_unlocked(*, study: Study) -> None:

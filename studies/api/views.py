@@ -149,10 +149,14 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
     def get_queryset(self):
         return studies_visible_to(self.request.user).select_related("owner").prefetch_related("grade_levels")
 
+    def perform_update(self, serializer):
+        serializer.instance = services.study_update(study=serializer.instance, **serializer.validated_data)
+
     def perform_destroy(self, instance):
-        if instance.owner_id != self.request.user.pk:
-            raise PermissionDenied("only the study's owner may delete it")
-        instance.delete()
+        try:
+            services.study_delete(study=instance, by=self.request.user)
+        except services.StudyOwnerOnlyError as error:
+            raise PermissionDenied(str(error)) from None
 
 
 # --- collections: the ones the caller may build studies on, and sharing them ----------------------------

@@ -82,3 +82,37 @@ def test_only_the_owner_deletes_a_study(worked_study, bob, alice):
     assert client_for(bob).delete(f"/api/studies/{worked_study.pk}/").status_code == 403
     assert client_for(alice).delete(f"/api/studies/{worked_study.pk}/").status_code == 204
     assert not Study.objects.filter(pk=worked_study.pk).exists()
+
+
+def test_study_settings_and_deletion_go_through_the_services(worked_study, alice, monkeypatch):
+    from studies import services
+
+    calls = []
+    def spy(service):
+        real = getattr(services, service)
+
+        def called(**kwargs):
+            calls.append(service)
+            return real(**kwargs)
+
+        monkeypatch.setattr(services, service, called)
+
+    spy("study_update")
+    spy("study_delete")
+    base = f"/api/studies/{worked_study.pk}/"
+    response = client_for(alice).patch(base, {"name": "Renamed", "time_limit_minutes": 30}, format="json")
+    assert response.status_code == 200 and response.json()["name"] == "Renamed"
+    worked_study.refresh_from_db()
+    assert (worked_study.name, worked_study.time_limit_minutes) == ("Renamed", 30)
+    assert client_for(alice).delete(base).status_code == 204
+    assert calls == ["study_update", "study_delete"]
+
+
+def test_the_study_service_refuses_what_is_not_a_setting(study):
+    from studies import services
+
+    with pytest.raises(services.DesignError, match="not a study setting: collection"):
+        services.study_update(study=study, collection=None)
+    services.study_update(study=study, description="Changed")
+    study.refresh_from_db()
+    assert study.description == "Changed"
