@@ -31,6 +31,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.needs_data]
 # The paper's sharp weighting (0, 1, 10, 100) carried on to the track's grade 4.
 WEIGHTS = (0.0, 1.0, 10.0, 100.0, 1000.0)
 TOP = 10
+# The paper's setting, given alike to the app's run, the command line and its functions.
+PAPER = {"b": 2.0, "bq": 4.0, "top": TOP, "formulation": "2008", "short_lists": "pad", "duplicates": "every"}
 SUMMARIES = ["final", "normalized_final", "last_query", "best_query", "average"]
 
 
@@ -71,17 +73,8 @@ def command_line(qrels_path, sessions, scan, tmp_path) -> dict[str, dict]:
         for code, topic, lists, depths in sessions
     ]
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
-    options = {
-        "b": "2",
-        "bq": "4",
-        "top": str(TOP),
-        "formulation": "2008",
-        "short-lists": "pad",
-        "duplicates": "every",
-        "scan": scan,
-        "weights": ",".join(f"{w:g}" for w in WEIGHTS),
-    }
-    arguments = [f"--{name}={value}" for name, value in options.items()]
+    options = {**PAPER, "scan": scan, "weights": ",".join(f"{w:g}" for w in WEIGHTS)}
+    arguments = [f"--{name.replace('_', '-')}={value}" for name, value in options.items()]
     cli = subprocess.run(
         [
             sys.executable,
@@ -104,16 +97,7 @@ def command_line(qrels_path, sessions, scan, tmp_path) -> dict[str, dict]:
 
 def command_line_functions(qrels_path, sessions, scan) -> dict[str, dict]:
     """What score_session_file computes, without its reader's check that a list names a document once."""
-    params = SessionParams(
-        weights=WEIGHTS,
-        b=2.0,
-        bq=4.0,
-        top=TOP,
-        formulation="2008",
-        short_lists="pad",
-        duplicates="every",
-        scan=scan,
-    )
+    params = SessionParams(weights=WEIGHTS, scan=scan, **PAPER)
     depths = [depths for *_rest, depths in sessions]
     depth = TOP if scan == "fixed" else max(max(per) for per in depths)
     batch = encode_sessions(
@@ -141,17 +125,7 @@ def test_every_session_of_the_2012_log_scores_as_the_command_line_does(
     log_path, qrels_path = session_track_2012 / "sessiontrack2012.xml", session_track_2012 / "qrels2012.txt"
     imported = session_track_import(path=log_path, qrels_path=qrels_path, owner=alice, name="TREC 2012")
     with django_capture_on_commit_callbacks(execute=True):
-        run = services.scoring_run_create(
-            study=imported.study,
-            weights=WEIGHTS,
-            b=2.0,
-            bq=4.0,
-            top=TOP,
-            formulation="2008",
-            short_lists="pad",
-            duplicates="every",
-            scan=scan,
-        )
+        run = services.scoring_run_create(study=imported.study, weights=WEIGHTS, scan=scan, **PAPER)
     run.refresh_from_db()
     assert run.status == ScoringRun.Status.DONE, run.error
 
