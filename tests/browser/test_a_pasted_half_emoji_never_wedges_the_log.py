@@ -10,36 +10,11 @@ import time
 
 import pytest
 
-from studies import services
-from studies.models import Collection, Document, Event, Query, SearchSession
-from studies.search_systems import collection_index_build
-from tests.participate.conftest import make_documents
+from studies.models import Event, Query, SearchSession
+
+from .steps import consent_and_questionnaire, post_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def token(settings, tmp_path, django_user_model):
-    """A study of two scenarios on two systems over 40 generated documents, one participant enrolled."""
-    settings.INDEX_ROOT = tmp_path / "indexes"
-    collection = Collection.objects.create(name="Browser test")
-    Document.objects.bulk_create(
-        Document(collection=collection, external_id=i, title=t, text=x) for i, t, x in make_documents()
-    )
-    for configuration in ("bm25_title_text", "bm25_text"):
-        collection_index_build(collection=collection, configuration=configuration)
-    owner = django_user_model.objects.create_user("alice", password="x", is_staff=True)
-    study = services.study_create(owner=owner, name="Browser study", consent_text="Consent text.")
-    study.collection = collection  # as the conftest of tests/participate does
-    study.save(update_fields=["collection"])
-    services.scenario_add(study=study, code="S1", title="Wings", text="Find reports on wings.", topic_id="1")
-    services.scenario_add(
-        study=study, code="S2", title="Heat", text="Find reports on heat transfer.", topic_id="2"
-    )
-    services.system_add(study=study, code="A", name="A", config={"configuration": "bm25_title_text"})
-    services.system_add(study=study, code="B", name="B", config={"configuration": "bm25_text"})
-    (participant,) = services.participants_enrol(study=study, count=1)
-    return participant.access_token
 
 
 def wait_until(page, expression: str, timeout: float = 15) -> None:
@@ -53,21 +28,9 @@ def wait_until(page, expression: str, timeout: float = 15) -> None:
 
 
 def _to_search(page, live_server, token):
-    page.goto(f"{live_server.url}/p/{token}/")
-    page.click("#consent-accept")
-    page.wait_for_selector("form#questionnaire")
-    page.fill("input[name=search_engine_years]", "7")
-    page.fill("input[name=domain_years]", "21")
-    page.check("input[name=search_skill][value='3']")
-    page.click("form#questionnaire button")
+    consent_and_questionnaire(page, live_server, token)
     page.click("#start-search")
     page.wait_for_selector("#search-app")
-
-
-def _post_task(page):
-    page.wait_for_selector("form#post-task")
-    page.check("input[name=search_went_well][value='4']")
-    page.click("form#post-task button")
 
 
 def test_half_an_emoji_in_the_search_box_is_kept_and_the_participant_finishes(chromium, live_server, token):
@@ -87,14 +50,14 @@ def test_half_an_emoji_in_the_search_box_is_kept_and_the_participant_finishes(ch
     wait_until(page, "document.getElementById('judgment-status').textContent.includes('fairly relevant')")
     page.keyboard.press("Escape")
     page.click("#stop-satisfied")
-    _post_task(page)
+    post_task(page, 4)
     page.click("#start-search")
     page.wait_for_selector("#search-app")
     page.fill("#query", "pressure")
     page.press("#query", "Enter")
     page.wait_for_selector(".result")
     page.click("#stop-gave-up")
-    _post_task(page)
+    post_task(page, 4)
     page.wait_for_selector("#saved:not([hidden])")
 
     generated = page.evaluate("window.sessionlabOutbox.sequence()")

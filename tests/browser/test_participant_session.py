@@ -1,64 +1,26 @@
 """The end-to-end "bot": Playwright drives Debian's chromium through a whole participant, with a network cut on
 the events endpoint in the middle, and the database must hold every event the page generated exactly once."""
 
-import random
 
 import pytest
 
-from studies import services
-from studies.models import Collection, Document, Event, Judgment, Query, SearchSession, ShownResult
-from studies.search_systems import collection_index_build
+from studies.models import Event, Judgment, Query, SearchSession, ShownResult
 
 from .csp import csp_listen, csp_violations
-
-WORDS = ("flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell", "pressure",
-         "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
+from .steps import consent_and_questionnaire, post_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 
 
-@pytest.fixture
-def token(settings, tmp_path, django_user_model):
-    """A study of two scenarios on two systems over 40 generated documents, one participant enrolled."""
-    settings.INDEX_ROOT = tmp_path / "indexes"
-    rng = random.Random(3)
-    owner = django_user_model.objects.create_user("alice", password="x", is_staff=True)
-    collection = Collection.objects.create(name="Browser test", owner=owner)
-    documents = []
-    for n in range(1, 41):
-        words = [rng.choice(WORDS) for _ in range(30)]
-        if n <= 25:
-            words.insert(5, "wing")
-        documents.append(Document(collection=collection, external_id=str(n), title=f"Report {n}",
-                                  text=" ".join(words)))
-    Document.objects.bulk_create(documents)
-    for configuration in ("bm25_title_text", "bm25_text"):
-        collection_index_build(collection=collection, configuration=configuration)
-    study = services.study_create(owner=owner, name="Browser study", consent_text="Consent text.",
-                                  collection=collection)
-    services.scenario_add(study=study, code="S1", title="Wings", text="Find reports on wings.", topic_id="1")
-    services.scenario_add(study=study, code="S2", title="Heat", text="Find reports on heat transfer.", topic_id="2")
-    services.system_add(study=study, code="A", name="A", config={"configuration": "bm25_title_text"})
-    services.system_add(study=study, code="B", name="B", config={"configuration": "bm25_text"})
-    (participant,) = services.participants_enrol(study=study, count=1)
-    return participant.access_token
 
 
 def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromium, live_server, token):
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     csp_reports = csp_listen(page)
-    page.goto(f"{live_server.url}/p/{token}/")
-
-    # Consent, then the Table 1 questionnaire.
-    page.click("#consent-accept")
-    page.wait_for_selector("form#questionnaire")
-    page.fill("input[name=search_engine_years]", "7")
-    page.fill("input[name=domain_years]", "21")
-    page.check("input[name=search_skill][value='3']")
-    page.click("form#questionnaire button")
+    consent_and_questionnaire(page, live_server, token)
 
     # Scenario 1: a query, the second page, a document judged by keyboard, a scan mark.
     page.click("#start-search")
@@ -102,9 +64,7 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.click("#stop-satisfied")
 
     # Post-task questionnaire, then scenario 2, stopped by giving up.
-    page.wait_for_selector("form#post-task")
-    page.check("input[name=search_went_well][value='4']")
-    page.click("form#post-task button")
+    post_task(page, 4)
     page.click("#start-search")
     page.wait_for_selector("#search-app")
     page.fill("#query", "pressure")
@@ -115,9 +75,7 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.keyboard.press("3")
     page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('highly relevant')")
     page.click("#stop-gave-up")
-    page.wait_for_selector("form#post-task")
-    page.check("input[name=search_went_well][value='2']")
-    page.click("form#post-task button")
+    post_task(page, 2)
 
     # The closing page is held until the outbox is empty.
     page.wait_for_selector("#saved:not([hidden])")
