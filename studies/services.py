@@ -164,13 +164,17 @@ def system_add(*, study: Study, code: str, name: str, backend: str = System.Back
     return System.objects.create(study=study, code=code, name=name, backend=backend, config=config or {})
 
 
+def _design_row_check(*, study: Study, row: Scenario | System) -> None:
+    design_check_unlocked(study=study)
+    if row.study_id != study.pk:
+        raise DesignError(f"{row} is not part of study {study.slug!r}")
+
+
 @transaction.atomic
 def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scenario | System:
     """Change fields of one of the study's scenarios or systems (the API's PUT and PATCH), refused once the
     design is locked. The fields are already validated (a serializer's or a form's)."""
-    design_check_unlocked(study=study)
-    if row.study_id != study.pk:
-        raise DesignError(f"{row} is not part of study {study.slug!r}")
+    _design_row_check(study=study, row=row)
     for name, value in fields.items():
         setattr(row, name, value)
     if fields:
@@ -181,9 +185,7 @@ def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scen
 @transaction.atomic
 def design_row_delete(*, study: Study, row: Scenario | System) -> None:
     """Remove one of the study's scenarios or systems (the API's DELETE), refused once the design is locked."""
-    design_check_unlocked(study=study)
-    if row.study_id != study.pk:
-        raise DesignError(f"{row} is not part of study {study.slug!r}")
+    _design_row_check(study=study, row=row)
     row.delete()
 
 
