@@ -1,7 +1,6 @@
 """An assessor logs in with a real browser and judges documents with the keyboard only; the grades land in
 the database. Drives Debian's /usr/bin/chromium through Playwright (never `playwright install`)."""
 
-
 import pytest
 
 from studies import assessment, services
@@ -10,16 +9,25 @@ from studies.models import AssessorJudgment, Collection, Document, StudyAssessor
 from .csp import csp_listen, csp_violations
 
 
+def keys_ready(page):
+    """The form's script is a separate file: a key pressed before it has run would be lost."""
+    page.wait_for_selector("#grade-form[data-keys=ready], #all-done")
+
+
 @pytest.fixture
 def assessor_with_pool(django_user_model):
     owner = django_user_model.objects.create_user("alice", password="alice-password", is_staff=True)
     collection = Collection.objects.create(name="Browser collection", owner=owner)
     Document.objects.bulk_create(
-        Document(collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Text of document {n}.")
+        Document(
+            collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Text of document {n}."
+        )
         for n in range(1, 5)
     )
     study = services.study_create(owner=owner, name="Browser study", collection=collection)
-    scenario = services.scenario_add(study=study, code="S1", title="Scenario one", text="Find it.", topic_id="1")
+    scenario = services.scenario_add(
+        study=study, code="S1", title="Scenario one", text="Find it.", topic_id="1"
+    )
     assessment.pool_add_documents(scenario=scenario, external_ids=["d1", "d2", "d3", "d4"], added_by=owner)
     membership, password = assessment.assessor_invite(study=study, username="ann", invited_by=owner)
     return study, membership, password
@@ -38,30 +46,37 @@ def test_an_assessor_judges_documents_with_the_keyboard(live_server, assessor_wi
     page.click("button[type=submit]")
     page.click("text=Browser study")
     page.click("text=Start")
-    page.wait_for_selector("#grade-form")
+    keys_ready(page)
     assert page.inner_text("#document-title") == queue[0].document.title
     for key in ("3", "0"):
         with page.expect_navigation():
             page.keyboard.press(key)
+        keys_ready(page)
     # The third document: skip it with the right arrow, grade the fourth, go back and grade the third.
     assert page.inner_text("#document-title") == queue[2].document.title
     with page.expect_navigation():
         page.keyboard.press("ArrowRight")
+    keys_ready(page)
     assert page.inner_text("#document-title") == queue[3].document.title
     with page.expect_navigation():
         page.keyboard.press("2")
+    keys_ready(page)
     # After the last document the form comes back to the skipped one.
     assert page.inner_text("#document-title") == queue[2].document.title
     with page.expect_navigation():
         page.keyboard.press("ArrowLeft")
+    keys_ready(page)
     assert page.inner_text("#document-title") == queue[1].document.title
     with page.expect_navigation():
         page.keyboard.press("ArrowRight")
+    keys_ready(page)
     with page.expect_navigation():
         page.keyboard.press("1")
     assert "All 4 documents of this scenario are judged" in page.inner_text("#all-done")
     grades = dict(
-        AssessorJudgment.objects.filter(assessor=membership.user).values_list("pool_document__document__external_id", "grade")
+        AssessorJudgment.objects.filter(assessor=membership.user).values_list(
+            "pool_document__document__external_id", "grade"
+        )
     )
     assert grades == {
         queue[0].document.external_id: 3,
