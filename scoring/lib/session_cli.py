@@ -24,6 +24,7 @@ from .session import (
     score_sessions,
 )
 from .session_io import SessionRecord, read_sessions
+from .session_measures import MEASURES, TIME_MEASURES, MeasureParams, TrailQuery, score_measures
 from .trec_io import Qrels, read_qrels
 
 EXIT_BAD_INPUT = 2
@@ -51,18 +52,50 @@ def add_session_subcommand(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--formulation", choices=FORMULATIONS, default=defaults.formulation)
     parser.add_argument("--pad-to", type=int, default=None, help="hold curves to N queries (default: longest session)")
     parser.add_argument("--scan", choices=SCANS, default=defaults.scan)
+    _add_measure_arguments(parser)
     parser.set_defaults(func=run_session)
     return parser
 
 
+def _add_measure_arguments(parser: argparse.ArgumentParser) -> None:
+    """The other session measures (scoring/lib/session_measures.py); they use --top as k and --b, --bq."""
+    m = MeasureParams()
+    group = parser.add_argument_group("other session measures (docs/scoring-sessions.md)")
+    group.add_argument("--measure", action="append", choices=MEASURES, default=[], metavar="NAME",
+                       help="add a measure to each line's \"measures\" (repeatable): " + ", ".join(MEASURES))
+    group.add_argument("--p-reformulate", type=float, default=m.p_reformulate, help="esNDCG (default %(default)s)")
+    group.add_argument("--p-down", type=float, default=m.p_down, help="esNDCG (default %(default)s)")
+    group.add_argument("--mc-paths", type=int, default=m.mc_paths, help="esndcg_mc paths (default %(default)s)")
+    group.add_argument("--seed", type=int, default=m.seed, help="esndcg_mc random seed (default %(default)s)")
+    group.add_argument("--srbp-p", type=float, default=m.srbp_p, help="sRBP persistence (default %(default)s)")
+    group.add_argument("--srbp-b", type=float, default=m.srbp_b, help="sRBP balance (default %(default)s)")
+    group.add_argument("--grade-max", type=int, default=None,
+                       help="sRBP: the top grade of the scale (default: the largest grade in the qrels)")
+    group.add_argument("--half-life", type=float, default=m.half_life, help="TBG, seconds (default %(default)s)")
+    group.add_argument("--u-patience", type=float, default=m.u_patience,
+                       help="U-measure's L, seconds (default %(default)s)")
+    group.add_argument("--document-words", type=int, default=m.document_words,
+                       help="TBG/U: words of a document whose dwell is unknown (default %(default)s)")
+
+
+def _measure_params(args: argparse.Namespace) -> MeasureParams:
+    return MeasureParams(
+        k=args.top, b=args.b, bq=args.bq, p_reformulate=args.p_reformulate, p_down=args.p_down,
+        mc_paths=args.mc_paths, seed=args.seed, srbp_p=args.srbp_p, srbp_b=args.srbp_b, grade_max=args.grade_max,
+        half_life=args.half_life, u_patience=args.u_patience, document_words=args.document_words,
+    )
+
+
 def run_session(args: argparse.Namespace) -> int:
+    measures = tuple(dict.fromkeys(getattr(args, "measure", None) or ()))
     try:
         params = _params(args)
+        measure_params = _measure_params(args) if measures else None
     except ValueError as exc:
         print(f"session: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        lines, warnings = score_session_file(args.qrels, args.sessions, params)
+        lines, warnings = score_session_file(args.qrels, args.sessions, params, measures, measure_params)
     except InputError as exc:
         print(exc, file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -72,8 +105,12 @@ def run_session(args: argparse.Namespace) -> int:
     return 0
 
 
-def score_session_file(qrels_path: str, sessions_path: str, params: SessionParams) -> tuple[list[str], list[str]]:
-    """Read, check and score both files; return the output JSON lines and the warnings."""
+def score_session_file(
+    qrels_path: str, sessions_path: str, params: SessionParams, measures: tuple[str, ...] = (),
+    measure_params: MeasureParams | None = None,
+) -> tuple[list[str], list[str]]:
+    """Read, check and score both files; return the output JSON lines and the warnings. Each selected measure
+    is added to a line's "measures" object; with none, the lines are as they always were."""
     qrels = read_qrels(qrels_path)
     records = read_sessions(sessions_path)
     if not records:
@@ -83,8 +120,15 @@ def score_session_file(qrels_path: str, sessions_path: str, params: SessionParam
     results = [[query.results for query in record.queries] for record in records]
     scanned = [[query.scanned_to for query in record.queries] for record in records]
     depth = params.top if params.scan == "fixed" else max(max(max(per) for per in scanned), 1)
+    trails = None
+    if any(name in TIME_MEASURES for name in measures):
+        trails = read_trails(sessions_path, records)
+        # The time measures follow each list down to its examined depth, which may pass the top X.
+        deepest = [q.depth or 0 for trail in trails for q in trail] + [r for t in trails for q in t for r in q.opened or ()]
+        depth = max(depth, *deepest)
     batch = encode_sessions(topics, results, qrels, depth=depth, scanned_to=scanned)
     scores = score_sessions(batch, params)
+    extra = score_measures(batch, measures, measure_params, trails=trails) if measures else {}
 
     empty = sorted({topics[s] for s in np.flatnonzero(scores.ideal_final == 0)})
     warnings = [
@@ -108,8 +152,56 @@ def score_session_file(qrels_path: str, sessions_path: str, params: SessionParam
             "last_query": float(scores.last_query[s]),
             "best_query": float(scores.best_query[s]),
             "average": float(scores.average[s]),
+            **({"measures": {name: float(values[s]) for name, values in extra.items()}} if measures else {}),
         }))
     return lines, warnings
+
+
+def read_trails(path: str, records: list[SessionRecord]) -> list[list[TrailQuery]]:
+    """Each session's trail for the time measures, from the optional query keys "start" (seconds from the
+    session's start), "opened" ([{"rank": r, "dwell": seconds or null}, ...]: the documents opened from the
+    list; without it, clicks were not recorded) and "scanned_to" (the examined depth). The file was read and
+    checked by read_sessions already; this reads those keys again, naming file:line on a bad value."""
+    with open(path, encoding="utf-8") as handle:
+        raw_lines = handle.read().split("\n")  # the lines read_sessions numbered
+    trails = []
+    for record in records:
+        data = json.loads(raw_lines[record.line - 1])
+        trail = []
+        for number, (query, raw) in enumerate(zip(record.queries, data["queries"], strict=True), start=1):
+            def bad(reason, number=number, line=record.line):
+                return InputError(path, line, f"query {number}: {reason}")
+
+            start = raw.get("start")
+            if start is not None and (not _is_number(start) or start < 0):
+                raise bad(f'"start" must be a number of seconds >= 0, found {start!r}')
+            opened = raw.get("opened")
+            if opened is not None:
+                if not isinstance(opened, list):
+                    raise bad('"opened" must be a list of {"rank": ..., "dwell": ...} objects')
+                dwell_of = {}
+                for item in opened:
+                    rank = item.get("rank") if isinstance(item, dict) else None
+                    if not isinstance(rank, int) or isinstance(rank, bool) or not 1 <= rank <= len(query.results):
+                        raise bad(f'"opened": rank must be a whole number from 1 to {len(query.results)} '
+                                  f"(the list's length), found {rank!r}")
+                    dwell = item.get("dwell")
+                    if dwell is not None and (not _is_number(dwell) or dwell < 0):
+                        raise bad(f'"opened": dwell must be a number of seconds >= 0 or null, found {dwell!r}')
+                    # A document opened twice from one list: its dwells add up.
+                    if dwell is None:
+                        dwell_of.setdefault(rank, None)
+                    else:
+                        dwell_of[rank] = (dwell_of.get(rank) or 0.0) + float(dwell)
+                opened = dwell_of
+            trail.append(TrailQuery(start=None if start is None else float(start), depth=query.scanned_to,
+                                    opened=opened))
+        trails.append(trail)
+    return trails
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
 def _params(args: argparse.Namespace) -> SessionParams:
