@@ -1,6 +1,6 @@
-"""TREC Session Track logs (the 2012 layout; 2011-2014 differ only in details this reader tolerates).
+"""TREC Session Track logs, 2011-2014 (the 2012 layout; the other years differ in details this reader keeps).
 
-    sessiontrack2012 > session(num, starttime)
+    sessiontrack2012 > session(num, starttime?)
         > topic(num, product?, goal?, tasktype?) > subject(num)?, desc, narr?
         > interaction(num, starttime) > query, results > result(rank) > url, clueweb09id, title, snippet
                                       , clicked? > click(num, starttime, endtime) > rank
@@ -10,9 +10,14 @@ Import (`session_track_import`) builds a new study from a log: one scenario per 
 num), one system (the track's search engine), one participant per session (code ST<num>) with one assignment,
 and the session with its queries, shown results (documents created in a collection by ClueWeb id, the url in
 Document.extra) and its clicks as document_open/document_close events with the click times. The topic's
-attributes, the session and interaction numbers and the current query are kept in the session's events, so
-`session_track_export` writes the same log back. The log's times are times of day without a date: they are
-placed on `day` (UTC), a time earlier than the one before it moving to the next day.
+attributes, the session and interaction numbers and attributes, each time as written and the current query
+are kept in the session's events, so `session_track_export` writes the same log back. Texts are kept byte for
+byte (whitespace included).
+
+Times: 2011-2012 write times of day without a date, placed on `day` (UTC), a time more than 12 hours earlier
+than the one before it moving to the next day; 2013-2014 write seconds from the session's start (counted from
+midnight of `day`), and "NA" for a time not recorded (placed at the time known before it; a click's NA end
+gives no document_close).
 
 Its qrels become the study's first reference version. The track grades -2..4 (-2: spam); the study's scale
 is 0..max grade (participants judge on it) and negative grades are treated by `negative_grades`:
@@ -27,6 +32,7 @@ The reader uses expat directly so every error names the file, the line and the e
 from __future__ import annotations
 
 import datetime as dt
+import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -81,7 +87,8 @@ class Node:
 
     @property
     def text(self) -> str:
-        return "".join(self.parts).strip()
+        """The element's text as written: leading and trailing whitespace is part of a query or a title."""
+        return "".join(self.parts)
 
     def all(self, tag: str) -> list[Node]:
         return [child for child in self.children if child.tag == tag]
@@ -122,13 +129,29 @@ def parse_tree(data: bytes, path: str) -> Node:
     return root[0]
 
 
+@dataclass(frozen=True)
+class Stamp:
+    """A time as the log wrote it (`raw`, written back as read) and what it means: a time of day (2011-2012),
+    seconds from the session's start (2013-2014), or neither ("NA": not recorded)."""
+
+    raw: str
+    clock: dt.time | None = None
+    seconds: float | None = None
+
+    @property
+    def notation(self) -> str | None:
+        return "clock" if self.clock is not None else "seconds" if self.seconds is not None else None
+
+
 @dataclass
 class Click:
     num: int
-    start: dt.time
-    end: dt.time
+    start: Stamp
+    end: Stamp
     rank: int
     line: int
+    attrs: dict = field(default_factory=dict)  # attributes other than num, starttime, endtime
+    extra: list = field(default_factory=list)  # (tag, text) of children other than <rank> (e.g. <docno>)
 
 
 @dataclass
@@ -144,11 +167,12 @@ class Result:
 @dataclass
 class Interaction:
     num: int
-    start: dt.time
+    start: Stamp
     query: str
     results: list[Result]
     clicks: list[Click]
     line: int
+    attrs: dict = field(default_factory=dict)  # attributes other than num and starttime (e.g. 2014's type)
 
 
 @dataclass
@@ -164,11 +188,12 @@ class Topic:
 @dataclass
 class LogSession:
     num: int
-    start: dt.time
+    start: Stamp | None
     topic: Topic
     interactions: list[Interaction]
-    current_query: tuple[str, dt.time | None] | None
+    current_query: tuple[str, Stamp | None] | None
     line: int
+    attrs: dict = field(default_factory=dict)  # attributes other than num and starttime (e.g. userid)
 
 
 @dataclass
@@ -176,6 +201,10 @@ class Log:
     root: str
     id_tag: str
     sessions: list[LogSession]
+    notation: str = "clock"  # "clock" (times of day) or "seconds" (from the session's start)
+
+
+_NOTATION_NAMES = {"clock": "times of day", "seconds": "seconds from the session's start"}
 
 
 def _int(node: Node, name: str, path: str, minimum: int = 1) -> int:
@@ -201,18 +230,30 @@ def _int_text(node: Node, path: str) -> int:
     return value
 
 
-def _time(node: Node, name: str, path: str, required: bool = True) -> dt.time | None:
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+def _time(node: Node, name: str, path: str, required: bool = True) -> Stamp | None:
     raw = node.attrs.get(name)
     if raw is None:
         if required:
             raise ImportFailure(path, node.line, f"{node.tag}@{name}", "missing")
         return None
+    if raw == "NA":
+        return Stamp(raw)
+    if _SECONDS.fullmatch(raw):
+        return Stamp(raw, seconds=float(raw))
     for pattern in ("%H:%M:%S.%f", "%H:%M:%S"):
         try:
-            return dt.datetime.strptime(raw, pattern).time()
+            return Stamp(raw, clock=dt.datetime.strptime(raw, pattern).time())
         except ValueError:
             continue
-    raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{raw!r} is not a time of day (HH:MM:SS.ffffff)")
+    raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{raw!r} is not a time of day (HH:MM:SS.ffffff), "
+                        "seconds from the session's start (143.512957) or NA")
+
+
+def _others(node: Node, *known: str) -> dict:
+    return {k: v for k, v in node.attrs.items() if k not in known}
 
 
 def _text(node: Node, tag: str, path: str, required: bool = True) -> str | None:
@@ -226,12 +267,27 @@ def read_log(data: bytes, path: str) -> Log:
     sessions = []
     id_tag = None
     seen_sessions: dict[int, int] = {}
+    notation: tuple[str, int] | None = None  # the log's time notation and the line that set it
+
+    def timed(node: Node, name: str, required: bool = True) -> Stamp | None:
+        nonlocal notation
+        stamp = _time(node, name, path, required)
+        kind = stamp.notation if stamp is not None else None
+        if kind is not None:
+            if notation is None:
+                notation = (kind, node.line)
+            elif kind != notation[0]:
+                raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{stamp.raw!r} mixes notations: line "
+                                    f"{notation[1]} set {_NOTATION_NAMES[notation[0]]}")
+        return stamp
+
     for session_node in root.all("session"):
         num = _int(session_node, "num", path)
         if num in seen_sessions:
             raise ImportFailure(path, session_node.line, "session@num",
                                 f"session {num} already appears on line {seen_sessions[num]}")
         seen_sessions[num] = session_node.line
+        session_start = timed(session_node, "starttime", required=False)
         topic_node = session_node.one("topic", path)
         topic_num = topic_node.attrs.get("num", "").strip()
         if not topic_num or len(topic_num) > 100 or any(ch.isspace() for ch in topic_num):
@@ -247,6 +303,7 @@ def read_log(data: bytes, path: str) -> Log:
         )
         interactions = []
         for interaction_node in session_node.all("interaction"):
+            interaction_start = timed(interaction_node, "starttime")
             results = []
             results_node = interaction_node.one("results", path, required=False)
             for result_node in [] if results_node is None else results_node.all("result"):
@@ -255,43 +312,47 @@ def read_log(data: bytes, path: str) -> Log:
                     raise ImportFailure(path, result_node.line, "clueweb09id", "<result> has no document id "
                                         f"({', '.join(DOC_ID_TAGS)})")
                 id_tag = id_tag or tags[0]
-                docid = _text(result_node, tags[0], path)
+                docid = _text(result_node, tags[0], path).strip()  # an id, not a text
                 if not docid or len(docid) > 200:
                     raise ImportFailure(path, result_node.line, tags[0], "empty or longer than 200 characters")
                 results.append(Result(
                     rank=_int(result_node, "rank", path), url=_text(result_node, "url", path, False) or "",
                     docid=docid, title=_text(result_node, "title", path, False) or "",
                     snippet=_text(result_node, "snippet", path, False) or "", line=result_node.line))
-            for expected, result in enumerate(results, start=1):
-                if result.rank != expected:
-                    raise ImportFailure(path, result.line, "result@rank",
-                                        f"ranks must run 1..n in order: expected {expected}, found {result.rank}")
+            # Ranks rise in file order; a later page of results may start after 1 (11..20).
+            for before, result in zip(results, results[1:], strict=False):
+                if result.rank <= before.rank:
+                    raise ImportFailure(path, result.line, "result@rank", f"ranks must rise in file order: "
+                                        f"{result.rank} follows {before.rank}")
+            shown_ranks = {result.rank for result in results}
             clicks = []
             clicked = interaction_node.one("clicked", path, required=False)
             for click_node in [] if clicked is None else clicked.all("click"):
                 rank_node = click_node.one("rank", path)
                 rank = _int_text(rank_node, path)
-                if rank > len(results):
-                    raise ImportFailure(path, rank_node.line, "rank",
-                                        f"click on rank {rank}, but only {len(results)} results were shown")
-                clicks.append(Click(_int(click_node, "num", path), _time(click_node, "starttime", path),
-                                    _time(click_node, "endtime", path), rank, click_node.line))
+                if rank not in shown_ranks:
+                    raise ImportFailure(path, rank_node.line, "rank", f"click on rank {rank}, which this "
+                                        f"interaction did not show ({len(results)} results)")
+                clicks.append(Click(
+                    _int(click_node, "num", path), timed(click_node, "starttime"), timed(click_node, "endtime"),
+                    rank, click_node.line, _others(click_node, "num", "starttime", "endtime"),
+                    [(child.tag, child.text) for child in click_node.children if child.tag != "rank"]))
             query_node = interaction_node.one("query", path)
             query = query_node.text
-            if not query:
+            if not query.strip():
                 raise ImportFailure(path, query_node.line, "query", "empty query")
-            interactions.append(Interaction(_int(interaction_node, "num", path),
-                                            _time(interaction_node, "starttime", path), query, results, clicks,
-                                            interaction_node.line))
+            interactions.append(Interaction(_int(interaction_node, "num", path), interaction_start, query,
+                                            results, clicks, interaction_node.line,
+                                            _others(interaction_node, "num", "starttime")))
         current = session_node.one("currentquery", path, required=False)
         current_query = None
         if current is not None:
-            current_query = (_text(current, "query", path), _time(current, "starttime", path, required=False))
-        sessions.append(LogSession(num, _time(session_node, "starttime", path), topic, interactions,
-                                   current_query, session_node.line))
+            current_query = (_text(current, "query", path), timed(current, "starttime", required=False))
+        sessions.append(LogSession(num, session_start, topic, interactions, current_query, session_node.line,
+                                   _others(session_node, "num", "starttime")))
     if not sessions:
         raise ImportFailure(path, root.line, "session", f"<{root.tag}> holds no <session>")
-    return Log(root.tag, id_tag or DOC_ID_TAGS[0], sessions)
+    return Log(root.tag, id_tag or DOC_ID_TAGS[0], sessions, notation[0] if notation else "clock")
 
 
 def _read_bytes(path: str | Path) -> bytes:
@@ -314,20 +375,57 @@ def _values_in(queryset, field: str, values: list, columns: tuple) -> list[tuple
 
 
 class _Clock:
-    """Times of day on a running date: a time more than 12 hours earlier than the last one is on the next day
-    (a smaller step back is two overlapping clicks, not midnight)."""
+    """A session's times on one timeline. Times of day are placed on a running date: one more than 12 hours
+    earlier than the latest so far is on the next day (a smaller step back is two overlapping clicks, not
+    midnight). Seconds from the session's start count from midnight of `day`. NA (not recorded) is placed
+    later, at the latest time known before it (`settle`)."""
 
     def __init__(self, day: dt.date):
         self.day = day
+        self.midnight = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
         self.last: dt.datetime | None = None
 
-    def at(self, time: dt.time) -> dt.datetime:
-        moment = dt.datetime.combine(self.day, time, tzinfo=dt.UTC)
-        if self.last is not None and moment < self.last - dt.timedelta(hours=12):
-            self.day += dt.timedelta(days=1)
-            moment += dt.timedelta(days=1)
+    def at(self, stamp: Stamp | None) -> dt.datetime | None:
+        if stamp is None or stamp.notation is None:
+            return None
+        if stamp.seconds is not None:
+            moment = self.midnight + dt.timedelta(seconds=stamp.seconds)
+        else:
+            moment = dt.datetime.combine(self.day, stamp.clock, tzinfo=dt.UTC)
+            if self.last is not None and moment < self.last - dt.timedelta(hours=12):
+                self.day += dt.timedelta(days=1)
+                moment += dt.timedelta(days=1)
         self.last = moment if self.last is None else max(self.last, moment)
         return moment
+
+
+def _session_timeline(session: LogSession, day: dt.date):
+    """(started, [(issued, [(click, opened, closed or None)])], current query's time or None, ended). A session
+    without a start time starts at its first time; a start or an open that is NA is placed at the time known
+    before it; a close that is NA stays None (the dwell time was not recorded)."""
+    clock = _Clock(day)
+    started = clock.at(session.start)
+    placed = []
+    for interaction in session.interactions:
+        issued = clock.at(interaction.start)
+        placed.append((issued, [(click, clock.at(click.start), clock.at(click.end)) for click in interaction.clicks]))
+    current = session.current_query[1] if session.current_query is not None else None
+    current_at = clock.at(current)
+    if started is None:
+        known = [t for issued, clicks in placed for t in (issued, *(c[1] for c in clicks)) if t is not None]
+        started = known[0] if known else (current_at or clock.midnight)
+    latest = started
+    inter = []
+    for issued, clicks in placed:
+        latest = issued = issued or latest
+        settled = []
+        for click, opened, closed in clicks:
+            opened = opened or latest
+            latest = max(latest, opened)
+            settled.append((click, opened, closed))
+        inter.append((issued, settled))
+    ended = max([started, *(t for t in (clock.last, current_at) if t is not None)])
+    return started, inter, current_at, ended
 
 
 @dataclass
@@ -457,20 +555,8 @@ def session_track_import(
         for participant, session in zip(participants, log.sessions, strict=True))
     Study.objects.filter(pk=study.pk).update(design_locked_at=timezone.now())
 
-    # Every time of a session placed on the running date, in file order.
-    timeline = []
-    for session in log.sessions:
-        clock = _Clock(day)
-        started = clock.at(session.start)
-        inter = []
-        for interaction in session.interactions:
-            issued = clock.at(interaction.start)
-            inter.append((issued, [(click, clock.at(click.start), clock.at(click.end)) for click in interaction.clicks]))
-        current_at = None
-        if session.current_query is not None and session.current_query[1] is not None:
-            current_at = clock.at(session.current_query[1])
-        ended = clock.last
-        timeline.append((started, inter, current_at, ended))
+    # Every time of a session placed on one timeline, in file order.
+    timeline = [_session_timeline(session, day) for session in log.sessions]
     search_sessions = SearchSession.objects.bulk_create(
         SearchSession(assignment=assignment, started_at=started, ended_at=ended,
                       end_reason=SearchSession.EndReason.SATISFIED)
@@ -500,7 +586,9 @@ def session_track_import(
         topic = session.topic
         event("session_start", "session", started, {
             "assignment": 1,
-            "session_track": {"root": log.root, "id_tag": log.id_tag, "session": session.num, "topic": {
+            "session_track": {"root": log.root, "id_tag": log.id_tag, "notation": log.notation,
+                              "session": session.num, "attrs": session.attrs,
+                              "starttime": None if session.start is None else session.start.raw, "topic": {
                 "num": topic.num, "attrs": topic.attrs, "subject": topic.subject, "subject_num": topic.subject_num,
                 "desc": topic.desc, "narr": topic.narr}},
         }, {"ok": True, "session": search_session.pk})
@@ -514,25 +602,37 @@ def session_track_import(
                 shown.append(ShownResult(query=query, rank=result.rank, document_id=document_id, title=result.title,
                                          snippet=result.snippet, page=(result.rank - 1) // 10 + 1, shown_at=issued))
             counts["results"] += len(interaction.results)
-            data = {"text": interaction.query, "interaction": interaction.num}
+            # The log's own notation of each time is kept, so the export writes it back as read.
+            data = {"text": interaction.query, "interaction": interaction.num,
+                    "times": {"start": interaction.start.raw}}
+            if interaction.attrs:
+                data["attrs"] = interaction.attrs
             if other_urls:
                 data["urls"] = other_urls
             event("query", f"i{interaction.num}.query", issued, data,
                   {"ok": True, "query": position, "query_id": query.pk, "page": 1, "total": None, "message": "",
                    "query_used": interaction.query})
+            by_rank = {result.rank: result.docid for result in interaction.results}
             for click, opened, closed in clicks:
-                doc = interaction.results[click.rank - 1].docid
+                doc = by_rank[click.rank]
                 common = {"doc": doc, "query": position, "rank": click.rank, "click": click.num}
-                event("document_open", f"i{interaction.num}.c{click.num}.open", opened, common,
+                opening = {**common, "times": {"start": click.start.raw, "end": click.end.raw}}
+                if click.attrs:
+                    opening["attrs"] = click.attrs
+                if click.extra:
+                    opening["extra"] = click.extra
+                event("document_open", f"i{interaction.num}.c{click.num}.open", opened, opening,
                       {"ok": True, "doc": doc})
-                dwell = int((closed - opened).total_seconds() * 1000)
-                event("document_close", f"i{interaction.num}.c{click.num}.close", closed,
-                      {**common, "dwell_ms": dwell}, {"ok": True, "doc": doc})
+                if closed is not None:  # an end time NA: the document was opened, its dwell time not recorded
+                    dwell = int((closed - opened).total_seconds() * 1000)
+                    event("document_close", f"i{interaction.num}.c{click.num}.close", closed,
+                          {**common, "dwell_ms": dwell}, {"ok": True, "doc": doc})
                 counts["clicks"] += 1
             counts["interactions"] += 1
         if session.current_query is not None:
-            text, _ = session.current_query
-            event("current_query", "current", current_at, {"text": text, "has_time": current_at is not None},
+            text, stamp = session.current_query
+            event("current_query", "current", current_at, {"text": text, "has_time": stamp is not None,
+                                                           "starttime": None if stamp is None else stamp.raw},
                   {"ok": True})
         event("session_end", "end", ended, {"reason": SearchSession.EndReason.SATISFIED}, {"ok": True,
                                                                                          "reason": "satisfied"})
@@ -557,18 +657,41 @@ def _clock_text(moment: dt.datetime | None) -> str:
     return moment.astimezone(dt.UTC).strftime("%H:%M:%S.%f") if moment is not None else ""
 
 
-def _sub(parent, tag: str, text: str | None = None, **attrs) -> ET.Element:
+class _TimeWriter:
+    """A time in the log's notation: as read when the import kept it (`raw`), else from the timeline (a time of
+    day, or seconds from midnight of the session's first day, the zero the import placed them on)."""
+
+    def __init__(self, notation: str, started: dt.datetime | None):
+        self.notation = notation
+        self.midnight = None if started is None else dt.datetime.combine(started.astimezone(dt.UTC).date(),
+                                                                         dt.time(), tzinfo=dt.UTC)
+
+    def text(self, moment: dt.datetime | None, raw: str | None = None) -> str:
+        if raw is not None:
+            return raw
+        if moment is None:
+            return "NA"
+        if self.notation == "seconds" and self.midnight is not None:
+            return f"{(moment - self.midnight).total_seconds():.6f}"
+        return _clock_text(moment)
+
+
+def _sub(parent, tag: str, text: str | None = None, /, **attrs) -> ET.Element:
     element = ET.SubElement(parent, tag, {k: str(v) for k, v in attrs.items()})
     if text is not None:
         element.text = text
     return element
 
 
+def _when(event: Event) -> dt.datetime:
+    return event.client_time or event.server_time
+
+
 def session_track_export(*, study: Study) -> bytes:
     """The study's sessions as a Session Track log (UTF-8 XML). Sessions imported from a log are written as
-    they were read; others get session numbers in order of participant and position, topic = the scenario
-    (topic_id, title as subject, text as desc), clicks from document_open events (end time from the matching
-    document_close)."""
+    they were read (texts, attributes and each time in the log's own notation, NA kept); others get session
+    numbers in order of participant and position, topic = the scenario (topic_id, title as subject, text as
+    desc), clicks from document_open events (end time from the matching document_close, NA without one)."""
     # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
     scope = SearchSession.objects.filter(assignment__participant__study=study).values("pk")
     sessions = list(
@@ -596,9 +719,12 @@ def session_track_export(*, study: Study) -> bytes:
     id_tag = first.get("id_tag", "clueweb09id")
     for number, session in enumerate(sessions, start=1):
         info = start_info.get(session.pk, {})
+        times = _TimeWriter(info.get("notation", "clock"), session.started_at)
         scenario = session.assignment.scenario
-        session_element = _sub(root, "session", num=info.get("session", number),
-                               starttime=_clock_text(session.started_at))
+        attrs = {"num": info.get("session", number)}
+        if "starttime" not in info or info["starttime"] is not None:
+            attrs["starttime"] = times.text(session.started_at, info.get("starttime"))
+        session_element = _sub(root, "session", **attrs, **info.get("attrs", {}))
         topic = info.get("topic") or {"num": scenario.topic_id, "attrs": {}, "subject": scenario.title,
                                       "subject_num": None, "desc": scenario.text, "narr": None}
         topic_element = _sub(session_element, "topic", num=topic["num"], **topic.get("attrs", {}))
@@ -626,7 +752,8 @@ def session_track_export(*, study: Study) -> bytes:
             data = query_events.get(query.position, {})
             other_urls = data.get("urls", {})
             interaction = _sub(session_element, "interaction", num=data.get("interaction", query.position),
-                               starttime=_clock_text(query.issued_at))
+                               starttime=times.text(query.issued_at, (data.get("times") or {}).get("start")),
+                               **data.get("attrs", {}))
             _sub(interaction, "query", query.text)
             results_element = _sub(interaction, "results")
             ranks = {}
@@ -643,19 +770,23 @@ def session_track_export(*, study: Study) -> bytes:
                 rank = data.get("rank") if isinstance(data.get("rank"), int) else ranks.get(data.get("doc"))
                 if rank is None:
                     continue
+                raw = data.get("times") or {}
                 pending = closes.get((query.position, data.get("doc"), data.get("click")), [])
-                closed = next((c for c in pending if (c.client_time or c.server_time) >= (opened.client_time or
-                                                                                          opened.server_time)), None)
+                closed = next((c for c in pending if _when(c) >= _when(opened)), None)
                 if closed is not None:
                     pending.remove(closed)
-                start = opened.client_time or opened.server_time
-                end = (closed.client_time or closed.server_time) if closed is not None else start
-                click = _sub(clicked, "click", num=data.get("click", index), starttime=_clock_text(start),
-                             endtime=_clock_text(end))
+                click = _sub(clicked, "click", num=data.get("click", index),
+                             starttime=times.text(_when(opened), raw.get("start")),
+                             endtime=times.text(_when(closed) if closed is not None else None, raw.get("end")),
+                             **data.get("attrs", {}))
                 _sub(click, "rank", str(rank))
+                for tag, text in data.get("extra", []):
+                    _sub(click, tag, text)
         if current is not None:
             data = current.payload.get("data") or {}
-            attrs = {"starttime": _clock_text(current.client_time)} if data.get("has_time", True) else {}
+            attrs = {}
+            if data.get("has_time", True):
+                attrs["starttime"] = times.text(current.client_time, data.get("starttime"))
             _sub(_sub(session_element, "currentquery", **attrs), "query", data.get("text", ""))
     ET.indent(root, space="   ")
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"

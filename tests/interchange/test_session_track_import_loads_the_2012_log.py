@@ -53,7 +53,8 @@ def test_the_first_session_is_read_as_written(imported):
     assert top.document.extra["url"] == "http://en.wikipedia.org/wiki/403(b)"
     assert top.title == "403(b) - Wikipedia, the free encyclopedia"
     click = session.events.filter(type="document_open").order_by("sequence").first()
-    assert click.payload["data"] == {"doc": "clueweb09-enwp01-56-23264", "query": 1, "rank": 2, "click": 1}
+    assert click.payload["data"] == {"doc": "clueweb09-enwp01-56-23264", "query": 1, "rank": 2, "click": 1,
+                                     "times": {"start": "09:54:42.635247", "end": "09:54:43.722679"}}
     assert click.client_time.isoformat() == "2012-01-01T09:54:42.635247+00:00"
     current = session.events.get(type="current_query")
     assert current.payload["data"]["text"] == "US tax code 403 (b) eligibility"
