@@ -208,7 +208,9 @@ class _View:
         sdcg = np.bincount(self.session_of, weights=dcg * query_disc[self.qpos], minlength=len(counts))
         idcg = self.ideal[:, : p.k] @ rank_disc  # (topics,)
         ideal_sdcg = idcg[self.topic] * np.cumsum(query_disc)[counts - 1]
-        ndcg = _safe_divide(dcg, idcg[self.topic[self.session_of]])
+        # Each query's nDCG@k is the usual one (1 / log2(r + 1), trec_eval's with gain 2^g - 1), whatever b.
+        log2_disc = 1.0 / np.log2(np.arange(1, p.k + 1) + 1.0)
+        ndcg = _safe_divide(self.gains @ log2_disc, (self.ideal[:, : p.k] @ log2_disc)[self.topic[self.session_of]])
         return {
             "sdcg_per_query": sdcg / counts,
             "nsdcg": _safe_divide(sdcg, ideal_sdcg),
