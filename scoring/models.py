@@ -60,6 +60,12 @@ class ScoringRun(models.Model):
     )
     grid_b = models.JSONField(default=list)
     grid_bq = models.JSONField(default=list)
+    # The other session measures to compute (scoring.lib.session_measures.MEASURES), and their parameters as
+    # they were when the run was created, so a later change of a default does not change an old run's numbers.
+    measures = models.JSONField(default=list, blank=True,
+                                help_text="Names of the other session measures this run computes, in order.")
+    measure_params = models.JSONField(default=dict, blank=True,
+                                      help_text="The MeasureParams fields the measures were computed with.")
 
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)
@@ -129,6 +135,13 @@ class SessionScore(models.Model):
     ideal = models.BinaryField()
     # float32 bytes, (len(grid_b), len(grid_bq), 5 summaries): session_grid's values for this session.
     grid = models.BinaryField()
+    measures = models.JSONField(
+        default=dict, blank=True,
+        help_text='The run\'s other session measures for this session, keyed by measure name: '
+                  '{"sdcg_per_query": 1.23, "nsdcg": 0.41, ...}, one float each (0 for an empty recall base, never '
+                  'NaN); only the measures the run selected (ScoringRun.measures) are present. Names and meanings: '
+                  'scoring.lib.session_measures.MEASURES and docs/scoring-sessions.md.',
+    )
     pass_number = models.PositiveIntegerField()
 
     class Meta:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import timedelta
 
 import numpy as np
@@ -43,6 +43,7 @@ from .lib.session import (
     score_sessions,
     session_grid,
 )
+from .lib.session_measures import TIME_MEASURES, MeasureParams, TrailQuery, check_measures, score_measures
 from .models import GRID_B, GRID_BQ, QUERY_DEPTH, QueryScore, ScoringRun, SessionScore
 
 logger = logging.getLogger(__name__)
@@ -86,11 +87,14 @@ def scoring_run_create(
     short_lists: str = "pad",
     scan: str = "fixed",
     judgments: str = ScoringRun.Judgments.REFERENCE,
+    measures: Sequence[str] = (),
     make_default: bool | None = None,
 ) -> ScoringRun:
     """Create a run with the latest reference version and queue its scoring on commit. The study's first run
     becomes its default run unless make_default=False. Without weights, those of the study's grade scale
-    (`session.default_weights`: the paper's 0, 1, 10, 100 on 0..3)."""
+    (`session.default_weights`: the paper's 0, 1, 10, 100 on 0..3). `measures` names the other session measures
+    to compute for each session (scoring.lib.session_measures.MEASURES); their parameters are the library's
+    defaults with the run's top, b and bq, stored on the run."""
     weights = tuple(float(w) for w in (default_weights(study.grade_values()) if weights is None else weights))
     try:
         SessionParams(weights=weights, b=b, bq=bq, top=top, formulation=formulation, duplicates=duplicates,
@@ -102,6 +106,11 @@ def scoring_run_create(
     if judgments not in ScoringRun.Judgments.values:
         raise ScoringError(f"unknown judgments {judgments!r}; choose reference or participant")
     grades = study.grade_values()
+    try:
+        measures = list(check_measures(list(measures)))
+        measure_params = measure_params_for(top=top, b=b, bq=bq, grades=grades)
+    except ValueError as exc:
+        raise ScoringError(str(exc)) from None
     if formulation != "kanoulas2011" and grades and max(grades) >= len(weights):
         raise ScoringError(
             f"the study's grades go to {max(grades)} but the weights give gains for grades 0..{len(weights) - 1}"
@@ -121,9 +130,23 @@ def scoring_run_create(
             formulation=formulation, gain=gain, duplicates=duplicates, short_lists=short_lists, scan=scan,
             judgments=judgments, reference_version=version if judgments == ScoringRun.Judgments.REFERENCE else None,
             grid_b=list(GRID_B), grid_bq=list(GRID_BQ), is_default=default,
+            measures=measures, measure_params=asdict(measure_params),
         )
         _queue_pass(run.pk, None)
     return run
+
+
+def measure_params_for(*, top: int, b: float, bq: float, grades: Sequence[int]) -> MeasureParams:
+    """The other measures' parameters for a run: the library's defaults, k = top X, the run's b and bq, and
+    sRBP's top grade from the study's scale (1 when the scale has no grade above 0)."""
+    return MeasureParams(k=top, b=b, bq=bq, grade_max=max([1, *grades]))
+
+
+def run_measure_params(run: ScoringRun) -> MeasureParams:
+    """The stored parameters (fields a later version dropped are ignored; ones it added take their defaults)."""
+    known = {f.name for f in fields(MeasureParams)}
+    stored = {name: value for name, value in (run.measure_params or {}).items() if name in known}
+    return MeasureParams(**{"k": run.top, "b": run.b, "bq": run.bq, **stored})
 
 
 def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
@@ -300,7 +323,7 @@ def scoring_chunk_score(*, run_id: int, pass_number: int, session_ids: Sequence[
 
 _SESSION_FIELDS = [
     "participant", "scenario", "system", "end_reason", "n_queries", "length", *SUMMARIES, "ideal_final",
-    "unjudged", "curve", "ideal", "grid", "pass_number",
+    "unjudged", "curve", "ideal", "grid", "measures", "pass_number",
 ]
 _QUERY_FIELDS = ["session", "position", "is_last", "sdcg", "by_rank"]
 
@@ -313,6 +336,7 @@ class _Chunk:
     scanned: list[list[int]] | None
     topics: list[str]
     qrels: dict[str, dict[int, int]]
+    trails: list[list[TrailQuery]] | None = None  # for the time measures
 
 
 def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
@@ -334,8 +358,9 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
     sessions = [row for row in candidates if queries.get(row[0])]
     ids = [row[0] for row in sessions]
     observed = run.scan == "observed"
+    timed = any(name in TIME_MEASURES for name in run.measures or ())
     deepest = {}
-    if observed:
+    if observed or timed:
         deepest = _observed_depths(ids, queries, marks)
     depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0))
     shown = defaultdict(dict)
@@ -363,7 +388,51 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
                 version_id=run.reference_version_id, topic_id__in=set(topics)).values_list(
                 "topic_id", "document_id", "grade"):
             qrels[topic][document_id] = grade
-    return _Chunk(sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels))
+    trails = _trails(ids, queries, deepest) if timed else None
+    return _Chunk(sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels), trails)
+
+
+def _trails(ids: list[int], queries: dict[int, list[int]], deepest: dict[int, int]) -> list[list[TrailQuery]]:
+    """Each session's trail for the time measures (docs/scoring-sessions.md, "Time-biased gain").
+
+    A query starts at its issued_at less the session's started_at: both are the server's clock, so no client
+    clock enters the difference. Its depth is the observed one (scan mark or deepest document opened), else the
+    top X. Opened documents are those of acknowledged document_open or document_close events, at the rank they
+    were first shown in that query's list; a document's dwell is the sum of the dwell_ms its closes report (a
+    duration measured on the participant's clock, so its offset cancels), None when no close says it. Clicks are
+    always logged here, so a query with none opened has an empty `opened`, not an unknown one."""
+    started = dict(SearchSession.objects.filter(pk__in=ids).values_list("pk", "started_at"))
+    issued = dict(Query.objects.filter(session_id__in=ids).values_list("pk", "issued_at"))
+    positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
+    opened = defaultdict(set)  # query id -> external ids of the documents opened from its list
+    dwell: dict[tuple[int, str], float] = {}
+    for session_id, kind, data in Event.objects.filter(
+            session_id__in=ids, type__in=["document_open", "document_close"], payload__ack__ok=True).values_list(
+            "session_id", "type", "payload__data"):
+        data = data if isinstance(data, dict) else {}
+        query_id = positions.get((session_id, data.get("query")))
+        doc = data.get("doc")
+        if query_id is None or not isinstance(doc, str):
+            continue
+        opened[query_id].add(doc)
+        ms = data.get("dwell_ms")
+        if kind == "document_close" and isinstance(ms, int | float) and not isinstance(ms, bool) and ms >= 0:
+            dwell[query_id, doc] = dwell.get((query_id, doc), 0.0) + ms / 1000.0
+    rank_of: dict[tuple[int, str], int] = {}
+    if opened:
+        for query_id, external_id, rank in ShownResult.objects.filter(
+                query_id__in=list(opened), document__external_id__in={d for docs in opened.values() for d in docs}
+        ).values_list("query_id", "document__external_id", "rank"):
+            if external_id in opened[query_id]:
+                key = (query_id, external_id)
+                rank_of[key] = min(rank, rank_of.get(key, rank))
+    by_query = defaultdict(dict)
+    for (query_id, doc), rank in rank_of.items():
+        by_query[query_id][rank] = dwell.get((query_id, doc))
+    return [[
+        TrailQuery(start=max(0.0, (issued[q] - started[s]).total_seconds()), depth=deepest.get(q),
+                   opened=by_query.get(q, {}))
+        for q in queries[s]] for s in ids]
 
 
 def _observed_depths(ids: list[int], queries: dict[int, list[int]], marks: dict[int, int | None]) -> dict[int, int]:
@@ -407,6 +476,10 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
     by_query = score_sessions(batch, replace(params, top=QUERY_DEPTH, scan="fixed", short_lists="pad"))
     grid = session_grid(batch, params, b_values=run.grid_b, bq_values=run.grid_bq)
     grid_values = np.stack([getattr(grid, name) for name in SUMMARIES], axis=-1).astype(np.float32)  # (nb,nbq,S,5)
+    extra = {}
+    if run.measures:
+        extra = score_measures(batch, run.measures, run_measure_params(run), trails=chunk.trails,
+                               keys=[row[0] for row in chunk.sessions])
 
     n_sessions = len(chunk.sessions)
     segments = by_query.curve.reshape(n_sessions, -1, QUERY_DEPTH)
@@ -424,7 +497,8 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
             best_query=float(scores.best_query[s]), average=float(scores.average[s]),
             unjudged=not chunk.qrels.get(chunk.topics[s]),
             curve=scores.curve[s, :length].tobytes(), ideal=scores.ideal[s, :length].tobytes(),
-            grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(), pass_number=pass_number,
+            grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(),
+            measures={name: float(values[s]) for name, values in extra.items()}, pass_number=pass_number,
         ))
         per_query = scores.per_query_of(s)
         query_ids = chunk.query_ids[s]

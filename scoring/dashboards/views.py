@@ -21,6 +21,7 @@ from studies.views import researcher_required, study_for_researcher
 
 from .. import selectors, services
 from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
+from ..lib.session_measures import MEASURE_LABELS, MEASURES
 from ..models import ScoringRun
 from . import charts
 from .registry import CHARTS, chart_build
@@ -40,6 +41,11 @@ class RunForm(forms.Form):
     short_lists = forms.ChoiceField(choices=[(s, s) for s in SHORT_LISTS], initial="pad")
     scan = forms.ChoiceField(choices=[(s, s) for s in SCANS], initial="fixed")
     judgments = forms.ChoiceField(choices=ScoringRun.Judgments.choices, initial="reference")
+    measures = forms.MultipleChoiceField(
+        choices=[(name, MEASURE_LABELS[name]) for name in MEASURES], required=False,
+        widget=forms.CheckboxSelectMultiple, label="Also compute",
+        help_text="Other session measures, stored per session beside sDCG (docs/scoring-sessions.md).",
+    )
     make_default = forms.BooleanField(required=False, label="Make it the study's default (live) run")
 
     def __init__(self, *args, study, **kwargs):

@@ -134,9 +134,12 @@ def score_measures(
     params: MeasureParams | None = None,
     *,
     trails: Sequence[Sequence[TrailQuery] | None] | None = None,
+    keys: Sequence[int] | None = None,
 ) -> dict[str, np.ndarray]:
     """{name: one value per session} for each measure named. `trails[s]` (one TrailQuery per query, or None)
-    feeds the time measures; without it they use the papers' model times alone."""
+    feeds the time measures; without it they use the papers' model times alone. esndcg_mc samples session s
+    with the generator seeded by (params.seed, keys[s]) (default: its index), so a session's sampled value does
+    not depend on which other sessions share its batch when keys are stable ids."""
     params = params or MeasureParams()
     names = check_measures(names)
     if trails is not None and len(trails) != batch.n_sessions:
@@ -149,8 +152,12 @@ def score_measures(
     if "esndcg" in names:
         out["esndcg"] = np.array([view.esndcg_exact(s) for s in range(batch.n_sessions)])
     if "esndcg_mc" in names:
-        rng = np.random.default_rng(params.seed)
-        out["esndcg_mc"] = np.array([view.esndcg_sampled(s, rng)[0] for s in range(batch.n_sessions)])
+        keys = range(batch.n_sessions) if keys is None else keys
+        if len(keys) != batch.n_sessions:
+            raise ValueError(f"{len(keys)} keys for {batch.n_sessions} sessions")
+        out["esndcg_mc"] = np.array([
+            view.esndcg_sampled(s, np.random.default_rng([params.seed, int(key)]))[0] for s, key in enumerate(keys)
+        ])
     if "srbp" in names:
         out["srbp"] = view.srbp()
     for name in TIME_MEASURES:
