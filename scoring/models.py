@@ -176,3 +176,89 @@ class QueryScore(models.Model):
 
     def __str__(self):
         return f"run {self.run_id} query {self.query_id}: {self.sdcg:.4g}"
+
+
+# --- Study planning: power by simulation (issue 21, docs/planning.md; scoring/planning/) -----------------------
+
+
+class PowerPlan(models.Model):
+    """A power curve asked for a study: the measure, the test, where the effect comes from, the participant counts
+    and replications. Its Monte Carlo counts are PowerChunk rows; progress is kept here so a reload shows it.
+    `key` hashes every parameter and the version of the data it reads, so an identical request reuses it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    class Effect(models.TextChoices):
+        SPECIFIED = "specified", "Specified: a difference and a spread"
+        PILOT = "pilot", "From a pilot: resample the study's scored sessions"
+        SIMULATED = "simulated", "Simulated: searchers on the study's own systems"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="power_plans")
+    label = models.CharField(max_length=200, blank=True)
+    summary = models.CharField(max_length=20, default="normalized_final")
+    test = models.CharField(max_length=20, default="paired_t")
+    alternative = models.CharField(max_length=20, default="two-sided")
+    effect = models.CharField(max_length=20, choices=Effect.choices, default=Effect.SPECIFIED)
+    first_system = models.ForeignKey(System, null=True, on_delete=models.SET_NULL, related_name="+")
+    second_system = models.ForeignKey(System, null=True, on_delete=models.SET_NULL, related_name="+")
+    difference = models.FloatField(null=True, blank=True)
+    spread = models.FloatField(null=True, blank=True)
+    between = models.FloatField(default=0.0)
+    # The scoring parameters (and, for a pilot, the scores) the plan uses.
+    run = models.ForeignKey(ScoringRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    simulated_participants = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=list)
+    replications = models.PositiveIntegerField(default=500)
+    alpha = models.FloatField(default=0.05)
+    target = models.FloatField(default=0.8)
+    seed = models.PositiveIntegerField(default=2026)
+    key = models.CharField(max_length=64, db_index=True)
+    # What the chunks resample, fixed when the plan starts: the pilot's (or the simulated) sessions' values with
+    # their participant, scenario and system; and what the page says about it.
+    sample = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(alpha__gt=0) & Q(alpha__lt=1), name="power_plan_alpha_range"),
+            models.CheckConstraint(condition=Q(target__gt=0) & Q(target__lt=1), name="power_plan_target_range"),
+            models.CheckConstraint(condition=Q(replications__gte=1), name="power_plan_replications_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.study} power plan {self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class PowerChunk(models.Model):
+    """The rejections of `replications` simulated studies of `count` participants, replications start.. of the
+    plan's stream for that count: upserted by (plan, count, start), so a re-delivered chunk counts once."""
+
+    plan = models.ForeignKey(PowerPlan, on_delete=models.CASCADE, related_name="chunks")
+    count = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    replications = models.PositiveIntegerField()
+    rejections = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["plan", "count", "start"], name="power_chunk_once_per_plan"),
+        ]
+
+    def __str__(self):
+        return f"plan {self.plan_id} n={self.count} from {self.start}: {self.rejections}/{self.replications}"

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from .dashboards import views
 
@@ -6,6 +6,7 @@ app_name = "scoring"
 urlpatterns = [
     path("<slug:slug>/", views.runs, name="runs"),
     path("<slug:slug>/compare/", views.compare, name="compare"),
+    path("<slug:slug>/planning/", include("scoring.planning.urls")),
     path("<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run_detail"),
     path("<slug:slug>/runs/<int:run_id>/status.json", views.run_status, name="run_status"),
     path("<slug:slug>/runs/<int:run_id>/default/", views.run_make_default, name="run_make_default"),

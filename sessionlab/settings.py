@@ -183,6 +183,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# Task modules autodiscovery does not find (it imports only each app's tasks.py): the study planner's.
+CELERY_IMPORTS = ("scoring.planning.tasks",)
 # With Redis as the broker, a task taken by a worker that dies before acking (acks_late) is delivered again
 # after the visibility timeout (kombu's default: one hour); CELERY_VISIBILITY_TIMEOUT (seconds) shortens it and
 # must stay longer than the longest task. Queueing from a request gives up quickly when the broker is down (the

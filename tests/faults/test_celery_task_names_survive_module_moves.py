@@ -18,6 +18,11 @@ NAMES = {
     "scoring.tasks.stale_runs_requeue_task",
     "studies.tasks.collection_index_build_task",
     "studies.tasks.assessment_pools_grow_task",
+    # the study planner's (issue 21), registered through CELERY_IMPORTS
+    "scoring.planning.tasks.power_plan_start_task",
+    "scoring.planning.tasks.power_chunk_task",
+    "scoring.planning.tasks.power_plan_finish_task",
+    "scoring.planning.tasks.power_plan_failed_task",
 }
 
 

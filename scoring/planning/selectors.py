@@ -1,0 +1,46 @@
+"""Reads of a power plan: its curve so far (the stored chunks summed per count), with the closed form where one
+exists and the smallest counts reaching the target."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Sum
+
+from ..lib.power import PowerPoint, paired_t_power, paired_t_smallest_n, power_point, smallest_count
+from ..models import PowerPlan
+
+LEVEL = 0.95  # the Monte Carlo intervals drawn and exported
+
+
+@dataclass
+class PlanCurve:
+    points: list[PowerPoint]
+    closed_form: dict[int, float] = field(default_factory=dict)
+    smallest: int | None = None  # the point estimate reaches the target (and stays above it)
+    smallest_surely: int | None = None  # the whole Monte Carlo interval is at or above the target
+    closed_smallest: int | None = None
+    complete: bool = False
+
+
+def has_closed_form(plan: PowerPlan) -> bool:
+    """A specified effect tested with the paired t-test: the noncentral t gives its power exactly."""
+    return plan.effect == PowerPlan.Effect.SPECIFIED and plan.test == "paired_t"
+
+
+def plan_curve(plan: PowerPlan) -> PlanCurve:
+    sums = (plan.chunks.values("count").order_by("count")
+            .annotate(replications=Sum("replications"), rejections=Sum("rejections")))
+    points = [power_point(row["count"], row["rejections"], row["replications"], level=LEVEL) for row in sums]
+    complete = plan.status == PowerPlan.Status.DONE and all(p.replications == plan.replications for p in points) \
+        and len(points) == len(plan.counts)
+    curve = PlanCurve(points=points, complete=complete)
+    if complete:
+        curve.smallest = smallest_count(points, plan.target)
+        curve.smallest_surely = smallest_count(points, plan.target, surely=True)
+    if has_closed_form(plan):
+        curve.closed_form = {n: paired_t_power(n, plan.difference, plan.spread, alpha=plan.alpha,
+                                               alternative=plan.alternative) for n in plan.counts}
+        curve.closed_smallest = paired_t_smallest_n(plan.difference, plan.spread, plan.target, alpha=plan.alpha,
+                                                    alternative=plan.alternative)
+    return curve

@@ -1,0 +1,297 @@
+"""Power plans: create one (or reuse an identical one), start it, compute its chunks, close it.
+
+A plan's Monte Carlo work is split into chunks of CHUNK_REPLICATIONS replications at one participant count;
+each chunk is seeded by (plan seed, count, first replication), so it gives the same rejections on any worker
+and when delivered twice, and it is stored by an upsert keyed by (plan, count, start). Progress is the sum of
+the stored chunks' replications, kept on the plan. Tasks (tasks.py) only call these with ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from functools import lru_cache
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from studies.models import Study, System
+
+from ..lib.power import (
+    ALTERNATIVES,
+    TESTS,
+    Design,
+    PilotModel,
+    PowerError,
+    SpecifiedEffect,
+    simulated_rejections,
+)
+from ..lib.session import SUMMARIES
+from ..models import PowerChunk, PowerPlan, ScoringRun, SessionScore
+
+logger = logging.getLogger(__name__)
+
+# Replications per chunk task: a few hundred keep a chunk at a second or less on a pilot and give two workers
+# enough pieces (a 10-point curve of 500 replications is 20 chunks).
+CHUNK_REPLICATIONS = 250
+MAX_REPLICATIONS = 20_000
+MAX_COUNTS = 40
+MAX_PARTICIPANTS = 2_000
+
+
+class PlanningError(ValueError):
+    """A plan that cannot be made as asked; the message names the field."""
+
+
+def _assignment_plan():
+    # Issue 16 moves the Latin square into studies/design/; either home works until the move is merged.
+    try:
+        from studies.design.latin_square import assignment_plan
+    except ImportError:
+        from studies.latin_square import assignment_plan
+    return assignment_plan
+
+
+@lru_cache(maxsize=32)
+def _design_rows(n_scenarios: int, n_systems: int, n: int) -> Design:
+    return Design.from_rows(_assignment_plan()(list(range(n_scenarios)), list(range(n_systems)), n))
+
+
+def study_design(study: Study, n: int) -> tuple[Design, list[int], list[int]]:
+    """The study's Latin-square rows for its first n participants, as indices into (scenario ids, system ids)
+    in id order, the order enrolment uses (studies.services.participants_enrol)."""
+    scenario_ids = list(study.scenarios.order_by("id").values_list("pk", flat=True))
+    system_ids = list(study.systems.order_by("id").values_list("pk", flat=True))
+    if len(system_ids) < 2:
+        raise PlanningError("systems: the study needs at least two systems to compare")
+    if not scenario_ids or len(scenario_ids) % len(system_ids):
+        raise PlanningError(f"design: {len(scenario_ids)} scenarios cannot be shared equally between "
+                            f"{len(system_ids)} systems")
+    return _design_rows(len(scenario_ids), len(system_ids), n), scenario_ids, system_ids
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise PlanningError(message)
+
+
+def _counts(counts: Sequence[int]) -> list[int]:
+    values = sorted({int(n) for n in counts})
+    _check(bool(values), "counts: give at least one participant count")
+    _check(len(values) <= MAX_COUNTS, f"counts: at most {MAX_COUNTS} participant counts, got {len(values)}")
+    _check(values[0] >= 2, f"counts: every count must be at least 2 participants, got {values[0]}")
+    _check(values[-1] <= MAX_PARTICIPANTS, f"counts: at most {MAX_PARTICIPANTS} participants, got {values[-1]}")
+    return values
+
+
+def pilot_run(study: Study, run: ScoringRun | None) -> ScoringRun:
+    """The run whose scores a pilot plan resamples: the one given (it must be the study's), else the default."""
+    run = run or ScoringRun.objects.filter(study=study, is_default=True).first()
+    _check(run is not None and run.study_id == study.pk,
+           "run: the study has no scoring run to take a pilot from; score its sessions first")
+    _check(run.status == ScoringRun.Status.DONE, f"run: scoring run {run.pk} is {run.status}, not done")
+    return run
+
+
+def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> dict:
+    """The run's scored sessions (judged scenarios only, as the dashboards count them) as plain lists."""
+    rows = list(SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids)).order_by(
+        "session_id").values_list(summary, "participant_id", "scenario_id", "system_id"))
+    index = {pk: i for i, pk in enumerate(system_ids)}
+    return {
+        "source": f"scoring run {run.pk}",
+        "run": run.pk,
+        "generation": run.generation,
+        "values": [float(r[0]) for r in rows],
+        "participant": [str(r[1]) for r in rows],
+        "scenario": [str(r[2]) for r in rows],
+        "system": [index[r[3]] for r in rows],
+    }
+
+
+def pilot_model(sample: dict, systems: int) -> PilotModel:
+    return PilotModel.fit(sample["values"], sample["participant"], sample["scenario"], sample["system"],
+                          systems=systems)
+
+
+def pilot_description(sample: dict, first: int, second: int, systems: int) -> dict:
+    """What the page says about a pilot: its size, the difference it estimates and the spread of the
+    participants' paired differences (the quantities the closed form would need)."""
+    model = pilot_model(sample, systems)
+    by_person: dict[str, dict[int, list[float]]] = {}
+    for value, person, system in zip(sample["values"], sample["participant"], sample["system"], strict=True):
+        by_person.setdefault(person, {}).setdefault(system, []).append(value)
+    diffs = [sum(s[second]) / len(s[second]) - sum(s[first]) / len(s[first])
+             for s in by_person.values() if s.get(first) and s.get(second)]
+    mean = sum(diffs) / len(diffs) if diffs else float("nan")
+    spread = (sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)) ** 0.5 if len(diffs) > 1 else float("nan")
+    return {"participants": len(by_person), "sessions": len(sample["values"]), "paired": len(diffs),
+            "difference": model.difference(first, second), "raw_difference": mean, "spread": spread,
+            "residual_sd": float(model.residuals.std())}
+
+
+def _key(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def power_plan_create(
+    *,
+    study: Study,
+    first_system: System,
+    second_system: System,
+    counts: Sequence[int],
+    created_by=None,
+    label: str = "",
+    summary: str = "normalized_final",
+    test: str = "paired_t",
+    alternative: str = "two-sided",
+    effect: str = PowerPlan.Effect.SPECIFIED,
+    difference: float | None = None,
+    spread: float | None = None,
+    between: float = 0.0,
+    run: ScoringRun | None = None,
+    replications: int = 500,
+    alpha: float = 0.05,
+    target: float = 0.8,
+    seed: int = 2026,
+) -> tuple[PowerPlan, bool]:
+    """Create a plan and queue it on commit, or return the plan already made with the same parameters on the
+    same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
+    _check(summary in SUMMARIES, f"summary: {summary!r} is not one of {', '.join(SUMMARIES)}")
+    _check(test in TESTS, f"test: {test!r} is not one of {', '.join(TESTS)}")
+    _check(alternative in ALTERNATIVES, f"alternative: {alternative!r} is not one of {', '.join(ALTERNATIVES)}")
+    _check(effect in PowerPlan.Effect.values, f"effect: {effect!r} is not one of {', '.join(PowerPlan.Effect.values)}")
+    _check(first_system.study_id == study.pk and second_system.study_id == study.pk,
+           "systems: both systems must be the study's")
+    _check(first_system.pk != second_system.pk, "systems: choose two different systems")
+    _check(1 <= int(replications) <= MAX_REPLICATIONS, f"replications: between 1 and {MAX_REPLICATIONS}")
+    _check(0 < alpha < 1, "alpha: between 0 and 1")
+    _check(0 < target < 1, "target: the target power is between 0 and 1")
+    _check(between >= 0, "between: a standard deviation is at least 0")
+    counts = _counts(counts)
+    design, scenario_ids, system_ids = study_design(study, counts[-1])
+    first, second = system_ids.index(first_system.pk), system_ids.index(second_system.pk)
+    data: dict = {"scenarios": scenario_ids, "systems": system_ids}
+    if effect == PowerPlan.Effect.SPECIFIED:
+        _check(difference is not None, "difference: a specified effect needs the difference")
+        _check(spread is not None and spread > 0, "spread: a specified effect needs a spread > 0")
+        run = None
+        try:
+            SpecifiedEffect(difference=difference, spread=spread, first=first, second=second, between=between)
+        except PowerError as exc:
+            raise PlanningError(str(exc)) from None
+    elif effect == PowerPlan.Effect.PILOT:
+        run = pilot_run(study, run)
+        difference = spread = None
+        try:  # refuse a pilot that cannot be resampled now, not in a worker
+            pilot_description(pilot_sample(run, summary, system_ids), first, second, len(system_ids))
+        except PowerError as exc:
+            raise PlanningError(f"pilot: {exc}") from None
+        data["run"], data["generation"] = run.pk, run.generation
+    else:
+        raise PlanningError("effect: simulated searchers are not available yet; specify the effect or use a pilot")
+    parameters = {
+        "study": study.pk, "summary": summary, "test": test, "alternative": alternative, "effect": effect,
+        "first": first_system.pk, "second": second_system.pk, "difference": difference, "spread": spread,
+        "between": between, "counts": counts, "replications": int(replications), "alpha": alpha,
+        "target": target, "seed": int(seed), "data": data,
+    }
+    key = _key(parameters)
+    existing = PowerPlan.objects.filter(study=study, key=key).exclude(status=PowerPlan.Status.FAILED).first()
+    if existing is not None:
+        return existing, True
+    with transaction.atomic():
+        plan = PowerPlan.objects.create(
+            study=study, label=label, summary=summary, test=test, alternative=alternative, effect=effect,
+            first_system=first_system, second_system=second_system, difference=difference, spread=spread,
+            between=between, run=run, counts=counts, replications=int(replications), alpha=alpha,
+            target=target, seed=int(seed), key=key, created_by=created_by,
+            progress_total=len(counts) * int(replications),
+        )
+        _queue_start(plan.pk)
+    return plan, False
+
+
+def _queue_start(plan_id: int) -> None:
+    from sessionlab.queueing import delay_on_commit
+
+    from .tasks import power_plan_start_task
+
+    def not_queued(exc):
+        power_plan_fail(plan_id=plan_id, message=f"not queued: the broker was unreachable ({exc}); ask again")
+
+    delay_on_commit(power_plan_start_task, plan_id, on_failure=not_queued)
+
+
+def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
+    """Fix what the plan resamples (the pilot's sessions as they are now), clear any earlier chunks, mark it
+    running; return its chunks as (count, first replication, replications). None if the plan is gone."""
+    plan = PowerPlan.objects.filter(pk=plan_id).select_related("study", "run").first()
+    if plan is None:
+        return None
+    _, _, system_ids = study_design(plan.study, max(plan.counts))
+    sample: dict = {}
+    if plan.effect in (PowerPlan.Effect.PILOT,):
+        if plan.run is None:
+            raise PlanningError("run: the pilot's scoring run was deleted")
+        sample = pilot_sample(plan.run, plan.summary, system_ids)
+        first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+        sample["description"] = pilot_description(sample, first, second, len(system_ids))
+    chunks = [(n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
+              for n in plan.counts for start in range(0, plan.replications, CHUNK_REPLICATIONS)]
+    with transaction.atomic():
+        PowerChunk.objects.filter(plan_id=plan_id).delete()
+        PowerPlan.objects.filter(pk=plan_id).update(
+            status=PowerPlan.Status.RUNNING, error="", sample=sample, progress_done=0,
+            progress_total=len(plan.counts) * plan.replications, started_at=timezone.now(), finished_at=None,
+        )
+    return chunks
+
+
+def plan_sampler(plan: PowerPlan, system_ids: Sequence[int]):
+    """The plan's sampler and the design indices of its two systems."""
+    first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+    if plan.effect == PowerPlan.Effect.SPECIFIED:
+        return SpecifiedEffect(difference=plan.difference, spread=plan.spread, first=first, second=second,
+                               between=plan.between), first, second
+    return pilot_model(plan.sample, len(system_ids)), first, second
+
+
+def power_chunk_compute(*, plan_id: int, count: int, start: int, replications: int) -> int:
+    """Simulate one chunk and upsert its rejections; returns them (0 when the plan is gone or failed)."""
+    plan = PowerPlan.objects.filter(pk=plan_id).select_related("study").first()
+    if plan is None or plan.status == PowerPlan.Status.FAILED:
+        return 0
+    try:
+        design, _, system_ids = study_design(plan.study, max(plan.counts))
+        sampler, first, second = plan_sampler(plan, system_ids)
+        hits = simulated_rejections(sampler, design, count, replications, first=first, second=second,
+                                    test=plan.test, alpha=plan.alpha, alternative=plan.alternative,
+                                    seed=(plan.seed, count, start))
+    except (PowerError, PlanningError) as exc:
+        logger.warning("power plan %s failed: %s", plan_id, exc)
+        power_plan_fail(plan_id=plan_id, message=str(exc))
+        return 0
+    with transaction.atomic():
+        PowerChunk.objects.bulk_create(
+            [PowerChunk(plan_id=plan_id, count=count, start=start, replications=replications, rejections=hits)],
+            update_conflicts=True, unique_fields=["plan", "count", "start"], update_fields=["replications",
+                                                                                            "rejections"],
+        )
+        done = PowerChunk.objects.filter(plan_id=plan_id).aggregate(total=Sum("replications"))["total"] or 0
+        PowerPlan.objects.filter(pk=plan_id, status=PowerPlan.Status.RUNNING).update(progress_done=done)
+    return hits
+
+
+def power_plan_finish(*, plan_id: int) -> None:
+    done = PowerChunk.objects.filter(plan_id=plan_id).aggregate(total=Sum("replications"))["total"] or 0
+    PowerPlan.objects.filter(pk=plan_id).exclude(status=PowerPlan.Status.FAILED).update(
+        status=PowerPlan.Status.DONE, progress_done=done, finished_at=timezone.now())
+
+
+def power_plan_fail(*, plan_id: int, message: str) -> None:
+    PowerPlan.objects.filter(pk=plan_id).update(status=PowerPlan.Status.FAILED, error=message[:2000],
+                                                finished_at=timezone.now())

@@ -1,0 +1,163 @@
+"""The planner's pages: the form and the study's plans, a plan's page (progress, curve, notes), its status,
+curve JSON and CSV. Thin: an access-checked fetch (404 for a study the researcher cannot see), a service or a
+selector, a response."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django import forms
+from django.core.cache import cache
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.functional import cached_property
+
+from sessionlab.spreadsheet import safe_rows
+
+from ..dashboards.charts import SUMMARY_LABELS
+from ..lib.power import ALTERNATIVES, TEST_LABELS
+from ..lib.session import SUMMARIES
+from ..models import PowerPlan, ScoringRun
+from . import charts, selectors, services
+
+try:  # issue 16 moves the researcher pages into studies/design/; either home works until then
+    from studies.design.views import researcher_required, study_for_researcher
+except ImportError:
+    from studies.views import researcher_required, study_for_researcher
+
+CACHE_SECONDS = 24 * 3600
+EFFECTS = [(PowerPlan.Effect.SPECIFIED.value, PowerPlan.Effect.SPECIFIED.label),
+           (PowerPlan.Effect.PILOT.value, PowerPlan.Effect.PILOT.label)]
+
+
+class PlanForm(forms.Form):
+    label = forms.CharField(max_length=200, required=False)
+    summary = forms.ChoiceField(choices=[(s, SUMMARY_LABELS[s]) for s in SUMMARIES], initial="normalized_final",
+                                label="Measure (per-session summary of the scoring run)")
+    test = forms.ChoiceField(choices=list(TEST_LABELS.items()), initial="paired_t")
+    alternative = forms.ChoiceField(choices=[(a, a) for a in ALTERNATIVES], initial="two-sided",
+                                    help_text="greater: a one-sided test that the second system scores higher")
+    first_system = forms.ModelChoiceField(queryset=None, empty_label=None, label="First system")
+    second_system = forms.ModelChoiceField(queryset=None, empty_label=None, label="Second system")
+    effect = forms.ChoiceField(choices=EFFECTS, initial=PowerPlan.Effect.SPECIFIED)
+    difference = forms.FloatField(required=False, help_text="Specified effect: second minus first on the measure")
+    spread = forms.FloatField(required=False, help_text="Specified effect: standard deviation of a participant's "
+                              "paired difference (their mean on the second system minus their mean on the first)")
+    between = forms.FloatField(initial=0.0, min_value=0.0, label="Between-participant spread",
+                               help_text="Specified effect, Welch's test only: standard deviation of participants' "
+                               "own levels")
+    run = forms.ModelChoiceField(queryset=None, required=False, empty_label="the study's default run",
+                                 help_text="Pilot: the scoring run whose sessions are resampled")
+    counts = forms.CharField(help_text="Participant counts, separated by commas (at least 2 each)")
+    replications = forms.IntegerField(initial=500, min_value=1, max_value=services.MAX_REPLICATIONS,
+                                      help_text="Simulated studies per count")
+    alpha = forms.FloatField(initial=0.05, min_value=0.0001, max_value=0.5)
+    target = forms.FloatField(initial=0.8, min_value=0.01, max_value=0.999, label="Target power")
+    seed = forms.IntegerField(initial=2026, min_value=0, max_value=2**31 - 1)
+
+    def __init__(self, *args, study, **kwargs):
+        super().__init__(*args, **kwargs)
+        systems = study.systems.order_by("id")
+        self.fields["first_system"].queryset = systems
+        self.fields["second_system"].queryset = systems
+        if systems.count() >= 2:
+            self.fields["second_system"].initial = systems[1].pk
+        self.fields["run"].queryset = ScoringRun.objects.filter(study=study, status=ScoringRun.Status.DONE)
+        self.fields["counts"].initial = ",".join(str(n) for n in default_counts(study))
+
+    def clean_counts(self):
+        try:
+            return [int(part) for part in self.cleaned_data["counts"].replace(" ", "").split(",") if part]
+        except ValueError:
+            raise forms.ValidationError("counts are whole numbers separated by commas, e.g. 8,16,24") from None
+
+
+def default_counts(study) -> list[int]:
+    """Ten counts, each a whole number of the design's balanced blocks (4 scenarios x 2 systems: 8, 16, ... 80)."""
+    scenarios, systems = study.scenarios.count(), study.systems.count()
+    block = 2
+    if systems and scenarios and scenarios % systems == 0:
+        block = systems * (scenarios if scenarios % 2 == 0 else 2 * scenarios)
+    return [block * i for i in range(1, 11)] if block >= 2 else list(range(4, 41, 4))
+
+
+@researcher_required
+def planner(request, slug):
+    study = study_for_researcher(request, slug)
+    form = PlanForm(request.POST or None, study=study)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        try:
+            plan, _reused = services.power_plan_create(study=study, created_by=request.user, **data)
+        except services.PlanningError as exc:
+            field, _, _ = str(exc).partition(":")
+            form.add_error(field if field in form.fields else None, str(exc))
+        else:
+            return redirect("scoring:planning_plan", slug=study.slug, plan_id=plan.pk)
+    plans = PowerPlan.objects.filter(study=study).select_related("first_system", "second_system")[:50]
+    return render(request, "scoring/planning.html", {"study": study, "form": form, "plans": plans},
+                  status=400 if form.errors else 200)
+
+
+def _plan_for(request, slug, plan_id) -> PowerPlan:
+    study = study_for_researcher(request, slug)
+    return get_object_or_404(PowerPlan.objects.select_related("study", "first_system", "second_system", "run"),
+                             pk=plan_id, study=study)
+
+
+class _Curve:
+    """A plan's curve, figure and notes; cached once the plan is done (its results never change then)."""
+
+    def __init__(self, plan: PowerPlan):
+        self.plan = plan
+
+    @cached_property
+    def payload(self) -> dict:
+        key = f"scoring:planning:{self.plan.pk}:{self.plan.finished_at.timestamp()}" if self.plan.is_finished \
+            else None
+        cached = cache.get(key) if key else None
+        if cached is not None:
+            return cached
+        curve = selectors.plan_curve(self.plan)
+        payload = {"figure": charts.plan_figure(self.plan, curve), "notes": charts.plan_notes(self.plan, curve),
+                   "header": charts.CSV_HEADER, "rows": charts.plan_rows(self.plan, curve),
+                   "complete": curve.complete}
+        if key and curve.complete:
+            cache.set(key, payload, CACHE_SECONDS)
+        return payload
+
+
+@researcher_required
+def plan_detail(request, slug, plan_id):
+    plan = _plan_for(request, slug, plan_id)
+    curve = _Curve(plan).payload
+    return render(request, "scoring/planning_plan.html", {
+        "study": plan.study, "plan": plan, "notes": curve["notes"], "header": curve["header"],
+        "rows": curve["rows"], "test_label": TEST_LABELS.get(plan.test, plan.test),
+        "summary_label": SUMMARY_LABELS.get(plan.summary, plan.summary),
+    })
+
+
+@researcher_required
+def plan_status(request, slug, plan_id):
+    plan = _plan_for(request, slug, plan_id)
+    return JsonResponse({"status": plan.status, "done": plan.progress_done, "total": plan.progress_total,
+                         "error": plan.error, "finished": plan.is_finished})
+
+
+@researcher_required
+def plan_chart(request, slug, plan_id):
+    payload = _Curve(_plan_for(request, slug, plan_id)).payload
+    return JsonResponse({"figure": payload["figure"], "notes": payload["notes"], "complete": payload["complete"]})
+
+
+@researcher_required
+def plan_csv(request, slug, plan_id):
+    plan = _plan_for(request, slug, plan_id)
+    payload = _Curve(plan).payload
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(safe_rows([payload["header"], *payload["rows"]], raw=request.GET.get("raw") == "1"))
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{plan.study.slug}-power-plan{plan.pk}.csv"'
+    return response

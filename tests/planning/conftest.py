@@ -1,0 +1,9 @@
+"""The dashboards' constructed study (tests/dashboards/conftest.py): four scenarios, systems A and B, eight
+participants in the study's own Latin square, scored by a default run."""
+
+from tests.dashboards.conftest import (  # noqa: F401  (fixtures, re-exported for pytest)
+    _fresh_chart_cache,
+    collection_docs,
+    constructed,
+    scored,
+)
