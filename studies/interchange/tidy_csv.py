@@ -63,11 +63,21 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
     for judgment in (Judgment.objects.filter(session__in=scope).select_related("document")
                      .prefetch_related("history").order_by("session_id", "created_at", "id")):
         judgments[judgment.session_id].append(judgment)
-    opened = Counter()  # (session, query position, doc) -> opens; also (session, query) and (session,)
+    # A document shown twice in a list is two rows; an open counts on the row of the rank that was clicked
+    # (the event's rank), or on the document's first row when the event names no rank it showed.
+    ranks_of = defaultdict(list)  # (session, query position, doc) -> the ranks it was shown at
+    for session_id, session_queries in queries.items():
+        for query in session_queries:
+            for row in shown[query.pk]:
+                ranks_of[(session_id, query.position, row.document.external_id)].append(row.rank)
+    opened = Counter()  # (session, query position, rank) -> opens; also (session, query) and (session,)
     for session_id, data in (Event.objects.filter(session__in=scope, type="document_open", payload__ack__ok=True)
                              .values_list("session_id", "payload__data")):
         data = data or {}
-        opened[(session_id, data.get("query"), data.get("doc"))] += 1
+        ranks = ranks_of.get((session_id, data.get("query"), data.get("doc")), [])
+        clicked = data.get("rank")
+        rank = clicked if type(clicked) is int and clicked in ranks else (ranks[0] if ranks else None)
+        opened[(session_id, data.get("query"), rank)] += 1
         opened[(session_id, data.get("query"))] += 1
         opened[(session_id,)] += 1
 
@@ -89,7 +99,7 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
                 doc = row.document.external_id
                 tables["shown_results"].append(key + [
                     query.position, row.rank, row.page, doc, _time(row.shown_at),
-                    opened.get((session.pk, query.position, doc), 0), grades.get(doc, "")])
+                    opened.get((session.pk, query.position, row.rank), 0), grades.get(doc, "")])
         for judgment in judgments[session.pk]:
             history = list(judgment.history.all())
             tables["judgments"].append(key + [
