@@ -1,14 +1,20 @@
 """TREC qrels and runs out of a study, for trec_eval, ir_measures and `python -m scoring eval`.
 
-- qrels: a reference version as `topic 0 docid grade` (studies.assessment.reference_version_qrels).
+- qrels: a reference version as `topic 0 docid grade` (studies.assessment.reference_version_qrels); with
+  `repeats`, also a line for each repeated showing the runs write (below), with its document's grade.
 - runs: what participants were shown, as TREC runs `topic Q0 docid rank score tag`: the topic is the scenario's
   topic_id (so the study's qrels apply), the tag is the system's code. A run file holds one ranking per topic,
   and a participant works a scenario once, so each ranking is its own file:
   unit "query" (default): one file per query of each session, `<participant>_<position>_<scenario>_<system>_q<k>.run`;
-  unit "session": one file per session, the session's results in the order met, each document at its first
-  showing (the session as one list).
+  unit "session": one file per session, the session's queries' results one after the other.
   The score is n - rank + 1, so trec_eval (which orders by score, not by the rank column) reads the ranking as
   shown. Queries that showed nothing produce no file (trec_eval refuses an empty run).
+
+  trec_eval keeps one line per document of a topic, so a document shown twice in one list cannot be written
+  twice as itself. repeats "keep" (default): every shown position is written, the k-th showing of a document
+  (k >= 2) as `<docid>#<k>`; the qrels written with `repeats=<unit>` give `<docid>#<k>` the grade of
+  `<docid>`, so trec_eval scores the list that was shown, each showing gaining its grade. repeats "first": each document
+  at its first showing only, later ones moving up (a list nobody saw; the session as a set of documents).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from ..errors import ExportError
 from ..models import Query, ReferenceVersion, SearchSession, ShownResult, Study
 
 UNITS = ("query", "session")
+REPEATS = ("keep", "first")
+REPEAT_MARK = "#"  # <docid>#<k>: the k-th showing of a document in one list
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -39,10 +47,28 @@ def reference_version_for(*, study: Study, number: int | None = None) -> Referen
     return version
 
 
-def study_qrels(*, study: Study, number: int | None = None) -> tuple[ReferenceVersion, str]:
-    """The reference version `number` (default: the latest) as qrels text."""
+def study_qrels(*, study: Study, number: int | None = None,
+                repeats: str | None = None) -> tuple[ReferenceVersion, str]:
+    """The reference version `number` (default: the latest) as qrels text; with `repeats` (a unit), a line for
+    each repeated showing the study's runs of that unit write (`<docid>#<k>`), with its document's grade. Only
+    that unit's: a copy judged relevant enters trec_eval's ideal for its topic, in every run of the topic."""
     version = reference_version_for(study=study, number=number)
-    return version, reference_version_qrels(version=version)
+    text = reference_version_qrels(version=version)
+    if repeats is None:
+        return version, text
+    copies = defaultdict(int)  # (topic, doc) -> the most showings of doc in one list of the unit
+    for run in study_runs(study=study, unit=repeats):
+        for line in run.text.splitlines():
+            topic, _q0, doc = line.split()[:3]
+            base, mark, k = doc.rpartition(REPEAT_MARK)
+            if mark and k.isdigit():
+                copies[(topic, base)] = max(copies[(topic, base)], int(k))
+    grades = {(_word(t), _word(d)): g for t, d, g in version.judgments.values_list("topic_id", "document__external_id",
+                                                                                    "grade")}
+    lines = [f"{topic} 0 {doc}{REPEAT_MARK}{k} {grades[(topic, doc)]}\n"
+             for (topic, doc), most in copies.items() if (topic, doc) in grades for k in range(2, most + 1)]
+    return version, "".join(sorted([*text.splitlines(keepends=True), *lines],
+                                   key=lambda line: tuple(line.split()[0:3:2])))
 
 
 @dataclass
@@ -58,10 +84,24 @@ def _lines(topic: str, docs: list[str], tag: str) -> str:
     return "".join(f"{topic} Q0 {doc} {rank} {n - rank + 1} {tag}\n" for rank, doc in enumerate(docs, start=1))
 
 
-def study_runs(*, study: Study, unit: str = "query", system: str | None = None) -> list[RunFile]:
+def _showings(docs: list[str]) -> list[str]:
+    """Every position of the list, the k-th showing of a document written <docid>#<k>."""
+    seen = defaultdict(int)
+    out = []
+    for doc in docs:
+        seen[doc] += 1
+        out.append(doc if seen[doc] == 1 else f"{doc}{REPEAT_MARK}{seen[doc]}")
+    return out
+
+
+def study_runs(*, study: Study, unit: str = "query", system: str | None = None,
+               repeats: str = "keep") -> list[RunFile]:
     """The study's runs (see the module docstring), in order of participant, position and query."""
     if unit not in UNITS:
         raise ExportError(f"unit is one of {', '.join(UNITS)}")
+    if repeats not in REPEATS:
+        raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
+    listed = _showings if repeats == "keep" else (lambda docs: list(dict.fromkeys(docs)))
     sessions = (SearchSession.objects.filter(assignment__participant__study=study)
                 .select_related("assignment__participant", "assignment__scenario", "assignment__system")
                 .order_by("assignment__participant__enrolment_index", "assignment__position"))
@@ -74,7 +114,7 @@ def study_runs(*, study: Study, unit: str = "query", system: str | None = None) 
             .order_by("query__session_id", "query__position", "rank")
             .values_list("query_id", "document__external_id"))
     for query_id, doc in rows:
-        docs[query_id].append(doc)
+        docs[query_id].append(_word(doc))
     queries = defaultdict(list)
     for query in Query.objects.filter(session__in=scope).order_by("position").only("id", "session_id", "position"):
         queries[query.session_id].append(query)
@@ -85,15 +125,14 @@ def study_runs(*, study: Study, unit: str = "query", system: str | None = None) 
         stem = "_".join(_UNSAFE.sub("-", part) for part in (
             assignment.participant.code, str(assignment.position), assignment.scenario.code, assignment.system.code))
         if unit == "session":
-            seen = dict.fromkeys(doc for query in queries[session.pk] for doc in docs[query.pk])
-            if seen:
-                runs.append(RunFile(f"{stem}.run", topic, tag, _lines(topic, [_word(d) for d in seen], tag)))
+            ranked = listed([doc for query in queries[session.pk] for doc in docs[query.pk]])
+            if ranked:
+                runs.append(RunFile(f"{stem}.run", topic, tag, _lines(topic, ranked, tag)))
             continue
         for query in queries[session.pk]:
-            ranked = list(dict.fromkeys(docs[query.pk]))  # a document shown twice keeps its first rank
+            ranked = listed(docs[query.pk])
             if ranked:
-                runs.append(RunFile(f"{stem}_q{query.position}.run", topic, tag,
-                                    _lines(topic, [_word(d) for d in ranked], tag)))
+                runs.append(RunFile(f"{stem}_q{query.position}.run", topic, tag, _lines(topic, ranked, tag)))
     return runs
 
 

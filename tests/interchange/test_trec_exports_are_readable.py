@@ -66,8 +66,8 @@ def test_scoring_eval_reads_the_exported_files(judged_study, tmp_path):
         assert ours == pytest.approx(theirs, abs=1e-4)
 
 
-def test_a_session_run_lists_each_document_once_in_the_order_met(judged_study):
-    runs = study_runs(study=judged_study, unit="session")
+def test_a_session_run_with_repeats_first_lists_each_document_once_in_the_order_met(judged_study):
+    runs = study_runs(study=judged_study, unit="session", repeats="first")
     session = judged_study.participants.get(code="P001").assignments.get(position=1).session
     met = []
     for query in session.queries.order_by("position"):
