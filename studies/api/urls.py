@@ -5,7 +5,7 @@ from django.urls import path
 
 from sessionlab.auth_views import token_view
 
-from . import views
+from . import session_track, views
 
 app_name = "api"
 
@@ -33,6 +33,7 @@ urlpatterns = [
     path(study + "queries/", views.QueryList.as_view(), name="query_list"),
     path(study + "judgments/", views.JudgmentList.as_view(), name="judgment_list"),
     path(study + "events/", views.EventList.as_view(), name="event_list"),
+    path(study + "session-track/", session_track.StudySessionTrack.as_view(), name="study_session_track"),
     path(study + "reference-versions/", views.ReferenceVersionList.as_view(), name="reference_version_list"),
     path(study + "reference-versions/import-qrels/", views.ReferenceVersionImportQrels.as_view(),
          name="reference_version_import"),
