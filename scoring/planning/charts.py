@@ -57,7 +57,10 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
     if curve.closed_form:
         reach = (f"reaches {_pct(plan.target)} at {curve.closed_smallest} participants" if curve.closed_smallest
                  else f"does not reach {_pct(plan.target)}")
-        notes.append(f"Closed form (noncentral t, dashed) {reach}.")
+        given = "" if plan.effect == PowerPlan.Effect.SPECIFIED else (
+            " with the pilot's raw paired differences taken as normal (for comparison: the Monte Carlo curve "
+            "resamples the pilot as it is)")
+        notes.append(f"Closed form (noncentral t, dashed){given} {reach}.")
     return notes
 
 

@@ -23,9 +23,19 @@ class PlanCurve:
     complete: bool = False
 
 
-def has_closed_form(plan: PowerPlan) -> bool:
-    """A specified effect tested with the paired t-test: the noncentral t gives its power exactly."""
-    return plan.effect == PowerPlan.Effect.SPECIFIED and plan.test == "paired_t"
+def closed_form_inputs(plan: PowerPlan) -> tuple[float, float] | None:
+    """(difference, spread) for the noncentral t closed form of a paired t-test: the specified ones, or the
+    pilot's raw paired differences (the normal approximation of the pilot, drawn for comparison); None for
+    other tests."""
+    if plan.test != "paired_t":
+        return None
+    if plan.effect == PowerPlan.Effect.SPECIFIED:
+        return plan.difference, plan.spread
+    description = (plan.sample or {}).get("description") or {}
+    spread = description.get("spread")
+    if description.get("paired", 0) >= 2 and spread and spread > 0:
+        return description["raw_difference"], spread
+    return None
 
 
 def plan_curve(plan: PowerPlan) -> PlanCurve:
@@ -38,9 +48,11 @@ def plan_curve(plan: PowerPlan) -> PlanCurve:
     if complete:
         curve.smallest = smallest_count(points, plan.target)
         curve.smallest_surely = smallest_count(points, plan.target, surely=True)
-    if has_closed_form(plan):
-        curve.closed_form = {n: paired_t_power(n, plan.difference, plan.spread, alpha=plan.alpha,
+    inputs = closed_form_inputs(plan)
+    if inputs is not None:
+        difference, spread = inputs
+        curve.closed_form = {n: paired_t_power(n, difference, spread, alpha=plan.alpha,
                                                alternative=plan.alternative) for n in plan.counts}
-        curve.closed_smallest = paired_t_smallest_n(plan.difference, plan.spread, plan.target, alpha=plan.alpha,
+        curve.closed_smallest = paired_t_smallest_n(difference, spread, plan.target, alpha=plan.alpha,
                                                     alternative=plan.alternative)
     return curve

@@ -101,5 +101,9 @@ def test_a_pilot_plan_resamples_the_scored_sessions(client, scored, django_captu
     notes = client.get(reverse("scoring:planning_chart", args=[study.slug, plan.pk])).json()["notes"]
     assert any(n.startswith(f"From scoring run {run.pk} (8 participants, 32 sessions): B minus A = ") for n in notes)
     assert any("With the pilot's own 8 participants: power" in n for n in notes)
-    # no closed form for a pilot: one trace
-    assert len(client.get(reverse("scoring:planning_chart", args=[study.slug, plan.pk])).json()["figure"]["data"]) == 1
+    # the closed form with the pilot's raw paired differences as normal, for comparison
+    description = plan.sample["description"]
+    traces = client.get(reverse("scoring:planning_chart", args=[study.slug, plan.pk])).json()["figure"]["data"]
+    assert traces[1]["y"] == pytest.approx([paired_t_power(n, description["raw_difference"], description["spread"])
+                                            for n in (8, 16)])
+    assert any("with the pilot's raw paired differences taken as normal" in n for n in notes)
