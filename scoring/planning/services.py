@@ -40,6 +40,7 @@ CHUNK_REPLICATIONS = 250
 MAX_REPLICATIONS = 20_000
 MAX_COUNTS = 40
 MAX_PARTICIPANTS = 2_000
+START_TASK = "scoring.planning.tasks.power_plan_start_task"
 
 
 class PlanningError(ValueError):
@@ -216,9 +217,14 @@ def power_plan_create(
 
 
 def _queue_start(plan_id: int) -> None:
+    """Queue the plan's start on commit. The task is taken from Celery's registry by its name rather than
+    imported, so this module and tasks.py (which calls it back) never import each other."""
+    from sessionlab.celery import app
     from sessionlab.queueing import delay_on_commit
 
-    from .tasks import power_plan_start_task
+    if START_TASK not in app.tasks:
+        app.loader.import_default_modules()  # as a worker does: the apps' tasks and CELERY_IMPORTS
+    power_plan_start_task = app.tasks[START_TASK]
 
     def not_queued(exc):
         power_plan_fail(plan_id=plan_id, message=f"not queued: the broker was unreachable ({exc}); ask again")
