@@ -9,6 +9,11 @@
   each participant used every system, so their means pair.
 - The mean difference of each pair with a bootstrap 95% confidence interval (resampling blocks when paired,
   sessions otherwise; seeded, so the interval is the same every time).
+- What reviewers ask for on top: Holm and Benjamini-Hochberg adjusted p-values wherever more than one pair is
+  tested (each test's family: its pairs); effect sizes with 95% intervals (Cohen's d_z for the paired t-test,
+  rank-biserial r for Wilcoxon, Kendall's W for Friedman); a paired randomization (sign-flip permutation) test;
+  and a linear mixed model with crossed random intercepts for participant and scenario (statsmodels MixedLM),
+  fitted on the sessions themselves, which is what a within-subject Latin-square design calls for.
 Every result carries a plain-words reading and names its unit of averaging; a comparison uses one unit
 throughout (sessions when unpaired, the blocks' means when paired), so its means, tests and differences cannot
 point in different directions because they averaged different things.
@@ -16,12 +21,13 @@ point in different directions because they averaged different things.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 ALPHA = 0.05
 
@@ -35,6 +41,10 @@ class TestResult:
     p_value: float | None
     n: int
     reading: str
+    # Adjusted for the other pairs of the same test (None when one pair is tested: nothing to adjust).
+    p_holm: float | None = None
+    p_bh: float | None = None
+    effect: Effect | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,7 @@ class Comparison:
     tests: list[TestResult] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    mixed: MixedModel | None = None
 
 
 def block_means(values, systems, blocks) -> tuple[list, list, np.ndarray]:
@@ -149,6 +160,350 @@ def _resampled_means(rng, values: np.ndarray, resamples: int) -> np.ndarray:
     return means
 
 
+# --- multiple comparisons ---------------------------------------------------------------------------------------
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (as statsmodels' multipletests(method="holm")). NaN stays NaN and
+    does not count as a test."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    keep = np.flatnonzero(np.isfinite(p))
+    m = len(keep)
+    if not m:
+        return out
+    order = keep[np.argsort(p[keep], kind="stable")]
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def benjamini_hochberg(p_values) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values, the false discovery rate (statsmodels' method="fdr_bh")."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    keep = np.flatnonzero(np.isfinite(p))
+    m = len(keep)
+    if not m:
+        return out
+    order = keep[np.argsort(p[keep], kind="stable")]
+    scaled = p[order] * m / np.arange(1, m + 1)
+    out[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
+    return out
+
+
+def adjust_families(tests: list[TestResult]) -> list[TestResult]:
+    """Each test's p adjusted over the pairs of the same test (its family), where a test has more than one pair.
+    Tests of all systems at once (Friedman, ANOVA) are one test each and stay as they are."""
+    families: dict[str, list[int]] = {}
+    for i, t in enumerate(tests):
+        if t.systems != "all":
+            families.setdefault(t.test, []).append(i)
+    out = list(tests)
+    for members in families.values():
+        if len(members) < 2:
+            continue
+        p = [np.nan if tests[i].p_value is None else tests[i].p_value for i in members]
+        for i, h, b in zip(members, holm(p), benjamini_hochberg(p), strict=True):
+            out[i] = replace(tests[i], p_holm=None if np.isnan(h) else float(h), p_bh=None if np.isnan(b) else float(b))
+    return out
+
+
+# --- effect sizes -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Effect:
+    name: str  # "Cohen's d_z", "rank-biserial r", "Kendall's W"
+    value: float
+    low: float
+    high: float
+    level: float
+    method: str  # how the interval was found
+
+    def text(self) -> str:
+        if not np.isfinite(self.value):
+            return f"{self.name} not defined"
+        interval = "" if not np.isfinite(self.low) else f" [{self.low:.3g}, {self.high:.3g}]"
+        return f"{self.name} = {self.value:.3g}{interval}"
+
+
+def _percentile_interval(boot: np.ndarray, level: float) -> tuple[float, float]:
+    boot = boot[np.isfinite(boot)]
+    if not len(boot):
+        return float("nan"), float("nan")
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(boot, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def _noncentrality_interval(t: float, df: int, level: float) -> tuple[float, float]:
+    """The noncentrality parameters whose noncentral t puts the observed t at the interval's quantiles (the
+    exact interval for a standardized mean, Steiger & Fouladi 1997). The cdf falls as the noncentrality grows."""
+
+    def solve(q: float) -> float:
+        def gap(ncp):
+            return stats.nct.cdf(t, df, ncp) - q
+
+        width = 10.0 + abs(t)
+        low, high = t - width, t + width
+        for _ in range(20):
+            if gap(low) > 0 > gap(high):
+                return optimize.brentq(gap, low, high, xtol=1e-12)
+            width *= 2
+            low, high = t - width, t + width
+        return float("nan")
+
+    return solve((1.0 + level) / 2.0), solve((1.0 - level) / 2.0)
+
+
+def cohens_dz(first, second, *, level: float = 0.95) -> Effect:
+    """Cohen's d_z of the paired differences (second minus first): their mean over their standard deviation,
+    so that the paired t statistic is d_z * sqrt(n). Interval: exact, by inverting the noncentral t."""
+    d = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
+    n = len(d)
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    method = "noncentral t"
+    if sd == 0.0:
+        return Effect("Cohen's d_z", float("nan"), float("nan"), float("nan"), level, method)
+    dz = float(d.mean() / sd)
+    with np.errstate(all="ignore"):
+        low, high = _noncentrality_interval(dz * np.sqrt(n), n - 1, level)
+    return Effect("Cohen's d_z", dz, float(low / np.sqrt(n)), float(high / np.sqrt(n)), level, method)
+
+
+def _rank_biserial_rows(diffs: np.ndarray) -> np.ndarray:
+    """Matched-pairs rank-biserial r of each row of differences: (T+ - T-) / (T+ + T-), zeros dropped and
+    ties averaged, as the Wilcoxon signed-rank test (scipy's zero_method="wilcox") ranks them."""
+    diffs = np.atleast_2d(diffs)
+    magnitude = np.abs(diffs)
+    ranks = stats.rankdata(magnitude, axis=1)
+    zeros = (diffs == 0).sum(axis=1, keepdims=True)
+    # The zeros hold the lowest ranks; without them every other rank is `zeros` lower.
+    ranks = ranks - zeros
+    positive = np.where(diffs > 0, ranks, 0.0).sum(axis=1)
+    negative = np.where(diffs < 0, ranks, 0.0).sum(axis=1)
+    total = positive + negative
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, (positive - negative) / total, np.nan)
+
+
+def rank_biserial(first, second, *, level: float = 0.95, resamples: int = 2000, seed: int = 2008) -> Effect:
+    """The matched-pairs rank-biserial correlation (Kerby 2014) of second minus first, the Wilcoxon signed-rank
+    test's effect size: from -1 (every pair lower) to 1 (every pair higher). Percentile bootstrap interval,
+    resampling the pairs (seeded)."""
+    d = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
+    value = float(_rank_biserial_rows(d)[0]) if len(d) else float("nan")
+    method = f"percentile bootstrap, {resamples} resamples of the pairs"
+    if not len(d) or not np.isfinite(value):
+        return Effect("rank-biserial r", value, float("nan"), float("nan"), level, method)
+    rng = np.random.default_rng(seed)
+    boot = _rank_biserial_rows(d[rng.integers(0, len(d), size=(resamples, len(d)))])
+    low, high = _percentile_interval(boot, level)
+    return Effect("rank-biserial r", value, low, high, level, method)
+
+
+def _kendalls_w_weighted(ranks: np.ndarray, ties: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Kendall's W (tie-corrected) of resamples given as counts of each block (weights: (R, n))."""
+    n = weights.sum(axis=1)
+    k = ranks.shape[1]
+    rank_sums = weights @ ranks  # (R, k)
+    chi2 = 12.0 / (n * k * (k + 1)) * np.sum(rank_sums**2, axis=1) - 3.0 * n * (k + 1)
+    correction = 1.0 - (weights @ ties) / (n * k * (k * k - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(correction > 0, chi2 / correction / (n * (k - 1)), np.nan)
+
+
+def kendalls_w(matrix, *, level: float = 0.95, resamples: int = 2000, seed: int = 2008) -> Effect:
+    """Kendall's coefficient of concordance over a (blocks, systems) matrix, the Friedman test's effect size:
+    W = chi2_F / (n (k - 1)), 0 (no agreement of the blocks on an order) to 1 (every block orders the
+    systems the same way); tie-corrected as `friedman`. Percentile bootstrap interval resampling blocks."""
+    data = np.asarray(matrix, dtype=np.float64)
+    n, k = data.shape
+    method = f"percentile bootstrap, {resamples} resamples of the blocks"
+    if n < 1 or k < 2:
+        return Effect("Kendall's W", float("nan"), float("nan"), float("nan"), level, method)
+    ranks = stats.rankdata(data, axis=1)
+    ties = np.array([np.sum(c**3 - c) for c in (np.unique(row, return_counts=True)[1] for row in data)],
+                    dtype=np.float64)
+    value = float(_kendalls_w_weighted(ranks, ties, np.ones((1, n)))[0])
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.float64)
+    low, high = _percentile_interval(_kendalls_w_weighted(ranks, ties, weights), level)
+    return Effect("Kendall's W", value, low, high, level, method)
+
+
+# --- randomization test -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Permutation:
+    statistic: float  # mean of second minus first
+    p_value: float  # two-sided
+    exact: bool
+    arrangements: int  # sign patterns enumerated (exact) or drawn (Monte Carlo)
+
+
+EXACT_UP_TO = 16  # pairs: 2**16 = 65,536 sign patterns enumerated; above, Monte Carlo
+
+
+def paired_permutation_test(first, second, *, resamples: int = 10_000, seed: int = 2008,
+                            exact_up_to: int = EXACT_UP_TO) -> Permutation:
+    """Paired randomization test of the mean difference (second minus first): under the null hypothesis each
+    pair's two values are exchangeable, so each difference's sign is a coin flip. Exact (every sign pattern)
+    up to `exact_up_to` pairs, else `resamples` seeded random patterns. The p-value follows
+    scipy.stats.permutation_test(permutation_type="samples"): two-sided is twice the smaller one-sided p,
+    capped at 1; a Monte Carlo p counts the observed arrangement, (hits + 1) / (resamples + 1)."""
+    d = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
+    n = len(d)
+    if n == 0:
+        return Permutation(float("nan"), float("nan"), True, 0)
+    observed = float(d.mean())
+    gamma = abs(1e-14 * observed)  # scipy's relative tolerance for ties with the observed value
+    exact = n <= exact_up_to
+    less = greater = 0
+    if exact:
+        total = 1 << n
+        bits = (np.arange(total, dtype=np.int64)[:, None] >> np.arange(n)) & 1
+        null = ((1 - 2 * bits) * d).mean(axis=1)
+        less, greater = int((null <= observed + gamma).sum()), int((null >= observed - gamma).sum())
+        adjustment = 0
+    else:
+        total = resamples
+        rng = np.random.default_rng(seed)
+        step = max(1, (1 << 22) // n)
+        for start in range(0, resamples, step):
+            rows = min(step, resamples - start)
+            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(rows, n), dtype=np.int8)
+            null = (signs * d).mean(axis=1)
+            less += int((null <= observed + gamma).sum())
+            greater += int((null >= observed - gamma).sum())
+        adjustment = 1
+    p_less = (less + adjustment) / (total + adjustment)
+    p_greater = (greater + adjustment) / (total + adjustment)
+    return Permutation(observed, float(min(1.0, 2.0 * min(p_less, p_greater))), exact, total)
+
+
+# --- linear mixed model -----------------------------------------------------------------------------------------
+
+MIXED_FORMULA = "value ~ C(system)"
+MIXED_VARIANCE_COMPONENTS = {"participant": "0 + C(participant)", "scenario": "0 + C(scenario)"}
+# statsmodels fits crossed effects as variance components of one group, with dense design matrices: its cost
+# grows with sessions x (participants + scenarios)^2 (about 6 s for 400 sessions of 100 participants on a shared
+# 2-core machine). Above this many sessions the page says so instead of blocking the request.
+MIXED_MAX_SESSIONS = 600
+MIXED_WORDS = "value ~ system + (1 | participant) + (1 | scenario)"  # lme4's notation, for the pages
+
+
+@dataclass(frozen=True)
+class MixedEffect:
+    first: str  # the reference system
+    second: str
+    estimate: float  # second minus first, the other effects held
+    se: float
+    low: float
+    high: float
+    z: float
+    p_value: float
+    p_holm: float | None = None
+    p_bh: float | None = None
+
+
+@dataclass
+class MixedModel:
+    formula: str
+    reference: str
+    n_sessions: int
+    n_participants: int
+    n_scenarios: int
+    effects: list[MixedEffect] = field(default_factory=list)
+    variances: dict[str, float] = field(default_factory=dict)  # participant, scenario, residual
+    converged: bool = False
+    fitted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95,
+                max_sessions: int = MIXED_MAX_SESSIONS) -> MixedModel:
+    """The system effect in a linear mixed model of the per-session values, with crossed random intercepts for
+    the participant and the scenario:
+
+        value[s] = mu + beta[system(s)] + u[participant(s)] + v[scenario(s)] + e[s],
+        u ~ N(0, s2_participant), v ~ N(0, s2_scenario), e ~ N(0, s2_residual),
+
+    fitted by REML with statsmodels as
+        smf.mixedlm("value ~ C(system)", data, groups=<one group for all sessions>, re_formula="0",
+                    vc_formula={"participant": "0 + C(participant)", "scenario": "0 + C(scenario)"})
+    (crossed effects are variance components of a single group: statsmodels' documented way). The first system
+    (in code order) is the reference; each other system's coefficient is its difference from it, with a Wald
+    interval and p (normal reference, as statsmodels reports them)."""
+    import pandas as pd
+    import statsmodels.formula.api as smf
+
+    values = np.asarray(values, dtype=np.float64)
+    labels = sorted(set(np.asarray(systems).tolist()), key=str)
+    result = MixedModel(
+        formula=MIXED_WORDS,
+        reference=labels[0] if labels else "", n_sessions=len(values),
+        n_participants=len(set(participants)), n_scenarios=len(set(scenarios)),
+    )
+    if len(labels) < 2:
+        result.notes.append("The mixed model needs two systems or more.")
+        return result
+    if len(values) > max_sessions:
+        result.notes.append(f"The mixed model is not fitted on {len(values)} sessions (more than {max_sessions}): "
+                            "statsmodels' crossed random effects grow with the square of the design; filter the "
+                            "dashboard (by scenario or system) or fit it from the CSV.")
+        return result
+    if result.n_participants < 2 or result.n_scenarios < 2 or len(values) <= len(labels) + 2:
+        result.notes.append("The mixed model needs at least two participants, two scenarios and more sessions "
+                            "than parameters.")
+        return result
+    # Positional codes, not the labels: a code is the study's own text, never part of a formula.
+    index = {label: i for i, label in enumerate(labels)}
+    data = pd.DataFrame({
+        "value": values,
+        "system": [f"s{index[s]:04d}" for s in np.asarray(systems).tolist()],
+        "participant": pd.factorize(np.asarray(participants))[0],
+        "scenario": pd.factorize(np.asarray(scenarios))[0],
+        "group": np.zeros(len(values), dtype=np.int64),
+    })
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model = smf.mixedlm(MIXED_FORMULA, data, groups="group", re_formula="0",
+                                vc_formula=MIXED_VARIANCE_COMPONENTS)
+            fit = model.fit(reml=True)
+        except (np.linalg.LinAlgError, ValueError) as exc:
+            result.notes.append(f"The mixed model could not be fitted: {exc}.")
+            return result
+    result.fitted = True
+    result.converged = bool(fit.converged)
+    names = list(fit.model.exog_names)
+    params, bse = np.asarray(fit.fe_params), np.asarray(fit.bse_fe)
+    z_crit = stats.norm.ppf(0.5 + level / 2.0)
+    for label in labels[1:]:
+        position = names.index(f"C(system)[T.s{index[label]:04d}]")
+        estimate, se = float(params[position]), float(bse[position])
+        z = estimate / se if se > 0 else float("nan")
+        p = float(2.0 * stats.norm.sf(abs(z))) if np.isfinite(z) else float("nan")
+        result.effects.append(MixedEffect(labels[0], label, estimate, se, float(estimate - z_crit * se),
+                                          float(estimate + z_crit * se), z, p))
+    if len(result.effects) > 1:
+        p = [e.p_value for e in result.effects]
+        result.effects = [replace(e, p_holm=float(h), p_bh=float(b))
+                          for e, h, b in zip(result.effects, holm(p), benjamini_hochberg(p), strict=True)]
+    vcomp = np.asarray(fit.vcomp)
+    vc_names = list(fit.model.exog_vc.names)
+    result.variances = {name: float(vcomp[i]) for i, name in enumerate(vc_names)}
+    result.variances["residual"] = float(fit.scale)
+    messages = sorted({str(w.message).split("\n")[0] for w in caught})
+    if not result.converged or messages:
+        result.notes.append("statsmodels warned: " + "; ".join(messages or ["the fit did not converge"])
+                            + " (a variance near 0 is the usual cause; the fixed effect is still reported).")
+    return result
+
+
 def _p_text(p: float | None) -> str:
     if p is None or not np.isfinite(p):
         return "p not defined"
@@ -164,13 +519,19 @@ def _verdict(p: float | None) -> str:
 
 
 def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence, *, summary: str = "value",
-                    block: str = "participant", paired: bool = True, resamples: int = 2000) -> Comparison:
+                    block: str = "participant", paired: bool = True, resamples: int = 2000,
+                    design: tuple[Sequence, Sequence] | None = None) -> Comparison:
     """Every test of this module for one per-session summary. `systems` and `blocks` label each session.
 
     One unit of averaging throughout (every test and mean names it): paired, the unit is the block (a
     participant, or a scenario), each block's sessions on a system averaged first, and only blocks that used
-    every system kept (Friedman, two-way ANOVA, paired t, Wilcoxon, a bootstrap resampling blocks); unpaired,
-    the unit is the session (one-way ANOVA, Welch's t, a bootstrap resampling sessions)."""
+    every system kept (Friedman with Kendall's W, two-way ANOVA, paired t with d_z, Wilcoxon with the
+    rank-biserial r, the paired permutation test, a bootstrap resampling blocks); unpaired, the unit is the
+    session (one-way ANOVA, Welch's t, a bootstrap resampling sessions). With more than one pair, each pairwise
+    test's p is also given Holm- and BH-adjusted over its pairs.
+
+    `design` (each session's participant and scenario) adds the linear mixed model, whose unit is the session
+    whatever the comparison's: it models the participants' and scenarios' levels instead of averaging them."""
     values = np.asarray(values, dtype=np.float64)
     systems = np.asarray(systems)
     labels = sorted(set(systems.tolist()), key=str)
@@ -189,6 +550,8 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
     if len(labels) < 2:
         result.notes.append("Only one system has sessions here: there is nothing to compare.")
         return result
+    if design is not None:
+        result.mixed = mixed_model(values, systems, design[0], design[1])
     if paired and len(block_labels) < 2:
         result.notes.append(f"Fewer than two {block}s used every system: no test on {block} means (choose "
                             "sessions as the unit for unpaired tests).")
@@ -215,7 +578,7 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
         result.tests.append(TestResult(
             f"Friedman ({unit})", "all", chi2, str(len(system_labels) - 1), p_fr, len(block_labels),
             f"Ranking the systems within each {block}, the difference {_verdict(p_fr)} ({_p_text(p_fr)}, "
-            f"{len(block_labels)} {block}s).",
+            f"{len(block_labels)} {block}s).", effect=kendalls_w(matrix, resamples=resamples),
         ))
         f_b, df1, df2, p_b = anova_blocks(matrix)
         result.tests.append(TestResult(
@@ -232,14 +595,23 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
             result.tests.append(TestResult(
                 f"paired t-test ({unit})", pair, float(t), str(len(a) - 1), float(p_t), len(a),
                 f"Paired by {block}, {second} minus {first} {_verdict(p_t)} ({_p_text(p_t)}).",
+                effect=cohens_dz(a, b),
             ))
             if np.any(b - a != 0):
                 w, p_w = stats.wilcoxon(b, a)
                 result.tests.append(TestResult(
                     f"Wilcoxon signed-rank ({unit})", pair, float(w), "", float(p_w), len(a),
                     f"Without assuming normal differences, {second} against {first} {_verdict(p_w)} "
-                    f"({_p_text(p_w)}).",
+                    f"({_p_text(p_w)}).", effect=rank_biserial(a, b, resamples=resamples),
                 ))
+            perm = paired_permutation_test(a, b)
+            how = (f"exact, all {perm.arrangements} sign patterns" if perm.exact
+                   else f"Monte Carlo, {perm.arrangements} seeded sign patterns")
+            result.tests.append(TestResult(
+                f"paired permutation test ({unit})", pair, perm.statistic, how, perm.p_value, len(a),
+                f"Flipping the sign of each {block}'s difference at random ({how}), {second} minus {first} "
+                f"{_verdict(perm.p_value)} ({_p_text(perm.p_value)}).",
+            ))
         else:
             t, p_t = stats.ttest_ind(b, a, equal_var=False)
             result.tests.append(TestResult(
@@ -256,4 +628,5 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
                if covers else "the interval excludes 0.")
         )
         result.differences.append(Difference(first, second, estimate, low, high, len(a), paired, reading))
+    result.tests = adjust_families(result.tests)
     return result
