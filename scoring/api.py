@@ -10,15 +10,25 @@ QueryScore rows, never recomputed here.
 
 from __future__ import annotations
 
+import csv
+import io
+
 import numpy as np
+from django.db.models import F
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import CursorPagination
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from studies.api.views import StudyScoped, filter_parameters, query_parameter
+from sessionlab.spreadsheet import safe_rows
+from studies.api.views import OneOf, StudyCode, StudyScoped, filter_parameters, query_parameter
 from studies.models import SearchSession
 
 from . import services
@@ -184,14 +194,6 @@ def _runs(study):
     return ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
 
 
-def _refuse_unknown(request, choices: dict) -> None:
-    """A filter whose value is none of its choices is a 400 naming them, never an empty list."""
-    for name, values in choices.items():
-        raw = request.query_params.get(name)
-        if raw and raw not in values:
-            raise ValidationError({name: f"{raw[:40]!r} is not one of {', '.join(values)}"})
-
-
 class RunScoped(StudyScoped):
     """A view under .../scoring-runs/<run_pk>/: the run, of the visible study, or 404."""
 
@@ -202,8 +204,8 @@ class RunScoped(StudyScoped):
         return self._run
 
 
-RUN_FILTERS = {"status": ("status", str), "is_default": ("is_default", bool), "stale": ("stale", bool),
-               "judgments": ("judgments", str)}
+RUN_FILTERS = {"status": ("status", OneOf(ScoringRun.Status.values)), "is_default": ("is_default", bool),
+               "stale": ("stale", bool), "judgments": ("judgments", OneOf(ScoringRun.Judgments.values))}
 
 
 @extend_schema_view(get=extend_schema(parameters=filter_parameters(RUN_FILTERS)))
@@ -214,11 +216,6 @@ class ScoringRunList(StudyScoped, generics.ListAPIView):
 
     serializer_class = ScoringRunSerializer
     filters = RUN_FILTERS
-
-    def filter_queryset(self, queryset):
-        _refuse_unknown(self.request, {"status": ScoringRun.Status.values,
-                                       "judgments": ScoringRun.Judgments.values})
-        return super().filter_queryset(queryset)
 
     def get_queryset(self):
         return _runs(self.study).order_by("-created_at", "-id")
@@ -254,12 +251,16 @@ class ScoringRunMakeDefault(RunScoped, APIView):
         return Response(ScoringRunSerializer(_runs(self.study).get(pk=self.run.pk)).data)
 
 
+SYSTEM_CODE = StudyCode("systems", "system")
+SCENARIO_CODE = StudyCode("scenarios", "scenario")
+PARTICIPANT_CODE = StudyCode("participants", "participant")
+
 SESSION_SCORE_FILTERS = {
-    "system": ("system__code", str),
-    "scenario": ("scenario__code", str),
-    "participant": ("participant__code", str),
+    "system": ("system__code", SYSTEM_CODE),
+    "scenario": ("scenario__code", SCENARIO_CODE),
+    "participant": ("participant__code", PARTICIPANT_CODE),
     "min_queries": ("n_queries__gte", int),
-    "end_reason": ("end_reason", str),
+    "end_reason": ("end_reason", OneOf(SearchSession.EndReason.values)),
     "unjudged": ("unjudged", bool),
 }
 
@@ -274,19 +275,10 @@ class ScoringRunSessionList(RunScoped, generics.ListAPIView):
 
     serializer_class = SessionScoreSerializer
     filters = SESSION_SCORE_FILTERS
+    extra_parameters = ("curves",)
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "curves": _flag(self.request, "curves")}
-
-    def filter_queryset(self, queryset):
-        # A code that names nothing in the study is a 400, not an empty page that reads as "no sessions".
-        for name, known in (("system", self.study.systems), ("scenario", self.study.scenarios),
-                            ("participant", self.study.participants)):
-            code = self.request.query_params.get(name)
-            if code and not known.filter(code=code).exists():
-                raise ValidationError({name: f"{code[:40]!r} is not a {name} code of this study"})
-        _refuse_unknown(self.request, {"end_reason": SearchSession.EndReason.values})
-        return super().filter_queryset(queryset)
 
     def get_queryset(self):
         queryset = (SessionScore.objects.filter(run=self.run)
@@ -304,6 +296,7 @@ class ScoringRunQueryList(RunScoped, generics.ListAPIView):
 
     serializer_class = QueryScoreSerializer
     filters = {"is_last": ("is_last", bool)}
+    extra_parameters = ("by_rank",)
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "by_rank": _flag(self.request, "by_rank")}
@@ -316,3 +309,149 @@ class ScoringRunQueryList(RunScoped, generics.ListAPIView):
                           "session_id").order_by("position"))
         return queryset if _flag(self.request, "by_rank") else queryset.defer("by_rank")
 
+
+
+# --- every per-query score of a run, in one paginated list (JSON) or one file (CSV) -----------------------
+
+
+class QueryScoreRowSerializer(serializers.Serializer):
+    """One query's sDCG at X in the run, with its session's design; `by_rank` only with ?by_rank=1."""
+
+    session = serializers.IntegerField(source="session_id")
+    participant = serializers.CharField()
+    scenario = serializers.CharField()
+    system = serializers.CharField()
+    query = serializers.IntegerField(source="query_id")
+    position = serializers.IntegerField()
+    text = serializers.CharField()
+    is_last = serializers.BooleanField()
+    sdcg = serializers.FloatField()
+    by_rank = serializers.SerializerMethodField(help_text="Only with ?by_rank=1: the query's sDCG at ranks "
+                                                          "1..100 (float32 precision).")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.context.get("by_rank"):
+            self.fields.pop("by_rank")
+
+    @extend_schema_field(_FLOATS)
+    def get_by_rank(self, row):
+        return _by_rank(row["by_rank"])
+
+
+def _by_rank(raw) -> list[float]:
+    return np.frombuffer(bytes(raw), dtype=np.float32).astype(np.float64).tolist()
+
+
+class QueryScoreCursor(CursorPagination):
+    """By session, then position in it: the cursor holds the last session id (and how many of its queries
+    were on the page), so a page costs one index range scan however deep, and rows scored while a client
+    pages are neither skipped nor repeated."""
+
+    ordering = ("session_id", "position")
+    page_size = 1000
+    page_size_query_param = "page_size"
+    max_page_size = 5000
+
+
+class CSVRenderer(BaseRenderer):
+    """Content negotiation only (`?format=csv` or `Accept: text/csv`): the view streams the file itself, and
+    an error is answered in JSON whatever was asked (ScoringRunQueryScoreList.finalize_response)."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        raise NotImplementedError("the view writes its CSV itself")
+
+
+CSV_COLUMNS = ["session", "participant", "scenario", "system", "query", "position", "text", "is_last", "sdcg"]
+QUERY_SCORE_FILTERS = {
+    "system": ("session__assignment__system__code", SYSTEM_CODE),
+    "scenario": ("session__assignment__scenario__code", SCENARIO_CODE),
+    "participant": ("session__assignment__participant__code", PARTICIPANT_CODE),
+    "session": ("session_id", int),
+    "is_last": ("is_last", bool),
+}
+
+
+@extend_schema_view(get=extend_schema(
+    parameters=[
+        *filter_parameters(QUERY_SCORE_FILTERS),
+        query_parameter("by_rank", bool, "add each query's sDCG at ranks 1..100 (CSV: columns sdcg@1..sdcg@100)"),
+        query_parameter("raw", bool, "CSV only: text cells as they are, without the leading ' that keeps a "
+                                     "spreadsheet from running them as formulas"),
+        query_parameter("format", str, "csv: the whole (filtered) result as one CSV file instead of JSON pages "
+                                       "(or send Accept: text/csv)", enum=["json", "csv"]),
+    ],
+    responses={(200, "application/json"): QueryScoreRowSerializer(many=True),
+               (200, "text/csv"): OpenApiTypes.STR},
+))
+class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
+    """Every per-query score of the run (sDCG at X of each query of every session), by session and position,
+    with each session's participant, scenario and system: one request per page of up to 5,000 rows instead
+    of one per session. JSON pages by cursor (`next` until null); CSV (`?format=csv` or Accept: text/csv)
+    is the whole filtered result in one file. A pending run has no rows yet."""
+
+    serializer_class = QueryScoreRowSerializer
+    pagination_class = QueryScoreCursor
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+    filters = QUERY_SCORE_FILTERS
+    extra_parameters = ("by_rank", "raw")
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "by_rank": _flag(self.request, "by_rank")}
+
+    def get_queryset(self):
+        fields = ["session_id", "query_id", "position", "is_last", "sdcg"]
+        if _flag(self.request, "by_rank"):
+            fields.append("by_rank")
+        return QueryScore.objects.filter(run=self.run).values(
+            *fields,
+            participant=F("session__assignment__participant__code"),
+            scenario=F("session__assignment__scenario__code"),
+            system=F("session__assignment__system__code"),
+            text=F("query__text"),
+        )
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        # An error asked for as CSV (a bad filter, an unknown run) is still the API's JSON error.
+        if isinstance(response, Response) and response.status_code >= 400 and isinstance(
+                getattr(request, "accepted_renderer", None), CSVRenderer):
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
+        return super().finalize_response(request, response, *args, **kwargs)
+
+    def list(self, request, *args, **kwargs):
+        if request.accepted_renderer.format != "csv":
+            return super().list(request, *args, **kwargs)
+        self.check_query_parameters()
+        rows = self.filter_queryset(self.get_queryset()).order_by(*QueryScoreCursor.ordering)
+        by_rank, raw = _flag(request, "by_rank"), _flag(request, "raw")
+        response = StreamingHttpResponse(_csv_lines(rows, by_rank=by_rank, raw=raw),
+                                         content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = (f'attachment; filename="{self.study.slug}-run-{self.run.pk}'
+                                           f'-query-scores.csv"')
+        return response
+
+
+def _csv_lines(rows, *, by_rank: bool, raw: bool):
+    """The CSV a line at a time (streamed: a run of 100,000 queries is never held whole); text cells a
+    spreadsheet would run as formulas get a leading ' unless `raw` (sessionlab/spreadsheet.py)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    header = CSV_COLUMNS + ([f"sdcg@{rank}" for rank in range(1, 101)] if by_rank else [])
+
+    def line(cells):
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(cells)
+        return buffer.getvalue()
+
+    yield line(header)
+    for row in rows.iterator(chunk_size=2000):
+        cells = [row["session_id"], row["participant"], row["scenario"], row["system"], row["query_id"],
+                 row["position"], row["text"], "true" if row["is_last"] else "false", row["sdcg"]]
+        if by_rank:
+            cells.extend(_by_rank(row["by_rank"]))
+        yield line(next(iter(safe_rows([cells], raw=raw))))

@@ -13,4 +13,5 @@ urlpatterns = [
     path(run + "sessions/", api.ScoringRunSessionList.as_view(), name="scoring_run_session_list"),
     path(run + "sessions/<int:session_pk>/queries/", api.ScoringRunQueryList.as_view(),
          name="scoring_run_query_list"),
+    path(run + "query-scores/", api.ScoringRunQueryScoreList.as_view(), name="scoring_run_query_score_list"),
 ]

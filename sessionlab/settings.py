@@ -236,21 +236,23 @@ CACHES = {
 }
 
 REST_FRAMEWORK = {
+    # Token first: DRF answers a request without credentials with the first class's scheme, so 401 with
+    # `WWW-Authenticate: Token` (session auth has no scheme: it made that a 403). The session stays for the
+    # browser (Swagger UI) with its CSRF check; 403 is for a caller who is known but not allowed.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # JSON bodies only (docs/api.md, "Conventions"): one content type per body in the schema, which generated
+    # clients need; the one upload endpoint names its multipart parser itself. The HTML pages are not DRF.
     # A body the API cannot read is a JSON 4xx with the reason (sessionlab/api_errors.py), never a 500 or HTML.
-    "DEFAULT_PARSER_CLASSES": [
-        "sessionlab.api_errors.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    "DEFAULT_PARSER_CLASSES": ["sessionlab.api_errors.JSONParser"],
     "EXCEPTION_HANDLER": "sessionlab.api_errors.exception_handler",
     "PAGE_SIZE": 100,
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "SessionLab API",

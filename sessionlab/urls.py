@@ -1,11 +1,12 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from studies import views as study_views
 from studies.api import urls as studies_api_urls
 
+from . import api_errors
 from .auth_views import LoginView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
@@ -29,4 +30,6 @@ urlpatterns = [
     # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP (sessionlab/csp.py).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    # Last: any other /api/ URL is a JSON 404, not the HTML page (the pages elsewhere keep theirs).
+    re_path(r"^api/", api_errors.not_found, name="api-not-found"),
 ]

@@ -13,12 +13,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring.lib.errors import InputError
-from sessionlab import api_errors
 
 from .. import participation, services
 from ..assessment import AssessmentError, reference_version_import_qrels, reference_version_qrels
@@ -47,17 +46,80 @@ class ApiPagination(PageNumberPagination):
     max_page_size = 1000
 
 
-def query_parameter(name: str, type_=str, description: str = "") -> OpenApiParameter:
+def query_parameter(name: str, type_=str, description: str = "", enum=None) -> OpenApiParameter:
     kind = {str: OpenApiTypes.STR, int: OpenApiTypes.INT, bool: OpenApiTypes.BOOL}[type_]
-    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, required=False, description=description)
+    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, required=False, description=description,
+                            enum=enum)
+
+
+class OneOf:
+    """A filter value that must be one of `values` (or of `values(view)`, e.g. the study's grades), after
+    conversion to `type_`: anything else is a 400 naming the choices, never an empty list."""
+
+    def __init__(self, values, type_=str):
+        self.values, self.type_ = values, type_
+
+    def allowed(self, view) -> list:
+        return list(self.values(view) if callable(self.values) else self.values)
+
+
+class StudyCode:
+    """A filter naming one of the study's scenarios, systems or participants by its code: a code that names
+    nothing in the study is a 400, not an empty page that reads as "nothing there"."""
+
+    type_ = str
+
+    def __init__(self, relation: str, what: str):
+        self.relation, self.what = relation, what
+
+
+def _convert(name: str, raw: str, type_):
+    if type_ is bool:
+        if raw.lower() not in {"true", "false", "1", "0"}:
+            raise ValidationError({name: "expected true or false"})
+        return raw.lower() in {"true", "1"}
+    if type_ is int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValidationError({name: "expected an integer"}) from None
+        if not -(2**63) <= value < 2**63:  # the databases' bigint: beyond it they raise, not match
+            raise ValidationError({name: "out of range"})
+        return value
+    return raw
 
 
 class FilterMixin:
-    """Filtering by query parameters: `filters` maps a parameter to (ORM lookup, type). A value that does not
-    convert is a 400 naming the parameter. A lookup starting with "!" is negated: ("!consented_at__isnull",
-    bool) makes consented=true mean consented_at IS NOT NULL."""
+    """Filtering by query parameters: `filters` maps a parameter to (ORM lookup, type), the type str, int,
+    bool, a `OneOf` or a `StudyCode`. A value that does not convert, or is none of the choices, is a 400
+    naming the parameter. A lookup starting with "!" is negated: ("!consented_at__isnull", bool) makes
+    consented=true mean consented_at IS NOT NULL.
 
-    filters: dict[str, tuple[str, type]] = {}
+    A list refuses a query parameter it does not know (a 400 naming it and the ones it takes): a misspelt
+    filter would otherwise answer the unfiltered list. `extra_parameters` names the list's other ones."""
+
+    filters: dict[str, tuple[str, object]] = {}
+    extra_parameters: tuple[str, ...] = ()
+
+    def list(self, request, *args, **kwargs):
+        self.check_query_parameters()
+        return super().list(request, *args, **kwargs)
+
+    def known_query_parameters(self) -> set[str]:
+        known = {*self.filters, *self.extra_parameters, "format"}
+        paginator = self.paginator
+        for attribute in ("page_query_param", "page_size_query_param", "cursor_query_param"):
+            if getattr(paginator, attribute, None):
+                known.add(getattr(paginator, attribute))
+        return known
+
+    def check_query_parameters(self) -> None:
+        known = self.known_query_parameters()
+        unknown = sorted(set(self.request.query_params) - known)
+        if unknown:
+            takes = ", ".join(sorted(known))
+            raise ValidationError({name[:40]: f"unknown query parameter (this list takes {takes})"
+                                   for name in unknown})
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)
@@ -65,28 +127,39 @@ class FilterMixin:
             raw = self.request.query_params.get(name)
             if raw is None or raw == "":
                 continue
-            if type_ is bool:
-                if raw.lower() not in {"true", "false", "1", "0"}:
-                    raise ValidationError({name: "expected true or false"})
-                value = raw.lower() in {"true", "1"}
-            elif type_ is int:
-                try:
-                    value = int(raw)
-                except ValueError:
-                    raise ValidationError({name: "expected an integer"}) from None
-                if not -(2**63) <= value < 2**63:  # the databases' bigint: beyond it they raise, not match
-                    raise ValidationError({name: "out of range"})
-            else:
-                value = raw
+            value = self.filter_value(name, raw, type_)
             if lookup.startswith("!"):
                 lookup, value = lookup[1:], not value
             queryset = queryset.filter(**{lookup: value})
         return queryset
 
+    def filter_value(self, name: str, raw: str, type_):
+        if isinstance(type_, OneOf):
+            value = _convert(name, raw, type_.type_)
+            allowed = type_.allowed(self)
+            if value not in allowed:
+                raise ValidationError({name: f"{raw[:40]!r} is not one of {', '.join(map(str, allowed))}"})
+            return value
+        if isinstance(type_, StudyCode):
+            if not getattr(self.study, type_.relation).filter(code=raw).exists():
+                raise ValidationError({name: f"{raw[:40]!r} is not a {type_.what} code of this study"})
+            return raw
+        return _convert(name, raw, type_)
 
-def filter_parameters(filters: dict[str, tuple[str, type]]) -> list[OpenApiParameter]:
-    return [query_parameter(name, type_, f"filter: {lookup.lstrip('!').replace('__', ' ')}")
-            for name, (lookup, type_) in filters.items()]
+
+def filter_parameters(filters: dict[str, tuple[str, object]]) -> list[OpenApiParameter]:
+    parameters = []
+    for name, (lookup, type_) in filters.items():
+        description = f"filter: {lookup.lstrip('!').replace('__', ' ')}"
+        enum = None
+        if isinstance(type_, OneOf) and not callable(type_.values):
+            enum = list(type_.values)
+        elif isinstance(type_, OneOf):
+            description += " (one of the study's values; another is a 400)"
+        elif isinstance(type_, StudyCode):
+            description += f" (a {type_.what} code of the study; another is a 400)"
+        parameters.append(query_parameter(name, getattr(type_, "type_", type_), description, enum))
+    return parameters
 
 
 class StudyScoped(FilterMixin):
@@ -167,7 +240,7 @@ def _collections(request):
             .annotate(document_count=Count("documents")).order_by("name"))
 
 
-class CollectionList(generics.ListAPIView):
+class CollectionList(FilterMixin, generics.ListAPIView):
     """The collections the caller may build a study on (POST /api/studies/ with `collection`): their own, those
     shared with them and those of the studies they research on; every one for a superuser."""
 
@@ -287,7 +360,7 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
 
 
 SCENARIO_FILTERS = {"code": ("code", str), "topic_id": ("topic_id", str)}
-SYSTEM_FILTERS = {"code": ("code", str), "backend": ("backend", str)}
+SYSTEM_FILTERS = {"code": ("code", str), "backend": ("backend", OneOf(System.Backend.values))}
 
 
 @extend_schema_view(get=extend_schema(parameters=filter_parameters(SCENARIO_FILTERS)))
@@ -382,12 +455,16 @@ class ParticipantWithdraw(StudyScoped, APIView):
 
 # --- sessions, queries, judgments, events (read-only: participants write them) --------------------------
 
+PARTICIPANT_CODE = StudyCode("participants", "participant")
+SCENARIO_CODE = StudyCode("scenarios", "scenario")
+SYSTEM_CODE = StudyCode("systems", "system")
+
 SESSION_FILTERS = {
-    "participant": ("assignment__participant__code", str),
-    "scenario": ("assignment__scenario__code", str),
-    "system": ("assignment__system__code", str),
+    "participant": ("assignment__participant__code", PARTICIPANT_CODE),
+    "scenario": ("assignment__scenario__code", SCENARIO_CODE),
+    "system": ("assignment__system__code", SYSTEM_CODE),
     "position": ("assignment__position", int),
-    "end_reason": ("end_reason", str),
+    "end_reason": ("end_reason", OneOf(SearchSession.EndReason.values)),
     "open": ("ended_at__isnull", bool),
 }
 
@@ -434,9 +511,9 @@ class SessionDetail(StudyScoped, generics.RetrieveAPIView):
 
 QUERY_FILTERS = {
     "session": ("session_id", int),
-    "participant": ("session__assignment__participant__code", str),
-    "scenario": ("session__assignment__scenario__code", str),
-    "system": ("session__assignment__system__code", str),
+    "participant": ("session__assignment__participant__code", PARTICIPANT_CODE),
+    "scenario": ("session__assignment__scenario__code", SCENARIO_CODE),
+    "system": ("session__assignment__system__code", SYSTEM_CODE),
     "position": ("position", int),
     "text": ("text__icontains", str),
 }
@@ -456,11 +533,11 @@ class QueryList(StudyScoped, generics.ListAPIView):
 
 JUDGMENT_FILTERS = {
     "session": ("session_id", int),
-    "participant": ("session__assignment__participant__code", str),
-    "scenario": ("session__assignment__scenario__code", str),
-    "system": ("session__assignment__system__code", str),
+    "participant": ("session__assignment__participant__code", PARTICIPANT_CODE),
+    "scenario": ("session__assignment__scenario__code", SCENARIO_CODE),
+    "system": ("session__assignment__system__code", SYSTEM_CODE),
     "doc": ("document__external_id", str),
-    "grade": ("grade", int),
+    "grade": ("grade", OneOf(lambda view: view.study.grade_values(), int)),
 }
 
 
@@ -476,7 +553,7 @@ class JudgmentList(StudyScoped, generics.ListAPIView):
 
 
 EVENT_FILTERS = {
-    "participant": ("participant__code", str),
+    "participant": ("participant__code", PARTICIPANT_CODE),
     "session": ("session_id", int),
     "type": ("type", str),
 }
@@ -517,12 +594,13 @@ class ReferenceVersionDetail(StudyScoped, generics.RetrieveAPIView):
 
 
 class ReferenceVersionImportQrels(StudyScoped, APIView):
-    """A new reference version from TREC qrels (multipart `file` or JSON `text`), all or nothing: a bad line,
+    """A new reference version from TREC qrels (multipart: a `file`, or the qrels in a `text` field), all or nothing: a bad line,
     an unknown document, a grade outside the study's scale, or a file with no scenario topic is a 400 naming
     file, line and reason. Judgments of topics that are not scenarios are kept (an exported version imports
     again unchanged)."""
 
-    parser_classes = [MultiPartParser, FormParser, api_errors.JSONParser]
+    # The one body that is not JSON: a file upload, so multipart only (one content type in the schema).
+    parser_classes = [MultiPartParser]
 
     @extend_schema(request=s.QrelsImportSerializer, responses={201: s.ReferenceVersionSerializer})
     def post(self, request, study_pk):

@@ -51,7 +51,7 @@ def test_a_researcher_withdraws_a_participant(worked_study, alice):
 def test_qrels_import_as_a_new_reference_version(worked_study, alice):
     client = client_for(alice)
     url = f"/api/studies/{worked_study.pk}/reference-versions/import-qrels/"
-    response = client.post(url, {"text": "1 0 d1 2\n1 0 d2 0\n2 0 d3 3\n", "note": "first"}, format="json")
+    response = client.post(url, {"text": "1 0 d1 2\n1 0 d2 0\n2 0 d3 3\n", "note": "first"}, format="multipart")
     assert response.status_code == 201, response.content
     assert response.json()["number"] == 1 and response.json()["judgment_count"] == 3
     upload = SimpleUploadedFile("team.qrels", b"3 0 d4 1\n")
@@ -71,7 +71,7 @@ def test_a_bad_qrels_line_imports_nothing_and_names_file_and_line(worked_study, 
                               ("1 0 d1 2\n1 0 d2 7\n", 2, "grade 7"),
                               ("9 0 d1 2\n8 0 d2 1\n", None, "none of its topics is a scenario topic"),
                               ("1 0 nope 1\n", 1, "'nope'")]:
-        response = client.post(url, {"text": text}, format="json")
+        response = client.post(url, {"text": text}, format="multipart")
         assert response.status_code == 400
         body = response.json()
         assert body["file"] == "<text>" and body["line"] == line and words in body["reason"], body

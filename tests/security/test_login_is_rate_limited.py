@@ -76,16 +76,19 @@ def test_a_success_clears_the_usernames_failures(limits, alice):
 def test_the_api_token_endpoint_is_limited_too(limits, alice):
     client = Client()
     for _ in range(3):
-        response = client.post("/api/auth/token/", {"username": "alice", "password": "wrong"})
+        response = client.post("/api/auth/token/", {"username": "alice", "password": "wrong"},
+                               content_type="application/json")
         assert response.status_code == 400
-    response = client.post("/api/auth/token/", {"username": "alice", "password": "alice-password"})
+    response = client.post("/api/auth/token/", {"username": "alice", "password": "alice-password"},
+                           content_type="application/json")
     assert response.status_code == 429 and "Too many failed sign-ins" in response.json()["detail"]
     assert "Retry-After" in response
 
 
 @pytest.mark.django_db
 def test_the_api_token_endpoint_gives_a_token_to_the_right_password(limits, alice):
-    response = Client().post("/api/auth/token/", {"username": "alice", "password": "alice-password"})
+    response = Client().post("/api/auth/token/", {"username": "alice", "password": "alice-password"},
+                             content_type="application/json")
     assert response.status_code == 200 and len(response.json()["token"]) == 40
 
 

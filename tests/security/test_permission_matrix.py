@@ -43,8 +43,9 @@ PUBLIC = dict.fromkeys(ROLES, OK)
 # participant's objects in the body; everyone else an unknown token.
 PARTICIPANT_OWN = {**dict.fromkeys(ROLES, 404), "participant": OK, "other_participant": OK}
 PARTICIPANT_OBJECT = {**dict.fromkeys(ROLES, 404), "participant": OK}
-# The API: researchers by session or token; the researcher endpoints do not take a participant token.
-API_NOT_RESEARCHER = {"anonymous": 403, "participant": 403, "other_participant": 403, "assessor": 403,
+# The API: researchers by session or token; the researcher endpoints do not take a participant token, so
+# without a researcher's credentials it is a 401 (WWW-Authenticate: Token), a known account not allowed a 403.
+API_NOT_RESEARCHER = {"anonymous": 401, "participant": 401, "other_participant": 401, "assessor": 403,
                       "other_assessor": 403}
 API_STUDY = {**API_NOT_RESEARCHER, "other_researcher": 404, "researcher": OK}
 API_ANY_STUDY = {**API_NOT_RESEARCHER, "other_researcher": OK, "researcher": OK}
@@ -176,6 +177,9 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("api-schema", "GET"): Row("GET", fixed("/api/schema/"), PUBLIC),
     ("api-docs", "GET"): Row("GET", fixed("/api/docs/"), PUBLIC),
     ("api-redoc", "GET"): Row("GET", fixed("/api/redoc/"), PUBLIC),
+    # Any other /api/ URL: a JSON 404 for everyone, whatever the method (tests/api_conventions).
+    ("api-not-found", "GET"): Row("GET", study_path("/api/studies/{pk}/no-such-endpoint/"),
+                                  dict.fromkeys(ROLES, 404)),
     ("api:collection_list", "GET"): Row("GET", fixed("/api/collections/"), API_ANY_STUDY),
     # The world's collection has no owner: Bob sees it through Alice's study (403: he is not its owner, which
     # he knows), Charlie does not (404).
@@ -225,7 +229,7 @@ MATRIX: dict[tuple[str, str], Row] = {
                                                API_STUDY),
     ("api:reference_version_import", "POST"): Row(
         "POST", study_path("/api/studies/{pk}/reference-versions/import-qrels/"), API_STUDY,
-        lambda w: {"text": "1 0 d3 1"}, json=True),
+        lambda w: {"text": "1 0 d3 1"}),  # multipart, the upload's one content type
     ("api:reference_version_detail", "GET"): Row(
         "GET", study_path("/api/studies/{pk}/reference-versions/{w.version.pk}/"), API_STUDY),
     ("api:reference_version_qrels", "GET"): Row(
@@ -242,6 +246,8 @@ MATRIX: dict[tuple[str, str], Row] = {
         "GET", study_path("/api/studies/{pk}/scoring-runs/{run}/sessions/?curves=1"), API_STUDY),
     ("api:scoring_run_query_list", "GET"): Row(
         "GET", study_path("/api/studies/{pk}/scoring-runs/{run}/sessions/{w.session.pk}/queries/"), API_STUDY),
+    ("api:scoring_run_query_score_list", "GET"): Row(
+        "GET", study_path("/api/studies/{pk}/scoring-runs/{run}/query-scores/?format=csv"), API_STUDY),
     ("api:participant_me", "GET"): Row("GET", fixed("/api/participant/"), API_PARTICIPANT),
     ("api:participant_session_start", "POST"): Row(
         "POST", fixed("/api/participant/sessions/"), API_PARTICIPANT,

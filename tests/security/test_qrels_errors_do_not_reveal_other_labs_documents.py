@@ -57,8 +57,8 @@ def test_the_api_answers_alike_for_another_labs_document_and_an_unknown_one(char
     client = APIClient()
     client.force_authenticate(charlie)
     url = f"/api/studies/{charlies_study.pk}/reference-versions/import-qrels/"
-    theirs = client.post(url, {"text": "1 0 secret-1 1"}, format="json")
-    unknown = client.post(url, {"text": "1 0 nothing-1 1"}, format="json")
+    theirs = client.post(url, {"text": "1 0 secret-1 1"}, format="multipart")
+    unknown = client.post(url, {"text": "1 0 nothing-1 1"}, format="multipart")
     assert theirs.status_code == unknown.status_code == 400
     assert theirs.json()["reason"].replace("secret-1", "X") == unknown.json()["reason"].replace(
         "nothing-1", "X"
