@@ -236,3 +236,43 @@ def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> l
 
 def study_runs(study):
     return ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
+
+
+NUMERIC_KINDS = ("integer", "scale", "number", "float")
+
+
+@dataclass(frozen=True)
+class SessionExtras:
+    """What the meta-evaluation reads beside the summaries, aligned with a RunScores' sessions: the run's other
+    session measures (NaN where a session lacks one) and each numeric post-task rating (NaN: not answered)."""
+
+    measures: dict[str, np.ndarray]
+    ratings: dict[str, np.ndarray]
+    rating_labels: dict[str, str]
+
+
+def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> SessionExtras:
+    """One query: each session's post-task answers (SearchSession.post_task_answers) and, where the run has
+    them, its other measures (SessionScore.measures; read only if the field exists, so this works on a
+    database from before it). `items` is the study's post-task questionnaire; its numeric items are ratings."""
+    has_measures = any(f.name == "measures" for f in SessionScore._meta.get_fields())
+    columns = ["session_id", "session__post_task_answers"] + (["measures"] if has_measures else [])
+    by_session = {row[0]: row for row in SessionScore.objects.filter(run=run).values_list(*columns)}
+    rows = [by_session.get(int(s)) for s in session_ids]
+    numeric = [item for item in items if isinstance(item, dict) and isinstance(item.get("name"), str)
+               and item.get("kind") in NUMERIC_KINDS]
+
+    def number(value) -> float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return float(value) if ok else float("nan")
+
+    ratings = {item["name"]: np.array([number((row[1] or {}).get(item["name"])) if row else np.nan for row in rows],
+                                      dtype=np.float64) for item in numeric}
+    measures: dict[str, np.ndarray] = {}
+    if has_measures:
+        names = list(getattr(run, "measures", None) or [])
+        seen = {key for row in rows if row and isinstance(row[2], dict) for key in row[2]}
+        names += sorted(seen - set(names))
+        measures = {name: np.array([number((row[2] or {}).get(name)) if row else np.nan for row in rows],
+                                   dtype=np.float64) for name in names}
+    return SessionExtras(measures, ratings, {item["name"]: item.get("label", item["name"]) for item in numeric})

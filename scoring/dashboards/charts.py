@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from ..lib.meta_evaluation import ALL_SYSTEMS, COEFFICIENT_LABELS
 from ..lib.session import SUMMARIES
-from ..lib.statistics import block_means, compare_systems
+from ..lib.statistics import block_means, compare_systems, p_text, verdict
 
 SUMMARY_LABELS = {
     "final": "final concatenated gain",
@@ -351,9 +352,48 @@ def query_counts_table(scores, *, unit: str = "session") -> Chart:
 # --- statistics -------------------------------------------------------------------------------------------------
 
 
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "" if not np.isfinite(v) else f"{v:.4g}"
+    return str(v)
+
+
+def _effect_cells(effect) -> list:
+    if effect is None:
+        return ["", None, None, None]
+    return [effect.name, effect.value, effect.low, effect.high]
+
+
+def _mixed_rows(mixed) -> tuple[list[list], list[str]]:
+    """The mixed model's system effects as CSV rows (the columns of statistics_chart) and their readings."""
+    if mixed is None:
+        return [], []
+    notes = list(mixed.notes)
+    rows = []
+    name = "linear mixed model (sessions; participant and scenario random)"
+    for e in mixed.effects:
+        direction = "higher" if e.estimate > 0 else "lower"
+        reading = (f"With each participant's and scenario's own level modelled as random ({mixed.n_sessions} "
+                   f"sessions, {mixed.n_participants} participants, {mixed.n_scenarios} scenarios), {e.second} "
+                   f"scores {abs(e.estimate):.4g} {direction} than {e.first} (95% CI {e.low:.4g} to {e.high:.4g}); "
+                   f"the system effect {verdict(e.p_value)} ({p_text(e.p_value)}).")
+        rows.append([name, f"{e.first} vs {e.second}", e.estimate, f"[{e.low:.6g}, {e.high:.6g}]", e.p_value,
+                     mixed.n_sessions, reading, e.p_holm, e.p_bh, f"system effect ({e.second} minus {e.first})",
+                     e.estimate, e.low, e.high])
+        notes.append(reading)
+    if mixed.fitted:
+        variances = ", ".join(f"{k} {v:.4g}" for k, v in mixed.variances.items())
+        notes.append(f"Mixed model {mixed.formula} (REML, statsmodels MixedLM, crossed variance components); "
+                     f"variances: {variances}.")
+    return rows, notes
+
+
 def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
     """The summary per system (box plots) and every test of scoring.lib.statistics, read in words, all on one unit:
-    sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every system)."""
+    sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every system);
+    with adjusted p-values, effect sizes with intervals, and the mixed model on the sessions themselves."""
     if summary not in SUMMARIES:
         raise ValueError(f"unknown summary {summary!r}")
     label = SUMMARY_LABELS[summary]
@@ -365,7 +405,7 @@ def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
     paired = unit != "session"
     blocks = scores.scenario if unit == "scenario" else scores.participant
     result = compare_systems(values, scores.system, blocks, summary=label, block=unit if paired else "participant",
-                             paired=paired)
+                             paired=paired, design=(scores.participant, scores.scenario))
     if paired:
         system_labels, _, matrix = block_means(values, scores.system, blocks)
         boxes = [(system, matrix[:, system_labels.index(system)]) for system, _ in _groups(scores.system)]
@@ -374,25 +414,135 @@ def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
     data = [{"type": "box", "y": _round(points), "name": system, "boxmean": "sd", "boxpoints": "all",
              "jitter": 0.4, "pointpos": 0, "marker": {"color": _colour(i), "size": 4}, "xaxis": "x", "yaxis": "y"}
             for i, (system, points) in enumerate(boxes)]
-    header = ["test", "systems", "statistic", "df", "p_value", "n", "reading"]
-    rows = [[t.test, t.systems, t.statistic, t.df, t.p_value, t.n, t.reading] for t in result.tests]
+    header = ["test", "systems", "statistic", "df", "p_value", "n", "reading", "p_holm", "p_bh", "effect_size",
+              "effect", "effect_low", "effect_high"]
+    rows = [[t.test, t.systems, t.statistic, t.df, t.p_value, t.n, t.reading, t.p_holm, t.p_bh,
+             *_effect_cells(t.effect)] for t in result.tests]
     unit_text = "sessions" if not paired else f"{unit} means"
     rows += [[f"mean difference, bootstrap 95% CI ({unit_text})", f"{d.first} vs {d.second}", d.mean_difference,
-              f"[{d.low:.6g}, {d.high:.6g}]", None, d.n, d.reading] for d in result.differences]
+              f"[{d.low:.6g}, {d.high:.6g}]", None, d.n, d.reading, None, None, "", None, None, None]
+             for d in result.differences]
+    mixed_rows, mixed_notes = _mixed_rows(result.mixed)
+    rows += mixed_rows
 
-    def fmt(v):
-        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+    def effect_text(row):
+        if not row[9] or row[10] is None or not np.isfinite(row[10]):
+            return "" if not row[9] else f"{row[9]}: not defined"
+        interval = "" if row[11] is None or not np.isfinite(row[11]) else f" [{row[11]:.3g}, {row[12]:.3g}]"
+        return f"{row[9]} {row[10]:.3g}{interval}"
 
-    table_rows = [[r[0], r[1], fmt(r[2]), r[3], fmt(r[4]), r[5]] for r in rows]
-    columns = list(zip(*table_rows, strict=True)) if table_rows else [[]] * 6
-    data.append({"type": "table", "domain": {"x": [0.42, 1.0], "y": [0, 1]},
-                 "header": {"values": ["test", "systems", "statistic", "df / CI", "p", "n"], "align": "left",
+    table_rows = [[r[0], r[1], _fmt(r[2]), r[3], _fmt(r[4]), _fmt(r[7]), _fmt(r[8]), effect_text(r), r[5]]
+                  for r in rows]
+    columns = list(zip(*table_rows, strict=True)) if table_rows else [[]] * 9
+    data.append({"type": "table", "domain": {"x": [0.36, 1.0], "y": [0, 1]},
+                 "header": {"values": ["test", "systems", "statistic", "df / CI", "p", "p Holm", "p BH",
+                                       "effect size [95% CI]", "n"], "align": "left",
                             "fill": {"color": "#e8f0fe"}},
                  "cells": {"values": [list(c) for c in columns], "align": "left", "font": {"size": 11}},
-                 "columnwidth": [3, 1.3, 1, 1.4, 1, 0.6]})
-    layout = {"title": {"text": title}, "xaxis": {"domain": [0, 0.36]},
-              "yaxis": {"title": {"text": label}}, "showlegend": False, "height": 480}
+                 "columnwidth": [3, 1.2, 0.9, 1.4, 0.8, 0.8, 0.8, 2.2, 0.5]})
+    layout = {"title": {"text": title}, "xaxis": {"domain": [0, 0.3]},
+              "yaxis": {"title": {"text": label}}, "showlegend": False, "height": 520 + 18 * len(rows)}
     notes = result.notes + [t.reading for t in result.tests] + [d.reading for d in result.differences]
+    effects = [f"{t.systems if t.systems != 'all' else 'all systems'}: {t.effect.text()} ({t.effect.method})"
+               for t in result.tests if t.effect is not None]
+    if effects:
+        notes.append("Effect sizes with 95% intervals: " + "; ".join(effects) + ".")
+    if any(t.p_holm is not None for t in result.tests):
+        notes.append("p Holm and p BH: each pairwise test's p adjusted over its pairs (Holm's step-down for the "
+                     "family-wise error, Benjamini-Hochberg for the false discovery rate); read those when "
+                     "several pairs are compared.")
+    notes += mixed_notes
+    return Chart({"data": data, "layout": layout}, header, rows, notes)
+
+
+# --- meta-evaluation --------------------------------------------------------------------------------------------
+
+
+def meta_evaluation_chart(result, *, rating: str, rating_label: str, coefficient: str, labels: dict[str, str],
+                          unit: str = "session") -> Chart:
+    """Each measure against one post-task rating (the `rating` option), one coefficient at a time (the chart),
+    with a bootstrap 95% interval, over all systems and per system; the table under it and the CSV give every
+    rating, both coefficients and the adjusted p-values."""
+    word = COEFFICIENT_LABELS[coefficient]
+    title = f"{word} of each measure with the rating “{rating_label}”, per {unit} (95% bootstrap CI)"
+    header = ["scope", "measure", "rating", "coefficient", "n", "value", "ci_low", "ci_high", "p_value", "p_holm",
+              "p_bh"]
+    rows = [[a.scope, a.measure, a.rating, a.coefficient, a.n, a.value, a.low, a.high, a.p_value, a.p_holm, a.p_bh]
+            for a in result.correlations]
+    shown = [a for a in result.correlations if a.rating == rating and a.coefficient == coefficient]
+    if not shown:
+        chart = _empty(title, result.notes[0] if result.notes else "No measure and rating to correlate.")
+        chart.header, chart.rows, chart.notes = header, rows, list(result.notes)
+        return chart
+    measures = list(dict.fromkeys(a.measure for a in shown))
+    scopes = list(dict.fromkeys(a.scope for a in shown))
+    data = []
+    for index, scope in enumerate(scopes):
+        mine = {a.measure: a for a in shown if a.scope == scope}
+        values = [mine[m].value for m in measures]
+        finite = [np.isfinite(v) for v in values]
+        data.append({
+            "type": "scatter", "mode": "markers", "name": scope, "orientation": "h",
+            "x": [round(v, 6) if ok else None for v, ok in zip(values, finite, strict=True)],
+            "y": measures, "xaxis": "x", "yaxis": "y",
+            "marker": {"color": _colour(index) if scope != ALL_SYSTEMS else "#000", "size": 9,
+                       "symbol": "diamond" if scope == ALL_SYSTEMS else "circle"},
+            "error_x": {"type": "data", "symmetric": False,
+                        "array": [round(mine[m].high - mine[m].value, 6) if ok else None
+                                  for m, ok in zip(measures, finite, strict=True)],
+                        "arrayminus": [round(mine[m].value - mine[m].low, 6) if ok else None
+                                       for m, ok in zip(measures, finite, strict=True)]},
+            "text": [labels.get(m, m) for m in measures],
+            "hovertemplate": "%{text}<br>" + scope + f": {word} " + "%{x:.3f}<extra></extra>",
+        })
+    table = [[a.scope, a.measure, a.n, _fmt(a.value),
+              "" if not np.isfinite(a.low) else f"[{a.low:.3f}, {a.high:.3f}]", _fmt(a.p_value), _fmt(a.p_holm),
+              _fmt(a.p_bh)] for a in shown]
+    data.append({"type": "table", "domain": {"x": [0, 1], "y": [0, 0.42]},
+                 "header": {"values": ["scope", "measure", "n", word, "95% CI", "p", "p Holm", "p BH"],
+                            "align": "left", "fill": {"color": "#e8f0fe"}},
+                 "cells": {"values": [list(c) for c in zip(*table, strict=True)], "align": "left",
+                           "font": {"size": 11}}})
+    layout = {"title": {"text": title},
+              "xaxis": {"title": {"text": word}, "range": [-1.05, 1.05], "zeroline": True, "anchor": "y"},
+              "yaxis": {"domain": [0.52, 1], "type": "category", "automargin": True, "autorange": "reversed"},
+              "height": 520 + 22 * (len(shown) + len(measures)), "legend": {"orientation": "h", "y": 1.08}}
+    notes = list(result.notes)
+    overall = [a for a in shown if a.scope == ALL_SYSTEMS and np.isfinite(a.value)]
+    if overall:
+        best = max(overall, key=lambda a: a.value)
+        notes.append(f"Over all systems, {labels.get(best.measure, best.measure)} agrees best with “{rating_label}” "
+                     f"({word} {best.value:.3f}, 95% CI {best.low:.3f} to {best.high:.3f}, {best.n} {unit}s; "
+                     f"{p_text(best.p_holm)} after Holm's correction over the {len(overall)} measures).")
+    notes.append("p Holm and p BH: adjusted over every (measure, rating) pair of one scope and one coefficient. "
+                 "Intervals: percentile bootstrap of the sessions (2,000 seeded resamples).")
+    return Chart({"data": data, "layout": layout}, header, rows, notes)
+
+
+def meta_rankings_chart(result, *, labels: dict[str, str]) -> Chart:
+    """Kendall's tau between the system rankings each measure (and each rating) gives: a heatmap, the pairs in
+    the CSV, each ranking in the notes."""
+    title = "Kendall's tau between the rankings of the systems by each measure and rating"
+    header = ["first", "second", "kendall_tau", "p_value", "systems"]
+    rows = [[r.first, r.second, r.tau, r.p_value, r.systems] for r in result.rankings]
+    rankers = list(result.system_means)
+    notes = [f"Ranking by {labels.get(name, name)}: "
+             + " > ".join(f"{s} ({v:.4g})" for s, v in sorted(means.items(), key=lambda kv: -kv[1])
+                          if np.isfinite(v)) for name, means in result.system_means.items()]
+    notes += [n for n in result.notes if "system" in n]
+    if not result.rankings:
+        chart = _empty(title, "Needs two systems or more.")
+        chart.header, chart.rows, chart.notes = header, rows, notes
+        return chart
+    tau = {(r.first, r.second): r.tau for r in result.rankings}
+    z = [[1.0 if a == b else tau.get((a, b), tau.get((b, a))) for b in rankers] for a in rankers]
+    z = [[None if v is None or not np.isfinite(v) else round(v, 6) for v in row] for row in z]
+    data = [{"type": "heatmap", "x": rankers, "y": rankers, "z": z, "zmin": -1, "zmax": 1, "zmid": 0,
+             "colorscale": "RdBu", "colorbar": {"title": {"text": "tau"}},
+             "hovertemplate": "%{y} / %{x}: tau %{z:.3f}<extra></extra>"}]
+    layout = {"title": {"text": title}, "xaxis": {"type": "category", "automargin": True},
+              "yaxis": {"type": "category", "automargin": True, "autorange": "reversed"},
+              "height": 360 + 24 * len(rankers)}
     return Chart({"data": data, "layout": layout}, header, rows, notes)
 
 

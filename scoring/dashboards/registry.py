@@ -5,10 +5,12 @@ The views (views.py) only check access, cache and serialize."""
 import numpy as np
 from django.http import Http404
 
-from studies.participation import DEFAULT_QUESTIONNAIRE
+from studies.participation import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
 
 from .. import selectors
+from ..lib.meta_evaluation import COEFFICIENTS, meta_evaluate, unit_means
 from ..lib.session import SUMMARIES
+from ..lib.session_measures import MEASURE_LABELS
 from . import charts
 
 CHARTS = {
@@ -20,6 +22,8 @@ CHARTS = {
     "query-counts": "Table 2: sessions by number of queries",
     "statistics": "Statistics between systems",
     "sensitivity": "Sensitivity to b and bq",
+    "meta-evaluation": "Meta-evaluation: each measure against the participants' post-task ratings",
+    "meta-rankings": "Meta-evaluation: the systems' rankings by each measure and rating (Kendall's tau)",
 }
 
 
@@ -108,7 +112,36 @@ def _chart_of(run, name, query, filters):
             unit=unit,
         )
         return chart, scores.left_out
+    if name in ("meta-evaluation", "meta-rankings"):
+        scores = selectors.run_scores(run, filters)
+        result, ratings, labels = _meta_evaluation(run, scores, unit)
+        if name == "meta-rankings":
+            return charts.meta_rankings_chart(result, labels=labels), scores.left_out
+        names = list(ratings) or ["-"]
+        rating = _choice(query, "rating", names, names[0])
+        coefficient = _choice(query, "coefficient", COEFFICIENTS, "pearson")
+        chart = charts.meta_evaluation_chart(result, rating=rating, rating_label=ratings.get(rating, rating),
+                                             coefficient=coefficient, labels=labels, unit=unit)
+        return chart, scores.left_out
     raise Http404("no such chart")
+
+
+def _meta_evaluation(run, scores, unit):
+    """The meta-evaluation of the filtered sessions: every measure the run has per session (the five stored
+    summaries, and its other measures where it computed them) against every numeric post-task rating; on
+    another unit than the session, each unit's sessions on a system are averaged first."""
+    items = run.study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE
+    extras = selectors.run_session_extras(run, scores.session_id, items)
+    measures = {**{name: scores.summaries[name] for name in SUMMARIES}, **extras.measures}
+    labels = {**charts.SUMMARY_LABELS, **MEASURE_LABELS}
+    labels.update({f"rating: {k}": f"rating “{v}”" for k, v in extras.rating_labels.items()})
+    ratings, systems = extras.ratings, list(scores.system)
+    if unit != "session":
+        merged, systems = unit_means({**measures, **{f"rating: {k}": v for k, v in ratings.items()}}, systems,
+                                     charts.unit_keys(scores, unit))
+        measures = {k: merged[k] for k in measures}
+        ratings = {k: merged[f"rating: {k}"] for k in ratings}
+    return meta_evaluate(measures, ratings, systems), extras.rating_labels, labels
 
 
 def _subset(scores, keep):

@@ -504,13 +504,13 @@ def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95
     return result
 
 
-def _p_text(p: float | None) -> str:
+def p_text(p: float | None) -> str:
     if p is None or not np.isfinite(p):
         return "p not defined"
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def _verdict(p: float | None) -> str:
+def verdict(p: float | None) -> str:
     if p is None or not np.isfinite(p):
         return "cannot be tested on these data"
     if p < ALPHA:
@@ -571,20 +571,20 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
         result.tests.append(TestResult(
             "one-way ANOVA (sessions)", "all", float(f_one), f"{len(labels) - 1}, {len(values) - len(labels)}",
             float(p_one), len(values),
-            f"Across sessions, the difference between the systems' means {_verdict(p_one)} ({_p_text(p_one)}).",
+            f"Across sessions, the difference between the systems' means {verdict(p_one)} ({p_text(p_one)}).",
         ))
     else:
         chi2, p_fr = friedman(matrix)
         result.tests.append(TestResult(
             f"Friedman ({unit})", "all", chi2, str(len(system_labels) - 1), p_fr, len(block_labels),
-            f"Ranking the systems within each {block}, the difference {_verdict(p_fr)} ({_p_text(p_fr)}, "
+            f"Ranking the systems within each {block}, the difference {verdict(p_fr)} ({p_text(p_fr)}, "
             f"{len(block_labels)} {block}s).", effect=kendalls_w(matrix, resamples=resamples),
         ))
         f_b, df1, df2, p_b = anova_blocks(matrix)
         result.tests.append(TestResult(
             f"two-way ANOVA (systems x {block}, {unit})", "all", f_b, f"{df1}, {df2}", p_b, len(block_labels),
-            f"With the {block}s' own level taken out, the difference between systems {_verdict(p_b)} "
-            f"({_p_text(p_b)}).",
+            f"With the {block}s' own level taken out, the difference between systems {verdict(p_b)} "
+            f"({p_text(p_b)}).",
         ))
 
     for first, second in combinations(labels, 2):
@@ -594,15 +594,15 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
             t, p_t = stats.ttest_rel(b, a)
             result.tests.append(TestResult(
                 f"paired t-test ({unit})", pair, float(t), str(len(a) - 1), float(p_t), len(a),
-                f"Paired by {block}, {second} minus {first} {_verdict(p_t)} ({_p_text(p_t)}).",
+                f"Paired by {block}, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
                 effect=cohens_dz(a, b),
             ))
             if np.any(b - a != 0):
                 w, p_w = stats.wilcoxon(b, a)
                 result.tests.append(TestResult(
                     f"Wilcoxon signed-rank ({unit})", pair, float(w), "", float(p_w), len(a),
-                    f"Without assuming normal differences, {second} against {first} {_verdict(p_w)} "
-                    f"({_p_text(p_w)}).", effect=rank_biserial(a, b, resamples=resamples),
+                    f"Without assuming normal differences, {second} against {first} {verdict(p_w)} "
+                    f"({p_text(p_w)}).", effect=rank_biserial(a, b, resamples=resamples),
                 ))
             perm = paired_permutation_test(a, b)
             how = (f"exact, all {perm.arrangements} sign patterns" if perm.exact
@@ -610,13 +610,13 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
             result.tests.append(TestResult(
                 f"paired permutation test ({unit})", pair, perm.statistic, how, perm.p_value, len(a),
                 f"Flipping the sign of each {block}'s difference at random ({how}), {second} minus {first} "
-                f"{_verdict(perm.p_value)} ({_p_text(perm.p_value)}).",
+                f"{verdict(perm.p_value)} ({p_text(perm.p_value)}).",
             ))
         else:
             t, p_t = stats.ttest_ind(b, a, equal_var=False)
             result.tests.append(TestResult(
                 "Welch t-test (sessions, unpaired)", pair, float(t), "", float(p_t), len(a) + len(b),
-                f"Unpaired, {second} minus {first} {_verdict(p_t)} ({_p_text(p_t)}).",
+                f"Unpaired, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
             ))
         estimate, low, high = bootstrap_difference(a, b, paired=paired, resamples=resamples)
         direction = "higher" if estimate > 0 else "lower"
