@@ -20,7 +20,7 @@ import numpy as np
 from . import metrics
 from .errors import InputError
 from .session_cli import add_session_subcommand
-from .trec_io import read_qrels_columns, read_run_columns
+from .trec_io import read_qrels_columns, read_ranked
 
 # trec_eval's default cutoffs for the *_cut measures.
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -165,8 +165,7 @@ def evaluate_files(args: argparse.Namespace) -> str:
     qrels = read_qrels_columns(args.qrels)
     if weights is not None:
         _check_grades(qrels, weights, args.qrels)
-    run = read_run_columns(args.run)
-    ranked = metrics.rank_columns(qrels, run, args.all_topics)
+    ranked = read_ranked(qrels, args.run, args.all_topics)
     if args.vectors:
         return _vector_lines(ranked, measures, args, weights)
     return _value_lines(ranked, measures, args, weights)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
-from .metrics import id_hashes, topic_keys
+from .metrics import SCORE_DTYPE, RankedGrades, _scatter, id_hashes, rank_columns, topic_keys
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
@@ -96,7 +96,13 @@ def split_columns(
     the fields numbered in `wanted`. A line with another number of fields raises InputError naming it;
     with `extra_ok`, more fields are allowed and ignored (trec_eval reads text after a run's tag as part
     of the tag: its own test run has "STANDARD more junk at").
-    Bytes <= 0x20 count as whitespace (C's isspace, and the NUL that cannot be part of an id)."""
+    Bytes <= 0x20 count as whitespace (C's isspace, and the NUL that cannot be part of an id).
+
+    A plain file (see `_arrow_split`) is tokenized by pyarrow's CSV reader when it is installed; anything
+    else, and every error, goes through the numpy splitter below, so results and messages are the same."""
+    fast = _arrow_split(data, count, wanted)
+    if fast is not None:
+        return fast
     buffer = np.frombuffer(data, dtype=np.uint8)
     parts: dict[int, list[np.ndarray]] = {k: [] for k in wanted}
     line_parts: list[np.ndarray] = []
@@ -149,6 +155,116 @@ def split_columns(
     fields = {k: _concat_bytes(parts[k]) for k in wanted}
     lines = np.concatenate(line_parts) if line_parts else np.zeros(0, dtype=np.int64)
     return Columns(fields, lines)
+
+
+def _plain_newlines(data: bytes) -> int | None:
+    """The number of newlines of a plain file, or None when it is not plain: a byte below 0x20 other than
+    the newline (a tab, a carriage return, a NUL...), two whitespace bytes in a row (an empty field or a
+    blank line), whitespace first or a space last, or a byte-order mark (which arrow would skip).
+
+    In a plain file the fields are separated by single spaces and the lines by single newlines, so arrow's
+    split on one space is the numpy splitter's split on runs of whitespace (arrow refusing a line with
+    another number of fields)."""
+    if not data or data[0] <= 32 or data[-1] == 32 or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    newlines = 0
+    for start in range(0, buffer.size, _CHUNK):
+        chunk = buffer[start : start + _CHUNK + 1]  # one byte more: a pair across the boundary
+        space = chunk <= 32
+        if (space[1:] & space[:-1]).any():
+            return None
+        chunk = chunk[:_CHUNK]
+        if np.count_nonzero(chunk < 32) != np.count_nonzero(chunk == 10):
+            return None  # a tab, a carriage return or another control byte
+        newlines += int(np.count_nonzero(chunk == 10))
+    return newlines
+
+
+# Files smaller than this are split by numpy: importing pyarrow costs more than it saves.
+_ARROW_MIN_BYTES = 1 << 20
+
+
+def _arrow_table(data: bytes, count: int, types: dict):
+    """Columns `types` ({field number: arrow type}) of a plain file (`_plain_newlines`) by pyarrow's
+    multithreaded CSV reader, or None when pyarrow is missing, the file is small or not plain, or a line
+    has another number of fields or a value does not convert (the numpy path then gives the same result
+    or the error naming the line)."""
+    if len(data) < _ARROW_MIN_BYTES:
+        return None
+    newlines = _plain_newlines(data)
+    if newlines is None:
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as csv
+    except ImportError:
+        return None
+    names = [f"f{k}" for k in range(count)]
+    try:
+        table = csv.read_csv(
+            pa.py_buffer(data),
+            read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
+            parse_options=csv.ParseOptions(
+                delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+            ),
+            convert_options=csv.ConvertOptions(
+                column_types={names[k]: kind(pa) for k, kind in types.items()},
+                include_columns=[names[k] for k in sorted(types)],
+                strings_can_be_null=False,
+                null_values=[],
+                true_values=[],
+                false_values=[],
+            ),
+        )
+    except pa.ArrowException:
+        return None
+    return table if newlines == table.num_rows - (data[-1] != 10) else None  # one row a line
+
+
+def _binary(pa):
+    return pa.binary()
+
+
+def _float64(pa):
+    return pa.float64()
+
+
+def _arrow_split(data: bytes, count: int, wanted: tuple[int, ...]) -> Columns | None:
+    """`split_columns` of a plain file by arrow, or None (see `_arrow_table`)."""
+    table = _arrow_table(data, count, {k: _binary for k in wanted})
+    if table is None:
+        return None
+    fields = {k: _arrow_bytes(table.column(f"f{k}")) for k in wanted}
+    return Columns(fields, np.arange(1, table.num_rows + 1, dtype=np.int64))
+
+
+def _arrow_bytes(column) -> np.ndarray:
+    """An arrow binary column as a numpy 'S' array (width a multiple of 8), as `_field_bytes` gives it."""
+    pieces = []
+    for chunk in column.chunks:
+        _validity, offsets, values = chunk.buffers()
+        starts = np.frombuffer(offsets, dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1].astype(np.int64)
+        lengths = np.diff(starts)
+        if lengths.size:
+            pieces.append((np.frombuffer(values, dtype=np.uint8)[: starts[-1]], starts, lengths))
+    widest = max((int(lengths.max()) for _raw, _starts, lengths in pieces), default=1)
+    width = max(-(-widest // 8), 1) * 8
+    out = np.empty(sum(lengths.size for _raw, _starts, lengths in pieces), dtype=f"S{width}")
+    at = 0
+    for raw, starts, lengths in pieces:
+        rows = out[at : at + lengths.size]
+        at += lengths.size
+        longest = int(lengths.max())
+        if int(lengths.min()) == longest:  # ids of one length: a reshape, no gather
+            matrix = rows.view(np.uint8).reshape(lengths.size, width)
+            matrix[:, longest:] = 0
+            matrix[:, :longest] = raw[starts[0] :].reshape(lengths.size, longest)
+        else:
+            padded = np.concatenate((raw, np.zeros(width + 16, dtype=np.uint8)))
+            words = _field_bytes(padded, starts[:-1], lengths)
+            rows[:] = words if words.dtype.itemsize == width else words.astype(f"S{width}")
+    return out
 
 
 def _concat_bytes(arrays: list[np.ndarray]) -> np.ndarray:
@@ -360,22 +476,152 @@ def read_run_columns(path: str | Path) -> RunColumns:
     """Read a TREC run (`topic Q0 docid rank score tag`) as columns; raises InputError naming file and line
     for a line without 6 fields, a score that is not a number, or a document listed twice for a topic."""
     name = str(path)
-    columns = split_columns(_read_bytes(path), name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
+    run = _run_columns(_read_bytes(path), name)
+    _check_listed_once(run, name)
+    return run
+
+
+def _run_columns(data: bytes, name: str) -> RunColumns:
+    """The run's columns, every check made but that no document is listed twice for a topic."""
+    table = _arrow_table(data, 6, {0: _binary, 2: _binary, 4: _float64})
+    if table is not None:
+        scores = table.column("f4").to_numpy()
+        if not np.isnan(scores).any():  # a NaN is refused below, with its line
+            lines = np.arange(1, table.num_rows + 1, dtype=np.int64)  # a plain file has no blank line
+            topic_texts, docs = _arrow_bytes(table.column("f0")), _arrow_bytes(table.column("f2"))
+            topics, bounds, lines, docs, scores = _group_by_topic(topic_texts, lines, name, docs, scores)
+            return RunColumns(topics, bounds, docs, scores, lines, id_hashes(docs))
+    columns = split_columns(data, name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
     lines = columns.lines
     scores = _numbers(columns.fields[4], lines, name, np.float64, "score", "a number")
     topics, bounds, lines, docs, scores = _group_by_topic(columns.fields[0], lines, name, columns.fields[2], scores)
-    hashes = id_hashes(docs)
-    if _maybe_duplicates(hashes, bounds):
-        for i, topic in enumerate(topics):
-            segment = docs[bounds[i] : bounds[i + 1]].tolist()
-            seen: set[bytes] = set()
-            for offset, doc in enumerate(segment):
-                if doc in seen:
-                    line = int(lines[bounds[i] + offset])
-                    shown = doc.decode("utf-8", "replace")
-                    raise InputError(name, line, f"document {shown!r} is listed twice for topic {topic!r}")
-                seen.add(doc)
-    return RunColumns(topics, bounds, docs, scores, lines, hashes)
+    return RunColumns(topics, bounds, docs, scores, lines, id_hashes(docs))
+
+
+def _check_listed_once(run: RunColumns, name: str) -> None:
+    if not _maybe_duplicates(run.hashes, run.bounds):
+        return
+    for i, topic in enumerate(run.topics):
+        segment = run.docs[run.bounds[i] : run.bounds[i + 1]].tolist()
+        seen: set[bytes] = set()
+        for offset, doc in enumerate(segment):
+            if doc in seen:
+                line = int(run.lines[run.bounds[i] + offset])
+                shown = doc.decode("utf-8", "replace")
+                raise InputError(name, line, f"document {shown!r} is listed twice for topic {topic!r}")
+            seen.add(doc)
+
+
+def read_ranked(qrels: QrelsColumns, run_path: str | Path, all_topics: bool = False) -> RankedGrades:
+    """`metrics.rank_columns(qrels, read_run_columns(run_path), all_topics)`, the same result and the same
+    errors, in fewer passes: what `python -m scoring eval` uses.
+
+    The run's topics are laid out as the rows of one matrix (a row per topic, as wide as the longest list),
+    so that the sorts that check for repeated documents, join the judgments and rank the scores are sorts of
+    short rows that stay in the CPU cache. A run too ragged for that, or with two ids of a topic whose
+    hashes share a prefix, takes the general path."""
+    name = str(run_path)
+    run = _run_columns(_read_bytes(run_path), name)
+    ranked = _rank_by_rows(qrels, run, all_topics)
+    if ranked is not None:
+        return ranked
+    _check_listed_once(run, name)
+    return rank_columns(qrels, run, all_topics)
+
+
+def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> RankedGrades | None:
+    """`rank_columns` for a run with no document listed twice, or None for the general path (a repeated
+    document or a hash prefix shared within a topic, a ragged run, too many topics or ranks)."""
+    sizes = np.diff(run.bounds)
+    n_segments, n = sizes.size, int(run.bounds[-1])
+    width = int(sizes.max()) if n else 0
+    if not n or n_segments * width > 2 * n + 4096:
+        return None
+    # A sort key per run row: segment (high bits), a prefix of the id's hash, the row's position in its
+    # segment (low bits), so that equal prefixes still give distinct keys and the position comes back.
+    row_bits, position_bits = max(1, (n_segments - 1).bit_length()), max(1, (width - 1).bit_length())
+    if 64 - row_bits - position_bits < 32:
+        return None
+    u64 = np.uint64
+    row_shift, prefix_shift, low = u64(64 - row_bits), u64(row_bits + position_bits), u64(position_bits)
+    owner = np.repeat(np.arange(n_segments, dtype=np.int64), sizes)
+    position = np.arange(n, dtype=np.int64) - np.repeat(run.bounds[:-1], sizes)
+    hashes = run.hashes if run.hashes is not None else id_hashes(run.docs)
+    keys = (owner.astype(u64) << row_shift) | ((hashes >> prefix_shift) << low) | position.astype(u64)
+    heads = np.arange(n_segments, dtype=u64) << row_shift
+    table = np.empty((n_segments, width), dtype=u64)
+    table[:] = (heads | ((u64(1) << row_shift) - u64(1)))[:, None]  # padding sorts after every real key
+    table[owner, position] = keys
+    table.sort(axis=1)
+    prefixes = table >> low
+    shared = prefixes[:, 1:] == prefixes[:, :-1]
+    if shared.any() and (shared & (np.arange(1, width) < sizes[:, None])).any():
+        return None  # a document listed twice (an error), or two ids sharing a hash prefix
+
+    judged_at = {topic: i for i, topic in enumerate(qrels.topics)}
+    topics = sorted(judged_at) if all_topics else sorted(t for t in run.topics if t in judged_at)
+    row_of = {topic: row for row, topic in enumerate(topics)}
+    segment_at = {topic: i for i, topic in enumerate(run.topics)}
+    judged_sizes = np.diff(qrels.bounds)
+    judged_row = np.repeat(np.array([row_of.get(t, -1) for t in qrels.topics], dtype=np.int64), judged_sizes)
+    kept = np.flatnonzero(judged_row >= 0)
+    judged_position = np.arange(judged_row.size) - np.repeat(qrels.bounds[:-1], judged_sizes)
+    judged_width = int(judged_position[kept].max()) + 1 if kept.size else 0
+    judged = _scatter(judged_row[kept], judged_position[kept], qrels.grades[kept], (len(topics), judged_width))
+    segment_row = np.array([row_of.get(t, -1) for t in run.topics], dtype=np.int64)
+    lengths = np.zeros(len(topics), dtype=np.int64)
+    lengths[segment_row[segment_row >= 0]] = sizes[segment_row >= 0]
+    depth = int(lengths.max()) if lengths.size else 0
+
+    # Join: each judged document of an evaluated topic looks for its key prefix in its segment's row.
+    segments = [segment_at.get(t, -1) if t in row_of else -1 for t in qrels.topics]
+    judged_segment = np.repeat(np.array(segments, dtype=np.int64), judged_sizes)
+    probe = np.flatnonzero(judged_segment >= 0)
+    judged_hashes = qrels.hashes if qrels.hashes is not None else id_hashes(qrels.docs)
+    segment = judged_segment[probe]
+    wanted = (segment.astype(u64) << row_shift) | ((judged_hashes[probe] >> prefix_shift) << low)
+    ordered = np.sort(wanted)
+    if (ordered[1:] == ordered[:-1]).any():
+        return None  # two judged ids of a topic share a hash prefix
+    flat = table.ravel()
+    where = np.minimum(np.searchsorted(flat, wanted), flat.size - 1) if flat.size else np.zeros(0, np.int64)
+    found = flat[where]
+    candidate = np.flatnonzero(((found >> low) == (wanted >> low)) & (where % width < sizes[segment]))
+    hits = run.bounds[segment[candidate]] + (found[candidate] & ((u64(1) << low) - u64(1))).astype(np.int64)
+    match = probe[candidate]
+    confirmed = qrels.docs[match] == run.docs[hits]  # a shared prefix whose ids differ is no judgment
+    hits, match = hits[confirmed], match[confirmed]
+
+    # Ranks: the documents above a hit in its topic, then its tied ones with a greater id (trec_eval's order).
+    scores = (run.scores.astype(SCORE_DTYPE) + SCORE_DTYPE(0.0)).view(np.uint32)  # -0.0 made +0.0: they tie
+    scores = np.where(scores >> np.uint32(31), ~scores, scores | np.uint32(0x80000000))  # in score order
+    inside = owner[1:] == owner[:-1]
+    if (scores[1:] <= scores[:-1])[inside].all():
+        # Listed best first, as runs usually are: a hit's rank is its position, but within a tie.
+        ranks = position[hits]
+        tied = np.zeros(n, dtype=bool)
+        tied[1:] = inside & (scores[1:] == scores[:-1])
+        tied[:-1] |= tied[1:]
+        tied_hits = np.flatnonzero(tied[hits])
+    else:
+        ordered = np.empty((n_segments, width), dtype=u64)
+        ordered[:] = (np.arange(n_segments, dtype=u64) << u64(32))[:, None]  # padding sorts first
+        keys = (owner.astype(u64) << u64(32)) | scores.astype(u64)
+        ordered[owner, position] = keys
+        ordered.sort(axis=1)
+        ordered = ordered.ravel()
+        above = np.searchsorted(ordered, keys[hits], side="right")
+        below = np.searchsorted(ordered, keys[hits], side="left")
+        ranks = (owner[hits] + 1) * width - above
+        tied_hits = np.flatnonzero(above - below > 1)
+    for k in tied_hits.tolist():
+        hit = hits[k]
+        start, stop = run.bounds[owner[hit]], run.bounds[owner[hit] + 1]
+        tied = start + np.flatnonzero(scores[start:stop] == scores[hit])
+        ranks[k] = int(np.count_nonzero(scores[start:stop] > scores[hit]))
+        ranks[k] += int(np.count_nonzero(run.docs[tied] > run.docs[hit]))
+    grades = _scatter(segment_row[owner[hits]], ranks, qrels.grades[match], (len(topics), depth))
+    return RankedGrades(topics, grades, judged, lengths)
 
 
 def read_run(path: str | Path) -> Run:
