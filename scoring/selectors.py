@@ -251,6 +251,12 @@ class SessionExtras:
     rating_labels: dict[str, str]
 
 
+def numeric_items(items) -> list[dict]:
+    """The questionnaire items whose answers are numbers (the ratings a meta-evaluation can correlate)."""
+    return [item for item in items or () if isinstance(item, dict) and isinstance(item.get("name"), str)
+            and item.get("kind") in NUMERIC_KINDS]
+
+
 def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> SessionExtras:
     """One query: each session's post-task answers (SearchSession.post_task_answers) and, where the run has
     them, its other measures (SessionScore.measures; read only if the field exists, so this works on a
@@ -259,8 +265,7 @@ def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> Sessi
     columns = ["session_id", "session__post_task_answers"] + (["measures"] if has_measures else [])
     by_session = {row[0]: row for row in SessionScore.objects.filter(run=run).values_list(*columns)}
     rows = [by_session.get(int(s)) for s in session_ids]
-    numeric = [item for item in items if isinstance(item, dict) and isinstance(item.get("name"), str)
-               and item.get("kind") in NUMERIC_KINDS]
+    numeric = numeric_items(items)
 
     def number(value) -> float:
         ok = isinstance(value, int | float) and not isinstance(value, bool)

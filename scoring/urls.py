@@ -8,6 +8,7 @@ urlpatterns = [
     path("<slug:slug>/compare/", views.compare, name="compare"),
     path("<slug:slug>/planning/", include("scoring.planning.urls")),
     path("<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run_detail"),
+    path("<slug:slug>/runs/<int:run_id>/meta-evaluation/", views.meta_evaluation, name="meta_evaluation"),
     path("<slug:slug>/runs/<int:run_id>/status.json", views.run_status, name="run_status"),
     path("<slug:slug>/runs/<int:run_id>/default/", views.run_make_default, name="run_make_default"),
     path("<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.json", views.chart, {"fmt": "json"}, name="chart_json"),

@@ -126,6 +126,15 @@ def _chart_of(run, name, query, filters):
     raise Http404("no such chart")
 
 
+def meta_evaluation_tables(run, query):
+    """The meta-evaluation page's data: the result, the ratings' labels, every measure's label and the unjudged
+    sessions left out. FilterError as chart_build."""
+    filters = selectors.ChartFilters.from_query(query, run.study)
+    scores = selectors.run_scores(run, filters)
+    result, ratings, labels = _meta_evaluation(run, scores, filters.unit)
+    return result, ratings, labels, scores.left_out
+
+
 def _meta_evaluation(run, scores, unit):
     """The meta-evaluation of the filtered sessions: every measure the run has per session (the five stored
     summaries, and its other measures where it computed them) against every numeric post-task rating; on

@@ -17,14 +17,16 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
+from studies.participation import DEFAULT_POST_TASK_QUESTIONNAIRE
 from studies.views import researcher_required, study_for_researcher
 
 from .. import selectors, services
+from ..lib.meta_evaluation import COEFFICIENT_LABELS, COEFFICIENTS
 from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 from ..lib.session_measures import MEASURE_LABELS, MEASURES
 from ..models import ScoringRun
 from . import charts
-from .registry import CHARTS, chart_build
+from .registry import CHARTS, chart_build, meta_evaluation_tables
 
 CACHE_SECONDS = 24 * 3600
 
@@ -158,8 +160,68 @@ def _dashboard_context(request, run):
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],
         "left_out": selectors.run_scores(run, filters).left_out if run.is_finished or run.progress_done else None,
-        "params": {key: request.GET.get(key, "") for key in ("k", "summary", "first", "second", "system_one")},
+        "params": {key: request.GET.get(key, "")
+                   for key in ("k", "summary", "first", "second", "system_one", "rating", "coefficient")},
+        "ratings": selectors.numeric_items(study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE),
+        "coefficients": [(c, COEFFICIENT_LABELS[c]) for c in COEFFICIENTS],
     }
+
+
+@researcher_required
+def meta_evaluation(request, slug, run_id):
+    """Every measure against every post-task rating, as tables (overall and per system, both coefficients), and
+    the systems' rankings; cached like the charts under the run's generation."""
+    run = _run_for(request, slug, run_id)
+    try:
+        context = _dashboard_context(request, run)
+    except selectors.FilterError as exc:
+        return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
+    query_key = hashlib.sha1(request.GET.urlencode().encode()).hexdigest()
+    key = f"scoring:meta:{run.pk}:{run.generation}:{query_key}"
+    tables = cache.get(key)
+    if tables is None:
+        tables = meta_evaluation_tables(run, request.GET)
+        cache.set(key, tables, CACHE_SECONDS)
+    result, ratings, labels, left_out = tables
+    by_row: dict = {}
+    for a in result.correlations:
+        by_row.setdefault((a.rating, a.scope, a.measure), {})[a.coefficient] = a
+    sections = [
+        {"rating": rating, "label": label,
+         "rows": [{"scope": scope, "measure": measure, "label": labels.get(measure, measure),
+                   "n": next(iter(cells.values())).n,
+                   "cells": [_correlation_cells(cells[c]) for c in COEFFICIENTS]}
+                  for (r, scope, measure), cells in by_row.items() if r == rating]}
+        for rating, label in ratings.items()
+    ]
+    rankers = list(result.system_means)
+    systems = list(next(iter(result.system_means.values()), {}))
+    rankings = [(r.first, r.second, _number(r.tau, 3),
+                 _number(r.p_value, 4), r.systems) for r in result.rankings]
+    context.update({
+        "sections": sections, "notes": result.notes, "rankings": rankings, "ranked_systems": systems,
+        "system_means": [(name, labels.get(name, name), [_number(result.system_means[name][s], 4) for s in systems])
+                         for name in rankers],
+        "left_out": left_out,
+        "charts": [(name, CHARTS[name], f"{_chart_url(run, name, 'json')}?{request.GET.urlencode()}",
+                    f"{_chart_url(run, name, 'csv')}?{request.GET.urlencode()}")
+                   for name in ("meta-evaluation", "meta-rankings")],
+    })
+    return render(request, "scoring/meta_evaluation.html", context)
+
+
+def _number(value, digits: int) -> str:
+    """A figure as the page shows it: `digits` decimals, or significant digits for a p-value's 4; blank if
+    not defined."""
+    if value is None or value != value:
+        return ""
+    return f"{value:.{digits}f}" if digits < 4 else f"{value:.4g}"
+
+
+def _correlation_cells(a) -> list[str]:
+    """value, 95% CI, p, p Holm, p BH of one correlation, as the page prints them."""
+    interval = "" if a.low != a.low else f"[{a.low:.3f}, {a.high:.3f}]"
+    return [_number(a.value, 3), interval, _number(a.p_value, 4), _number(a.p_holm, 4), _number(a.p_bh, 4)]
 
 
 def _chart_url(run, name, fmt):
