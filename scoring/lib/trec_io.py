@@ -6,13 +6,23 @@ minute of per-line Python); `parse_qrels_lines` stays the simple per-line refere
 
 from __future__ import annotations
 
+import mmap
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .errors import InputError
-from .metrics import SCORE_DTYPE, RankedGrades, _scatter, id_hashes, rank_columns, topic_keys
+from .metrics import (
+    SCORE_DTYPE,
+    RankedGrades,
+    _scatter,
+    _score_order_keys,
+    id_hashes,
+    rank_columns,
+    topic_keys,
+)
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
@@ -49,10 +59,14 @@ def parse_qrels_lines(lines, path: str = "<qrels>") -> Qrels:
     return qrels
 
 
-def _read_bytes(path: str | Path) -> bytes:
+def _read_bytes(path: str | Path) -> bytes | mmap.mmap:
+    """The file's bytes; a large file is memory-mapped rather than copied (the readers only index, slice
+    and search it)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            if os.fstat(handle.fileno()).st_size < max(_ARROW_MIN_BYTES, 1):  # no map of an empty file
+                return handle.read()
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise InputError(str(path), None, f"cannot read: {exc.strerror}") from None
 
@@ -165,7 +179,7 @@ def _plain_newlines(data: bytes) -> int | None:
     In a plain file the fields are separated by single spaces and the lines by single newlines, so arrow's
     split on one space is the numpy splitter's split on runs of whitespace (arrow refusing a line with
     another number of fields)."""
-    if not data or data[0] <= 32 or data[-1] == 32 or data.startswith(b"\xef\xbb\xbf"):
+    if not len(data) or data[0] <= 32 or data[-1] == 32 or data[:3] == b"\xef\xbb\xbf":
         return None
     buffer = np.frombuffer(data, dtype=np.uint8)
     newlines = 0
@@ -175,9 +189,10 @@ def _plain_newlines(data: bytes) -> int | None:
         if (space[1:] & space[:-1]).any():
             return None
         chunk = chunk[:_CHUNK]
-        if np.count_nonzero(chunk < 32) != np.count_nonzero(chunk == 10):
+        lines = int(np.count_nonzero(chunk == 10))
+        if np.count_nonzero(chunk < 32) != lines:
             return None  # a tab, a carriage return or another control byte
-        newlines += int(np.count_nonzero(chunk == 10))
+        newlines += lines
     return newlines
 
 
@@ -256,15 +271,31 @@ def _arrow_bytes(column) -> np.ndarray:
         rows = out[at : at + lengths.size]
         at += lengths.size
         longest = int(lengths.max())
-        if int(lengths.min()) == longest:  # ids of one length: a reshape, no gather
-            matrix = rows.view(np.uint8).reshape(lengths.size, width)
-            matrix[:, longest:] = 0
-            matrix[:, :longest] = raw[starts[0] :].reshape(lengths.size, longest)
+        if int(lengths.min()) == longest:  # ids of one length: strided 8-byte copies, no index arrays
+            padded = np.concatenate((raw[starts[0] :], np.zeros(16, dtype=np.uint8)))
+            words = rows.view("<u8").reshape(lengths.size, width // 8)
+            for j in range(width // 8):
+                words[:, j] = np.ndarray((lengths.size,), dtype="<u8", buffer=padded, offset=8 * j, strides=(longest,))
+                if longest < 8 * (j + 1):  # the id ends inside this word: keep only its own (low) bytes
+                    words[:, j] &= _KEEP_LOW_BYTES[longest - 8 * j]
         else:
             padded = np.concatenate((raw, np.zeros(width + 16, dtype=np.uint8)))
             words = _field_bytes(padded, starts[:-1], lengths)
             rows[:] = words if words.dtype.itemsize == width else words.astype(f"S{width}")
     return out
+
+
+def _arrow_segments(column) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_segments` of an arrow binary column, with the text of each segment's first row (numpy bytes)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = column.combine_chunks()
+    n = len(column)
+    change = pc.not_equal(column.slice(1), column.slice(0, max(n - 1, 0))).to_numpy(zero_copy_only=False)
+    heads = np.concatenate(([0], np.flatnonzero(change) + 1)) if n else np.zeros(0, dtype=np.int64)
+    lengths = np.diff(np.concatenate((heads, [n])))
+    return heads, lengths, np.array(column.take(pa.array(heads)).to_pylist(), dtype="S")
 
 
 def _concat_bytes(arrays: list[np.ndarray]) -> np.ndarray:
@@ -366,11 +397,16 @@ def _segments(topics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return heads, lengths
 
 
-def _group_by_topic(topic_texts: np.ndarray, lines: np.ndarray, path: str, *arrays: np.ndarray):
+def _group_by_topic(topic_texts, lines: np.ndarray, path: str, *arrays: np.ndarray):
     """Group rows by topic (topics in order of first appearance, rows of a topic in file order).
-    Returns (topics, bounds, lines, *arrays), bounds[i]:bounds[i+1] being topic i's rows."""
-    heads, lengths = _segments(topic_texts)
-    labels = [_decode(topic_texts[h], path, int(lines[h]), "topic") for h in heads.tolist()]
+    Returns (topics, bounds, lines, *arrays), bounds[i]:bounds[i+1] being topic i's rows.
+    topic_texts: a numpy 'S' array, or (heads, lengths, head_texts) of its runs of equal topics."""
+    if isinstance(topic_texts, tuple):
+        heads, lengths, head_texts = topic_texts
+    else:
+        heads, lengths = _segments(topic_texts)
+        head_texts = topic_texts[heads]
+    labels = [_decode(text, path, int(lines[h]), "topic") for text, h in zip(head_texts, heads.tolist(), strict=True)]
     order: dict[str, int] = {}
     codes = np.array([order.setdefault(label, len(order)) for label in labels], dtype=np.int64)
     if len(order) < len(labels):
@@ -488,8 +524,8 @@ def _run_columns(data: bytes, name: str) -> RunColumns:
         scores = table.column("f4").to_numpy()
         if not np.isnan(scores).any():  # a NaN is refused below, with its line
             lines = np.arange(1, table.num_rows + 1, dtype=np.int64)  # a plain file has no blank line
-            topic_texts, docs = _arrow_bytes(table.column("f0")), _arrow_bytes(table.column("f2"))
-            topics, bounds, lines, docs, scores = _group_by_topic(topic_texts, lines, name, docs, scores)
+            docs = _arrow_bytes(table.column("f2"))
+            topics, bounds, lines, docs, scores = _group_by_topic(_arrow_segments(table.column("f0")), lines, name, docs, scores)
             return RunColumns(topics, bounds, docs, scores, lines, id_hashes(docs))
     columns = split_columns(data, name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
     lines = columns.lines
@@ -544,14 +580,19 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
         return None
     u64 = np.uint64
     row_shift, prefix_shift, low = u64(64 - row_bits), u64(row_bits + position_bits), u64(position_bits)
-    owner = np.repeat(np.arange(n_segments, dtype=np.int64), sizes)
-    position = np.arange(n, dtype=np.int64) - np.repeat(run.bounds[:-1], sizes)
     hashes = run.hashes if run.hashes is not None else id_hashes(run.docs)
-    keys = (owner.astype(u64) << row_shift) | ((hashes >> prefix_shift) << low) | position.astype(u64)
-    heads = np.arange(n_segments, dtype=u64) << row_shift
-    table = np.empty((n_segments, width), dtype=u64)
-    table[:] = (heads | ((u64(1) << row_shift) - u64(1)))[:, None]  # padding sorts after every real key
-    table[owner, position] = keys
+    row_heads = np.arange(n_segments, dtype=u64) << row_shift
+    in_row = np.arange(width, dtype=u64)
+    if n == n_segments * width:  # every topic lists as many documents: the rows are the run itself
+        cell = None
+        table = ((hashes >> prefix_shift) << low).reshape(n_segments, width)
+        table |= row_heads[:, None]
+        table |= in_row
+    else:  # padding sorts after every real key of its row
+        cell = np.arange(n, dtype=np.int64) + np.repeat(np.arange(n_segments) * width - run.bounds[:-1], sizes)
+        table = np.empty((n_segments, width), dtype=u64)
+        table[:] = (row_heads | ((u64(1) << row_shift) - u64(1)))[:, None]
+        table.ravel()[cell] = ((hashes >> prefix_shift) << low) | in_row[cell % width] | row_heads[cell // width]
     table.sort(axis=1)
     prefixes = table >> low
     shared = prefixes[:, 1:] == prefixes[:, :-1]
@@ -593,34 +634,38 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
     hits, match = hits[confirmed], match[confirmed]
 
     # Ranks: the documents above a hit in its topic, then its tied ones with a greater id (trec_eval's order).
-    scores = (run.scores.astype(SCORE_DTYPE) + SCORE_DTYPE(0.0)).view(np.uint32)  # -0.0 made +0.0: they tie
-    scores = np.where(scores >> np.uint32(31), ~scores, scores | np.uint32(0x80000000))  # in score order
-    inside = owner[1:] == owner[:-1]
+    owner = np.searchsorted(run.bounds, hits, side="right") - 1  # the segment of each hit
+    scores = run.scores.astype(SCORE_DTYPE)  # compared as trec_eval's C floats (-0.0 ties +0.0)
+    inside = np.ones(max(n - 1, 0), dtype=bool)  # pairs of neighbouring rows of one segment
+    inside[run.bounds[1:-1] - 1] = False
     if (scores[1:] <= scores[:-1])[inside].all():
         # Listed best first, as runs usually are: a hit's rank is its position, but within a tie.
-        ranks = position[hits]
+        ranks = hits - run.bounds[owner]
         tied = np.zeros(n, dtype=bool)
         tied[1:] = inside & (scores[1:] == scores[:-1])
         tied[:-1] |= tied[1:]
         tied_hits = np.flatnonzero(tied[hits])
     else:
+        keys = _score_order_keys(run.scores, np.repeat(np.arange(n_segments), sizes))
         ordered = np.empty((n_segments, width), dtype=u64)
         ordered[:] = (np.arange(n_segments, dtype=u64) << u64(32))[:, None]  # padding sorts first
-        keys = (owner.astype(u64) << u64(32)) | scores.astype(u64)
-        ordered[owner, position] = keys
+        if cell is None:
+            ordered.ravel()[:] = keys
+        else:
+            ordered.ravel()[cell] = keys
         ordered.sort(axis=1)
         ordered = ordered.ravel()
         above = np.searchsorted(ordered, keys[hits], side="right")
         below = np.searchsorted(ordered, keys[hits], side="left")
-        ranks = (owner[hits] + 1) * width - above
+        ranks = (owner + 1) * width - above
         tied_hits = np.flatnonzero(above - below > 1)
     for k in tied_hits.tolist():
         hit = hits[k]
-        start, stop = run.bounds[owner[hit]], run.bounds[owner[hit] + 1]
+        start, stop = run.bounds[owner[k]], run.bounds[owner[k] + 1]
         tied = start + np.flatnonzero(scores[start:stop] == scores[hit])
         ranks[k] = int(np.count_nonzero(scores[start:stop] > scores[hit]))
         ranks[k] += int(np.count_nonzero(run.docs[tied] > run.docs[hit]))
-    grades = _scatter(segment_row[owner[hits]], ranks, qrels.grades[match], (len(topics), depth))
+    grades = _scatter(segment_row[owner], ranks, qrels.grades[match], (len(topics), depth))
     return RankedGrades(topics, grades, judged, lengths)
 
 

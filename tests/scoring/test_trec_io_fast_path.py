@@ -142,6 +142,29 @@ def test_read_ranked_ranks_as_rank_columns(tmp_path, monkeypatch, order, all_top
     _assert_same_ranking(expected, by_rows)
 
 
+@pytest.mark.parametrize("id_length", [3, 8, 11, 16])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_a_rectangular_run_of_ids_of_one_length_ranks_as_rank_columns(tmp_path, monkeypatch, id_length, shuffled):
+    """Every topic lists as many documents, every id has the same length: the shortcuts of both."""
+    rng = np.random.default_rng(id_length)
+    qrels_lines, run_lines = [], []
+    for t in range(12):
+        ids = [f"{x:0{id_length}d}" for x in rng.choice(10**min(id_length, 6), size=40, replace=False)]
+        scores = np.round(rng.gamma(2.0, 1.0, size=40), 1)
+        listing = rng.permutation(40) if shuffled else np.argsort(-scores, kind="stable")
+        run_lines += [f"{t} Q0 {ids[i]} {r} {scores[i]} run" for r, i in enumerate(listing, 1)]
+        qrels_lines += [f"{t} 0 {d} {g}" for d, g in zip(ids[::3], rng.integers(0, 4, size=14), strict=True)]
+    qrels_path, run_path = _write(tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode() + b"\n")
+    _mode(monkeypatch, True)
+    run = trec_io._run_columns(run_path.read_bytes(), str(run_path))
+    _mode(monkeypatch, False)
+    assert run.docs.tolist() == trec_io.read_run_columns(run_path).docs.tolist()
+    expected, got = _ranked_both(monkeypatch, qrels_path, run_path, False)
+    _assert_same_ranking(expected, got)
+    assert trec_io._rank_by_rows(trec_io.read_qrels_columns(qrels_path), run, False) is not None
+    assert (got.grades != metrics.UNJUDGED).sum() == 12 * 14
+
+
 def test_a_topic_split_over_the_run_is_grouped_as_before(tmp_path, monkeypatch):
     run = b"1 Q0 a 1 3 r\n2 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 2 r\n2 Q0 b 2 1 r\n"
     qrels_path, run_path = _write(tmp_path, b"1 0 a 1\n1 0 c 2\n2 0 b 3\n", run)
