@@ -120,6 +120,11 @@ class FilterMixin:
             takes = ", ".join(sorted(known))
             raise ValidationError({name[:40]: f"unknown query parameter (this list takes {takes})"
                                    for name in unknown})
+        # DRF's paginators ignore a page size they cannot read (the default page, as if it were not sent).
+        size_parameter = getattr(self.paginator, "page_size_query_param", None)
+        size = self.request.query_params.get(size_parameter) if size_parameter else None
+        if size is not None and not (size.isascii() and size.isdigit() and int(size) > 0):
+            raise ValidationError({size_parameter: "expected a positive integer"})
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)

@@ -67,3 +67,13 @@ def test_valid_choices_still_filter(worked_study, alice):
     assert client.get(f"{base}/judgments/", {"grade": 3}).json()["count"] == 2
     assert client.get(f"{base}/systems/", {"backend": "builtin"}).json()["count"] == 2
     assert client.get(f"{base}/queries/", {"participant": "P002"}).json()["count"] == 0  # known, no queries
+
+
+def test_a_page_size_that_is_no_positive_integer_is_a_400(worked_study, alice, scored_run):
+    client = client_for(alice)
+    for url in (f"/api/studies/{worked_study.pk}/sessions/", "/api/studies/",
+                f"/api/studies/{worked_study.pk}/scoring-runs/{scored_run.pk}/query-scores/"):
+        for size in ("ten", "0", "-5", "1.5"):
+            response = client.get(url, {"page_size": size})
+            assert response.status_code == 400 and "page_size" in response.json(), (url, size)
+        assert client.get(url, {"page_size": "2"}).status_code == 200
