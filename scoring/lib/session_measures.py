@@ -285,16 +285,22 @@ class _View:
         reached = np.zeros(size)
         reached[0] = 1.0
         total = 0.0
+        cumulated = self._prefix_tables(gains, discount, size)
+        ends = np.minimum(np.arange(size)[:, None] + np.arange(k + 1)[None, :], longest)
         for i in range(n):
             weight = padded[shifts] @ after[i]  # W_i(m), m = 0..longest
-            # C_i(a, l) for a = 0..longest, l = 0..k.
-            at = discount[np.arange(size)[:, None] + np.arange(k)[None, :]]  # d(a + j), j = 1..k
-            cumulated = np.zeros((size, k + 1))
-            np.cumsum(at * gains[i][None, :], axis=1, out=cumulated[:, 1:])
-            ends = np.minimum(np.arange(size)[:, None] + np.arange(k + 1)[None, :], longest)
-            total += float(np.sum(reached[:, None] * laws[i][None, :] * cumulated * weight[ends]))
+            total += float(np.sum(reached[:, None] * laws[i][None, :] * cumulated[i] * weight[ends]))
             reached = p_ref * np.convolve(reached, laws[i])[:size]
         return total
+
+    def _prefix_tables(self, gains: np.ndarray, discount: np.ndarray, size: int) -> np.ndarray:
+        """C[i, a, l] = sum over j <= l of g_ij d(a + j): query i's first l results read at path positions
+        a + 1 .. a + l, for a = 0..size-1 and l = 0..k."""
+        k = self.params.k
+        at = discount[np.arange(size)[:, None] + np.arange(k)[None, :]]  # d(a + j), j = 1..k
+        table = np.zeros((len(gains), size, k + 1))
+        np.cumsum(at[None, :, :] * gains[:, None, :], axis=2, out=table[:, :, 1:])
+        return table
 
     def esndcg_sampled(self, s: int, rng: np.random.Generator) -> tuple[float, float]:
         """(mean, standard error) of DCG(path) / IDCG(len(path)) over params.mc_paths paths drawn from the model."""
@@ -312,11 +318,10 @@ class _View:
             depth = np.minimum(rng.geometric(1.0 - p.p_down, size=(paths, n)), lengths[None, :])
         depth = np.where(np.arange(n)[None, :] < queries[:, None], depth, 0)
         offset = np.cumsum(depth, axis=1) - depth  # path position before each query's first result
-        dcg = np.zeros(paths)
-        for j in range(p.k):
-            seen = depth > j
-            cells = np.nonzero(seen)
-            dcg += np.bincount(cells[0], weights=gains[cells[1], j] * discount[offset[cells] + j], minlength=paths)
+        # A path's DCG is the sum over its queries of the discounted gain of query i's first depth_i results at
+        # path positions offset_i + 1.., read from a prefix-sum table rather than result by result.
+        table = self._prefix_tables(gains, discount, longest + 1)
+        dcg = table[np.arange(n)[None, :], offset, depth].sum(axis=1)
         values = dcg * inverse_ideal[depth.sum(axis=1)]
         spread = float(values.std(ddof=1)) if paths > 1 else 0.0
         return float(values.mean()), spread / np.sqrt(paths)
