@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import chain, count
 
 import numpy as np
 
@@ -190,25 +191,27 @@ def encode_sessions(
     topic_codes: dict[str, int] = {}
     for topic in topics:
         topic_codes.setdefault(topic, len(topic_codes))
-    # The one loop over documents; everything after it is array work.
-    shown_docs: list[str] = []
-    shown_grades: list[int] = []
-    list_lengths: list[int] = []
-    for topic, queries in zip(topics, results, strict=True):
-        grade_of = qrels.get(topic, {}).get
-        for ranked in queries:
-            shown = ranked[:depth]
-            list_lengths.append(len(shown))
-            shown_docs.extend(shown)
-            shown_grades.extend([grade_of(doc, _NO_GRADE) for doc in shown])
-    code_of = {doc: code for code, doc in enumerate(dict.fromkeys(shown_docs))}
-    lengths = np.asarray(list_lengths, dtype=np.int64)
+    # The documents are met once each, by C loops (chain, dict.fromkeys, map); grades are looked up by
+    # arrays of (scenario, document) codes rather than one dict lookup per shown document.
+    lists = list(chain.from_iterable(results))
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    if lengths.size and lengths.max() > depth:
+        lists = [ranked[:depth] for ranked in lists]
+        lengths = np.minimum(lengths, depth)
+    shown_docs = list(chain.from_iterable(lists))
+    # One dict pass: each document's first index among the shown ones, then codes 0, 1, ... in that order.
+    first_at: dict[str, int] = {}
+    first = np.fromiter(map(first_at.setdefault, shown_docs, count()), dtype=np.int64, count=len(shown_docs))
+    code_at = np.zeros(len(shown_docs), dtype=np.int64)
+    code_at[np.fromiter(first_at.values(), dtype=np.int64, count=len(first_at))] = np.arange(len(first_at))
+    shown_codes = code_at[first]
+    code_of = _Codes(first_at, code_at)
     row = len(lengths)
     # Cell of each shown document in the (Q, depth) matrices: its query's row, then its rank.
     cells = np.repeat(np.arange(row) * depth - np.cumsum(lengths) + lengths, lengths) + np.arange(len(shown_docs))
     docs = np.full(row * depth, -1, dtype=np.int64)
-    docs[cells] = np.fromiter((code_of[doc] for doc in shown_docs), dtype=np.int64, count=len(shown_docs))
-    flat_grades = np.fromiter(shown_grades, dtype=np.int64, count=len(shown_grades))
+    docs[cells] = shown_codes
+    flat_grades = _shown_grades(topics, counts, lengths, shown_codes, code_of, qrels, topic_codes)
     judged_mask = np.zeros(row * depth, dtype=bool)
     judged_mask[cells] = flat_grades != _NO_GRADE
     grades = np.zeros(row * depth, dtype=np.int64)
@@ -238,6 +241,47 @@ def encode_sessions(
         recall_topic=np.asarray(recall_topic, dtype=np.int64),
         recall_grade=np.asarray(recall_grade, dtype=np.int64),
     )
+
+
+class _Codes:
+    """doc -> its code in encode_sessions, for the few lookups of judged documents."""
+
+    def __init__(self, first_at: dict[str, int], code_at: np.ndarray):
+        self.first_at, self.code_at = first_at, code_at
+
+    def __len__(self) -> int:
+        return len(self.first_at)
+
+    def get(self, doc: str) -> int | None:
+        first = self.first_at.get(doc)
+        return None if first is None else int(self.code_at[first])
+
+
+def _shown_grades(topics, counts, lengths, shown_codes, code_of, qrels, topic_codes) -> np.ndarray:
+    """The grade of each shown document for its session's scenario (_NO_GRADE where unjudged), found by
+    (scenario code, document code) keys among the judgments of the batch's scenarios."""
+    judged_keys, judged_grades = [], []
+    n_codes = len(code_of)
+    for topic, code in topic_codes.items():
+        for doc, grade in qrels.get(topic, {}).items():
+            shown = code_of.get(doc)
+            if shown is not None:
+                judged_keys.append(code * n_codes + shown)
+                judged_grades.append(grade)
+    if not judged_keys:
+        return np.full(shown_codes.size, _NO_GRADE, dtype=np.int64)
+    session_topic = np.fromiter(map(topic_codes.__getitem__, topics), dtype=np.int64, count=len(topics))
+    per_session = np.add.reduceat(lengths, np.cumsum(counts) - counts) if lengths.size else lengths
+    keys = np.repeat(session_topic, per_session) * n_codes + shown_codes
+    if len(topic_codes) * n_codes <= 2 * keys.size + (1 << 16):  # a dense (scenario, document) table
+        table = np.full(len(topic_codes) * n_codes, _NO_GRADE, dtype=np.int64)
+        table[np.asarray(judged_keys, dtype=np.int64)] = judged_grades
+        return table[keys]
+    order = np.argsort(judged_keys)
+    judged = np.asarray(judged_keys, dtype=np.int64)[order]
+    values = np.asarray(judged_grades, dtype=np.int64)[order]
+    where = np.minimum(np.searchsorted(judged, keys), judged.size - 1)
+    return np.where(judged[where] == keys, values[where], _NO_GRADE)
 
 
 def score_sessions(
