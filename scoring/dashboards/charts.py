@@ -390,7 +390,7 @@ def _mixed_rows(mixed) -> tuple[list[list], list[str]]:
     return rows, notes
 
 
-def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
+def statistics_chart(scores, *, summary: str, unit: str = "session", mixed=None) -> Chart:
     """The summary per system (box plots) and every test of scoring.lib.statistics, read in words, all on one unit:
     sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every system);
     with adjusted p-values, effect sizes with intervals, and the mixed model on the sessions themselves."""
@@ -404,8 +404,11 @@ def statistics_chart(scores, *, summary: str, unit: str = "session") -> Chart:
     values = scores.summaries[summary]
     paired = unit != "session"
     blocks = scores.scenario if unit == "scenario" else scores.participant
+    # The mixed model comes fitted (the registry caches it: it is the slow one, and the same for every unit).
     result = compare_systems(values, scores.system, blocks, summary=label, block=unit if paired else "participant",
-                             paired=paired, design=(scores.participant, scores.scenario))
+                             paired=paired, design=None if mixed is not None else (scores.participant, scores.scenario))
+    if mixed is not None:
+        result.mixed = mixed
     if paired:
         system_labels, _, matrix = block_means(values, scores.system, blocks)
         boxes = [(system, matrix[:, system_labels.index(system)]) for system, _ in _groups(scores.system)]

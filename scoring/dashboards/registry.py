@@ -2,7 +2,11 @@
 summary, scenario, systems) are read from the query string and turned into one of charts.py's builders.
 The views (views.py) only check access, cache and serialize."""
 
+import dataclasses
+import hashlib
+
 import numpy as np
+from django.core.cache import cache
 from django.http import Http404
 
 from studies.participation import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
@@ -11,6 +15,7 @@ from .. import selectors
 from ..lib.meta_evaluation import COEFFICIENTS, meta_evaluate, unit_means
 from ..lib.session import SUMMARIES
 from ..lib.session_measures import MEASURE_LABELS
+from ..lib.statistics import mixed_model
 from . import charts
 
 CHARTS = {
@@ -92,7 +97,11 @@ def _chart_of(run, name, query, filters):
         return charts.query_counts_table(scores, unit=unit), scores.left_out
     if name == "statistics":
         scores = selectors.run_scores(run, filters)
-        return charts.statistics_chart(scores, summary=summary, unit=unit), scores.left_out
+        # The mixed model is fitted on the sessions whatever the unit: one fit serves the three.
+        mixed = _cached(run, "mixed", dataclasses.replace(filters, unit="session"), lambda: mixed_model(
+            scores.summaries[summary], scores.system, scores.participant, scores.scenario) if len(scores) else None,
+            summary)
+        return charts.statistics_chart(scores, summary=summary, unit=unit, mixed=mixed), scores.left_out
     if name == "sensitivity":
         scores = selectors.run_scores(run, filters, grid=True)
         codes = list(run.study.systems.order_by("id").values_list("code", flat=True))
@@ -114,7 +123,7 @@ def _chart_of(run, name, query, filters):
         return chart, scores.left_out
     if name in ("meta-evaluation", "meta-rankings"):
         scores = selectors.run_scores(run, filters)
-        result, ratings, labels = _meta_evaluation(run, scores, unit)
+        result, ratings, labels = _meta_evaluation(run, scores, filters)
         if name == "meta-rankings":
             return charts.meta_rankings_chart(result, labels=labels), scores.left_out
         names = list(ratings) or ["-"]
@@ -131,11 +140,28 @@ def meta_evaluation_tables(run, query):
     sessions left out. FilterError as chart_build."""
     filters = selectors.ChartFilters.from_query(query, run.study)
     scores = selectors.run_scores(run, filters)
-    result, ratings, labels = _meta_evaluation(run, scores, filters.unit)
+    result, ratings, labels = _meta_evaluation(run, scores, filters)
     return result, ratings, labels, scores.left_out
 
 
-def _meta_evaluation(run, scores, unit):
+def _cached(run, what: str, filters, compute, *extra):
+    """A result of the run's stored scores cached under its generation and the filters that chose the sessions:
+    the meta-evaluation is shared by its two charts, their CSV and its page; the mixed model by every unit."""
+    digest = hashlib.sha1(repr((filters, *extra)).encode()).hexdigest()
+    key = f"scoring:{what}:{run.pk}:{run.generation}:{digest}"
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, 24 * 3600)
+    return value
+
+
+def _meta_evaluation(run, scores, filters):
+    return _cached(run, "meta", filters, lambda: _meta_compute(run, scores, filters.unit),
+                   run.study.post_task_questionnaire)
+
+
+def _meta_compute(run, scores, unit):
     """The meta-evaluation of the filtered sessions: every measure the run has per session (the five stored
     summaries, and its other measures where it computed them) against every numeric post-task rating; on
     another unit than the session, each unit's sessions on a system are averaged first."""

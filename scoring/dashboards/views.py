@@ -176,13 +176,7 @@ def meta_evaluation(request, slug, run_id):
         context = _dashboard_context(request, run)
     except selectors.FilterError as exc:
         return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
-    query_key = hashlib.sha1(request.GET.urlencode().encode()).hexdigest()
-    key = f"scoring:meta:{run.pk}:{run.generation}:{query_key}"
-    tables = cache.get(key)
-    if tables is None:
-        tables = meta_evaluation_tables(run, request.GET)
-        cache.set(key, tables, CACHE_SECONDS)
-    result, ratings, labels, left_out = tables
+    result, ratings, labels, left_out = meta_evaluation_tables(run, request.GET)  # cached under the generation
     by_row: dict = {}
     for a in result.correlations:
         by_row.setdefault((a.rating, a.scope, a.measure), {})[a.coefficient] = a

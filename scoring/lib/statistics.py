@@ -98,18 +98,46 @@ def friedman(matrix) -> tuple[float, float]:
     friedmanchisquare for three or more treatments, and defined for two."""
     data = np.asarray(matrix, dtype=np.float64)
     n, k = data.shape
-    ranks = np.apply_along_axis(stats.rankdata, 1, data)
+    ranks = stats.rankdata(data, axis=1)
     rank_sums = ranks.sum(axis=0)
     chi2 = 12.0 / (n * k * (k + 1)) * np.sum(rank_sums**2) - 3.0 * n * (k + 1)
-    ties = 0.0
-    for row in data:
-        _, counts = np.unique(row, return_counts=True)
-        ties += np.sum(counts**3 - counts)
+    ties = float(row_ties(data).sum())
     correction = 1.0 - ties / (n * k * (k * k - 1))
     if correction <= 0:
         return 0.0, 1.0
     chi2 /= correction
     return float(chi2), float(stats.chi2.sf(chi2, k - 1))
+
+
+def row_ties(data: np.ndarray) -> np.ndarray:
+    """Each row's tie term, the sum over its groups of equal values of (size^3 - size): for each value, the
+    size of its group squared minus one, summed (array work: a loop over 2,500 blocks took a second)."""
+    same = (data[:, :, None] == data[:, None, :]).sum(axis=2).astype(np.float64)
+    return (same**2 - 1.0).sum(axis=1)
+
+
+def bootstrap_counts(n: int, resamples: int, rng) -> np.ndarray:
+    """(resamples, n) counts of a bootstrap: each row is how often each of the n items is drawn in one resample
+    of n draws with replacement (the same as drawing n indices and counting them)."""
+    picks = rng.integers(0, n, size=(resamples, n))
+    offsets = (np.arange(resamples) * n)[:, None]
+    return np.bincount((picks + offsets).ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
+
+
+def resample_ranks(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """(R, n): the rank each item's copies take in each resample given as counts (ties averaged, as
+    scipy.stats.rankdata ranks the drawn values): the number of drawn values below it, plus the middle of the
+    drawn values equal to it. No sort per resample: the items are sorted once."""
+    order = np.argsort(x, kind="stable")
+    sorted_x = x[order]
+    new_group = np.concatenate(([True], sorted_x[1:] != sorted_x[:-1]))
+    group = np.empty(len(x), dtype=np.int64)
+    group[order] = np.cumsum(new_group) - 1
+    per_group = counts[:, order]
+    if not new_group.all():  # ties: the copies of equal values form one group
+        per_group = np.add.reduceat(per_group, np.flatnonzero(new_group), axis=1)  # (R, G)
+    below = np.cumsum(per_group, axis=1) - per_group
+    return (below + (per_group + 1.0) / 2.0)[:, group]
 
 
 def anova_blocks(matrix) -> tuple[float, int, int, float]:
@@ -272,20 +300,19 @@ def cohens_dz(first, second, *, level: float = 0.95) -> Effect:
     return Effect("Cohen's d_z", dz, float(low / np.sqrt(n)), float(high / np.sqrt(n)), level, method)
 
 
-def _rank_biserial_rows(diffs: np.ndarray) -> np.ndarray:
-    """Matched-pairs rank-biserial r of each row of differences: (T+ - T-) / (T+ + T-), zeros dropped and
-    ties averaged, as the Wilcoxon signed-rank test (scipy's zero_method="wilcox") ranks them."""
-    diffs = np.atleast_2d(diffs)
-    magnitude = np.abs(diffs)
-    ranks = stats.rankdata(magnitude, axis=1)
-    zeros = (diffs == 0).sum(axis=1, keepdims=True)
-    # The zeros hold the lowest ranks; without them every other rank is `zeros` lower.
-    ranks = ranks - zeros
-    positive = np.where(diffs > 0, ranks, 0.0).sum(axis=1)
-    negative = np.where(diffs < 0, ranks, 0.0).sum(axis=1)
-    total = positive + negative
+def _rank_biserial_counts(d: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Matched-pairs rank-biserial r of each resample given as counts of the differences `d`: (T+ - T-) /
+    (T+ + T-), zeros dropped and ties averaged, as the Wilcoxon signed-rank test (scipy's zero_method="wilcox")
+    ranks the drawn differences."""
+    nonzero = d != 0
+    d, counts = d[nonzero], counts[:, nonzero]
+    if not len(d):
+        return np.full(len(counts), np.nan)
+    ranks = resample_ranks(counts, np.abs(d))
+    signed = counts * ranks * np.sign(d)
+    total = (counts * ranks).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, (positive - negative) / total, np.nan)
+        return np.where(total > 0, signed.sum(axis=1) / total, np.nan)
 
 
 def rank_biserial(first, second, *, level: float = 0.95, resamples: int = 2000, seed: int = 2008) -> Effect:
@@ -293,12 +320,14 @@ def rank_biserial(first, second, *, level: float = 0.95, resamples: int = 2000, 
     test's effect size: from -1 (every pair lower) to 1 (every pair higher). Percentile bootstrap interval,
     resampling the pairs (seeded)."""
     d = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
-    value = float(_rank_biserial_rows(d)[0]) if len(d) else float("nan")
+    value = float(_rank_biserial_counts(d, np.ones((1, len(d))))[0]) if len(d) else float("nan")
     method = f"percentile bootstrap, {resamples} resamples of the pairs"
     if not len(d) or not np.isfinite(value):
         return Effect("rank-biserial r", value, float("nan"), float("nan"), level, method)
     rng = np.random.default_rng(seed)
-    boot = _rank_biserial_rows(d[rng.integers(0, len(d), size=(resamples, len(d)))])
+    step = max(1, (1 << 21) // len(d))
+    boot = np.concatenate([_rank_biserial_counts(d, bootstrap_counts(len(d), min(step, resamples - start), rng))
+                           for start in range(0, resamples, step)])
     low, high = _percentile_interval(boot, level)
     return Effect("rank-biserial r", value, low, high, level, method)
 
@@ -324,8 +353,7 @@ def kendalls_w(matrix, *, level: float = 0.95, resamples: int = 2000, seed: int 
     if n < 1 or k < 2:
         return Effect("Kendall's W", float("nan"), float("nan"), float("nan"), level, method)
     ranks = stats.rankdata(data, axis=1)
-    ties = np.array([np.sum(c**3 - c) for c in (np.unique(row, return_counts=True)[1] for row in data)],
-                    dtype=np.float64)
+    ties = row_ties(data)
     value = float(_kendalls_w_weighted(ranks, ties, np.ones((1, n)))[0])
     rng = np.random.default_rng(seed)
     weights = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.float64)

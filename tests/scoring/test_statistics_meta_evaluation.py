@@ -133,3 +133,19 @@ def test_unit_means_average_each_units_sessions_on_a_system():
     assert systems == ["A", "B", "B"]
     assert out["m"] == pytest.approx([2.0, 5.0, 7.0])
     assert out["r"][:2] == pytest.approx([4.0, 2.0]) and np.isnan(out["r"][2])
+
+
+def test_the_blocked_bootstrap_is_the_weighted_statistics_on_the_same_draws():
+    from scoring.lib.meta_evaluation import BLOCK, _bootstrap
+
+    measures, ratings, _ = _study(seed=4, n=50)
+    keep = np.ones(50, bool)
+    keep[:5] = False
+    boots = _bootstrap(measures, list(measures), ratings["went_well"], keep, BLOCK + 30, 7)
+    rng = np.random.default_rng(7)
+    counts = np.vstack([bootstrap_counts(45, BLOCK, rng), bootstrap_counts(45, 30, rng)])
+    y = ratings["went_well"][keep]
+    for name, values in measures.items():
+        x = values[keep]
+        np.testing.assert_allclose(boots[(name, "pearson")], weighted_pearson(counts, x, y), atol=1e-10)
+        np.testing.assert_allclose(boots[(name, "spearman")], weighted_spearman(counts, x, y), atol=1e-10)
