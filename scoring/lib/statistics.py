@@ -417,9 +417,9 @@ def paired_permutation_test(first, second, *, resamples: int = 10_000, seed: int
 MIXED_FORMULA = "value ~ C(system)"
 MIXED_VARIANCE_COMPONENTS = {"participant": "0 + C(participant)", "scenario": "0 + C(scenario)"}
 # statsmodels fits crossed effects as variance components of one group, with dense design matrices: its cost
-# grows with sessions x (participants + scenarios)^2 (about 6 s for 400 sessions of 100 participants on a shared
-# 2-core machine). Above this many sessions the page says so instead of blocking the request.
-MIXED_MAX_SESSIONS = 600
+# grows steeply with the design (on a shared 2-core machine, one BLAS thread: 1.2 s for 800 sessions of 200
+# participants, 106 s for 2,000 of 500). Above this many sessions the page says so instead of blocking a request.
+MIXED_MAX_SESSIONS = 800
 MIXED_WORDS = "value ~ system + (1 | participant) + (1 | scenario)"  # lme4's notation, for the pages
 
 
@@ -467,6 +467,7 @@ def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95
     interval and p (normal reference, as statsmodels reports them)."""
     import pandas as pd
     import statsmodels.formula.api as smf
+    from threadpoolctl import threadpool_limits
 
     values = np.asarray(values, dtype=np.float64)
     labels = sorted(set(np.asarray(systems).tolist()), key=str)
@@ -496,7 +497,9 @@ def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95
         "scenario": pd.factorize(np.asarray(scenarios))[0],
         "group": np.zeros(len(values), dtype=np.int64),
     })
-    with warnings.catch_warnings(record=True) as caught:
+    # One BLAS thread: the fit is many small products, and OpenBLAS's threads fighting over busy cores made
+    # 400 sessions take 71 s instead of 3 s on a loaded 2-core machine.
+    with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("always")
         try:
             model = smf.mixedlm(MIXED_FORMULA, data, groups="group", re_formula="0",
