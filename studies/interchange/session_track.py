@@ -319,11 +319,11 @@ def read_log(data: bytes, path: str) -> Log:
                     rank=_int(result_node, "rank", path), url=_text(result_node, "url", path, False) or "",
                     docid=docid, title=_text(result_node, "title", path, False) or "",
                     snippet=_text(result_node, "snippet", path, False) or "", line=result_node.line))
-            # Ranks rise in file order; a later page of results may start after 1 (11..20).
+            # Ranks run on one by one in file order; a later page of results may start after 1 (11, 12, ...).
             for before, result in zip(results, results[1:], strict=False):
-                if result.rank <= before.rank:
-                    raise ImportFailure(path, result.line, "result@rank", f"ranks must rise in file order: "
-                                        f"{result.rank} follows {before.rank}")
+                if result.rank != before.rank + 1:
+                    raise ImportFailure(path, result.line, "result@rank", "ranks must run 1..n in order (a later "
+                                        f"page's from its first): expected {before.rank + 1}, found {result.rank}")
             shown_ranks = {result.rank for result in results}
             clicks = []
             clicked = interaction_node.one("clicked", path, required=False)
@@ -331,8 +331,9 @@ def read_log(data: bytes, path: str) -> Log:
                 rank_node = click_node.one("rank", path)
                 rank = _int_text(rank_node, path)
                 if rank not in shown_ranks:
-                    raise ImportFailure(path, rank_node.line, "rank", f"click on rank {rank}, which this "
-                                        f"interaction did not show ({len(results)} results)")
+                    raise ImportFailure(path, rank_node.line, "rank", f"click on rank {rank}, but only "
+                                        f"{len(results)} results were shown" + (
+                                            f" (ranks {results[0].rank}-{results[-1].rank})" if results else ""))
                 clicks.append(Click(
                     _int(click_node, "num", path), timed(click_node, "starttime"), timed(click_node, "endtime"),
                     rank, click_node.line, _others(click_node, "num", "starttime", "endtime"),

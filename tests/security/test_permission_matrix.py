@@ -225,6 +225,7 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("api:query_list", "GET"): Row("GET", study_path("/api/studies/{pk}/queries/"), API_STUDY),
     ("api:judgment_list", "GET"): Row("GET", study_path("/api/studies/{pk}/judgments/"), API_STUDY),
     ("api:event_list", "GET"): Row("GET", study_path("/api/studies/{pk}/events/"), API_STUDY),
+    ("api:study_session_track", "GET"): Row("GET", study_path("/api/studies/{pk}/session-track/"), API_STUDY),
     ("api:reference_version_list", "GET"): Row("GET", study_path("/api/studies/{pk}/reference-versions/"),
                                                API_STUDY),
     ("api:reference_version_import", "POST"): Row(
