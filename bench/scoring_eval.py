@@ -6,14 +6,18 @@ a topic (half of them retrieved), scores rounded so that some tie.
 1. In memory: the same {topic: {doc: score}} / {topic: {doc: grade}} dicts; the dict -> array conversion is
    part of our timed work. Targets: >= 2x pytrec_eval's throughput.
 2. From files: `python -m scoring eval` as a whole process against a process running pytrec_eval's own
-   parsers (parse_qrel, parse_run) and evaluate. Target: >= 2x.
+   parsers (parse_qrel, parse_run) and evaluate. Target: >= 4x (issue 20). Each process runs --file-repeat
+   times (default 1), taking turns with pytrec_eval's, and the best wall time and the best CPU time count:
+   the machine is shared.
 
-    .venv/bin/python bench/scoring_eval.py [--topics 10000 --depth 1000 --judged 100] [--no-files]
+    .venv/bin/python bench/scoring_eval.py [--topics 10000 --depth 1000 --judged 100] [--no-files | --files-only]
+                                          [--file-repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -181,25 +185,50 @@ def child(what: str, args: list[str]) -> tuple[float, float, int, str]:
     return seconds, cpu, peak, done.stdout
 
 
-def from_files(qrels, run, keep: Path | None = None) -> None:
-    print(f"\n== from files: {len(run):,} topics, whole processes ==")
+def best(runs: list) -> tuple[float, float, int, str]:
+    """Of several `child` runs: the best wall time, the best CPU time, the largest peak, the output."""
+    return min(r[0] for r in runs), min(r[1] for r in runs), max(r[2] for r in runs), runs[-1][3]
+
+
+def best_child(what: str, args: list[str], repeat: int) -> tuple[float, float, int, str]:
+    return best([child(what, args) for _ in range(max(repeat, 1))])
+
+
+def reader_name() -> str:
+    try:
+        import pyarrow
+    except ImportError:
+        return "numpy splitter (pyarrow not installed: pip install -r requirements.txt)"
+    return f"pyarrow {pyarrow.__version__} CSV reader for plain files"
+
+
+def from_files(qrels, run, keep: Path | None = None, repeat: int = 1) -> None:
+    print(f"\n== from files: {len(run):,} topics, whole processes (best of {max(repeat, 1)}) ==")
     with tempfile.TemporaryDirectory() as folder:
         qrels_path, run_path = write_files(qrels, run, keep or Path(folder))
         size = run_path.stat().st_size
-        print(f"run file {mib(size)}, {sum(len(v) for v in run.values()):,} lines")
+        print(f"run file {mib(size)}, {sum(len(v) for v in run.values()):,} lines; reader: {reader_name()}")
         files = [str(qrels_path), str(run_path)]
-        seconds, cpu, peak, out = child("-m", ["scoring", "eval", *files, "-m", "ndcg", "-m", "ndcg_cut_10"])
-        print(f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}")
+        os.sync()  # the files' writeback is not left to slow down whichever process runs first
+        arguments = ["scoring", "eval", *files, "-m", "ndcg", "-m", "ndcg_cut_10"]
         try:
             import pytrec_eval  # noqa: F401
         except ImportError:
+            seconds, cpu, peak, out = best_child("-m", arguments, repeat)
+            print(f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}")
             print("pytrec_eval not installed: skipped")
             return
-        theirs_seconds, theirs_cpu, their_peak, theirs_out = child(PYTREC_FROM_FILES, files)
+        ours, theirs = [], []
+        for _ in range(max(repeat, 1)):  # taking turns, so that both meet the same load
+            ours.append(child("-m", arguments))
+            theirs.append(child(PYTREC_FROM_FILES, files))
+        seconds, cpu, peak, out = best(ours)
+        print(f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}")
+        theirs_seconds, theirs_cpu, their_peak, theirs_out = best(theirs)
         print(f"pytrec_eval parse+evaluate  {theirs_seconds:8.3f} s wall  {theirs_cpu:8.3f} s CPU  peak RSS {mib(their_peak)}")
         print(
             f"ratio (pytrec_eval / ours): {theirs_seconds / seconds:.2f}x wall time, "
-            f"{theirs_cpu / cpu:.2f}x CPU time  (target >= 2x)"
+            f"{theirs_cpu / cpu:.2f}x CPU time  (target >= 4x)"
         )
         ours_lines = [line for line in out.splitlines() if "\tall\t" not in line]
         same = sorted(ours_lines) == sorted(theirs_out.splitlines())
@@ -214,7 +243,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=1, help="in-memory timings: best of N")
     parser.add_argument("--no-files", action="store_true", help="skip the whole-process comparison")
+    parser.add_argument("--files-only", action="store_true", help="skip the in-memory comparison")
     parser.add_argument("--keep-files", type=Path, default=None, help="write the qrels and run files here")
+    parser.add_argument("--file-repeat", type=int, default=1, help="whole processes: best of N (default 1)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     qrels, run = make_data(args.topics, args.depth, args.judged, args.seed)
@@ -222,9 +253,10 @@ def main(argv: list[str] | None = None) -> None:
         f"data: {args.topics:,} topics x {args.depth:,} ranked docs, {args.judged} judgments a topic "
         f"(made in {time.perf_counter() - start:.1f} s)"
     )
-    in_memory(qrels, run, args.repeat)
+    if not args.files_only:
+        in_memory(qrels, run, args.repeat)
     if not args.no_files:
-        from_files(qrels, run, args.keep_files)
+        from_files(qrels, run, args.keep_files, args.file_repeat)
     print(f"\nbenchmark process peak RSS: {mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)}")
 
 

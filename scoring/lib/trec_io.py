@@ -66,7 +66,8 @@ def _read_bytes(path: str | Path) -> bytes | mmap.mmap:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size < max(_ARROW_MIN_BYTES, 1):  # no map of an empty file
                 return handle.read()
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            populate = getattr(mmap, "MAP_POPULATE", 0)  # Linux: fault the pages in at once, not one by one
+            return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
     except OSError as exc:
         raise InputError(str(path), None, f"cannot read: {exc.strerror}") from None
 
@@ -219,6 +220,7 @@ def _arrow_table(data: bytes, count: int, types: dict):
     try:
         table = csv.read_csv(
             pa.py_buffer(data),
+            memory_pool=pa.system_memory_pool(),  # malloc's: mimalloc's fresh pages cost 2-3x the system time
             read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
             parse_options=csv.ParseOptions(
                 delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
@@ -272,16 +274,45 @@ def _arrow_bytes(column) -> np.ndarray:
         at += lengths.size
         longest = int(lengths.max())
         if int(lengths.min()) == longest:  # ids of one length: strided 8-byte copies, no index arrays
-            padded = np.concatenate((raw[starts[0] :], np.zeros(16, dtype=np.uint8)))
             words = rows.view("<u8").reshape(lengths.size, width // 8)
+            # A word may run past the last id: the last few rows read from a padded copy of their own.
+            tail = min(lengths.size, 9)
+            body = lengths.size - tail
+            ends = np.concatenate((raw[starts[body] :], np.zeros(16, dtype=np.uint8)))
             for j in range(width // 8):
-                words[:, j] = np.ndarray((lengths.size,), dtype="<u8", buffer=padded, offset=8 * j, strides=(longest,))
+                words[:body, j] = np.ndarray((body,), dtype="<u8", buffer=raw, offset=int(starts[0]) + 8 * j, strides=(longest,))
+                words[body:, j] = np.ndarray((tail,), dtype="<u8", buffer=ends, offset=8 * j, strides=(longest,))
                 if longest < 8 * (j + 1):  # the id ends inside this word: keep only its own (low) bytes
                     words[:, j] &= _KEEP_LOW_BYTES[longest - 8 * j]
         else:
             padded = np.concatenate((raw, np.zeros(width + 16, dtype=np.uint8)))
             words = _field_bytes(padded, starts[:-1], lengths)
             rows[:] = words if words.dtype.itemsize == width else words.astype(f"S{width}")
+    return out
+
+
+_BLOCK = 1 << 16  # rows per block of the blocked loops: their temporaries stay in the CPU cache
+
+
+def _id_hashes(ids: np.ndarray) -> np.ndarray:
+    """`metrics.id_hashes(ids)` (the same values; the joins compare the two), a block of rows at a time."""
+    width = -(-max(ids.dtype.itemsize, 1) // 8) * 8
+    if ids.dtype.itemsize != width:
+        ids = ids.astype(f"S{width}")
+    words = np.ascontiguousarray(ids).view("<u8").reshape(ids.size, width // 8)
+    out = np.empty(ids.size, dtype=np.uint64)
+    multiplier, shift = np.uint64(0xBF58476D1CE4E5B9), np.uint64(31)
+    for start in range(0, ids.size, _BLOCK):
+        block = words[start : start + _BLOCK]
+        h = out[start : start + _BLOCK]
+        h[:] = 0x9E3779B97F4A7C15
+        mixed = np.empty_like(h)
+        for j in range(block.shape[1]):
+            word = block[:, j]
+            np.bitwise_xor(h, word, out=mixed)
+            mixed *= multiplier
+            mixed ^= mixed >> shift
+            np.copyto(h, mixed, where=word != 0)
     return out
 
 
@@ -370,6 +401,12 @@ def _numbers(texts: np.ndarray, lines: np.ndarray, path: str, dtype, what: str, 
             values, ok = _fast_floats(texts)
             if not ok.all():
                 values[~ok] = texts[~ok].astype(np.float64)
+        elif dtype is np.int64 and texts.size:  # plain [+-]digits through the float parser, exact below 2^53
+            parsed, ok = _fast_floats(texts)
+            ok &= ~(texts.view(np.uint8).reshape(texts.size, -1) == 46).any(axis=1)  # no decimal point
+            values = parsed.astype(np.int64)
+            if not ok.all():
+                values[~ok] = texts[~ok].astype(np.int64)
         else:
             values = texts.astype(dtype)
     except (ValueError, OverflowError):
@@ -526,7 +563,7 @@ def _run_columns(data: bytes, name: str) -> RunColumns:
             lines = np.arange(1, table.num_rows + 1, dtype=np.int64)  # a plain file has no blank line
             docs = _arrow_bytes(table.column("f2"))
             topics, bounds, lines, docs, scores = _group_by_topic(_arrow_segments(table.column("f0")), lines, name, docs, scores)
-            return RunColumns(topics, bounds, docs, scores, lines, id_hashes(docs))
+            return RunColumns(topics, bounds, docs, scores, lines, _id_hashes(docs))
     columns = split_columns(data, name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
     lines = columns.lines
     scores = _numbers(columns.fields[4], lines, name, np.float64, "score", "a number")
@@ -583,21 +620,28 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
     hashes = run.hashes if run.hashes is not None else id_hashes(run.docs)
     row_heads = np.arange(n_segments, dtype=u64) << row_shift
     in_row = np.arange(width, dtype=u64)
-    if n == n_segments * width:  # every topic lists as many documents: the rows are the run itself
-        cell = None
-        table = ((hashes >> prefix_shift) << low).reshape(n_segments, width)
-        table |= row_heads[:, None]
-        table |= in_row
-    else:  # padding sorts after every real key of its row
-        cell = np.arange(n, dtype=np.int64) + np.repeat(np.arange(n_segments) * width - run.bounds[:-1], sizes)
-        table = np.empty((n_segments, width), dtype=u64)
-        table[:] = (row_heads | ((u64(1) << row_shift) - u64(1)))[:, None]
-        table.ravel()[cell] = ((hashes >> prefix_shift) << low) | in_row[cell % width] | row_heads[cell // width]
-    table.sort(axis=1)
-    prefixes = table >> low
-    shared = prefixes[:, 1:] == prefixes[:, :-1]
-    if shared.any() and (shared & (np.arange(1, width) < sizes[:, None])).any():
-        return None  # a document listed twice (an error), or two ids sharing a hash prefix
+    rectangular = n == n_segments * width  # every topic lists as many documents: rows need no padding
+    padding = row_heads | ((u64(1) << row_shift) - u64(1))  # sorts after every real key of its row
+    table = np.empty((n_segments, width), dtype=u64)
+    rows = max(1, _BLOCK // width)
+    for start in range(0, n_segments, rows):  # a block of rows at a time, built, sorted, checked in cache
+        stop = min(start + rows, n_segments)
+        block = table[start:stop]
+        first, last = int(run.bounds[start]), int(run.bounds[stop])
+        if rectangular:
+            np.right_shift(hashes[first:last].reshape(stop - start, width), prefix_shift, out=block)
+            block <<= low
+            block |= in_row
+        else:
+            block[:] = padding[start:stop, None]
+            at = np.arange(first, last) - np.repeat(run.bounds[start:stop], sizes[start:stop])
+            where = np.repeat(np.arange(stop - start) * width, sizes[start:stop]) + at
+            block.ravel()[where] = ((hashes[first:last] >> prefix_shift) << low) | in_row[at]
+        block |= row_heads[start:stop, None]
+        block.sort(axis=1)
+        shared = ((block[:, 1:] ^ block[:, :-1]) >> low) == 0
+        if shared.any() and (shared & (np.arange(1, width) < sizes[start:stop, None])).any():
+            return None  # a document listed twice (an error), or two ids sharing a hash prefix
 
     judged_at = {topic: i for i, topic in enumerate(qrels.topics)}
     topics = sorted(judged_at) if all_topics else sorted(t for t in run.topics if t in judged_at)
@@ -649,10 +693,8 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
         keys = _score_order_keys(run.scores, np.repeat(np.arange(n_segments), sizes))
         ordered = np.empty((n_segments, width), dtype=u64)
         ordered[:] = (np.arange(n_segments, dtype=u64) << u64(32))[:, None]  # padding sorts first
-        if cell is None:
-            ordered.ravel()[:] = keys
-        else:
-            ordered.ravel()[cell] = keys
+        cell = np.arange(n) + np.repeat(np.arange(n_segments) * width - run.bounds[:-1], sizes)
+        ordered.ravel()[cell] = keys
         ordered.sort(axis=1)
         ordered = ordered.ravel()
         above = np.searchsorted(ordered, keys[hits], side="right")

@@ -175,6 +175,7 @@ def test_a_topic_split_over_the_run_is_grouped_as_before(tmp_path, monkeypatch):
 def test_ids_whose_hashes_share_a_prefix_take_the_general_path(tmp_path, monkeypatch):
     real = trec_io.id_hashes
     monkeypatch.setattr(trec_io, "id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))  # prefixes all 0
+    monkeypatch.setattr(trec_io, "_id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
     qrels_path, run_path = _write(tmp_path, QRELS.encode(), RUN.encode())
     expected, got = _ranked_both(monkeypatch, qrels_path, run_path, True)
     _assert_same_ranking(expected, got)
@@ -275,3 +276,11 @@ def test_read_run_columns_refuses_a_repeated_document_on_the_fast_path(tmp_path,
     path.write_bytes(b"1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n1 Q0 a 3 0 r\n")
     with pytest.raises(InputError, match=r"run:3: document 'a' is listed twice for topic '1'"):
         trec_io.read_run_columns(path)
+
+
+def test_the_blocked_hashes_are_metrics_id_hashes():
+    rng = np.random.default_rng(5)
+    for longest in (1, 3, 8, 9, 17, 30):
+        ids = np.array([bytes(rng.integers(1, 256, size=rng.integers(1, longest + 1)).astype(np.uint8))
+                        for _ in range(70_000)])
+        assert np.array_equal(trec_io._id_hashes(ids), metrics.id_hashes(ids))
