@@ -6,6 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from scoring.dashboards.registry import CHARTS
 from scoring.models import ScoringRun
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +37,7 @@ def test_a_run_is_created_with_every_option_and_scored(owner, django_capture_on_
     assert status == {"status": "done", "done": 32, "total": 32, "stale": False, "error": "", "finished": True}
     page = client.get(reverse("scoring:run_detail", args=[study.slug, run.pk])).content.decode()
     assert "vendor/plotly-4.1.1.min.js" in page and "js/charts.js" in page
-    assert page.count('class="chart"') == 8 and "data-url=" in page
+    assert page.count('class="chart"') == len(CHARTS) == 10 and "data-url=" in page
     # Nothing loaded from another host (a plain "cdn" test once matched a CSRF token that happened to hold it).
     assert not re.search(r'(?:src|href)="(?:https?:)?//', page)
 
