@@ -39,6 +39,17 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
             f"average {description['raw_difference']:.4g} with standard deviation {description['spread']:.4g}). "
             "Participants, scenarios and residuals are resampled; the power is that of finding a true difference "
             "of this size.")
+    pilot = (plan.sample or {}).get("pilot")
+    if plan.effect == PowerPlan.Effect.SIMULATED and description:
+        notes.append(_simulation_against_pilot(plan, description, pilot, first, second))
+    if curve.simulation and description:
+        number, simulated = curve.simulation
+        gap = description["raw_difference"] - simulated["raw_difference"]
+        notes.append(
+            f"Against the simulated searchers of plan #{number} ({second} minus {first} = "
+            f"{simulated['raw_difference']:.4g}, spread {simulated['spread']:.4g}), the real sessions' difference "
+            f"is {'larger' if abs(description['raw_difference']) > abs(simulated['raw_difference']) else 'smaller'} "
+            f"by {abs(gap):.4g} and their spread {description['spread']:.4g}.")
     if curve.complete:
         if curve.smallest is None:
             last = curve.points[-1] if curve.points else None
@@ -62,6 +73,41 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
             "resamples the pilot as it is)")
         notes.append(f"Closed form (noncentral t, dashed){given} {reach}.")
     return notes
+
+
+def _effect_size(description: dict) -> float | None:
+    spread = description.get("spread")
+    return description["raw_difference"] / spread if spread and spread == spread and spread > 0 else None
+
+
+def _simulation_against_pilot(plan: PowerPlan, simulated: dict, pilot: dict | None, first: str, second: str) -> str:
+    """How the simulated searchers' estimate of the effect differs from the real sessions' (the pilot's)."""
+    strategy = (plan.sample or {}).get("strategy") or {}
+    told = (f"Simulated searchers (queries {strategy.get('queries', 'scenario')}, stopping "
+            f"{strategy.get('stopping', 'patience')}): {second} minus {first} = {simulated['raw_difference']:.4g}, "
+            f"paired spread {simulated['spread']:.4g}")
+    d_sim = _effect_size(simulated)
+    told += f" (d = {d_sim:.2f})." if d_sim is not None else "."
+    if not pilot:
+        return told + " The study has no scored real sessions to compare them with yet."
+    d_pilot = _effect_size(pilot)
+    told += (f" The real sessions (scoring run {pilot['run']}, {pilot['participants']} participants) give "
+             f"{pilot['raw_difference']:.4g}, spread {pilot['spread']:.4g}"
+             + (f" (d = {d_pilot:.2f})" if d_pilot is not None else "") + ": the simulation ")
+    gap = simulated["raw_difference"] - pilot["raw_difference"]
+    told += ("overstates" if abs(simulated["raw_difference"]) > abs(pilot["raw_difference"]) else "understates")
+    told += f" the difference by {abs(gap):.4g}"
+    if d_sim is not None and d_pilot is not None:
+        from ..lib.power import paired_t_smallest_n
+
+        def needed(d):
+            n = paired_t_smallest_n(d, 1.0, plan.target, alpha=plan.alpha, alternative=plan.alternative,
+                                    largest=100_000) if d else None
+            return f"{n}" if n else "more than 100,000"
+
+        told += (f"; by the closed form, {_pct(plan.target)} power needs {needed(d_pilot)} participants on the real "
+                 f"sessions' estimate and {needed(d_sim)} on the simulation's")
+    return told + "."
 
 
 def plan_figure(plan: PowerPlan, curve: PlanCurve) -> dict:

@@ -21,6 +21,8 @@ class PlanCurve:
     smallest_surely: int | None = None  # the whole Monte Carlo interval is at or above the target
     closed_smallest: int | None = None
     complete: bool = False
+    # A pilot plan: the latest finished simulated plan of the same comparison, (its id, its description).
+    simulation: tuple[int, dict] | None = None
 
 
 def closed_form_inputs(plan: PowerPlan) -> tuple[float, float] | None:
@@ -48,6 +50,13 @@ def plan_curve(plan: PowerPlan) -> PlanCurve:
     if complete:
         curve.smallest = smallest_count(points, plan.target)
         curve.smallest_surely = smallest_count(points, plan.target, surely=True)
+    if plan.effect == PowerPlan.Effect.PILOT:
+        simulated = (PowerPlan.objects.filter(
+            study_id=plan.study_id, effect=PowerPlan.Effect.SIMULATED, status=PowerPlan.Status.DONE,
+            summary=plan.summary, first_system_id=plan.first_system_id, second_system_id=plan.second_system_id)
+            .order_by("-finished_at", "-id").values_list("pk", "sample").first())
+        if simulated and (simulated[1] or {}).get("description"):
+            curve.simulation = (simulated[0], simulated[1]["description"])
     inputs = closed_form_inputs(plan)
     if inputs is not None:
         difference, spread = inputs

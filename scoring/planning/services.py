@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from functools import lru_cache
 
 from django.db import transaction
@@ -31,6 +33,7 @@ from ..lib.power import (
 )
 from ..lib.session import SUMMARIES
 from ..models import PowerChunk, PowerPlan, ScoringRun, SessionScore
+from . import simulate
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +43,7 @@ CHUNK_REPLICATIONS = 250
 MAX_REPLICATIONS = 20_000
 MAX_COUNTS = 40
 MAX_PARTICIPANTS = 2_000
+MAX_SIMULATED = 400  # simulated searchers in a pool (about 0.2 s of searching per session)
 START_TASK = "scoring.planning.tasks.power_plan_start_task"
 
 
@@ -72,6 +76,13 @@ def study_design(study: Study, n: int) -> tuple[Design, list[int], list[int]]:
         raise PlanningError(f"design: {len(scenario_ids)} scenarios cannot be shared equally between "
                             f"{len(system_ids)} systems")
     return _design_rows(len(scenario_ids), len(system_ids), n), scenario_ids, system_ids
+
+
+def block_size(n_scenarios: int, n_systems: int) -> int:
+    """Participants in one exactly balanced block of the design (studies' Latin square: 4 x 2 gives 8)."""
+    if not n_systems or not n_scenarios or n_scenarios % n_systems:
+        return 2
+    return n_systems * (n_scenarios if n_scenarios % 2 == 0 else 2 * n_scenarios)
 
 
 def _check(condition: bool, message: str) -> None:
@@ -134,6 +145,39 @@ def pilot_description(sample: dict, first: int, second: int, systems: int) -> di
             "residual_sd": float(model.residuals.std())}
 
 
+def _simulated_check(study: Study, run: ScoringRun | None, participants: int, strategy: Mapping | None,
+                     n_scenarios: int, n_systems: int) -> tuple[ScoringRun | None, int, dict]:
+    """What a simulated plan needs: a collection, a 0..n grade scale, reference judgments to judge by, a valid
+    strategy and a pool size; the scoring parameters are the run's (the default run's, or the defaults)."""
+    try:  # TEMPORARY until issue 16's move lands studies/participation/ (the searchers go there)
+        from studies.participation.searchers import Strategy, StrategyError, misjudge_rate
+    except ImportError:
+        raise PlanningError("effect: simulated searchers are not installed in this checkout yet") from None
+
+    try:
+        parsed = Strategy.from_dict(strategy)
+        if parsed.agreement is not None:  # reachable on every topic's reference grades?
+            grades, _ = simulate.reference_grades(study)
+            for topic in study.scenarios.values_list("topic_id", flat=True):
+                misjudge_rate(parsed.agreement, list(grades.get(topic, {}).values()), max(study.grade_values()))
+    except (StrategyError, TypeError, ValueError) as exc:
+        raise PlanningError(str(exc)) from None  # the message starts with the parameter's name
+    participants = int(participants or 4 * block_size(n_scenarios, n_systems))
+    _check(2 <= participants <= MAX_SIMULATED,
+           f"simulated_participants: between 2 and {MAX_SIMULATED}, got {participants}")
+    _check(study.collection_id is not None, "effect: the study has no collection for simulated searchers to search")
+    grades = study.grade_values()
+    _check(grades == list(range(len(grades))), "effect: simulated searchers need a grade scale 0..n")
+    _check(study.reference_versions.exists(),
+           "effect: simulated searchers judge by the reference judgments, and the study has none yet")
+    if run is not None:
+        _check(run.study_id == study.pk and run.status == ScoringRun.Status.DONE,
+               "run: the scoring parameters must come from a finished run of the study")
+    else:
+        run = ScoringRun.objects.filter(study=study, is_default=True, status=ScoringRun.Status.DONE).first()
+    return run, participants, {"strategy": asdict(parsed)}
+
+
 def _key(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -158,6 +202,8 @@ def power_plan_create(
     alpha: float = 0.05,
     target: float = 0.8,
     seed: int = 2026,
+    simulated_participants: int = 0,
+    strategy: Mapping | None = None,
 ) -> tuple[PowerPlan, bool]:
     """Create a plan and queue it on commit, or return the plan already made with the same parameters on the
     same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
@@ -176,10 +222,11 @@ def power_plan_create(
     design, scenario_ids, system_ids = study_design(study, counts[-1])
     first, second = system_ids.index(first_system.pk), system_ids.index(second_system.pk)
     data: dict = {"scenarios": scenario_ids, "systems": system_ids}
+    sample: dict = {}
     if effect == PowerPlan.Effect.SPECIFIED:
         _check(difference is not None, "difference: a specified effect needs the difference")
         _check(spread is not None and spread > 0, "spread: a specified effect needs a spread > 0")
-        run = None
+        run, simulated_participants = None, 0
         try:
             SpecifiedEffect(difference=difference, spread=spread, first=first, second=second, between=between)
         except PowerError as exc:
@@ -187,13 +234,20 @@ def power_plan_create(
     elif effect == PowerPlan.Effect.PILOT:
         run = pilot_run(study, run)
         difference = spread = None
+        simulated_participants = 0
         try:  # refuse a pilot that cannot be resampled now, not in a worker
             pilot_description(pilot_sample(run, summary, system_ids), first, second, len(system_ids))
         except PowerError as exc:
             raise PlanningError(f"pilot: {exc}") from None
         data["run"], data["generation"] = run.pk, run.generation
     else:
-        raise PlanningError("effect: simulated searchers are not available yet; specify the effect or use a pilot")
+        run, simulated_participants, sample = _simulated_check(study, run, simulated_participants, strategy,
+                                                               len(scenario_ids), len(system_ids))
+        difference = spread = None
+        version = study.reference_versions.order_by("-number").first()
+        data.update(collection=study.collection_id, reference=version.pk, participants=simulated_participants,
+                    strategy=sample["strategy"], scoring=simulate.run_options(run),
+                    systems=list(study.systems.order_by("id").values_list("pk", "backend", "config")))
     parameters = {
         "study": study.pk, "summary": summary, "test": test, "alternative": alternative, "effect": effect,
         "first": first_system.pk, "second": second_system.pk, "difference": difference, "spread": spread,
@@ -209,8 +263,9 @@ def power_plan_create(
             study=study, label=label, summary=summary, test=test, alternative=alternative, effect=effect,
             first_system=first_system, second_system=second_system, difference=difference, spread=spread,
             between=between, run=run, counts=counts, replications=int(replications), alpha=alpha,
-            target=target, seed=int(seed), key=key, created_by=created_by,
-            progress_total=len(counts) * int(replications),
+            target=target, seed=int(seed), key=key, created_by=created_by, sample=sample,
+            simulated_participants=simulated_participants,
+            progress_total=len(counts) * int(replications) + simulated_participants,
         )
         _queue_start(plan.pk)
     return plan, False
@@ -257,6 +312,86 @@ def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     return chunks
 
 
+def power_pool_start(*, plan_id: int) -> list[tuple[int, int]] | None:
+    """Begin a simulated plan: clear earlier results and return the pool's chunks as (chunk, participants), a
+    block of the design each. None for a plan that does not simulate (or is gone)."""
+    plan = PowerPlan.objects.filter(pk=plan_id).select_related("study").first()
+    if plan is None or plan.effect != PowerPlan.Effect.SIMULATED:
+        return None
+    study = plan.study
+    block = block_size(study.scenarios.count(), study.systems.count())
+    total = plan.simulated_participants
+    chunks = [(i, min(block, total - i * block)) for i in range(math.ceil(total / block))]
+    with transaction.atomic():
+        PowerChunk.objects.filter(plan_id=plan_id).delete()
+        PowerPlan.objects.filter(pk=plan_id).update(
+            status=PowerPlan.Status.RUNNING, error="", sample={"strategy": plan.sample.get("strategy", {}), "pool": {}},
+            progress_done=0, progress_total=total + len(plan.counts) * plan.replications, started_at=timezone.now(),
+            finished_at=None,
+        )
+    return chunks
+
+
+def power_pool_chunk(*, plan_id: int, chunk: int, participants: int) -> int:
+    """Simulate one chunk of the pool (rolled back but for its scores and figures) and keep it on the plan, by
+    chunk number: a re-delivered chunk replaces itself. Returns the sessions kept."""
+    plan = PowerPlan.objects.filter(pk=plan_id).select_related("study", "run").first()
+    if plan is None or plan.status == PowerPlan.Status.FAILED:
+        return 0
+    try:
+        result = simulate.pool_chunk_simulate(plan=plan, chunk=chunk, participants=participants)
+    except (PowerError, PlanningError, ValueError) as exc:
+        logger.warning("power plan %s: simulation failed: %s", plan_id, exc)
+        power_plan_fail(plan_id=plan_id, message=f"simulation: {exc}")
+        return 0
+    result["participants"] = participants
+    with transaction.atomic():
+        locked = PowerPlan.objects.select_for_update().get(pk=plan_id)
+        locked.sample.setdefault("pool", {})[str(chunk)] = result
+        locked.progress_done = sum(c["participants"] for c in locked.sample["pool"].values())
+        locked.save(update_fields=["sample", "progress_done"])
+    return len(result["values"])
+
+
+def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
+    """Join the pool's chunks into the plan's sample, describe it (and the study's pilot, if it has one, for
+    the comparison), put the calibration report beside it, and return the power chunks."""
+    plan = PowerPlan.objects.filter(pk=plan_id).select_related("study").first()
+    if plan is None or plan.status == PowerPlan.Status.FAILED:
+        return None
+    _, _, system_ids = study_design(plan.study, max(plan.counts))
+    first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+    pool = [plan.sample["pool"][key] for key in sorted(plan.sample.get("pool", {}), key=int)]
+    sample = {"strategy": plan.sample.get("strategy", {}), "values": [], "participant": [], "scenario": [],
+              "system": []}
+    behaviour: dict[str, list[float]] = {name: [] for name in simulate.BEHAVIOUR}
+    agreement = [0, 0]
+    for part in pool:
+        for name in ("values", "participant", "scenario", "system"):
+            sample[name] += part[name]
+        for name in behaviour:
+            behaviour[name] += part["behaviour"].get(name, [])
+        agreement = [agreement[0] + part["agreement"][0], agreement[1] + part["agreement"][1]]
+    sample["source"] = f"{plan.simulated_participants} simulated searchers"
+    try:
+        sample["description"] = pilot_description(sample, first, second, len(system_ids))
+    except PowerError as exc:
+        power_plan_fail(plan_id=plan_id, message=f"the simulated pool cannot be resampled: {exc}")
+        return None
+    sample["calibration"] = {"simulated": simulate.behaviour_summary(behaviour, agreement),
+                             "real": simulate.real_behaviour(plan.study)}
+    pilot = ScoringRun.objects.filter(study=plan.study, is_default=True, status=ScoringRun.Status.DONE).first()
+    if pilot is not None:
+        try:
+            sample["pilot"] = dict(pilot_description(pilot_sample(pilot, plan.summary, system_ids), first, second,
+                                                     len(system_ids)), run=pilot.pk)
+        except PowerError:
+            sample["pilot"] = None  # too few real sessions to compare with yet
+    PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
+    return [(n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
+            for n in plan.counts for start in range(0, plan.replications, CHUNK_REPLICATIONS)]
+
+
 def plan_sampler(plan: PowerPlan, system_ids: Sequence[int]):
     """The plan's sampler and the design indices of its two systems."""
     first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
@@ -288,14 +423,16 @@ def power_chunk_compute(*, plan_id: int, count: int, start: int, replications: i
                                                                                             "rejections"],
         )
         done = PowerChunk.objects.filter(plan_id=plan_id).aggregate(total=Sum("replications"))["total"] or 0
-        PowerPlan.objects.filter(pk=plan_id, status=PowerPlan.Status.RUNNING).update(progress_done=done)
+        PowerPlan.objects.filter(pk=plan_id, status=PowerPlan.Status.RUNNING).update(
+            progress_done=done + plan.simulated_participants)
     return hits
 
 
 def power_plan_finish(*, plan_id: int) -> None:
     done = PowerChunk.objects.filter(plan_id=plan_id).aggregate(total=Sum("replications"))["total"] or 0
+    pool = PowerPlan.objects.filter(pk=plan_id).values_list("simulated_participants", flat=True).first() or 0
     PowerPlan.objects.filter(pk=plan_id).exclude(status=PowerPlan.Status.FAILED).update(
-        status=PowerPlan.Status.DONE, progress_done=done, finished_at=timezone.now())
+        status=PowerPlan.Status.DONE, progress_done=done + pool, finished_at=timezone.now())
 
 
 def power_plan_fail(*, plan_id: int, message: str) -> None:

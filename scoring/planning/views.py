@@ -20,15 +20,22 @@ from ..lib.power import ALTERNATIVES, TEST_LABELS
 from ..lib.session import SUMMARIES
 from ..models import PowerPlan, ScoringRun
 from . import charts, selectors, services
+from .simulate import BEHAVIOUR
 
 try:  # issue 16 moves the researcher pages into studies/design/; either home works until then
     from studies.design.views import researcher_required, study_for_researcher
 except ImportError:
     from studies.views import researcher_required, study_for_researcher
+try:  # TEMPORARY until issue 16's move lands studies/participation/ (the searchers go there)
+    from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
+except ImportError:
+    QUERY_STRATEGIES, STOPPING_RULES = ("scenario",), ("patience",)
 
 CACHE_SECONDS = 24 * 3600
-EFFECTS = [(PowerPlan.Effect.SPECIFIED.value, PowerPlan.Effect.SPECIFIED.label),
-           (PowerPlan.Effect.PILOT.value, PowerPlan.Effect.PILOT.label)]
+EFFECTS = PowerPlan.Effect.choices
+STRATEGY_FIELDS = ("queries", "query_length", "stopping", "depth", "satisfied_after", "frustrated_after",
+                   "max_queries", "time_limit", "agreement")
+COST_FIELDS = ("query", "snippet", "document", "judgment")
 
 
 class PlanForm(forms.Form):
@@ -49,6 +56,30 @@ class PlanForm(forms.Form):
                                "own levels")
     run = forms.ModelChoiceField(queryset=None, required=False, empty_label="the study's default run",
                                  help_text="Pilot: the scoring run whose sessions are resampled")
+    simulated_participants = forms.IntegerField(
+        required=False, min_value=2, max_value=services.MAX_SIMULATED,
+        help_text="Simulated: searchers in the pool that is resampled (empty: four blocks of the design)")
+    queries = forms.ChoiceField(required=False, choices=[(q, q) for q in QUERY_STRATEGIES], initial="scenario", label="Queries",
+                                help_text="Simulated: scenario (the demo's), terms (ranked scenario terms), relevant "
+                                "(and terms of the relevant documents)")
+    query_length = forms.IntegerField(required=False, initial=3, min_value=1, max_value=10, help_text="Simulated: terms per query")
+    stopping = forms.ChoiceField(required=False, choices=[(r, r) for r in STOPPING_RULES], initial="patience",
+                                 help_text="Simulated: when a searcher leaves a result list")
+    depth = forms.IntegerField(required=False, initial=10, min_value=1, max_value=10,
+                               help_text="Simulated: snippets read (fixed), at most (the other rules)")
+    satisfied_after = forms.IntegerField(required=False, initial=2, min_value=1, help_text="Simulated: relevant documents (satisfaction)")
+    frustrated_after = forms.IntegerField(required=False, initial=5, min_value=1,
+                                          help_text="Simulated: non-relevant snippets (frustration)")
+    max_queries = forms.IntegerField(required=False, min_value=1, max_value=50,
+                                     help_text="Simulated: queries per session at most (empty: each searcher's patience)")
+    time_limit = forms.FloatField(required=False, min_value=1, help_text="Simulated: seconds of actions per session")
+    cost_query = forms.FloatField(required=False, initial=10.0, min_value=0, help_text="Simulated: seconds to issue a query")
+    cost_snippet = forms.FloatField(required=False, initial=2.0, min_value=0, help_text="Simulated: seconds to read a snippet")
+    cost_document = forms.FloatField(required=False, initial=20.0, min_value=0, help_text="Simulated: seconds to read a document")
+    cost_judgment = forms.FloatField(required=False, initial=3.0, min_value=0, help_text="Simulated: seconds to judge it")
+    agreement = forms.FloatField(required=False, min_value=0.01, max_value=1.0,
+                                 help_text="Simulated: share of judgments equal to the reference (empty: each "
+                                 "searcher's own slips)")
     counts = forms.CharField(help_text="Participant counts, separated by commas (at least 2 each)")
     replications = forms.IntegerField(initial=500, min_value=1, max_value=services.MAX_REPLICATIONS,
                                       help_text="Simulated studies per count")
@@ -73,13 +104,24 @@ class PlanForm(forms.Form):
             raise forms.ValidationError("counts are whole numbers separated by commas, e.g. 8,16,24") from None
 
 
+    def plan_options(self) -> dict:
+        """The service's keyword arguments: the strategy fields become one `strategy` mapping."""
+        data = dict(self.cleaned_data)
+        # An empty field leaves the strategy's default (searchers.Strategy, the demo's behaviour).
+        strategy = {name: value for name in STRATEGY_FIELDS if (value := data.pop(name)) not in (None, "")}
+        strategy["costs"] = {name: value for name in COST_FIELDS if (value := data.pop(f"cost_{name}")) is not None}
+        if data["effect"] == PowerPlan.Effect.SIMULATED:
+            data["strategy"] = strategy
+            data["simulated_participants"] = data["simulated_participants"] or 0
+        else:
+            data.pop("simulated_participants")
+        return data
+
+
 def default_counts(study) -> list[int]:
     """Ten counts, each a whole number of the design's balanced blocks (4 scenarios x 2 systems: 8, 16, ... 80)."""
-    scenarios, systems = study.scenarios.count(), study.systems.count()
-    block = 2
-    if systems and scenarios and scenarios % systems == 0:
-        block = systems * (scenarios if scenarios % 2 == 0 else 2 * scenarios)
-    return [block * i for i in range(1, 11)] if block >= 2 else list(range(4, 41, 4))
+    block = services.block_size(study.scenarios.count(), study.systems.count())
+    return [block * i for i in range(1, 11)]
 
 
 @researcher_required
@@ -87,7 +129,7 @@ def planner(request, slug):
     study = study_for_researcher(request, slug)
     form = PlanForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
-        data = dict(form.cleaned_data)
+        data = form.plan_options()
         try:
             plan, _reused = services.power_plan_create(study=study, created_by=request.user, **data)
         except services.PlanningError as exc:
@@ -136,7 +178,26 @@ def plan_detail(request, slug, plan_id):
         "study": plan.study, "plan": plan, "notes": curve["notes"], "header": curve["header"],
         "rows": curve["rows"], "test_label": TEST_LABELS.get(plan.test, plan.test),
         "summary_label": SUMMARY_LABELS.get(plan.summary, plan.summary),
+        "calibration": calibration_rows(plan),
+        "progress_unit": ("simulated searchers, then simulated studies" if plan.effect == PowerPlan.Effect.SIMULATED
+                          else "simulated studies"),
     })
+
+
+def calibration_rows(plan: PowerPlan) -> list[dict]:
+    """The calibration report of a simulated plan: each behaviour figure of the real and the simulated sessions."""
+    report = (plan.sample or {}).get("calibration")
+    if not report:
+        return []
+    rows = []
+    labels = {**BEHAVIOUR, "agreement": "judgments equal to the reference grade (share)"}
+    for name, label in labels.items():
+        real, simulated = report["real"].get(name) or {}, report["simulated"].get(name) or {}
+        difference = None
+        if real.get("mean") is not None and simulated.get("mean") is not None:
+            difference = simulated["mean"] - real["mean"]
+        rows.append({"label": label, "real": real, "simulated": simulated, "difference": difference})
+    return rows
 
 
 @researcher_required

@@ -32,7 +32,7 @@
         .then(function (plan) {
           bar.max = Math.max(plan.total, 1);
           bar.value = plan.done;
-          text.textContent = plan.done + "/" + plan.total + " simulated studies";
+          text.textContent = plan.done + "/" + plan.total + " " + (box.dataset.unit || "simulated studies");
           status.textContent = plan.status;
           if (plan.finished) { window.location.reload(); return; }
           if (chart) { plot(chart); }  // the counts finished so far

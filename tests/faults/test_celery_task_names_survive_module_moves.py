@@ -21,6 +21,8 @@ NAMES = {
     # the study planner's (issue 21), registered through CELERY_IMPORTS
     "scoring.planning.tasks.power_plan_start_task",
     "scoring.planning.tasks.power_chunk_task",
+    "scoring.planning.tasks.power_pool_chunk_task",
+    "scoring.planning.tasks.power_pool_ready_task",
     "scoring.planning.tasks.power_plan_finish_task",
     "scoring.planning.tasks.power_plan_failed_task",
 }
