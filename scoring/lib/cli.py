@@ -20,7 +20,7 @@ import numpy as np
 from . import metrics
 from .errors import InputError
 from .session_cli import add_session_subcommand
-from .trec_io import read_qrels_columns, read_ranked
+from .trec_io import read_qrels_columns, read_ranked, start_reading_run
 
 # trec_eval's default cutoffs for the *_cut measures.
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -176,13 +176,25 @@ def evaluate_files(args: argparse.Namespace) -> str:
     weights = args.weights if args.weights is not None else metrics.default_weights(args.formulation)
     if weights is not None and any(m.gain_map for m in measures):
         raise ValueError("a measure with its own gains (ndcg.G=gain,...) cannot be combined with weights")
-    qrels = read_qrels_columns(args.qrels)
-    if weights is not None:
-        _check_grades(qrels, weights, args.qrels)
-    ranked = read_ranked(qrels, args.run, args.all_topics)
+    pending = start_reading_run(args.run)  # on a second core while the qrels are read
+    try:
+        qrels = read_qrels_columns(args.qrels)
+        if weights is not None:
+            _check_grades(qrels, weights, args.qrels)
+    except InputError:
+        _finished(pending)  # no thread is left reading the run once eval has answered
+        raise
+    ranked = read_ranked(qrels, args.run, args.all_topics, pending)
     if args.vectors:
         return _vector_lines(ranked, measures, args, weights)
     return _value_lines(ranked, measures, args, weights)
+
+
+def _finished(pending) -> None:
+    try:
+        pending.result()
+    except (InputError, OSError, ValueError):
+        pass  # the qrels' error is the one reported
 
 
 def _check_grades(qrels, weights, path: str) -> None:

@@ -6,8 +6,7 @@ minute of per-line Python); `parse_qrels_lines` stays the simple per-line refere
 
 from __future__ import annotations
 
-import mmap
-import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,15 +58,12 @@ def parse_qrels_lines(lines, path: str = "<qrels>") -> Qrels:
     return qrels
 
 
-def _read_bytes(path: str | Path) -> bytes | mmap.mmap:
-    """The file's bytes; a large file is memory-mapped rather than copied (the readers only index, slice
-    and search it)."""
+def _read_bytes(path: str | Path) -> bytes:
+    # Read, not memory-mapped: a map of a file that another process truncates meanwhile would crash the
+    # process (SIGBUS) instead of reading what was there.
     try:
         with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size < max(_ARROW_MIN_BYTES, 1):  # no map of an empty file
-                return handle.read()
-            populate = getattr(mmap, "MAP_POPULATE", 0)  # Linux: fault the pages in at once, not one by one
-            return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
+            return handle.read()
     except OSError as exc:
         raise InputError(str(path), None, f"cannot read: {exc.strerror}") from None
 
@@ -585,16 +581,29 @@ def _check_listed_once(run: RunColumns, name: str) -> None:
             seen.add(doc)
 
 
-def read_ranked(qrels: QrelsColumns, run_path: str | Path, all_topics: bool = False) -> RankedGrades:
+def start_reading_run(path: str | Path) -> Future:
+    """Read a run's columns for `read_ranked` on a thread of its own, so that the qrels can be read
+    meanwhile (arrow and numpy work outside the GIL). Its errors are raised by `read_ranked`, after any
+    of the qrels, as when the files are read one after the other."""
+    executor = ThreadPoolExecutor(max_workers=1)
+    pending = executor.submit(lambda: _run_columns(_read_bytes(path), str(path)))
+    executor.shutdown(wait=False)
+    return pending
+
+
+def read_ranked(
+    qrels: QrelsColumns, run_path: str | Path, all_topics: bool = False, pending: Future | None = None
+) -> RankedGrades:
     """`metrics.rank_columns(qrels, read_run_columns(run_path), all_topics)`, the same result and the same
     errors, in fewer passes: what `python -m scoring eval` uses.
 
     The run's topics are laid out as the rows of one matrix (a row per topic, as wide as the longest list),
     so that the sorts that check for repeated documents, join the judgments and rank the scores are sorts of
     short rows that stay in the CPU cache. A run too ragged for that, or with two ids of a topic whose
-    hashes share a prefix, takes the general path."""
+    hashes share a prefix, takes the general path. `pending`: the run already being read
+    (`start_reading_run(run_path)`)."""
     name = str(run_path)
-    run = _run_columns(_read_bytes(run_path), name)
+    run = pending.result() if pending is not None else _run_columns(_read_bytes(run_path), name)
     ranked = _rank_by_rows(qrels, run, all_topics)
     if ranked is not None:
         return ranked
