@@ -19,7 +19,8 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from itertools import chain, count
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -199,13 +200,12 @@ def encode_sessions(
         lists = [ranked[:depth] for ranked in lists]
         lengths = np.minimum(lengths, depth)
     shown_docs = list(chain.from_iterable(lists))
-    # One dict pass: each document's first index among the shown ones, then codes 0, 1, ... in that order.
-    first_at: dict[str, int] = {}
-    first = np.fromiter(map(first_at.setdefault, shown_docs, count()), dtype=np.int64, count=len(shown_docs))
-    code_at = np.zeros(len(shown_docs), dtype=np.int64)
-    code_at[np.fromiter(first_at.values(), dtype=np.int64, count=len(first_at))] = np.arange(len(first_at))
-    shown_codes = code_at[first]
-    code_of = _Codes(first_at, code_at)
+    # Codes 0, 1, ... in order of first showing; itemgetter looks them all up in one C loop.
+    code_of = {doc: code for code, doc in enumerate(dict.fromkeys(shown_docs))}
+    if len(shown_docs) > 1:
+        shown_codes = np.fromiter(itemgetter(*shown_docs)(code_of), dtype=np.int64, count=len(shown_docs))
+    else:
+        shown_codes = np.array([code_of[doc] for doc in shown_docs], dtype=np.int64)
     row = len(lengths)
     # Cell of each shown document in the (Q, depth) matrices: its query's row, then its rank.
     cells = np.repeat(np.arange(row) * depth - np.cumsum(lengths) + lengths, lengths) + np.arange(len(shown_docs))
@@ -241,20 +241,6 @@ def encode_sessions(
         recall_topic=np.asarray(recall_topic, dtype=np.int64),
         recall_grade=np.asarray(recall_grade, dtype=np.int64),
     )
-
-
-class _Codes:
-    """doc -> its code in encode_sessions, for the few lookups of judged documents."""
-
-    def __init__(self, first_at: dict[str, int], code_at: np.ndarray):
-        self.first_at, self.code_at = first_at, code_at
-
-    def __len__(self) -> int:
-        return len(self.first_at)
-
-    def get(self, doc: str) -> int | None:
-        first = self.first_at.get(doc)
-        return None if first is None else int(self.code_at[first])
 
 
 def _shown_grades(topics, counts, lengths, shown_codes, code_of, qrels, topic_codes) -> np.ndarray:
