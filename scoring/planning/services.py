@@ -149,10 +149,7 @@ def _simulated_check(study: Study, run: ScoringRun | None, participants: int, st
                      n_scenarios: int, n_systems: int) -> tuple[ScoringRun | None, int, dict]:
     """What a simulated plan needs: a collection, a 0..n grade scale, reference judgments to judge by, a valid
     strategy and a pool size; the scoring parameters are the run's (the default run's, or the defaults)."""
-    try:  # TEMPORARY until issue 16's move lands studies/participation/ (the searchers go there)
-        from studies.participation.searchers import Strategy, StrategyError, misjudge_rate
-    except ImportError:
-        raise PlanningError("effect: simulated searchers are not installed in this checkout yet") from None
+    from studies.searchers import Strategy, StrategyError, misjudge_rate
 
     try:
         parsed = Strategy.from_dict(strategy)

@@ -55,10 +55,20 @@ def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dic
     return {topic: [text_of[d] for d, g in judged.items() if g > 0 and d in text_of] for topic, judged in grades.items()}
 
 
+def studies_services():
+    """(studies' design services, its reference-version writer), wherever issue 16's move has put them."""
+    try:
+        from studies.assessment.references import reference_version_create
+        from studies.design import services as design
+    except ImportError:
+        from studies import services as design
+        from studies.assessment import reference_version_create
+    return design, reference_version_create
+
+
 def _shadow(study: Study, name: str, version) -> Study:
     """A copy of the study's design to simulate in (inside the rolled-back transaction)."""
-    from studies.assessment.references import reference_version_create
-    from studies.design import services as design
+    design, reference_version_create = studies_services()
 
     labels = list(study.grade_levels.order_by("value").values_list("label", flat=True))
     shadow = design.study_create(owner=study.owner, name=name, grade_labels=labels, collection=study.collection,
@@ -88,8 +98,7 @@ def run_options(run: ScoringRun | None) -> dict:
 def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> dict:
     """Simulate `participants` searchers (the design's first rows) with the plan's strategy, score their
     sessions with the plan's parameters, read the scores and the behaviour figures, and roll everything back."""
-    from studies.design.services import participants_enrol
-    from studies.participation.searchers import Strategy, participants_simulate_with
+    from studies.searchers import Strategy, participants_simulate_with
 
     from .. import services as scoring
 
@@ -102,7 +111,7 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
     try:
         with transaction.atomic():
             shadow = _shadow(study, f"{study.name} (simulation {plan.pk}.{chunk})", version)
-            people = participants_enrol(study=shadow, count=participants)
+            people = studies_services()[0].participants_enrol(study=shadow, count=participants)
             participants_simulate_with(participants=people, reference=grades, strategy=strategy,
                                        relevant_texts=texts, seed=plan.seed * 1000 + chunk)
             run = scoring.scoring_run_create(study=shadow, **run_options(plan.run))

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.functional import cached_property
 
 from sessionlab.spreadsheet import safe_rows
+from studies.searchers import QUERY_STRATEGIES, STOPPING_RULES
 
 from ..dashboards.charts import SUMMARY_LABELS
 from ..lib.power import ALTERNATIVES, TEST_LABELS
@@ -26,10 +27,6 @@ try:  # issue 16 moves the researcher pages into studies/design/; either home wo
     from studies.design.views import researcher_required, study_for_researcher
 except ImportError:
     from studies.views import researcher_required, study_for_researcher
-try:  # TEMPORARY until issue 16's move lands studies/participation/ (the searchers go there)
-    from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
-except ImportError:
-    QUERY_STRATEGIES, STOPPING_RULES = ("scenario",), ("patience",)
 
 CACHE_SECONDS = 24 * 3600
 EFFECTS = PowerPlan.Effect.choices

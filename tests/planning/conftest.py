@@ -30,11 +30,15 @@ def searchable_study(study, settings, tmp_path):
     """Alice's study with four real-text scenarios, systems A and B over a 120-document collection indexed in a
     temporary INDEX_ROOT, and a reference version grading 12 documents per topic (3 highly, 3 fairly, 3
     marginally relevant, 3 not)."""
-    from studies.assessment.references import reference_version_create
-    from studies.design import services
-    from studies.search.systems import collection_index_build
-
+    from scoring.planning.simulate import studies_services
     from studies.models import Collection, Document, ReferenceJudgment
+
+    try:  # wherever issue 16's move has put it
+        from studies.search.systems import collection_index_build
+    except ImportError:
+        from studies.search_systems import collection_index_build
+
+    services, reference_version_create = studies_services()
 
     settings.INDEX_ROOT = tmp_path / "indexes"
     rng = random.Random(21)
