@@ -109,7 +109,8 @@ def main() -> None:
     parser.add_argument("--effect", choices=("pilot", "specified", "simulated"), default="pilot")
     parser.add_argument("--modes", default="eager,1,2", help="eager and/or worker counts, comma-separated")
     parser.add_argument("--replications", type=int, default=500)
-    parser.add_argument("--simulated", type=int, default=32, help="simulated participants (effect=simulated)")
+    parser.add_argument("--simulated", type=int, default=0,
+                        help="simulated participants (effect=simulated; 0: the planner's default, 16 blocks)")
     parser.add_argument("--broker", default=os.environ.get("BENCH_BROKER", "redis://127.0.0.1:6379/7"))
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()

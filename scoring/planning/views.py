@@ -55,7 +55,7 @@ class PlanForm(forms.Form):
                                  help_text="Pilot: the scoring run whose sessions are resampled")
     simulated_participants = forms.IntegerField(
         required=False, min_value=2, max_value=services.MAX_SIMULATED,
-        help_text="Simulated: searchers in the pool that is resampled (empty: four blocks of the design)")
+        help_text="Simulated: searchers in the pool that is resampled (empty: sixteen blocks of the design)")
     queries = forms.ChoiceField(required=False, choices=[(q, q) for q in QUERY_STRATEGIES], initial="scenario", label="Queries",
                                 help_text="Simulated: scenario (the demo's), terms (ranked scenario terms), relevant "
                                 "(and terms of the relevant documents)")
