@@ -66,6 +66,20 @@ def study_path(template: str) -> Callable[[World, str], str]:
     return lambda w, role: template.format(slug=w.study.slug, pk=w.study.pk, run=w.run.pk, w=w)
 
 
+def plan_path(suffix: str) -> Callable[[World, str], str]:
+    """A power plan of the study, made on first use (the planner's pages need one; plans are not watched)."""
+
+    def build(w, role):
+        from scoring.models import PowerPlan
+
+        plan, _ = PowerPlan.objects.get_or_create(
+            study=w.study, label="permission matrix", defaults={"difference": 0.1, "spread": 0.2, "counts": [4, 8]}
+        )
+        return f"/scoring/{w.study.slug}/planning/{plan.pk}/{suffix}"
+
+    return build
+
+
 def participant_path(suffix: str) -> Callable[[World, str], str]:
     def build(w, role):
         token = {"participant": w.participant.access_token,
@@ -102,6 +116,13 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),
     ("scoring:runs", "POST"): Row("POST", study_path("/scoring/{slug}/"), RESEARCHER_PAGE, lambda w: {}),
     ("scoring:compare", "GET"): Row("GET", study_path("/scoring/{slug}/compare/"), RESEARCHER_PAGE),
+    ("scoring:meta_evaluation", "GET"): Row("GET", study_path("/scoring/{slug}/runs/{run}/meta-evaluation/"),
+                                             RESEARCHER_PAGE),
+    ("scoring:planning", "GET"): Row("GET", study_path("/scoring/{slug}/planning/"), RESEARCHER_PAGE),
+    ("scoring:planning_plan", "GET"): Row("GET", plan_path(""), RESEARCHER_PAGE),
+    ("scoring:planning_status", "GET"): Row("GET", plan_path("status.json"), RESEARCHER_PAGE),
+    ("scoring:planning_chart", "GET"): Row("GET", plan_path("curve.json"), RESEARCHER_PAGE),
+    ("scoring:planning_csv", "GET"): Row("GET", plan_path("curve.csv"), RESEARCHER_PAGE),
     ("scoring:run_detail", "GET"): Row("GET", study_path("/scoring/{slug}/runs/{run}/"), RESEARCHER_PAGE),
     ("scoring:run_status", "GET"): Row("GET", study_path("/scoring/{slug}/runs/{run}/status.json"),
                                        RESEARCHER_PAGE),
