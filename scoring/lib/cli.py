@@ -141,7 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    huge_pages = _set_huge_pages(False)
     try:
         output = evaluate_files(args)
     except InputError as exc:
@@ -150,21 +149,8 @@ def run_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"python -m scoring eval: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    finally:
-        _set_huge_pages(huge_pages)
     sys.stdout.write(output)
     return 0
-
-
-def _set_huge_pages(enabled: bool) -> bool:
-    """numpy asks Linux for 2 MiB pages for large arrays (madvise); for eval's short-lived gigabyte of
-    arrays, assembling them cost more system time than the page faults they save (1.7 s against 0.9 s on
-    the 352 MiB benchmark run). Returns the previous setting; a numpy without the switch is left alone."""
-    try:
-        from numpy._core.multiarray import _set_madvise_hugepage
-    except ImportError:
-        return enabled
-    return bool(_set_madvise_hugepage(enabled))
 
 
 def evaluate_files(args: argparse.Namespace) -> str:

@@ -233,7 +233,7 @@ class RankedGrades:
     lengths: np.ndarray
 
 
-def _scatter(rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def scatter_grades(rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     matrix = np.full(shape, UNJUDGED, dtype=np.int64)
     matrix[rows, columns] = values
     return matrix
@@ -249,7 +249,7 @@ def _judged_matrix(judged_grades: list) -> np.ndarray:
     rows = np.repeat(np.arange(len(judged_grades)), counts)
     starts = np.cumsum(counts) - counts
     columns = np.arange(flat.size) - np.repeat(starts, counts)
-    return _scatter(rows, columns, flat, (len(judged_grades), width))
+    return scatter_grades(rows, columns, flat, (len(judged_grades), width))
 
 
 def probe_ranks(scores: np.ndarray, probe_scores: np.ndarray, probe_docs, docs) -> np.ndarray:
@@ -317,7 +317,7 @@ def rank_run(
         hit_grades.append([grades[i] for i in hits])
     depth = int(lengths.max()) if lengths.size else 0
     if ranks:
-        grades = _scatter(
+        grades = scatter_grades(
             np.concatenate(rows),
             np.concatenate(ranks),
             np.fromiter((g for chunk in hit_grades for g in chunk), dtype=np.int64),
@@ -350,7 +350,7 @@ def topic_keys(hashes: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return (rows.astype(np.uint64) << np.uint64(40)) | (hashes >> np.uint64(24))
 
 
-def _score_order_keys(scores: np.ndarray, owner: np.ndarray) -> np.ndarray:
+def score_order_keys(scores: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """uint64 keys that sort by (owner, score as float32): the float's bits made order-preserving in the
     low 32 bits. -0.0 is made +0.0 first, since trec_eval's comparison ties them."""
     bits = (scores.astype(SCORE_DTYPE) + SCORE_DTYPE(0.0)).view(np.uint32)
@@ -378,7 +378,7 @@ def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
     kept = np.flatnonzero(judged_row >= 0)
     position = np.arange(judged_row.size) - np.repeat(qrels.bounds[:-1], judged_sizes)
     width = int(position[kept].max()) + 1 if kept.size else 0
-    judged = _scatter(judged_row[kept], position[kept], qrels.grades[kept], (len(topics), width))
+    judged = scatter_grades(judged_row[kept], position[kept], qrels.grades[kept], (len(topics), width))
     lengths = np.zeros(len(topics), dtype=np.int64)
     listed_topic_rows = np.array([row_of.get(t, -1) for t in run.topics], dtype=np.int64)
     lengths[listed_topic_rows[listed_topic_rows >= 0]] = listed_sizes[listed_topic_rows >= 0]
@@ -411,7 +411,7 @@ def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
 
     # Ranks: documents above a hit in its topic, then the tied ones with a greater id (trec_eval's order).
     owner = np.repeat(np.arange(listed_sizes.size), listed_sizes)
-    keys = _score_order_keys(run.scores, owner)
+    keys = score_order_keys(run.scores, owner)
     ordered_keys = np.sort(keys)
     above = np.searchsorted(ordered_keys, keys[hits], side="right")
     below = np.searchsorted(ordered_keys, keys[hits], side="left")
@@ -421,7 +421,7 @@ def rank_columns(qrels, run, all_topics: bool = False) -> RankedGrades:
         start, stop = run.bounds[owner[hit]], run.bounds[owner[hit] + 1]
         tied = start + np.flatnonzero(keys[start:stop] == keys[hit])
         ranks[k] += int(np.count_nonzero(run.docs[tied] > run.docs[hit]))
-    grades = _scatter(listed_row[hits], ranks, qrels.grades[match], (len(topics), depth))
+    grades = scatter_grades(listed_row[hits], ranks, qrels.grades[match], (len(topics), depth))
     return RankedGrades(topics, grades, judged, lengths)
 
 

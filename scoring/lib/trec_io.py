@@ -16,10 +16,10 @@ from .errors import InputError
 from .metrics import (
     SCORE_DTYPE,
     RankedGrades,
-    _scatter,
-    _score_order_keys,
     id_hashes,
     rank_columns,
+    scatter_grades,
+    score_order_keys,
     topic_keys,
 )
 
@@ -661,7 +661,7 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
     kept = np.flatnonzero(judged_row >= 0)
     judged_position = np.arange(judged_row.size) - np.repeat(qrels.bounds[:-1], judged_sizes)
     judged_width = int(judged_position[kept].max()) + 1 if kept.size else 0
-    judged = _scatter(judged_row[kept], judged_position[kept], qrels.grades[kept], (len(topics), judged_width))
+    judged = scatter_grades(judged_row[kept], judged_position[kept], qrels.grades[kept], (len(topics), judged_width))
     segment_row = np.array([row_of.get(t, -1) for t in run.topics], dtype=np.int64)
     lengths = np.zeros(len(topics), dtype=np.int64)
     lengths[segment_row[segment_row >= 0]] = sizes[segment_row >= 0]
@@ -699,7 +699,7 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
         tied[:-1] |= tied[1:]
         tied_hits = np.flatnonzero(tied[hits])
     else:
-        keys = _score_order_keys(run.scores, np.repeat(np.arange(n_segments), sizes))
+        keys = score_order_keys(run.scores, np.repeat(np.arange(n_segments), sizes))
         ordered = np.empty((n_segments, width), dtype=u64)
         ordered[:] = (np.arange(n_segments, dtype=u64) << u64(32))[:, None]  # padding sorts first
         cell = np.arange(n) + np.repeat(np.arange(n_segments) * width - run.bounds[:-1], sizes)
@@ -716,7 +716,7 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
         tied = start + np.flatnonzero(scores[start:stop] == scores[hit])
         ranks[k] = int(np.count_nonzero(scores[start:stop] > scores[hit]))
         ranks[k] += int(np.count_nonzero(run.docs[tied] > run.docs[hit]))
-    grades = _scatter(segment_row[owner], ranks, qrels.grades[match], (len(topics), depth))
+    grades = scatter_grades(segment_row[owner], ranks, qrels.grades[match], (len(topics), depth))
     return RankedGrades(topics, grades, judged, lengths)
 
 

@@ -132,6 +132,8 @@ class FilterMixin:
             raw = self.request.query_params.get(name)
             if raw is None or raw == "":
                 continue
+            if "\x00" in raw:  # PostgreSQL cannot compare text holding NUL: refuse it here, not with a 500
+                raise ValidationError({name: "must not contain a NUL character"})
             value = self.filter_value(name, raw, type_)
             if lookup.startswith("!"):
                 lookup, value = lookup[1:], not value
