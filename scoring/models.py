@@ -186,11 +186,7 @@ class PowerPlan(models.Model):
     and replications. Its Monte Carlo counts are PowerChunk rows; progress is kept here so a reload shows it.
     `key` hashes every parameter and the version of the data it reads, so an identical request reuses it."""
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for a worker"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    Status = ScoringRun.Status  # a plan runs through the same states as a scoring run
 
     class Effect(models.TextChoices):
         SPECIFIED = "specified", "Specified: a difference and a spread"
