@@ -82,10 +82,10 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from studies import services
+    from studies.design import services
     from studies.models import Collection, Document
-    from studies.search_systems import collection_index_build
-    from studies.simulation import first_search_start
+    from studies.participation.simulation import first_search_start
+    from studies.search.systems import collection_index_build
 
     call_command("migrate", verbosity=0)
     rng = random.Random(seed)

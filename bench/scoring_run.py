@@ -55,7 +55,7 @@ def build(n_sessions: int, seed: int = 2008):
     from django.db import transaction
     from django.utils import timezone
 
-    from studies import services as study_services
+    from studies.design import services as study_services
     from studies.models import (
         Assignment,
         Collection,

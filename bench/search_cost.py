@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from studies.engines import search  # noqa: E402
-from studies.engines.formats import Document  # noqa: E402
+from studies.search.engines import search  # noqa: E402
+from studies.search.engines.formats import Document  # noqa: E402
 
 QUERIES = {"plain": "w17 w42", "match-all": "*", "range": "text:[w1 TO w2]"}
 

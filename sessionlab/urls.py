@@ -3,8 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from studies import views as study_views
 from studies.api import urls as studies_api_urls
+from studies.design import views as study_views
 
 from . import api_errors
 from .auth_views import LoginView
@@ -21,10 +21,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", LoginView.as_view(), name="login"),  # rate-limited (sessionlab/ratelimit.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("studies/", include("studies.urls")),
+    path("studies/", include("studies.design.urls")),
     path("scoring/", include("scoring.urls")),
-    path("assess/", include("studies.assessment_urls")),
-    path("p/", include("studies.participant_urls")),
+    path("assess/", include("studies.assessment.urls")),
+    path("p/", include("studies.participation.urls")),
     path("api/", include(api_urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP (sessionlab/csp.py).

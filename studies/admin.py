@@ -2,9 +2,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 
-from . import models, services
-from .questionnaires import questionnaire_errors
-from .selectors import collection_usable_by, collections_visible_to, events_readable
+from studies import models
+from studies.design import services
+from studies.design.questionnaires import questionnaire_errors
+from studies.design.selectors import collection_usable_by, collections_visible_to, events_readable
 
 
 class StudyAdminForm(forms.ModelForm):
@@ -196,7 +197,7 @@ class EventAdmin(admin.ModelAdmin):
 
 
 class ReadOnlyReference(admin.ModelAdmin):
-    """Versions are made only by studies.assessment.reference_version_create (which re-scores the study once
+    """Versions are made only by studies.assessment.services.reference_version_create (which re-scores the study once
     they are committed) and never edited: a change is a new version."""
 
     def has_add_permission(self, request):
@@ -225,7 +226,7 @@ class AuditEntryAdmin(admin.ModelAdmin):
     list_filter = ["study", "action"]
 
 
-from . import assessment_admin  # noqa: E402,F401
+from studies.assessment import admin as assessment_admin  # noqa: E402,F401
 
 
 # Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request commits.
@@ -233,8 +234,8 @@ from . import assessment_admin  # noqa: E402,F401
 def collection_indexes_build(modeladmin, request, queryset):
     from django.db import transaction
 
-    from .engines.search import CONFIGURATIONS
-    from .tasks import collection_index_build_task
+    from studies.search.engines.search import CONFIGURATIONS
+    from studies.tasks import collection_index_build_task
 
     for collection in queryset:
         for configuration in CONFIGURATIONS:

@@ -21,13 +21,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from . import assessment, services
-from .collection_import import collection_import
-from .engines.formats import read_cranfield
-from .models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
-from .search_systems import collection_index_build
-from .signals import demo_study_loaded
-from .simulation import participants_simulate
+from studies.assessment import services as assessment
+from studies.design import services
+from studies.interchange.collection_import import collection_import
+from studies.models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
+from studies.participation.simulation import participants_simulate
+from studies.search.engines.formats import read_cranfield
+from studies.search.systems import collection_index_build
+from studies.signals import demo_study_loaded
 
 DEMO_SLUG = "demo-ecir-2008"
 DEMO_USERNAME = "researcher"

@@ -52,7 +52,7 @@ def charlie(django_user_model):
 
 @pytest.fixture
 def study(alice):
-    from studies import services
+    from studies.design import services
 
     return services.study_create(owner=alice, name="Alice's study", consent_text="Consent text.")
 
@@ -60,7 +60,7 @@ def study(alice):
 @pytest.fixture
 def designed_study(study):
     """Alice's study with the paper's design: four scenarios, two systems, no participants yet."""
-    from studies import services
+    from studies.design import services
 
     for n in range(1, 5):
         services.scenario_add(study=study, code=f"S{n}", title=f"Scenario {n}", text=f"Scenario text {n}", topic_id=str(n))

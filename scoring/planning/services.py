@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from studies.design.latin_square import assignment_plan
 from studies.models import Study, System
 
 from ..lib.power import (
@@ -51,23 +52,14 @@ class PlanningError(ValueError):
     """A plan that cannot be made as asked; the message names the field."""
 
 
-def _assignment_plan():
-    # Issue 16 moves the Latin square into studies/design/; either home works until the move is merged.
-    try:
-        from studies.design.latin_square import assignment_plan
-    except ImportError:
-        from studies.latin_square import assignment_plan
-    return assignment_plan
-
-
 @lru_cache(maxsize=32)
 def _design_rows(n_scenarios: int, n_systems: int, n: int) -> Design:
-    return Design.from_rows(_assignment_plan()(list(range(n_scenarios)), list(range(n_systems)), n))
+    return Design.from_rows(assignment_plan(list(range(n_scenarios)), list(range(n_systems)), n))
 
 
 def study_design(study: Study, n: int) -> tuple[Design, list[int], list[int]]:
     """The study's Latin-square rows for its first n participants, as indices into (scenario ids, system ids)
-    in id order, the order enrolment uses (studies.services.participants_enrol)."""
+    in id order, the order enrolment uses (studies.design.services.participants_enrol)."""
     scenario_ids = list(study.scenarios.order_by("id").values_list("pk", flat=True))
     system_ids = list(study.systems.order_by("id").values_list("pk", flat=True))
     if len(system_ids) < 2:
@@ -149,7 +141,7 @@ def _simulated_check(study: Study, run: ScoringRun | None, participants: int, st
                      n_scenarios: int, n_systems: int) -> tuple[ScoringRun | None, int, dict]:
     """What a simulated plan needs: a collection, a 0..n grade scale, reference judgments to judge by, a valid
     strategy and a pool size; the scoring parameters are the run's (the default run's, or the defaults)."""
-    from studies.searchers import Strategy, StrategyError, misjudge_rate
+    from studies.participation.searchers import Strategy, StrategyError, misjudge_rate
 
     try:
         parsed = Strategy.from_dict(strategy)

@@ -56,13 +56,10 @@ def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dic
 
 
 def studies_services():
-    """(studies' design services, its reference-version writer), wherever issue 16's move has put them."""
-    try:
-        from studies.assessment.references import reference_version_create
-        from studies.design import services as design
-    except ImportError:
-        from studies import services as design
-        from studies.assessment import reference_version_create
+    """(studies' design services, its reference-version writer), imported when a plan runs, not at start-up."""
+    from studies.assessment.services import reference_version_create
+    from studies.design import services as design
+
     return design, reference_version_create
 
 
@@ -98,7 +95,7 @@ def run_options(run: ScoringRun | None) -> dict:
 def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> dict:
     """Simulate `participants` searchers (the design's first rows) with the plan's strategy, score their
     sessions with the plan's parameters, read the scores and the behaviour figures, and roll everything back."""
-    from studies.searchers import Strategy, participants_simulate_with
+    from studies.participation.searchers import Strategy, participants_simulate_with
 
     from .. import services as scoring
 

@@ -14,7 +14,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.functional import cached_property
 
 from sessionlab.spreadsheet import safe_rows
-from studies.searchers import QUERY_STRATEGIES, STOPPING_RULES
+from studies.design.views import researcher_required, study_for_researcher
+from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
 
 from ..dashboards.charts import SUMMARY_LABELS
 from ..lib.power import ALTERNATIVES, TEST_LABELS
@@ -22,11 +23,6 @@ from ..lib.session import SUMMARIES
 from ..models import PowerPlan, ScoringRun
 from . import charts, selectors, services
 from .simulate import BEHAVIOUR
-
-try:  # issue 16 moves the researcher pages into studies/design/; either home works until then
-    from studies.design.views import researcher_required, study_for_researcher
-except ImportError:
-    from studies.views import researcher_required, study_for_researcher
 
 CACHE_SECONDS = 24 * 3600
 EFFECTS = PowerPlan.Effect.choices

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from ..forms import MAX_TIME_LIMIT_MINUTES, system_config_error
-from ..models import (
+from studies.design.forms import MAX_TIME_LIMIT_MINUTES, system_config_error
+from studies.design.questionnaires import questionnaire_errors
+from studies.models import (
     DEFAULT_GRADE_LABELS,
     Assignment,
     Collection,
@@ -27,7 +28,6 @@ from ..models import (
     Study,
     System,
 )
-from ..questionnaires import questionnaire_errors
 
 # --- studies and their design ---------------------------------------------------------------------------
 
@@ -96,7 +96,7 @@ class VisibleCollectionField(serializers.PrimaryKeyRelatedField):
     gets the same "does not exist" as an unknown one. (`queryset` names the model for the schema only.)"""
 
     def get_queryset(self):
-        from ..selectors import collections_visible_to
+        from studies.design.selectors import collections_visible_to
 
         request = self.context.get("request")
         return collections_visible_to(request.user) if request is not None else Collection.objects.none()

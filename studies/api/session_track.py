@@ -8,8 +8,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
-from ..interchange.session_track import session_track_export
-from .views import StudyScoped
+from studies.api.views import StudyScoped
+from studies.interchange.session_track import session_track_export
 
 
 class StudySessionTrack(StudyScoped, APIView):

@@ -4,8 +4,7 @@ sessionlab/urls.py adds scoring's runs (scoring/api_urls.py) to the same `api` n
 from django.urls import path
 
 from sessionlab.auth_views import token_view
-
-from . import session_track, views
+from studies.api import session_track, views
 
 app_name = "api"
 

@@ -18,11 +18,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from scoring.lib.errors import InputError
-
-from .. import participation, services
-from ..assessment import AssessmentError, reference_version_import_qrels, reference_version_qrels
-from ..errors import DesignError
-from ..models import (
+from studies.api import serializers as s
+from studies.api.permissions import IsParticipant, IsResearcher, ParticipantTokenAuthentication, visible_study
+from studies.assessment.services import (
+    AssessmentError,
+    reference_version_import_qrels,
+    reference_version_qrels,
+)
+from studies.design import services
+from studies.design.selectors import collections_visible_to, events_readable, studies_visible_to
+from studies.errors import DesignError
+from studies.models import (
     Assignment,
     Event,
     Judgment,
@@ -35,9 +41,7 @@ from ..models import (
     ShownResult,
     System,
 )
-from ..selectors import collections_visible_to, events_readable, studies_visible_to
-from . import serializers as s
-from .permissions import IsParticipant, IsResearcher, ParticipantTokenAuthentication, visible_study
+from studies.participation import steps as participation
 
 
 class ApiPagination(PageNumberPagination):

@@ -32,10 +32,13 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from ..assessment import reference_version_create
-from ..errors import ExportError
-from ..event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
-from ..models import (
+from studies.assessment.services import reference_version_create
+from studies.design.questionnaires import questionnaire_errors
+from studies.design.selectors import collection_usable_by, events_read
+from studies.design.services import study_slug_free
+from studies.errors import ExportError
+from studies.interchange import ImportFailure
+from studies.models import (
     AssessmentPlan,
     AssessmentPool,
     Assignment,
@@ -58,10 +61,7 @@ from ..models import (
     System,
     reference_grade_allowed,
 )
-from ..questionnaires import questionnaire_errors
-from ..selectors import collection_usable_by, events_read
-from ..services import study_slug_free
-from . import ImportFailure
+from studies.participation.event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
 
 FORMAT = "sessionlab-study-archive"
 VERSION = 1

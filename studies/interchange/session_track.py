@@ -44,10 +44,12 @@ from django.utils import timezone
 
 from scoring.lib.errors import InputError
 from scoring.lib.trec_io import parse_qrels_lines
-
-from .. import services
-from ..assessment import reference_version_import_qrels
-from ..models import (
+from studies.assessment.services import reference_version_import_qrels
+from studies.design import services
+from studies.design.selectors import collection_usable_by, events_read
+from studies.interchange import ImportFailure
+from studies.interchange.archive import stored_timestamps
+from studies.models import (
     NEGATIVE_REFERENCE_GRADES,
     Assignment,
     Collection,
@@ -62,9 +64,6 @@ from ..models import (
     Study,
     System,
 )
-from ..selectors import collection_usable_by, events_read
-from . import ImportFailure
-from .archive import stored_timestamps
 
 # The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
 TRACK_GRADE_LABELS = ("not relevant", "relevant", "highly relevant", "key", "navigational")

@@ -16,8 +16,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from sessionlab.spreadsheet import safe_rows
-
-from ..models import Event, Judgment, Query, SearchSession, ShownResult, Study
+from studies.models import Event, Judgment, Query, SearchSession, ShownResult, Study
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
 TABLES = {

@@ -7,7 +7,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
 """
 
-from .core import (
+from studies.models.core import (
     DEFAULT_GRADE_LABELS,
     NEGATIVE_REFERENCE_GRADES,
     Assignment,
@@ -35,7 +35,7 @@ from .core import (
 
 # isort: split
 # After core, as the star import at the end of models.py registered them: the models' order stays.
-from .assessment import (
+from studies.models.assessment import (
     AdjudicationDecision,
     AssessmentPlan,
     AssessmentPool,

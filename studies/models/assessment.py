@@ -118,7 +118,7 @@ class StudyAssessor(models.Model):
 
 class AssessorInvitation(models.Model):
     """A researcher asked an assessor of another lab to assess a study; the membership (StudyAssessor) exists
-    only once the assessor accepts (studies.assessment.assessor_add decides who must be asked)."""
+    only once the assessor accepts (studies.assessment.services.assessor_add decides who must be asked)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for the assessor"

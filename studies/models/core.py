@@ -47,7 +47,7 @@ class Collection(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="owned_collections")
-    # Shared explicitly, one researcher at a time, through studies.services.collection_share.
+    # Shared explicitly, one researcher at a time, through studies.design.services.collection_share.
     shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_collections")
 
     def __str__(self):

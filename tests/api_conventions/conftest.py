@@ -3,7 +3,7 @@ study scored against a reference version."""
 
 import pytest
 
-from studies import assessment
+from studies.assessment import services as assessment
 from tests.interchange.conftest import collection, worked_study  # noqa: F401 (fixtures)
 
 

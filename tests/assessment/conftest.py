@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import Collection, Document, Judgment, Query, SearchSession, ShownResult
 
 
@@ -52,7 +52,7 @@ def collection(db):
 @pytest.fixture
 def assessed_study(designed_study, collection):
     """Alice's designed study with the collection and two participants (P001, P002)."""
-    from studies import services
+    from studies.design import services
 
     designed_study.collection = collection
     designed_study.save(update_fields=["collection"])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import AdjudicationDecision
 
 from .conftest import grade_all

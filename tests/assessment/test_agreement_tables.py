@@ -5,7 +5,7 @@ import math
 import pytest
 
 from scoring.lib import agreement
-from studies import assessment
+from studies.assessment import services as assessment
 
 from .conftest import grade_all
 

@@ -4,7 +4,8 @@ pending invitation on their home page, no membership, no work allocated and no p
 import pytest
 from django.urls import reverse
 
-from studies import assessment, services
+from studies.assessment import services as assessment
+from studies.design import services
 from studies.models import AssessorAssignment, AssessorInvitation, StudyAssessor
 
 

@@ -4,7 +4,8 @@ participants (token links, no account) none."""
 import pytest
 from django.urls import reverse
 
-from studies import assessment, services
+from studies.assessment import services as assessment
+from studies.design import services
 
 from .conftest import record_session
 

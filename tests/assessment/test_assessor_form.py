@@ -4,7 +4,7 @@ nothing of participants' or other assessors' grades."""
 import pytest
 from django.urls import reverse
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import AssessorJudgment, StudyAssessor
 
 

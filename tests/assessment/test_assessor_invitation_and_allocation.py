@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import AssessorAssignment, AssessorJudgment
 
 
@@ -18,7 +18,7 @@ def test_inviting_creates_an_assessor_account_without_researcher_rights(assessed
 
 
 def test_inviting_an_existing_assessor_to_another_study_keeps_their_password(assessed_study, alice, bob):
-    from studies import services
+    from studies.design import services
 
     first, password = assessment.assessor_invite(study=assessed_study, username="ann", invited_by=alice)
     other = services.study_create(owner=bob, name="Bob's study")

@@ -1,6 +1,6 @@
 """A study's assessment data goes with the study; the assessor accounts and the documents stay."""
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import AdjudicationDecision, AssessorJudgment, Document, PoolDocument, StudyAssessor
 
 from .conftest import grade_all

@@ -3,7 +3,7 @@
 import pytest
 
 from scoring.lib.errors import InputError
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import PoolDocument
 
 from .conftest import pool_ids

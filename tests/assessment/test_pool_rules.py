@@ -1,7 +1,7 @@
 """Pools per scenario: the paper's rule (judged relevant by a participant), top X shown, their union; growth
 with new sessions; hand-added documents."""
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import AssessorJudgment, PoolDocument
 
 from .conftest import pool_ids, record_session

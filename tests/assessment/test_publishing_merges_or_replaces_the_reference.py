@@ -6,7 +6,7 @@ judgments with 3 adjudicated ones without a word."""
 import pytest
 from django.urls import reverse
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import ReferenceVersion
 
 from .conftest import grade_all

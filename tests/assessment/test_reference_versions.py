@@ -4,7 +4,7 @@ import pytest
 
 from scoring.lib.errors import InputError
 from scoring.lib.trec_io import parse_qrels_lines
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import ReferenceJudgment, ReferenceVersion
 
 from .conftest import grade_all

@@ -6,7 +6,7 @@ import re
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import ReferenceVersion, StudyAssessor
 
 from .conftest import grade_all

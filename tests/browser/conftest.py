@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from studies import services
+from studies.design import services
 from studies.models import Collection, Document
-from studies.search_systems import collection_index_build
+from studies.search.systems import collection_index_build
 
 WORDS = (
     "flow",

@@ -3,7 +3,8 @@ the database. Drives Debian's /usr/bin/chromium through Playwright (never `playw
 
 import pytest
 
-from studies import assessment, services
+from studies.assessment import services as assessment
+from studies.design import services
 from studies.models import AssessorJudgment, Collection, Document, StudyAssessor
 
 from .csp import csp_listen, csp_violations

@@ -9,9 +9,10 @@ from django.urls import reverse
 
 from scoring import services as scoring_services
 from scoring.dashboards.registry import CHARTS
-from studies import participation, services
+from studies.design import services
 from studies.models import Document
-from studies.search_systems import collection_index_build
+from studies.participation import steps as participation
+from studies.search.systems import collection_index_build
 from tests.dashboards.conftest import build_study, collection_docs  # noqa: F401 (a fixture)
 
 from .csp import csp_listen, csp_violations

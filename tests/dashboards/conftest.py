@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from studies import services as study_services
+from studies.design import services as study_services
 from studies.models import (
     Collection,
     Document,

@@ -7,7 +7,7 @@ import pytest
 
 from scoring import services
 from scoring.models import QueryScore, ScoringRun, SessionScore
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import ReferenceJudgment
 
 pytestmark = pytest.mark.django_db

@@ -35,7 +35,7 @@ def test_a_co_researcher_sees_everything(client, bob, scored):
 
 
 def test_a_run_of_another_study_is_not_found_under_this_one(client, alice, scored, django_user_model):
-    from studies import services as study_services
+    from studies.design import services as study_services
 
     _, run = scored
     other = study_services.study_create(owner=alice, name="Another study")

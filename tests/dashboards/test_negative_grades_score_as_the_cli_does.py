@@ -11,7 +11,7 @@ import pytest
 
 from scoring.models import SessionScore
 from scoring.services import scoring_run_create
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import ReferenceJudgment
 
 pytestmark = pytest.mark.django_db

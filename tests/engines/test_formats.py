@@ -6,7 +6,7 @@ import pytest
 
 from scoring.lib.errors import InputError
 from scoring.lib.trec_io import read_qrels as scoring_read_qrels
-from studies.engines.formats import (
+from studies.search.engines.formats import (
     DEFAULT_CRANFIELD_GRADES,
     Document,
     FormatError,
@@ -291,7 +291,7 @@ def test_engines_package_does_not_import_django():
     import subprocess
     import sys
 
-    code = ("import sys, studies.engines.formats, studies.engines.search, studies.engines.http; "
+    code = ("import sys, studies.search.engines.formats, studies.search.engines.search, studies.search.engines.http; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PATH": "", "PYTHONPATH": "."})

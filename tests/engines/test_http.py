@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from studies.engines.http import UNAVAILABLE, HttpSearchSystem
-from studies.engines.search import Hit
+from studies.search.engines.http import UNAVAILABLE, HttpSearchSystem
+from studies.search.engines.search import Hit
 
 
 class Handler(BaseHTTPRequestHandler):

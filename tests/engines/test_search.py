@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from studies.engines.formats import Document, read_cranfield
-from studies.engines.search import (
+from studies.search.engines.formats import Document, read_cranfield
+from studies.search.engines.search import (
     CONFIGURATIONS,
     IndexMismatchError,
     Searcher,

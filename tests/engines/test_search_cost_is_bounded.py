@@ -6,9 +6,9 @@ index (issue 14). Ties are now ordered by document id within blocks of TIE_BLOCK
 
 import pytest
 
-from studies.engines import search
-from studies.engines.formats import Document
-from studies.engines.search import TIE_BLOCK, Searcher, build_index
+from studies.search.engines import search
+from studies.search.engines.formats import Document
+from studies.search.engines.search import TIE_BLOCK, Searcher, build_index
 
 N_DOCS = 3 * TIE_BLOCK + 37
 

@@ -268,10 +268,10 @@ def queue_to_own_redis(own_redis, monkeypatch):
 def live_study(designed_study, index_root, transactional_db):
     """Alice's designed study over the generated 40-document collection, both indexes built under a temporary
     INDEX_ROOT, six participants consented, questionnaire answered and in their first search."""
-    from studies import services
+    from studies.design import services
     from studies.models import Collection, Document
-    from studies.search_systems import collection_index_build
-    from studies.simulation import first_search_start
+    from studies.participation.simulation import first_search_start
+    from studies.search.systems import collection_index_build
     from tests.participate.conftest import make_documents
 
     collection = Collection.objects.create(name="Generated 40")

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from studies import services
+from studies.design import services
 from studies.models import (
     Collection,
     Document,

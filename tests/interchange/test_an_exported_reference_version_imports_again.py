@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from scoring.lib.errors import InputError
-from studies import assessment
-from studies.collection_import import collection_import
+from studies.assessment import services as assessment
+from studies.interchange.collection_import import collection_import
 from studies.models import ReferenceVersion
 
 pytestmark = pytest.mark.django_db

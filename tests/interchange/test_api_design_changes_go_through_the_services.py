@@ -3,7 +3,7 @@ design_row_delete, which ask the design-lock rule themselves: the API is one cal
 
 import pytest
 
-from studies import services
+from studies.design import services
 
 from .api_helpers import client_for
 

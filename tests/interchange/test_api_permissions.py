@@ -103,7 +103,7 @@ def test_a_participant_cannot_log_into_another_participants_session(worked_study
 
 
 def test_an_object_of_another_study_is_404_under_ones_own_study(worked_study, charlie):
-    from studies import services
+    from studies.design import services
 
     own = services.study_create(owner=charlie, name="Charlie's study")
     client = client_for(charlie)

@@ -3,7 +3,7 @@ nothing on a refusal. A malformed questionnaire (accepted before) broke every pa
 
 import pytest
 
-from studies.forms import StudyForm, SystemForm
+from studies.design.forms import StudyForm, SystemForm
 from studies.models import Study, System
 
 from .api_helpers import client_for

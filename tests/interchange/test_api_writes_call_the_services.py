@@ -85,7 +85,7 @@ def test_only_the_owner_deletes_a_study(worked_study, bob, alice):
 
 
 def test_study_settings_and_deletion_go_through_the_services(worked_study, alice, monkeypatch):
-    from studies import services
+    from studies.design import services
 
     calls = []
     def spy(service):
@@ -109,7 +109,7 @@ def test_study_settings_and_deletion_go_through_the_services(worked_study, alice
 
 
 def test_the_study_service_refuses_what_is_not_a_setting(study):
-    from studies import services
+    from studies.design import services
 
     with pytest.raises(services.DesignError, match="not a study setting: collection"):
         services.study_update(study=study, collection=None)

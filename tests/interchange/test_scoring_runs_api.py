@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import QueryScore, ScoringRun, SessionScore
-from studies import assessment
+from studies.assessment import services as assessment
 from studies.models import Query, SearchSession, ShownResult
 
 from .api_helpers import client_for
@@ -144,7 +144,7 @@ def test_per_query_results_are_the_stored_scores(judged_study, alice, charlie, d
     assert len(with_ranks[1]["by_rank"]) == 100
     assert client.get(url, {"is_last": "true"}).json()["count"] == 1
     # A session of another study is a 404, as is one that does not exist.
-    from studies import services
+    from studies.design import services
 
     other = services.study_create(owner=charlie, name="Charlie's")
     assert client.get(runs_url(judged_study, f"{run_id}/sessions/999999/queries/")).status_code == 404
@@ -181,7 +181,7 @@ def test_other_researchers_get_404_and_anonymous_callers_nothing(judged_study, a
         assert client.post(runs_url(judged_study, f"{run_id}/make-default/")).status_code in expected
     assert list(ScoringRun.objects.values_list("pk", "is_default")) == before
     # Charlie's own study does not reach Alice's run either.
-    from studies import services
+    from studies.design import services
 
     own = services.study_create(owner=charlie, name="Charlie's")
     assert outsider.get(f"/api/studies/{own.pk}/scoring-runs/{run_id}/").status_code == 404

@@ -7,11 +7,12 @@ import uuid
 
 import pytest
 
-from studies import participation, services
-from studies.engines.formats import Document as ParsedDocument
-from studies.engines.search import build_index
+from studies.design import services
 from studies.models import Collection, Document
-from studies.search_systems import collection_index_dir
+from studies.participation import steps as participation
+from studies.search.engines.formats import Document as ParsedDocument
+from studies.search.engines.search import build_index
+from studies.search.systems import collection_index_dir
 
 WORDS = ("wing", "flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell",
          "pressure", "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")

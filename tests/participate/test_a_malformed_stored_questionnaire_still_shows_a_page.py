@@ -3,7 +3,7 @@ every participant 500: the page shows the valid items, or the paper's defaults w
 
 import pytest
 
-from studies import participation
+from studies.participation import steps as participation
 
 from .conftest import cid
 

@@ -6,8 +6,8 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from studies import participation
 from studies.models import Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
+from studies.participation import steps as participation
 
 from .conftest import cid
 

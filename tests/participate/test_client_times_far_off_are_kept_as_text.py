@@ -11,11 +11,11 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from studies import participation
-from studies.event_checks import TOO_FAR, client_time_checked
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import
 from studies.models import Event, Study
+from studies.participation import steps as participation
+from studies.participation.event_checks import TOO_FAR, client_time_checked
 
 from .conftest import cid
 

@@ -38,11 +38,11 @@ SETUP = """
 import json, shutil
 import django
 django.setup()
-from studies import services
-from studies.engines.formats import Document as Parsed
-from studies.engines.search import build_index
+from studies.design import services
+from studies.search.engines.formats import Document as Parsed
+from studies.search.engines.search import build_index
 from studies.models import Collection, Document
-from studies.search_systems import collection_index_dir
+from studies.search.systems import collection_index_dir
 from django.contrib.auth import get_user_model
 from tests.participate.conftest import make_documents, start
 

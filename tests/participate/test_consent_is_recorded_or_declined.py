@@ -2,8 +2,8 @@
 
 import pytest
 
-from studies import participation
 from studies.models import Event
+from studies.participation import steps as participation
 
 from .conftest import cid
 

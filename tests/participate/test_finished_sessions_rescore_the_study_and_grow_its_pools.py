@@ -5,8 +5,9 @@ import pytest
 
 from scoring.models import ScoringRun, SessionScore
 from scoring.services import scoring_run_create
-from studies import assessment, participation
+from studies.assessment import services as assessment
 from studies.models import PoolDocument, ReferenceJudgment, ReferenceVersion
+from studies.participation import steps as participation
 
 from .conftest import cid
 

@@ -7,7 +7,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studies import participation
+from studies.participation import steps as participation
 
 from .conftest import cid
 

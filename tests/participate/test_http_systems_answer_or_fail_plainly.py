@@ -6,9 +6,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from studies import participation
 from studies.models import ShownResult, System
-from studies.search_systems import system_search
+from studies.participation import steps as participation
+from studies.search.systems import system_search
 
 from .conftest import cid, start
 

@@ -3,8 +3,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.engines.search import read_index_meta
-from studies.search_systems import collection_index_dir, collection_index_status, system_search
+from studies.search.engines.search import read_index_meta
+from studies.search.systems import collection_index_dir, collection_index_status, system_search
 from studies.tasks import collection_index_build_task
 
 

@@ -8,8 +8,8 @@ import pytest
 from scoring.lib.session import SessionParams, encode_sessions, score_sessions
 from scoring.models import QueryScore, ScoringRun, SessionScore
 from scoring.services import scoring_run_create
-from studies import participation
 from studies.models import Event, ReferenceJudgment, ReferenceVersion, ShownResult
+from studies.participation import steps as participation
 
 from .conftest import cid
 

@@ -1,8 +1,8 @@
 """An event whose query is not stored yet is answered "retry later" (nothing stored), not refused for good,
 and is stored once its query has arrived."""
 
-from studies import participation
 from studies.models import Event, Judgment
+from studies.participation import steps as participation
 
 
 def test_an_open_and_a_judgment_before_their_query_wait_for_it(participant, session):

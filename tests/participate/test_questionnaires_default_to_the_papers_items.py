@@ -2,7 +2,7 @@
 
 import pytest
 
-from studies import participation
+from studies.participation import steps as participation
 
 from .conftest import cid
 

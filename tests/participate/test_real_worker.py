@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from studies.engines.search import Searcher
 from studies.models import Collection, Document
-from studies.search_systems import collection_index_dir
+from studies.search.engines.search import Searcher
+from studies.search.systems import collection_index_dir
 from studies.tasks import collection_index_build_task
 
 from .conftest import make_documents

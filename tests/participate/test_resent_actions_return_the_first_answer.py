@@ -1,7 +1,9 @@
 """A re-sent action (same client event id) answers what the first one produced and changes nothing."""
 
-from studies import ingest, participation, search_systems
 from studies.models import Event, JudgmentChange, Query, ShownResult
+from studies.participation import ingest
+from studies.participation import steps as participation
+from studies.search import systems as search_systems
 
 from .conftest import cid
 

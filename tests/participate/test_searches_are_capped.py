@@ -4,8 +4,8 @@ event is answered "retry later" with the reason, nothing stored, and is stored w
 import pytest
 from django.core.cache import cache
 
-from studies import participation
 from studies.models import Event, Query
+from studies.participation import steps as participation
 
 from .conftest import cid
 

@@ -1,6 +1,6 @@
 """A researcher can build a collection's indexes from the admin: one task per configuration, queued on commit."""
 
-from studies.search_systems import collection_index_status
+from studies.search.systems import collection_index_status
 from studies.tasks import collection_index_build_task
 
 

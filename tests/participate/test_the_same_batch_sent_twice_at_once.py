@@ -7,8 +7,8 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from studies import participation
 from studies.models import Event, Judgment, JudgmentChange, Query, ShownResult
+from studies.participation import steps as participation
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studies import participation
 from studies.models import Event, SearchSession
+from studies.participation import steps as participation
 
 from .conftest import cid
 

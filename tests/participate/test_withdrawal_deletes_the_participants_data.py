@@ -1,8 +1,8 @@
 """Withdrawal (from the closing page or by link) deletes events, judgments, queries and answers, and leaves an
 audit entry that holds none of the deleted data."""
 
-from studies import participation
 from studies.models import AuditEntry, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
+from studies.participation import steps as participation
 
 from .conftest import cid, start
 

@@ -32,11 +32,7 @@ def searchable_study(study, settings, tmp_path):
     marginally relevant, 3 not)."""
     from scoring.planning.simulate import studies_services
     from studies.models import Collection, Document, ReferenceJudgment
-
-    try:  # wherever issue 16's move has put it
-        from studies.search.systems import collection_index_build
-    except ImportError:
-        from studies.search_systems import collection_index_build
+    from studies.search.systems import collection_index_build
 
     services, reference_version_create = studies_services()
 

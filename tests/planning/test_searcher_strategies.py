@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from studies import searchers
-from studies.searchers import Costs, Strategy, StrategyError
+from studies.participation import searchers
+from studies.participation.searchers import Costs, Strategy, StrategyError
 
 
 def test_scenario_terms_are_ranked_by_frequency_with_the_title_counted_twice():

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 import pytest
 from django.utils import timezone
 
-from studies import assessment, participation, services
+from studies.assessment import services as assessment
+from studies.design import services
 from studies.models import Collection, Document, Participant, ReferenceVersion, SearchSession, Study
+from studies.participation import steps as participation
 
 ROLES = ("anonymous", "participant", "other_participant", "assessor", "other_assessor", "other_researcher",
          "researcher")

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from studies import services
+from studies.design import services
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import
 from studies.interchange.session_track import session_track_import

@@ -8,7 +8,7 @@ import secrets
 import pytest
 from django.test import Client
 
-from studies import participation
+from studies.participation import steps as participation
 
 from .conftest import cid
 from .test_permission_matrix import ALL_ROWS, MATRIX, OK, _clients, _send, _snapshot

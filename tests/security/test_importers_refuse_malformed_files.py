@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from scoring.lib import session_io, trec_io
 from scoring.lib.errors import InputError
-from studies import assessment
-from studies.collection_import import CollectionImportError, collection_import
-from studies.engines import formats
+from studies.assessment import services as assessment
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import, study_archive_json
+from studies.interchange.collection_import import CollectionImportError, collection_import
 from studies.interchange.session_track import session_track_import
+from studies.search.engines import formats
 
 from ..samples import SESSION_TRACK_XML
 

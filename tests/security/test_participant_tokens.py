@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from studies import selectors, services
+from studies.design import selectors, services
 from studies.models import Participant, access_token_digest, new_access_token
 
 

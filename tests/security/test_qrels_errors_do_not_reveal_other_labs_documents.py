@@ -6,7 +6,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from scoring.lib.errors import InputError
-from studies import assessment, services
+from studies.assessment import services as assessment
+from studies.design import services
 from studies.models import Collection, Document, PoolDocument, ReferenceVersion
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
-from studies import services
-from studies.collection_import import collection_import
+from studies.design import services
+from studies.design.selectors import collections_visible_to
+from studies.interchange.collection_import import collection_import
 from studies.models import Collection
-from studies.selectors import collections_visible_to
 
 pytestmark = pytest.mark.django_db
 

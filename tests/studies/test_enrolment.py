@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from studies import services
-from studies.selectors import study_balance
+from studies.design import services
+from studies.design.selectors import study_balance
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Properties of studies.latin_square (pure Python; no database)."""
+"""Properties of studies.design.latin_square (pure Python; no database)."""
 
 from collections import Counter
 from fractions import Fraction
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studies.latin_square import (
+from studies.design.latin_square import (
     assignment_block_size,
     assignment_plan,
     balance_report,

@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies import services
+from studies.design import services
 from studies.models import (
     Assignment,
     Collection,

@@ -5,8 +5,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from studies import participation, services
+from studies.design import services
 from studies.interchange.archive import study_archive_import, study_archive_json
+from studies.participation import steps as participation
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from sessionlab import plain_sql
-from studies import selectors, services
+from studies.design import selectors, services
 from studies.models import Assignment, Collection, Document, Event, Judgment, Participant, SearchSession
 
 pytestmark = pytest.mark.django_db

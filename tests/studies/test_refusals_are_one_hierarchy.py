@@ -3,8 +3,12 @@ is still a polite 4xx or a message, while a ValueError from a bug is no longer d
 
 import pytest
 
-from studies import assessment, collection_import, errors, event_checks, services
+from studies import errors
+from studies.assessment import services as assessment
+from studies.design import services
 from studies.interchange import archive, trec
+from studies.participation import event_checks
+from studies.interchange import collection_import
 from tests.interchange.api_helpers import client_for
 
 pytestmark = pytest.mark.django_db

@@ -73,7 +73,7 @@ def test_anonymous_visitors_are_sent_to_log_in(client, study):
 
 
 def test_the_study_page_takes_a_fixed_number_of_queries(client, alice, designed_study, django_assert_max_num_queries):
-    from studies import services
+    from studies.design import services
 
     services.participants_enrol(study=designed_study, count=30)
     client.force_login(alice)

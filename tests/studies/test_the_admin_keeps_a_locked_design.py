@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from studies import services
+from studies.design import services
 from studies.models import Scenario, System
 
 pytestmark = pytest.mark.django_db

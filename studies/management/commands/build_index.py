@@ -3,9 +3,9 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from studies.engines.search import CONFIGURATIONS
 from studies.models import Collection, Study, System
-from studies.search_systems import collection_index_build, collection_index_dir
+from studies.search.engines.search import CONFIGURATIONS
+from studies.search.systems import collection_index_build, collection_index_dir
 from studies.tasks import collection_index_build_task
 
 

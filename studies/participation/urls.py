@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import participant_views as views
+from studies.participation import views
 
 app_name = "participate"
 

@@ -24,8 +24,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked, text_clean
-from .models import (
+from studies.design.questionnaires import questionnaire_errors, usable_items
+from studies.design.selectors import participant_step
+from studies.models import (
     Assignment,
     AuditEntry,
     Event,
@@ -34,9 +35,8 @@ from .models import (
     Query,
     SearchSession,
 )
-from .questionnaires import questionnaire_errors, usable_items
-from .selectors import participant_step
-from .signals import sessions_finished
+from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked, text_clean
+from studies.signals import sessions_finished
 
 logger = logging.getLogger(__name__)
 
@@ -216,8 +216,7 @@ def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[i
     them (scoring marks its default run stale) and queue the pools' growth on commit, so the participant's
     request never waits for either. The event batch (studies/ingest.py) calls it too."""
     from sessionlab.queueing import delay_on_commit
-
-    from .tasks import assessment_pools_grow_task
+    from studies.tasks import assessment_pools_grow_task
 
     # Scoring listens (scoring/receivers.py): studies announces, never imports the scoring app.
     sessions_finished.send(sender=SearchSession, study_id=study_id, session_ids=session_ids)
@@ -366,7 +365,7 @@ def _one(participant: Participant, session: SearchSession, kind: str, data: dict
          sequence: int | None, client_time) -> dict:
     """One search-page event, checked and stored as the browser's batches are; a refusal raises Refused and
     stores nothing. Returns the acknowledgement (with the results of a page, the text of a document opened)."""
-    from .ingest import batch_ingest  # ingest builds on this module's checks
+    from studies.participation.ingest import batch_ingest  # ingest builds on this module's checks
 
     _check_client_id(client_event_id)
     event = {"id": client_event_id, "type": kind, "session": session.pk, "seq": sequence, "time": client_time,
@@ -501,6 +500,6 @@ def too_many_events(events: Sequence) -> str | None:
 def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id; one acknowledgement per
     event (studies/ingest.py says how)."""
-    from .ingest import batch_ingest
+    from studies.participation.ingest import batch_ingest
 
     return batch_ingest(participant=participant, events=events, capped=True)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from django.conf import settings
 
-from .engines.formats import Document as ParsedDocument
-from .engines.http import HttpSearchSystem
-from .engines.search import (
+from studies.models import Collection, System
+from studies.search.engines.formats import Document as ParsedDocument
+from studies.search.engines.http import HttpSearchSystem
+from studies.search.engines.search import (
     CONFIGURATIONS,
     IndexMismatchError,
     Searcher,
@@ -24,7 +25,6 @@ from .engines.search import (
     get_config,
     read_index_meta,
 )
-from .models import Collection, System
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Importing a document collection (and optionally its topics and graded judgments) into the database.
 
-Parsing (`studies.engines.formats`, or the `ir_datasets` package) happens first and reads everything; only then
+Parsing (`studies.search.engines.formats`, or the `ir_datasets` package) happens first and reads everything; only then
 are the rows written, in one transaction. A malformed file raises `CollectionImportError` whose message names
 the file and line, and nothing is written.
 """
@@ -15,13 +15,12 @@ from pathlib import Path
 from django.db import transaction
 
 from scoring.lib.errors import InputError
-
-from .assessment import reference_version_create
-from .engines import formats
-from .engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
-from .errors import CollectionImportError, DesignLockedError
-from .models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
-from .services import design_check_unlocked
+from studies.assessment.services import reference_version_create
+from studies.design.services import design_check_unlocked
+from studies.errors import CollectionImportError, DesignLockedError
+from studies.models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
+from studies.search.engines import formats
+from studies.search.engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
 
 logger = logging.getLogger(__name__)
 

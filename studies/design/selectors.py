@@ -10,8 +10,7 @@ from datetime import UTC, datetime
 from django.db.models import Case, DateTimeField, F, Prefetch, Q, Value, When
 
 from sessionlab import plain_sql
-
-from .models import (
+from studies.models import (
     Assignment,
     Collection,
     GradeLevel,

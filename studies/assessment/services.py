@@ -24,9 +24,8 @@ from django.utils import timezone
 from scoring.lib import agreement
 from scoring.lib.errors import InputError
 from scoring.lib.trec_io import parse_qrels_lines
-
-from .errors import AssessmentError
-from .models import (
+from studies.errors import AssessmentError
+from studies.models import (
     AdjudicationDecision,
     AssessmentPlan,
     AssessmentPool,
@@ -44,7 +43,7 @@ from .models import (
     StudyAssessor,
     reference_grade_allowed,
 )
-from .signals import reference_version_committed
+from studies.signals import reference_version_committed
 
 PRESETS = {
     "2002": "2002 paper: one-point differences taken from each judge in turn, larger ones to the researcher",
@@ -147,7 +146,7 @@ def _documents_by_external_id(study: Study, external_ids: Iterable[str]) -> dict
     else:
         # No collection yet: only those its owner may use, so naming another lab's documents reads exactly like
         # naming documents that do not exist (issue 14).
-        from .selectors import collections_visible_to
+        from studies.design.selectors import collections_visible_to
 
         documents = documents.filter(collection__in=collections_visible_to(study.owner))
     found: dict[str, Document] = {}

@@ -8,9 +8,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 
-from . import selectors, services
-from .errors import StudiesError
-from .forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
+from studies.design import selectors, services
+from studies.design.forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
+from studies.errors import StudiesError
 
 
 def researcher_required(view):

@@ -40,14 +40,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from .models import Participant, SearchSession
-
-try:  # issue 16 moves the participant's services and the demo's searcher into studies/participation/
-    from .participation import steps as participation
-    from .participation.simulation import STOPWORDS, SimulatedParticipant, content_words
-except ImportError:
-    from . import participation
-    from .simulation import STOPWORDS, SimulatedParticipant, content_words
+from studies.models import Participant, SearchSession
+from studies.participation import steps as participation
+from studies.participation.simulation import STOPWORDS, SimulatedParticipant, content_words
 
 QUERY_STRATEGIES = ("scenario", "terms", "relevant")
 STOPPING_RULES = ("patience", "fixed", "satisfaction", "frustration", "combined")

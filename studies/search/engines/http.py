@@ -15,7 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from .search import Hit, SearchPage
+from studies.search.engines.search import Hit, SearchPage
 
 __all__ = ["HttpSearchSystem", "parse_response"]
 

@@ -1,9 +1,9 @@
 from django import forms
 
-from .engines.http import HttpSearchSystem
-from .engines.search import CONFIGURATIONS
-from .models import DEFAULT_GRADE_LABELS, Collection, System
-from .selectors import collections_visible_to
+from studies.design.selectors import collections_visible_to
+from studies.models import DEFAULT_GRADE_LABELS, Collection, System
+from studies.search.engines.http import HttpSearchSystem
+from studies.search.engines.search import CONFIGURATIONS
 
 # A scenario's time limit: up to a week (a larger one overflowed the deadline's arithmetic: a 500).
 MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60

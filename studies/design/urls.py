@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from studies.design import views
 
 app_name = "studies"
 urlpatterns = [

@@ -19,8 +19,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import participation, selectors
-from .models import Assignment, SearchSession
+from studies.design import selectors
+from studies.models import Assignment, SearchSession
+from studies.participation import steps as participation
 
 logger = logging.getLogger(__name__)
 MAX_BATCH_BYTES = 1_000_000

@@ -1,4 +1,4 @@
-"""Assessment pages. Researchers (staff, through studies.views' access check) manage pools, assessors,
+"""Assessment pages. Researchers (staff, through studies.design.views' access check) manage pools, assessors,
 agreement, adjudication and reference versions; assessors (non-staff members of a study) judge documents.
 Thin views: an access-checked fetch, a small form, a call into studies/assessment.py, a redirect or render."""
 
@@ -14,10 +14,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from scoring.lib.errors import InputError
-
-from . import assessment, selectors
-from .models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
-from .views import researcher_required, study_for_researcher
+from studies.assessment import services as assessment
+from studies.design import selectors
+from studies.design.views import researcher_required, study_for_researcher
+from studies.models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
 
 # --- Forms ----------------------------------------------------------------------------------------------
 

@@ -27,9 +27,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from sessionlab import plain_sql
-
-from .event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
-from .models import (
+from studies.models import (
     Assignment,
     Collection,
     Document,
@@ -42,7 +40,8 @@ from .models import (
     ShownResult,
     System,
 )
-from .participation import (
+from studies.participation.event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
+from studies.participation.steps import (
     END_REASONS,
     MAX_BATCH,
     MAX_PAGE,
@@ -55,7 +54,7 @@ from .participation import (
     session_expire_if_due,
     sessions_changed,
 )
-from .search_systems import system_search
+from studies.search.systems import system_search
 
 logger = logging.getLogger(__name__)
 

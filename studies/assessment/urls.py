@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import assessment_views as views
+from studies.assessment import views
 
 app_name = "assessment"
 urlpatterns = [

@@ -9,9 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from .errors import CollectionAccessError, DesignError, DesignLockedError, StudyOwnerOnlyError
-from .latin_square import assignment_plan
-from .models import (
+from studies.design.latin_square import assignment_plan
+from studies.design.selectors import collection_usable_by
+from studies.errors import CollectionAccessError, DesignError, DesignLockedError, StudyOwnerOnlyError
+from studies.models import (
     DEFAULT_GRADE_LABELS,
     Assignment,
     Collection,
@@ -21,7 +22,6 @@ from .models import (
     Study,
     System,
 )
-from .selectors import collection_usable_by
 
 
 def collection_check_usable(*, user, collection: Collection) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tantivy
 
-from .formats import Document
+from studies.search.engines.formats import Document
 
 __all__ = [
     "CONFIGURATIONS",

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.utils.dateparse import parse_datetime
 
-from .errors import EventRefused
+from studies.errors import EventRefused
 
 CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 EVENT_TYPE = re.compile(r"^[a-z][a-z_]{0,39}$")

@@ -26,8 +26,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from . import participation
-from .models import Participant, SearchSession
+from studies.models import Participant, SearchSession
+from studies.participation import steps as participation
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between

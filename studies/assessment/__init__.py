@@ -1,0 +1,1 @@
+"""Expert assessment: pools, assessors, adjudication and the reference versions."""

@@ -1,8 +1,0 @@
-"""Document collections and search systems for studies, as plain Python (the Django app wraps them).
-
-- `studies.engines.formats`: readers for Cranfield, TREC documents/topics/qrels and JSON-lines documents.
-- `studies.engines.search`: built-in BM25 systems on tantivy (`build_index`, `Searcher`, `CONFIGURATIONS`).
-- `studies.engines.http`: `HttpSearchSystem`, a researcher's own engine behind an HTTP URL.
-
-See docs/collections-and-systems.md.
-"""

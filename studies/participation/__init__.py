@@ -1,0 +1,1 @@
+"""The participant's way: rules, steps, the event batch, simulation and the participant's pages."""

@@ -1,0 +1,1 @@
+"""Collections and search: the engines, the study's systems and collection import."""
