@@ -6,9 +6,8 @@ import pytest
 from studies import errors
 from studies.assessment import services as assessment
 from studies.design import services
-from studies.interchange import archive, trec
+from studies.interchange import archive, collection_import, trec
 from studies.participation import event_checks
-from studies.interchange import collection_import
 from tests.interchange.api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
