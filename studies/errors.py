@@ -1,9 +1,10 @@
 """The studies app's refusals, one hierarchy: a view catches these classes, never a bare ValueError, so a
 ValueError from a bug stays a 500 with a traceback instead of turning into a polite 4xx.
 
-They still subclass ValueError (callers and tests that catch ValueError keep working). The participant's way
-has its own (`participation.ParticipationError`: Refused, RetryLater, InvalidEvent), and file imports raise
-`scoring.lib.errors.InputError` subclasses (ImportFailure, FormatError) that name file and line.
+The studies app's refusals still subclass ValueError (callers and tests that catch ValueError keep working).
+The participant's way has its own branch here (ParticipationError: Refused, RetryLater, InvalidEvent,
+InvalidAnswers), which is not a ValueError; file imports raise `scoring.lib.errors.InputError` subclasses
+(ImportFailure, FormatError) that name file and line.
 """
 
 
@@ -42,3 +43,34 @@ class EventRefused(StudiesError):
 
 class ExportError(StudiesError):
     """Nothing to export, or a value that cannot be written in the format asked (TREC fields, the archive)."""
+
+
+# --- the participant's way (studies/participation) ---
+
+
+class ParticipationError(Exception):
+    """The participant's way refuses: a message for the participant's page (not a ValueError, so a bug's
+    ValueError is never shown to a participant as a refusal)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class Refused(ParticipationError):
+    """The action is not allowed (finished scenario, another participant's session, grade outside the scale…)."""
+
+
+class RetryLater(Refused):
+    """Not now, maybe later: the event's query is not stored yet, or a search cap is reached. The endpoints
+    answer it (nothing stored) and the page keeps the event in its outbox; the services raise it as Refused."""
+
+
+class InvalidEvent(ParticipationError, ValueError):
+    """A form's client event id the log cannot hold (the pages answer 400 with the message)."""
+
+
+class InvalidAnswers(Refused):
+    def __init__(self, errors: dict[str, str]):
+        super().__init__("Please check your answers.")
+        self.errors = errors

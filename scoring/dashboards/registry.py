@@ -9,7 +9,7 @@ import numpy as np
 from django.core.cache import cache
 from django.http import Http404
 
-from studies.participation.steps import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
+from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
 
 from .. import selectors
 from ..lib.meta_evaluation import COEFFICIENTS, meta_evaluate, unit_means

@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
+from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE
 from studies.design.views import researcher_required, study_for_researcher
-from studies.participation.steps import DEFAULT_POST_TASK_QUESTIONNAIRE
 
 from .. import selectors, services
 from ..lib.meta_evaluation import COEFFICIENT_LABELS, COEFFICIENTS

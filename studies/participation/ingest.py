@@ -27,6 +27,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from sessionlab import plain_sql
+from studies.errors import Refused, RetryLater
 from studies.models import (
     Assignment,
     Collection,
@@ -41,13 +42,11 @@ from studies.models import (
     System,
 )
 from studies.participation.event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
-from studies.participation.steps import (
+from studies.participation.rules import (
     END_REASONS,
     MAX_BATCH,
     MAX_PAGE,
     TIME_LIMIT_GRACE,
-    Refused,
-    RetryLater,
     deadline_at,
     participant_check_active,
     participant_check_consented,

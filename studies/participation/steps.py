@@ -17,15 +17,19 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies.design.questionnaires import questionnaire_errors, usable_items
+from studies.design.questionnaires import (
+    DEFAULT_POST_TASK_QUESTIONNAIRE,
+    DEFAULT_QUESTIONNAIRE,
+    questionnaire_errors,
+    usable_items,
+)
 from studies.design.selectors import participant_step
+from studies.errors import InvalidAnswers, Refused
 from studies.models import (
     Assignment,
     AuditEntry,
@@ -35,57 +39,20 @@ from studies.models import (
     Query,
     SearchSession,
 )
-from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked, text_clean
-from studies.signals import sessions_finished
+from studies.participation.event_checks import text_clean
+from studies.participation.ingest import batch_ingest
+from studies.participation.rules import (
+    MAX_BATCH,
+    MAX_BODY_EVENTS,
+    client_id_check,
+    event_create,
+    participant_check_active,
+    participant_check_consented,
+    session_expire_if_due,
+    sessions_changed,
+)
 
 logger = logging.getLogger(__name__)
-
-# The paper's Table 1 (Järvelin et al. 2008, section 3.1), used when a study defines no questionnaire.
-DEFAULT_QUESTIONNAIRE = [
-    {"name": "search_engine_years", "label": "Experience using Internet search engines (years)",
-     "kind": "integer", "min": 0, "max": 80},
-    {"name": "domain_years", "label": "Professional experience in the domain (years)",
-     "kind": "integer", "min": 0, "max": 80},
-    {"name": "search_skill", "label": "Your searching skill (1 = low, 5 = high)", "kind": "scale", "min": 1, "max": 5},
-]
-DEFAULT_POST_TASK_QUESTIONNAIRE = [
-    {"name": "search_went_well", "label": "How well did this search go? (1 = very badly, 5 = very well)",
-     "kind": "scale", "min": 1, "max": 5},
-]
-END_REASONS = (SearchSession.EndReason.SATISFIED, SearchSession.EndReason.GAVE_UP, SearchSession.EndReason.TIMED_OUT)
-# A client's own timer ends a timed session; the server ends it only once this much later (network, outbox).
-TIME_LIMIT_GRACE = timedelta(seconds=30)
-MAX_PAGE = 100
-MAX_BATCH = 200
-# A body with more events than this is refused whole (413): past MAX_BATCH each event gets its own "retry later",
-# and a megabyte of "{}" would otherwise be answered with some 30 MB of them.
-MAX_BODY_EVENTS = 5 * MAX_BATCH
-
-
-class ParticipationError(Exception):
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
-
-
-class Refused(ParticipationError):
-    """The action is not allowed (finished scenario, another participant's session, grade outside the scale…)."""
-
-
-class RetryLater(Refused):
-    """Not now, maybe later: the event's query is not stored yet, or a search cap is reached. The endpoints
-    answer it (nothing stored) and the page keeps the event in its outbox; the services raise it as Refused."""
-
-
-class InvalidEvent(ParticipationError, ValueError):
-    """A form's client event id the log cannot hold (the pages answer 400 with the message)."""
-
-
-class InvalidAnswers(Refused):
-    def __init__(self, errors: dict[str, str]):
-        super().__init__("Please check your answers.")
-        self.errors = errors
-
 
 # --- questionnaires -------------------------------------------------------------------------------------
 
@@ -141,32 +108,10 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
 
 # --- events ---------------------------------------------------------------------------------------------
 
-def _check_client_id(client_event_id) -> str:
-    if not isinstance(client_event_id, str) or not CLIENT_ID.match(client_event_id):
-        raise InvalidEvent("a client event id is 1..64 letters, digits or _.:-")
-    return client_event_id
-
-
 def _stored(participant: Participant, client_event_id: str) -> Event | None:
     # Not its client time: a row stored before the client-time rule may hold one Python cannot read.
     return Event.objects.filter(participant=participant, client_event_id=client_event_id).defer(
         "client_time").first()
-
-
-def _event_create(*, participant, session, type, client_event_id, sequence, client_time, data, ack) -> Event:
-    """One Event of a form (or the server): a sequence the column cannot hold is left out, a client time goes
-    through the one rule (event_checks.client_time_checked) as the events endpoints' do."""
-    now = timezone.now()
-    moment, time_text, _ = client_time_checked(client_time, received_at=now,
-                                            window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
-    if time_text is not None:
-        data = {**data, "client_time_raw": time_text}
-    return Event.objects.create(
-        participant=participant, session=session, type=type, client_event_id=client_event_id,
-        sequence=sequence if isinstance(sequence, int) and not isinstance(sequence, bool)
-        and 0 <= sequence <= MAX_SEQUENCE else None,
-        client_time=moment, payload={"data": data, "ack": ack},
-    )
 
 
 def _replay(participant: Participant, client_event_id: str) -> dict | None:
@@ -193,68 +138,9 @@ def _once(participant: Participant, client_event_id: str, write: Callable[[], di
 
 # --- checks ---------------------------------------------------------------------------------------------
 
-def participant_check_active(participant: Participant) -> None:
-    if participant.withdrawn_at is not None:
-        raise Refused("You have withdrawn from this study; nothing more is recorded.")
-    if participant.declined_at is not None:
-        raise Refused("You declined to take part; nothing is recorded.")
-
-
-def participant_check_consented(participant: Participant) -> None:
-    participant_check_active(participant)
-    if participant.consented_at is None:
-        raise Refused("Please read and accept the consent form first.")
-
-
 def _check_own(participant: Participant, session: SearchSession) -> None:
     if session.assignment.participant_id != participant.pk:
         raise Refused("This is not one of your search sessions.")
-
-
-def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
-    """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: announce
-    them (scoring marks its default run stale) and queue the pools' growth on commit, so the participant's
-    request never waits for either. The event batch (studies/ingest.py) calls it too."""
-    from sessionlab.queueing import delay_on_commit
-    from studies.tasks import assessment_pools_grow_task
-
-    # Scoring listens (scoring/receivers.py): studies announces, never imports the scoring app.
-    sessions_finished.send(sender=SearchSession, study_id=study_id, session_ids=session_ids)
-    for scenario_id in set(scenario_ids):
-        # A broker that is down does not fail the participant's request (requeue_stale_runs grows them later).
-        delay_on_commit(assessment_pools_grow_task, study_id, scenario_id)
-
-
-def deadline_at(started_at: datetime, time_limit_minutes: int | None) -> datetime | None:
-    """THE session deadline: its start plus the study's time limit; None when the study has none. Where a
-    session is ended for it, TIME_LIMIT_GRACE is added for the client's own timer."""
-    return started_at + timedelta(minutes=time_limit_minutes) if time_limit_minutes else None
-
-
-def session_deadline(session: SearchSession) -> datetime | None:
-    minutes = session.assignment.participant.study.time_limit_minutes
-    return deadline_at(session.started_at, minutes)
-
-
-def session_expire_if_due(*, session: SearchSession, now: datetime | None = None) -> bool:
-    """End an open session whose time limit (plus a grace for the client's own timer) has passed, as timed_out.
-    Returns True when it ended it. Conditional UPDATE: two requests cannot both end it."""
-    deadline = session_deadline(session)
-    now = now or timezone.now()
-    if session.ended_at is not None or deadline is None or now < deadline + TIME_LIMIT_GRACE:
-        return False
-    with transaction.atomic():
-        ended = SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
-            ended_at=deadline, end_reason=SearchSession.EndReason.TIMED_OUT)
-        if ended:
-            session.ended_at, session.end_reason = deadline, SearchSession.EndReason.TIMED_OUT
-            # The raw log says so too; the page never reported it, so the id is the server's.
-            participant = session.assignment.participant
-            _event_create(participant=participant, session=session, type="session_end",
-                          client_event_id=f"server-timeout-{session.pk}", sequence=None, client_time=None,
-                          data={"reason": "timed_out", "by": "server"}, ack={"ok": True, "reason": "timed_out"})
-            sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
-    return bool(ended)
 
 
 # --- the steps before searching -------------------------------------------------------------------------
@@ -262,7 +148,7 @@ def session_expire_if_due(*, session: SearchSession, now: datetime | None = None
 def consent_record(*, participant: Participant, consent_version: str, client_event_id: str,
                    sequence: int | None = None, client_time=None) -> Participant:
     """Record consent to the consent text of version `consent_version` (the version the page showed)."""
-    _check_client_id(client_event_id)
+    client_id_check(client_event_id)
     participant_check_active(participant)
     if participant.consented_at is not None:
         return participant
@@ -277,7 +163,7 @@ def consent_record(*, participant: Participant, consent_version: str, client_eve
         if updated:
             participant.consented_at, participant.consent_version = now, study.consent_version
         ack = {"ok": True, "consent_version": study.consent_version}
-        _event_create(participant=participant, session=None, type="consent", client_event_id=client_event_id,
+        event_create(participant=participant, session=None, type="consent", client_event_id=client_event_id,
                       sequence=sequence, client_time=client_time, data={"consent_version": consent_version}, ack=ack)
         return ack
 
@@ -289,7 +175,7 @@ def consent_record(*, participant: Participant, consent_version: str, client_eve
 def consent_decline(*, participant: Participant, client_event_id: str, sequence: int | None = None,
                     client_time=None) -> Participant:
     """The participant declines: nothing else about them is recorded (the Event says only that they declined)."""
-    _check_client_id(client_event_id)
+    client_id_check(client_event_id)
     participant_check_active(participant)
     if participant.consented_at is not None:
         raise Refused("You have already agreed to take part; to stop, withdraw from the study instead.")
@@ -299,7 +185,7 @@ def consent_decline(*, participant: Participant, client_event_id: str, sequence:
         if Participant.objects.filter(pk=participant.pk, declined_at__isnull=True).update(declined_at=now):
             participant.declined_at = now
         ack = {"ok": True}
-        _event_create(participant=participant, session=None, type="consent_declined",
+        event_create(participant=participant, session=None, type="consent_declined",
                       client_event_id=client_event_id, sequence=sequence, client_time=client_time, data={}, ack=ack)
         return ack
 
@@ -311,7 +197,7 @@ def consent_decline(*, participant: Participant, client_event_id: str, sequence:
 def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], client_event_id: str,
                        sequence: int | None = None, client_time=None) -> Participant:
     """Save the pre-study questionnaire (once). Raises InvalidAnswers with a message per question."""
-    _check_client_id(client_event_id)
+    client_id_check(client_event_id)
     participant_check_consented(participant)
     if _stored(participant, client_event_id) is not None or participant.questionnaire_answers:
         return participant
@@ -321,7 +207,7 @@ def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], 
         Participant.objects.filter(pk=participant.pk).update(questionnaire_answers=cleaned)
         participant.questionnaire_answers = cleaned
         ack = {"ok": True}
-        _event_create(participant=participant, session=None, type="questionnaire", client_event_id=client_event_id,
+        event_create(participant=participant, session=None, type="questionnaire", client_event_id=client_event_id,
                       sequence=sequence, client_time=client_time, data={"answers": cleaned}, ack=ack)
         return ack
 
@@ -332,7 +218,7 @@ def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], 
 def session_start(*, participant: Participant, assignment: Assignment, client_event_id: str,
                   sequence: int | None = None, client_time=None) -> SearchSession:
     """Start (or resume) the search session of the participant's current assignment."""
-    _check_client_id(client_event_id)
+    client_id_check(client_event_id)
     participant_check_consented(participant)
     if assignment.participant_id != participant.pk:
         raise Refused("This is not one of your scenarios.")
@@ -350,7 +236,7 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
     def write():
         session = SearchSession.objects.create(assignment=assignment, started_at=timezone.now())
         ack = {"ok": True, "session": session.pk}
-        _event_create(participant=participant, session=session, type="session_start",
+        event_create(participant=participant, session=session, type="session_start",
                       client_event_id=client_event_id, sequence=sequence, client_time=client_time,
                       data={"assignment": assignment.position}, ack=ack)
         return ack
@@ -365,9 +251,7 @@ def _one(participant: Participant, session: SearchSession, kind: str, data: dict
          sequence: int | None, client_time) -> dict:
     """One search-page event, checked and stored as the browser's batches are; a refusal raises Refused and
     stores nothing. Returns the acknowledgement (with the results of a page, the text of a document opened)."""
-    from studies.participation.ingest import batch_ingest  # ingest builds on this module's checks
-
-    _check_client_id(client_event_id)
+    client_id_check(client_event_id)
     event = {"id": client_event_id, "type": kind, "session": session.pk, "seq": sequence, "time": client_time,
              "data": data}
     ack = batch_ingest(participant=participant, events=[event], store_refusals=False)[0]
@@ -431,7 +315,7 @@ def session_end(*, participant: Participant, session: SearchSession, reason: str
 def post_task_save(*, participant: Participant, session: SearchSession, answers: Mapping[str, Any],
                    client_event_id: str, sequence: int | None = None, client_time=None) -> SearchSession:
     """Save the short questionnaire after a finished session (once)."""
-    _check_client_id(client_event_id)
+    client_id_check(client_event_id)
     participant_check_consented(participant)
     _check_own(participant, session)
     session_expire_if_due(session=session)
@@ -448,7 +332,7 @@ def post_task_save(*, participant: Participant, session: SearchSession, answers:
             raise Refused("You have already answered these questions.")
         session.post_task_answers = cleaned
         ack = {"ok": True}
-        _event_create(participant=participant, session=session, type="post_task", client_event_id=client_event_id,
+        event_create(participant=participant, session=session, type="post_task", client_event_id=client_event_id,
                       sequence=sequence, client_time=client_time, data={"answers": cleaned}, ack=ack)
         return ack
 
@@ -500,6 +384,4 @@ def too_many_events(events: Sequence) -> str | None:
 def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id; one acknowledgement per
     event (studies/ingest.py says how)."""
-    from studies.participation.ingest import batch_ingest
-
     return batch_ingest(participant=participant, events=events, capped=True)

@@ -20,7 +20,9 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.design import selectors
+from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
+from studies.participation import rules
 from studies.participation import steps as participation
 
 logger = logging.getLogger(__name__)
@@ -53,7 +55,7 @@ def _common(request) -> dict:
             "client_time": request.POST.get("client_time") or None}
 
 
-def _bad_event(invalid: participation.InvalidEvent):
+def _bad_event(invalid: InvalidEvent):
     """A form whose client event id the log cannot hold (only a tampered page sends one): a 400 that says why."""
     return HttpResponseBadRequest(f"This form cannot be saved: {invalid.message}.", content_type="text/plain")
 
@@ -62,7 +64,7 @@ def _home(participant):
     return redirect("participate:home", token=participant.access_token)
 
 
-def _refused(request, participant, refusal: participation.Refused, status: int = 409):
+def _refused(request, participant, refusal: Refused, status: int = 409):
     return render(request, "participate/refused.html", {"participant": participant, "study": participant.study,
                                                          "message": refusal.message}, status=status)
 
@@ -98,7 +100,7 @@ def _context(participant, step, **extra) -> dict:
 def participant_home(request, token):
     participant = _participant_or_404(token)
     step = selectors.participant_step(participant=participant)
-    if step.kind == "search" and participation.session_expire_if_due(session=step.session):
+    if step.kind == "search" and rules.session_expire_if_due(session=step.session):
         step = selectors.participant_step(participant=participant)
     study = participant.study
     if step.kind == "consent":
@@ -111,7 +113,7 @@ def participant_home(request, token):
         return render(request, "participate/scenario.html", _context(participant, step))
     if step.kind == "search":
         context = _context(participant, step, grades=selectors.grade_levels(study=study))
-        deadline = participation.session_deadline(step.session)
+        deadline = rules.session_deadline(step.session)
         context["client"].update({
             "session": step.session.pk,
             "deadline": deadline.isoformat() if deadline else None,
@@ -139,9 +141,9 @@ def consent_submit(request, token):
             participation.consent_decline(participant=participant, **_common(request))
         else:
             messages.error(request, "Please choose whether you agree to take part.")
-    except participation.InvalidEvent as invalid:
+    except InvalidEvent as invalid:
         return _bad_event(invalid)
-    except participation.Refused as refusal:
+    except Refused as refusal:
         messages.error(request, refusal.message)
     return _home(participant)
 
@@ -151,15 +153,15 @@ def questionnaire_submit(request, token):
     participant = _participant_or_404(token)
     try:
         participation.questionnaire_save(participant=participant, answers=request.POST, **_common(request))
-    except participation.InvalidAnswers as invalid:
+    except InvalidAnswers as invalid:
         step = selectors.participant_step(participant=participant)
         items = participation.questionnaire_items(study=participant.study)
         return render(request, "participate/questionnaire.html",
                       _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
                       status=400)
-    except participation.InvalidEvent as invalid:
+    except InvalidEvent as invalid:
         return _bad_event(invalid)
-    except participation.Refused as refusal:
+    except Refused as refusal:
         return _refused(request, participant, refusal)
     return _home(participant)
 
@@ -176,9 +178,9 @@ def session_start_submit(request, token):
         raise Http404("Not one of your scenarios.")
     try:
         participation.session_start(participant=participant, assignment=assignment, **_common(request))
-    except participation.InvalidEvent as invalid:
+    except InvalidEvent as invalid:
         return _bad_event(invalid)
-    except participation.Refused as refusal:
+    except Refused as refusal:
         return _refused(request, participant, refusal)
     return _home(participant)
 
@@ -197,15 +199,15 @@ def post_task_submit(request, token):
     try:
         participation.post_task_save(participant=participant, session=session, answers=request.POST,
                                      **_common(request))
-    except participation.InvalidAnswers as invalid:
+    except InvalidAnswers as invalid:
         step = selectors.participant_step(participant=participant)
         items = participation.questionnaire_items(study=participant.study, post_task=True)
         return render(request, "participate/post_task.html",
                       _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
                       status=400)
-    except participation.InvalidEvent as invalid:
+    except InvalidEvent as invalid:
         return _bad_event(invalid)
-    except participation.Refused as refusal:
+    except Refused as refusal:
         return _refused(request, participant, refusal)
     return _home(participant)
 
