@@ -17,7 +17,11 @@ from studies.models import Event, Participant, SearchSession
 from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked
 from studies.signals import sessions_finished
 
-END_REASONS = (SearchSession.EndReason.SATISFIED, SearchSession.EndReason.GAVE_UP, SearchSession.EndReason.TIMED_OUT)
+END_REASONS = (
+    SearchSession.EndReason.SATISFIED,
+    SearchSession.EndReason.GAVE_UP,
+    SearchSession.EndReason.TIMED_OUT,
+)
 # A client's own timer ends a timed session; the server ends it only once this much later (network, outbox).
 TIME_LIMIT_GRACE = timedelta(seconds=30)
 MAX_PAGE = 100
@@ -37,15 +41,21 @@ def event_create(*, participant, session, type, client_event_id, sequence, clien
     """One Event of a form (or the server): a sequence the column cannot hold is left out, a client time goes
     through the one rule (event_checks.client_time_checked) as the events endpoints' do."""
     now = timezone.now()
-    moment, time_text, _ = client_time_checked(client_time, received_at=now,
-                                            window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+    moment, time_text, _ = client_time_checked(
+        client_time, received_at=now, window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS)
+    )
     if time_text is not None:
         data = {**data, "client_time_raw": time_text}
     return Event.objects.create(
-        participant=participant, session=session, type=type, client_event_id=client_event_id,
-        sequence=sequence if isinstance(sequence, int) and not isinstance(sequence, bool)
-        and 0 <= sequence <= MAX_SEQUENCE else None,
-        client_time=moment, payload={"data": data, "ack": ack},
+        participant=participant,
+        session=session,
+        type=type,
+        client_event_id=client_event_id,
+        sequence=sequence
+        if isinstance(sequence, int) and not isinstance(sequence, bool) and 0 <= sequence <= MAX_SEQUENCE
+        else None,
+        client_time=moment,
+        payload={"data": data, "ack": ack},
     )
 
 
@@ -96,13 +106,21 @@ def session_expire_if_due(*, session: SearchSession, now: datetime | None = None
         return False
     with transaction.atomic():
         ended = SearchSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(
-            ended_at=deadline, end_reason=SearchSession.EndReason.TIMED_OUT)
+            ended_at=deadline, end_reason=SearchSession.EndReason.TIMED_OUT
+        )
         if ended:
             session.ended_at, session.end_reason = deadline, SearchSession.EndReason.TIMED_OUT
             # The raw log says so too; the page never reported it, so the id is the server's.
             participant = session.assignment.participant
-            event_create(participant=participant, session=session, type="session_end",
-                          client_event_id=f"server-timeout-{session.pk}", sequence=None, client_time=None,
-                          data={"reason": "timed_out", "by": "server"}, ack={"ok": True, "reason": "timed_out"})
+            event_create(
+                participant=participant,
+                session=session,
+                type="session_end",
+                client_event_id=f"server-timeout-{session.pk}",
+                sequence=None,
+                client_time=None,
+                data={"reason": "timed_out", "by": "server"},
+                ack={"ok": True, "reason": "timed_out"},
+            )
             sessions_changed(participant.study_id, [session.pk], [session.assignment.scenario_id])
     return bool(ended)
