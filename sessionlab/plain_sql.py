@@ -37,6 +37,11 @@ def cache_reverse_one(instance: models.Model, accessor: str, value: models.Model
     getattr(type(instance), accessor).related.set_cached_value(instance, value)
 
 
+def prepared(model: type[models.Model], name: str, value):
+    """`value` as the database column of `model.name` takes it (a datetime made naive for SQLite, say)."""
+    return model._meta.get_field(name).get_db_prep_save(value, connection)
+
+
 def marks(count: int) -> str:
     return ", ".join(["%s"] * count)
 

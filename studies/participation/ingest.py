@@ -29,18 +29,15 @@ from django.utils import timezone
 from sessionlab import plain_sql
 from studies.errors import Refused, RetryLater
 from studies.models import (
-    Assignment,
     Collection,
     Document,
     Event,
-    GradeLevel,
     Judgment,
-    JudgmentChange,
-    Query,
     SearchSession,
     ShownResult,
     System,
 )
+from studies.participation import statements
 from studies.participation.event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
 from studies.participation.rules import (
     END_REASONS,
@@ -95,11 +92,7 @@ class _SessionState:
     def documents_statement(self, collection_id: int, docs: set[str]) -> tuple[str, list]:
         """The documents named, if shown in this session: with their text (an open is answered with it, without
         another round trip) and this session's judgment of them."""
-        return (f"SELECT d.external_id, d.id, d.title, d.text, j.id, j.grade FROM {_DOCUMENT} d"
-                f" LEFT JOIN {_JUDGMENT} j ON j.session_id = %s AND j.document_id = d.id"
-                f" WHERE d.collection_id = %s AND d.external_id IN ({_marks(docs)}) AND EXISTS (SELECT 1"
-                f" FROM {_SHOWN} r JOIN {_QUERY} q ON q.id = r.query_id WHERE r.document_id = d.id"
-                " AND q.session_id = %s)", [self.id, collection_id, *docs, self.id])
+        return statements.session_documents(self.id, collection_id, docs)
 
     def documents_load(self, rows) -> None:
         for external_id, document_id, title, text, judgment_id, grade in rows:
@@ -111,15 +104,7 @@ class _SessionState:
     def queries_statement(self, participant_id: int, positions: set[int], refs: set[str]) -> tuple[str, list]:
         """The queries named, by position or by the client id of their query event (stored in an earlier batch,
         its acknowledgement holds the position), with their shown results."""
-        named = [f"q.position IN ({_marks(positions)})"] if positions else []
-        if refs:
-            named.append(f"q.position IN (SELECT {_ack_query} FROM {_EVENT} e WHERE e.participant_id = %s"
-                         f" AND e.session_id = %s AND e.type = 'query' AND e.client_event_id IN ({_marks(refs)}))")
-        return ("SELECT q.id, q.position, q.text, q.scan_mark_rank, r.rank, r.page, r.document_id, d.external_id,"
-                f" r.title, r.snippet, d.text FROM {_QUERY} q LEFT JOIN {_SHOWN} r ON r.query_id = q.id"
-                f" LEFT JOIN {_DOCUMENT} d ON d.id = r.document_id"
-                f" WHERE q.session_id = %s AND ({' OR '.join(named)}) ORDER BY q.position, r.rank",
-                [self.id, *positions, *((participant_id, self.id, *refs) if refs else ())])
+        return statements.session_queries(self.id, participant_id, positions, refs)
 
     def queries_load(self, rows) -> None:
         for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet, body in rows:
@@ -138,22 +123,6 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
     state.shown.setdefault(external_id, document_id)
 
 
-# Plain SQL for every statement a batch runs (sessionlab/plain_sql.py says why).
-_SHOWN, _QUERY, _DOCUMENT, _EVENT, _JUDGMENT, _JUDGMENT_CHANGE, _SESSION, _ASSIGNMENT, _GRADE_LEVEL, _SYSTEM = (
-    plain_sql.table(m) for m in (ShownResult, Query, Document, Event, Judgment, JudgmentChange, SearchSession,
-                                 Assignment, GradeLevel, System))
-_rows = plain_sql.rows
-# The position a stored query event's acknowledgement holds (its payload is {"data": ..., "ack": ...}).
-_ack_query = ("CAST(e.payload -> 'ack' ->> 'query' AS integer)" if connection.vendor == "postgresql"
-              else "json_extract(e.payload, '$.ack.query')")
-
-
-def _marks(values) -> str:
-    return plain_sql.marks(len(values))
-
-
-def _prepared(model, name: str, value):
-    return model._meta.get_field(name).get_db_prep_save(value, connection)
 
 
 _EVENT_COLUMNS = ("participant", "session", "type", "client_event_id", "sequence", "client_time", "server_time",
@@ -227,30 +196,22 @@ class _Batch:
                     refs.add(ref)
                 elif _int(data.get("query")):
                     positions.add(data["query"])
-        stored = (f"SELECT client_event_id, type, session_id, payload FROM {_EVENT}"
-                  f" WHERE participant_id = %s AND client_event_id IN ({_marks(names)})", [self.participant.pk, *names])
+        stored = statements.events_stored(self.participant.pk, names)
         if not needs:
             self._stored_load(plain_sql.rows(*stored))
             return
-        lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
-        # With each session's system (which a query or a new page searches) and the study's grade scale.
-        statements = [(
-            f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
-            f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_GRADE_LEVEL} g"
-            f" WHERE g.study_id = y.study_id) FROM {_SESSION} s JOIN {_ASSIGNMENT} a ON a.id = s.assignment_id"
-            f" JOIN {_SYSTEM} y ON y.id = a.system_id WHERE s.id IN ({_marks(needs)})"
-            f" AND a.participant_id = %s ORDER BY s.id{lock}", [*needs, self.participant.pk]), stored]
+        batch_statements = [statements.sessions_locked(needs, self.participant.pk), stored]
         # Another participant's session is read here too, and dropped below: the lock's read names only theirs.
         named, loads = {}, []
         for session_id, (docs, positions, refs) in needs.items():
             state = named[session_id] = _SessionState(session_id, None, None, 0, 0)  # the lock's row fills the rest
             if docs:
-                statements.append(state.documents_statement(self.study.collection_id, docs))
+                batch_statements.append(state.documents_statement(self.study.collection_id, docs))
                 loads.append(state.documents_load)
             if positions or refs:
-                statements.append(state.queries_statement(self.participant.pk, positions, refs))
+                batch_statements.append(state.queries_statement(self.participant.pk, positions, refs))
                 loads.append(state.queries_load)
-        locked, stored_rows, *named_rows = plain_sql.rows_together(statements)
+        locked, stored_rows, *named_rows = plain_sql.rows_together(batch_statements)
         self._stored_load(stored_rows)
         for load, rows in zip(loads, named_rows, strict=True):
             load(rows)
@@ -275,8 +236,7 @@ class _Batch:
 
     def grades(self) -> list[int]:
         if self._grades is None:
-            self._grades = [value for (value,) in _rows(
-                f"SELECT value FROM {_GRADE_LEVEL} WHERE study_id = %s ORDER BY value", [self.study.id])]
+            self._grades = [value for (value,) in plain_sql.rows(*statements.grade_values(self.study.id))]
         return self._grades
 
     # --- checks ---------------------------------------------------------------------------------------
@@ -406,9 +366,7 @@ class _Batch:
 
     def documents_statement(self, result) -> tuple[str, list]:
         """The documents of a page of results (their keys and text); a statement that matches none if empty."""
-        names = {h.doc_id for h in result.results} or {""}
-        return (f"SELECT external_id, id, text FROM {_DOCUMENT} WHERE collection_id = %s"
-                f" AND external_id IN ({_marks(names)})", [self.study.collection_id, *names])
+        return statements.collection_documents(self.study.collection_id, {h.doc_id for h in result.results})
 
     def _shown_store(self, state: _SessionState, query: _Query, result, page: int, document_rows) -> None:
         """Store the results of a page as shown (and keep them in the state for later events and the answer);
@@ -437,11 +395,8 @@ class _Batch:
         message = result.error or ""
         # The next position and the insert in one statement (the session's lock keeps positions in order), in one
         # round trip with the read of the results' documents.
-        [(query_id, position)], documents = plain_sql.rows_together([(
-            f"INSERT INTO {_QUERY} (session_id, position, text, issued_at, system_message)"
-            f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s FROM {_QUERY} WHERE session_id = %s"
-            " RETURNING id, position", [state.id, text, _prepared(Query, "issued_at", self.now), message, state.id]),
-            self.documents_statement(result)])
+        [(query_id, position)], documents = plain_sql.rows_together([
+            statements.query_insert(state.id, text, self.now, message), self.documents_statement(result)])
         query = state.queries[position] = _Query(query_id, position, text, None, total=result.total)
         self._shown_store(state, query, result, 1, documents)
         ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
@@ -465,7 +420,7 @@ class _Batch:
             total, message = self.query_total(query), ""
         else:
             result = self._search(state, query.text, page)
-            self._shown_store(state, query, result, page, _rows(*self.documents_statement(result)))
+            self._shown_store(state, query, result, page, plain_sql.rows(*self.documents_statement(result)))
             total = result.total if result.total is not None else self.query_total(query)
             message = result.error or ""
         ack = {"ok": True, "query": query.position, "query_id": query.id, "page": page, "total": total,
@@ -540,7 +495,7 @@ class _Batch:
         if not _int(rank) or rank not in query.ranks:
             raise Refused("Mark a result that was shown for this query.")
         if query.scan_mark_rank is None or query.scan_mark_rank < rank:
-            self.writes.append((f"UPDATE {_QUERY} SET scan_mark_rank = %s WHERE id = %s", [rank, query.id]))
+            self.writes.append(statements.scan_mark_update(query.id, rank))
             query.scan_mark_rank = rank
         ack = {"ok": True, "query": query.position, "rank": rank}
         return self.log(raw, state, {"query": query.position, "rank": rank}, ack)
@@ -564,20 +519,12 @@ class _Batch:
     def judgments_write(self) -> None:
         """The batch's judgments: the new ones in one statement, one update per changed one, and the history,
         each change naming its judgment by (session, document) so that no statement waits on another's ids."""
-        now = _prepared(Judgment, "updated_at", self.now)
         self.writes += plain_sql.insert_statements(
             Judgment, ("session", "document", "grade", "created_at", "updated_at"),
             [(*key, grade, self.now, self.now) for key, grade in self.judgments_new.items()])
         for judgment_id, grade in self.judgments_changed.items():
-            self.writes.append((f"UPDATE {_JUDGMENT} SET grade = %s, updated_at = %s WHERE id = %s",
-                                [grade, now, judgment_id]))
-        per_statement = plain_sql.MAX_PARAMS // 4
-        for start in range(0, len(self.judgment_changes), per_statement):
-            chunk = self.judgment_changes[start:start + per_statement]
-            self.writes.append((
-                f"INSERT INTO {_JUDGMENT_CHANGE} (judgment_id, grade, changed_at) VALUES " + ", ".join(
-                    [f"((SELECT id FROM {_JUDGMENT} WHERE session_id = %s AND document_id = %s), %s, %s)"] * len(chunk)),
-                [value for (session_id, document_id), grade in chunk for value in (session_id, document_id, grade, now)]))
+            self.writes.append(statements.judgment_update(judgment_id, grade, self.now))
+        self.writes += statements.judgment_changes_insert(self.judgment_changes, self.now)
 
     def refused(self, raw: Mapping, refusal: Refused) -> dict:
         ack = {"ok": False, "refused": refusal.message}

@@ -1,0 +1,163 @@
+"""Every SQL statement the event batch (ingest.py) runs, one named function each, returning (sql, params).
+
+The batch is the load path (docs/performance-load.md), so it writes plain SQL through sessionlab/plain_sql.py
+(which owns the Django internals this needs) instead of the ORM. The dialect is read from the connection
+when a statement is built, never at import time, so a test or a process that switches databases gets the
+right SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection as Sized
+from collections.abc import Sequence
+
+from django.db import connection
+
+from sessionlab import plain_sql
+from studies.models import (
+    Assignment,
+    Document,
+    Event,
+    GradeLevel,
+    Judgment,
+    JudgmentChange,
+    Query,
+    SearchSession,
+    ShownResult,
+    System,
+)
+
+Statement = tuple[str, list]
+
+
+def _table(model) -> str:
+    return plain_sql.table(model)
+
+
+def _marks(values: Sized) -> str:
+    return plain_sql.marks(len(values))
+
+
+def _ack_query() -> str:
+    """The position a stored query event's acknowledgement holds (its payload is {"data": ..., "ack": ...})."""
+    if connection.vendor == "postgresql":
+        return "CAST(e.payload -> 'ack' ->> 'query' AS integer)"
+    return "json_extract(e.payload, '$.ack.query')"
+
+
+def events_stored(participant_id: int, client_ids: Sized) -> Statement:
+    """The participant's stored events among these client ids (a re-sent event answers what it answered)."""
+    return (
+        f"SELECT client_event_id, type, session_id, payload FROM {_table(Event)}"
+        f" WHERE participant_id = %s AND client_event_id IN ({_marks(client_ids)})",
+        [participant_id, *client_ids],
+    )
+
+
+def sessions_locked(session_ids: Sized, participant_id: int) -> Statement:
+    """The participant's sessions among these ids, locked for the batch (FOR UPDATE where the database has it),
+    with each session's system and the study's grade scale."""
+    lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
+    return (
+        f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
+        f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_table(GradeLevel)} g"
+        f" WHERE g.study_id = y.study_id) FROM {_table(SearchSession)} s"
+        f" JOIN {_table(Assignment)} a ON a.id = s.assignment_id"
+        f" JOIN {_table(System)} y ON y.id = a.system_id WHERE s.id IN ({_marks(session_ids)})"
+        f" AND a.participant_id = %s ORDER BY s.id{lock}",
+        [*session_ids, participant_id],
+    )
+
+
+def session_documents(session_id: int, collection_id: int, external_ids: Sized) -> Statement:
+    """The documents named, if shown in this session: with their text and this session's judgment of them."""
+    return (
+        f"SELECT d.external_id, d.id, d.title, d.text, j.id, j.grade FROM {_table(Document)} d"
+        f" LEFT JOIN {_table(Judgment)} j ON j.session_id = %s AND j.document_id = d.id"
+        f" WHERE d.collection_id = %s AND d.external_id IN ({_marks(external_ids)}) AND EXISTS (SELECT 1"
+        f" FROM {_table(ShownResult)} r JOIN {_table(Query)} q ON q.id = r.query_id WHERE r.document_id = d.id"
+        " AND q.session_id = %s)",
+        [session_id, collection_id, *external_ids, session_id],
+    )
+
+
+def session_queries(
+    session_id: int, participant_id: int, positions: Sized, query_event_ids: Sized
+) -> Statement:
+    """The session's queries named by position or by the client id of their query event (stored in an earlier
+    batch: its acknowledgement holds the position), with their shown results in order."""
+    named = [f"q.position IN ({_marks(positions)})"] if positions else []
+    if query_event_ids:
+        named.append(
+            f"q.position IN (SELECT {_ack_query()} FROM {_table(Event)} e WHERE e.participant_id = %s"
+            f" AND e.session_id = %s AND e.type = 'query'"
+            f" AND e.client_event_id IN ({_marks(query_event_ids)}))"
+        )
+    by_event = (participant_id, session_id, *query_event_ids) if query_event_ids else ()
+    return (
+        "SELECT q.id, q.position, q.text, q.scan_mark_rank, r.rank, r.page, r.document_id, d.external_id,"
+        f" r.title, r.snippet, d.text FROM {_table(Query)} q LEFT JOIN {_table(ShownResult)} r"
+        f" ON r.query_id = q.id LEFT JOIN {_table(Document)} d ON d.id = r.document_id"
+        f" WHERE q.session_id = %s AND ({' OR '.join(named)}) ORDER BY q.position, r.rank",
+        [session_id, *positions, *by_event],
+    )
+
+
+def grade_values(study_id: int) -> Statement:
+    return f"SELECT value FROM {_table(GradeLevel)} WHERE study_id = %s ORDER BY value", [study_id]
+
+
+def collection_documents(collection_id: int, external_ids: Sized) -> Statement:
+    """Documents of the collection by external id (their keys and text); matches none when given none."""
+    names = external_ids or {""}
+    return (
+        f"SELECT external_id, id, text FROM {_table(Document)} WHERE collection_id = %s"
+        f" AND external_id IN ({_marks(names)})",
+        [collection_id, *names],
+    )
+
+
+def query_insert(session_id: int, text: str, issued_at, system_message: str) -> Statement:
+    """A new query at the session's next position, in one statement (the session's lock keeps positions in
+    order); returns (id, position)."""
+    table = _table(Query)
+    return (
+        f"INSERT INTO {table} (session_id, position, text, issued_at, system_message)"
+        f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s FROM {table} WHERE session_id = %s"
+        " RETURNING id, position",
+        [session_id, text, plain_sql.prepared(Query, "issued_at", issued_at), system_message, session_id],
+    )
+
+
+def scan_mark_update(query_id: int, rank: int) -> Statement:
+    return f"UPDATE {_table(Query)} SET scan_mark_rank = %s WHERE id = %s", [rank, query_id]
+
+
+def judgment_update(judgment_id: int, grade: int, updated_at) -> Statement:
+    return (
+        f"UPDATE {_table(Judgment)} SET grade = %s, updated_at = %s WHERE id = %s",
+        [grade, plain_sql.prepared(Judgment, "updated_at", updated_at), judgment_id],
+    )
+
+
+def judgment_changes_insert(changes: Sequence[tuple[tuple[int, int], int]], changed_at) -> list[Statement]:
+    """The history of changed grades, each naming its judgment by (session, document) so that no statement
+    waits on another's ids; as many statements as the database's parameter limit needs."""
+    at = plain_sql.prepared(Judgment, "updated_at", changed_at)
+    per_statement = plain_sql.MAX_PARAMS // 4
+    statements = []
+    for start in range(0, len(changes), per_statement):
+        chunk = changes[start : start + per_statement]
+        row = f"((SELECT id FROM {_table(Judgment)} WHERE session_id = %s AND document_id = %s), %s, %s)"
+        statements.append(
+            (
+                f"INSERT INTO {_table(JudgmentChange)} (judgment_id, grade, changed_at) VALUES "
+                + ", ".join([row] * len(chunk)),
+                [
+                    value
+                    for (session_id, document_id), grade in chunk
+                    for value in (session_id, document_id, grade, at)
+                ],
+            )
+        )
+    return statements
