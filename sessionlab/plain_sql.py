@@ -1,4 +1,4 @@
-"""Plain SQL for the statements the events endpoint runs on every batch (studies/ingest.py), and the one module
+"""Plain SQL for the statements the events endpoint runs on every batch (studies/participation/ingest.py), and the one module
 that touches Django's private or undocumented API for it. Each use, guarded by
 tests/studies/test_plain_sql_leans_on_these_django_internals.py (which fails loudly if Django changes it):
 - `BaseDatabaseWrapper._prepare_cursor(cursor)`: wraps our server-binding psycopg cursors in Django's

@@ -9,7 +9,7 @@ from studies.design.selectors import collection_usable_by, collections_visible_t
 
 
 class StudyAdminForm(forms.ModelForm):
-    """The questionnaires are checked item by item, as the API checks them (studies/questionnaires.py)."""
+    """The questionnaires are checked item by item, as the API checks them (studies/design/questionnaires.py)."""
 
     def _questionnaire(self, field):
         value = self.cleaned_data.get(field)

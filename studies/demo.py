@@ -2,7 +2,7 @@
 
 30 participants work 4 scenarios, two on each of 2 systems (two real configurations of the built-in engine),
 in a balanced Latin square order. The collection is Cranfield when DEMO_DATA names its folder, otherwise one
-generated here. Simulated participants (studies/simulation.py) search, scan, judge and stop through the same
+generated here. Simulated participants (studies/participation/simulation.py) search, scan, judge and stop through the same
 services as people do; the reference judgments come with the collection. Two more participants are enrolled
 and left for the researcher to try the study as a participant, and an assessor account is made for the
 assessment pages.

@@ -1,7 +1,7 @@
 """Output serializers (what the API shows) and input serializers (what a write with side effects accepts).
 
-Serializers only shape data: writes that touch several models are services (studies/services.py,
-studies/assessment.py, studies/participation.py), called by the views.
+Serializers only shape data: writes that touch several models are services (studies/design/services.py,
+studies/assessment/services.py, studies/participation/steps.py), called by the views.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class StudySerializer(serializers.ModelSerializer):
             "grade_levels",
         ]
         read_only_fields = ["slug", "collection", "design_locked_at", "created_at"]
-        # The page's form's bounds (studies/forms.py); the model alone allowed 0 and past a timedelta's range.
+        # The page's form's bounds (studies/design/forms.py); the model alone allowed 0 and past a timedelta's range.
         extra_kwargs = {"time_limit_minutes": {"min_value": 1, "max_value": MAX_TIME_LIMIT_MINUTES}}
 
     # A malformed questionnaire, once stored, broke every participant's questionnaire page (a 500).

@@ -708,11 +708,11 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
 class ParticipantEvents(ParticipantScoped, APIView):
     """Log a batch of client events (at most 200), each stored once by its client event id: a re-sent batch
     stores nothing twice and gets the same acknowledgements. Events are those of the built-in interface
-    (studies/participation.py); only the participant's own sessions are accepted."""
+    (studies/participation/steps.py); only the participant's own sessions are accepted."""
 
     @extend_schema(request=s.EventBatchDocSerializer, responses={200: s.AckBatchSerializer})
     def post(self, request):
-        # Only the batch's shape is checked here: each event is checked on its own (studies/event_checks.py),
+        # Only the batch's shape is checked here: each event is checked on its own (studies/participation/event_checks.py),
         # so one malformed event gets its own refusal and the others are stored.
         events = request.data.get("events") if isinstance(request.data, dict) else None
         if not isinstance(events, list) or not events:

@@ -1,6 +1,6 @@
 """Assessment pages. Researchers (staff, through studies.design.views' access check) manage pools, assessors,
 agreement, adjudication and reference versions; assessors (non-staff members of a study) judge documents.
-Thin views: an access-checked fetch, a small form, a call into studies/assessment.py, a redirect or render."""
+Thin views: an access-checked fetch, a small form, a call into studies/assessment/services.py, a redirect or render."""
 
 from functools import wraps
 from urllib.parse import urlencode

@@ -399,7 +399,7 @@ def _client_time_imported(r: _Reader, e_item, e_where: str, server_time, payload
 
 
 def _questionnaire(r: _Reader, info, key: str, where: str) -> list:
-    """A questionnaire as the API takes it (studies/questionnaires.py): a malformed one broke the pages."""
+    """A questionnaire as the API takes it (studies/design/questionnaires.py): a malformed one broke the pages."""
     value = r.get(info, key, where, list, default=[])
     errors = questionnaire_errors(value)
     if errors:

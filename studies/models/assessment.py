@@ -5,7 +5,7 @@ independent domain expert" (Järvelin et al. 2008, section 3.1); the 2002 study 
 for their disagreements (Järvelin & Kekäläinen 2002, section 3.1). See docs/assessing.md.
 
 Grades inside the study's scale and assessors being members of the study are enforced by triggers
-(migration 0003_assessment), like the rules of 0002. Writes go through studies/assessment.py.
+(migration 0003_assessment), like the rules of 0002. Writes go through studies/assessment/services.py.
 """
 
 import secrets

@@ -3,7 +3,7 @@
 Rules that must hold whatever writes the rows (a form, the admin, the API, a shell) are constraints in the
 database: unique and check constraints here, and triggers (migration 0002) for the rules that look at
 another table (grades inside the study's scale, contiguous query positions, the append-only event log).
-Writes that touch several models live in `studies/services.py`. Import the models from `studies.models`.
+Writes that touch several models live in `studies/design/services.py`. Import the models from `studies.models`.
 """
 
 import hashlib
@@ -305,7 +305,7 @@ class ShownResult(models.Model):
         ordering = ["query", "rank"]
         indexes = [
             # "Was this document shown in this session?" (every judgment and open) reads the index alone, not
-            # each row of the document's results in every session (studies/ingest.py).
+            # each row of the document's results in every session (studies/participation/ingest.py).
             models.Index(fields=["document", "query"], name="shown_result_document_query"),
         ]
         constraints = [

@@ -583,7 +583,7 @@ def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool
     """Store a batch of client events in order, each once by its client event id, and answer one
     acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
     "refused": message} when refused (stored too, so a re-send gets the same answer), {"id", "ok": false,
-    "error": message} for an event the log cannot hold (studies/event_checks.py: checked before any SQL, not
+    "error": message} for an event the log cannot hold (studies/participation/event_checks.py: checked before any SQL, not
     stored; the same event always gets the same answer), or {"id", "ok": false, "retry_later": message} for an
     event to send again (its query is not stored yet, a search past the caps, past the batch's MAX_BATCH
     events; nothing stored). A withdrawn participant's events are refused and not stored. With

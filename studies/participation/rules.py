@@ -75,7 +75,7 @@ def participant_check_consented(participant: Participant) -> None:
 def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
     """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: announce
     them (scoring marks its default run stale) and queue the pools' growth on commit, so the participant's
-    request never waits for either. The event batch (studies/ingest.py) calls it too."""
+    request never waits for either. The event batch (studies/participation/ingest.py) calls it too."""
     from sessionlab.queueing import delay_on_commit
     from studies.tasks import assessment_pools_grow_task
 

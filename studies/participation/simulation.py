@@ -100,7 +100,7 @@ class SimulatedParticipant:
         return {
             "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
             "sequence": self.sequence,
-            # As a browser sends it (studies/event_checks.py reads ISO text or epoch milliseconds).
+            # As a browser sends it (studies/participation/event_checks.py reads ISO text or epoch milliseconds).
             "client_time": self.clock.tick(self.rng, 1, 4).isoformat(),
         }
 

@@ -122,7 +122,7 @@ def _replay(participant: Participant, client_event_id: str) -> dict | None:
 def _once(participant: Participant, client_event_id: str, write: Callable[[], dict]) -> dict:
     """Run `write` (which stores the Event) in a transaction, unless the event is already stored; a concurrent
     duplicate (two tabs sending the same form) loses on the unique constraint and returns the winner's answer.
-    (The search page's events go through studies/ingest.py, a batch at a time.)"""
+    (The search page's events go through studies/participation/ingest.py, a batch at a time.)"""
     replay = _replay(participant, client_event_id)
     if replay is not None:
         return replay
@@ -245,7 +245,7 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
     return SearchSession.objects.get(pk=ack["session"]) if "session" in ack else assignment.session
 
 
-# --- searching: batches of one through studies/ingest.py ------------------------------------------------
+# --- searching: batches of one through studies/participation/ingest.py ------------------------------------------------
 
 def _one(participant: Participant, session: SearchSession, kind: str, data: dict, client_event_id: str,
          sequence: int | None, client_time) -> dict:
@@ -383,5 +383,5 @@ def too_many_events(events: Sequence) -> str | None:
 
 def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id; one acknowledgement per
-    event (studies/ingest.py says how)."""
+    event (studies/participation/ingest.py says how)."""
     return batch_ingest(participant=participant, events=events, capped=True)

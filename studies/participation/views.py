@@ -237,7 +237,7 @@ def events_submit(request, token):
         return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
     if too_many := participation.too_many_events(events):
         return JsonResponse({"error": too_many}, status=413)
-    # Each event is checked on its own (studies/event_checks.py): one ack per event, whatever it holds.
+    # Each event is checked on its own (studies/participation/event_checks.py): one ack per event, whatever it holds.
     acks = participation.events_ingest(participant=participant, events=events)
     return JsonResponse({"acks": acks})
 

@@ -42,7 +42,7 @@ def worked_study(designed_study, collection):
     study.save(update_fields=["collection"])
     participants = services.participants_enrol(study=study, count=2)
     # Client times an hour before now, within CLIENT_TIME_WINDOW_SECONDS of the events' server times (which
-    # are now): an archive's import keeps a client time further off only as text (studies/event_checks.py).
+    # are now): an archive's import keeps a client time further off only as text (studies/participation/event_checks.py).
     base = (timezone.now() - dt.timedelta(hours=1)).replace(microsecond=123456)
     documents = {d.external_id: d for d in collection.documents.all()}
     participant = participants[0]

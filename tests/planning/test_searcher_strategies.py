@@ -1,4 +1,4 @@
-"""Each strategy of the simulated searchers (studies/searchers.py) on its own: query generation,
+"""Each strategy of the simulated searchers (studies/participation/searchers.py) on its own: query generation,
 the stopping rules, the judging noise calibrated to a target agreement, and the refusals naming the parameter."""
 
 import random
