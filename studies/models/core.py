@@ -138,19 +138,23 @@ class System(models.Model):
     class Backend(models.TextChoices):
         BUILTIN = "builtin", "Built-in search engine"
         HTTP = "http", "Researcher's system over HTTP"
+        # The researcher's own front-end shows the results and logs them with each query event (data.results);
+        # SessionLab's engine is never run for it (docs/api.md, "An external front-end").
+        EXTERNAL = "external", "Researcher's own front-end (logs the results it showed)"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="systems")
     code = models.CharField(max_length=40)
     name = models.CharField(max_length=200)
     backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.BUILTIN)
-    # builtin: {"configuration": "bm25_title_text"}; http: {"url_template": "...{query}...", "timeout": 5}
+    # builtin: {"configuration": "bm25_title_text"}; http: {"url_template": "...{query}...", "timeout": 5};
+    # external: nothing needed.
     config = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["study", "code"], name="system_code_unique"),
-            models.CheckConstraint(condition=Q(backend__in=["builtin", "http"]), name="system_backend_known"),
+            models.CheckConstraint(condition=Q(backend__in=["builtin", "http", "external"]), name="system_backend_known"),
         ]
 
     def __str__(self):
@@ -250,6 +254,12 @@ class SearchSession(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.CharField(max_length=20, choices=EndReason.choices, blank=True)
     post_task_answers = models.JSONField(default=dict, blank=True)
+    # The client's clock offset (server time = client time + offset), from the best round trip of the session's
+    # event batches (docs/time-model.md): every time derived from the session's events is client time + offset.
+    # clock_delay_ms is that round trip's delay; null when only one-way samples (the batch's send time against
+    # its receive time) were seen. Both null: no estimate yet (the client's times are taken as they are).
+    clock_offset_ms = models.FloatField(null=True, blank=True)
+    clock_delay_ms = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [
