@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
-from studies.api.views import StudyScoped
+from studies.api.views.common import StudyScoped
 from studies.interchange.session_track import session_track_export
 
 

@@ -1,0 +1,75 @@
+"""Studies: the caller's list (POST creates one with its grade scale), one study's settings and deletion
+(services.study_update, study_delete), and its relevance scale."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+
+from studies.api import serializers as s
+from studies.api.permissions import IsResearcher
+from studies.api.views.common import (
+    ApiPagination,
+    FilterMixin,
+    StudyScoped,
+    filter_parameters,
+)
+from studies.design import services
+from studies.design.selectors import studies_visible_to
+from studies.errors import DesignError
+
+STUDY_FILTERS = {"slug": ("slug", str), "name": ("name__icontains", str), "owner": ("owner__username", str)}
+
+
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(STUDY_FILTERS)))
+class StudyList(FilterMixin, generics.ListAPIView):
+    """The studies the caller owns or researches on. POST creates one (with its grade scale), owned by the caller."""
+
+    serializer_class = s.StudySerializer
+    permission_classes = [IsResearcher]
+    pagination_class = ApiPagination
+    filters = STUDY_FILTERS
+
+    def get_queryset(self):
+        return studies_visible_to(self.request.user).select_related("owner").prefetch_related("grade_levels")
+
+    @extend_schema(request=s.StudyCreateSerializer, responses={201: s.StudySerializer})
+    def post(self, request):
+        data = s.StudyCreateSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        try:
+            study = services.study_create(owner=request.user, **data.validated_data)
+        except services.CollectionAccessError as error:
+            raise ValidationError({"collection": str(error)}) from None
+        except DesignError as error:
+            raise ValidationError({"grade_labels": str(error)}) from None
+        return Response(s.StudySerializer(study).data, status=status.HTTP_201_CREATED)
+
+
+class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
+    serializer_class = s.StudySerializer
+    permission_classes = [IsResearcher]
+    lookup_url_kwarg = "study_pk"
+
+    def get_queryset(self):
+        return studies_visible_to(self.request.user).select_related("owner").prefetch_related("grade_levels")
+
+    def perform_update(self, serializer):
+        serializer.instance = services.study_update(study=serializer.instance, **serializer.validated_data)
+
+    def perform_destroy(self, instance):
+        try:
+            services.study_delete(study=instance, by=self.request.user)
+        except services.StudyOwnerOnlyError as error:
+            raise PermissionDenied(str(error)) from None
+
+
+class GradeLevelList(StudyScoped, generics.ListAPIView):
+    """The study's relevance scale (fixed at creation)."""
+
+    serializer_class = s.GradeLevelSerializer
+
+    def get_queryset(self):
+        return self.study.grade_levels.order_by("value")
