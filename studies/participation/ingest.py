@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from sessionlab import plain_sql
@@ -33,11 +34,14 @@ from studies.models import (
     Document,
     Event,
     Judgment,
+    JudgmentChange,
+    Query,
     SearchSession,
     ShownResult,
     System,
 )
 from studies.participation import statements
+from studies.participation.clock import Sample, is_better, offset_delta
 from studies.participation.event_checks import CLIENT_ID, EventRefused, client_time_checked, event_check
 from studies.participation.rules import (
     END_REASONS,
@@ -50,6 +54,7 @@ from studies.participation.rules import (
     session_expire_if_due,
     sessions_changed,
 )
+from studies.search.engines.search import Hit, SearchPage
 from studies.search.systems import system_search
 
 logger = logging.getLogger(__name__)
@@ -83,6 +88,8 @@ class _SessionState:
     ended_at: datetime | None
     system_id: int
     scenario_id: int
+    offset_ms: float | None = None  # the client's clock offset (clock.py), after this batch's sample
+    delay_ms: float | None = None
     queries: dict[int, _Query] = field(default_factory=dict)  # by position: those the batch names, or logs
     pages: dict[tuple[int, int], list[dict]] = field(default_factory=dict)  # (query id, page) -> shown results
     shown: dict[str, int] = field(default_factory=dict)  # external id -> document pk, of those the batch names
@@ -147,9 +154,56 @@ def _minute_key(participant, now: datetime) -> str:
     return f"events:searches:{participant.access_token_digest or participant.pk}:{int(now.timestamp()) // 60}"
 
 
+def _times_shift(session_id: int, delta: timedelta) -> None:
+    """Move every time derived from a session's events by `delta` (its clock offset changed): they stay on one
+    timeline, client time + the offset (clock.py). Only when a better estimate arrives, a few times a session."""
+    SearchSession.objects.filter(pk=session_id).update(started_at=F("started_at") + delta,
+                                                       ended_at=F("ended_at") + delta)
+    Query.objects.filter(session_id=session_id).update(issued_at=F("issued_at") + delta)
+    ShownResult.objects.filter(query__session_id=session_id).update(shown_at=F("shown_at") + delta)
+    Judgment.objects.filter(session_id=session_id).update(created_at=F("created_at") + delta,
+                                                          updated_at=F("updated_at") + delta)
+    JudgmentChange.objects.filter(judgment__session_id=session_id).update(changed_at=F("changed_at") + delta)
+
+
+MAX_RESULTS = 1000  # results an external system's event may log (data.results)
+MAX_RESULT_TEXT = 10_000  # characters of a logged title or snippet
+
+
+def _external_results(data: Mapping, first_rank: int) -> list[tuple[str, int, str | None, str | None]]:
+    """The ranked list an external front-end showed (`data.results`: doc ids, or {doc, title?, snippet?}), as
+    (doc, rank, title, snippet); raises Refused naming the field and position of the first item it cannot be."""
+    results = data.get("results")
+    if not isinstance(results, list) or not results:
+        raise Refused("data.results: the list of results the front-end showed (document ids, or objects "
+                      "{doc, title, snippet}), at least one")
+    if len(results) > MAX_RESULTS:
+        raise Refused(f"data.results: at most {MAX_RESULTS} results an event")
+    out = []
+    for n, item in enumerate(results):
+        where = f"data.results.{n}"
+        title = snippet = None
+        if isinstance(item, dict):
+            doc = item.get("doc")
+            title, snippet = item.get("title"), item.get("snippet")
+            for name, value in (("title", title), ("snippet", snippet)):
+                if value is not None and (not isinstance(value, str) or len(value) > MAX_RESULT_TEXT):
+                    raise Refused(f"{where}.{name}: text of at most {MAX_RESULT_TEXT} characters")
+            if set(item) - {"doc", "title", "snippet"}:
+                raise Refused(f"{where}: only doc, title and snippet ({', '.join(sorted(set(item) - {'doc', 'title', 'snippet'}))} given)")
+            where += ".doc"
+        else:
+            doc = item
+        if not isinstance(doc, str) or not doc or len(doc) > 200:
+            raise Refused(f"{where}: a document id (text of 1 to 200 characters)")
+        out.append((doc, first_rank + n, title, snippet))
+    return out
+
+
 class _Batch:
-    def __init__(self, participant, *, store_refusals: bool, capped: bool = False):
+    def __init__(self, participant, *, store_refusals: bool, capped: bool = False, clock_sample: Sample | None = None):
         self.participant = participant
+        self.clock_sample = clock_sample  # this batch's estimate of the client's clock offset (clock.py)
         self.study = participant.study
         self.store_refusals = store_refusals
         # Searches are capped per batch and per participant per minute (the endpoints only, not the services).
@@ -164,9 +218,10 @@ class _Batch:
         # the database together at the end, in one round trip on PostgreSQL (plain_sql.run_all).
         self.writes: list[tuple[str, list]] = []
         # Judgments are written with the batch's Events: new ones inserted, changed ones updated, each change kept.
-        self.judgments_new: dict[tuple[int, int], int] = {}  # (session id, document id) -> grade
-        self.judgments_changed: dict[int, int] = {}  # judgment id -> grade
-        self.judgment_changes: list[tuple[tuple[int, int], int]] = []  # ((session id, document id), grade)
+        # Each with the participant's action time on the session's timeline (`at`), not the batch's arrival.
+        self.judgments_new: dict[tuple[int, int], tuple] = {}  # (session id, document id) -> (grade, created, at)
+        self.judgments_changed: dict[int, tuple] = {}  # judgment id -> (grade, at)
+        self.judgment_changes: list[tuple[tuple[int, int], int, datetime]] = []  # ((session, document), grade, at)
         self.now = timezone.now()
         self._grades: list[int] | None = None
         self.systems: dict[int, System] = {}
@@ -215,19 +270,43 @@ class _Batch:
         self._stored_load(stored_rows)
         for load, rows in zip(loads, named_rows, strict=True):
             load(rows)
-        for session_id, started_at, ended_at, system_id, scenario_id, *system, grades in locked:
+        for session_id, started_at, ended_at, offset_ms, delay_ms, system_id, scenario_id, *system, grades in locked:
             self.system_rows[system_id] = tuple(system)
             if self._grades is None:
                 self._grades = sorted(int(value) for value in (grades or "").split(",") if value)
             state = self.sessions[session_id] = named[session_id]
             state.started_at, state.ended_at = plain_sql.aware(started_at), plain_sql.aware(ended_at)
             state.system_id, state.scenario_id = system_id, scenario_id
+            state.offset_ms, state.delay_ms = offset_ms, delay_ms
+            self.clock_apply(state)
             deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
             if ended_at is None and deadline and self.now >= deadline + TIME_LIMIT_GRACE:
                 # past its time: the service ends it (timed_out), once
                 session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
+
+    def clock_apply(self, state: _SessionState) -> None:
+        """Take this batch's clock sample if it is better than the session's estimate; the session's derived
+        times move by the change, before any of the batch's events is applied (clock.py)."""
+        sample = self.clock_sample
+        if sample is None or not is_better(sample, state.offset_ms, state.delay_ms):
+            return
+        delta = offset_delta(sample.offset_ms) - offset_delta(state.offset_ms)
+        SearchSession.objects.filter(pk=state.id).update(clock_offset_ms=sample.offset_ms,
+                                                         clock_delay_ms=sample.delay_ms)
+        if delta:
+            _times_shift(state.id, delta)
+            state.started_at += delta
+            state.ended_at = state.ended_at + delta if state.ended_at is not None else None
+        state.offset_ms, state.delay_ms = sample.offset_ms, sample.delay_ms
+
+    def at(self, raw: Mapping, state: _SessionState) -> datetime:
+        """When the event happened, on its session's timeline: its client time + the session's offset, or the
+        server's receive time when it sent none or one refused (clock.py)."""
+        moment, _, _ = client_time_checked(raw.get("time"), received_at=self.now,
+                                           window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+        return self.now if moment is None else moment + offset_delta(state.offset_ms)
 
     def _stored_load(self, rows) -> None:
         for client_id, type_, session_id, payload in rows:
@@ -311,6 +390,30 @@ class _Batch:
         self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
         return ack
 
+    def external(self, state: _SessionState) -> bool:
+        """Whether the session's system is a researcher's own front-end: its events carry what it showed, and
+        SessionLab's engine is never run for it."""
+        return self.system_rows[state.system_id][3] == System.Backend.EXTERNAL
+
+    def external_page(self, data: Mapping, page: int, first_rank: int, text: str) -> SearchPage:
+        """The results an external front-end logged, checked against the study's collection item by item."""
+        results = _external_results(data, first_rank)
+        total = data.get("total")
+        # A title not given is None: _shown_store gives the document's own.
+        return SearchPage([Hit(doc, rank, None, title, snippet or "") for doc, rank, title, snippet in results],
+                          total if _int(total) and 0 <= total <= 2**31 - 1 else None, page, query_used=None)
+
+    def external_documents(self, result: SearchPage) -> list[tuple]:
+        """documents_statement's rows for an external page, read before anything is written: a document the
+        collection does not hold refuses the event, naming its position."""
+        rows = plain_sql.rows(*statements.collection_documents(self.study.collection_id,
+                                                               {h.doc_id for h in result.results}))
+        known = {row[0] for row in rows}
+        for n, hit in enumerate(result.results):
+            if hit.doc_id not in known:
+                raise Refused(f"data.results.{n}: {hit.doc_id!r} is not a document of the study's collection")
+        return rows
+
     def _search(self, state: _SessionState, text: str, page: int):
         if self.capped:
             self.search_allow(state)
@@ -368,10 +471,12 @@ class _Batch:
         """The documents of a page of results (their keys and text); a statement that matches none if empty."""
         return statements.collection_documents(self.study.collection_id, {h.doc_id for h in result.results})
 
-    def _shown_store(self, state: _SessionState, query: _Query, result, page: int, document_rows) -> None:
+    def _shown_store(self, state: _SessionState, query: _Query, result, page: int, document_rows,
+                     shown_at: datetime) -> None:
         """Store the results of a page as shown (and keep them in the state for later events and the answer);
-        `document_rows`: what documents_statement(result) read."""
-        documents = {external_id: (pk, text) for external_id, pk, text in document_rows}
+        `document_rows`: what documents_statement(result) read. A result without a title (an external
+        front-end's bare id) gets its document's."""
+        documents = {external_id: (pk, text, title) for external_id, pk, text, title in document_rows}
         rows = []
         for hit in result.results:
             if hit.doc_id not in documents:
@@ -379,9 +484,10 @@ class _Batch:
                 logger.warning("query %s: result %r at rank %d is not in the collection; not shown", query.id,
                                hit.doc_id, hit.rank)
                 continue
-            document_id, text = documents[hit.doc_id]
-            rows.append((query.id, hit.rank, document_id, hit.title, hit.snippet, page, self.now))
-            _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, hit.title, hit.snippet, text)
+            document_id, text, document_title = documents[hit.doc_id]
+            title = hit.title if hit.title is not None else document_title
+            rows.append((query.id, hit.rank, document_id, title, hit.snippet, page, shown_at))
+            _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, title, hit.snippet, text)
         self.writes += plain_sql.insert_statements(
             ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows)
         state.pages.setdefault((query.id, page), [])
@@ -391,17 +497,26 @@ class _Batch:
         text = " ".join(str(data.get("text", "")).split())[:1000]
         if not text:
             raise Refused("Please type some words to search for.")
-        result = self._search(state, text, 1)
+        at = self.at(raw, state)
+        if self.external(state):
+            # What the researcher's front-end showed, checked before anything is written; no search is run.
+            result = self.external_page(data, 1, 1, text)
+            documents = self.external_documents(result)
+            [(query_id, position)] = plain_sql.rows(*statements.query_insert(state.id, text, at, ""))
+            logged = {"text": text, "results": data["results"]}
+        else:
+            result = self._search(state, text, 1)
+            # The next position and the insert in one statement (the session's lock keeps positions in order),
+            # in one round trip with the read of the results' documents.
+            [(query_id, position)], documents = plain_sql.rows_together([
+                statements.query_insert(state.id, text, at, result.error or ""), self.documents_statement(result)])
+            logged = {"text": text}
         message = result.error or ""
-        # The next position and the insert in one statement (the session's lock keeps positions in order), in one
-        # round trip with the read of the results' documents.
-        [(query_id, position)], documents = plain_sql.rows_together([
-            statements.query_insert(state.id, text, self.now, message), self.documents_statement(result)])
         query = state.queries[position] = _Query(query_id, position, text, None, total=result.total)
-        self._shown_store(state, query, result, 1, documents)
+        self._shown_store(state, query, result, 1, documents, at)
         ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
                "message": message, "query_used": result.query_used}
-        return self.log(raw, state, {"text": text}, ack)
+        return self.log(raw, state, logged, ack)
 
     def open_query(self, raw, data) -> tuple[_SessionState, _Query]:
         """The open session and the query a page or a scan mark is about (named before the session is checked
@@ -416,16 +531,23 @@ class _Batch:
         page = data.get("page")
         if not _int(page) or not 1 <= page <= MAX_PAGE:
             raise Refused(f"Pages are numbered 1 to {MAX_PAGE}.")
+        logged = {"query": query.position, "page": page}
         if (query.id, page) in state.pages:  # shown before: served from what was stored
             total, message = self.query_total(query), ""
         else:
-            result = self._search(state, query.text, page)
-            self._shown_store(state, query, result, page, plain_sql.rows(*self.documents_statement(result)))
+            if self.external(state):  # the front-end's next page: its ranks follow the query's last one
+                result = self.external_page(data, page, max(query.ranks, default=0) + 1, query.text)
+                documents = self.external_documents(result)
+                logged["results"] = data["results"]
+            else:
+                result = self._search(state, query.text, page)
+                documents = plain_sql.rows(*self.documents_statement(result))
+            self._shown_store(state, query, result, page, documents, self.at(raw, state))
             total = result.total if result.total is not None else self.query_total(query)
             message = result.error or ""
         ack = {"ok": True, "query": query.position, "query_id": query.id, "page": page, "total": total,
                "message": message}
-        return self.log(raw, state, {"query": query.position, "page": page}, ack)
+        return self.log(raw, state, logged, ack)
 
     def query_total(self, query: _Query) -> int | None:
         """The total the system reported for this query (kept in the acknowledgement of its query event)."""
@@ -479,12 +601,14 @@ class _Batch:
         document_id = self.shown_document(state, doc)
         judgment_id, previous = state.judgments.get(document_id, (None, None))
         if previous != grade:
+            at = self.at(raw, state)  # the participant's action, not the batch's arrival
             if judgment_id is None:
-                self.judgments_new[(state.id, document_id)] = grade
+                created_at = self.judgments_new.get((state.id, document_id), (None, at))[1]
+                self.judgments_new[(state.id, document_id)] = (grade, created_at, at)
             else:
-                self.judgments_changed[judgment_id] = grade
+                self.judgments_changed[judgment_id] = (grade, at)
             state.judgments[document_id] = (judgment_id, grade)
-            self.judgment_changes.append(((state.id, document_id), grade))
+            self.judgment_changes.append(((state.id, document_id), grade, at))
         ack = {"ok": True, "doc": doc, "grade": grade, "previous": previous}
         return self.log(raw, state, {"doc": doc, "grade": grade}, ack)
 
@@ -510,7 +634,9 @@ class _Batch:
             raise Refused("This study has no time limit.")
         self.open_state(raw)
         deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
-        ended_at = min(self.now, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else self.now
+        at = self.at(raw, state)
+        ended_at = min(at, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else at
+        ended_at = max(ended_at, state.started_at)  # a client clock that stepped back: never before the start
         SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
         state.ended_at = ended_at
         sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
@@ -521,10 +647,11 @@ class _Batch:
         each change naming its judgment by (session, document) so that no statement waits on another's ids."""
         self.writes += plain_sql.insert_statements(
             Judgment, ("session", "document", "grade", "created_at", "updated_at"),
-            [(*key, grade, self.now, self.now) for key, grade in self.judgments_new.items()])
-        for judgment_id, grade in self.judgments_changed.items():
-            self.writes.append(statements.judgment_update(judgment_id, grade, self.now))
-        self.writes += statements.judgment_changes_insert(self.judgment_changes, self.now)
+            [(*key, grade, created_at, updated_at)
+             for key, (grade, created_at, updated_at) in self.judgments_new.items()])
+        for judgment_id, (grade, updated_at) in self.judgments_changed.items():
+            self.writes.append(statements.judgment_update(judgment_id, grade, updated_at))
+        self.writes += statements.judgment_changes_insert(self.judgment_changes)
 
     def refused(self, raw: Mapping, refusal: Refused) -> dict:
         ack = {"ok": False, "refused": refusal.message}
@@ -579,7 +706,7 @@ def _id_of(raw) -> str | None:
 
 
 def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool = True,
-                 capped: bool = False) -> list[dict]:
+                 capped: bool = False, clock_sample: Sample | None = None) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id, and answer one
     acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
     "refused": message} when refused (stored too, so a re-send gets the same answer), {"id", "ok": false,
@@ -588,7 +715,8 @@ def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool
     event to send again (its query is not stored yet, a search past the caps, past the batch's MAX_BATCH
     events; nothing stored). A withdrawn participant's events are refused and not stored. With
     store_refusals=False (the services) anything but a success raises Refused and nothing is stored. capped
-    (the endpoints): searches are capped per batch and per minute."""
+    (the endpoints): searches are capped per batch and per minute. clock_sample: the batch's estimate of the
+    client's clock offset (clock.sample_read), taken by the sessions it names where it is better."""
     answers: list[dict | None] = []
     valid = []
     for n, raw in enumerate(events):
@@ -610,7 +738,7 @@ def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool
         checked = iter(valid)
         return [answer or {"id": next(checked)["id"], "ok": False, "refused": refusal} for answer in answers]
     for attempt in range(1, LOCKED_RETRIES + 1):
-        batch = _Batch(participant, store_refusals=store_refusals, capped=capped)
+        batch = _Batch(participant, store_refusals=store_refusals, capped=capped, clock_sample=clock_sample)
         try:
             with transaction.atomic():
                 acks = _batch_apply(batch, valid)

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from studies.errors import InvalidEvent, Refused
 from studies.models import Event, Participant, SearchSession
+from studies.participation.clock import offset_delta
 from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked
 from studies.signals import sessions_finished
 
@@ -57,6 +58,29 @@ def event_create(*, participant, session, type, client_event_id, sequence, clien
         client_time=moment,
         payload={"data": data, "ack": ack},
     )
+
+
+def session_clock_start(*, participant: Participant, client_time, now: datetime) -> dict:
+    """A new session's start on its timeline, and its first estimate of the client's clock offset
+    (docs/time-model.md): the participant's latest session's (the same clock), else the start form's one-way
+    sample (its client time against its receive time), else none. Returns SearchSession's fields."""
+    moment, _, _ = client_time_checked(
+        client_time, received_at=now, window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS)
+    )
+    latest = (
+        SearchSession.objects.filter(assignment__participant=participant, clock_offset_ms__isnull=False)
+        .order_by("-pk")
+        .values_list("clock_offset_ms", "clock_delay_ms")
+        .first()
+    )
+    if latest is not None:
+        offset_ms, delay_ms = latest
+    elif moment is not None:
+        offset_ms, delay_ms = (now - moment) / timedelta(milliseconds=1), None
+    else:
+        offset_ms = delay_ms = None
+    started_at = now if moment is None else moment + offset_delta(offset_ms)
+    return {"started_at": started_at, "clock_offset_ms": offset_ms, "clock_delay_ms": delay_ms}
 
 
 def participant_check_active(participant: Participant) -> None:

@@ -56,10 +56,10 @@ def events_stored(participant_id: int, client_ids: Sized) -> Statement:
 
 def sessions_locked(session_ids: Sized, participant_id: int) -> Statement:
     """The participant's sessions among these ids, locked for the batch (FOR UPDATE where the database has it),
-    with each session's system and the study's grade scale."""
+    with each session's clock offset (clock.py), system and the study's grade scale."""
     lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
     return (
-        f"SELECT s.id, s.started_at, s.ended_at, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
+        f"SELECT s.id, s.started_at, s.ended_at, s.clock_offset_ms, s.clock_delay_ms, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
         f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_table(GradeLevel)} g"
         f" WHERE g.study_id = y.study_id) FROM {_table(SearchSession)} s"
         f" JOIN {_table(Assignment)} a ON a.id = s.assignment_id"
@@ -108,10 +108,10 @@ def grade_values(study_id: int) -> Statement:
 
 
 def collection_documents(collection_id: int, external_ids: Sized) -> Statement:
-    """Documents of the collection by external id (their keys and text); matches none when given none."""
+    """Documents of the collection by external id (their keys, text and title); matches none when given none."""
     names = external_ids or {""}
     return (
-        f"SELECT external_id, id, text FROM {_table(Document)} WHERE collection_id = %s"
+        f"SELECT external_id, id, text, title FROM {_table(Document)} WHERE collection_id = %s"
         f" AND external_id IN ({_marks(names)})",
         [collection_id, *names],
     )
@@ -140,10 +140,10 @@ def judgment_update(judgment_id: int, grade: int, updated_at) -> Statement:
     )
 
 
-def judgment_changes_insert(changes: Sequence[tuple[tuple[int, int], int]], changed_at) -> list[Statement]:
-    """The history of changed grades, each naming its judgment by (session, document) so that no statement
-    waits on another's ids; as many statements as the database's parameter limit needs."""
-    at = plain_sql.prepared(Judgment, "updated_at", changed_at)
+def judgment_changes_insert(changes: Sequence[tuple[tuple[int, int], int, object]]) -> list[Statement]:
+    """The history of changed grades ((session, document), grade, changed at), each naming its judgment by
+    (session, document) so that no statement waits on another's ids; as many statements as the database's
+    parameter limit needs."""
     per_statement = plain_sql.MAX_PARAMS // 4
     statements = []
     for start in range(0, len(changes), per_statement):
@@ -155,8 +155,9 @@ def judgment_changes_insert(changes: Sequence[tuple[tuple[int, int], int]], chan
                 + ", ".join([row] * len(chunk)),
                 [
                     value
-                    for (session_id, document_id), grade in chunk
-                    for value in (session_id, document_id, grade, at)
+                    for (session_id, document_id), grade, changed_at in chunk
+                    for value in (session_id, document_id, grade,
+                                  plain_sql.prepared(JudgmentChange, "changed_at", changed_at))
                 ],
             )
         )

@@ -48,6 +48,7 @@ from studies.participation.rules import (
     event_create,
     participant_check_active,
     participant_check_consented,
+    session_clock_start,
     session_expire_if_due,
     sessions_changed,
 )
@@ -234,7 +235,10 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
         raise Refused("Please work the scenarios in the order given.")
 
     def write():
-        session = SearchSession.objects.create(assignment=assignment, started_at=timezone.now())
+        # On the session's timeline (docs/time-model.md), with its first clock estimate.
+        session = SearchSession.objects.create(
+            assignment=assignment, **session_clock_start(participant=participant, client_time=client_time,
+                                                         now=timezone.now()))
         ack = {"ok": True, "session": session.pk}
         event_create(participant=participant, session=session, type="session_start",
                       client_event_id=client_event_id, sequence=sequence, client_time=client_time,
@@ -381,7 +385,8 @@ def too_many_events(events: Sequence) -> str | None:
     return None
 
 
-def events_ingest(*, participant: Participant, events: Sequence[Mapping]) -> list[dict]:
+def events_ingest(*, participant: Participant, events: Sequence[Mapping], clock_sample=None) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id; one acknowledgement per
-    event (studies/participation/ingest.py says how)."""
-    return batch_ingest(participant=participant, events=events, capped=True)
+    event (studies/participation/ingest.py says how). clock_sample: the batch's estimate of the client's clock
+    offset (participation/clock.py)."""
+    return batch_ingest(participant=participant, events=events, capped=True, clock_sample=clock_sample)

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from studies.design import selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
-from studies.participation import rules
+from studies.participation import clock, rules
 from studies.participation import steps as participation
 
 logger = logging.getLogger(__name__)
@@ -215,7 +215,9 @@ def post_task_submit(request, token):
 @require_POST
 def events_submit(request, token):
     """A batch of client events: JSON {"events": [...]} (fetch, CSRF header) or a form field "batch" holding
-    that JSON (navigator.sendBeacon, CSRF field). Answers {"acks": [...]}, one per event, in order."""
+    that JSON (navigator.sendBeacon, CSRF field), with the batch's "clock" (docs/time-model.md). Answers
+    {"acks": [...]}, one ack per event, in order, and the server's "clock" when the batch sent one."""
+    received_at = timezone.now()
     participant = selectors.participant_for_events(token)
     if participant is None:
         raise Http404("No such study link.")
@@ -237,9 +239,13 @@ def events_submit(request, token):
         return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
     if too_many := participation.too_many_events(events):
         return JsonResponse({"error": too_many}, status=413)
+    # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
+    clock_sample, clock_refused = clock.batch_sample(body.get("clock"), received_at=received_at)
     # Each event is checked on its own (studies/participation/event_checks.py): one ack per event, whatever it holds.
-    acks = participation.events_ingest(participant=participant, events=events)
-    return JsonResponse({"acks": acks})
+    acks = participation.events_ingest(participant=participant, events=events, clock_sample=clock_sample)
+    if "clock" not in body:
+        return JsonResponse({"acks": acks})
+    return JsonResponse({"acks": acks, "clock": clock.answer(received_at, timezone.now(), clock_refused)})
 
 
 @never_cache

@@ -31,7 +31,7 @@ def test_each_statement_has_one_parameter_per_placeholder():
         statements.collection_documents(2, set()),
         statements.collection_documents(2, {"x"}),
         statements.scan_mark_update(8, 3),
-        *statements.judgment_changes_insert([((4, 10), 2), ((4, 11), 0)], None),
+        *statements.judgment_changes_insert([((4, 10), 2, None), ((4, 11), 0, None)]),
     ]
     for sql, params in built:
         assert sql.count("%s") == len(params), sql
