@@ -104,6 +104,23 @@
 
   function due(event, now) { return !event.notBefore || event.notBefore <= now; }
 
+  // --- the clock (docs/time-model.md) ----------------------------------------------------------------------
+  // Each batch says when it left ("sent") and reports the last round trip the page saw ("previous": when that
+  // batch left, when the server received and answered it, when the answer arrived), so the server can
+  // estimate this clock's offset NTP-style and put every action on one timeline. Kept across pages.
+  function clockOut() {
+    var clock = { sent: new Date().toISOString() };
+    var previous = load("roundTrip", null);
+    if (previous) { clock.previous = previous; }
+    return clock;
+  }
+
+  function clockIn(sent, arrived, answer) {
+    if (!answer || !answer.server_received || !answer.server_sent) { return; }
+    save("roundTrip", { sent: sent, server_received: answer.server_received, server_sent: answer.server_sent,
+                        received: new Date(arrived).toISOString() });
+  }
+
   function enqueue(type, data, onAck, later) {
     var event = {
       id: newId(), seq: nextSequence(), type: type, session: cfg.session || null,
@@ -220,17 +237,20 @@
     if (!batch.length) { scheduleWait(queue, now); return; }
     inFlight = true;
     if (laterTimer) { window.clearTimeout(laterTimer); laterTimer = null; }  // they are in this batch
+    var clock = clockOut();
     fetch(cfg.eventsUrl, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-      body: JSON.stringify({ events: batch.map(wire) })
+      body: JSON.stringify({ events: batch.map(wire), clock: clock })
     }).then(function (response) {
+      var arrived = Date.now();
       if (!response.ok) {
         failed(batch, response.status >= 500 || response.status === 400 || response.status === 413);
         return;
       }
       return response.json().then(function (body) {
+        clockIn(clock.sent, arrived, body.clock);
         inFlight = false;
         retryDelay = 1000;
         lastSuccess = Date.now();
@@ -255,7 +275,7 @@
     if (!queue.length || !navigator.sendBeacon) { return; }
     var form = new FormData();
     form.append("csrfmiddlewaretoken", csrfToken());
-    form.append("batch", JSON.stringify({ events: queue.slice(0, batchSize).map(wire) }));
+    form.append("batch", JSON.stringify({ events: queue.slice(0, batchSize).map(wire), clock: clockOut() }));
     // Fire and forget: the events stay in the outbox until a fetch gets them acknowledged (no duplicates).
     navigator.sendBeacon(cfg.eventsUrl, form);
   }
