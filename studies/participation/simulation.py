@@ -10,6 +10,10 @@ scores are made exactly as a real study's would be. Its behaviour:
   sometimes turns to page 2, and marks where it stopped scanning;
 - clicking and judging: opens a document more readily when it is relevant, judges it against the reference
   grade with noise (a grade off by one now and then), since people misjudge and overlook;
+- time: each action takes a person's seconds on the participant's clock (PACE: reading the consent and the
+  scenario, typing a query 5-15 s, scanning before a click, reading a document 10-60 s, choosing a grade),
+  drawn from the participant's seeded generator; the events carry these client times, so the sessions' times
+  and durations (docs/time-model.md) are the simulated person's, not the instant the server took;
 - stopping: satisfied once it has found what its need calls for (one or two highly relevant documents, or
   two to four fairly relevant ones),
   otherwise it gives up after a patience drawn per session (at most 11 queries), which spreads the number of
@@ -74,6 +78,23 @@ def profile_draw(rng: random.Random) -> SearcherProfile:
     )
 
 
+# Seconds (low, high) an action takes before its event, on the simulated participant's clock: what a person
+# would spend reading, typing, scanning, judging (a document's reading time is its dwell, drawn apart).
+PACE = {
+    "consent": (20.0, 90.0),  # reading the consent text
+    "questionnaire": (30.0, 120.0),
+    "session_start": (15.0, 60.0),  # reading the scenario
+    "query": (5.0, 15.0),  # thinking of and typing a query
+    "results_page": (4.0, 12.0),  # scanning the first page, then turning it
+    "document_open": (2.0, 8.0),  # scanning snippets down to the one opened
+    "document_close": (0.2, 1.0),  # after the dwell: going back to the list
+    "judgment": (2.0, 6.0),  # choosing a grade
+    "scan_mark": (1.0, 3.0),
+    "session_end": (2.0, 8.0),
+    "post_task": (10.0, 40.0),
+}
+
+
 @dataclass
 class _Clock:
     """Client times move on as a person's would: seconds to type, to read, to judge."""
@@ -92,6 +113,7 @@ class SimulatedParticipant:
         self.rng = rng
         self.profile = profile_draw(rng)
         self.clock = _Clock()
+        self.pace = (1.0, 4.0)  # the seconds the next event's action takes (_next sets it from PACE)
         self.sequence = 0
         self.max_grade = max(participant.study.grade_values())
 
@@ -101,21 +123,27 @@ class SimulatedParticipant:
             "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
             "sequence": self.sequence,
             # As a browser sends it (studies/participation/event_checks.py reads ISO text or epoch milliseconds).
-            "client_time": self.clock.tick(self.rng, 1, 4).isoformat(),
+            "client_time": self.clock.tick(self.rng, *self.pace).isoformat(),
         }
+
+    def _next(self, action: str) -> dict:
+        """The next event's fields, its action taking PACE[action] seconds (one draw, as before)."""
+        self.pace = PACE[action]
+        return self._event()
 
     def run(self) -> None:
         participant, rng = self.participant, self.rng
         participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
-                                     **self._event())
+                                     **self._next("consent"))
         answers = {
             "search_engine_years": max(0, round(rng.gauss(7.2, 2.8))),
             "domain_years": max(0, round(rng.gauss(21.4, 7.6))),
             "search_skill": min(5, max(1, round(rng.gauss(2.4, 0.9)))),
         }
-        participation.questionnaire_save(participant=participant, answers=answers, **self._event())
+        participation.questionnaire_save(participant=participant, answers=answers, **self._next("questionnaire"))
         for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
-            session = participation.session_start(participant=participant, assignment=assignment, **self._event())
+            session = participation.session_start(participant=participant, assignment=assignment,
+                                                  **self._next("session_start"))
             self._search(session, assignment.scenario)
 
     def _search(self, session: SearchSession, scenario) -> None:
@@ -131,13 +159,14 @@ class SimulatedParticipant:
         reason = SearchSession.EndReason.GAVE_UP
         for _ in range(patience):
             ack = participation.query_log(participant=self.participant, session=session,
-                                          text=" ".join(query_words), **self._event())
+                                          text=" ".join(query_words), **self._next("query"))
             results = ack.get("results") or []
             depth = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
             found_here = self._scan(session, ack["query"], results[:depth], grades, judged)
             if not found_here and len(results) >= 10 and ack.get("total", 0) > 10 and rng.random() < profile.page_two:
                 page = participation.results_page_log(participant=self.participant, session=session,
-                                                      query_position=ack["query"], page=2, **self._event())
+                                                      query_position=ack["query"], page=2,
+                                                      **self._next("results_page"))
                 more = page.get("results") or []
                 found_here = self._scan(session, ack["query"], more[: rng.randint(1, len(more) or 1)], grades, judged)
             for grade in found_here:
@@ -147,11 +176,12 @@ class SimulatedParticipant:
                 reason = SearchSession.EndReason.SATISFIED
                 break
             query_words = self._reformulate(query_words, words)
-        participation.session_end(participant=self.participant, session=session, reason=reason, **self._event())
+        participation.session_end(participant=self.participant, session=session, reason=reason,
+                                  **self._next("session_end"))
         participation.post_task_save(
             participant=self.participant, session=session,
             answers={"search_went_well": 4 if reason == SearchSession.EndReason.SATISFIED else rng.randint(1, 3)},
-            **self._event(),
+            **self._next("post_task"),
         )
 
     def _scan(self, session, query_position: int, results: list, grades, judged: set[str]) -> list[int]:
@@ -167,20 +197,20 @@ class SimulatedParticipant:
                 continue
             participation.document_view_log(participant=self.participant, session=session, action="open",
                                             doc=doc, query_position=query_position, rank=result["rank"],
-                                            **self._event())
+                                            **self._next("document_open"))
             dwell = rng.uniform(10, 60)
             self.clock.tick(self.rng, dwell, dwell)
             grade = self._perceived(grades.get(doc, 0))
             participation.document_view_log(participant=self.participant, session=session, action="close",
                                             doc=doc, query_position=query_position, rank=result["rank"],
-                                            dwell_ms=int(dwell * 1000), **self._event())
+                                            dwell_ms=int(dwell * 1000), **self._next("document_close"))
             participation.judgment_record(participant=self.participant, session=session, doc=doc, grade=grade,
-                                          **self._event())
+                                          **self._next("judgment"))
             judged.add(doc)
             given.append(grade)
         if deepest:
             participation.scan_mark_record(participant=self.participant, session=session,
-                                           query_position=query_position, rank=deepest, **self._event())
+                                           query_position=query_position, rank=deepest, **self._next("scan_mark"))
         return given
 
     def _perceived(self, grade: int) -> int:
