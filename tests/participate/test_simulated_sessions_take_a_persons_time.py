@@ -3,6 +3,7 @@ to read, type, scan and judge, so their sessions last minutes, not the instant t
 falls between its query and the next."""
 
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_queries_are_seconds_apart_and_clicks_fall_between_them(simulated):
         issued = list(
             Query.objects.filter(session=session).order_by("position").values_list("issued_at", flat=True)
         )
-        assert all(later - earlier >= timedelta(seconds=5) for earlier, later in zip(issued, issued[1:]))
+        assert all(later - earlier >= timedelta(seconds=5) for earlier, later in pairwise(issued))
         assert issued[0] - session.started_at >= timedelta(seconds=5)  # typing the first query
         bounds = issued + [session.ended_at]
         for event in Event.objects.filter(session=session, type="document_open"):
@@ -56,6 +57,6 @@ def test_the_same_seed_gives_the_same_pace(running_study):
     participant = running_study.participants.order_by("enrolment_index").first()
     participants_simulate(participants=[participant], reference={}, seed=7)
     gaps = [e.client_time for e in Event.objects.filter(participant=participant).order_by("id")]
-    gaps = [(b - a).total_seconds() for a, b in zip(gaps, gaps[1:])]
+    gaps = [(b - a).total_seconds() for a, b in pairwise(gaps)]
     assert 20 <= gaps[0] <= 120  # the questionnaire after the consent
     assert all(gap > 0 for gap in gaps)
