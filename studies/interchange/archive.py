@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import json
+import math
 from contextlib import contextmanager
 from json import scanner
 from json.decoder import JSONObject
@@ -124,6 +125,8 @@ def study_archive(*, study: Study) -> dict:
                     "id": session.pk,
                     "started_at": _t(session.started_at), "ended_at": _t(session.ended_at),
                     "end_reason": session.end_reason, "post_task_answers": session.post_task_answers,
+                    # The client's clock offset: an event's time on the timeline is client_time + it.
+                    "clock_offset_ms": session.clock_offset_ms, "clock_delay_ms": session.clock_delay_ms,
                     "queries": [{
                         "id": query.pk, "position": query.position, "text": query.text,
                         "issued_at": _t(query.issued_at), "scan_mark_rank": query.scan_mark_rank,
@@ -326,6 +329,15 @@ class _Reader:
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
             self.fail(obj, f"{where}.{key}", f"{value!r} is not of type {names}")
         return value
+
+
+def _milliseconds(r: _Reader, item, key: str, where: str) -> float | None:
+    """A session's clock figure (docs/time-model.md): a finite number of milliseconds, or null (older archives
+    have none: the client's times are then taken as they are)."""
+    value = r.get(item, key, where, (int, float), null=True, default=None)
+    if value is not None and (isinstance(value, bool) or not math.isfinite(value) or abs(value) > 1e12):
+        r.fail(item, f"{where}.{key}", f"{value!r} is not a number of milliseconds")
+    return None if value is None else float(value)
 
 
 @contextmanager
@@ -572,7 +584,9 @@ def _import(data, path: str, owner, name: str | None) -> Study:
                 assignment=assignment, started_at=r.get(s_item, "started_at", s_where, "time"),
                 ended_at=r.get(s_item, "ended_at", s_where, "time", null=True, default=None),
                 end_reason=r.get(s_item, "end_reason", s_where, str, default=""),
-                post_task_answers=r.get(s_item, "post_task_answers", s_where, dict, default={}))
+                post_task_answers=r.get(s_item, "post_task_answers", s_where, dict, default={}),
+                clock_offset_ms=_milliseconds(r, s_item, "clock_offset_ms", s_where),
+                clock_delay_ms=_milliseconds(r, s_item, "clock_delay_ms", s_where))
             sessions_by_position[position] = session
             if isinstance(s_item.get("id"), int):
                 old_ids["session"][s_item["id"]] = session.pk

@@ -64,6 +64,7 @@ from studies.models import (
     Study,
     System,
 )
+from studies.participation.clock import on_timeline
 
 # The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
 TRACK_GRADE_LABELS = ("not relevant", "relevant", "highly relevant", "key", "navigational")
@@ -683,8 +684,9 @@ def _sub(parent, tag: str, text: str | None = None, /, **attrs) -> ET.Element:
     return element
 
 
-def _when(event: Event) -> dt.datetime:
-    return event.client_time or event.server_time
+def _when(event: Event, offset_ms: float | None) -> dt.datetime:
+    """The event's time on its session's timeline (docs/time-model.md), as queries' issued_at are."""
+    return on_timeline(event.client_time, event.server_time, offset_ms)
 
 
 def session_track_export(*, study: Study) -> bytes:
@@ -772,12 +774,13 @@ def session_track_export(*, study: Study) -> bytes:
                     continue
                 raw = data.get("times") or {}
                 pending = closes.get((query.position, data.get("doc"), data.get("click")), [])
-                closed = next((c for c in pending if _when(c) >= _when(opened)), None)
+                offset = session.clock_offset_ms
+                closed = next((c for c in pending if _when(c, offset) >= _when(opened, offset)), None)
                 if closed is not None:
                     pending.remove(closed)
                 click = _sub(clicked, "click", num=data.get("click", index),
-                             starttime=times.text(_when(opened), raw.get("start")),
-                             endtime=times.text(_when(closed) if closed is not None else None, raw.get("end")),
+                             starttime=times.text(_when(opened, offset), raw.get("start")),
+                             endtime=times.text(_when(closed, offset) if closed is not None else None, raw.get("end")),
                              **data.get("attrs", {}))
                 _sub(click, "rank", str(rank))
                 for tag, text in data.get("extra", []):
