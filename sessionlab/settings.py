@@ -215,11 +215,20 @@ REQUEUE_STALE_RUNS_SECONDS = envint("REQUEUE_STALE_RUNS_SECONDS", 300, minimum=1
 # A run "running" for longer than this has lost its tasks (a broker that restarted empty): the sweep queues it
 # again. It must stay longer than the longest real pass (10,000 sessions take about 16 s with one worker).
 REQUEUE_STUCK_MINUTES = envint("REQUEUE_STUCK_MINUTES", 30, minimum=1)
+# Overdue sessions and participants (the per-scenario and the study-level time limits) are closed by the server
+# every OVERDUE_SWEEP_SECONDS, whether or not their participant comes back (docs/recruitment.md); without a beat,
+# the study page runs the same sweep on each load.
+OVERDUE_SWEEP_SECONDS = envint("OVERDUE_SWEEP_SECONDS", 60, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-runs": {
         "task": "scoring.tasks.stale_runs_requeue_task",
         "schedule": REQUEUE_STALE_RUNS_SECONDS,
         "options": {"expires": REQUEUE_STALE_RUNS_SECONDS},
+    },
+    "sweep-overdue-participants": {
+        "task": "studies.tasks.overdue_sweep_task",
+        "schedule": OVERDUE_SWEEP_SECONDS,
+        "options": {"expires": OVERDUE_SWEEP_SECONDS},
     },
 }
 

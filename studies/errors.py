@@ -74,3 +74,12 @@ class InvalidAnswers(Refused):
     def __init__(self, errors: dict[str, str]):
         super().__init__("Please check your answers.")
         self.errors = errors
+
+
+class RecruitmentError(StudiesError):
+    """A panel notification, export or recruitment setting refused; `errors` lists each problem (an export's,
+    by line and field) when there are several."""
+
+    def __init__(self, message: str, *, errors: list[str] | None = None):
+        super().__init__(message)
+        self.errors = errors or [message]

@@ -26,3 +26,30 @@ def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
         return 0
     changes = pool_build(study=scenario.study, scenarios=[scenario])
     return sum(change.added for change in changes.values())
+
+
+@shared_task(name="studies.tasks.overdue_sweep_task", acks_late=True)
+def overdue_sweep_task(study_id: int | None = None) -> dict:
+    """End overdue sessions and time out overdue participants (studies.participation.recruitment.study_sweep),
+    in one study or in every study that may hold something overdue: the beat schedule runs it every
+    OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out (and scored) without coming back.
+    Idempotent (conditional UPDATEs). Returns the totals."""
+    from django.db.models import Q
+
+    from studies.models import Study
+    from studies.participation.recruitment import ENDED, study_sweep
+
+    studies = Study.objects.all() if study_id is None else Study.objects.filter(pk=study_id)
+    if study_id is None:
+        open_session = Q(participants__assignments__session__isnull=False,
+                         participants__assignments__session__ended_at__isnull=True, time_limit_minutes__isnull=False)
+        live = Q(recruitment__time_limit_minutes__isnull=False) & ~Q(participants__state__in=ENDED)
+        studies = studies.filter(open_session | live).distinct()
+    totals = {"studies": 0, "sessions_ended": 0, "timed_out": 0, "states_changed": 0}
+    for study in studies.order_by("pk"):
+        result = study_sweep(study=study)
+        totals["studies"] += 1
+        totals["sessions_ended"] += result.sessions_ended
+        totals["timed_out"] += result.timed_out
+        totals["states_changed"] += result.states_changed
+    return totals

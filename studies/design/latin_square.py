@@ -9,7 +9,7 @@ systems and positions are balanced across participants.  See ``docs/latin-square
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Hashable, Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 from typing import TypeVar
@@ -23,6 +23,7 @@ __all__ = [
     "balance_report",
     "balanced_latin_square",
     "participant_assignment",
+    "row_to_issue",
 ]
 
 # Work limits (table cells scored) for the deterministic search that orders the
@@ -268,3 +269,29 @@ def balance_report(
         "scenario_system": worst(su, m),
         "system_position": worst(up, m),
     }
+
+
+def row_to_issue(
+    *,
+    holders: Mapping[int, int],
+    freed: Sequence[tuple[int, Hashable]],
+    next_fresh: int,
+    closed_rows: Container[int] = (),
+) -> tuple[int, Hashable | None]:
+    """The plan row for the next arrival, attrition-aware (psiTurk's cutoff, Gorilla's re-issue).
+
+    ``holders`` counts, per row, the participants who hold it now (completed, or started and within the
+    cutoff, or invited and not yet arrived); ``freed`` lists ``(row, key)`` of rows given up (a return, a
+    time-out, a screen-out, a withdrawal) and not yet re-issued, oldest first. A freed row goes first: the one
+    whose row is least held, then the lowest row (the plan's prefixes are its balanced ones), then the oldest.
+    Returns ``(row, key of the freed row taken)``, or ``(next fresh row, None)`` when nothing is freed; rows in
+    ``closed_rows`` are never issued (a fresh one is skipped past).
+    """
+    open_freed = [(holders.get(row, 0), row, n, key) for n, (row, key) in enumerate(freed) if row not in closed_rows]
+    if open_freed:
+        _, row, _, key = min(open_freed, key=lambda item: item[:3])
+        return row, key
+    row = next_fresh
+    while row in closed_rows:
+        row += 1
+    return row, None

@@ -5,11 +5,13 @@ explicitly (no star import), so a reader and a linter see where it comes from.
   participants and their assignments, sessions, queries, shown results, events, judgments, reference
   versions, the audit log.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
+- recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """
 
 from studies.models.core import (
     DEFAULT_GRADE_LABELS,
     NEGATIVE_REFERENCE_GRADES,
+    PARTICIPANT_STATES,
     Assignment,
     AuditEntry,
     Collection,
@@ -46,9 +48,15 @@ from studies.models.assessment import (
     StudyAssessor,
 )
 
+# isort: split
+from studies.models.recruitment import PANEL_STATUSES, PANELS, PanelNotification, Recruitment
+
 __all__ = [
     "DEFAULT_GRADE_LABELS",
     "NEGATIVE_REFERENCE_GRADES",
+    "PANELS",
+    "PANEL_STATUSES",
+    "PARTICIPANT_STATES",
     "AdjudicationDecision",
     "AssessmentPlan",
     "AssessmentPool",
@@ -64,9 +72,11 @@ __all__ = [
     "Judgment",
     "JudgmentChange",
     "Participant",
+    "PanelNotification",
     "ParticipantQuerySet",
     "PoolDocument",
     "Query",
+    "Recruitment",
     "ReferenceJudgment",
     "ReferenceVersion",
     "Scenario",

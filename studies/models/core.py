@@ -161,6 +161,18 @@ class System(models.Model):
         return f"{self.code}: {self.name}"
 
 
+PARTICIPANT_STATES = [
+    ("invited", "Invited"),
+    ("started", "Started"),
+    ("active", "Active"),
+    ("completed", "Completed"),
+    ("returned", "Returned"),
+    ("timed_out", "Timed out"),
+    ("screened_out", "Screened out"),
+    ("withdrawn", "Withdrawn"),
+]
+
+
 class ParticipantQuerySet(models.QuerySet):
     def bulk_create(self, objs, *args, **kwargs):
         # bulk_create skips save(): fill the lookup digest here too, so no path leaves it empty.
@@ -186,6 +198,25 @@ class Participant(models.Model):
     declined_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Recruitment and attrition (docs/recruitment.md; the rules: studies/participation/recruitment.py). Every
+    # column is nullable without a default: SQLite adds those in place (the triggers of 0002 forbid a rebuild).
+    # The state: null reads as "invited" (enrolled, link never opened).
+    state = models.CharField(max_length=20, null=True, blank=True, choices=PARTICIPANT_STATES)  # noqa: DJ001
+    state_changed_at = models.DateTimeField(null=True, blank=True)
+    state_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
+    started_at = models.DateTimeField(null=True, blank=True)  # first opened their link: the study clock starts
+    # The row of the assignment plan this participant works; null reads as enrolment_index (enrolled before
+    # re-issuing existed). A re-issued row names the participant who freed it (once: the unique constraint).
+    plan_row = models.PositiveIntegerField(null=True, blank=True)
+    reissue_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                   db_index=False)  # served by participant_row_reissued_once
+    # The panel's identifiers, from the public link (Prolific PROLIFIC_PID/STUDY_ID/SESSION_ID, MTurk
+    # workerId/hitId/assignmentId, generic pid), and the panel's last word on the submission.
+    panel_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    panel_study_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    panel_session_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    panel_status = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001
+    panel_status_at = models.DateTimeField(null=True, blank=True)
 
     objects = ParticipantQuerySet.as_manager()
 
@@ -194,6 +225,11 @@ class Participant(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["study", "code"], name="participant_code_unique"),
             models.UniqueConstraint(fields=["study", "enrolment_index"], name="participant_index_unique"),
+            # Conditional, so SQLite creates them as indexes (a plain unique constraint rebuilds the table).
+            models.UniqueConstraint(fields=["study", "panel_id"], condition=Q(panel_id__isnull=False),
+                                    name="participant_panel_id_unique"),
+            models.UniqueConstraint(fields=["reissue_of"], condition=Q(reissue_of__isnull=False),
+                                    name="participant_row_reissued_once"),
             models.CheckConstraint(
                 condition=Q(consented_at__isnull=True) | ~Q(consent_version=""),
                 name="participant_consent_has_version",

@@ -32,6 +32,15 @@ MAX_BATCH = 200
 MAX_BODY_EVENTS = 5 * MAX_BATCH
 
 
+# Endings after which nothing more is recorded (studies/participation/recruitment.py sets them): a participant
+# the panel says returned, the study-level limit timed out, or a check screened out.
+ENDED_WITHOUT_DATA = {
+    "returned": "You returned this study on the panel; nothing more is recorded.",
+    "timed_out": "The time for this study has run out; nothing more is recorded. Thank you for your time.",
+    "screened_out": "Thank you: this study is not for you, so it ends here.",
+}
+
+
 def client_id_check(client_event_id) -> str:
     if not isinstance(client_event_id, str) or not CLIENT_ID.match(client_event_id):
         raise InvalidEvent("a client event id is 1..64 letters, digits or _.:-")
@@ -88,6 +97,8 @@ def participant_check_active(participant: Participant) -> None:
         raise Refused("You have withdrawn from this study; nothing more is recorded.")
     if participant.declined_at is not None:
         raise Refused("You declined to take part; nothing is recorded.")
+    if participant.state in ENDED_WITHOUT_DATA:
+        raise Refused(ENDED_WITHOUT_DATA[participant.state])
 
 
 def participant_check_consented(participant: Participant) -> None:

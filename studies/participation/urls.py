@@ -12,4 +12,5 @@ urlpatterns = [
     path("<str:token>/post-task/", views.post_task_submit, name="post_task"),
     path("<str:token>/events/", views.events_submit, name="events"),
     path("<str:token>/withdraw/", views.withdraw, name="withdraw"),
+    path("<str:token>/completion/", views.completion_status, name="completion"),
 ]

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from studies.design import selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
-from studies.participation import clock, rules
+from studies.participation import clock, recruitment, rules
 from studies.participation import steps as participation
 
 logger = logging.getLogger(__name__)
@@ -99,6 +99,12 @@ def _context(participant, step, **extra) -> dict:
 @require_http_methods(["GET", "HEAD"])
 def participant_home(request, token):
     participant = _participant_or_404(token)
+    # The study clock, the study-level time limit and the state (studies/participation/recruitment.py).
+    state = recruitment.participant_visit(participant=participant)
+    if state in recruitment.ENDED_MESSAGES:
+        return render(request, "participate/ended.html", _context(
+            participant, None, message=recruitment.ENDED_MESSAGES[state],
+            completion=recruitment.completion_of(participant)))
     step = selectors.participant_step(participant=participant)
     if step.kind == "search" and rules.session_expire_if_due(session=step.session):
         step = selectors.participant_step(participant=participant)
@@ -126,7 +132,24 @@ def participant_home(request, token):
         items = participation.questionnaire_items(study=study, post_task=True)
         return render(request, "participate/post_task.html",
                       _context(participant, step, items=_form_items(items, {}, {})))
-    return render(request, f"participate/{step.kind}.html", _context(participant, step))
+    completion = recruitment.completion_of(participant) if step.kind == "done" else None
+    return render(request, f"participate/{step.kind}.html", _context(participant, step, completion=completion))
+
+
+@never_cache
+@require_http_methods(["GET", "HEAD"])
+def completion_status(request, token):
+    """What the last page asks before it shows the completion code and sends the participant to the panel:
+    their state, the code, the panel's URL, and the highest event sequence number stored (the page waits
+    until it has reached its own)."""
+    participant = _participant_or_404(token)
+    completion = recruitment.completion_of(participant)
+    return JsonResponse({
+        "state": recruitment.state_of(participant),
+        "last_sequence": recruitment.last_stored_sequence(participant),
+        "completion": None if completion is None else {
+            "kind": completion.kind, "code": completion.code, "redirect_url": completion.redirect_url},
+    })
 
 
 @require_POST

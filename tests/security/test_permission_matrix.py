@@ -192,6 +192,7 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("participate:withdraw", "GET"): Row("GET", participant_path("withdraw/"), PARTICIPANT_OWN),
     # The other participant withdraws themselves: their link, their decision.
     ("participate:withdraw", "POST"): Row("POST", participant_path("withdraw/"), PARTICIPANT_OWN),
+    ("participate:completion", "GET"): Row("GET", participant_path("completion/"), PARTICIPANT_OWN),
     # The API.
     ("api:token", "POST"): Row("POST", fixed("/api/auth/token/"), PUBLIC,
                                lambda w: {"username": "alice", "password": "wrong"}),

@@ -1,0 +1,99 @@
+"""Recruitment on a panel (Prolific, MTurk, a generic pool): a study's public link and its settings, and the
+panel's status notifications as received. The rules live in studies/participation/recruitment.py; the
+participant's own columns (state, plan row, panel ids) are on Participant (core.py). docs/recruitment.md.
+"""
+
+import secrets
+import string
+
+from django.db import models
+from django.db.models import Q
+
+from studies.models.core import Participant, Study
+
+PANELS = [("prolific", "Prolific"), ("mturk", "Amazon Mechanical Turk"), ("generic", "Generic pool (?pid=)")]
+PANEL_STATUSES = [
+    ("returned", "Returned"),
+    ("timed_out", "Timed out"),
+    ("approved", "Approved"),
+    ("rejected", "Rejected"),
+    ("awaiting_review", "Awaiting review"),
+    ("active", "Active"),
+    ("screened_out", "Screened out"),
+]
+
+
+def new_public_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def new_status_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def new_completion_code() -> str:
+    # Panels compare codes as typed: capitals and digits, without the ones read alike (0/O, 1/I).
+    alphabet = "".join(c for c in string.ascii_uppercase + string.digits if c not in "01IO")
+    return "".join(secrets.choice(alphabet) for _ in range(8))
+
+
+class Recruitment(models.Model):
+    """A study's recruitment settings: made on first use (studies.participation.recruitment.recruitment_of)."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="recruitment")
+    # The public link /join/<public_token>/ creates a participant on first visit, only while it is open.
+    public_link_open = models.BooleanField(default=False)
+    public_token = models.CharField(max_length=40, unique=True, default=new_public_token, editable=False)
+    panel = models.CharField(max_length=20, choices=PANELS, default="prolific")
+    # Where the last page sends a participant, "{code}" replaced by their completion code; blank: the
+    # panel's own (Prolific's), or none (the page shows the code to paste).
+    completion_url = models.CharField(max_length=500, blank=True)
+    code_completed = models.CharField(max_length=40, default=new_completion_code)
+    code_screened_out = models.CharField(max_length=40, default=new_completion_code)
+    code_failed_checks = models.CharField(max_length=40, default=new_completion_code)
+    # The panel's status notifications carry this (X-SessionLab-Secret); never shown after it is set.
+    status_secret = models.CharField(max_length=64, default=new_status_secret, editable=False)
+    # The study-level limit (the per-scenario one is Study.time_limit_minutes): this long after first opening
+    # their link a participant who has not completed is timed out and their row freed. Also the Latin square's
+    # cutoff: only participants started within it count as active.
+    time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
+    # Closed to new arrivals (the public link answers that the study is full); re-issued rows too.
+    closed_at = models.DateTimeField(null=True, blank=True)
+    # [[scenario code, system code], ...]: cells closed to new arrivals (rows touching one are not issued).
+    closed_cells = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(panel__in=["prolific", "mturk", "generic"]), name="recruitment_panel_known"
+            ),
+        ]
+
+    def __str__(self):
+        return f"recruitment of {self.study}"
+
+
+class PanelNotification(models.Model):
+    """One status notification from the panel (the endpoint or a row of an imported export), kept once by its
+    key: a replay answers what the first one did."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="panel_notifications")
+    key = models.CharField(max_length=200)
+    participant = models.ForeignKey(
+        Participant, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    panel_id = models.CharField(max_length=64)
+    status = models.CharField(max_length=20, choices=PANEL_STATUSES)
+    sent_at = models.DateTimeField(null=True, blank=True)  # the panel's time, when it gives one
+    received_at = models.DateTimeField(auto_now_add=True)
+    source = models.CharField(max_length=20, default="endpoint")  # endpoint | import
+    outcome = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["study", "received_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "key"], name="panel_notification_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.panel_id}: {self.status}"
