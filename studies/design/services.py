@@ -146,19 +146,32 @@ def study_delete(*, study: Study, by) -> None:
 def design_check_unlocked(*, study: Study) -> None:
     """THE design-lock rule: once participants are enrolled (design_locked_at), no scenario or system may be
     added, changed or removed, since their assignments were built from them (the Latin square's balance).
-    Pages, API, admin and importers all ask here; raises DesignLockedError."""
-    # Ask the database: the caller's instance may predate the first enrolment.
-    if Study.objects.filter(pk=study.pk, design_locked_at__isnull=False).exists():
+    Pages, API, admin and importers all ask here; raises DesignLockedError.
+
+    The study row is locked (SELECT ... FOR UPDATE) until the caller's transaction ends, as participants_enrol
+    locks it: call this inside the transaction that writes the design, so a change and an enrolment running at
+    once are serialised and the one that comes second sees the other (the change is refused, or the plan is
+    built from the changed design). Outside a transaction it is a plain check."""
+    # Ask the database: the caller's instance may predate the first enrolment. No savepoint (one read, nothing
+    # to undo), and the refusal is raised after the block: an exception leaving a savepoint-less block would
+    # doom the caller's transaction (the admin shows the refusal on its form, then goes on querying).
+    with transaction.atomic(savepoint=False):
+        locked_at = (
+            Study.objects.select_for_update().filter(pk=study.pk).values_list("design_locked_at", flat=True).first()
+        )
+    if locked_at is not None:
         raise DesignLockedError(
             f"study {study.slug!r} already has participants; its scenarios and systems are fixed"
         )
 
 
+@transaction.atomic
 def scenario_add(*, study: Study, code: str, title: str, text: str, topic_id: str) -> Scenario:
     design_check_unlocked(study=study)
     return Scenario.objects.create(study=study, code=code, title=title, text=text, topic_id=topic_id)
 
 
+@transaction.atomic
 def system_add(*, study: Study, code: str, name: str, backend: str = System.Backend.BUILTIN, config=None) -> System:
     design_check_unlocked(study=study)
     return System.objects.create(study=study, code=code, name=name, backend=backend, config=config or {})

@@ -51,9 +51,10 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
 
     def update(self, request, *args, **kwargs):
         try:
-            # Before the body is validated, as ever: a locked design is a 409 whatever was sent.
-            services.design_check_unlocked(study=self.study)
             with transaction.atomic():
+                # Before the body is validated, as ever: a locked design is a 409 whatever was sent. In the
+                # write's transaction, so the study row stays locked until the change is stored.
+                services.design_check_unlocked(study=self.study)
                 return super().update(request, *args, **kwargs)
         except services.DesignLockedError as error:
             return conflict(str(error))
