@@ -110,3 +110,22 @@ def test_an_update_is_refused_by_the_service_even_past_the_view(designed_study, 
     assert len(checks) == 2
     scenario.refresh_from_db()
     assert scenario.title == "Scenario 1"
+
+
+@pytest.mark.parametrize("service", ["scenario_add", "design_row_update", "design_row_delete"])
+def test_a_bug_behind_a_design_write_is_a_500_not_a_refusal(designed_study, alice, monkeypatch, service):
+    def broken(**kwargs):
+        raise ValueError("a programming error")
+
+    monkeypatch.setattr(services, service, broken)
+    client = client_for(alice)
+    client.raise_request_exception = True
+    base = f"/api/studies/{designed_study.pk}/scenarios/"
+    row = designed_study.scenarios.order_by("id").first()
+    send = {
+        "scenario_add": lambda: client.post(base, {"code": "S9", "title": "9", "text": "9", "topic_id": "9"}),
+        "design_row_update": lambda: client.patch(f"{base}{row.pk}/", {"title": "x"}, format="json"),
+        "design_row_delete": lambda: client.delete(f"{base}{row.pk}/"),
+    }[service]
+    with pytest.raises(ValueError, match="a programming error"):
+        send()

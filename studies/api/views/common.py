@@ -55,7 +55,7 @@ def _convert(name: str, raw: str, type_):
     if type_ is int:
         try:
             value = int(raw)
-        except ValueError:
+        except ValueError:  # int()'s own "not an integer": the try holds nothing else, so no bug hides here
             raise ValidationError({name: "expected an integer"}) from None
         if not -(2**63) <= value < 2**63:  # the databases' bigint: beyond it they raise, not match
             raise ValidationError({name: "out of range"})
