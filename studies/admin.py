@@ -45,7 +45,7 @@ class GradeLevelInline(admin.TabularInline):
 
 
 class DesignFormSet(forms.BaseInlineFormSet):
-    """A study's scenarios or systems: adding or removing one asks THE design-lock rule
+    """A study's scenarios or systems: adding, changing or removing one asks THE design-lock rule
     (services.design_check_unlocked), as the pages, the API and the importers do."""
 
     def clean(self):
@@ -57,8 +57,8 @@ class DesignFormSet(forms.BaseInlineFormSet):
 
     def _check_design_unlocked(self):
         removing = [f for f in self.forms if self.can_delete and self._should_delete_form(f) and f.instance.pk]
-        adding = [f for f in self.forms if f.instance.pk is None and f.has_changed() and f not in removing]
-        if adding or removing:
+        edited = [f for f in self.forms if f.has_changed() and f not in removing]  # new rows and changed ones
+        if edited or removing:
             try:
                 services.design_check_unlocked(study=self.instance)
             except services.DesignLockedError as error:

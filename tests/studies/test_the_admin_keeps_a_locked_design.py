@@ -1,5 +1,5 @@
 """Once participants are enrolled the study's scenarios and systems are fixed (the Latin square's balance), and
-the admin asks the same rule as the pages, the API and the importers: it refuses to add or remove one."""
+the admin asks the same rule as the pages, the API and the importers: it refuses to add, change or remove one."""
 
 from html.parser import HTMLParser
 
@@ -107,6 +107,20 @@ def test_after_enrolment_the_admin_refuses_to_remove_one(admin_client, designed_
     assert response.status_code == 200
     assert "already has participants" in response.content.decode()
     assert model.objects.filter(study=designed_study).count() == (4 if model is Scenario else 2)
+
+
+@pytest.mark.parametrize("prefix, field, value", [("scenarios", "text", "A silently changed task."),
+                                                   ("systems", "name", "Renamed")])
+def test_after_enrolment_the_admin_refuses_to_change_one(admin_client, designed_study, prefix, field, value):
+    services.participants_enrol(study=designed_study, count=2)
+    url, data = _change_form(admin_client, designed_study)
+    before = data[f"{prefix}-0-{field}"]
+    response = admin_client.post(url, {**data, f"{prefix}-0-{field}": value})
+    assert response.status_code == 200
+    assert "already has participants" in response.content.decode()
+    model = Scenario if prefix == "scenarios" else System
+    assert not model.objects.filter(study=designed_study, **{field: value}).exists()
+    assert model.objects.filter(study=designed_study, **{field: before.strip()}).exists()
 
 
 def test_after_enrolment_the_admin_still_saves_the_study_itself(admin_client, designed_study):
