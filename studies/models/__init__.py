@@ -51,6 +51,9 @@ from studies.models.assessment import (
 # isort: split
 from studies.models.recruitment import PANEL_STATUSES, PANELS, PanelNotification, Recruitment
 
+# isort: split
+from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload
+
 __all__ = [
     "DEFAULT_GRADE_LABELS",
     "NEGATIVE_REFERENCE_GRADES",
@@ -66,6 +69,9 @@ __all__ = [
     "Assignment",
     "AuditEntry",
     "Collection",
+    "CollectionJudgment",
+    "CollectionTopic",
+    "CollectionUpload",
     "Document",
     "Event",
     "GradeLevel",
