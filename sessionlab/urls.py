@@ -25,6 +25,7 @@ urlpatterns = [
     path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment.urls")),
     path("p/", include("studies.participation.urls")),
+    path("join/", include("studies.participation.panel_urls")),  # public links and the panel's notifications
     path("api/", include(api_urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP (sessionlab/csp.py).

@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -76,7 +76,7 @@ class Panel:
     completion_url: str
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+PANEL_ID_TEXT = _TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 PANELS = {
     # Prolific ids are 24 hex digits; its completion URL takes the code as ?cc=.
     "prolific": Panel(
@@ -711,7 +711,7 @@ def panel_export_import(*, study: Study, text: str) -> ImportResult:
                 if sent_at is None:
                     errors.append(f"line {line}, {header[time_col]}: not a date and time")
                 elif timezone.is_naive(sent_at):
-                    sent_at = timezone.make_aware(sent_at, timezone.UTC)
+                    sent_at = timezone.make_aware(sent_at, UTC)
             submission = row[submission_col].strip() if submission_col is not None else ""
             parsed.append((panel_id, status, sent_at, submission))
     except csv.Error as error:

@@ -45,8 +45,12 @@ def finish(person):
     """Work every scenario to the end and answer its questions: the person completes."""
     ready(person)
     for assignment in person.assignments.order_by("position"):
-        session = participation.session_start(participant=person, assignment=assignment, client_event_id=cid())
-        participation.session_end(participant=person, session=session, reason="satisfied", client_event_id=cid())
+        session = participation.session_start(
+            participant=person, assignment=assignment, client_event_id=cid()
+        )
+        participation.session_end(
+            participant=person, session=session, reason="satisfied", client_event_id=cid()
+        )
         participation.post_task_save(
             participant=person, session=session, client_event_id=cid(), answers={"search_went_well": 4}
         )

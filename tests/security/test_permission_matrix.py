@@ -89,6 +89,18 @@ def participant_path(suffix: str) -> Callable[[World, str], str]:
     return build
 
 
+def public_link(suffix: str) -> Callable[[World, str], str]:
+    """The study's public link (its recruitment made open on first use), with a fixed Prolific id."""
+
+    def build(w, role):
+        from studies.models import Recruitment
+
+        recruitment, _ = Recruitment.objects.get_or_create(study=w.study, defaults={"public_link_open": True})
+        return f"/join/{recruitment.public_token}/{suffix}"
+
+    return build
+
+
 def fixed(path: str) -> Callable[[World, str], str]:
     return lambda w, role: path
 
@@ -193,6 +205,12 @@ MATRIX: dict[tuple[str, str], Row] = {
     # The other participant withdraws themselves: their link, their decision.
     ("participate:withdraw", "POST"): Row("POST", participant_path("withdraw/"), PARTICIPANT_OWN),
     ("participate:completion", "GET"): Row("GET", participant_path("completion/"), PARTICIPANT_OWN),
+    # The public link: whoever has it joins (the same panel id, the same participant); the panel's status
+    # endpoint takes only the study's secret, which no role here holds.
+    ("panel:join", "GET"): Row("GET", lambda w, role: public_link("")(w, role) + "?PROLIFIC_PID=" + "ab" * 12,
+                               PUBLIC),
+    ("panel:status", "POST"): Row("POST", public_link("status/"), dict.fromkeys(ROLES, 403),
+                                  lambda w: {"participant_id": "ab" * 12, "status": "returned"}, json=True),
     # The API.
     ("api:token", "POST"): Row("POST", fixed("/api/auth/token/"), PUBLIC,
                                lambda w: {"username": "alice", "password": "wrong"}),

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from studies.participation import panel_views
+
+app_name = "panel"
+
+urlpatterns = [
+    path("<str:public_token>/", panel_views.join, name="join"),
+    path("<str:public_token>/status/", panel_views.panel_status, name="status"),
+]

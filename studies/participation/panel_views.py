@@ -1,0 +1,119 @@
+"""The panel's side of a study (docs/recruitment.md): the public link that creates a participant on first
+visit, and the endpoint for the panel's status notifications. Thin: check, call recruitment's services,
+answer. Hostile input is refused per item with a reason, never a 500.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from studies.errors import RecruitmentError, Refused
+from studies.models import Recruitment
+from studies.participation import recruitment
+
+_PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{10,40}")
+MAX_STATUS_BYTES = 1_000_000
+MAX_NOTIFICATIONS = 500
+
+
+def _recruitment_or_404(public_token: str) -> Recruitment:
+    found = None
+    if _PUBLIC_TOKEN.fullmatch(public_token):
+        found = Recruitment.objects.select_related("study").filter(public_token=public_token).first()
+    if found is None:
+        raise Http404("No such study link.")
+    return found
+
+
+def _join_refused(request, study, refusal: Refused, status: int):
+    return render(
+        request, "participate/join_refused.html", {"study": study, "message": refusal.message}, status=status
+    )
+
+
+@never_cache
+@require_GET  # not HEAD: a link preview must not create a participant
+def join(request, public_token):
+    """The public link: the participant with the panel id in the URL (made on first visit), sent on to their
+    own private link. The same panel id always gets the same participant back."""
+    found = _recruitment_or_404(public_token)
+    study = found.study
+    try:
+        ids = recruitment.panel_ids_from_query(found.panel, request.GET)
+    except Refused as refusal:  # the panel's ids missing or malformed
+        return _join_refused(request, study, refusal, 400)
+    try:
+        joined = recruitment.participant_join(study=study, ids=ids)
+    except Refused as refusal:  # the link is closed, the study full or not ready
+        return _join_refused(request, study, refusal, 409)
+    return redirect("participate:home", token=joined.participant.access_token)
+
+
+def _one_notification(study, item) -> dict:
+    if not isinstance(item, dict):
+        return {"ok": False, "error": "a notification is an object"}
+    panel_id, status, key, sent = (
+        item.get("participant_id"),
+        item.get("status"),
+        item.get("id"),
+        item.get("time"),
+    )
+    if not isinstance(panel_id, str) or not recruitment.PANEL_ID_TEXT.fullmatch(panel_id):
+        return {"ok": False, "error": "participant_id: 1..64 letters, digits or _.:-"}
+    if not isinstance(status, str) or recruitment.PANEL_STATUS_NAMES.get(status.strip().lower()) is None:
+        return {"ok": False, "error": "status: one of returned, timed_out, approved, rejected"}
+    sent_at = None
+    if sent is not None:
+        try:
+            sent_at = parse_datetime(sent) if isinstance(sent, str) and len(sent) <= 40 else None
+        except ValueError:
+            sent_at = None
+        if sent_at is None or sent_at.tzinfo is None:
+            return {"ok": False, "error": "time: an ISO 8601 date and time with its offset"}
+    if key is None:
+        key = f"{panel_id}:{status.strip().lower()}:{sent or ''}"
+    if not isinstance(key, str) or not 1 <= len(key) <= 200 or "\x00" in key:
+        return {"ok": False, "error": "id: 1..200 characters"}
+    try:
+        outcome = recruitment.panel_status_record(
+            study=study, key=f"endpoint:{key}", panel_id=panel_id, status=status, sent_at=sent_at
+        )
+    except RecruitmentError as error:
+        return {"ok": False, "error": str(error)}
+    return {"ok": True, **outcome}
+
+
+@csrf_exempt  # the panel's server calls it; the study's secret authenticates it
+@require_POST
+def panel_status(request, public_token):
+    """The panel's status notifications: JSON {"notifications": [{"id", "participant_id", "status", "time"}]}
+    (or one such object), with the study's secret in X-SessionLab-Secret. One result per notification; a
+    replay answers what the first one did."""
+    found = _recruitment_or_404(public_token)
+    secret = request.headers.get("X-SessionLab-Secret", "")
+    if not hmac.compare_digest(secret.encode("utf-8", "surrogatepass"), found.status_secret.encode()):
+        return JsonResponse({"error": "wrong or missing X-SessionLab-Secret"}, status=403)
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if not length.isdigit() or int(length) > MAX_STATUS_BYTES:
+        return JsonResponse({"error": "body too large"}, status=413)
+    try:
+        body = json.loads(request.body)
+    except ValueError as error:
+        return JsonResponse({"error": f"not JSON: {str(error)[:200]}"}, status=400)
+    except RecursionError:
+        return JsonResponse({"error": "not JSON we can read: nested too deeply"}, status=400)
+    items = body.get("notifications", [body]) if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return JsonResponse({"error": 'expected {"notifications": [...]} or one notification'}, status=400)
+    if len(items) > MAX_NOTIFICATIONS:
+        return JsonResponse({"error": f"at most {MAX_NOTIFICATIONS} notifications at once"}, status=413)
+    return JsonResponse({"results": [_one_notification(found.study, item) for item in items]})

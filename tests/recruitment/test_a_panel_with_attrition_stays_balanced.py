@@ -1,0 +1,104 @@
+"""The issue's simulation: 60 arrivals through the public link, 30% of them dropping out at random points
+(never going past the link, abandoning mid-scenario, returning on the panel), played by the simulated
+participants; the time-outs come from the study-level limit through the sweep. Afterwards every cell of
+completed sessions is within one of its planned share, and every freed row was re-issued exactly once."""
+
+import random
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from studies.models import Participant, Recruitment, SearchSession
+from studies.participation import recruitment
+from studies.participation import steps as participation
+from studies.participation.simulation import SimulatedParticipant
+
+from .conftest import cid, prolific_pid, ready
+
+pytestmark = pytest.mark.django_db
+
+ARRIVALS, DROPOUTS, LAST_DROPOUT, LIMIT_IN_ARRIVALS = (
+    60,
+    18,
+    45,
+    6,
+)  # an arrival every 10 minutes, 60-minute limit
+
+
+def age(participant):
+    """Their hour is up: the study clock (and any session) started two hours ago."""
+    past = timezone.now() - timedelta(hours=2)
+    Participant.objects.filter(pk=participant.pk).update(started_at=past)
+    SearchSession.objects.filter(assignment__participant=participant).update(started_at=past)
+
+
+def test_sixty_arrivals_with_thirty_percent_attrition(client, panel_study):
+    rng = random.Random(17)
+    # The two researcher-enrolled participants never came: withdrawn, their rows are free from the start.
+    for enrolled in panel_study.participants.all():
+        participation.participant_withdraw(participant=enrolled)
+    token = Recruitment.objects.get(study=panel_study).public_token
+    reference = {
+        s.topic_id: {str(d): (3 if d <= 5 else 1 if d <= 15 else 0) for d in range(1, 41)}
+        for s in panel_study.scenarios.all()
+    }
+    dropping = dict(
+        zip(
+            sorted(rng.sample(range(LAST_DROPOUT), DROPOUTS)),
+            (rng.choice(["never", "abandon", "return"]) for _ in range(DROPOUTS)),
+            strict=True,
+        )
+    )
+    due = []  # (arrival at which their hour is up, participant)
+    for arrival in range(ARRIVALS):
+        for when, participant in [d for d in due if d[0] <= arrival]:
+            age(participant)
+            due.remove((when, participant))
+        recruitment.study_sweep(study=panel_study)
+        response = client.get(f"/join/{token}/", {"PROLIFIC_PID": prolific_pid()})
+        assert response.status_code == 302
+        participant = Participant.objects.get(access_token=response.url.split("/")[2])
+        kind = dropping.get(arrival)
+        if kind is None:
+            SimulatedParticipant(participant, reference, random.Random(arrival)).run()
+        elif kind == "return":
+            ready(participant)
+            recruitment.panel_status_record(
+                study=panel_study, key=f"n{arrival}", panel_id=participant.panel_id, status="returned"
+            )
+        else:
+            if kind == "abandon":
+                ready(participant)
+                first = participant.assignments.order_by("position").first()
+                session = participation.session_start(
+                    participant=participant, assignment=first, client_event_id=cid()
+                )
+                participation.query_log(
+                    participant=participant, session=session, text="wing", client_event_id=cid()
+                )
+            due.append((arrival + LIMIT_IN_ARRIVALS, participant))
+    assert not due
+    recruitment.study_sweep(study=panel_study)
+
+    everyone = list(panel_study.participants.all())
+    states = Counter(p.state for p in everyone)
+    assert states["completed"] == ARRIVALS - DROPOUTS
+    assert states["timed_out"] + states["returned"] == DROPOUTS and states["withdrawn"] == 2
+    # Every freed row re-issued exactly once (the database allows at most once; here, at least once too).
+    freed = {p.pk for p in everyone if p.state in recruitment.FREEING}
+    reissued = Counter(p.reissue_of_id for p in everyone if p.reissue_of_id is not None)
+    assert set(reissued) == freed and set(reissued.values()) == {1}
+    # The completed rows are exactly the plan's first rows, each once: the balance of a plan prefix.
+    completed = [p for p in everyone if p.state == "completed"]
+    assert sorted(recruitment.plan_row_of(p) for p in completed) == list(range(len(completed)))
+    by_system, by_position = Counter(), Counter()
+    for participant in completed:
+        for assignment in participant.assignments.filter(session__ended_at__isnull=False):
+            by_system[assignment.scenario_id, assignment.system_id] += 1
+            by_position[assignment.scenario_id, assignment.position] += 1
+    scenarios, systems = panel_study.scenarios.count(), panel_study.systems.count()
+    assert len(by_system) == scenarios * systems and len(by_position) == scenarios * scenarios
+    assert all(abs(n - len(completed) / systems) <= 1 for n in by_system.values())
+    assert all(abs(n - len(completed) / scenarios) <= 1 for n in by_position.values())
