@@ -25,20 +25,44 @@ from studies.models import (
 
 @dataclass
 class Cell:
+    """One cell of the balance table. planned: assignments of the plan's rows as first issued; completed:
+    finished sessions of participants who hold their row; in_progress (shown as active): sessions open now;
+    freed: assignments of participants whose ending freed their row (returned, timed out, screened out,
+    withdrawn); reissued: assignments of participants who received a freed row."""
+
     planned: int = 0
     completed: int = 0
     in_progress: int = 0
+    freed: int = 0
+    reissued: int = 0
+
+    @property
+    def active(self) -> int:
+        return self.in_progress
+
+
+@dataclass
+class SystemAttrition:
+    system: System
+    started: int = 0  # sessions started on this system
+    dropped: int = 0  # participants whose row was freed while on this system (the session they left)
+
+    @property
+    def rate(self) -> float | None:
+        return self.dropped / self.started if self.started else None
 
 
 @dataclass
 class BalanceTable:
-    """Counts of assignments by scenario x system and scenario x position."""
+    """Counts of assignments by scenario x system and scenario x position, and attrition per system."""
 
     scenarios: list
     systems: list
     positions: list[int]
     by_system: dict = field(default_factory=lambda: defaultdict(Cell))  # (scenario_id, system_id) -> Cell
     by_position: dict = field(default_factory=lambda: defaultdict(Cell))  # (scenario_id, position) -> Cell
+    attrition: list = field(default_factory=list)  # SystemAttrition per system
+    attrition_warning: str = ""
 
     def system_rows(self):
         return [(s, [self.by_system[(s.id, y.id)] for y in self.systems]) for s in self.scenarios]
@@ -52,25 +76,59 @@ _FINISHED = [
     SearchSession.EndReason.GAVE_UP,
     SearchSession.EndReason.TIMED_OUT,
 ]
+# Participant states whose ending frees their plan row (studies/participation/recruitment.py: FREEING).
+_FREEING = ("returned", "timed_out", "screened_out", "withdrawn")
+# Attrition that differs between systems by more than this (with enough dropouts to tell) is worth a warning:
+# re-issuing the freed rows rebalances the cells and hides it (a possible bias).
+ATTRITION_GAP = 0.10
+ATTRITION_MIN_DROPPED = 5
 
 
 def study_balance(*, study: Study) -> BalanceTable:
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
     rows = Assignment.objects.filter(participant__study=study, retake_of__isnull=True).values_list(
-        "scenario_id", "system_id", "position", "session__ended_at", "session__end_reason", "session__id"
-    )
+        "scenario_id", "system_id", "position", "session__ended_at", "session__end_reason", "session__id",
+        "participant_id", "participant__state", "participant__reissue_of_id", "participant__withdrawn_at",
+        "participant__declined_at",
+    ).order_by("participant_id", "position")
     table = BalanceTable(scenarios=scenarios, systems=systems, positions=[])
     positions = set()
-    for scenario_id, system_id, position, ended_at, end_reason, session_id in rows:
+    attrition = {system.id: SystemAttrition(system) for system in systems}
+    left_on = {}  # participant id -> the system of the session they left (their first one not finished)
+    for (scenario_id, system_id, position, ended_at, end_reason, session_id, participant_id, state, reissue_of,
+         withdrawn_at, declined_at) in rows:
         positions.add(position)
+        freed = state in _FREEING or withdrawn_at is not None or declined_at is not None
+        if session_id is not None and system_id in attrition:
+            attrition[system_id].started += 1
+        if freed and session_id is not None and participant_id not in left_on and (
+                ended_at is None or end_reason in (SearchSession.EndReason.TIMED_OUT,
+                                                   SearchSession.EndReason.WITHDRAWN)):
+            left_on[participant_id] = system_id
         for cell in (table.by_system[(scenario_id, system_id)], table.by_position[(scenario_id, position)]):
-            cell.planned += 1
-            if ended_at is not None and end_reason in _FINISHED:
+            if reissue_of is None:
+                cell.planned += 1
+            else:
+                cell.reissued += 1
+            if freed:
+                cell.freed += 1
+            elif ended_at is not None and end_reason in _FINISHED:
                 cell.completed += 1
             elif session_id is not None and ended_at is None:
                 cell.in_progress += 1
+    for system_id in left_on.values():
+        if system_id in attrition:
+            attrition[system_id].dropped += 1
     table.positions = sorted(positions) or list(range(1, len(scenarios) + 1))
+    table.attrition = [attrition[system.id] for system in systems]
+    rates = [a.rate for a in table.attrition if a.rate is not None]
+    if len(rates) > 1 and max(rates) - min(rates) > ATTRITION_GAP and len(left_on) >= ATTRITION_MIN_DROPPED:
+        table.attrition_warning = (
+            f"Attrition differs between systems ({', '.join(f'{a.system.code}: {a.rate:.0%}' for a in table.attrition if a.rate is not None)}): "
+            "participants may leave one system more than another. Re-issuing their rows restores the balance "
+            "of completed sessions and hides this; report it."
+        )
     return table
 
 
