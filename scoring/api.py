@@ -11,6 +11,7 @@ QueryScore rows, never recomputed here.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 
 import numpy as np
@@ -33,17 +34,35 @@ from studies.models import SearchSession
 
 from . import services
 from .lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
+from .lib.session_measures import MEASURE_LABELS, MEASURES, MeasureParams
 from .models import QueryScore, ScoringRun, SessionScore
 
 # --- serializers -------------------------------------------------------------------------------------------
 
 _FLOATS = serializers.ListField(child=serializers.FloatField())
+def _measure_choice(**kwargs) -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=[(name, MEASURE_LABELS[name]) for name in MEASURES], **kwargs,
+        error_messages={"invalid_choice": f'unknown measure "{{input}}"; choose from {", ".join(MEASURES)}'})
+
+
+class MeasureParamsSerializer(serializers.Serializer):
+    """The other measures' parameters a run computed them with (scoring.lib.session_measures.MeasureParams):
+    the library's defaults with the run's top (k), b and bq, fixed when the run was created."""
+
+    def get_fields(self):
+        kinds = {"int": serializers.IntegerField, "float": serializers.FloatField}
+        return {f.name: kinds[str(f.type).split(" ")[0]](read_only=True, allow_null=str(f.type).endswith("None"))
+                for f in dataclasses.fields(MeasureParams)}
 
 
 class ScoringRunSerializer(serializers.ModelSerializer):
     reference_version_number = serializers.IntegerField(source="reference_version.number", read_only=True,
                                                         allow_null=True, default=None)
     created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+    measure_params = serializers.SerializerMethodField(
+        help_text="The parameters the run's measures are computed with: the library's defaults with the run's "
+                  "top (k), b and bq, fixed when the run was created.")
 
     class Meta:
         model = ScoringRun
@@ -52,16 +71,28 @@ class ScoringRunSerializer(serializers.ModelSerializer):
             # the parameters (SPEC-metrics.md)
             "weights", "b", "bq", "top", "formulation", "gain", "duplicates", "short_lists", "scan", "judgments",
             "reference_version", "reference_version_number", "grid_b", "grid_bq",
+            # the other session measures (scoring.lib.session_measures) and their parameters
+            "measures", "measure_params",
             # state
             "status", "error", "progress_done", "progress_total", "is_default", "stale", "stale_since",
             "created_by", "created_at", "started_at", "finished_at",
         ]
         read_only_fields = fields
 
+    @extend_schema_field(MeasureParamsSerializer)
+    def get_measure_params(self, run):
+        # Every parameter as the scoring uses it (services.run_measure_params): a field stored by an older
+        # version and since dropped is not shown, one added since shows its default.
+        return dataclasses.asdict(services.run_measure_params(run))
+
     def build_field(self, field_name, info, model_class, nested_depth):
         # The JSON columns are lists of numbers: say so (a ListField) rather than "any JSON".
         if field_name in ("weights", "grid_b", "grid_bq"):
             return serializers.ListField, {"child": serializers.FloatField(), "read_only": True}
+        if field_name == "measures":
+            return serializers.ListField, {"child": _measure_choice(), "read_only": True,
+                                           "help_text": "The other session measures the run computes, in order "
+                                                        "(docs/scoring-sessions.md)."}
         return super().build_field(field_name, info, model_class, nested_depth)
 
 
@@ -86,6 +117,12 @@ class ScoringRunCreateSerializer(serializers.Serializer):
     scan = serializers.ChoiceField(choices=list(SCANS), required=False, default="fixed")
     judgments = serializers.ChoiceField(choices=ScoringRun.Judgments.choices, required=False,
                                         default=ScoringRun.Judgments.REFERENCE)
+    measures = serializers.ListField(
+        child=_measure_choice(), required=False, default=list, max_length=100,
+        help_text="The other session measures to compute for each session, beside sDCG (each session's values "
+                  "then come in its `measures`; docs/scoring-sessions.md). A name given twice counts once. Their "
+                  "parameters are the library's defaults with this run's top, b and bq (`measure_params` of "
+                  "the created run).")
     make_default = serializers.BooleanField(
         required=False, allow_null=True, default=None,
         help_text="true: the study's default (live) run from now on; false: never; unset: only if the study "
@@ -102,6 +139,11 @@ class ScoringRunCreateSerializer(serializers.Serializer):
         return value
 
     def validate(self, attrs):
+        if "measure_params" in self.initial_data:
+            # Silently ignoring it would let a researcher believe a p_down or half-life of theirs was used.
+            raise ValidationError({"measure_params": "cannot be given: the measures use the library's defaults "
+                                                     "with the run's top, b and bq (docs/scoring-sessions.md)"})
+        attrs["measures"] = list(dict.fromkeys(attrs["measures"]))
         study = self.context["study"]
         grades = study.grade_values()
         if attrs["weights"] is None:
@@ -128,12 +170,16 @@ class SessionScoreSerializer(serializers.ModelSerializer):
     ideal = serializers.SerializerMethodField(help_text="Only with ?curves=1: the ideal curve.")
     normalized = serializers.SerializerMethodField(help_text="Only with ?curves=1: curve / ideal (0 where the "
                                                              "ideal is 0).")
+    measures = serializers.DictField(
+        child=serializers.FloatField(), read_only=True,
+        help_text="The run's other session measures for this session, by name (the run's `measures`; empty when "
+                  "it selected none): one number each, 0 for an empty recall base, never NaN.")
 
     class Meta:
         model = SessionScore
         fields = ["session", "participant", "scenario", "system", "n_queries", "end_reason", "length", "final",
-                  "ideal_final", "normalized_final", "last_query", "best_query", "average", "unjudged", "curve", "ideal",
-                  "normalized"]
+                  "ideal_final", "normalized_final", "last_query", "best_query", "average", "unjudged", "measures",
+                  "curve", "ideal", "normalized"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
