@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from studies.library.tasks import collection_upload_process_task  # noqa: F401  (registered with the worker)
 from studies.models import Collection, Scenario
 from studies.search.systems import collection_index_build
 

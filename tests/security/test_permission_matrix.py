@@ -109,6 +109,14 @@ def first_assignment(w):
     return w.participant.assignments.order_by("position").first()
 
 
+def bobs_upload(w):
+    """A collection upload of Bob's (the researcher role): only its uploader follows it."""
+    from studies.models import CollectionUpload
+
+    upload, _ = CollectionUpload.objects.get_or_create(owner=w.users["bob"], name="bob's upload", format="jsonl")
+    return upload.pk
+
+
 MATRIX: dict[tuple[str, str], Row] = {
     ("home", "GET"): Row("GET", fixed("/"), {**LOGGED_IN}),
     ("login", "GET"): Row("GET", fixed("/accounts/login/"), PUBLIC),
@@ -124,6 +132,27 @@ MATRIX: dict[tuple[str, str], Row] = {
                                         lambda w: {}),
     ("studies:participants_enrol", "POST"): Row("POST", study_path("/studies/{slug}/participants/enrol/"),
                                                 RESEARCHER_PAGE, lambda w: {"enrol-count": "1"}),
+    # Collections (studies/library): the world's collection has no owner; Bob sees it through Alice's study
+    # (sharing or deleting it is refused with a message: he is not its owner), Charlie does not (404).
+    ("library:collection_list", "GET"): Row("GET", fixed("/collections/"), RESEARCHER_ANY_STUDY),
+    ("library:collection_upload", "POST"): Row("POST", fixed("/collections/upload/"), RESEARCHER_ANY_STUDY,
+                                               lambda w: {}),
+    ("library:upload_detail", "GET"): Row("GET", lambda w, r: f"/collections/uploads/{bobs_upload(w)}/",
+                                          RESEARCHER_PAGE),
+    ("library:upload_status", "GET"): Row("GET", lambda w, r: f"/collections/uploads/{bobs_upload(w)}/status.json",
+                                          RESEARCHER_PAGE),
+    ("library:collection_detail", "GET"): Row("GET", lambda w, r: f"/collections/{w.study.collection_id}/",
+                                              RESEARCHER_PAGE),
+    ("library:collection_share", "POST"): Row("POST", lambda w, r: f"/collections/{w.study.collection_id}/share/",
+                                              RESEARCHER_PAGE, lambda w: {"username": "charlie"}),
+    ("library:collection_unshare", "POST"): Row(
+        "POST", lambda w, r: f"/collections/{w.study.collection_id}/unshare/", RESEARCHER_PAGE,
+        lambda w: {"username": "charlie"}),
+    ("library:collection_delete", "POST"): Row("POST", lambda w, r: f"/collections/{w.study.collection_id}/delete/",
+                                               RESEARCHER_PAGE),
+    ("library:study_collection", "GET"): Row("GET", study_path("/collections/for-study/{slug}/"), RESEARCHER_PAGE),
+    ("library:study_collection", "POST"): Row("POST", study_path("/collections/for-study/{slug}/"), RESEARCHER_PAGE,
+                                              lambda w: {}),
     # Scoring dashboards.
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),
     ("scoring:runs", "POST"): Row("POST", study_path("/scoring/{slug}/"), RESEARCHER_PAGE, lambda w: {}),

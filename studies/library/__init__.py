@@ -1,0 +1,1 @@
+"""Collections from the browser: upload, import and index (by Celery tasks), list, share, delete."""

@@ -1,0 +1,373 @@
+"""Collections from the browser: an upload is stored, then read, imported and indexed by a Celery task that
+reports its progress on the CollectionUpload row (docs/setting-up-a-study.md).
+
+The reading is `studies.interchange.collection_import.collection_parse` (the readers of
+`studies.search.engines.formats`): every file is read and checked before a row is written, and the rows are
+written in one transaction, so an upload imports all or nothing. Errors name the researcher's file (and the
+member of a zip) and the line, never a path of this server.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import ProtectedError
+
+from studies.assessment.references import reference_version_create
+from studies.design.services import collection_check_usable, collection_may_share, design_check_unlocked
+from studies.errors import CollectionAccessError, CollectionImportError, DesignError
+from studies.interchange.collection_import import collection_parse
+from studies.models import (
+    Collection,
+    CollectionJudgment,
+    CollectionTopic,
+    CollectionUpload,
+    Document,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Study,
+)
+from studies.search.engines.search import CONFIGURATIONS
+from studies.search.systems import collection_index_build
+
+logger = logging.getLogger(__name__)
+
+MiB = 1024 * 1024
+# One uploaded file (Cranfield's zip is 0.7 MB, its folder 1.7 MB); a zip's members together, unpacked (a zip
+# bomb stops here, before it fills the disk); members of one zip.
+MAX_UPLOAD_BYTES = 64 * MiB
+MAX_UNZIPPED_BYTES = 256 * MiB
+MAX_ZIP_MEMBERS = 2000
+FILE_ROLES = ("documents", "topics", "qrels")
+
+
+def upload_root() -> Path:
+    return Path(getattr(settings, "COLLECTION_UPLOAD_ROOT", Path(settings.INDEX_ROOT) / "_uploads"))
+
+
+def upload_folder(upload: CollectionUpload) -> Path:
+    return upload_root() / f"upload-{upload.pk}"
+
+
+def _safe_name(name: str) -> str:
+    """The last part of an uploaded file's name, without anything a path could make of it."""
+    base = PurePosixPath(str(name).replace("\\", "/")).name.strip().lstrip(".")
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in base)[:100]
+    return cleaned or "upload"
+
+
+def upload_create(*, owner, name: str, format: str, files: dict, description: str = "") -> CollectionUpload:
+    """Store an upload's files (the caller queues `collection_upload_process_task` on commit). `files` maps a role (documents, topics, qrels) to an
+    uploaded file (Django's UploadedFile; None or absent: not given). Refuses, naming the file, what cannot
+    be right whatever its content: a size over MAX_UPLOAD_BYTES, a Cranfield upload that is not a zip."""
+    name = name.strip()
+    if not name:
+        raise CollectionImportError("the collection needs a name")
+    if len(name) > 200:
+        raise CollectionImportError("a collection's name has at most 200 characters")
+    if Collection.objects.filter(name=name).exists():
+        raise CollectionImportError(f"a collection named {name!r} already exists; choose another name")
+    if format not in dict(CollectionUpload.FORMATS):
+        raise CollectionImportError(
+            f"unknown format {format!r}; expected one of {', '.join(dict(CollectionUpload.FORMATS))}"
+        )
+    given = {role: upload for role, upload in files.items() if upload is not None and role in FILE_ROLES}
+    if "documents" not in given:
+        raise CollectionImportError("choose the documents file (or the Cranfield zip)")
+    for upload in given.values():
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise CollectionImportError(
+                f"{upload.name}: {upload.size / MiB:.1f} MB, more than the "
+                f"{MAX_UPLOAD_BYTES // MiB} MB an upload may have"
+            )
+        if upload.size == 0:
+            raise CollectionImportError(f"{upload.name}: the file is empty")
+    if format == "cranfield" and not given["documents"].name.lower().endswith(".zip"):
+        raise CollectionImportError(
+            f"{given['documents'].name}: a Cranfield collection is uploaded as a zip of "
+            "its folder (cran.all.1400, cran.qry, cranqrel)"
+        )
+    with transaction.atomic():
+        upload = CollectionUpload.objects.create(
+            owner=owner,
+            name=name,
+            description=description,
+            format=format,
+            files={role: _safe_name(f.name) for role, f in given.items()},
+            stage=CollectionUpload.Status.QUEUED.label,
+        )
+        folder = upload_folder(upload)
+        for role, uploaded in given.items():
+            target = folder / role / upload.files[role]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as handle:
+                for chunk in uploaded.chunks():
+                    handle.write(chunk)
+    return upload
+
+
+def _unzip(archive: Path, target: Path) -> list[Path]:
+    """Extract `archive` into `target`, refusing what could escape it or fill the disk; returns the files."""
+    label = archive.name
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            members = [
+                m
+                for m in zipped.infolist()
+                if not m.is_dir()
+                and not m.filename.startswith("__MACOSX/")
+                and not PurePosixPath(m.filename).name.startswith(".")
+            ]
+            if len(members) > MAX_ZIP_MEMBERS:
+                raise CollectionImportError(
+                    f"{label}: {len(members)} files, more than the {MAX_ZIP_MEMBERS} a zip may hold"
+                )
+            if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
+                raise CollectionImportError(
+                    f"{label}: more than {MAX_UNZIPPED_BYTES // MiB} MB once unpacked"
+                )
+            extracted = []
+            for member in members:
+                parts = PurePosixPath(member.filename.replace("\\", "/")).parts
+                if member.filename.startswith("/") or ".." in parts or not parts or ":" in parts[0]:
+                    raise CollectionImportError(
+                        f"{label}: member {member.filename!r} would be written outside the upload's folder"
+                    )
+                if (member.external_attr >> 16) & 0o170000 == 0o120000:
+                    raise CollectionImportError(f"{label}: member {member.filename!r} is a symbolic link")
+                path = target.joinpath(*parts)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                written = 0
+                with zipped.open(member) as source, open(path, "wb") as handle:
+                    while chunk := source.read(1024 * 1024):
+                        written += len(chunk)
+                        if written > member.file_size or written > MAX_UNZIPPED_BYTES:
+                            raise CollectionImportError(
+                                f"{label}: member {member.filename!r} unpacks to more than its stated size"
+                            )
+                        handle.write(chunk)
+                extracted.append(path)
+    except zipfile.BadZipFile:
+        raise CollectionImportError(f"{label}: not a zip file") from None
+    except (zipfile.LargeZipFile, NotImplementedError, RuntimeError) as exc:  # encrypted, unknown compression
+        raise CollectionImportError(f"{label}: cannot be unpacked ({exc})") from None
+    if not extracted:
+        raise CollectionImportError(f"{label}: the zip holds no files")
+    return sorted(extracted)
+
+
+def _inputs(upload: CollectionUpload, folder: Path) -> tuple[list[Path], Path | None, Path | None, dict]:
+    """The paths collection_parse reads, and {server path prefix: what the researcher calls it}."""
+    names: dict[str, str] = {}
+    documents = folder / "documents" / upload.files["documents"]
+    paths: list[Path]
+    if documents.name.lower().endswith(".zip"):
+        unpacked = folder / "unpacked"
+        files = _unzip(documents, unpacked)
+        names[f"{unpacked}/"] = f"{upload.files['documents']} › "
+        if upload.format == "cranfield":
+            holders = sorted({f.parent for f in files if f.name == "cran.all.1400"})
+            if not holders:
+                raise CollectionImportError(
+                    f"{upload.files['documents']}: no cran.all.1400 in the zip (a Cranfield "
+                    "folder holds cran.all.1400, cran.qry and cranqrel)"
+                )
+            paths = [holders[0]]
+        else:
+            paths = files
+    else:
+        paths = [documents]
+        names[f"{documents.parent}/"] = ""
+    topics = qrels = None
+    if "topics" in upload.files:
+        topics = folder / "topics" / upload.files["topics"]
+        names[f"{topics.parent}/"] = ""
+    if "qrels" in upload.files:
+        qrels = folder / "qrels" / upload.files["qrels"]
+        names[f"{qrels.parent}/"] = ""
+    names[f"{folder}/"] = ""
+    return paths, topics, qrels, names
+
+
+def _researchers_words(message: str, names: dict[str, str]) -> str:
+    for prefix, shown in sorted(names.items(), key=lambda item: -len(item[0])):
+        message = message.replace(prefix, shown)
+    return message
+
+
+def _report(upload_id: int, status: str, progress: int, stage: str = "", error: str = "", **fields) -> None:
+    CollectionUpload.objects.filter(pk=upload_id).update(
+        status=status, progress=progress, stage=stage[:300], error=error, **fields
+    )
+
+
+def upload_process(*, upload_id: int) -> CollectionUpload:
+    """Read, import and index one upload (the Celery task's body). Claims the upload with a conditional
+    UPDATE, so a second delivery of the task does nothing; a refusal ends the upload as failed, with the
+    reason, and writes no collection."""
+    Status = CollectionUpload.Status
+    claimed = CollectionUpload.objects.filter(pk=upload_id, status=Status.QUEUED).update(
+        status=Status.READING, progress=5, stage=Status.READING.label
+    )
+    upload = CollectionUpload.objects.get(pk=upload_id)
+    if not claimed:
+        return upload
+    folder = upload_folder(upload)
+    names: dict[str, str] = {f"{folder}/": ""}
+    try:
+        paths, topics_path, qrels_path, names = _inputs(upload, folder)
+        parsed = collection_parse(
+            format=upload.format, paths=paths, topics_path=topics_path, qrels_path=qrels_path
+        )
+        _report(
+            upload_id,
+            Status.WRITING,
+            30,
+            f"Storing {len(parsed.documents)} documents, {len(parsed.topics)} topics, "
+            f"{len(parsed.judgments)} judgments",
+        )
+        with transaction.atomic():
+            if Collection.objects.filter(name=upload.name).exists():
+                raise CollectionImportError(f"a collection named {upload.name!r} already exists")
+            collection = Collection.objects.create(
+                name=upload.name, description=upload.description, owner=upload.owner
+            )
+            Document.objects.bulk_create(
+                (
+                    Document(
+                        collection=collection,
+                        external_id=d.external_id,
+                        title=d.title,
+                        text=d.text,
+                        extra=d.extra,
+                    )
+                    for d in parsed.documents
+                ),
+                batch_size=500,
+            )
+            CollectionTopic.objects.bulk_create(
+                CollectionTopic(
+                    collection=collection,
+                    topic_id=t.topic_id[:100],
+                    title=t.title,
+                    description=t.text if t.text != t.title else "",
+                    narrative=str(t.extra.get("narrative", "")),
+                )
+                for t in parsed.topics
+            )
+            doc_pk = dict(collection.documents.values_list("external_id", "pk"))
+            CollectionJudgment.objects.bulk_create(
+                (
+                    CollectionJudgment(
+                        collection=collection,
+                        topic_id=j.topic_id[:100],
+                        document_id=doc_pk[j.doc_id],
+                        grade=j.grade,
+                    )
+                    for j in parsed.judgments
+                ),
+                batch_size=1000,
+            )
+    except CollectionImportError as exc:
+        message = _researchers_words(str(exc), names)
+        _report(upload_id, Status.FAILED, 100, "Nothing was imported", message)
+        shutil.rmtree(folder, ignore_errors=True)
+        return CollectionUpload.objects.get(pk=upload_id)
+    _report(upload_id, Status.INDEXING, 60, "Building the search indexes", collection=collection)
+    configurations = list(CONFIGURATIONS)
+    try:
+        for done, configuration in enumerate(configurations):
+            _report(
+                upload_id,
+                Status.INDEXING,
+                60 + 40 * done // len(configurations),
+                f"Building the index {configuration} ({done + 1} of {len(configurations)})",
+            )
+            collection_index_build(collection=collection, configuration=configuration)
+    except (OSError, ValueError) as exc:
+        logger.exception("indexing collection %s failed", collection.pk)
+        _report(
+            upload_id,
+            Status.FAILED,
+            100,
+            "The documents are stored; an index could not be built",
+            f"building the index {configuration} failed: {exc}. Rebuild it with manage.py build_index.",
+        )
+        return CollectionUpload.objects.get(pk=upload_id)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    _report(
+        upload_id,
+        Status.DONE,
+        100,
+        f"{len(parsed.documents)} documents, {len(parsed.topics)} topics, {len(parsed.judgments)} judgments",
+    )
+    logger.info("upload %s imported as collection %s", upload_id, collection.pk)
+    return CollectionUpload.objects.get(pk=upload_id)
+
+
+def collection_delete(*, collection: Collection, by) -> None:
+    """Delete a collection no study uses, with its documents and indexes; its owner or a superuser may."""
+    if not collection_may_share(by, collection):
+        raise CollectionAccessError(
+            f"only the owner of collection {collection.name!r} (or a superuser) deletes it"
+        )
+    studies = list(Study.objects.filter(collection=collection).values_list("name", flat=True)[:5])
+    if studies:
+        raise CollectionAccessError(
+            f"collection {collection.name!r} is used by the study "
+            f"{', '.join(repr(s) for s in studies)}; delete or detach the study first"
+        )
+    pk = collection.pk
+    try:
+        with transaction.atomic():
+            collection.delete()
+    except ProtectedError:
+        raise CollectionAccessError(
+            f"collection {collection.name!r} holds documents that studies' reference "
+            "judgments or logs point to; it cannot be deleted"
+        ) from None
+    shutil.rmtree(Path(settings.INDEX_ROOT) / f"collection-{pk}", ignore_errors=True)
+
+
+@transaction.atomic
+def study_collection_attach(*, study: Study, collection: Collection, by) -> ReferenceVersion | None:
+    """Build `study` on `collection` (before the first enrolment). The collection's judgments whose grades
+    fit the study's scale become the study's first reference version when it has none yet; returns it."""
+    collection_check_usable(user=by, collection=collection)
+    design_check_unlocked(study=study)
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.collection_id == collection.pk:
+        return None
+    if study.collection_id is not None and study.scenarios.exists():
+        raise DesignError(
+            f"study {study.slug!r} already searches {study.collection.name!r} and has scenarios "
+            "on its topics; remove them before changing the collection"
+        )
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    if study.reference_versions.exists():
+        return None
+    scale = set(study.grade_values())
+    judgments = [j for j in collection.judgments.all() if j.grade in scale]
+    if not judgments:
+        return None
+    return reference_version_create(
+        study=study,
+        created_by=by,
+        note=f"the judgments of collection {collection.name!r}",
+        judgments=(
+            ReferenceJudgment(
+                topic_id=j.topic_id,
+                document_id=j.document_id,
+                grade=j.grade,
+                source=f"collection {collection.name}"[:200],
+            )
+            for j in judgments
+        ),
+    )

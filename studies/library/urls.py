@@ -1,0 +1,16 @@
+from django.urls import path
+
+from studies.library import views
+
+app_name = "library"
+urlpatterns = [
+    path("", views.collection_list, name="collection_list"),
+    path("upload/", views.collection_upload, name="collection_upload"),
+    path("uploads/<int:pk>/", views.upload_detail, name="upload_detail"),
+    path("uploads/<int:pk>/status.json", views.upload_status, name="upload_status"),
+    path("<int:pk>/", views.collection_detail, name="collection_detail"),
+    path("<int:pk>/share/", views.collection_share, name="collection_share"),
+    path("<int:pk>/unshare/", views.collection_unshare, name="collection_unshare"),
+    path("<int:pk>/delete/", views.collection_delete, name="collection_delete"),
+    path("for-study/<slug:slug>/", views.study_collection, name="study_collection"),
+]

@@ -1,0 +1,226 @@
+"""Collection pages: upload (imported and indexed by a Celery task, its progress polled from the database),
+list, share, delete, and attach one to a study. Thin: an access-checked fetch, a form, a service, a redirect."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from studies.design import services as design_services
+from studies.design.selectors import collections_visible_to, studies_visible_to
+from studies.design.views import researcher_required
+from studies.errors import StudiesError
+from studies.library import services
+from studies.library.forms import AttachForm, ShareForm, UploadForm
+from studies.library.tasks import collection_upload_process_task
+from studies.models import CollectionUpload
+from studies.search.systems import collection_index_status
+
+
+def _upload_for(request, pk) -> CollectionUpload:
+    # Only the researcher who uploaded (or a superuser) follows an upload; 404 for everyone else.
+    uploads = CollectionUpload.objects.all()
+    if not request.user.is_superuser:
+        uploads = uploads.filter(owner=request.user)
+    return get_object_or_404(uploads, pk=pk)
+
+
+def _collection_for(request, pk):
+    return get_object_or_404(collections_visible_to(request.user), pk=pk)
+
+
+@researcher_required
+def collection_list(request):
+    collections = (
+        collections_visible_to(request.user)
+        .select_related("owner")
+        .annotate(document_count=Count("documents", distinct=True))
+        .order_by("name")
+    )
+    uploads = CollectionUpload.objects.filter(owner=request.user).exclude(
+        status=CollectionUpload.Status.DONE
+    )[:10]
+    return render(
+        request,
+        "library/collection_list.html",
+        {
+            "collections": collections,
+            "uploads": uploads,
+            "form": UploadForm(),
+            "limit_mb": services.MAX_UPLOAD_BYTES // services.MiB,
+        },
+    )
+
+
+@researcher_required
+@require_POST
+def collection_upload(request):
+    form = UploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            upload = services.upload_create(
+                owner=request.user,
+                name=data["name"],
+                description=data["description"],
+                format=data["format"],
+                files={role: data.get(role) for role in services.FILE_ROLES},
+            )
+        except StudiesError as exc:
+            form.add_error(None, str(exc))
+        else:
+            transaction.on_commit(lambda: collection_upload_process_task.delay(upload.pk))
+            return redirect("library:upload_detail", pk=upload.pk)
+    collections = (
+        collections_visible_to(request.user).annotate(document_count=Count("documents")).order_by("name")
+    )
+    return render(
+        request,
+        "library/collection_list.html",
+        {
+            "collections": collections,
+            "uploads": [],
+            "form": form,
+            "limit_mb": services.MAX_UPLOAD_BYTES // services.MiB,
+        },
+        status=400,
+    )
+
+
+def _status(upload: CollectionUpload) -> dict:
+    return {
+        "status": upload.status,
+        "label": upload.get_status_display(),
+        "progress": upload.progress,
+        "stage": upload.stage,
+        "error": upload.error,
+        "finished": upload.finished,
+        "collection_url": (
+            reverse("library:collection_detail", args=[upload.collection_id])
+            if upload.collection_id and upload.status == CollectionUpload.Status.DONE
+            else None
+        ),
+    }
+
+
+@researcher_required
+def upload_detail(request, pk):
+    upload = _upload_for(request, pk)
+    return render(request, "library/upload_detail.html", {"upload": upload, "state": _status(upload)})
+
+
+@researcher_required
+def upload_status(request, pk):
+    return JsonResponse(_status(_upload_for(request, pk)), headers={"Cache-Control": "no-store"})
+
+
+@researcher_required
+def collection_detail(request, pk):
+    collection = _collection_for(request, pk)
+    may_share = design_services.collection_may_share(request.user, collection)
+    return render(
+        request,
+        "library/collection_detail.html",
+        {
+            "collection": collection,
+            "documents": collection.documents.count(),
+            "topics": collection.topics.all()[:500],
+            "topic_count": collection.topics.count(),
+            "judgments": collection.judgments.count(),
+            "indexes": collection_index_status(collection=collection),
+            "studies": studies_visible_to(request.user).filter(collection=collection).order_by("name"),
+            "shared_with": collection.shared_with.order_by("username") if may_share else [],
+            "may_share": may_share,
+            "share_form": ShareForm(),
+        },
+    )
+
+
+@researcher_required
+@require_POST
+def collection_share(request, pk):
+    collection = _collection_for(request, pk)
+    form = ShareForm(request.POST)
+    if form.is_valid():
+        username = form.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username).first()
+        try:
+            if user is None:
+                raise StudiesError(f"no researcher named {username!r}")
+            shared = design_services.collection_share(collection=collection, user=user, by=request.user)
+        except StudiesError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Shared with {username}." if shared else f"{username} had it already.")
+    else:
+        messages.error(request, "Give the username of the researcher to share with.")
+    return redirect("library:collection_detail", pk=collection.pk)
+
+
+@researcher_required
+@require_POST
+def collection_unshare(request, pk):
+    collection = _collection_for(request, pk)
+    user = get_user_model().objects.filter(username=request.POST.get("username", "")).first()
+    try:
+        if user is None:
+            raise StudiesError("no such researcher")
+        design_services.collection_unshare(collection=collection, user=user, by=request.user)
+    except StudiesError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"No longer shared with {user.username}.")
+    return redirect("library:collection_detail", pk=collection.pk)
+
+
+@researcher_required
+@require_POST
+def collection_delete(request, pk):
+    collection = _collection_for(request, pk)
+    try:
+        services.collection_delete(collection=collection, by=request.user)
+    except StudiesError as exc:
+        messages.error(request, str(exc))
+        return redirect("library:collection_detail", pk=collection.pk)
+    messages.success(request, f"Collection “{collection.name}” deleted.")
+    return redirect("library:collection_list")
+
+
+@researcher_required
+def study_collection(request, slug):
+    """Choose the collection a study searches (before its first enrolment)."""
+    study = get_object_or_404(studies_visible_to(request.user), slug=slug)
+    collections = (
+        collections_visible_to(request.user)
+        .annotate(
+            document_count=Count("documents", distinct=True), topic_count=Count("topics", distinct=True)
+        )
+        .order_by("name")
+    )
+    form = AttachForm(
+        request.POST or None, collections=collections, initial={"collection": study.collection_id}
+    )
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                version = services.study_collection_attach(
+                    study=study, collection=form.cleaned_data["collection"], by=request.user
+                )
+            except StudiesError as exc:
+                messages.error(request, str(exc))
+            else:
+                messages.success(
+                    request,
+                    f"The study searches “{form.cleaned_data['collection'].name}”."
+                    + (f" Its judgments are reference version {version.number}." if version else ""),
+                )
+                return redirect("studies:study_detail", slug=study.slug)
+        else:
+            messages.error(request, "Choose one of the collections listed.")
+    return render(
+        request, "library/study_collection.html", {"study": study, "form": form, "collections": collections}
+    )
