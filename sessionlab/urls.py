@@ -22,6 +22,7 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(), name="login"),  # rate-limited (sessionlab/ratelimit.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("studies/", include("studies.design.urls")),
+    path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
     path("collections/", include("studies.library.urls")),  # upload, import, index, share (docs/setting-up-a-study.md)
     path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment.urls")),

@@ -129,6 +129,59 @@ def recruitment_of(study: Study) -> Recruitment:
     return recruitment
 
 
+RECRUITMENT_SETTINGS = ("public_link_open", "panel", "completion_url", "code_completed", "code_screened_out",
+                        "code_failed_checks", "time_limit_minutes", "closed", "closed_cells")
+_CODE = re.compile(r"[A-Za-z0-9_-]{1,40}")
+# The study-level limit, as the per-scenario one: up to a week (a larger one overflowed the deadline's arithmetic).
+MAX_STUDY_LIMIT_MINUTES = 7 * 24 * 60
+
+
+def recruitment_update(*, study: Study, **fields) -> Recruitment:
+    """Change a study's recruitment settings (its page); each value checked here, for every caller.
+    `closed` (bool) closes the study to new arrivals; `closed_cells` is [[scenario code, system code], ...]."""
+    outside = sorted(set(fields) - set(RECRUITMENT_SETTINGS))
+    if outside:
+        raise RecruitmentError(f"not a recruitment setting: {', '.join(outside)}")
+    recruitment = recruitment_of(study)
+    errors = []
+    if "panel" in fields and fields["panel"] not in PANELS:
+        errors.append(f"panel: one of {', '.join(PANELS)}")
+    url = fields.get("completion_url", "")
+    if url and (not url.startswith("https://") or "{code}" not in url or len(url) > 500 or any(c.isspace() for c in url)):
+        errors.append("completion URL: an https:// address with {code} where the code goes")
+    for name in ("code_completed", "code_screened_out", "code_failed_checks"):
+        if name in fields and not _CODE.fullmatch(fields[name] or ""):
+            errors.append(f"{name.replace('_', ' ')}: 1..40 letters, digits, _ or -")
+    codes = [fields.get(n, getattr(recruitment, n)) for n in ("code_completed", "code_screened_out",
+                                                              "code_failed_checks")]
+    if len(set(codes)) != 3:
+        errors.append("the three completion codes must differ (the panel tells the outcomes apart by them)")
+    limit = fields.get("time_limit_minutes")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or not 1 <= limit <= MAX_STUDY_LIMIT_MINUTES):
+        errors.append(f"study time limit: 1..{MAX_STUDY_LIMIT_MINUTES} minutes, or none")
+    cells = fields.get("closed_cells", [])
+    known = {(c, y) for c in study.scenarios.values_list("code", flat=True)
+             for y in study.systems.values_list("code", flat=True)}
+    for cell in cells:
+        if not (isinstance(cell, list | tuple) and len(cell) == 2 and tuple(cell) in known):
+            errors.append(f"closed cell {cell!r}: not a scenario code and a system code of this study")
+    if errors:
+        raise RecruitmentError("; ".join(errors), errors=errors)
+    if "closed" in fields:
+        closed = fields.pop("closed")
+        fields["closed_at"] = (recruitment.closed_at or timezone.now()) if closed else None
+    if "closed_cells" in fields:
+        fields["closed_cells"] = [list(cell) for cell in cells]
+    for name, value in fields.items():
+        setattr(recruitment, name, value)
+    if fields:
+        recruitment.save(update_fields=list(fields))
+        AuditEntry.objects.create(study=study, action="recruitment_changed",
+                                  detail={k: str(v) for k, v in fields.items()})
+    return recruitment
+
+
 def completion_url_template(recruitment: Recruitment) -> str:
     return recruitment.completion_url or PANELS[recruitment.panel].completion_url
 

@@ -15,7 +15,8 @@ from .test_permission_matrix import ALL_ROWS, MATRIX, OK, _clients, _send, _snap
 
 # Authenticated by `Authorization: Participant <token>` (never a cookie) or by the username and password in
 # the body (no session is opened): a cross-site form cannot forge either, so no CSRF token is asked.
-DOCUMENTED_EXEMPT = {"api:token", "api:participant_session_start", "api:participant_events"}
+# The panel's status endpoint authenticates only by the study's secret in `X-SessionLab-Secret`, a header too.
+DOCUMENTED_EXEMPT = {"api:token", "api:participant_session_start", "api:participant_events", "panel:status"}
 PREFERRED = ("researcher", "assessor", "participant", "other_participant", "anonymous", "other_researcher")
 FORM = re.compile(r"<form\b([^>]*)>(.*?)</form>", re.S | re.I)
 

@@ -236,6 +236,14 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("participate:completion", "GET"): Row("GET", participant_path("completion/"), PARTICIPANT_OWN),
     # The public link: whoever has it joins (the same panel id, the same participant); the panel's status
     # endpoint takes only the study's secret, which no role here holds.
+    ("recruitment:settings", "GET"): Row("GET", study_path("/studies/{slug}/recruitment/"), RESEARCHER_PAGE),
+    ("recruitment:settings", "POST"): Row("POST", study_path("/studies/{slug}/recruitment/"), RESEARCHER_PAGE,
+                                          lambda w: {"panel": "prolific", "code_completed": "C1",
+                                                     "code_screened_out": "C2", "code_failed_checks": "C3"}),
+    ("recruitment:reconciliation", "GET"): Row("GET", study_path("/studies/{slug}/recruitment/reconciliation/"),
+                                               RESEARCHER_PAGE),
+    ("recruitment:import", "POST"): Row("POST", study_path("/studies/{slug}/recruitment/import/"), RESEARCHER_PAGE,
+                                        lambda w: {}),
     ("panel:join", "GET"): Row("GET", lambda w, role: public_link("")(w, role) + "?PROLIFIC_PID=" + "ab" * 12,
                                PUBLIC),
     ("panel:status", "POST"): Row("POST", public_link("status/"), dict.fromkeys(ROLES, 403),

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from studies.participation import recruitment_views
+
+app_name = "recruitment"
+
+urlpatterns = [
+    path("", recruitment_views.recruitment_settings, name="settings"),
+    path("reconciliation/", recruitment_views.reconciliation, name="reconciliation"),
+    path("import/", recruitment_views.export_import, name="import"),
+]

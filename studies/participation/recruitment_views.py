@@ -1,0 +1,152 @@
+"""The researcher's recruitment pages (docs/recruitment.md): the public link and its panel, the completion
+codes, the study-level time limit, closing the study or a cell; the import of the panel's export and the
+reconciliation of its states with ours. Thin: an access-checked fetch, a form, a service, a redirect."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from studies.design.views import researcher_required, study_for_researcher
+from studies.errors import RecruitmentError
+from studies.participation import recruitment
+
+MAX_EXPORT_BYTES = recruitment.MAX_IMPORT_BYTES
+
+
+class RecruitmentForm(forms.Form):
+    public_link_open = forms.BooleanField(required=False, label="Public link open to new arrivals")
+    panel = forms.ChoiceField(choices=[(k, p.name) for k, p in recruitment.PANELS.items()])
+    completion_url = forms.CharField(
+        max_length=500,
+        required=False,
+        help_text="Blank: the panel's own (Prolific's). {code} is replaced by the code.",
+    )
+    code_completed = forms.CharField(max_length=40)
+    code_screened_out = forms.CharField(max_length=40)
+    code_failed_checks = forms.CharField(max_length=40)
+    time_limit_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=recruitment.MAX_STUDY_LIMIT_MINUTES,
+        required=False,
+        label="Study time limit (minutes)",
+        help_text="From the first visit; past it a participant is timed out "
+        "and their row goes to the next arrival.",
+    )
+    closed = forms.BooleanField(required=False, label="Closed to new arrivals (freed rows included)")
+    closed_cells = forms.CharField(
+        required=False, help_text="Cells closed to new arrivals, e.g. “S1:A, S3:B”."
+    )
+
+    def clean_closed_cells(self):
+        cells = []
+        for part in self.cleaned_data["closed_cells"].replace(";", ",").split(","):
+            if part.strip():
+                scenario, _, system = part.strip().partition(":")
+                if not system:
+                    raise forms.ValidationError(f"{part.strip()!r}: write a cell as scenario:system")
+                cells.append([scenario.strip(), system.strip()])
+        return cells
+
+
+def _initial(found) -> dict:
+    return {
+        "public_link_open": found.public_link_open,
+        "panel": found.panel,
+        "completion_url": found.completion_url,
+        "code_completed": found.code_completed,
+        "code_screened_out": found.code_screened_out,
+        "code_failed_checks": found.code_failed_checks,
+        "time_limit_minutes": found.time_limit_minutes,
+        "closed": found.closed_at is not None,
+        "closed_cells": ", ".join(f"{c}:{y}" for c, y in found.closed_cells or []),
+    }
+
+
+def _link_templates(request, found) -> list[tuple[str, str]]:
+    base = request.build_absolute_uri(reverse("panel:join", kwargs={"public_token": found.public_token}))
+    return [
+        (
+            "Prolific",
+            f"{base}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+            f"&SESSION_ID={{{{%SESSION_ID%}}}}",
+        ),
+        ("MTurk (external question URL; MTurk adds workerId, assignmentId, hitId)", base),
+        ("Generic pool (SONA, a mailing list)", f"{base}?pid=<participant id>"),
+    ]
+
+
+@researcher_required
+def recruitment_settings(request, slug):
+    study = study_for_researcher(request, slug)
+    found = recruitment.recruitment_of(study)
+    form = RecruitmentForm(request.POST or None, initial=_initial(found))
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                recruitment.recruitment_update(study=study, **form.cleaned_data)
+            except RecruitmentError as error:
+                for message in error.errors:
+                    messages.error(request, message)
+            else:
+                messages.success(request, "Recruitment settings saved.")
+                return redirect("recruitment:settings", slug=study.slug)
+        else:
+            for field, errors in form.errors.items():
+                messages.error(request, f"{field}: {' '.join(errors)}")
+    counts = recruitment.row_counts(study=study, recruitment=found)
+    context = {
+        "study": study,
+        "recruitment": found,
+        "form": form,
+        "links": _link_templates(request, found),
+        "status_url": request.build_absolute_uri(
+            reverse("panel:status", kwargs={"public_token": found.public_token})
+        ),
+        "counts": counts,
+        "open_freed": len(counts.open_freed),
+    }
+    return render(request, "studies/recruitment.html", context)
+
+
+@researcher_required
+def reconciliation(request, slug):
+    study = study_for_researcher(request, slug)
+    rows = recruitment.reconciliation(study=study)
+    return render(request, "studies/reconciliation.html", {"study": study, "rows": rows})
+
+
+@researcher_required
+@require_POST
+def export_import(request, slug):
+    study = study_for_researcher(request, slug)
+    upload = request.FILES.get("export")
+    if upload is None:
+        messages.error(request, "Choose the panel's submissions export (CSV) first.")
+    elif upload.size > MAX_EXPORT_BYTES:
+        messages.error(
+            request, f"The file is larger than {MAX_EXPORT_BYTES // 1_000_000} MB; nothing imported."
+        )
+    else:
+        raw = upload.read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            messages.error(request, f"Nothing imported: the file is not UTF-8 (byte {error.start + 1}).")
+        else:
+            try:
+                result = recruitment.panel_export_import(study=study, text=text)
+            except RecruitmentError as error:
+                messages.error(request, "Nothing imported.")
+                for message in error.errors[:50]:
+                    messages.error(request, message)
+            else:
+                messages.success(
+                    request,
+                    f"Imported {result.rows} rows: {result.applied} applied, "
+                    f"{result.replayed} already imported.",
+                )
+    return redirect("recruitment:reconciliation", slug=study.slug)
