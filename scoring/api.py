@@ -401,15 +401,55 @@ class QueryScoreCursor(CursorPagination):
 
 
 class CSVRenderer(BaseRenderer):
-    """Content negotiation only (`?format=csv` or `Accept: text/csv`): the view streams the file itself, and
-    an error is answered in JSON whatever was asked (ScoringRunQueryScoreList.finalize_response)."""
+    """CSV of flat rows (`?format=csv` or `Accept: text/csv`). `render` takes what a view would answer in JSON:
+    a list of dicts, or a page ({"results": [...]}) of them; `lines` writes the same one line at a time, for a
+    StreamingHttpResponse of rows never held whole (ScoringRunQueryScoreList does). The header is the first
+    row's keys (or the one given); a list value becomes one cell per item, headed `<key>@1`, `<key>@2`, ...;
+    booleans are true/false, None an empty cell. Text cells a spreadsheet would run as formulas get a leading '
+    unless ?raw=1 (sessionlab/spreadsheet.py). An error is answered in JSON whatever was asked (the view's
+    finalize_response), so `render` only meets rows."""
 
     media_type = "text/csv"
     format = "csv"
     charset = "utf-8"
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
-        raise NotImplementedError("the view writes its CSV itself")
+        if data is None:
+            return b""
+        if isinstance(data, dict):
+            data = data["results"] if isinstance(data.get("results"), list) else [data]
+        request = (renderer_context or {}).get("request")
+        raw = request is not None and request.query_params.get("raw", "").lower() in {"1", "true"}
+        return "".join(self.lines(data, raw=raw)).encode(self.charset)
+
+    @staticmethod
+    def lines(rows, *, header: list[str] | None = None, raw: bool = False):
+        """The CSV of `rows` (an iterable of dicts, values in column order) as an iterator of lines."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+
+        def line(cells):
+            buffer.seek(0)
+            buffer.truncate()
+            writer.writerow(cells)
+            return buffer.getvalue()
+
+        if header is not None:
+            yield line(header)
+        for row in rows:
+            cells = []
+            for value in row.values():
+                if isinstance(value, list | tuple):
+                    cells.extend(value)
+                elif isinstance(value, bool):
+                    cells.append("true" if value else "false")
+                else:
+                    cells.append("" if value is None else value)
+            if header is None:
+                header = [name for name, value in row.items() for name in (
+                    [f"{name}@{i}" for i in range(1, len(value) + 1)] if isinstance(value, list | tuple) else [name])]
+                yield line(header)
+            yield line(next(iter(safe_rows([cells], raw=raw))))
 
 
 CSV_COLUMNS = ["session", "participant", "scenario", "system", "query", "position", "text", "is_last", "sdcg"]
@@ -474,30 +514,21 @@ class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
         self.check_query_parameters()
         rows = self.filter_queryset(self.get_queryset()).order_by(*QueryScoreCursor.ordering)
         by_rank, raw = _flag(request, "by_rank"), _flag(request, "raw")
-        response = StreamingHttpResponse(_csv_lines(rows, by_rank=by_rank, raw=raw),
-                                         content_type="text/csv; charset=utf-8")
+        header = CSV_COLUMNS + ([f"sdcg@{rank}" for rank in range(1, 101)] if by_rank else [])
+        lines = CSVRenderer.lines(_csv_rows(rows, by_rank=by_rank), header=header, raw=raw)
+        response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = (f'attachment; filename="{self.study.slug}-run-{self.run.pk}'
                                            f'-query-scores.csv"')
         return response
 
 
-def _csv_lines(rows, *, by_rank: bool, raw: bool):
-    """The CSV a line at a time (streamed: a run of 100,000 queries is never held whole); text cells a
-    spreadsheet would run as formulas get a leading ' unless `raw` (sessionlab/spreadsheet.py)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    header = CSV_COLUMNS + ([f"sdcg@{rank}" for rank in range(1, 101)] if by_rank else [])
-
-    def line(cells):
-        buffer.seek(0)
-        buffer.truncate()
-        writer.writerow(cells)
-        return buffer.getvalue()
-
-    yield line(header)
+def _csv_rows(rows, *, by_rank: bool):
+    """The rows of the CSV in CSV_COLUMNS order (by_rank last, a list: columns sdcg@1..sdcg@100), a chunk of
+    the query at a time: a run of 100,000 queries is never held whole."""
     for row in rows.iterator(chunk_size=2000):
-        cells = [row["session_id"], row["participant"], row["scenario"], row["system"], row["query_id"],
-                 row["position"], row["text"], "true" if row["is_last"] else "false", row["sdcg"]]
+        cells = {"session": row["session_id"], "participant": row["participant"], "scenario": row["scenario"],
+                 "system": row["system"], "query": row["query_id"], "position": row["position"],
+                 "text": row["text"], "is_last": row["is_last"], "sdcg": row["sdcg"]}
         if by_rank:
-            cells.extend(_by_rank(row["by_rank"]))
-        yield line(next(iter(safe_rows([cells], raw=raw))))
+            cells["by_rank"] = _by_rank(row["by_rank"])
+        yield cells
