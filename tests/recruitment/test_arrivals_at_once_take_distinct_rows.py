@@ -1,0 +1,60 @@
+"""Arrivals at the same moment: each freed row goes to exactly one of them, each fresh row to one, and the
+same panel id twice at once gets one participant. PostgreSQL only (the study row's lock is what orders them;
+SQLite serialises writers on its own)."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection, connections
+
+from studies.models import Participant
+from studies.participation import recruitment
+
+from .conftest import join, prolific_pid
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs connections writing at once: PostgreSQL (CI's second pass)",
+    ),
+]
+
+
+def _at_once(study, pids):
+    barrier, joined, errors = threading.Barrier(len(pids)), [], []
+
+    def arrive(pid):
+        try:
+            barrier.wait(timeout=10)
+            joined.append(recruitment.participant_join(study=study, ids=recruitment.PanelIds(pid)))
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=arrive, args=(pid,)) for pid in pids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    return joined
+
+
+def test_eight_arrivals_at_once_share_two_freed_rows_and_six_fresh_ones(panel_study):
+    left = [join(panel_study).participant for _ in range(2)]  # rows 2 and 3
+    for participant in left:
+        recruitment.participant_state_set(participant=participant, state="returned", reason="panel")
+    joined = _at_once(panel_study, [prolific_pid() for _ in range(8)])
+    rows = Counter(j.participant.plan_row for j in joined)
+    assert rows == Counter([2, 3, 4, 5, 6, 7, 8, 9])
+    assert sorted(j.reissued_from for j in joined if j.reissued_from) == sorted(p.pk for p in left)
+
+
+def test_the_same_panel_id_twice_at_once_is_one_participant(panel_study):
+    pid = prolific_pid()
+    joined = _at_once(panel_study, [pid] * 4)
+    assert len({j.participant.pk for j in joined}) == 1
+    assert Participant.objects.filter(study=panel_study, panel_id=pid).count() == 1
