@@ -197,7 +197,7 @@ class EventAdmin(admin.ModelAdmin):
 
 
 class ReadOnlyReference(admin.ModelAdmin):
-    """Versions are made only by studies.assessment.services.reference_version_create (which re-scores the study once
+    """Versions are made only by studies.assessment.references.reference_version_create (which re-scores the study once
     they are committed) and never edited: a change is a new version."""
 
     def has_add_permission(self, request):

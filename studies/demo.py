@@ -21,7 +21,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors, pools, references
 from studies.design import services
 from studies.interchange.collection_import import collection_import
 from studies.models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
@@ -162,7 +162,7 @@ def _load_generated(study: Study) -> str:
     for topic_id, title, text, _words in GENERATED_TOPICS:
         services.scenario_add(study=study, code=f"S{topic_id}", title=title, text=text, topic_id=topic_id)
     pk_of = dict(collection.documents.values_list("external_id", "pk"))
-    assessment.reference_version_create(
+    references.reference_version_create(
         study=study, note="generated with the demo collection",
         judgments=(ReferenceJudgment(topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
                    for (topic_id, doc), grade in grades.items()),
@@ -214,17 +214,17 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
             collection_index_build(collection=study.collection, configuration=config["configuration"])
         enrolled = services.participants_enrol(study=study, count=participants + FOR_THE_RESEARCHER)
         sessions = participants_simulate(participants=enrolled[:participants], reference=_reference(study))
-        membership, assessor_password = assessment.assessor_invite(study=study, username=DEMO_ASSESSOR,
+        membership, assessor_password = assessors.assessor_invite(study=study, username=DEMO_ASSESSOR,
                                                                    invited_by=user)
         if isinstance(membership, AssessorInvitation):  # the account outlived the previous demo study
-            membership = assessment.assessor_invitation_answer(invitation=membership, user=membership.user,
+            membership = assessors.assessor_invitation_answer(invitation=membership, user=membership.user,
                                                                accept=True)
         if assessor_password is None:  # the account existed: give it a fresh password to print
             assessor_password = secrets.token_urlsafe(9)
             membership.user.set_password(assessor_password)
             membership.user.save(update_fields=["password"])
     # After the commit, so the pools are built once rather than grown after every simulated session.
-    assessment.pool_build(study=study)
+    pools.pool_build(study=study)
     scoring_note = _score(study, user)
     try_links = [f"/p/{p.access_token}/" for p in Participant.objects.filter(
         pk__in=[p.pk for p in enrolled[participants:]]).order_by("enrolment_index")]

@@ -19,7 +19,7 @@ def collection_index_build_task(collection_id: int, configuration: str) -> int:
 def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
     """Grow the scenario's assessment pool with what new sessions brought (a pool_build is idempotent).
     Only pools a researcher has built grow by themselves; returns the number of documents added."""
-    from studies.assessment.services import pool_build
+    from studies.assessment.pools import pool_build
 
     scenario = Scenario.objects.select_related("study").filter(pk=scenario_id, study_id=study_id,
                                                                  assessment_pool__isnull=False).first()

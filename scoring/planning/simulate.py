@@ -57,7 +57,7 @@ def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dic
 
 def studies_services():
     """(studies' design services, its reference-version writer), imported when a plan runs, not at start-up."""
-    from studies.assessment.services import reference_version_create
+    from studies.assessment.references import reference_version_create
     from studies.design import services as design
 
     return design, reference_version_create

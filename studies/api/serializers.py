@@ -1,7 +1,7 @@
 """Output serializers (what the API shows) and input serializers (what a write with side effects accepts).
 
 Serializers only shape data: writes that touch several models are services (studies/design/services.py,
-studies/assessment/services.py, studies/participation/steps.py), called by the views.
+studies/assessment/, studies/participation/steps.py), called by the views.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Assessment pages. Researchers (staff, through studies.design.views' access check) manage pools, assessors,
 agreement, adjudication and reference versions; assessors (non-staff members of a study) judge documents.
-Thin views: an access-checked fetch, a small form, a call into studies/assessment/services.py, a redirect or render."""
+Thin views: an access-checked fetch, a small form, a call into the services of studies/assessment/, a redirect or render."""
 
 from functools import wraps
 from urllib.parse import urlencode
@@ -14,9 +14,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from scoring.lib.errors import InputError
-from studies.assessment import services as assessment
+from studies.assessment import adjudication, assessors, pools, references
+from studies.assessment import selectors as assessment_selectors
 from studies.design import selectors
 from studies.design.views import researcher_required, study_for_researcher
+from studies.errors import AssessmentError
 from studies.models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
 
 # --- Forms ----------------------------------------------------------------------------------------------
@@ -24,7 +26,7 @@ from studies.models import AssessmentPool, AssessorInvitation, PoolDocument, Ref
 
 class PoolBuildForm(forms.Form):
     rule = forms.ChoiceField(choices=AssessmentPool.Rule.choices)
-    top_x = forms.IntegerField(min_value=1, max_value=1000, initial=assessment.DEFAULT_TOP_X, label="X")
+    top_x = forms.IntegerField(min_value=1, max_value=1000, initial=pools.DEFAULT_TOP_X, label="X")
 
 
 class PoolAddForm(forms.Form):
@@ -49,7 +51,7 @@ class InviteForm(forms.Form):
 
 
 class PresetForm(forms.Form):
-    preset = forms.ChoiceField(choices=list(assessment.PRESETS.items()))
+    preset = forms.ChoiceField(choices=list(adjudication.PRESETS.items()))
 
 
 class DecideForm(forms.Form):
@@ -62,7 +64,7 @@ class PublishForm(forms.Form):
     """What to publish; the preview page shows what it changes, and confirms with the plan's digest."""
 
     mode = forms.ChoiceField(
-        choices=list(assessment.PUBLISH_MODES.items()),
+        choices=list(references.PUBLISH_MODES.items()),
         initial="merge",
         required=False,  # merge when not given: it never drops a judgment
         widget=forms.RadioSelect,
@@ -138,10 +140,10 @@ def invitation_answer(request, pk):
         messages.error(request, "Answer accept or decline.")
         return redirect("assessment:home")
     try:
-        assessment.assessor_invitation_answer(
+        assessors.assessor_invitation_answer(
             invitation=invitation, user=request.user, accept=answer == "accept"
         )
-    except assessment.AssessmentError as exc:
+    except AssessmentError as exc:
         messages.error(request, str(exc))
         return redirect("assessment:home")
     if answer == "accept":
@@ -154,7 +156,7 @@ def invitation_answer(request, pk):
 @researcher_required
 def manage(request, slug):
     study = study_for_researcher(request, slug)
-    per_assessor, per_scenario = assessment.assessment_progress(study=study)
+    per_assessor, per_scenario = assessment_selectors.assessment_progress(study=study)
     plan = study.assessment_plan if hasattr(study, "assessment_plan") else None
     context = {
         "study": study,
@@ -184,7 +186,7 @@ def pool_build(request, slug):
     if request.method == "POST":
         form = PoolBuildForm(request.POST, prefix="pool")
         if form.is_valid():
-            changes = assessment.pool_build(
+            changes = pools.pool_build(
                 study=study, rule=form.cleaned_data["rule"], top_x=form.cleaned_data["top_x"]
             )
             summary = "; ".join(
@@ -202,7 +204,7 @@ def pool_build(request, slug):
 def pool_refresh(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        changes = assessment.pool_build(study=study)
+        changes = pools.pool_build(study=study)
         added = sum(c.added for c in changes.values())
         messages.success(request, f"Pools updated with the sessions so far: {added} new documents.")
     return _manage(study)
@@ -219,13 +221,13 @@ def pool_add(request, slug):
                 messages.error(request, f"No scenario {form.cleaned_data['scenario']!r} in this study.")
             else:
                 try:
-                    added = assessment.pool_add_documents(
+                    added = pools.pool_add_documents(
                         scenario=scenario,
                         external_ids=form.cleaned_data["external_ids"].split(),
                         added_by=request.user,
                     )
                     messages.success(request, f"{added} documents added to the pool of {scenario.code}.")
-                except assessment.AssessmentError as exc:
+                except AssessmentError as exc:
                     messages.error(request, str(exc))
         else:
             _form_errors(request, form)
@@ -240,11 +242,11 @@ def pool_import(request, slug):
         if form.is_valid():
             upload = form.cleaned_data["qrels"]
             try:
-                added = assessment.pool_import_qrels(
+                added = pools.pool_import_qrels(
                     study=study, lines=_uploaded_lines(upload), path=upload.name, added_by=request.user
                 )
                 messages.success(request, f"{added} documents from {upload.name} added to the pools.")
-            except (InputError, assessment.AssessmentError) as exc:
+            except (InputError, AssessmentError) as exc:
                 messages.error(request, f"Nothing imported: {exc}")
         else:
             _form_errors(request, form)
@@ -257,7 +259,7 @@ def plan_set(request, slug):
     if request.method == "POST":
         form = PlanForm(request.POST, prefix="plan")
         if form.is_valid():
-            plan = assessment.assessment_plan_set(study=study, **form.cleaned_data)
+            plan = assessors.assessment_plan_set(study=study, **form.cleaned_data)
             messages.success(
                 request, f"Each document is judged by {plan.assessors_per_document} assessor(s)."
             )
@@ -273,7 +275,7 @@ def assessor_invite(request, slug):
         form = InviteForm(request.POST, prefix="invite")
         if form.is_valid():
             try:
-                membership, password = assessment.assessor_invite(
+                membership, password = assessors.assessor_invite(
                     study=study, invited_by=request.user, **form.cleaned_data
                 )
                 login = request.build_absolute_uri(reverse("login") + "?next=" + reverse("assessment:home"))
@@ -293,7 +295,7 @@ def assessor_invite(request, slug):
                     messages.success(
                         request, f"{membership.user.username} now assesses this study ({login})."
                     )
-            except assessment.AssessmentError as exc:
+            except AssessmentError as exc:
                 messages.error(request, str(exc))
         else:
             _form_errors(request, form)
@@ -306,12 +308,12 @@ def agreement(request, slug):
     version = None
     if request.GET.get("version"):
         version = get_object_or_404(study.reference_versions, number=request.GET["version"])
-    reference, per_participant, per_scenario = assessment.participant_reference_agreement(
+    reference, per_participant, per_scenario = adjudication.participant_reference_agreement(
         study=study, version=version
     )
     context = {
         "study": study,
-        "blocks": assessment.assessor_agreement(study=study),
+        "blocks": adjudication.assessor_agreement(study=study),
         "grade_levels": study.grade_levels.all(),
         "reference": reference,
         "versions": study.reference_versions.order_by("-number"),
@@ -326,7 +328,7 @@ def disagreements(request, slug):
     study = study_for_researcher(request, slug)
     context = {
         "study": study,
-        "rows": assessment.disagreements(study=study),
+        "rows": assessment_selectors.disagreements(study=study),
         "grade_levels": study.grade_levels.all(),
         "preset_form": PresetForm(prefix="adjudicate"),
     }
@@ -339,7 +341,7 @@ def adjudicate(request, slug):
     if request.method == "POST":
         form = PresetForm(request.POST, prefix="adjudicate")
         if form.is_valid():
-            result = assessment.adjudicate(
+            result = adjudication.adjudicate(
                 study=study, preset=form.cleaned_data["preset"], decided_by=request.user
             )
             decided = ", ".join(f"{n} {method}" for method, n in sorted(result.decided.items())) or "none"
@@ -365,14 +367,14 @@ def decide(request, slug):
                 pool__scenario__study=study,
             )
             try:
-                assessment.adjudication_decide(
+                adjudication.adjudication_decide(
                     pool_document=pool_document,
                     grade=form.cleaned_data["grade"],
                     decided_by=request.user,
                     note=form.cleaned_data["note"],
                 )
                 messages.success(request, f"{pool_document.document}: grade {form.cleaned_data['grade']}.")
-            except assessment.AssessmentError as exc:
+            except AssessmentError as exc:
                 messages.error(request, str(exc))
         else:
             _form_errors(request, form)
@@ -398,14 +400,14 @@ def publish(request, slug):
         return _manage(study)
     if request.method == "POST" and form.cleaned_data["digest"]:
         try:
-            version = assessment.reference_version_publish(
+            version = references.reference_version_publish(
                 study=study,
                 created_by=request.user,
                 note=form.cleaned_data["note"],
                 expected_digest=form.cleaned_data["digest"],
                 **form.plan_arguments(),
             )
-        except assessment.AssessmentError as exc:
+        except AssessmentError as exc:
             messages.error(request, str(exc))
             return redirect(_publish_query(study, form))
         messages.success(
@@ -416,8 +418,8 @@ def publish(request, slug):
     if request.method == "POST":
         return redirect(_publish_query(study, form))
     try:
-        plan = assessment.reference_version_publish_plan(study=study, **form.plan_arguments())
-    except assessment.AssessmentError as exc:
+        plan = references.reference_version_publish_plan(study=study, **form.plan_arguments())
+    except AssessmentError as exc:
         messages.error(request, str(exc))
         return _manage(study)
     confirm = PublishForm(initial={**form.cleaned_data, "digest": plan.digest}, prefix="publish", study=study)
@@ -435,7 +437,7 @@ def version_qrels(request, slug, number):
     study = study_for_researcher(request, slug)
     version = get_object_or_404(ReferenceVersion, study=study, number=number)
     response = HttpResponse(
-        assessment.reference_version_qrels(version=version), content_type="text/plain; charset=utf-8"
+        references.reference_version_qrels(version=version), content_type="text/plain; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-v{version.number}.qrels"'
     return response
@@ -449,14 +451,14 @@ def version_import(request, slug):
         if form.is_valid():
             upload = form.cleaned_data["qrels"]
             try:
-                version = assessment.reference_version_import_qrels(
+                version = references.reference_version_import_qrels(
                     study=study,
                     lines=_uploaded_lines(upload),
                     path=upload.name,
                     created_by=request.user,
                     note=form.cleaned_data["note"],
                 )
-                judgments, topics = assessment.reference_version_other_topics(version=version)
+                judgments, topics = assessment_selectors.reference_version_other_topics(version=version)
                 others = (
                     f" {judgments} judgments of {topics} topics that are not scenarios were kept; they score nothing."
                     if judgments
@@ -465,7 +467,7 @@ def version_import(request, slug):
                 messages.success(
                     request, f"Reference version {version.number} imported from {upload.name}.{others}"
                 )
-            except (InputError, assessment.AssessmentError) as exc:
+            except (InputError, AssessmentError) as exc:
                 messages.error(request, f"Nothing imported: {exc}")
         else:
             _form_errors(request, form)
@@ -497,7 +499,7 @@ def assessor_study(request, membership):
     judged = set(membership.user.assessor_judgments.values_list("pool_document_id", flat=True))
     rows = []
     for scenario in membership.study.scenarios.order_by("id"):
-        queue = assessment.assessor_queue(membership=membership, scenario=scenario)
+        queue = assessment_selectors.assessor_queue(membership=membership, scenario=scenario)
         rows.append((scenario, len(queue), sum(pd.id in judged for pd in queue)))
     return render(request, "assessment/assessor_study.html", {"study": membership.study, "rows": rows})
 
@@ -506,14 +508,16 @@ def _posted_grade(request) -> int:
     try:
         return int(request.POST.get("grade", ""))
     except ValueError:
-        raise assessment.AssessmentError(f"the grade must be a whole number, not {request.POST.get('grade', '')[:20]!r}") from None
+        raise AssessmentError(
+            f"the grade must be a whole number, not {request.POST.get('grade', '')[:20]!r}"
+        ) from None
 
 
 @assessor_required
 def assessor_form(request, membership, code):
     study = membership.study
     scenario = get_object_or_404(study.scenarios, code=code)
-    queue = assessment.assessor_queue(membership=membership, scenario=scenario)
+    queue = assessment_selectors.assessor_queue(membership=membership, scenario=scenario)
     grades = dict(
         membership.user.assessor_judgments.filter(pool_document__in=queue).values_list(
             "pool_document_id", "grade"
@@ -528,8 +532,10 @@ def assessor_form(request, membership, code):
             raise Http404("That document is not in your list.")
         try:
             grade = _posted_grade(request)
-            assessment.assessor_judgment_record(assessor=request.user, pool_document=queue[position], grade=grade)
-        except assessment.AssessmentError as exc:
+            assessors.assessor_judgment_record(
+                assessor=request.user, pool_document=queue[position], grade=grade
+            )
+        except AssessmentError as exc:
             messages.error(request, f"Not saved: {exc}")
             return redirect(f"{here}?doc={queue[position].id}")
         grades[queue[position].id] = grade

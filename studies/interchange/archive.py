@@ -33,7 +33,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from studies.assessment.services import reference_version_create
+from studies.assessment.references import reference_version_create
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by, events_read
 from studies.design.services import study_slug_free

@@ -15,7 +15,7 @@ from pathlib import Path
 from django.db import transaction
 
 from scoring.lib.errors import InputError
-from studies.assessment.services import reference_version_create
+from studies.assessment.references import reference_version_create
 from studies.design.services import design_check_unlocked
 from studies.errors import CollectionImportError, DesignLockedError
 from studies.models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study

@@ -44,7 +44,7 @@ from django.utils import timezone
 
 from scoring.lib.errors import InputError
 from scoring.lib.trec_io import parse_qrels_lines
-from studies.assessment.services import reference_version_import_qrels
+from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
 from studies.design.selectors import collection_usable_by, events_read
 from studies.interchange import ImportFailure

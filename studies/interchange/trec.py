@@ -1,6 +1,6 @@
 """TREC qrels and runs out of a study, for trec_eval, ir_measures and `python -m scoring eval`.
 
-- qrels: a reference version as `topic 0 docid grade` (studies.assessment.services.reference_version_qrels); with
+- qrels: a reference version as `topic 0 docid grade` (studies.assessment.references.reference_version_qrels); with
   `repeats`, also a line for each repeated showing the runs write (below), with its document's grade.
 - runs: what participants were shown, as TREC runs `topic Q0 docid rank score tag`: the topic is the scenario's
   topic_id (so the study's qrels apply), the tag is the system's code. A run file holds one ranking per topic,
@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from studies.assessment.services import reference_version_qrels
+from studies.assessment.references import reference_version_qrels
 from studies.errors import ExportError
 from studies.models import Query, ReferenceVersion, SearchSession, ShownResult, Study
 

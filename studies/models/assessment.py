@@ -5,7 +5,7 @@ independent domain expert" (Järvelin et al. 2008, section 3.1); the 2002 study 
 for their disagreements (Järvelin & Kekäläinen 2002, section 3.1). See docs/assessing.md.
 
 Grades inside the study's scale and assessors being members of the study are enforced by triggers
-(migration 0003_assessment), like the rules of 0002. Writes go through studies/assessment/services.py.
+(migration 0003_assessment), like the rules of 0002. Writes go through studies/assessment/ (pools, assessors, adjudication, references).
 """
 
 import secrets
@@ -118,7 +118,7 @@ class StudyAssessor(models.Model):
 
 class AssessorInvitation(models.Model):
     """A researcher asked an assessor of another lab to assess a study; the membership (StudyAssessor) exists
-    only once the assessor accepts (studies.assessment.services.assessor_add decides who must be asked)."""
+    only once the assessor accepts (studies.assessment.assessors.assessor_add decides who must be asked)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for the assessor"

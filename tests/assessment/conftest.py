@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors, pools
 from studies.models import Collection, Document, Judgment, Query, SearchSession, ShownResult
 
 
@@ -80,10 +80,10 @@ def make_assessors(db):
     def make(study, *names, per_document=None):
         users = []
         for name in names:
-            membership, _password = assessment.assessor_invite(study=study, username=name, invited_by=study.owner)
+            membership, _password = assessors.assessor_invite(study=study, username=name, invited_by=study.owner)
             users.append(membership.user)
         if per_document is not None:
-            assessment.assessment_plan_set(study=study, assessors_per_document=per_document)
+            assessors.assessment_plan_set(study=study, assessors_per_document=per_document)
         return users
 
     return make
@@ -93,13 +93,13 @@ def grade_all(study, grades_by_document, users, code="S1"):
     """Pool the documents of `grades_by_document` ({external_id: [grade per user]}) in `code` by hand, in
     that order, and record each user's grade."""
     scenario = study.scenarios.get(code=code)
-    assessment.pool_add_documents(scenario=scenario, external_ids=list(grades_by_document), added_by=study.owner)
+    pools.pool_add_documents(scenario=scenario, external_ids=list(grades_by_document), added_by=study.owner)
     pool = scenario.assessment_pool
     for external_id, grades in grades_by_document.items():
         pool_document = pool.documents.get(document__external_id=external_id)
         for user, grade in zip(users, grades, strict=True):
             if grade is not None:
-                assessment.assessor_judgment_record(assessor=user, pool_document=pool_document, grade=grade)
+                assessors.assessor_judgment_record(assessor=user, pool_document=pool_document, grade=grade)
     return pool
 
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from studies.assessment import services as assessment
+from studies.assessment import adjudication
+from studies.errors import AssessmentError
 from studies.models import AdjudicationDecision
 
 from .conftest import grade_all
@@ -36,7 +37,7 @@ def two_judges(assessed_study, make_assessors):
 
 
 def test_the_2002_rule_takes_one_point_differences_from_each_judge_in_turn(two_judges, alice):
-    result = assessment.adjudicate(study=two_judges, preset="2002", decided_by=alice)
+    result = adjudication.adjudicate(study=two_judges, preset="2002", decided_by=alice)
     assert decisions(two_judges) == {
         "d1": (2, "agreed", "ann"),
         "d2": (1, "in_turn", "ann"),
@@ -61,7 +62,7 @@ def test_the_2002_rule_rotates_over_four_judges_and_sends_two_points_to_the_rese
         },
         judges,
     )
-    result = assessment.adjudicate(study=assessed_study, preset="2002", decided_by=alice)
+    result = adjudication.adjudicate(study=assessed_study, preset="2002", decided_by=alice)
     assert decisions(assessed_study) == {
         "d1": (1, "in_turn", "ann"),
         "d2": (1, "in_turn", "ben"),
@@ -73,7 +74,7 @@ def test_the_2002_rule_rotates_over_four_judges_and_sends_two_points_to_the_rese
 
 
 def test_researcher_preset_leaves_every_disagreement_to_the_researcher(two_judges, alice):
-    result = assessment.adjudicate(study=two_judges, preset="researcher", decided_by=alice)
+    result = adjudication.adjudicate(study=two_judges, preset="researcher", decided_by=alice)
     assert decisions(two_judges) == {"d1": (2, "agreed", "ann")}
     assert sorted(row.pool_document.document.external_id for row in result.to_researcher) == ["d2", "d3", "d4", "d5"]
 
@@ -81,7 +82,7 @@ def test_researcher_preset_leaves_every_disagreement_to_the_researcher(two_judge
 def test_majority_preset_takes_a_strict_majority_then_the_researcher(assessed_study, make_assessors, alice):
     judges = make_assessors(assessed_study, "ann", "ben", "cat", per_document=3)
     grade_all(assessed_study, {"d1": [1, 1, 2], "d2": [0, 3, 3], "d3": [0, 1, 2], "d4": [2, 2, 2]}, judges)
-    result = assessment.adjudicate(study=assessed_study, preset="majority", decided_by=alice)
+    result = adjudication.adjudicate(study=assessed_study, preset="majority", decided_by=alice)
     assert decisions(assessed_study) == {
         "d1": (1, "majority", None),
         "d2": (3, "majority", None),
@@ -91,15 +92,15 @@ def test_majority_preset_takes_a_strict_majority_then_the_researcher(assessed_st
 
 
 def test_majority_of_two_disagreeing_judges_goes_to_the_researcher(two_judges, alice):
-    result = assessment.adjudicate(study=two_judges, preset="majority", decided_by=alice)
+    result = adjudication.adjudicate(study=two_judges, preset="majority", decided_by=alice)
     assert len(result.to_researcher) == 4
 
 
 def test_decisions_by_hand_are_kept_when_a_preset_runs_again(two_judges, alice):
-    assessment.adjudicate(study=two_judges, preset="2002", decided_by=alice)
+    adjudication.adjudicate(study=two_judges, preset="2002", decided_by=alice)
     d5 = two_judges.scenarios.get(code="S1").assessment_pool.documents.get(document__external_id="d5")
-    assessment.adjudication_decide(pool_document=d5, grade=2, decided_by=alice, note="read it twice")
-    result = assessment.adjudicate(study=two_judges, preset="researcher", decided_by=alice)
+    adjudication.adjudication_decide(pool_document=d5, grade=2, decided_by=alice, note="read it twice")
+    result = adjudication.adjudicate(study=two_judges, preset="researcher", decided_by=alice)
     assert decisions(two_judges)["d5"] == (2, "researcher", "alice")
     assert result.kept_by_hand == 1
     assert "d2" not in decisions(two_judges)  # the 2002 preset's own decisions were recomputed
@@ -107,10 +108,10 @@ def test_decisions_by_hand_are_kept_when_a_preset_runs_again(two_judges, alice):
 
 def test_a_decision_outside_the_scale_is_refused(two_judges, alice):
     d5 = two_judges.scenarios.get(code="S1").assessment_pool.documents.get(document__external_id="d5")
-    with pytest.raises(assessment.AssessmentError, match="scale"):
-        assessment.adjudication_decide(pool_document=d5, grade=7, decided_by=alice)
+    with pytest.raises(AssessmentError, match="scale"):
+        adjudication.adjudication_decide(pool_document=d5, grade=7, decided_by=alice)
 
 
 def test_an_unknown_preset_is_refused(two_judges, alice):
-    with pytest.raises(assessment.AssessmentError, match="unknown preset"):
-        assessment.adjudicate(study=two_judges, preset="coin", decided_by=alice)
+    with pytest.raises(AssessmentError, match="unknown preset"):
+        adjudication.adjudicate(study=two_judges, preset="coin", decided_by=alice)

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from scoring.lib import agreement
-from studies.assessment import services as assessment
+from studies.assessment import adjudication, references
 
 from .conftest import grade_all
 
@@ -16,7 +16,7 @@ def test_pairs_get_weighted_kappa_with_their_confusion_matrix_per_scenario_and_o
     s2 = {"d5": [0, 1, 0], "d6": [3, 2, 3]}
     grade_all(assessed_study, s1, [ann, ben, cat])
     grade_all(assessed_study, s2, [ann, ben, cat], code="S2")
-    blocks = assessment.assessor_agreement(study=assessed_study)
+    blocks = adjudication.assessor_agreement(study=assessed_study)
     assert [block.scenario.code if block.scenario else None for block in blocks] == ["S1", "S2", "S3", "S4", None]
     first = blocks[0]
     assert first.units == 4
@@ -42,9 +42,9 @@ def test_pairs_get_weighted_kappa_with_their_confusion_matrix_per_scenario_and_o
 def test_participants_are_compared_with_the_newest_reference_version(sessions_study, alice):
     # P001 judged d2 = 2, d4 = 0 and saw d1..d7; P002 judged d3 = 1, d8 = 3 and saw d3.
     lines = ["1 0 d1 1", "1 0 d2 2", "1 0 d3 2", "1 0 d4 0", "1 0 d8 3"]
-    assessment.reference_version_import_qrels(study=sessions_study, lines=["1 0 d2 0"], path="old", created_by=alice)
-    assessment.reference_version_import_qrels(study=sessions_study, lines=lines, path="ref.qrels", created_by=alice)
-    version, per_participant, per_scenario = assessment.participant_reference_agreement(study=sessions_study)
+    references.reference_version_import_qrels(study=sessions_study, lines=["1 0 d2 0"], path="old", created_by=alice)
+    references.reference_version_import_qrels(study=sessions_study, lines=lines, path="ref.qrels", created_by=alice)
+    version, per_participant, per_scenario = adjudication.participant_reference_agreement(study=sessions_study)
     assert version.number == 2
     p1, p2 = per_participant
     assert (p1.label, p1.n, p1.percent, p1.kappa_linear, p1.missed) == ("P001", 2, 1.0, 1.0, 2)  # missed d1, d3
@@ -59,4 +59,4 @@ def test_participants_are_compared_with_the_newest_reference_version(sessions_st
 
 
 def test_without_a_reference_version_there_is_nothing_to_compare(sessions_study):
-    assert assessment.participant_reference_agreement(study=sessions_study) == (None, [], [])
+    assert adjudication.participant_reference_agreement(study=sessions_study) == (None, [], [])

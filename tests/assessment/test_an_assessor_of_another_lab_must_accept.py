@@ -4,8 +4,9 @@ pending invitation on their home page, no membership, no work allocated and no p
 import pytest
 from django.urls import reverse
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors, pools
 from studies.design import services
+from studies.errors import AssessmentError
 from studies.models import AssessorAssignment, AssessorInvitation, StudyAssessor
 
 
@@ -16,7 +17,7 @@ def bobs_study(alice, bob, collection):
     services.scenario_add(study=study, code="S1", title="S", text="T", topic_id="1")
     study.collection = collection
     study.save(update_fields=["collection"])
-    assessment.pool_add_documents(
+    pools.pool_add_documents(
         scenario=study.scenarios.get(), external_ids=["d1", "d2", "d3"], added_by=bob
     )
     return study
@@ -24,12 +25,12 @@ def bobs_study(alice, bob, collection):
 
 @pytest.fixture
 def ann(assessed_study, alice):
-    membership, _password = assessment.assessor_invite(study=assessed_study, username="ann", invited_by=alice)
+    membership, _password = assessors.assessor_invite(study=assessed_study, username="ann", invited_by=alice)
     return membership.user
 
 
 def test_an_assessor_of_another_lab_gets_a_pending_invitation_and_no_membership(ann, bobs_study, bob, client):
-    invitation, password = assessment.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
+    invitation, password = assessors.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
     assert isinstance(invitation, AssessorInvitation) and password is None
     assert invitation.status == "pending" and invitation.user == ann and invitation.invited_by == bob
     assert not StudyAssessor.objects.filter(study=bobs_study, user=ann).exists()
@@ -43,7 +44,7 @@ def test_an_assessor_of_another_lab_gets_a_pending_invitation_and_no_membership(
 
 
 def test_accepting_makes_them_an_assessor_with_their_share_of_the_pool(ann, bobs_study, bob, client):
-    invitation, _ = assessment.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
+    invitation, _ = assessors.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
     client.force_login(ann)
     answer = reverse("assessment:invitation_answer", args=[invitation.pk])
     response = client.post(answer, {"answer": "accept"})
@@ -60,7 +61,7 @@ def test_accepting_makes_them_an_assessor_with_their_share_of_the_pool(ann, bobs
 
 
 def test_declining_leaves_no_membership_and_the_researcher_may_ask_again(ann, bobs_study, bob, client):
-    invitation, _ = assessment.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
+    invitation, _ = assessors.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
     client.force_login(ann)
     client.post(reverse("assessment:invitation_answer", args=[invitation.pk]), {"answer": "decline"})
     invitation.refresh_from_db()
@@ -69,19 +70,19 @@ def test_declining_leaves_no_membership_and_the_researcher_may_ask_again(ann, bo
     client.force_login(bob)
     page = client.get(reverse("assessment:manage", args=[bobs_study.slug])).content.decode()
     assert "ann: declined" in page
-    again, _ = assessment.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
+    again, _ = assessors.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
     assert again.pk == invitation.pk and again.status == "pending" and again.answered_at is None
 
 
 def test_only_the_invited_assessor_can_answer(ann, bobs_study, bob, client, django_user_model):
-    invitation, _ = assessment.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
+    invitation, _ = assessors.assessor_invite(study=bobs_study, username="ann", invited_by=bob)
     zoe = django_user_model.objects.create_user("zoe", password="zoe-password")
     answer = reverse("assessment:invitation_answer", args=[invitation.pk])
     for user in (zoe, bob):
         client.force_login(user)
         assert client.post(answer, {"answer": "accept"}).status_code == 404
-    with pytest.raises(assessment.AssessmentError, match="not yours"):
-        assessment.assessor_invitation_answer(invitation=invitation, user=zoe, accept=True)
+    with pytest.raises(AssessmentError, match="not yours"):
+        assessors.assessor_invitation_answer(invitation=invitation, user=zoe, accept=True)
     invitation.refresh_from_db()
     assert invitation.status == "pending"
     assert not StudyAssessor.objects.filter(study=bobs_study).exists()
@@ -100,13 +101,13 @@ def test_the_researchers_page_says_the_invitation_waits(ann, bobs_study, bob, cl
 
 def test_an_assessor_of_one_of_the_owners_studies_is_added_at_once(ann, assessed_study, alice):
     second = services.study_create(owner=alice, name="Alice's second study")
-    membership, password = assessment.assessor_invite(study=second, username="ann", invited_by=alice)
+    membership, password = assessors.assessor_invite(study=second, username="ann", invited_by=alice)
     assert isinstance(membership, StudyAssessor) and membership.study == second and password is None
     assert not AssessorInvitation.objects.exists()
 
 
 def test_a_new_account_made_by_the_invitation_is_added_at_once(bobs_study, bob):
-    membership, password = assessment.assessor_invite(study=bobs_study, username="newbie", invited_by=bob)
+    membership, password = assessors.assessor_invite(study=bobs_study, username="newbie", invited_by=bob)
     assert isinstance(membership, StudyAssessor) and password
     assert AssessorAssignment.objects.filter(assessor=membership).count() == 3
 

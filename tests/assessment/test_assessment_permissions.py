@@ -4,7 +4,7 @@ participants (token links, no account) none."""
 import pytest
 from django.urls import reverse
 
-from studies.assessment import services as assessment
+from studies.assessment import pools
 from studies.design import services
 
 from .conftest import record_session
@@ -20,7 +20,7 @@ def other_study(django_user_model):
 
 @pytest.fixture
 def ann(sessions_study, make_assessors):
-    assessment.pool_build(study=sessions_study, rule="relevant")
+    pools.pool_build(study=sessions_study, rule="relevant")
     (user,) = make_assessors(sessions_study, "ann")
     return user
 
@@ -101,7 +101,7 @@ def test_an_assessor_cannot_post_a_grade_for_a_document_not_allocated_to_them(cl
     p1 = sessions_study.participants.get(code="P001")
     record_session(p1, "S2", [{1: "d9"}], {"d9": 2})
     s1 = sessions_study.scenarios.get(code="S1")
-    assessment.pool_build(study=sessions_study)
+    pools.pool_build(study=sessions_study)
     s2_pool_document = sessions_study.scenarios.get(code="S2").assessment_pool.documents.get()
     client.force_login(ann)
     url = reverse("assessment:assessor_form", args=[sessions_study.slug, s1.code])

@@ -4,13 +4,13 @@ nothing of participants' or other assessors' grades."""
 import pytest
 from django.urls import reverse
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors, pools, selectors
 from studies.models import AssessorJudgment, StudyAssessor
 
 
 @pytest.fixture
 def pooled(sessions_study, make_assessors):
-    assessment.pool_build(study=sessions_study, rule="union", top_x=10)  # S1: 7 documents
+    pools.pool_build(study=sessions_study, rule="union", top_x=10)  # S1: 7 documents
     ann, ben = make_assessors(sessions_study, "ann", "ben", per_document=2)
     StudyAssessor.objects.filter(user=ann).update(order_seed="seed-of-ann")
     StudyAssessor.objects.filter(user=ben).update(order_seed="seed-of-ben")
@@ -19,7 +19,7 @@ def pooled(sessions_study, make_assessors):
 
 def queue_of(study, user, code="S1"):
     membership = StudyAssessor.objects.get(study=study, user=user)
-    return [pd.document.external_id for pd in assessment.assessor_queue(membership=membership, scenario=study.scenarios.get(code=code))]
+    return [pd.document.external_id for pd in selectors.assessor_queue(membership=membership, scenario=study.scenarios.get(code=code))]
 
 
 def form_url(study, code="S1"):
@@ -36,7 +36,7 @@ def test_each_assessor_has_their_own_stable_shuffled_order(pooled):
 def test_a_grown_pool_keeps_the_old_documents_in_their_order(pooled):
     study, ann, _ben = pooled
     before = queue_of(study, ann)
-    assessment.pool_add_documents(scenario=study.scenarios.get(code="S1"), external_ids=["d11"], added_by=study.owner)
+    pools.pool_add_documents(scenario=study.scenarios.get(code="S1"), external_ids=["d11"], added_by=study.owner)
     after = queue_of(study, ann)
     assert [doc for doc in after if doc != "d11"] == before
 
@@ -107,7 +107,7 @@ def test_a_grade_outside_the_scale_is_not_saved(client, pooled):
 def test_the_form_never_shows_participants_or_other_assessors_grades(client, pooled):
     study, ann, ben = pooled
     for pd in study.scenarios.get(code="S1").assessment_pool.documents.all():
-        assessment.assessor_judgment_record(assessor=ben, pool_document=pd, grade=3)
+        assessors.assessor_judgment_record(assessor=ben, pool_document=pd, grade=3)
     client.force_login(ann)
     for pd in study.scenarios.get(code="S1").assessment_pool.documents.all():
         page = client.get(f"{form_url(study)}?doc={pd.id}").content.decode()
@@ -120,7 +120,7 @@ def test_the_form_never_shows_participants_or_other_assessors_grades(client, poo
 def test_when_every_document_is_judged_the_form_says_so(client, pooled):
     study, ann, _ben = pooled
     for pd in study.scenarios.get(code="S1").assessment_pool.documents.all():
-        assessment.assessor_judgment_record(assessor=ann, pool_document=pd, grade=1)
+        assessors.assessor_judgment_record(assessor=ann, pool_document=pd, grade=1)
     client.force_login(ann)
     page = client.get(form_url(study)).content.decode()
     assert "All 7 documents of this scenario are judged" in page

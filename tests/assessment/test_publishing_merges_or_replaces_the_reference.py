@@ -6,7 +6,8 @@ judgments with 3 adjudicated ones without a word."""
 import pytest
 from django.urls import reverse
 
-from studies.assessment import services as assessment
+from studies.assessment import adjudication, references
+from studies.errors import AssessmentError
 from studies.models import ReferenceVersion
 
 from .conftest import grade_all
@@ -18,20 +19,20 @@ IMPORTED = ["1 0 d1 1", "1 0 d2 0", "1 0 d5 3", "2 0 d3 1", "2 0 d6 2", "3 0 d7 
 def imported_then_adjudicated(assessed_study, make_assessors, alice):
     """v1 imported from qrels; then ann and ben grade d1, d2 (S1, topic 1) and d3, d4 (S2, topic 2), and the
     decisions are d1 = 2, d2 = 1 (in turn), d3 = 3, d4 = 1 (by hand)."""
-    assessment.reference_version_import_qrels(
+    references.reference_version_import_qrels(
         study=assessed_study, lines=IMPORTED, path="v1.qrels", created_by=alice
     )
     ann, ben = make_assessors(assessed_study, "ann", "ben", per_document=2)
     grade_all(assessed_study, {"d1": [2, 2], "d2": [1, 2]}, [ann, ben])
     grade_all(assessed_study, {"d3": [3, 3], "d4": [0, 3]}, [ann, ben], code="S2")
-    assessment.adjudicate(study=assessed_study, preset="2002", decided_by=alice)
+    adjudication.adjudicate(study=assessed_study, preset="2002", decided_by=alice)
     d4 = assessed_study.scenarios.get(code="S2").assessment_pool.documents.get(document__external_id="d4")
-    assessment.adjudication_decide(pool_document=d4, grade=1, decided_by=alice)
+    adjudication.adjudication_decide(pool_document=d4, grade=1, decided_by=alice)
     return assessed_study
 
 
 def qrels(version):
-    return assessment.reference_version_qrels(version=version).splitlines()
+    return references.reference_version_qrels(version=version).splitlines()
 
 
 def changes(plan):
@@ -42,11 +43,11 @@ def test_merging_keeps_the_imported_judgments_and_overrides_the_adjudicated_ones
     imported_then_adjudicated, alice
 ):
     study = imported_then_adjudicated
-    plan = assessment.reference_version_publish_plan(study=study, mode="merge")
+    plan = references.reference_version_publish_plan(study=study, mode="merge")
     assert (plan.base.number, plan.latest.number, plan.number, plan.decisions) == (1, 1, 2, 4)
     assert changes(plan) == {("1", "S1"): (0, 2, 0, 1), ("2", "S2"): (1, 1, 0, 1), ("3", "S3"): (0, 0, 0, 1)}
     assert plan.totals == {"added": 1, "changed": 3, "removed": 0, "kept": 3}
-    version = assessment.reference_version_publish(study=study, created_by=alice, mode="merge")
+    version = references.reference_version_publish(study=study, created_by=alice, mode="merge")
     assert version.number == 2 and version.note == "adjudication of 4 documents merged into v1"
     assert qrels(version) == [
         "1 0 d1 2",
@@ -62,7 +63,7 @@ def test_merging_keeps_the_imported_judgments_and_overrides_the_adjudicated_ones
 
 
 def test_merge_is_the_default(imported_then_adjudicated, alice):
-    version = assessment.reference_version_publish(study=imported_then_adjudicated, created_by=alice)
+    version = references.reference_version_publish(study=imported_then_adjudicated, created_by=alice)
     assert version.judgments.count() == 7
 
 
@@ -70,24 +71,24 @@ def test_replacing_keeps_only_the_adjudicated_grades_and_says_what_it_removes(
     imported_then_adjudicated, alice
 ):
     study = imported_then_adjudicated
-    plan = assessment.reference_version_publish_plan(study=study, mode="replace")
+    plan = references.reference_version_publish_plan(study=study, mode="replace")
     assert plan.base is None and plan.latest.number == 1
     assert changes(plan) == {("1", "S1"): (0, 2, 1, 0), ("2", "S2"): (1, 1, 1, 0), ("3", "S3"): (0, 0, 1, 0)}
     assert plan.totals == {"added": 1, "changed": 3, "removed": 3, "kept": 0}
-    version = assessment.reference_version_publish(study=study, created_by=alice, mode="replace")
+    version = references.reference_version_publish(study=study, created_by=alice, mode="replace")
     assert qrels(version) == ["1 0 d1 2", "1 0 d2 1", "2 0 d3 3", "2 0 d4 1"]
 
 
 def test_merging_into_an_older_version_is_compared_with_the_latest(imported_then_adjudicated, alice):
     study = imported_then_adjudicated
-    assessment.reference_version_import_qrels(
+    references.reference_version_import_qrels(
         study=study, lines=["3 0 d8 1"], path="v2.qrels", created_by=alice
     )
-    plan = assessment.reference_version_publish_plan(study=study, mode="merge", base_number=1)
+    plan = references.reference_version_publish_plan(study=study, mode="merge", base_number=1)
     assert (plan.base.number, plan.latest.number, plan.number) == (1, 2, 3)
     # Against v2 (d8 only): everything of v1 and the adjudication comes back, d8 goes.
     assert changes(plan)[("3", "S3")] == (1, 0, 1, 0)
-    version = assessment.reference_version_publish(study=study, created_by=alice, mode="merge", base_number=1)
+    version = references.reference_version_publish(study=study, created_by=alice, mode="merge", base_number=1)
     assert len(qrels(version)) == 7 and "3 0 d8 1" not in qrels(version)
 
 
@@ -100,8 +101,8 @@ def test_merging_into_an_older_version_is_compared_with_the_latest(imported_then
     ],
 )
 def test_an_unknown_mode_or_version_is_refused(imported_then_adjudicated, alice, arguments, reason):
-    with pytest.raises(assessment.AssessmentError, match=reason):
-        assessment.reference_version_publish(study=imported_then_adjudicated, created_by=alice, **arguments)
+    with pytest.raises(AssessmentError, match=reason):
+        references.reference_version_publish(study=imported_then_adjudicated, created_by=alice, **arguments)
     assert ReferenceVersion.objects.count() == 1
 
 
@@ -109,17 +110,17 @@ def test_a_publication_confirmed_from_a_preview_is_refused_if_anything_changed_s
     imported_then_adjudicated, alice
 ):
     study = imported_then_adjudicated
-    previewed = assessment.reference_version_publish_plan(study=study, mode="merge")
-    assert previewed.digest == assessment.reference_version_publish_plan(study=study, mode="merge").digest
+    previewed = references.reference_version_publish_plan(study=study, mode="merge")
+    assert previewed.digest == references.reference_version_publish_plan(study=study, mode="merge").digest
     d4 = study.scenarios.get(code="S2").assessment_pool.documents.get(document__external_id="d4")
-    assessment.adjudication_decide(pool_document=d4, grade=2, decided_by=alice)
-    with pytest.raises(assessment.AssessmentError, match="changed since the preview"):
-        assessment.reference_version_publish(
+    adjudication.adjudication_decide(pool_document=d4, grade=2, decided_by=alice)
+    with pytest.raises(AssessmentError, match="changed since the preview"):
+        references.reference_version_publish(
             study=study, created_by=alice, mode="merge", expected_digest=previewed.digest
         )
     assert ReferenceVersion.objects.count() == 1
-    replace = assessment.reference_version_publish_plan(study=study, mode="replace")
-    assert replace.digest != assessment.reference_version_publish_plan(study=study, mode="merge").digest
+    replace = references.reference_version_publish_plan(study=study, mode="replace")
+    assert replace.digest != references.reference_version_publish_plan(study=study, mode="merge").digest
 
 
 # --- the pages -------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import re
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors
 from studies.models import ReferenceVersion, StudyAssessor
 
 from .conftest import grade_all
@@ -34,8 +34,8 @@ def test_a_researcher_builds_pools_invites_adjudicates_and_publishes(client, ali
     pool = sessions_study.scenarios.get(code="S1").assessment_pool
     for external_id, (a, b) in {"d2": (2, 2), "d3": (1, 2), "d8": (0, 3)}.items():
         pd = pool.documents.get(document__external_id=external_id)
-        assessment.assessor_judgment_record(assessor=ann, pool_document=pd, grade=a)
-        assessment.assessor_judgment_record(assessor=ben, pool_document=pd, grade=b)
+        assessors.assessor_judgment_record(assessor=ann, pool_document=pd, grade=a)
+        assessors.assessor_judgment_record(assessor=ben, pool_document=pd, grade=b)
     page = client.get(url("manage", sessions_study)).content.decode()
     assert "ann" in page and "100%" in page
     response = client.post(url("adjudicate", sessions_study), {"adjudicate-preset": "2002"}, follow=True)

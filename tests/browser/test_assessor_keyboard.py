@@ -3,7 +3,7 @@ the database. Drives Debian's /usr/bin/chromium through Playwright (never `playw
 
 import pytest
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors, pools, selectors
 from studies.design import services
 from studies.models import AssessorJudgment, Collection, Document, StudyAssessor
 
@@ -29,15 +29,15 @@ def assessor_with_pool(django_user_model):
     scenario = services.scenario_add(
         study=study, code="S1", title="Scenario one", text="Find it.", topic_id="1"
     )
-    assessment.pool_add_documents(scenario=scenario, external_ids=["d1", "d2", "d3", "d4"], added_by=owner)
-    membership, password = assessment.assessor_invite(study=study, username="ann", invited_by=owner)
+    pools.pool_add_documents(scenario=scenario, external_ids=["d1", "d2", "d3", "d4"], added_by=owner)
+    membership, password = assessors.assessor_invite(study=study, username="ann", invited_by=owner)
     return study, membership, password
 
 
 @pytest.mark.django_db(transaction=True)
 def test_an_assessor_judges_documents_with_the_keyboard(live_server, assessor_with_pool, chromium):
     study, membership, password = assessor_with_pool
-    queue = assessment.assessor_queue(membership=membership, scenario=study.scenarios.get())
+    queue = selectors.assessor_queue(membership=membership, scenario=study.scenarios.get())
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     csp_reports = csp_listen(page)

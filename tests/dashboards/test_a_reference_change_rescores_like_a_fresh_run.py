@@ -7,7 +7,7 @@ import pytest
 
 from scoring import services
 from scoring.models import QueryScore, ScoringRun, SessionScore
-from studies.assessment import services as assessment
+from studies.assessment import references
 from studies.models import ReferenceJudgment
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +78,7 @@ def test_an_imported_version_rescores_every_scenario_it_changes(
     on_topic_3 = [s["id"] for s in built.sessions if s["topic"] == "3"]
     assert all(before[pk]["final"] == 0 for pk in on_topic_3)
     with django_capture_on_commit_callbacks(execute=True):
-        assessment.reference_version_import_qrels(
+        references.reference_version_import_qrels(
             study=built.study, lines=qrels_lines(new_grades(built)), path="v2.qrels", created_by=alice
         )
     assert_same_as_a_fresh_run(built.study, run, django_capture_on_commit_callbacks)
@@ -91,7 +91,7 @@ def test_a_version_is_announced_only_once_its_judgments_are_committed(
 ):
     built, run = half_judged
     with django_capture_on_commit_callbacks(execute=True):
-        assessment.reference_version_import_qrels(
+        references.reference_version_import_qrels(
             study=built.study, lines=qrels_lines(new_grades(built)), path="v2.qrels", created_by=alice
         )
         run.refresh_from_db()

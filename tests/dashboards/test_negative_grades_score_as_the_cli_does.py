@@ -11,7 +11,7 @@ import pytest
 
 from scoring.models import SessionScore
 from scoring.services import scoring_run_create
-from studies.assessment import services as assessment
+from studies.assessment import references
 from studies.models import ReferenceJudgment
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +84,7 @@ def test_a_run_on_raw_qrels_with_negative_grades_equals_the_cli(
     ]
     qrels_path = tmp_path / "raw.qrels"
     qrels_path.write_text("".join(lines))
-    version = assessment.reference_version_import_qrels(
+    version = references.reference_version_import_qrels(
         study=constructed.study, lines=lines, path=str(qrels_path), created_by=None
     )
     kept = ReferenceJudgment.objects.filter(version=version, grade__lt=0)

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from scoring.lib.errors import InputError
-from studies.assessment import services as assessment
+from studies.assessment import references, selectors
 from studies.interchange.collection_import import collection_import
 from studies.models import ReferenceVersion
 
@@ -48,15 +48,15 @@ def test_a_version_with_topics_that_are_not_scenarios_imports_again_unchanged(
     assert list(study.scenarios.values_list("topic_id", flat=True)) == ["1"]
     text = export(study, tmp_path, number=1).read_text()
     assert text == "1 0 1 3\n1 0 2 0\n2 0 2 2\n2 0 5 1\n3 0 1 1\n3 0 4 3\n"
-    again = assessment.reference_version_import_qrels(
+    again = references.reference_version_import_qrels(
         study=study, lines=text.splitlines(), path="v1.qrels", created_by=alice
     )
     assert again.number == 2
-    assert assessment.reference_version_qrels(version=again) == text
+    assert references.reference_version_qrels(version=again) == text
     assert set(again.judgments.values_list("topic_id", "document_id", "grade")) == set(
         imported.reference_version.judgments.values_list("topic_id", "document_id", "grade")
     )
-    assert assessment.reference_version_other_topics(version=again) == (4, 2)
+    assert selectors.reference_version_other_topics(version=again) == (4, 2)
 
 
 def test_the_page_says_how_many_judgments_of_other_topics_it_kept(
@@ -81,7 +81,7 @@ def test_a_file_without_any_scenario_topic_is_refused_as_the_wrong_file(study, a
         name="C", format="cranfield", paths=[cranfield_like], study=study, scenario_topics=["1"]
     )
     with pytest.raises(InputError) as caught:
-        assessment.reference_version_import_qrels(
+        references.reference_version_import_qrels(
             study=study, lines=["2 0 2 2", "3 0 4 1"], path="other.qrels", created_by=alice
         )
     assert (caught.value.path, caught.value.line) == ("other.qrels", None)
@@ -102,8 +102,8 @@ def test_the_cranfield_reference_of_a_four_scenario_study_round_trips(shared_dat
     )
     text = export(study, tmp_path).read_text()
     assert len(text.splitlines()) == 1837
-    again = assessment.reference_version_import_qrels(
+    again = references.reference_version_import_qrels(
         study=study, lines=text.splitlines(), path="v1.qrels", created_by=alice
     )
-    assert assessment.reference_version_qrels(version=again) == text
+    assert references.reference_version_qrels(version=again) == text
     assert again.judgments.values("topic_id").distinct().count() == 225

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from studies.assessment.services import reference_version_import_qrels
+from studies.assessment.references import reference_version_import_qrels
 from studies.interchange.archive import study_archive, study_archive_import
 from studies.models import Event, Query, Study
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import QueryScore, ScoringRun, SessionScore
-from studies.assessment import services as assessment
+from studies.assessment import references
 from studies.models import Query, SearchSession, ShownResult
 
 from .api_helpers import client_for
@@ -27,7 +27,7 @@ PARAMETERS = {"label": "paper", "weights": [0, 1, 10, 100], "b": 2, "bq": 4, "to
 def judged_study(worked_study, alice):
     """The worked study with a reference version grading every document for every topic."""
     lines = [f"{topic} 0 d{n} {(n + topic) % 4}" for topic in range(1, 5) for n in range(1, 9)]
-    assessment.reference_version_import_qrels(study=worked_study, lines=lines, path="ref.qrels", created_by=alice,
+    references.reference_version_import_qrels(study=worked_study, lines=lines, path="ref.qrels", created_by=alice,
                                               note="v1")
     return worked_study
 

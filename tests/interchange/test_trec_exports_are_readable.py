@@ -9,7 +9,7 @@ import pytrec_eval
 from django.core.management import call_command
 
 from scoring.lib.trec_io import read_qrels, read_run
-from studies.assessment.services import reference_version_import_qrels
+from studies.assessment.references import reference_version_import_qrels
 from studies.interchange.trec import study_runs
 
 pytestmark = pytest.mark.django_db

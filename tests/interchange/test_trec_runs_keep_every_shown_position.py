@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from scoring.lib import metrics
 from scoring.lib.trec_io import read_qrels
-from studies.assessment.services import reference_version_import_qrels
+from studies.assessment.references import reference_version_import_qrels
 from studies.interchange.session_track import read_log_file, session_track_import
 from studies.interchange.trec import study_qrels, study_runs
 

@@ -5,7 +5,7 @@ import pytest
 
 from scoring.models import ScoringRun, SessionScore
 from scoring.services import scoring_run_create
-from studies.assessment import services as assessment
+from studies.assessment import pools, references
 from studies.models import PoolDocument, ReferenceJudgment, ReferenceVersion
 from studies.participation import steps as participation
 
@@ -24,7 +24,7 @@ def scored_study(running_study, alice, django_capture_on_commit_callbacks):
     )
     with django_capture_on_commit_callbacks(execute=True):
         scoring_run_create(study=running_study, created_by=alice)
-    assessment.pool_build(study=running_study)  # the researcher built the pools once
+    pools.pool_build(study=running_study)  # the researcher built the pools once
     return running_study
 
 
@@ -59,7 +59,7 @@ def test_a_new_reference_version_rescores_the_default_run_against_it(scored_stud
 
     scenario = session.assignment.scenario
     with django_capture_on_commit_callbacks(execute=True):
-        version = assessment.reference_version_import_qrels(
+        version = references.reference_version_import_qrels(
             study=scored_study, lines=[f"{scenario.topic_id} 0 1 0\n"], path="none-relevant.qrels", created_by=alice)
 
     run.refresh_from_db()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from django.utils import timezone
 
-from studies.assessment import services as assessment
+from studies.assessment import assessors, pools, references
 from studies.design import services
 from studies.models import Collection, Document, Participant, ReferenceVersion, SearchSession, Study
 from studies.participation import steps as participation
@@ -84,11 +84,11 @@ def world(designed_study, alice, bob, charlie, django_user_model):
 
     StudyAssessor.objects.create(study=study, user=ann, invited_by=alice)
     StudyAssessor.objects.create(study=other_study, user=zoe, invited_by=charlie)
-    invitation, _ = assessment.assessor_invite(study=study, username="zoe", invited_by=alice)
+    invitation, _ = assessors.assessor_invite(study=study, username="zoe", invited_by=alice)
 
-    version = assessment.reference_version_import_qrels(study=study, lines=["1 0 d1 2", "1 0 d2 0"],
+    version = references.reference_version_import_qrels(study=study, lines=["1 0 d1 2", "1 0 d2 0"],
                                                         path="ref.qrels", created_by=alice, note="v1")
-    assessment.pool_build(study=study)
+    pools.pool_build(study=study)
     from studies.models import PoolDocument
 
     pool_document = PoolDocument.objects.filter(pool__scenario__study=study).first()

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from scoring.lib import session_io, trec_io
 from scoring.lib.errors import InputError
-from studies.assessment import services as assessment
+from studies.assessment import pools, references
+from studies.errors import AssessmentError
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.interchange.collection_import import CollectionImportError, collection_import
@@ -177,9 +178,9 @@ def test_a_qrels_upload_into_a_study_accepts_or_changes_nothing(world, kind):
 
     def run(lines, path):
         if kind == "pool":
-            return assessment.pool_import_qrels(study=world.study, lines=lines, path=path,
+            return pools.pool_import_qrels(study=world.study, lines=lines, path=path,
                                                 added_by=world.users["alice"])
-        return assessment.reference_version_import_qrels(study=world.study, lines=lines, path=path,
+        return references.reference_version_import_qrels(study=world.study, lines=lines, path=path,
                                                          created_by=world.users["alice"])
 
     @FUZZ
@@ -187,7 +188,7 @@ def test_a_qrels_upload_into_a_study_accepts_or_changes_nothing(world, kind):
     def check(data):
         path = Path("uploaded.qrels")
         lines = data.decode("utf-8", "replace").splitlines()
-        _in_database(lambda: run(lines, str(path)), path, data, (InputError, assessment.AssessmentError))
+        _in_database(lambda: run(lines, str(path)), path, data, (InputError, AssessmentError))
 
     check()
 

@@ -6,8 +6,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from scoring.lib.errors import InputError
-from studies.assessment import services as assessment
+from studies.assessment import pools, references
 from studies.design import services
+from studies.errors import AssessmentError
 from studies.models import Collection, Document, PoolDocument, ReferenceVersion
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +24,7 @@ def charlies_study(alice, charlie):
 
 
 def _error(call) -> str:
-    with pytest.raises((InputError, assessment.AssessmentError)) as failure:
+    with pytest.raises((InputError, AssessmentError)) as failure:
         call()
     return str(failure.value)
 
@@ -34,7 +35,7 @@ def test_a_qrels_file_naming_another_labs_document_reads_like_an_unknown_one(
 ):
     def run(docid):
         kwargs = {"created_by": charlie} if importer.startswith("reference") else {"added_by": charlie}
-        return getattr(assessment, importer)(
+        return getattr(references if importer.startswith("reference") else pools, importer)(
             study=charlies_study, lines=[f"1 0 {docid} 1"], path="q.qrels", **kwargs
         )
 
@@ -47,7 +48,7 @@ def test_adding_another_labs_document_to_a_pool_reads_like_an_unknown_one(charli
     scenario = charlies_study.scenarios.get()
 
     def add(docid):
-        return assessment.pool_add_documents(scenario=scenario, external_ids=[docid], added_by=charlie)
+        return pools.pool_add_documents(scenario=scenario, external_ids=[docid], added_by=charlie)
 
     assert _error(lambda: add("secret-1")).replace("secret-1", "X") == _error(
         lambda: add("nothing-1")
@@ -70,7 +71,7 @@ def test_documents_of_a_collection_shared_with_the_owner_are_found(charlies_stud
     services.collection_share(
         collection=Collection.objects.get(name="Alice's lab collection"), user=charlie, by=alice
     )
-    version = assessment.reference_version_import_qrels(
+    version = references.reference_version_import_qrels(
         study=charlies_study, lines=["1 0 secret-1 1"], path="q.qrels", created_by=charlie
     )
     assert version.judgments.get().document.external_id == "secret-1"

@@ -4,7 +4,6 @@ is still a polite 4xx or a message, while a ValueError from a bug is no longer d
 import pytest
 
 from studies import errors
-from studies.assessment import services as assessment
 from studies.design import services
 from studies.interchange import archive, collection_import, trec
 from studies.participation import event_checks
@@ -17,7 +16,7 @@ def test_every_refusal_is_a_studies_error():
     for refusal in (
         services.DesignLockedError,
         services.CollectionAccessError,
-        assessment.AssessmentError,
+        errors.AssessmentError,
         collection_import.CollectionImportError,
         event_checks.EventRefused,
         trec.ExportError,

@@ -20,11 +20,8 @@ from studies.api.views.common import (
     conflict,
     filter_parameters,
 )
-from studies.assessment.services import (
-    AssessmentError,
-    reference_version_import_qrels,
-    reference_version_qrels,
-)
+from studies.assessment.references import reference_version_import_qrels, reference_version_qrels
+from studies.errors import AssessmentError
 from studies.models import (
     ReferenceJudgment,
     ReferenceVersion,

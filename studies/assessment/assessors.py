@@ -1,0 +1,189 @@
+"""Assessors: invitations (and their answers), the assessment plan, the allocation of pool documents to
+assessors, and the assessors' judgments. docs/assessing.md explains the rules."""
+
+from __future__ import annotations
+
+import secrets
+from collections import Counter, defaultdict
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from studies.errors import AssessmentError
+from studies.models import (
+    AssessmentPlan,
+    AssessorAssignment,
+    AssessorInvitation,
+    AssessorJudgment,
+    PoolDocument,
+    Study,
+    StudyAssessor,
+)
+
+
+def _plan(study: Study) -> AssessmentPlan:
+    plan, _ = AssessmentPlan.objects.get_or_create(study=study)
+    return plan
+
+
+@transaction.atomic
+def assessor_invite(
+    *, study: Study, username: str, invited_by, email: str = ""
+) -> tuple[StudyAssessor | AssessorInvitation, str | None]:
+    """Attach an assessor account to the study, creating it if needed. Returns (membership, password): the
+    password is a fresh one-time password for a new account (tell the assessor), None for an existing one.
+    An existing account of another lab gets a pending AssessorInvitation instead of a membership (see
+    `assessor_add`). Researcher (staff) accounts are refused: an assessor must not reach researcher pages."""
+    username = username.strip()
+    if not username:
+        raise AssessmentError("give the assessor a user name")
+    user_model = get_user_model()
+    user = user_model.objects.filter(username=username).first()
+    password = None
+    if user is None:
+        password = secrets.token_urlsafe(12)
+        user = user_model.objects.create_user(
+            username, email=email.strip(), password=password, is_staff=False
+        )
+    return assessor_add(
+        study=study, user=user, invited_by=invited_by, new_account=password is not None
+    ), password
+
+
+def assessor_needs_acceptance(*, study: Study, user) -> bool:
+    """An assessor of another lab must accept before assessing. "The lab" of a study is simple: its
+    researchers, and the assessors of any study with the same owner. Anyone else (an account that assesses
+    only other owners' studies, or nothing yet) is of another lab (docs/assessing.md)."""
+    if study.researchers.filter(pk=user.pk).exists():
+        return False
+    return not StudyAssessor.objects.filter(user=user, study__owner_id=study.owner_id).exists()
+
+
+@transaction.atomic
+def assessor_add(
+    *, study: Study, user, invited_by, new_account: bool = False
+) -> StudyAssessor | AssessorInvitation:
+    """The one way an account becomes a study's assessor (the assessment page, the demo and every other
+    caller come through here). Returns the membership, or for an assessor of another lab a pending
+    invitation that only they can accept (`assessor_invitation_answer`); no membership, so no pool, before.
+    `new_account`: the inviter has just created the account (and holds its password), so it is theirs."""
+    if user.is_staff or user.is_superuser:
+        raise AssessmentError(
+            f"{user.username!r} is a researcher account; assessors need an account of their own"
+        )
+    membership = StudyAssessor.objects.filter(study=study, user=user).first()
+    if membership is not None:
+        return membership
+    if new_account or not assessor_needs_acceptance(study=study, user=user):
+        return _membership_create(study, user, invited_by)
+    now = timezone.now()
+    invitation, created = AssessorInvitation.objects.get_or_create(
+        study=study, user=user, defaults={"invited_by": invited_by, "invited_at": now}
+    )
+    if not created and invitation.status != AssessorInvitation.Status.PENDING:
+        # Declined earlier (or accepted, and the membership removed since): ask again.
+        invitation.status, invitation.answered_at = AssessorInvitation.Status.PENDING, None
+        invitation.invited_by, invitation.invited_at = invited_by, now
+        invitation.save(update_fields=["status", "answered_at", "invited_by", "invited_at"])
+    return invitation
+
+
+def _membership_create(study: Study, user, invited_by) -> StudyAssessor:
+    membership, created = StudyAssessor.objects.get_or_create(
+        study=study, user=user, defaults={"invited_by": invited_by}
+    )
+    if created:
+        allocate(study, rebalance=True)
+    return membership
+
+
+@transaction.atomic
+def assessor_invitation_answer(*, invitation: AssessorInvitation, user, accept: bool) -> StudyAssessor | None:
+    """The invited assessor accepts (they become an assessor of the study and get their share of the pools)
+    or declines. Only they may answer, once: a second answer, or anyone else's, is refused."""
+    if invitation.user_id != user.pk:
+        raise AssessmentError("this invitation is not yours")
+    status = AssessorInvitation.Status.ACCEPTED if accept else AssessorInvitation.Status.DECLINED
+    # A conditional update: two answers at once (two tabs) cannot both win.
+    answered = AssessorInvitation.objects.filter(
+        pk=invitation.pk, user=user, status=AssessorInvitation.Status.PENDING
+    ).update(status=status, answered_at=timezone.now())
+    if not answered:
+        raise AssessmentError("this invitation was already answered")
+    invitation.refresh_from_db()
+    if not accept:
+        return None
+    return _membership_create(invitation.study, user, invitation.invited_by)
+
+
+@transaction.atomic
+def assessment_plan_set(*, study: Study, assessors_per_document: int) -> AssessmentPlan:
+    """How many assessors judge each pool document (capped by how many the study has). Unjudged work is
+    dealt again; a document judged by more assessors than the new number keeps their judgments."""
+    if assessors_per_document < 1:
+        raise AssessmentError("at least one assessor judges each document")
+    plan = _plan(study)
+    plan.assessors_per_document = assessors_per_document
+    plan.save(update_fields=["assessors_per_document"])
+    allocate(study, rebalance=True)
+    return plan
+
+
+def allocate(study: Study, *, rebalance: bool = False) -> None:
+    """Give each pool document min(k, assessors) assessors, least-loaded first.
+
+    A growing pool only adds allocations, so nobody's list changes under them while they work. When the
+    team or k changes (`rebalance`), unjudged allocations are dealt again so the work is shared evenly;
+    allocations already judged are never withdrawn."""
+    members = list(study.assessors.order_by("id"))
+    if not members:
+        return
+    want = min(_plan(study).assessors_per_document, len(members))
+    user_of = {member.id: member.user_id for member in members}
+    judged = set(
+        AssessorJudgment.objects.filter(pool_document__pool__scenario__study=study).values_list(
+            "pool_document_id", "assessor_id"
+        )
+    )
+    existing = AssessorAssignment.objects.filter(assessor__study=study).order_by("id")
+    if rebalance:
+        unjudged = [a.id for a in existing if (a.pool_document_id, user_of.get(a.assessor_id)) not in judged]
+        AssessorAssignment.objects.filter(id__in=unjudged).delete()
+    current: dict[int, list[AssessorAssignment]] = defaultdict(list)
+    load: Counter = Counter()
+    for assignment in existing.all():
+        current[assignment.pool_document_id].append(assignment)
+        load[assignment.assessor_id] += 1
+    fresh = []
+    for pool_document_id in (
+        PoolDocument.objects.filter(pool__scenario__study=study).order_by("id").values_list("id", flat=True)
+    ):
+        taken = {a.assessor_id for a in current[pool_document_id]}
+        candidates = sorted((m for m in members if m.id not in taken), key=lambda m: (load[m.id], m.id))
+        for member in candidates[: max(want - len(taken), 0)]:
+            fresh.append(AssessorAssignment(assessor=member, pool_document_id=pool_document_id))
+            load[member.id] += 1
+    AssessorAssignment.objects.bulk_create(fresh)
+
+
+@transaction.atomic
+def assessor_judgment_record(*, assessor, pool_document: PoolDocument, grade: int) -> AssessorJudgment:
+    """Record (or change) an assessor's grade of a pool document allocated to them."""
+    study = pool_document.pool.scenario.study
+    if not AssessorAssignment.objects.filter(
+        assessor__study=study, assessor__user=assessor, pool_document=pool_document
+    ).exists():
+        raise AssessmentError("this document is not allocated to this assessor")
+    if grade not in study.grade_values():
+        raise AssessmentError(f"grade {grade} is not in the study's scale")
+    now = timezone.now()
+    judgment, created = AssessorJudgment.objects.get_or_create(
+        assessor=assessor,
+        pool_document=pool_document,
+        defaults={"grade": grade, "created_at": now, "updated_at": now},
+    )
+    if not created and judgment.grade != grade:
+        judgment.grade, judgment.updated_at = grade, now
+        judgment.save(update_fields=["grade", "updated_at"])
+    return judgment

@@ -1,0 +1,257 @@
+"""Reference versions: `reference_version_create` is the one creator of ReferenceVersion rows (publishing,
+qrels import, collection import, archive import, the demo and the planner all come through it); publishing
+the adjudicated grades (merge or replace), and qrels export and import of versions."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Max
+
+from scoring.lib.errors import InputError
+from studies.assessment.pools import qrels_entries
+from studies.assessment.selectors import document_grades
+from studies.errors import AssessmentError
+from studies.models import (
+    AdjudicationDecision,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Study,
+    reference_grade_allowed,
+)
+from studies.signals import reference_version_committed
+
+
+@transaction.atomic
+def reference_version_create(
+    *,
+    study: Study,
+    judgments: Iterable[ReferenceJudgment],
+    note: str = "",
+    created_by=None,
+    number: int | None = None,
+    created_at=None,
+) -> ReferenceVersion:
+    """The one writer of reference versions: a new version (number + 1 unless `number` is given, as an archive
+    import does) holding `judgments` (unsaved ReferenceJudgment rows; their version is set here).
+
+    The version is announced (studies.signals.reference_version_committed, which re-scores the default run)
+    only once the transaction has committed: announced earlier, the re-score compared the old version with a
+    new one that had no rows yet, and left stale scores behind a "Done"."""
+    Study.objects.select_for_update().filter(pk=study.pk).first()  # one new number at a time
+    if number is None:
+        number = (ReferenceVersion.objects.filter(study=study).aggregate(top=Max("number"))["top"] or 0) + 1
+    version = ReferenceVersion.objects.create(
+        study=study,
+        number=number,
+        note=note[:300],
+        created_by=created_by,
+        **({"created_at": created_at} if created_at else {}),
+    )
+    rows = list(judgments)
+    for row in rows:
+        row.version = version
+    ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
+    study_id = study.pk
+    transaction.on_commit(
+        lambda: reference_version_committed.send(sender=ReferenceVersion, version=version, study_id=study_id),
+        robust=True,  # the version is committed whatever a listener does; a failure is logged
+    )
+    return version
+
+
+PUBLISH_MODES = {
+    "merge": "Merge into a version: the adjudicated grades override its grades, its other judgments are kept",
+    "replace": "Replace: the new version holds only the adjudicated grades",
+}
+
+
+@dataclass
+class TopicChange:
+    """How one topic's judgments differ between the latest version and the version a publication makes."""
+
+    topic_id: str
+    scenario: str  # the scenario's code, "" for a topic that is no scenario's
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    kept: int = 0  # same grade in both
+
+
+@dataclass
+class PublishPlan:
+    """What `reference_version_publish` would write: the rows of the new version and how they differ from
+    the latest version (the one scores use now). `digest` names the plan, so a publication confirmed from a
+    preview is refused if anything changed since."""
+
+    mode: str
+    base: ReferenceVersion | None  # merged into (None: replace, or no version yet)
+    latest: ReferenceVersion | None
+    number: int  # the new version's
+    decisions: int  # adjudicated documents in the new version
+    pending: int  # completely judged, undecided: left out (a merge keeps the base's grade)
+    rows: dict[tuple[str, int], ReferenceJudgment]
+    topics: list[TopicChange]
+    digest: str
+
+    def total(self, what: str) -> int:
+        return sum(getattr(change, what) for change in self.topics)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return {what: self.total(what) for what in ("added", "changed", "removed", "kept")}
+
+
+def reference_version_publish_plan(
+    *, study: Study, mode: str = "merge", base_number: int | None = None, allow_pending: bool = False
+) -> PublishPlan:
+    """Plan a publication of the adjudicated grades (nothing is written). `mode` "merge": the version
+    `base_number` (default: the latest) with the adjudicated grades overriding its grades for the same topic
+    and document, every other judgment kept; "replace": the adjudicated grades alone. Refuses while
+    completely judged disagreements wait for the researcher, unless `allow_pending` (they are left out)."""
+    if mode not in PUBLISH_MODES:
+        raise AssessmentError(f"unknown publishing mode {mode!r}; use one of {', '.join(PUBLISH_MODES)}")
+    versions = ReferenceVersion.objects.filter(study=study)
+    latest = versions.order_by("-number").first()
+    base = None
+    if mode == "merge":
+        base = versions.filter(number=base_number).first() if base_number is not None else latest
+        if base_number is not None and base is None:
+            raise AssessmentError(f"the study has no reference version {base_number} to merge into")
+    elif base_number is not None:
+        raise AssessmentError("a replacement merges into no version; leave the version out")
+    decisions = list(
+        AdjudicationDecision.objects.filter(pool_document__pool__scenario__study=study).select_related(
+            "pool_document__pool__scenario"
+        )
+    )
+    if not decisions:
+        raise AssessmentError("nothing is adjudicated yet: run a preset or decide by hand first")
+    decided = {decision.pool_document_id for decision in decisions}
+    pending = [row for row in document_grades(study) if row.complete and row.pool_document.id not in decided]
+    if pending and not allow_pending:
+        raise AssessmentError(f"{len(pending)} judged documents have no decision yet; decide them first")
+    number = (latest.number if latest else 0) + 1
+    rows: dict[tuple[str, int], ReferenceJudgment] = {}
+    if base is not None:
+        for judgment in base.judgments.all():
+            rows[(judgment.topic_id, judgment.document_id)] = ReferenceJudgment(
+                topic_id=judgment.topic_id,
+                document_id=judgment.document_id,
+                grade=judgment.grade,
+                judged_by_id=judgment.judged_by_id,
+                source=judgment.source,
+            )
+    for decision in decisions:
+        topic, document_id = decision.pool_document.pool.scenario.topic_id, decision.pool_document.document_id
+        rows[(topic, document_id)] = ReferenceJudgment(
+            topic_id=topic,
+            document_id=document_id,
+            grade=decision.grade,
+            judged_by_id=decision.judged_by_id,
+            source=f"adjudication v{number} ({decision.method})",
+        )
+    now = {key: row.grade for key, row in rows.items()}
+    before = dict(
+        ((topic, document_id), grade)
+        for topic, document_id, grade in (
+            latest.judgments.values_list("topic_id", "document_id", "grade") if latest else []
+        )
+    )
+    scenarios = dict(study.scenarios.values_list("topic_id", "code"))
+    changes: dict[str, TopicChange] = {}
+    for key in now.keys() | before.keys():
+        change = changes.setdefault(key[0], TopicChange(key[0], scenarios.get(key[0], "")))
+        if key not in before:
+            change.added += 1
+        elif key not in now:
+            change.removed += 1
+        elif now[key] != before[key]:
+            change.changed += 1
+        else:
+            change.kept += 1
+    fingerprint = repr((mode, base and base.number, latest and latest.number, sorted(now.items())))
+    return PublishPlan(
+        mode=mode,
+        base=base,
+        latest=latest,
+        number=number,
+        decisions=len(decisions),
+        pending=len(pending),
+        rows=rows,
+        topics=sorted(changes.values(), key=lambda change: (change.scenario == "", change.topic_id)),
+        digest=hashlib.sha256(fingerprint.encode()).hexdigest()[:16],
+    )
+
+
+@transaction.atomic
+def reference_version_publish(
+    *,
+    study: Study,
+    created_by,
+    note: str = "",
+    allow_pending: bool = False,
+    mode: str = "merge",
+    base_number: int | None = None,
+    expected_digest: str | None = None,
+) -> ReferenceVersion:
+    """Publish the adjudicated grades as a new reference version (see reference_version_publish_plan for
+    `mode`, `base_number` and `allow_pending`). With `expected_digest` (the digest of the plan the researcher
+    previewed) it refuses if the plan changed since: a grade decided or a version published meanwhile."""
+    Study.objects.select_for_update().filter(pk=study.pk).first()  # the plan and the number stay true
+    plan = reference_version_publish_plan(
+        study=study, mode=mode, base_number=base_number, allow_pending=allow_pending
+    )
+    if expected_digest is not None and expected_digest != plan.digest:
+        raise AssessmentError(
+            "the adjudication or the reference versions changed since the preview; look again"
+        )
+    if not note:
+        into = f" merged into v{plan.base.number}" if plan.base else ""
+        note = f"adjudication of {plan.decisions} documents{into}"
+    return reference_version_create(
+        study=study, judgments=plan.rows.values(), note=note, created_by=created_by, number=plan.number
+    )
+
+
+def reference_version_qrels(*, version: ReferenceVersion) -> str:
+    """The version as TREC qrels: `topic 0 docid grade`, sorted by topic then document id."""
+    rows = version.judgments.values_list("topic_id", "document__external_id", "grade")
+    return "".join(f"{topic} 0 {docid} {grade}\n" for topic, docid, grade in sorted(rows))
+
+
+@transaction.atomic
+def reference_version_import_qrels(
+    *, study: Study, lines: Iterable[str], path: str, created_by, note: str = ""
+) -> ReferenceVersion:
+    """A new reference version from a qrels file, all or nothing: InputError names file and line for a bad
+    line, an unknown document or a grade outside the study's scale. Judgments of topics that are no
+    scenario's are kept as they are (they score nothing), so a version exported as qrels, which may hold a
+    whole collection's topics, imports again unchanged; a file with no scenario topic at all is refused."""
+    entries, found = qrels_entries(study, lines, path, other_topics=True)
+    scale = set(study.grade_values())
+    for entry in entries:
+        if not reference_grade_allowed(entry.grade, scale):  # negative grades are kept as judged
+            raise InputError(
+                path,
+                entry.line,
+                f"grade {entry.grade} is not in the study's scale {sorted(scale)} (or -9..-1)",
+            )
+    return reference_version_create(
+        study=study,
+        judgments=(
+            ReferenceJudgment(
+                topic_id=entry.topic,
+                document=found[entry.docid],
+                grade=entry.grade,
+                judged_by=None,
+                source=f"qrels {path}"[:200],
+            )
+            for entry in entries
+        ),
+        note=note or f"imported from {path}",
+        created_by=created_by,
+    )
