@@ -61,6 +61,10 @@ class Recruitment(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
     # [[scenario code, system code], ...]: cells closed to new arrivals (rows touching one are not issued).
     closed_cells = models.JSONField(default=list, blank=True)
+    # Attention and comprehension checks, shown after the questionnaire and before the first scenario:
+    # {"preset": "prolific"|"strict"|"none", "items": [{"name", "kind": attention|comprehension, "label",
+    # "choices", "answer"}]} (studies/participation/recruitment.py: CHECK_PRESETS, check_items_errors).
+    checks = models.JSONField(default=dict, blank=True)
 
     class Meta:
         constraints = [

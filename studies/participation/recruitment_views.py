@@ -4,6 +4,8 @@ reconciliation of its states with ours. Thin: an access-checked fetch, a form, a
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
@@ -41,6 +43,36 @@ class RecruitmentForm(forms.Form):
         required=False, help_text="Cells closed to new arrivals, e.g. “S1:A, S3:B”."
     )
 
+    checks_preset = forms.ChoiceField(
+        choices=[
+            (
+                "prolific",
+                "Prolific's policy: two attention failures before a rejection, comprehension with a second chance",
+            ),
+            ("strict", "Strict: one failure screens out"),
+        ],
+        label="Checks preset",
+        required=False,
+    )
+    checks_items = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        label="Checks",
+        help_text='JSON list: [{"name": "attention_1", "kind": "attention", "label": "To show you read this, '
+        'choose Blue.", "choices": ["Red", "Blue"], "answer": "Blue"}]; shown before the first scenario.',
+    )
+
+    def clean_checks_items(self):
+        raw = self.cleaned_data["checks_items"].strip()
+        if not raw:
+            return []
+        try:
+            return json.loads(raw)
+        except ValueError as error:
+            raise forms.ValidationError(f"not JSON: {error}") from None
+        except RecursionError:
+            raise forms.ValidationError("not JSON we can read: nested too deeply") from None
+
     def clean_closed_cells(self):
         cells = []
         for part in self.cleaned_data["closed_cells"].replace(";", ",").split(","):
@@ -63,6 +95,8 @@ def _initial(found) -> dict:
         "time_limit_minutes": found.time_limit_minutes,
         "closed": found.closed_at is not None,
         "closed_cells": ", ".join(f"{c}:{y}" for c, y in found.closed_cells or []),
+        "checks_preset": (found.checks or {}).get("preset", "prolific"),
+        "checks_items": json.dumps((found.checks or {}).get("items", []), indent=1) if found.checks else "",
     }
 
 
@@ -86,8 +120,11 @@ def recruitment_settings(request, slug):
     form = RecruitmentForm(request.POST or None, initial=_initial(found))
     if request.method == "POST":
         if form.is_valid():
+            data = dict(form.cleaned_data)
+            preset, items = data.pop("checks_preset") or "prolific", data.pop("checks_items")
+            data["checks"] = {"preset": preset, "items": items} if items else {}
             try:
-                recruitment.recruitment_update(study=study, **form.cleaned_data)
+                recruitment.recruitment_update(study=study, **data)
             except RecruitmentError as error:
                 for message in error.errors:
                     messages.error(request, message)

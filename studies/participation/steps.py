@@ -41,6 +41,7 @@ from studies.models import (
 )
 from studies.participation.event_checks import text_clean
 from studies.participation.ingest import batch_ingest
+from studies.participation.recruitment import checks_progress
 from studies.participation.rules import (
     MAX_BATCH,
     MAX_BODY_EVENTS,
@@ -225,6 +226,8 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
         raise Refused("This is not one of your scenarios.")
     if not participant.questionnaire_answers:
         raise Refused("Please answer the questionnaire first.")
+    if checks_progress(participant).pending:  # the study's attention and comprehension checks come first
+        raise Refused("Please answer the questions before the tasks first.")
     existing = SearchSession.objects.filter(assignment=assignment).first()
     if existing is not None:
         if existing.ended_at is not None:

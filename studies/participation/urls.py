@@ -13,4 +13,5 @@ urlpatterns = [
     path("<str:token>/events/", views.events_submit, name="events"),
     path("<str:token>/withdraw/", views.withdraw, name="withdraw"),
     path("<str:token>/completion/", views.completion_status, name="completion"),
+    path("<str:token>/check/", views.check_submit, name="check"),
 ]

@@ -109,6 +109,9 @@ def participant_home(request, token):
     if step.kind == "search" and rules.session_expire_if_due(session=step.session):
         step = selectors.participant_step(participant=participant)
     study = participant.study
+    if step.kind == "scenario" and step.position == 1 and (checks := recruitment.checks_progress(participant)).pending:
+        return render(request, "participate/checks.html", _context(
+            participant, step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]))
     if step.kind == "consent":
         return render(request, "participate/consent.html", _context(participant, step))
     if step.kind == "questionnaire":
@@ -150,6 +153,20 @@ def completion_status(request, token):
         "completion": None if completion is None else {
             "kind": completion.kind, "code": completion.code, "redirect_url": completion.redirect_url},
     })
+
+
+@require_POST
+def check_submit(request, token):
+    """One answer to one of the study's attention or comprehension checks (recruitment.check_answer_record)."""
+    participant = _participant_or_404(token)
+    try:
+        recruitment.check_answer_record(participant=participant, name=request.POST.get("check", ""),
+                                        answer=request.POST.get("answer", ""), **_common(request))
+    except InvalidEvent as invalid:
+        return _bad_event(invalid)
+    except Refused as refusal:
+        return _refused(request, participant, refusal)
+    return _home(participant)
 
 
 @require_POST

@@ -24,7 +24,7 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from .conftest import ROLES, World
+from .conftest import ROLES, World, cid
 
 OK, LOGIN, ADMIN_LOGIN = "ok", "login", "admin-login"
 UNKNOWN_TOKEN = secrets.token_urlsafe(32)
@@ -109,6 +109,11 @@ def first_assignment(w):
     return w.participant.assignments.order_by("position").first()
 
 
+def design_row_path(kind: str, suffix: str) -> Callable[[World, str], str]:
+    """A page of the study's first system or scenario on the set-up pages."""
+    return lambda w, role: f"/studies/{w.study.slug}/setup/{kind}/{getattr(w.study, kind).first().pk}/{suffix}"
+
+
 def bobs_upload(w):
     """A collection upload of Bob's (the researcher role): only its uploader follows it."""
     from studies.models import CollectionUpload
@@ -132,6 +137,42 @@ MATRIX: dict[tuple[str, str], Row] = {
                                         lambda w: {}),
     ("studies:participants_enrol", "POST"): Row("POST", study_path("/studies/{slug}/participants/enrol/"),
                                                 RESEARCHER_PAGE, lambda w: {"enrol-count": "1"}),
+    # The set-up checklist and its steps (studies/design/setup_views.py). The world's design is locked (two
+    # participants): Bob's edits and removals are refused with the reason, on a page or after a redirect.
+    ("studies:setup", "GET"): Row("GET", study_path("/studies/{slug}/setup/"), RESEARCHER_PAGE),
+    ("studies:setup_systems", "GET"): Row("GET", study_path("/studies/{slug}/setup/systems/"), RESEARCHER_PAGE),
+    ("studies:setup_systems", "POST"): Row("POST", study_path("/studies/{slug}/setup/systems/"), RESEARCHER_PAGE,
+                                           lambda w: {}),
+    ("studies:setup_system_edit", "GET"): Row("GET", design_row_path("systems", ""), RESEARCHER_PAGE),
+    ("studies:setup_system_edit", "POST"): Row("POST", design_row_path("systems", ""), RESEARCHER_PAGE,
+                                               lambda w: {}),
+    ("studies:setup_system_delete", "POST"): Row("POST", design_row_path("systems", "delete/"), RESEARCHER_PAGE),
+    ("studies:setup_system_test", "POST"): Row("POST", design_row_path("systems", "test/"), RESEARCHER_PAGE,
+                                               lambda w: {}),
+    ("studies:setup_scenarios", "GET"): Row("GET", study_path("/studies/{slug}/setup/scenarios/"), RESEARCHER_PAGE),
+    ("studies:setup_scenarios", "POST"): Row("POST", study_path("/studies/{slug}/setup/scenarios/"),
+                                             RESEARCHER_PAGE, lambda w: {"action": "write"}),
+    ("studies:setup_scenario_edit", "GET"): Row("GET", design_row_path("scenarios", ""), RESEARCHER_PAGE),
+    ("studies:setup_scenario_edit", "POST"): Row("POST", design_row_path("scenarios", ""), RESEARCHER_PAGE,
+                                                 lambda w: {}),
+    ("studies:setup_scenario_delete", "POST"): Row("POST", design_row_path("scenarios", "delete/"),
+                                                   RESEARCHER_PAGE),
+    ("studies:setup_questionnaires", "GET"): Row("GET", study_path("/studies/{slug}/setup/questionnaires/"),
+                                                 RESEARCHER_PAGE),
+    ("studies:setup_questionnaires", "POST"): Row("POST", study_path("/studies/{slug}/setup/questionnaires/"),
+                                                  RESEARCHER_PAGE, lambda w: {"action": "item"}),
+    ("studies:setup_consent", "GET"): Row("GET", study_path("/studies/{slug}/setup/consent/"), RESEARCHER_PAGE),
+    ("studies:setup_consent", "POST"): Row("POST", study_path("/studies/{slug}/setup/consent/"), RESEARCHER_PAGE,
+                                           lambda w: {"action": "consent"}),
+    # The study's downloads (studies/interchange/views.py).
+    ("exports:downloads", "GET"): Row("GET", study_path("/studies/{slug}/downloads/"), RESEARCHER_PAGE),
+    ("exports:archive", "GET"): Row("GET", study_path("/studies/{slug}/downloads/archive.json"), RESEARCHER_PAGE),
+    ("exports:tidy_csv", "GET"): Row("GET", study_path("/studies/{slug}/downloads/tables.zip"), RESEARCHER_PAGE),
+    ("exports:runs", "GET"): Row("GET", study_path("/studies/{slug}/downloads/runs-query.zip"), RESEARCHER_PAGE),
+    ("exports:qrels", "GET"): Row("GET", study_path("/studies/{slug}/downloads/reference-v1.qrels"),
+                                  RESEARCHER_PAGE),
+    ("exports:session_track", "GET"): Row("GET", study_path("/studies/{slug}/downloads/session-track.xml"),
+                                          RESEARCHER_PAGE),
     # Collections (studies/library): the world's collection has no owner; Bob sees it through Alice's study
     # (sharing or deleting it is refused with a message: he is not its owner), Charlie does not (404).
     ("library:collection_list", "GET"): Row("GET", fixed("/collections/"), RESEARCHER_ANY_STUDY),
@@ -234,6 +275,8 @@ MATRIX: dict[tuple[str, str], Row] = {
     # The other participant withdraws themselves: their link, their decision.
     ("participate:withdraw", "POST"): Row("POST", participant_path("withdraw/"), PARTICIPANT_OWN),
     ("participate:completion", "GET"): Row("GET", participant_path("completion/"), PARTICIPANT_OWN),
+    ("participate:check", "POST"): Row("POST", participant_path("check/"), PARTICIPANT_OWN,
+                                       lambda w: {"check": "attention_1", "answer": "Blue", "client_event_id": cid()}),
     # The public link: whoever has it joins (the same panel id, the same participant); the panel's status
     # endpoint takes only the study's secret, which no role here holds.
     ("recruitment:settings", "GET"): Row("GET", study_path("/studies/{slug}/recruitment/"), RESEARCHER_PAGE),
