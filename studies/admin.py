@@ -116,10 +116,13 @@ class AssignmentInline(admin.TabularInline):
 
 @admin.register(models.Participant)
 class ParticipantAdmin(admin.ModelAdmin):
-    list_display = ["code", "study", "enrolment_index", "consented_at", "withdrawn_at"]
-    list_filter = ["study"]
+    list_display = ["code", "study", "enrolment_index", "state", "consented_at", "withdrawn_at"]
+    list_filter = ["study", "state"]
     search_fields = ["code"]
-    readonly_fields = ["access_token"]
+    # The state, the plan row and the panel's ids change only through studies/participation/recruitment.py.
+    readonly_fields = ["access_token", "state", "state_changed_at", "state_reason", "started_at", "plan_row",
+                       "reissue_of", "panel_id", "panel_study_id", "panel_session_id", "panel_status",
+                       "panel_status_at"]
     inlines = [AssignmentInline]
 
 
