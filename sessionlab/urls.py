@@ -23,6 +23,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
+    path("studies/", include("studies.interchange.urls")),  # the study's downloads
     path("collections/", include("studies.library.urls")),  # upload, import, index, share (docs/setting-up-a-study.md)
     path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment.urls")),

@@ -2,8 +2,7 @@ from django import forms
 
 from studies.design.selectors import collections_visible_to
 from studies.models import DEFAULT_GRADE_LABELS, Collection, System
-from studies.search.engines.http import HttpSearchSystem
-from studies.search.engines.search import CONFIGURATIONS
+from studies.search.systems import system_config_problem
 
 # A scenario's time limit: up to a week (a larger one overflowed the deadline's arithmetic: a 500).
 MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
@@ -11,16 +10,7 @@ MAX_TIME_LIMIT_MINUTES = 7 * 24 * 60
 
 def system_config_error(backend: str, config) -> str | None:
     """Why a system's config cannot work (None: it can); the page's form and the API both ask."""
-    if not isinstance(config, dict):
-        return "must be a JSON object"
-    if backend == System.Backend.HTTP:
-        try:
-            HttpSearchSystem(config.get("url_template", ""), config.get("timeout", 5.0))
-        except (ValueError, TypeError) as error:
-            return str(error)
-    elif "configuration" in config and config["configuration"] not in CONFIGURATIONS:
-        return f"configuration must be one of {', '.join(CONFIGURATIONS)}"
-    return None
+    return system_config_problem(backend, config)
 
 
 class StudyForm(forms.Form):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.design import views
+from studies.design import setup_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -10,4 +10,15 @@ urlpatterns = [
     path("<slug:slug>/scenarios/add/", views.scenario_add, name="scenario_add"),
     path("<slug:slug>/systems/add/", views.system_add, name="system_add"),
     path("<slug:slug>/participants/enrol/", views.participants_enrol, name="participants_enrol"),
+    # The set-up checklist and its steps (docs/setting-up-a-study.md).
+    path("<slug:slug>/setup/", setup_views.study_setup, name="setup"),
+    path("<slug:slug>/setup/systems/", setup_views.systems, name="setup_systems"),
+    path("<slug:slug>/setup/systems/<int:pk>/", setup_views.system_edit, name="setup_system_edit"),
+    path("<slug:slug>/setup/systems/<int:pk>/delete/", setup_views.system_delete, name="setup_system_delete"),
+    path("<slug:slug>/setup/systems/<int:pk>/test/", setup_views.system_test, name="setup_system_test"),
+    path("<slug:slug>/setup/scenarios/", setup_views.scenarios, name="setup_scenarios"),
+    path("<slug:slug>/setup/scenarios/<int:pk>/", setup_views.scenario_edit, name="setup_scenario_edit"),
+    path("<slug:slug>/setup/scenarios/<int:pk>/delete/", setup_views.scenario_delete, name="setup_scenario_delete"),
+    path("<slug:slug>/setup/questionnaires/", setup_views.questionnaires, name="setup_questionnaires"),
+    path("<slug:slug>/setup/consent/", setup_views.consent, name="setup_consent"),
 ]

@@ -32,8 +32,49 @@ PAGE_SIZE = 10
 NOT_READY = "The search system is not ready yet. Please tell the researcher; they will set it up."
 MISCONFIGURED = "The search system is not set up correctly. Please tell the researcher."
 
+# A built-in system whose config names no configuration (`{}`) searches with this one: what the docs promise,
+# rather than failing only when a participant searches.
+DEFAULT_CONFIGURATION = "bm25_title_text"
+MAX_HTTP_TIMEOUT = 30.0
+
 _searchers: dict[tuple[str, str, float], Searcher] = {}
 _searchers_lock = threading.Lock()
+
+
+def system_configuration(config) -> str:
+    """The built-in configuration a system's config names (DEFAULT_CONFIGURATION when it names none)."""
+    return (config.get("configuration") if isinstance(config, dict) else None) or DEFAULT_CONFIGURATION
+
+
+def system_config_problem(backend: str, config) -> str | None:
+    """Why a system's config cannot work (None: it can). The one rule, asked by the pages' forms, the API's
+    serializer and the design services, so a system that cannot search is refused when it is saved."""
+    if not isinstance(config, dict):
+        return "must be a JSON object"
+    if backend == System.Backend.HTTP:
+        unknown = sorted(set(config) - {"url_template", "timeout"})
+        if unknown:
+            return f"unknown setting(s) {', '.join(unknown)}; an HTTP system has url_template and timeout"
+        timeout = config.get("timeout", 5.0)
+        try:
+            HttpSearchSystem(config.get("url_template", ""), timeout)
+        except (ValueError, TypeError) as error:
+            return str(error)
+        if timeout > MAX_HTTP_TIMEOUT:
+            return f"timeout must be at most {MAX_HTTP_TIMEOUT:g} seconds (a participant is waiting)"
+    elif backend == System.Backend.BUILTIN:
+        unknown = sorted(set(config) - {"configuration"})
+        if unknown:
+            return f"unknown setting(s) {', '.join(unknown)}; a built-in system has only a configuration"
+        name = config.get("configuration", DEFAULT_CONFIGURATION)
+        if name not in CONFIGURATIONS:
+            return f"configuration must be one of {', '.join(CONFIGURATIONS)} (not {name!r})"
+    elif backend == System.Backend.EXTERNAL:
+        if config:
+            return "an external system has no settings (its front-end logs the results it shows)"
+    else:
+        return f"unknown kind of system {backend!r}"
+    return None
 
 
 def collection_index_dir(*, collection: Collection, configuration: str) -> Path:
@@ -103,7 +144,7 @@ def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
         if result.detail and not result.results:
             logger.warning("http system %s of study %s failed: %s", system.code, system.study_id, result.detail)
         return result
-    configuration = system.config.get("configuration", "")
+    configuration = system_configuration(system.config)
     collection = system.study.collection
     if collection is None:
         logger.error("study %s has no collection; system %s cannot search", system.study_id, system.code)

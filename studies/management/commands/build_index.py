@@ -5,7 +5,7 @@ from django.db import transaction
 
 from studies.models import Collection, Study, System
 from studies.search.engines.search import CONFIGURATIONS
-from studies.search.systems import collection_index_build, collection_index_dir
+from studies.search.systems import collection_index_build, collection_index_dir, system_configuration
 from studies.tasks import collection_index_build_task
 
 
@@ -30,7 +30,7 @@ class Command(BaseCommand):
             if found.collection is None:
                 raise CommandError(f"study {study!r} has no collection yet (manage.py import_collection --study)")
             target = found.collection
-            used = {s.config.get("configuration") for s in found.systems.filter(backend=System.Backend.BUILTIN)}
+            used = {system_configuration(s.config) for s in found.systems.filter(backend=System.Backend.BUILTIN)}
             configurations = configurations or sorted(c for c in used if c in CONFIGURATIONS)
             if not configurations:
                 raise CommandError(f"study {study!r} has no built-in systems")

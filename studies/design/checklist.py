@@ -1,0 +1,122 @@
+"""A study's set-up as a checklist: each step says what is still missing before participants can be enrolled
+(docs/setting-up-a-study.md). A read: a handful of queries, whatever the study's size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE, usable_items
+from studies.models import Study, System
+from studies.search.systems import collection_index_status, system_config_problem, system_configuration
+
+LOCKED = (
+    "Fixed since the first enrolment ({at:%Y-%m-%d %H:%M}): every participant's order was built from it, "
+    "and changing it would break the Latin square's balance."
+)
+
+
+@dataclass
+class Step:
+    key: str
+    title: str
+    done: bool
+    summary: str
+    missing: list[str] = field(default_factory=list)
+    required: bool = True  # an optional step never holds back the enrolment
+    locked: str = ""  # why it can no longer change, when it cannot
+
+
+def study_checklist(*, study: Study) -> list[Step]:
+    locked = LOCKED.format(at=study.design_locked_at) if study.design_locked_at else ""
+    systems = list(study.systems.order_by("id"))
+    scenarios = list(study.scenarios.order_by("id"))
+    indexes = collection_index_status(collection=study.collection) if study.collection_id else {}
+    steps = []
+
+    missing = []
+    if study.collection_id is None:
+        missing.append("Choose the collection participants search (or upload one).")
+        summary = "None chosen."
+    else:
+        documents = study.collection.documents.count()
+        summary = f"“{study.collection.name}”, {documents} documents."
+        if not documents:
+            missing.append("The collection has no documents.")
+    steps.append(Step("collection", "Collection", not missing, summary, missing, locked=locked))
+
+    missing = []
+    for system in systems:
+        problem = system_config_problem(system.backend, system.config)
+        if problem:
+            missing.append(f"System {system.code}: {problem}.")
+        elif system.backend == System.Backend.BUILTIN and study.collection_id:
+            configuration = system_configuration(system.config)
+            if indexes.get(configuration) is None:
+                missing.append(
+                    f"System {system.code}: the index {configuration} of the collection is not built "
+                    "yet (it is built after an upload; or run manage.py build_index)."
+                )
+    if not systems:
+        missing.append("Add at least one system (two to compare them).")
+    summary = ", ".join(f"{s.code} ({s.get_backend_display().lower()})" for s in systems) or "None yet."
+    steps.append(Step("systems", "Systems", not missing, summary, missing, locked=locked))
+
+    missing = []
+    if not scenarios:
+        missing.append("Add scenarios: pick them from the collection's topics, or write them.")
+    elif systems and len(scenarios) % len(systems):
+        missing.append(
+            f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems: "
+            f"use a multiple of {len(systems)}."
+        )
+    judged = set()
+    if scenarios:
+        version = study.reference_versions.order_by("-number").first()
+        if version is not None:
+            judged = set(version.judgments.values_list("topic_id", flat=True).distinct())
+    unjudged = [s.code for s in scenarios if s.topic_id not in judged]
+    summary = f"{len(scenarios)} scenarios." if scenarios else "None yet."
+    if scenarios and unjudged:
+        summary += (
+            f" Without reference judgments yet: {', '.join(unjudged[:8])}{' …' if len(unjudged) > 8 else ''}"
+            " (scores need them; they can come later, from expert assessment)."
+        )
+    steps.append(Step("scenarios", "Scenarios", not missing, summary, missing, locked=locked))
+
+    levels = list(study.grade_levels.all())
+    summary = ", ".join(f"{level.value} {level.label}" for level in levels)
+    steps.append(
+        Step(
+            "grades",
+            "Grade scale",
+            len(levels) >= 2,
+            summary,
+            [] if len(levels) >= 2 else ["The scale needs at least two grades."],
+            locked="Set when the study was created." if levels else "",
+        )
+    )
+
+    missing = (
+        [] if study.consent_text.strip() else ["Write the consent text participants accept before starting."]
+    )
+    steps.append(Step("consent", "Consent", not missing, f"Version {study.consent_version}.", missing))
+
+    before = usable_items(study.questionnaire) or DEFAULT_QUESTIONNAIRE
+    after = usable_items(study.post_task_questionnaire) or DEFAULT_POST_TASK_QUESTIONNAIRE
+    summary = (
+        f"Before the first task: {len(before)} items{'' if study.questionnaire else ' (the default)'}; "
+        f"after each task: {len(after)} items{'' if study.post_task_questionnaire else ' (the default)'}."
+    )
+    steps.append(Step("questionnaires", "Questionnaires", True, summary, required=False))
+
+    summary = (
+        f"{study.time_limit_minutes} minutes per scenario."
+        if study.time_limit_minutes
+        else "No time limit per scenario."
+    )
+    steps.append(Step("time", "Time limits", True, summary, required=False))
+    return steps
+
+
+def study_ready(steps: list[Step]) -> bool:
+    return all(step.done for step in steps if step.required)

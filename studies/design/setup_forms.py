@@ -1,0 +1,158 @@
+"""Forms of the set-up pages: a system by its kind and settings (no JSON), questionnaire items by type."""
+
+from django import forms
+
+from studies.design.instruments import INSTRUMENTS
+from studies.design.questionnaires import item_errors
+from studies.design.setup_services import QUESTIONNAIRES
+from studies.models import System
+from studies.search.engines.search import CONFIGURATIONS
+from studies.search.systems import DEFAULT_CONFIGURATION, MAX_HTTP_TIMEOUT, system_config_problem
+
+
+class SystemSetupForm(forms.Form):
+    code = forms.CharField(max_length=40, help_text="Short, shown in the tables: A, B, bm25…")
+    name = forms.CharField(max_length=200)
+    backend = forms.ChoiceField(
+        label="Kind", choices=System.Backend.choices, initial=System.Backend.BUILTIN, widget=forms.RadioSelect
+    )
+    configuration = forms.ChoiceField(
+        label="Built-in configuration",
+        required=False,
+        initial=DEFAULT_CONFIGURATION,
+        choices=[(name, f"{name}: {description}") for name, description in CONFIGURATIONS.items()],
+        help_text="For a built-in system: how SessionLab's engine ranks the study's collection.",
+    )
+    url_template = forms.CharField(
+        label="URL template",
+        required=False,
+        max_length=2000,
+        help_text="For a system over HTTP: an http(s) URL with {query}, and optionally {page} and {page_size}, "
+        "e.g. https://engine.example/search?q={query}&p={page}",
+    )
+    timeout = forms.FloatField(
+        label="Timeout (seconds)", required=False, min_value=0.1, max_value=MAX_HTTP_TIMEOUT, initial=5.0
+    )
+
+    @staticmethod
+    def initial_for(system: System) -> dict:
+        config = system.config if isinstance(system.config, dict) else {}
+        return {
+            "code": system.code,
+            "name": system.name,
+            "backend": system.backend,
+            "configuration": config.get("configuration", DEFAULT_CONFIGURATION),
+            "url_template": config.get("url_template", ""),
+            "timeout": config.get("timeout", 5.0),
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        backend = cleaned.get("backend")
+        if backend == System.Backend.BUILTIN:
+            config = {"configuration": cleaned.get("configuration") or DEFAULT_CONFIGURATION}
+            field = "configuration"
+        elif backend == System.Backend.HTTP:
+            config = {"url_template": cleaned.get("url_template", "").strip()}
+            if cleaned.get("timeout") is not None:
+                config["timeout"] = cleaned["timeout"]
+            field = "url_template"
+        else:
+            config, field = {}, None
+        if backend:
+            problem = system_config_problem(backend, config)
+            if problem:
+                self.add_error("timeout" if "timeout" in problem else field, problem)
+        cleaned["config"] = config
+        return cleaned
+
+
+class SystemTestForm(forms.Form):
+    query = forms.CharField(max_length=500, label="Test query")
+
+
+class ScenarioSetupForm(forms.Form):
+    code = forms.CharField(max_length=40)
+    title = forms.CharField(max_length=200)
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), help_text="What the participant reads.")
+    topic_id = forms.CharField(
+        max_length=100, label="Topic", help_text="The qrels topic of its reference judgments."
+    )
+
+
+class TopicPickForm(forms.Form):
+    topics = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, choices=())
+
+    def __init__(self, *args, topics, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["topics"].choices = [(t.topic_id, f"{t.topic_id}: {t.title[:120]}") for t in topics]
+
+
+class QuestionnaireItemForm(forms.Form):
+    which = forms.ChoiceField(label="Questionnaire", choices=list(QUESTIONNAIRES.items()))
+    name = forms.CharField(max_length=64, help_text="Its column in the exports: letters, digits and _.")
+    label = forms.CharField(max_length=1000, label="Question")
+    kind = forms.ChoiceField(
+        choices=[
+            ("scale", "Scale (radio buttons from min to max)"),
+            ("choice", "Choice"),
+            ("integer", "Whole number"),
+            ("number", "Number"),
+            ("text", "Text"),
+        ]
+    )
+    min = forms.IntegerField(required=False, help_text="Scale and numbers.")
+    max = forms.IntegerField(required=False)
+    choices = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, help_text="Choice: one option a line."
+    )
+    required = forms.BooleanField(required=False, initial=True)
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        item = {"name": cleaned["name"].strip(), "label": cleaned["label"].strip(), "kind": cleaned["kind"]}
+        if cleaned["kind"] in ("scale", "integer", "number"):
+            for key in ("min", "max"):
+                if cleaned.get(key) is not None:
+                    item[key] = cleaned[key]
+        if cleaned["kind"] == "choice":
+            item["choices"] = [
+                line.strip() for line in cleaned.get("choices", "").splitlines() if line.strip()
+            ]
+        if not cleaned.get("required"):
+            item["required"] = False
+        for problem in item_errors(item):
+            field = next(
+                (f for f in ("name", "label", "min", "max", "choices") if problem.startswith(f)), None
+            )
+            self.add_error(field, problem)
+        cleaned["item"] = item
+        return cleaned
+
+
+class InstrumentForm(forms.Form):
+    which = forms.ChoiceField(
+        label="Questionnaire", choices=list(QUESTIONNAIRES.items()), initial="post_task_questionnaire"
+    )
+    instrument = forms.ChoiceField(choices=[(key, i.title) for key, i in INSTRUMENTS.items()])
+
+
+class ConsentForm(forms.Form):
+    consent_text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 8}), required=False, label="Consent text"
+    )
+    consent_version = forms.CharField(
+        max_length=40, label="Version", help_text="Each participant's consent records the version they read."
+    )
+
+
+class TimeLimitForm(forms.Form):
+    time_limit_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=7 * 24 * 60,
+        required=False,
+        label="Time limit per scenario (minutes)",
+        help_text="Empty: no limit.",
+    )

@@ -1,0 +1,383 @@
+"""A study's set-up pages: the checklist, and one page per step (systems, scenarios, questionnaires, consent
+and time limits). Thin: an access-checked fetch, a form, a service of setup_services, a redirect or a render.
+The collection step's pages are studies/library's (they sit above design and interchange)."""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from studies.design import services
+from studies.design import setup_services as setup
+from studies.design.checklist import study_checklist, study_ready
+from studies.design.instruments import INSTRUMENTS
+from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
+from studies.design.setup_forms import (
+    ConsentForm,
+    InstrumentForm,
+    QuestionnaireItemForm,
+    ScenarioSetupForm,
+    SystemSetupForm,
+    SystemTestForm,
+    TimeLimitForm,
+    TopicPickForm,
+)
+from studies.design.views import researcher_required, study_for_researcher
+from studies.errors import StudiesError
+from studies.models import CollectionTopic, System
+from studies.search.systems import system_search
+
+
+def _refused(request, exc) -> None:
+    messages.error(request, str(exc))
+
+
+@researcher_required
+def study_setup(request, slug):
+    study = study_for_researcher(request, slug)
+    steps = study_checklist(study=study)
+    return render(
+        request,
+        "studies/setup/checklist.html",
+        {
+            "study": study,
+            "steps": steps,
+            "ready": study_ready(steps),
+            "enrolled": study.participants.count(),
+        },
+    )
+
+
+# --- systems -----------------------------------------------------------------------------------------------
+
+
+@researcher_required
+def systems(request, slug):
+    study = study_for_researcher(request, slug)
+    form = SystemSetupForm(request.POST or None, prefix="system")
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            system = setup.system_save(
+                study=study,
+                code=data["code"].strip(),
+                name=data["name"].strip(),
+                backend=data["backend"],
+                config=data["config"],
+            )
+        except StudiesError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"System {system.code} added.")
+            return redirect("studies:setup_systems", slug=study.slug)
+    return render(
+        request,
+        "studies/setup/systems.html",
+        {
+            "study": study,
+            "systems": study.systems.order_by("id"),
+            "form": form,
+            "test_form": SystemTestForm(),
+            "locked": study.design_locked_at,
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+def _system_of(study, pk) -> System:
+    return get_object_or_404(study.systems, pk=pk)
+
+
+@researcher_required
+def system_edit(request, slug, pk):
+    study = study_for_researcher(request, slug)
+    system = _system_of(study, pk)
+    form = SystemSetupForm(request.POST or None, prefix="system", initial=SystemSetupForm.initial_for(system))
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            setup.system_save(
+                study=study,
+                system=system,
+                code=data["code"].strip(),
+                name=data["name"].strip(),
+                backend=data["backend"],
+                config=data["config"],
+            )
+        except StudiesError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"System {data['code']} saved.")
+            return redirect("studies:setup_systems", slug=study.slug)
+    return render(
+        request,
+        "studies/setup/system_edit.html",
+        {
+            "study": study,
+            "system": system,
+            "form": form,
+            "locked": study.design_locked_at,
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+@researcher_required
+@require_POST
+def system_delete(request, slug, pk):
+    study = study_for_researcher(request, slug)
+    system = _system_of(study, pk)
+    try:
+        services.design_row_delete(study=study, row=system)
+    except StudiesError as exc:
+        _refused(request, exc)
+    else:
+        messages.success(request, f"System {system.code} removed.")
+    return redirect("studies:setup_systems", slug=study.slug)
+
+
+@researcher_required
+@require_POST
+def system_test(request, slug, pk):
+    """Run one query on a system as a participant would, and show the answer or the error."""
+    study = study_for_researcher(request, slug)
+    system = _system_of(study, pk)
+    form = SystemTestForm(request.POST)
+    result = None
+    if system.backend == System.Backend.EXTERNAL:
+        messages.info(
+            request,
+            "An external system's results come from your own front-end, which logs them with "
+            "each query: there is nothing for SessionLab to run.",
+        )
+    elif form.is_valid():
+        result = system_search(system=system, query=form.cleaned_data["query"])
+    return render(
+        request,
+        "studies/setup/system_test.html",
+        {
+            "study": study,
+            "system": system,
+            "form": form,
+            "result": result,
+        },
+    )
+
+
+# --- scenarios ---------------------------------------------------------------------------------------------
+
+
+@researcher_required
+def scenarios(request, slug):
+    study = study_for_researcher(request, slug)
+    taken = set(study.scenarios.values_list("topic_id", flat=True))
+    topics = (
+        [
+            t
+            for t in CollectionTopic.objects.filter(collection_id=study.collection_id)
+            if t.topic_id not in taken
+        ]
+        if study.collection_id
+        else []
+    )
+    pick = TopicPickForm(
+        request.POST if request.POST.get("action") == "topics" else None, topics=topics, prefix="pick"
+    )
+    write = ScenarioSetupForm(
+        request.POST if request.POST.get("action") == "write" else None, prefix="scenario"
+    )
+    if request.method == "POST":
+        try:
+            if pick.is_bound and pick.is_valid():
+                made = setup.scenarios_from_topics(study=study, topic_ids=pick.cleaned_data["topics"])
+                messages.success(
+                    request, f"{len(made)} scenarios added from the topics; edit their text below."
+                )
+                return redirect("studies:setup_scenarios", slug=study.slug)
+            if write.is_bound and write.is_valid():
+                data = write.cleaned_data
+                setup.scenario_save(
+                    study=study,
+                    code=data["code"].strip(),
+                    title=data["title"].strip(),
+                    text=data["text"].strip(),
+                    topic_id=data["topic_id"].strip(),
+                )
+                messages.success(request, f"Scenario {data['code']} added.")
+                return redirect("studies:setup_scenarios", slug=study.slug)
+        except StudiesError as exc:
+            (pick if pick.is_bound else write).add_error(None, str(exc))
+    bad = (pick.is_bound and pick.errors) or (write.is_bound and write.errors)
+    return render(
+        request,
+        "studies/setup/scenarios.html",
+        {
+            "study": study,
+            "scenarios": study.scenarios.order_by("id"),
+            "pick": pick,
+            "write": write,
+            "topics": topics,
+            "locked": study.design_locked_at,
+        },
+        status=400 if bad else 200,
+    )
+
+
+@researcher_required
+def scenario_edit(request, slug, pk):
+    study = study_for_researcher(request, slug)
+    scenario = get_object_or_404(study.scenarios, pk=pk)
+    initial = {
+        "code": scenario.code,
+        "title": scenario.title,
+        "text": scenario.text,
+        "topic_id": scenario.topic_id,
+    }
+    form = ScenarioSetupForm(request.POST or None, prefix="scenario", initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            setup.scenario_save(
+                study=study,
+                scenario=scenario,
+                code=data["code"].strip(),
+                title=data["title"].strip(),
+                text=data["text"].strip(),
+                topic_id=data["topic_id"].strip(),
+            )
+        except StudiesError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Scenario {data['code']} saved.")
+            return redirect("studies:setup_scenarios", slug=study.slug)
+    return render(
+        request,
+        "studies/setup/scenario_edit.html",
+        {
+            "study": study,
+            "scenario": scenario,
+            "form": form,
+            "locked": study.design_locked_at,
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+@researcher_required
+@require_POST
+def scenario_delete(request, slug, pk):
+    study = study_for_researcher(request, slug)
+    scenario = get_object_or_404(study.scenarios, pk=pk)
+    try:
+        services.design_row_delete(study=study, row=scenario)
+    except StudiesError as exc:
+        _refused(request, exc)
+    else:
+        messages.success(request, f"Scenario {scenario.code} removed.")
+    return redirect("studies:setup_scenarios", slug=study.slug)
+
+
+# --- questionnaires ----------------------------------------------------------------------------------------
+
+
+@researcher_required
+def questionnaires(request, slug):
+    study = study_for_researcher(request, slug)
+    action = request.POST.get("action")
+    item_form = QuestionnaireItemForm(request.POST if action == "item" else None, prefix="item")
+    instrument_form = InstrumentForm(request.POST if action == "instrument" else None, prefix="instrument")
+    if request.method == "POST":
+        try:
+            if action == "item" and item_form.is_valid():
+                setup.questionnaire_item_add(
+                    study=study, which=item_form.cleaned_data["which"], item=item_form.cleaned_data["item"]
+                )
+                messages.success(request, f"Question {item_form.cleaned_data['item']['name']} added.")
+                return redirect("studies:setup_questionnaires", slug=study.slug)
+            if action == "instrument" and instrument_form.is_valid():
+                data = instrument_form.cleaned_data
+                setup.questionnaire_instrument_add(
+                    study=study, which=data["which"], instrument=data["instrument"]
+                )
+                messages.success(request, f"{INSTRUMENTS[data['instrument']].title} added.")
+                return redirect("studies:setup_questionnaires", slug=study.slug)
+            if action == "remove":
+                setup.questionnaire_item_remove(
+                    study=study, which=request.POST.get("which", ""), name=request.POST.get("name", "")
+                )
+                messages.success(request, "Question removed.")
+                return redirect("studies:setup_questionnaires", slug=study.slug)
+        except StudiesError as exc:
+            (instrument_form if action == "instrument" else item_form).add_error(None, str(exc))
+    lists = [
+        ("questionnaire", setup.QUESTIONNAIRES["questionnaire"], study.questionnaire, DEFAULT_QUESTIONNAIRE),
+        (
+            "post_task_questionnaire",
+            setup.QUESTIONNAIRES["post_task_questionnaire"],
+            study.post_task_questionnaire,
+            DEFAULT_POST_TASK_QUESTIONNAIRE,
+        ),
+    ]
+    bad = (item_form.is_bound and item_form.errors) or (instrument_form.is_bound and instrument_form.errors)
+    return render(
+        request,
+        "studies/setup/questionnaires.html",
+        {
+            "study": study,
+            "lists": lists,
+            "item_form": item_form,
+            "instrument_form": instrument_form,
+            "instruments": INSTRUMENTS.values(),
+            "answered": study.participants.exclude(questionnaire_answers={}).count(),
+        },
+        status=400 if bad else 200,
+    )
+
+
+# --- consent and time limits -------------------------------------------------------------------------------
+
+
+@researcher_required
+def consent(request, slug):
+    study = study_for_researcher(request, slug)
+    action = request.POST.get("action")
+    consent_form = ConsentForm(
+        request.POST if action == "consent" else None,
+        prefix="consent",
+        initial={"consent_text": study.consent_text, "consent_version": study.consent_version},
+    )
+    time_form = TimeLimitForm(
+        request.POST if action == "time" else None,
+        prefix="time",
+        initial={"time_limit_minutes": study.time_limit_minutes},
+    )
+    if request.method == "POST":
+        try:
+            if action == "consent" and consent_form.is_valid():
+                setup.consent_update(
+                    study=study,
+                    text=consent_form.cleaned_data["consent_text"],
+                    version=consent_form.cleaned_data["consent_version"],
+                    by=request.user,
+                )
+                messages.success(request, "Consent text saved.")
+                return redirect("studies:setup_consent", slug=study.slug)
+            if action == "time" and time_form.is_valid():
+                services.study_update(
+                    study=study, time_limit_minutes=time_form.cleaned_data["time_limit_minutes"]
+                )
+                messages.success(request, "Time limit saved.")
+                return redirect("studies:setup_consent", slug=study.slug)
+        except StudiesError as exc:
+            consent_form.add_error(None, str(exc))
+    bad = (consent_form.is_bound and consent_form.errors) or (time_form.is_bound and time_form.errors)
+    return render(
+        request,
+        "studies/setup/consent.html",
+        {
+            "study": study,
+            "consent_form": consent_form,
+            "time_form": time_form,
+            "versions": setup.consent_versions(study=study),
+        },
+        status=400 if bad else 200,
+    )

@@ -1,0 +1,90 @@
+import io
+import json
+import uuid
+import zipfile
+
+import pytest
+from django.utils import timezone
+
+from studies.assessment.references import reference_version_import_qrels
+from studies.design import services
+from studies.models import Collection, Document, Query, ShownResult
+from studies.participation import steps as participation
+
+
+@pytest.fixture
+def worked(designed_study, alice):
+    study = designed_study
+    collection = Collection.objects.create(name="c", owner=alice)
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=f"d{n}", text="wing") for n in (1, 2)
+    )
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    participant = services.participants_enrol(study=study, count=2)[0]
+    participation.consent_record(
+        participant=participant, consent_version="1", client_event_id=uuid.uuid4().hex
+    )
+    participation.questionnaire_save(
+        participant=participant,
+        client_event_id=uuid.uuid4().hex,
+        answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
+    )
+    session = participation.session_start(
+        participant=participant, assignment=participant.assignments.first(), client_event_id=uuid.uuid4().hex
+    )
+    query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())
+    for rank, doc in enumerate(("d1", "d2"), start=1):
+        ShownResult.objects.create(
+            query=query,
+            rank=rank,
+            document=collection.documents.get(external_id=doc),
+            shown_at=timezone.now(),
+        )
+    reference_version_import_qrels(
+        study=study, lines=["1 0 d1 2"], path="ref.qrels", created_by=alice, note="v1"
+    )
+    return study
+
+
+def test_the_downloads_page_links_every_export(alice_client, worked):
+    page = alice_client.get(f"/studies/{worked.slug}/downloads/").content.decode()
+    for part in (
+        "tables.zip",
+        "archive.json",
+        "runs-query.zip",
+        "runs-session.zip",
+        "reference-v1.qrels",
+        "session-track.xml",
+    ):
+        assert f"/studies/{worked.slug}/downloads/{part}" in page
+
+
+def test_each_download_holds_its_export(alice_client, worked):
+    base = f"/studies/{worked.slug}/downloads/"
+    response = alice_client.get(base + "tables.zip")
+    assert response["Content-Disposition"] == f'attachment; filename="{worked.slug}-tables.zip"'
+    names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+    assert {"sessions.csv", "queries.csv", "shown_results.csv", "judgments.csv"} <= set(names)
+    archive = json.loads(alice_client.get(base + "archive.json").content)
+    assert worked.name in json.dumps(archive) and "P001" in json.dumps(archive)
+    runs = zipfile.ZipFile(io.BytesIO(alice_client.get(base + "runs-query.zip").content))
+    (name,) = runs.namelist()
+    assert runs.read(name).decode().splitlines()[0].split()[:4] == ["1", "Q0", "d1", "1"]
+    assert alice_client.get(base + "reference-v1.qrels").content.decode() == "1 0 d1 2\n"
+    assert alice_client.get(base + "reference-v9.qrels").status_code == 404
+    assert alice_client.get(base + "runs-bogus.zip").status_code == 400
+    assert alice_client.get(base + "session-track.xml").content.startswith(b"<?xml")
+
+
+def test_another_researcher_gets_a_404(client, charlie, worked):
+    client.force_login(charlie)
+    for part in (
+        "",
+        "tables.zip",
+        "archive.json",
+        "runs-query.zip",
+        "reference-v1.qrels",
+        "session-track.xml",
+    ):
+        assert client.get(f"/studies/{worked.slug}/downloads/{part}").status_code == 404
