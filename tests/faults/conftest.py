@@ -272,7 +272,7 @@ def live_study(designed_study, index_root, transactional_db):
     from studies.models import Collection, Document
     from studies.participation.simulation import first_search_start
     from studies.search.systems import collection_index_build
-    from tests.participate.conftest import make_documents
+    from tests.participation.conftest import make_documents
 
     collection = Collection.objects.create(name="Generated 40")
     Document.objects.bulk_create(Document(collection=collection, external_id=i, title=t, text=x)

@@ -1,4 +1,4 @@
-"""Recruitment fixtures: the participant's way's running study (tests/participate/conftest.py), a study with a
+"""Recruitment fixtures: the participant's way's running study (tests/participation/conftest.py), a study with a
 public Prolific link and a study-level time limit, and helpers that play a participant's way."""
 
 import secrets
@@ -8,7 +8,7 @@ import pytest
 from studies.models import Recruitment
 from studies.participation import recruitment
 from studies.participation import steps as participation
-from tests.participate.conftest import (  # noqa: F401  (fixtures)
+from tests.participation.conftest import (  # noqa: F401  (fixtures)
     cid,
     index_root,
     other_participant,

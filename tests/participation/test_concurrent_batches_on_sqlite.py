@@ -44,7 +44,7 @@ from studies.search.engines.search import build_index
 from studies.models import Collection, Document
 from studies.search.systems import collection_index_dir
 from django.contrib.auth import get_user_model
-from tests.participate.conftest import make_documents, start
+from tests.participation.conftest import make_documents, start
 
 owner = get_user_model().objects.create_user("alice", password="x", is_staff=True)
 study = services.study_create(owner=owner, name="Concurrency", consent_text="Consent.")
