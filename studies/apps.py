@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class StudiesConfig(AppConfig):
     name = "studies"
     verbose_name = "Studies"
+
+    def ready(self):
+        # Participation's listeners (the study page's overdue sweep): connected here, as design never imports them.
+        from studies.participation import recruitment
+
+        recruitment.connect_receivers()

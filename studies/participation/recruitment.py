@@ -549,6 +549,20 @@ def study_sweep(*, study: Study, now: datetime | None = None) -> SweepResult:
     return result
 
 
+def study_opened_sweep(sender, study: Study, **kwargs) -> None:
+    """The study page's sweep (studies.signals.study_opened): in eager mode, where no beat runs the task."""
+    from django.conf import settings
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        study_sweep(study=study)
+
+
+def connect_receivers() -> None:
+    from studies.signals import study_opened
+
+    study_opened.connect(study_opened_sweep, dispatch_uid="recruitment.study_opened_sweep")
+
+
 # --- the attrition-aware Latin square -----------------------------------------------------------------
 
 
