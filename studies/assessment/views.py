@@ -1,6 +1,8 @@
 """Assessment pages. Researchers (staff, through studies.design.views' access check) manage pools, assessors,
 agreement, adjudication and reference versions; assessors (non-staff members of a study) judge documents.
-Thin views: an access-checked fetch, a small form, a call into the services of studies/assessment/, a redirect or render."""
+Thin views: an access-checked fetch, a form of studies/assessment/forms.py, a call into the services of
+studies/assessment/ through sessionlab.form_pages.form_post (the one "bind, call, flash" pattern), a redirect
+or a render."""
 
 from functools import wraps
 from urllib.parse import urlencode
@@ -14,87 +16,24 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from scoring.lib.errors import InputError
+from sessionlab.form_pages import flash_form_errors, form_post
 from studies.assessment import adjudication, assessors, pools, references
 from studies.assessment import selectors as assessment_selectors
+from studies.assessment.forms import (
+    DecideForm,
+    GradeForm,
+    InviteForm,
+    PlanForm,
+    PoolAddForm,
+    PoolBuildForm,
+    PresetForm,
+    PublishForm,
+    QrelsUploadForm,
+)
 from studies.design import selectors
 from studies.design.views import researcher_required, study_for_researcher
-from studies.errors import AssessmentError
-from studies.models import AssessmentPool, AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
-
-# --- Forms ----------------------------------------------------------------------------------------------
-
-
-class PoolBuildForm(forms.Form):
-    rule = forms.ChoiceField(choices=AssessmentPool.Rule.choices)
-    top_x = forms.IntegerField(min_value=1, max_value=1000, initial=pools.DEFAULT_TOP_X, label="X")
-
-
-class PoolAddForm(forms.Form):
-    scenario = forms.CharField(max_length=40, help_text="Scenario code")
-    external_ids = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}), help_text="Document ids, one a line"
-    )
-
-
-class QrelsUploadForm(forms.Form):
-    qrels = forms.FileField()
-    note = forms.CharField(max_length=300, required=False)
-
-
-class PlanForm(forms.Form):
-    assessors_per_document = forms.IntegerField(min_value=1, max_value=20)
-
-
-class InviteForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    email = forms.EmailField(required=False)
-
-
-class PresetForm(forms.Form):
-    preset = forms.ChoiceField(choices=list(adjudication.PRESETS.items()))
-
-
-class DecideForm(forms.Form):
-    pool_document = forms.IntegerField()
-    grade = forms.IntegerField()
-    note = forms.CharField(max_length=300, required=False)
-
-
-class PublishForm(forms.Form):
-    """What to publish; the preview page shows what it changes, and confirms with the plan's digest."""
-
-    mode = forms.ChoiceField(
-        choices=list(references.PUBLISH_MODES.items()),
-        initial="merge",
-        required=False,  # merge when not given: it never drops a judgment
-        widget=forms.RadioSelect,
-    )
-    base = forms.TypedChoiceField(
-        coerce=int,
-        required=False,
-        empty_value=None,
-        label="Version to merge into",
-        help_text="Merging only; default the latest version",
-    )
-    note = forms.CharField(max_length=300, required=False)
-    allow_pending = forms.BooleanField(required=False, label="Publish even with undecided disagreements")
-    digest = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
-
-    def __init__(self, *args, study, **kwargs):
-        super().__init__(*args, **kwargs)
-        numbers = study.reference_versions.order_by("-number").values_list("number", flat=True)
-        self.fields["base"].choices = [("", "the latest")] + [(n, f"v{n}") for n in numbers]
-
-    def plan_arguments(self) -> dict:
-        data = self.cleaned_data
-        mode = data["mode"] or "merge"
-        base = data["base"] if mode == "merge" else None
-        return {"mode": mode, "base_number": base, "allow_pending": data["allow_pending"]}
-
-
-def _form_errors(request, form):
-    for name, errors in form.errors.items():
-        messages.error(request, f"{name}: {' '.join(errors)}")
+from studies.errors import AssessmentError, StudiesError
+from studies.models import AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
 
 
 def _uploaded_lines(upload) -> list[str]:
@@ -184,19 +123,23 @@ def manage(request, slug):
 def pool_build(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = PoolBuildForm(request.POST, prefix="pool")
-        if form.is_valid():
-            changes = pools.pool_build(
-                study=study, rule=form.cleaned_data["rule"], top_x=form.cleaned_data["top_x"]
-            )
+
+        def built(changes):
             summary = "; ".join(
                 f"{code}: +{c.added} −{c.removed}"
                 + (f" ({c.kept_judged} kept, already judged)" if c.kept_judged else "")
                 for code, c in changes.items()
             )
-            messages.success(request, f"Pools built. {summary}")
-        else:
-            _form_errors(request, form)
+            return f"Pools built. {summary}"
+
+        return form_post(
+            request,
+            PoolBuildForm(request.POST, prefix="pool"),
+            lambda data: pools.pool_build(study=study, rule=data["rule"], top_x=data["top_x"]),
+            refusals=(StudiesError,),
+            success=built,
+            redirect_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -214,23 +157,24 @@ def pool_refresh(request, slug):
 def pool_add(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = PoolAddForm(request.POST, prefix="add")
-        if form.is_valid():
-            scenario = study.scenarios.filter(code=form.cleaned_data["scenario"].strip()).first()
+
+        def add(data):
+            scenario = study.scenarios.filter(code=data["scenario"].strip()).first()
             if scenario is None:
-                messages.error(request, f"No scenario {form.cleaned_data['scenario']!r} in this study.")
-            else:
-                try:
-                    added = pools.pool_add_documents(
-                        scenario=scenario,
-                        external_ids=form.cleaned_data["external_ids"].split(),
-                        added_by=request.user,
-                    )
-                    messages.success(request, f"{added} documents added to the pool of {scenario.code}.")
-                except AssessmentError as exc:
-                    messages.error(request, str(exc))
-        else:
-            _form_errors(request, form)
+                raise AssessmentError(f"No scenario {data['scenario']!r} in this study.")
+            added = pools.pool_add_documents(
+                scenario=scenario, external_ids=data["external_ids"].split(), added_by=request.user
+            )
+            return f"{added} documents added to the pool of {scenario.code}."
+
+        return form_post(
+            request,
+            PoolAddForm(request.POST, prefix="add"),
+            add,
+            refusals=(StudiesError,),
+            success=lambda text: text,
+            redirect_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -238,18 +182,23 @@ def pool_add(request, slug):
 def pool_import(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = QrelsUploadForm(request.POST, request.FILES, prefix="poolqrels")
-        if form.is_valid():
-            upload = form.cleaned_data["qrels"]
-            try:
-                added = pools.pool_import_qrels(
-                    study=study, lines=_uploaded_lines(upload), path=upload.name, added_by=request.user
-                )
-                messages.success(request, f"{added} documents from {upload.name} added to the pools.")
-            except (InputError, AssessmentError) as exc:
-                messages.error(request, f"Nothing imported: {exc}")
-        else:
-            _form_errors(request, form)
+
+        def import_qrels(data):
+            upload = data["qrels"]
+            added = pools.pool_import_qrels(
+                study=study, lines=_uploaded_lines(upload), path=upload.name, added_by=request.user
+            )
+            return f"{added} documents from {upload.name} added to the pools."
+
+        return form_post(
+            request,
+            QrelsUploadForm(request.POST, request.FILES, prefix="poolqrels"),
+            import_qrels,
+            refusals=(InputError, StudiesError),
+            refusal_text=lambda exc: f"Nothing imported: {exc}",
+            success=lambda text: text,
+            redirect_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -257,14 +206,14 @@ def pool_import(request, slug):
 def plan_set(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = PlanForm(request.POST, prefix="plan")
-        if form.is_valid():
-            plan = assessors.assessment_plan_set(study=study, **form.cleaned_data)
-            messages.success(
-                request, f"Each document is judged by {plan.assessors_per_document} assessor(s)."
-            )
-        else:
-            _form_errors(request, form)
+        return form_post(
+            request,
+            PlanForm(request.POST, prefix="plan"),
+            lambda data: assessors.assessment_plan_set(study=study, **data),
+            refusals=(StudiesError,),
+            success=lambda plan: f"Each document is judged by {plan.assessors_per_document} assessor(s).",
+            redirect_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -272,33 +221,30 @@ def plan_set(request, slug):
 def assessor_invite(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = InviteForm(request.POST, prefix="invite")
-        if form.is_valid():
-            try:
-                membership, password = assessors.assessor_invite(
-                    study=study, invited_by=request.user, **form.cleaned_data
+
+        def invited(result):
+            membership, password = result
+            login = request.build_absolute_uri(reverse("login") + "?next=" + reverse("assessment:home"))
+            if isinstance(membership, AssessorInvitation):
+                return (
+                    f"{membership.user.username} assesses for another lab: they are asked to accept "
+                    f"on their assessor page ({login}) before they see this study."
                 )
-                login = request.build_absolute_uri(reverse("login") + "?next=" + reverse("assessment:home"))
-                if isinstance(membership, AssessorInvitation):
-                    messages.success(
-                        request,
-                        f"{membership.user.username} assesses for another lab: they are asked to accept "
-                        f"on their assessor page ({login}) before they see this study.",
-                    )
-                elif password:
-                    messages.success(
-                        request,
-                        f"Assessor {membership.user.username} created. Their one-time password: {password} "
-                        f"(shown once). They log in at {login}",
-                    )
-                else:
-                    messages.success(
-                        request, f"{membership.user.username} now assesses this study ({login})."
-                    )
-            except AssessmentError as exc:
-                messages.error(request, str(exc))
-        else:
-            _form_errors(request, form)
+            if password:
+                return (
+                    f"Assessor {membership.user.username} created. Their one-time password: {password} "
+                    f"(shown once). They log in at {login}"
+                )
+            return f"{membership.user.username} now assesses this study ({login})."
+
+        return form_post(
+            request,
+            InviteForm(request.POST, prefix="invite"),
+            lambda data: assessors.assessor_invite(study=study, invited_by=request.user, **data),
+            refusals=(StudiesError,),
+            success=invited,
+            redirect_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -339,19 +285,23 @@ def disagreements(request, slug):
 def adjudicate(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = PresetForm(request.POST, prefix="adjudicate")
-        if form.is_valid():
-            result = adjudication.adjudicate(
-                study=study, preset=form.cleaned_data["preset"], decided_by=request.user
-            )
+
+        def adjudicated(result):
             decided = ", ".join(f"{n} {method}" for method, n in sorted(result.decided.items())) or "none"
-            messages.success(
-                request,
+            return (
                 f"Decided: {decided}. For you to decide: {len(result.to_researcher)}. "
-                f"Kept by hand: {result.kept_by_hand}. Awaiting judgments: {result.awaiting_judgments}.",
+                f"Kept by hand: {result.kept_by_hand}. Awaiting judgments: {result.awaiting_judgments}."
             )
-            return redirect("assessment:disagreements", slug=study.slug)
-        _form_errors(request, form)
+
+        return form_post(
+            request,
+            PresetForm(request.POST, prefix="adjudicate"),
+            lambda data: adjudication.adjudicate(study=study, preset=data["preset"], decided_by=request.user),
+            refusals=(StudiesError,),
+            success=adjudicated,
+            redirect_to=redirect("assessment:disagreements", slug=study.slug),
+            refused_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -359,25 +309,26 @@ def adjudicate(request, slug):
 def decide(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = DecideForm(request.POST)
-        if form.is_valid():
+
+        def decide_one(data):
             pool_document = get_object_or_404(
                 PoolDocument.objects.select_related("pool__scenario__study", "document"),
-                pk=form.cleaned_data["pool_document"],
+                pk=data["pool_document"],
                 pool__scenario__study=study,
             )
-            try:
-                adjudication.adjudication_decide(
-                    pool_document=pool_document,
-                    grade=form.cleaned_data["grade"],
-                    decided_by=request.user,
-                    note=form.cleaned_data["note"],
-                )
-                messages.success(request, f"{pool_document.document}: grade {form.cleaned_data['grade']}.")
-            except AssessmentError as exc:
-                messages.error(request, str(exc))
-        else:
-            _form_errors(request, form)
+            adjudication.adjudication_decide(
+                pool_document=pool_document, grade=data["grade"], decided_by=request.user, note=data["note"]
+            )
+            return f"{pool_document.document}: grade {data['grade']}."
+
+        return form_post(
+            request,
+            DecideForm(request.POST),
+            decide_one,
+            refusals=(StudiesError,),
+            success=lambda text: text,
+            redirect_to=redirect("assessment:disagreements", slug=study.slug),
+        )
     return redirect("assessment:disagreements", slug=study.slug)
 
 
@@ -396,30 +347,31 @@ def publish(request, slug):
     data = request.POST if request.method == "POST" else request.GET
     form = PublishForm(data, prefix="publish", study=study)
     if not form.is_valid():
-        _form_errors(request, form)
+        flash_form_errors(request, form)
         return _manage(study)
     if request.method == "POST" and form.cleaned_data["digest"]:
-        try:
-            version = references.reference_version_publish(
+        return form_post(
+            request,
+            form,
+            lambda data: references.reference_version_publish(
                 study=study,
                 created_by=request.user,
-                note=form.cleaned_data["note"],
-                expected_digest=form.cleaned_data["digest"],
+                note=data["note"],
+                expected_digest=data["digest"],
                 **form.plan_arguments(),
-            )
-        except AssessmentError as exc:
-            messages.error(request, str(exc))
-            return redirect(_publish_query(study, form))
-        messages.success(
-            request,
-            f"Reference version {version.number} published ({version.judgments.count()} judgments).",
+            ),
+            refusals=(StudiesError,),
+            success=lambda version: (
+                f"Reference version {version.number} published ({version.judgments.count()} judgments)."
+            ),
+            redirect_to=_manage(study),
+            refused_to=redirect(_publish_query(study, form)),
         )
-        return _manage(study)
     if request.method == "POST":
         return redirect(_publish_query(study, form))
     try:
         plan = references.reference_version_publish_plan(study=study, **form.plan_arguments())
-    except AssessmentError as exc:
+    except StudiesError as exc:
         messages.error(request, str(exc))
         return _manage(study)
     confirm = PublishForm(initial={**form.cleaned_data, "digest": plan.digest}, prefix="publish", study=study)
@@ -447,30 +399,33 @@ def version_qrels(request, slug, number):
 def version_import(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        form = QrelsUploadForm(request.POST, request.FILES, prefix="refqrels")
-        if form.is_valid():
-            upload = form.cleaned_data["qrels"]
-            try:
-                version = references.reference_version_import_qrels(
-                    study=study,
-                    lines=_uploaded_lines(upload),
-                    path=upload.name,
-                    created_by=request.user,
-                    note=form.cleaned_data["note"],
-                )
-                judgments, topics = assessment_selectors.reference_version_other_topics(version=version)
-                others = (
-                    f" {judgments} judgments of {topics} topics that are not scenarios were kept; they score nothing."
-                    if judgments
-                    else ""
-                )
-                messages.success(
-                    request, f"Reference version {version.number} imported from {upload.name}.{others}"
-                )
-            except (InputError, AssessmentError) as exc:
-                messages.error(request, f"Nothing imported: {exc}")
-        else:
-            _form_errors(request, form)
+
+        def import_version(data):
+            upload = data["qrels"]
+            version = references.reference_version_import_qrels(
+                study=study,
+                lines=_uploaded_lines(upload),
+                path=upload.name,
+                created_by=request.user,
+                note=data["note"],
+            )
+            judgments, topics = assessment_selectors.reference_version_other_topics(version=version)
+            others = (
+                f" {judgments} judgments of {topics} topics that are not scenarios were kept; they score nothing."
+                if judgments
+                else ""
+            )
+            return f"Reference version {version.number} imported from {upload.name}.{others}"
+
+        return form_post(
+            request,
+            QrelsUploadForm(request.POST, request.FILES, prefix="refqrels"),
+            import_version,
+            refusals=(InputError, StudiesError),
+            refusal_text=lambda exc: f"Nothing imported: {exc}",
+            success=lambda text: text,
+            redirect_to=_manage(study),
+        )
     return _manage(study)
 
 
@@ -505,12 +460,10 @@ def assessor_study(request, membership):
 
 
 def _posted_grade(request) -> int:
-    try:
-        return int(request.POST.get("grade", ""))
-    except ValueError:
-        raise AssessmentError(
-            f"the grade must be a whole number, not {request.POST.get('grade', '')[:20]!r}"
-        ) from None
+    form = GradeForm(request.POST)
+    if not form.is_valid():
+        raise AssessmentError(f"the grade must be a whole number, not {request.POST.get('grade', '')[:20]!r}")
+    return int(form.cleaned_data["grade"])
 
 
 @assessor_required

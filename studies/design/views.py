@@ -5,9 +5,10 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.shortcuts import get_object_or_404, redirect, render
 
+from sessionlab.form_pages import form_post
 from studies.design import selectors, services
 from studies.design.forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
 from studies.errors import StudiesError
@@ -81,26 +82,33 @@ def study_detail(request, slug):
     return render(request, "studies/study_detail.html", context)
 
 
-def _post_form(request, study, form_class, prefix, action):
-    form = form_class(request.POST, prefix=prefix)
-    if not form.is_valid():
-        for field, errors in form.errors.items():
-            messages.error(request, f"{prefix} {field}: {' '.join(errors)}")
-        return
-    try:
-        with transaction.atomic():
-            action(form.cleaned_data)
-    except StudiesError as exc:
-        messages.error(request, str(exc))
-    except IntegrityError:
-        messages.error(request, f"That {prefix} code or topic is already used in this study.")
+def _post_form(request, study, form_class, prefix, action, success=None):
+    """The design pages' use of the shared form pattern: the form's errors are prefixed by its name, the
+    write runs in a transaction, and a code or topic used twice reads as a refusal."""
+    return form_post(
+        request,
+        form_class(request.POST, prefix=prefix),
+        action,
+        refusals=(StudiesError, IntegrityError),
+        refusal_text=lambda exc: (
+            f"That {prefix} code or topic is already used in this study."
+            if isinstance(exc, IntegrityError)
+            else str(exc)
+        ),
+        success=success,
+        redirect_to=redirect("studies:study_detail", slug=study.slug),
+        error_label=f"{prefix} ",
+        atomic=True,
+    )
 
 
 @researcher_required
 def scenario_add(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        _post_form(request, study, ScenarioForm, "scenario", lambda d: services.scenario_add(study=study, **d))
+        return _post_form(
+            request, study, ScenarioForm, "scenario", lambda d: services.scenario_add(study=study, **d)
+        )
     return redirect("studies:study_detail", slug=study.slug)
 
 
@@ -108,7 +116,9 @@ def scenario_add(request, slug):
 def system_add(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-        _post_form(request, study, SystemForm, "system", lambda d: services.system_add(study=study, **d))
+        return _post_form(
+            request, study, SystemForm, "system", lambda d: services.system_add(study=study, **d)
+        )
     return redirect("studies:study_detail", slug=study.slug)
 
 
@@ -116,10 +126,12 @@ def system_add(request, slug):
 def participants_enrol(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
-
-        def enrol(data):
-            enrolled = services.participants_enrol(study=study, count=data["count"])
-            messages.success(request, f"Enrolled {len(enrolled)} participants with balanced orders.")
-
-        _post_form(request, study, EnrolForm, "enrol", enrol)
+        return _post_form(
+            request,
+            study,
+            EnrolForm,
+            "enrol",
+            lambda d: services.participants_enrol(study=study, count=d["count"]),
+            success=lambda enrolled: f"Enrolled {len(enrolled)} participants with balanced orders.",
+        )
     return redirect("studies:study_detail", slug=study.slug)

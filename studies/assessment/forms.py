@@ -1,0 +1,82 @@
+"""The forms of the assessment pages (studies/assessment/views.py)."""
+
+from django import forms
+
+from studies.assessment.adjudication import PRESETS
+from studies.assessment.pools import DEFAULT_TOP_X
+from studies.assessment.references import PUBLISH_MODES
+from studies.models import AssessmentPool
+
+
+class PoolBuildForm(forms.Form):
+    rule = forms.ChoiceField(choices=AssessmentPool.Rule.choices)
+    top_x = forms.IntegerField(min_value=1, max_value=1000, initial=DEFAULT_TOP_X, label="X")
+
+
+class PoolAddForm(forms.Form):
+    scenario = forms.CharField(max_length=40, help_text="Scenario code")
+    external_ids = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), help_text="Document ids, one a line"
+    )
+
+
+class QrelsUploadForm(forms.Form):
+    qrels = forms.FileField()
+    note = forms.CharField(max_length=300, required=False)
+
+
+class PlanForm(forms.Form):
+    assessors_per_document = forms.IntegerField(min_value=1, max_value=20)
+
+
+class InviteForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    email = forms.EmailField(required=False)
+
+
+class PresetForm(forms.Form):
+    preset = forms.ChoiceField(choices=list(PRESETS.items()))
+
+
+class DecideForm(forms.Form):
+    pool_document = forms.IntegerField()
+    grade = forms.IntegerField()
+    note = forms.CharField(max_length=300, required=False)
+
+
+class PublishForm(forms.Form):
+    """What to publish; the preview page shows what it changes, and confirms with the plan's digest."""
+
+    mode = forms.ChoiceField(
+        choices=list(PUBLISH_MODES.items()),
+        initial="merge",
+        required=False,  # merge when not given: it never drops a judgment
+        widget=forms.RadioSelect,
+    )
+    base = forms.TypedChoiceField(
+        coerce=int,
+        required=False,
+        empty_value=None,
+        label="Version to merge into",
+        help_text="Merging only; default the latest version",
+    )
+    note = forms.CharField(max_length=300, required=False)
+    allow_pending = forms.BooleanField(required=False, label="Publish even with undecided disagreements")
+    digest = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, study, **kwargs):
+        super().__init__(*args, **kwargs)
+        numbers = study.reference_versions.order_by("-number").values_list("number", flat=True)
+        self.fields["base"].choices = [("", "the latest")] + [(n, f"v{n}") for n in numbers]
+
+    def plan_arguments(self) -> dict:
+        data = self.cleaned_data
+        mode = data["mode"] or "merge"
+        base = data["base"] if mode == "merge" else None
+        return {"mode": mode, "base_number": base, "allow_pending": data["allow_pending"]}
+
+
+class GradeForm(forms.Form):
+    """An assessor's grade as posted: a whole number (whether the study's scale has it is the service's)."""
+
+    grade = forms.RegexField(regex=r"^[+-]?\d+$")
