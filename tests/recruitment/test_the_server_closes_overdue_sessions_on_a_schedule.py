@@ -99,3 +99,15 @@ def test_a_participant_within_the_limit_is_left_alone(panel_study):
     overdue_sweep_task.delay(panel_study.pk).get()
     participant.refresh_from_db()
     assert participant.state == "active"
+
+
+def test_a_server_without_a_beat_sweeps_by_command(abandoned):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("sweep_overdue", abandoned.assignment.participant.study.slug, stdout=out)
+    assert "1 sessions ended" in out.getvalue()
+    abandoned.refresh_from_db()
+    assert abandoned.end_reason == "timed_out"

@@ -1,0 +1,20 @@
+"""manage.py sweep_overdue [SLUG]: end overdue sessions and time out overdue participants now (what the beat's
+studies.tasks.overdue_sweep_task does every OVERDUE_SWEEP_SECONDS), for a server run without a beat (cron)."""
+
+from django.core.management.base import BaseCommand
+
+from studies.interchange.command_helpers import study_by_slug
+from studies.tasks import overdue_sweep_task
+
+
+class Command(BaseCommand):
+    help = "End overdue sessions and time out participants past the study-level limit (docs/recruitment.md)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", nargs="?", help="one study's slug (default: every study)")
+
+    def handle(self, *args, **options):
+        study_id = study_by_slug(options["study"]).pk if options["study"] else None
+        totals = overdue_sweep_task(study_id)
+        self.stdout.write(f"{totals['studies']} studies swept: {totals['sessions_ended']} sessions ended, "
+                          f"{totals['timed_out']} participants timed out, {totals['states_changed']} states moved on")
