@@ -131,8 +131,18 @@ def recruitment_of(study: Study) -> Recruitment:
     return recruitment
 
 
-RECRUITMENT_SETTINGS = ("public_link_open", "panel", "completion_url", "code_completed", "code_screened_out",
-                        "code_failed_checks", "time_limit_minutes", "closed", "closed_cells", "checks")
+RECRUITMENT_SETTINGS = (
+    "public_link_open",
+    "panel",
+    "completion_url",
+    "code_completed",
+    "code_screened_out",
+    "code_failed_checks",
+    "time_limit_minutes",
+    "closed",
+    "closed_cells",
+    "checks",
+)
 _CODE = re.compile(r"[A-Za-z0-9_-]{1,40}")
 # The study-level limit, as the per-scenario one: up to a week (a larger one overflowed the deadline's arithmetic).
 MAX_STUDY_LIMIT_MINUTES = 7 * 24 * 60
@@ -149,22 +159,33 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
     if "panel" in fields and fields["panel"] not in PANELS:
         errors.append(f"panel: one of {', '.join(PANELS)}")
     url = fields.get("completion_url", "")
-    if url and (not url.startswith("https://") or "{code}" not in url or len(url) > 500 or any(c.isspace() for c in url)):
+    if url and (
+        not url.startswith("https://")
+        or "{code}" not in url
+        or len(url) > 500
+        or any(c.isspace() for c in url)
+    ):
         errors.append("completion URL: an https:// address with {code} where the code goes")
     for name in ("code_completed", "code_screened_out", "code_failed_checks"):
         if name in fields and not _CODE.fullmatch(fields[name] or ""):
             errors.append(f"{name.replace('_', ' ')}: 1..40 letters, digits, _ or -")
-    codes = [fields.get(n, getattr(recruitment, n)) for n in ("code_completed", "code_screened_out",
-                                                              "code_failed_checks")]
+    codes = [
+        fields.get(n, getattr(recruitment, n))
+        for n in ("code_completed", "code_screened_out", "code_failed_checks")
+    ]
     if len(set(codes)) != 3:
         errors.append("the three completion codes must differ (the panel tells the outcomes apart by them)")
     limit = fields.get("time_limit_minutes")
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                              or not 1 <= limit <= MAX_STUDY_LIMIT_MINUTES):
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_STUDY_LIMIT_MINUTES
+    ):
         errors.append(f"study time limit: 1..{MAX_STUDY_LIMIT_MINUTES} minutes, or none")
     cells = fields.get("closed_cells", [])
-    known = {(c, y) for c in study.scenarios.values_list("code", flat=True)
-             for y in study.systems.values_list("code", flat=True)}
+    known = {
+        (c, y)
+        for c in study.scenarios.values_list("code", flat=True)
+        for y in study.systems.values_list("code", flat=True)
+    }
     for cell in cells:
         if not (isinstance(cell, list | tuple) and len(cell) == 2 and tuple(cell) in known):
             errors.append(f"closed cell {cell!r}: not a scenario code and a system code of this study")
@@ -181,8 +202,9 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
         setattr(recruitment, name, value)
     if fields:
         recruitment.save(update_fields=list(fields))
-        AuditEntry.objects.create(study=study, action="recruitment_changed",
-                                  detail={k: str(v) for k, v in fields.items()})
+        AuditEntry.objects.create(
+            study=study, action="recruitment_changed", detail={k: str(v) for k, v in fields.items()}
+        )
     return recruitment
 
 
@@ -394,7 +416,11 @@ def check_items_errors(checks) -> list[str]:
         name = item.get("name")
         if unknown:
             errors.append(f"{where}: unknown key(s) {', '.join(unknown)}")
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) or name in seen:
+        if (
+            not isinstance(name, str)
+            or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name)
+            or name in seen
+        ):
             errors.append(f"{where}: name is 1-64 letters, digits or _, once")
         seen.add(name)
         if item.get("kind") not in CHECK_KINDS:
@@ -402,9 +428,12 @@ def check_items_errors(checks) -> list[str]:
         label, choices, answer = item.get("label"), item.get("choices"), item.get("answer")
         if not isinstance(label, str) or not 1 <= len(label.strip()) <= 1000:
             errors.append(f"{where}: label is a text of 1-1000 characters")
-        if (not isinstance(choices, list) or not 2 <= len(choices) <= 20
-                or not all(isinstance(c, str) and 1 <= len(c.strip()) <= 200 for c in choices)
-                or len(set(choices)) != len(choices)):
+        if (
+            not isinstance(choices, list)
+            or not 2 <= len(choices) <= 20
+            or not all(isinstance(c, str) and 1 <= len(c.strip()) <= 200 for c in choices)
+            or len(set(choices)) != len(choices)
+        ):
             errors.append(f"{where}: choices are 2-20 distinct texts of 1-200 characters")
         elif answer not in choices:
             errors.append(f"{where}: answer must be one of its choices")
@@ -455,14 +484,25 @@ def checks_progress(participant: Participant, recruitment: Recruitment | None = 
     return progress
 
 
-def check_answer_record(*, participant: Participant, name: str, answer: str, client_event_id: str,
-                        sequence: int | None = None, client_time=None) -> dict:
+def check_answer_record(
+    *,
+    participant: Participant,
+    name: str,
+    answer: str,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
     """One answer to one of the study's checks, stored as a "check" Event with its outcome (passed, and why
     not). Past the preset's limit the participant is screened out: failed attention checks give the failed-
     checks code, a comprehension check failed on every try the screened-out one. A re-sent answer (same
     client event id) returns the first answer's outcome."""
     client_id_check(client_event_id)
-    stored = participant.events.filter(client_event_id=client_event_id).values_list("payload__ack", flat=True).first()
+    stored = (
+        participant.events.filter(client_event_id=client_event_id)
+        .values_list("payload__ack", flat=True)
+        .first()
+    )
     if stored is not None:
         return stored
     participant_check_consented(participant)
@@ -477,18 +517,33 @@ def check_answer_record(*, participant: Participant, name: str, answer: str, cli
     reason = "" if passed else (f"{item['kind']} check {name}: answered {str(answer)[:200]!r}")
     ack = {"ok": True, "name": name, "kind": item["kind"], "passed": passed, "reason": reason, "tries": tries}
     with transaction.atomic():
-        event_create(participant=participant, session=None, type="check", client_event_id=client_event_id,
-                     sequence=sequence, client_time=client_time, data={"name": name, "answer": str(answer)[:200]},
-                     ack=ack)
+        event_create(
+            participant=participant,
+            session=None,
+            type="check",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={"name": name, "answer": str(answer)[:200]},
+            ack=ack,
+        )
         if passed:
             return ack
-        if item["kind"] == "attention" and progress.attention_failures + 1 >= policy["attention_failures_to_screen_out"]:
-            participant_screen_out(participant=participant, failed_checks=True,
-                                   reason=f"{progress.attention_failures + 1} attention checks failed (last: {name})")
+        if (
+            item["kind"] == "attention"
+            and progress.attention_failures + 1 >= policy["attention_failures_to_screen_out"]
+        ):
+            participant_screen_out(
+                participant=participant,
+                failed_checks=True,
+                reason=f"{progress.attention_failures + 1} attention checks failed (last: {name})",
+            )
             ack["screened_out"] = True
         elif item["kind"] == "comprehension" and tries >= policy["comprehension_tries"]:
-            participant_screen_out(participant=participant,
-                                   reason=f"comprehension check {name} failed {tries} time{'s' if tries > 1 else ''}")
+            participant_screen_out(
+                participant=participant,
+                reason=f"comprehension check {name} failed {tries} time{'s' if tries > 1 else ''}",
+            )
             ack["screened_out"] = True
     return ack
 

@@ -19,8 +19,12 @@ def test_a_prolific_participant_is_sent_back_only_after_their_data_are_stored(ch
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     # Prolific's page, answered here (no network leaves the test).
-    page.route("https://app.prolific.com/**", lambda route: route.fulfill(
-        status=200, content_type="text/html", body="<title>Prolific</title><p>Submission complete</p>"))
+    page.route(
+        "https://app.prolific.com/**",
+        lambda route: route.fulfill(
+            status=200, content_type="text/html", body="<title>Prolific</title><p>Submission complete</p>"
+        ),
+    )
 
     page.goto(f"{live_server.url}/join/{found.public_token}/?PROLIFIC_PID={PID}&STUDY_ID=st1&SESSION_ID=se1")
     page.wait_for_selector("#consent-accept")
@@ -42,7 +46,9 @@ def test_a_prolific_participant_is_sent_back_only_after_their_data_are_stored(ch
         page.click(".result:nth-child(1) .result-title")
         page.wait_for_function("() => document.getElementById('document-text').textContent.length > 20")
         page.keyboard.press("2")
-        page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('relevant')")
+        page.wait_for_function(
+            "() => document.getElementById('judgment-status').textContent.includes('relevant')"
+        )
         page.keyboard.press("Escape")
         page.click("#stop-satisfied")
         if last:

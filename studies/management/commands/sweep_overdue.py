@@ -16,5 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         study_id = study_by_slug(options["study"]).pk if options["study"] else None
         totals = overdue_sweep_task(study_id)
-        self.stdout.write(f"{totals['studies']} studies swept: {totals['sessions_ended']} sessions ended, "
-                          f"{totals['timed_out']} participants timed out, {totals['states_changed']} states moved on")
+        self.stdout.write(
+            f"{totals['studies']} studies swept: {totals['sessions_ended']} sessions ended, "
+            f"{totals['timed_out']} participants timed out, {totals['states_changed']} states moved on"
+        )
