@@ -60,13 +60,9 @@ def study(alice):
 @pytest.fixture
 def designed_study(study):
     """Alice's study with the paper's design: four scenarios, two systems, no participants yet."""
-    from studies.design import services
+    from tests.factories import study_designed
 
-    for n in range(1, 5):
-        services.scenario_add(study=study, code=f"S{n}", title=f"Scenario {n}", text=f"Scenario text {n}", topic_id=str(n))
-    services.system_add(study=study, code="A", name="System A", config={"configuration": "bm25_title_text"})
-    services.system_add(study=study, code="B", name="System B", config={"configuration": "bm25_text"})
-    return study
+    return study_designed(study)
 
 
 @pytest.fixture(autouse=True)
