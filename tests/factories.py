@@ -7,6 +7,7 @@ keep their fixture names.
 
 - study_designed(study): the paper's design, four scenarios and two systems, no participants.
 - study_with_sessions(study, collection): 2 enrolled participants, P001 has worked two assignments.
+- study_scored(study, capture_on_commit): the study's default scoring run, done (eager Celery).
 """
 
 import datetime as dt
@@ -124,3 +125,15 @@ def study_with_sessions(study, collection):
                 judgment.save()
                 JudgmentChange.objects.create(judgment=judgment, grade=3, changed_at=judgment.updated_at)
     return study
+
+
+def study_scored(study, capture_on_commit):
+    """The study's default run, created by scoring.services and scored (eager Celery; the on-commit callbacks
+    run through pytest-django's `django_capture_on_commit_callbacks`, passed as `capture_on_commit`)."""
+    from scoring import services as scoring_services
+
+    with capture_on_commit(execute=True):
+        run = scoring_services.scoring_run_create(study=study)
+    run.refresh_from_db()
+    assert run.status == "done", run.error
+    return run

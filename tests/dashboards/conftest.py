@@ -128,14 +128,11 @@ def constructed_study(constructed):
 
 @pytest.fixture
 def scored(constructed, django_capture_on_commit_callbacks):
-    """The constructed study with its default run scored (eager Celery, on-commit callbacks run)."""
-    from scoring import services
+    """The constructed study with its default run scored (eager Celery, on-commit callbacks run;
+    tests/factories.py, study_scored)."""
+    from tests.factories import study_scored
 
-    with django_capture_on_commit_callbacks(execute=True):
-        run = services.scoring_run_create(study=constructed.study)
-    run.refresh_from_db()
-    assert run.status == "done", run.error
-    return constructed, run
+    return constructed, study_scored(constructed.study, django_capture_on_commit_callbacks)
 
 
 def library_scores(built, params=None, *, sessions=None, curves=True):
