@@ -3,18 +3,23 @@
 - 100,000 synthetic sessions of 1-11 queries at top 10, 50 scenarios: the vectorized batch against a
   straightforward per-session Python loop (the tests' reference, tests/scoring/session_reference.py) over the
   same sessions;
+- the JSONL path of `python -m scoring session` on the same sessions written to a file: reading and checking
+  the log, encoding, scoring, writing the output lines, and the whole of it (`score_session_file`);
 - a 10 x 10 grid of (b, bq) against one setting;
 - peak memory of the vectorized scoring (tracemalloc, which numpy reports to) and of the process.
 
-Run alone with `.venv/bin/python bench/scoring_sessions.py [--sessions N] [--loop-sessions N]`;
-bench/scoring.py calls main().
+Run alone with `.venv/bin/python bench/scoring_sessions.py [--sessions N] [--loop-sessions N] [--no-jsonl]`;
+bench/scoring.py calls main(). The machine's load average is printed: the figures are wall-clock times.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -67,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--loop-sessions", type=int, default=0,
                         help="time the per-session loop on the first N sessions only and scale (default 0: all)")
+    parser.add_argument("--no-jsonl", action="store_true", help="skip the JSONL path of `python -m scoring session`")
     options = parser.parse_args(argv)
     sessions, loop_sessions = options.sessions, options.loop_sessions or None
     # bench/ is sys.path[0] when run as a script, and bench/scoring.py would shadow the scoring package.
@@ -77,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     params = SessionParams()
     topics, results, qrels = synthetic_sessions(sessions, top=params.top)
     n_queries = sum(map(len, results))
-    print(f"session sDCG benchmark: {sessions:,} sessions, {n_queries:,} queries, top {params.top}")
+    print(f"session sDCG benchmark: {sessions:,} sessions, {n_queries:,} queries, top {params.top} "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
     batches = []
     encode = best_of(3, lambda: batches.append(encode_sessions(topics, results, qrels, depth=params.top)))
@@ -90,6 +97,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  vectorized batch, curves and summaries:     {vectorized:.3f} s")
     print(f"  vectorized batch, summaries only:           {summaries_only:.3f} s")
     print(f"  ratio encode / scoring (curves and summaries): {encode / vectorized:.2f}x  (target <= 3x; all best of 3)")
+
+    if not options.no_jsonl:
+        jsonl_figures(topics, results, qrels, params, vectorized)
 
     loop_n = min(loop_sessions or sessions, sessions)
     began = time.perf_counter()
@@ -116,6 +126,42 @@ def main(argv: list[str] | None = None) -> None:
     max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
     print(f"  peak memory: scoring {peak_single / 2**20:.0f} MiB, grid {peak_grid / 2**20:.0f} MiB "
           f"(tracemalloc); process max RSS {max_rss:.0f} MiB")
+
+
+def jsonl_figures(topics, results, qrels, params, scoring: float) -> None:
+    """The JSONL path of `python -m scoring session`, step by step, on the sessions written to a file."""
+    from scoring.lib.session import encode_sessions, score_sessions
+    from scoring.lib.session_cli import float_rows, float_runs, score_session_file
+    from scoring.lib.session_io import read_sessions
+
+    with tempfile.TemporaryDirectory() as folder:
+        sessions_path, qrels_path = Path(folder) / "sessions.jsonl", Path(folder) / "qrels"
+        with open(sessions_path, "w", encoding="utf-8") as handle:
+            for number, (topic, lists) in enumerate(zip(topics, results, strict=True)):
+                queries = [{"text": f"q{q}", "results": ranked} for q, ranked in enumerate(lists)]
+                handle.write(json.dumps({"id": number, "system": "A", "scenario": topic,
+                                         "participant": f"p{number % 50}", "queries": queries}) + "\n")
+        qrels_path.write_text("".join(f"{topic} 0 {doc} {grade}\n" for topic, judged in qrels.items()
+                                      for doc, grade in judged.items()))
+        size = sessions_path.stat().st_size / 2**20
+        read = best_of(3, lambda: read_sessions(sessions_path))
+        records = read_sessions(sessions_path)
+        lists = [[query.results for query in record.queries] for record in records]
+        scenarios = [record.scenario for record in records]
+        batch = encode_sessions(scenarios, lists, qrels, depth=params.top)
+        encode = best_of(3, lambda: encode_sessions(scenarios, lists, qrels, depth=params.top))
+        scores = score_sessions(batch, params)
+        write = best_of(1, lambda: (float_rows(scores.curve), float_rows(scores.ideal), float_rows(scores.normalized),
+                                    float_runs(scores.per_query, scores.query_counts)))
+        whole = best_of(1, lambda: score_session_file(str(qrels_path), str(sessions_path), params))
+    print(f"  JSONL path of `python -m scoring session` ({size:.0f} MiB log):")
+    print(f"    read and check the log:                   {read:.3f} s")
+    print(f"    encode (parsed strings to arrays):        {encode:.3f} s = {encode / scoring:.2f}x the scoring "
+          f"(target <= 3x)")
+    print(f"    read + encode:                            {read + encode:.3f} s = {(read + encode) / scoring:.2f}x "
+          f"the scoring")
+    print(f"    the output's float arrays as JSON text:   {write:.3f} s")
+    print(f"    the whole of it (score_session_file):     {whole:.3f} s (best of 1)")
 
 
 if __name__ == "__main__":
