@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The demo needs only the app (requirements.txt), not the test toolchain; a full install serves it too.
+APP_STAMP := $(VENV)/.installed-app
+PORT ?= 8000
 
 .DEFAULT_GOAL := help
 .PHONY: help demo demo-data test lint bench clean
@@ -16,13 +19,21 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
-# The demo is development on this machine: DEBUG=1 (DEBUG is off unless set; docs/security.md).
-demo-data: $(STAMP) ## Migrate the database and load the scored demo study (no server)
-	DEBUG=1 $(BIN)/python manage.py migrate --noinput
-	DEBUG=1 $(BIN)/python manage.py load_demo
+$(APP_STAMP): requirements.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "Installing the app's requirements (requirements.txt) into $(VENV)/ ..."
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $(APP_STAMP)
 
-demo: demo-data ## Install, migrate, load and score the demo study, then serve http://127.0.0.1:8000
-	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+# The demo is development on this machine: DEBUG=1 (DEBUG is off unless set; docs/security.md).
+# Its documents: the Cranfield collection shipped in studies/demo_data/cranfield, unless DEMO_DATA names another.
+demo-data: $(APP_STAMP) ## Migrate the database and load the scored demo study (no server)
+	@DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	@DEBUG=1 $(BIN)/python manage.py load_demo --port $(PORT)
+
+demo: $(APP_STAMP) ## Install the app, migrate, load and score the demo study, serve http://127.0.0.1:$PORT (8000)
+	@DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	@DEBUG=1 $(BIN)/python manage.py load_demo --port $(PORT) --serve
 
 lint: $(STAMP) ## Run ruff and the import contracts (pyproject.toml: the one direction of imports)
 	$(BIN)/ruff check .

@@ -286,4 +286,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+    # Eager Celery (the default, no broker) would log "Task ... succeeded" for every task run inside a request
+    # or command: hundreds of lines in `make demo`. Failures are still logged; real workers keep their INFO lines.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
 }

@@ -1,8 +1,9 @@
 """The demo study of `make demo`: shaped like the ECIR 2008 study, with simulated participants.
 
 30 participants work 4 scenarios, two on each of 2 systems (two real configurations of the built-in engine),
-in a balanced Latin square order. The collection is Cranfield when DEMO_DATA names its folder, otherwise one
-generated here. Simulated participants (studies/participation/simulation.py) search, scan, judge and stop through the same
+in a balanced Latin square order. The collection is the Cranfield collection shipped in studies/demo_data/cranfield
+(SOURCE.md there: its origin and terms), or the Cranfield folder DEMO_DATA names, or, with DEMO_DATA=generated,
+a small collection generated here (quick, for tests). Simulated participants (studies/participation/simulation.py) search, scan, judge and stop through the same
 services as people do; the reference judgments come with the collection. Two more participants are enrolled
 and left for the researcher to try the study as a participant, and an assessor account is made for the
 assessment pages.
@@ -35,6 +36,9 @@ DEMO_USERNAME = "researcher"
 DEMO_ASSESSOR = "assessor"
 SIMULATED = 30
 FOR_THE_RESEARCHER = 2  # 32 enrolled = four complete Latin square blocks of 8
+# The Cranfield collection ships with the project (1.7 MB, freely redistributed for research; SOURCE.md).
+SHIPPED_CRANFIELD = Path(__file__).resolve().parent / "demo_data" / "cranfield"
+GENERATED = "generated"  # DEMO_DATA=generated: the word-salad collection below instead of real documents
 
 DEMO_SYSTEMS = [
     ("A", "Title and text, stemmed (BM25)", {"configuration": "bm25_title_text"}),
@@ -100,6 +104,8 @@ def _load_cranfield(study: Study, folder: Path, user) -> str:
         question = " ".join(scenario.text.split("?")[0].split()).rstrip(" .")
         scenario.title = textwrap.shorten(question, 70, placeholder="…").capitalize() or scenario.title
         scenario.save(update_fields=["title"])
+    if folder.resolve() == SHIPPED_CRANFIELD:
+        return "the Cranfield collection shipped in studies/demo_data/cranfield"
     return f"Cranfield ({folder})"
 
 
@@ -167,7 +173,7 @@ def _load_generated(study: Study) -> str:
         judgments=(ReferenceJudgment(topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
                    for (topic_id, doc), grade in grades.items()),
     )
-    return "a generated collection (set DEMO_DATA to the Cranfield folder for real documents)"
+    return "a generated collection (DEMO_DATA=generated; unset it for the shipped Cranfield documents)"
 
 
 def _reference(study: Study) -> dict[str, dict[str, int]]:
@@ -187,7 +193,7 @@ def _score(study: Study, user) -> str:
 
 def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = None) -> DemoLoaded:
     """Create (or re-create) the demo study, simulate its sessions, score it; print-ready logins."""
-    data_dir = settings.DEMO_DATA if data_dir is None else data_dir
+    data_dir = (settings.DEMO_DATA if data_dir is None else data_dir) or str(SHIPPED_CRANFIELD)
     with transaction.atomic():
         user, password = _researcher()
         _remove_previous_demo()
@@ -200,7 +206,7 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         )
         study.slug = DEMO_SLUG
         study.save(update_fields=["slug"])
-        if data_dir:
+        if data_dir != GENERATED:
             folder = Path(data_dir)
             if not (folder / "cran.all.1400").is_file():
                 raise ValueError(f"DEMO_DATA={data_dir!r} does not hold the Cranfield files (cran.all.1400, ...)")

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(autouse=True)
 def _no_simulation(settings, tmp_path, monkeypatch):
     settings.INDEX_ROOT = tmp_path / "indexes"
-    settings.DEMO_DATA = ""
+    settings.DEMO_DATA = "generated"  # quick; the shipped default: test_the_demo_ships_cranfield_*
     monkeypatch.setattr(demo, "participants_simulate", lambda **kwargs: [])
 
 

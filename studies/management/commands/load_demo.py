@@ -1,6 +1,14 @@
+import logging
+import os
+
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from studies.demo import SIMULATED, demo_study_load
+
+# Eager Celery logs "Task ... succeeded" at INFO for every simulated search; the demo's own lines must stay the
+# last ones printed (sessionlab/settings.py sets the same level; this holds under any LOG_LEVEL).
+QUIET_LOGGERS = ("celery.app.trace", "celery.worker.strategy", "celery.redirected")
 
 
 class Command(BaseCommand):
@@ -8,20 +16,36 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--participants", type=int, default=SIMULATED, help="simulated participants")
-        parser.add_argument("--data", default=None, help="the Cranfield folder (default: $DEMO_DATA)")
+        parser.add_argument(
+            "--data", default=None,
+            help="a Cranfield folder, or 'generated' (default: $DEMO_DATA, else the shipped Cranfield collection)",
+        )
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000),
+                            help="the port the printed links use (default: $PORT, else 8000)")
+        parser.add_argument("--serve", action="store_true",
+                            help="then serve on 127.0.0.1:PORT, the logins staying the last lines printed")
 
-    def handle(self, *args, participants, data, **options):
+    def handle(self, *args, participants, data, port, serve, **options):
+        for name in QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)
         loaded = demo_study_load(participants=participants, data_dir=data)
         study = loaded.study
         self.stdout.write(self.style.SUCCESS(
             f"Demo study “{study.name}”: {participants} simulated participants worked {loaded.sessions} sessions "
             f"on {loaded.collection_source}; {loaded.scoring_note}."
         ))
-        links = "\n".join(f"         http://127.0.0.1:8000{link}" for link in loaded.try_links)
+        base = f"http://127.0.0.1:{port}"
+        links = "\n".join(f"         {base}{link}" for link in loaded.try_links)
+        stop = "  Stop the server with Control-C.\n" if serve else ""
         self.stdout.write(
-            f"\n  Study       http://127.0.0.1:8000/studies/{study.slug}/\n"
-            f"  Dashboards  http://127.0.0.1:8000/scoring/{study.slug}/\n"
+            f"\n  Study       {base}/studies/{study.slug}/\n"
+            f"  Dashboards  {base}/scoring/{study.slug}/\n"
             f"  Login       {loaded.username} / {loaded.password}   (researcher)\n"
-            f"  Assessor    http://127.0.0.1:8000/assess/  as  assessor / {loaded.assessor_password}\n"
-            f"  Take part as a participant (private links):\n{links}\n"
+            f"  Assessor    {base}/assess/  as  assessor / {loaded.assessor_password}\n"
+            f"  Take part as a participant (private links):\n{links}\n{stop}"
         )
+        if serve:
+            self.stdout.flush()
+            # runserver's banner would follow the logins: it goes nowhere; requests are still logged (stderr).
+            with open(os.devnull, "w") as devnull:
+                call_command("runserver", f"127.0.0.1:{port}", use_reloader=False, stdout=devnull)
