@@ -6,6 +6,8 @@ judgments as a client logged them) are created directly. The fixtures stay thin 
 keep their fixture names.
 
 - study_designed(study): the paper's design, four scenarios and two systems, no participants.
+- study_enrolled(study, count, collection=None): over `collection`, `count` participants enrolled by the
+  study's own Latin square (services.participants_enrol); the design is fixed from then on.
 - study_with_sessions(study, collection): 2 enrolled participants, P001 has worked two assignments.
 - study_scored(study, capture_on_commit): the study's default scoring run, done (eager Celery).
 """
@@ -29,12 +31,21 @@ def study_designed(study):
     return study
 
 
+def study_enrolled(study, count, *, collection=None):
+    """`count` participants enrolled in `study` (over `collection` when given) by the real service."""
+    if collection is not None:
+        study.collection = collection
+        study.save(update_fields=["collection"])
+    services.participants_enrol(study=study, count=count)
+    return study
+
+
 def study_with_sessions(study, collection):
     """A designed study with 2 enrolled participants; P001 has worked its first two assignments: queries,
     shown results, clicks (document open/close events), judgments with a change, a scan mark."""
-    study.collection = collection
-    study.save(update_fields=["collection"])
-    participants = services.participants_enrol(study=study, count=2)
+    already = study.participants.count()
+    study_enrolled(study, 2, collection=collection)
+    participants = list(study.participants.order_by("enrolment_index"))[already:]
     # Client times an hour before now, within CLIENT_TIME_WINDOW_SECONDS of the events' server times (which
     # are now): an archive's import keeps a client time further off only as text (studies/participation/event_checks.py).
     base = (timezone.now() - dt.timedelta(hours=1)).replace(microsecond=123456)

@@ -7,12 +7,12 @@ import uuid
 
 import pytest
 
-from studies.design import services
 from studies.models import Collection, Document
 from studies.participation import steps as participation
 from studies.search.engines.formats import Document as ParsedDocument
 from studies.search.engines.search import build_index
 from studies.search.systems import collection_index_dir
+from tests.factories import study_enrolled
 
 WORDS = ("wing", "flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell",
          "pressure", "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
@@ -56,13 +56,10 @@ def small_collection(db):
 
 @pytest.fixture
 def running_study(designed_study, small_collection, index_root, prebuilt_indexes):
-    designed_study.collection = small_collection
-    designed_study.save(update_fields=["collection"])
     for configuration in ("bm25_title_text", "bm25_text"):
         shutil.copytree(prebuilt_indexes / configuration,
                         collection_index_dir(collection=small_collection, configuration=configuration))
-    services.participants_enrol(study=designed_study, count=2)
-    return designed_study
+    return study_enrolled(designed_study, 2, collection=small_collection)
 
 
 @pytest.fixture
