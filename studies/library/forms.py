@@ -12,7 +12,7 @@ class UploadForm(forms.Form):
         "documents file, or a zip of several.",
     )
     topics = forms.FileField(
-        required=False, help_text="Optional: TREC topics (<top> <num> <title> <desc> <narr>)."
+        required=False, help_text="Optional: TREC topics (top, num, title, desc and narr fields)."
     )
     qrels = forms.FileField(
         required=False, help_text="Optional: TREC qrels (topic 0 document grade, one a line)."
