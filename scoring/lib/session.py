@@ -206,22 +206,26 @@ def encode_sessions(
     code_of: dict[str, int] = defaultdict(count().__next__)
     shown_codes = np.fromiter(map(code_of.__getitem__, chain.from_iterable(lists)), dtype=np.int64, count=n_shown)
     row = len(lengths)
-    # Cell of each shown document in the (Q, depth) matrices: its query's row, then its rank.
-    cells = np.repeat(np.arange(row) * depth - np.cumsum(lengths) + lengths, lengths) + np.arange(n_shown)
-    docs = np.full(row * depth, -1, dtype=np.int64)
-    docs[cells] = shown_codes
+    # The cells of the (Q, depth) matrices that hold a shown document: the first lengths[q] of row q. A
+    # boolean mask visits them in row-major order, the order of shown_codes (cheaper than their indices).
+    shown = np.arange(depth) < lengths[:, None]
+    docs = np.full((row, depth), -1, dtype=np.int64)
+    docs[shown] = shown_codes
     flat_grades = _shown_grades(topics, counts, lengths, shown_codes, code_of, qrels, topic_codes)
-    judged_mask = np.zeros(row * depth, dtype=bool)
-    judged_mask[cells] = flat_grades != _NO_GRADE
-    grades = np.zeros(row * depth, dtype=np.int64)
-    grades[cells] = np.where(flat_grades != _NO_GRADE, flat_grades, 0)
+    judged_flat = flat_grades != _NO_GRADE
+    judged_mask = np.zeros((row, depth), dtype=bool)
+    judged_mask[shown] = judged_flat
+    grades = np.zeros((row, depth), dtype=np.int64)
+    grades[shown] = np.where(judged_flat, flat_grades, 0)
 
     scanned = None
     if scanned_to is not None:
-        scanned = np.fromiter(
-            (-1 if depth_seen is None else depth_seen for per_session in scanned_to for depth_seen in per_session),
-            dtype=np.int64,
-        )
+        seen = list(chain.from_iterable(scanned_to))
+        if seen.count(None) == len(seen):  # none recorded (the CLI passes them all, mostly None)
+            scanned = np.full(len(seen), -1, dtype=np.int64)
+        else:
+            scanned = np.fromiter((-1 if depth_seen is None else depth_seen for depth_seen in seen), dtype=np.int64,
+                                  count=len(seen))
         if len(scanned) != row:
             raise ValueError(f"scanned_to gives {len(scanned)} depths for {row} queries")
     recall_topic: list[int] = []
@@ -233,9 +237,9 @@ def encode_sessions(
     return SessionBatch(
         query_counts=counts,
         topic=np.asarray([topic_codes[t] for t in topics], dtype=np.int64),
-        docs=docs.reshape(row, depth),
-        grades=grades.reshape(row, depth),
-        judged=judged_mask.reshape(row, depth),
+        docs=docs,
+        grades=grades,
+        judged=judged_mask,
         scanned_to=scanned,
         recall_topic=np.asarray(recall_topic, dtype=np.int64),
         recall_grade=np.asarray(recall_grade, dtype=np.int64),
