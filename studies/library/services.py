@@ -200,6 +200,19 @@ def _researchers_words(message: str, names: dict[str, str]) -> str:
     return message
 
 
+def _check_lengths(parsed) -> None:
+    """What the columns cannot hold is refused by name (PostgreSQL would refuse the whole import with an error
+    naming no document; SQLite would store it)."""
+    for document in parsed.documents:
+        if len(document.external_id) > 200:
+            raise CollectionImportError(
+                f"document id {document.external_id[:40]!r}… is longer than 200 characters"
+            )
+    for topic in parsed.topics:
+        if len(topic.topic_id) > 100:
+            raise CollectionImportError(f"topic id {topic.topic_id[:40]!r}… is longer than 100 characters")
+
+
 def _report(upload_id: int, status: str, progress: int, stage: str = "", error: str = "", **fields) -> None:
     CollectionUpload.objects.filter(pk=upload_id).update(
         status=status, progress=progress, stage=stage[:300], error=error, **fields
@@ -224,6 +237,7 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
         parsed = collection_parse(
             format=upload.format, paths=paths, topics_path=topics_path, qrels_path=qrels_path
         )
+        _check_lengths(parsed)
         _report(
             upload_id,
             Status.WRITING,
@@ -253,7 +267,7 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
             CollectionTopic.objects.bulk_create(
                 CollectionTopic(
                     collection=collection,
-                    topic_id=t.topic_id[:100],
+                    topic_id=t.topic_id,
                     title=t.title,
                     description=t.text if t.text != t.title else "",
                     narrative=str(t.extra.get("narrative", "")),
@@ -265,7 +279,7 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
                 (
                     CollectionJudgment(
                         collection=collection,
-                        topic_id=j.topic_id[:100],
+                        topic_id=j.topic_id,
                         document_id=doc_pk[j.doc_id],
                         grade=j.grade,
                     )
@@ -276,6 +290,19 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
     except CollectionImportError as exc:
         message = _researchers_words(str(exc), names)
         _report(upload_id, Status.FAILED, 100, "Nothing was imported", message)
+        shutil.rmtree(folder, ignore_errors=True)
+        return CollectionUpload.objects.get(pk=upload_id)
+    except Exception:
+        # A bug, not the researcher's files: the upload ends as failed (not "reading" for ever) and the log
+        # has the traceback.
+        logger.exception("upload %s failed unexpectedly", upload_id)
+        _report(
+            upload_id,
+            Status.FAILED,
+            100,
+            "Nothing was imported",
+            "An unexpected error stopped the import; the administrators' log has the details.",
+        )
         shutil.rmtree(folder, ignore_errors=True)
         return CollectionUpload.objects.get(pk=upload_id)
     _report(upload_id, Status.INDEXING, 60, "Building the search indexes", collection=collection)

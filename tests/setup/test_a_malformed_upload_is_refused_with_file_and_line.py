@@ -152,3 +152,21 @@ def test_trec_documents_with_topics_and_qrels_are_kept_with_the_collection(
         ("d1", 2),
         ("d2", 0),
     ]
+
+
+def test_an_id_longer_than_its_column_is_refused_by_name(alice_client, django_capture_on_commit_callbacks):
+    upload(alice_client, django_capture_on_commit_callbacks,
+           documents=("docs.jsonl", json.dumps({"id": "x" * 201, "text": "t"})))
+    row = CollectionUpload.objects.get()
+    assert row.status == "failed" and "longer than 200 characters" in row.error
+
+
+def test_a_bug_ends_the_upload_as_failed_not_stuck(alice_client, django_capture_on_commit_callbacks,
+                                                   monkeypatch):
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(services, "collection_parse", broken)
+    upload(alice_client, django_capture_on_commit_callbacks, documents=("docs.jsonl", GOOD))
+    row = CollectionUpload.objects.get()
+    assert row.status == "failed" and "unexpected error" in row.error and "a bug" not in row.error
