@@ -29,7 +29,7 @@ class StudyForm(forms.Form):
     collection = forms.ModelChoiceField(
         queryset=Collection.objects.none(),
         required=False,
-        help_text="Optional: a collection of yours or shared with you (or import one with manage.py import_collection).",
+        help_text="Optional: a collection of yours or shared with you (upload one on the Collections page).",
     )
 
     def __init__(self, *args, user=None, **kwargs):
