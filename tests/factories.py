@@ -9,10 +9,13 @@ keep their fixture names.
 - study_enrolled(study, count, collection=None): over `collection`, `count` participants enrolled by the
   study's own Latin square (services.participants_enrol); the design is fixed from then on.
 - study_with_sessions(study, collection): 2 enrolled participants, P001 has worked two assignments.
+- study_judged(study, collection): 2 participants over `collection`; P001 consented, answered the
+  questionnaire, started its first session, was shown d1 for "wing" and judged it 2 (participation's steps).
 - study_scored(study, capture_on_commit): the study's default scoring run, done (eager Celery).
 """
 
 import datetime as dt
+import uuid
 
 from django.utils import timezone
 
@@ -136,6 +139,42 @@ def study_with_sessions(study, collection):
                 judgment.save()
                 JudgmentChange.objects.create(judgment=judgment, grade=3, changed_at=judgment.updated_at)
     return study
+
+
+def study_judged(study, collection):
+    """Two participants enrolled over `collection` (which has a document "d1"); the first consented, answered
+    the questionnaire and judged d1 a 2 in its first session, all through studies.participation.steps (the
+    query and its shown result are written directly: the engine is not run). Returns (participant,
+    other_participant, session)."""
+    from studies.participation import steps as participation
+
+    def cid():
+        return uuid.uuid4().hex
+
+    already = study.participants.count()
+    study_enrolled(study, 2, collection=collection)
+    participant, other_participant = list(study.participants.order_by("enrolment_index"))[already:]
+    participation.consent_record(
+        participant=participant, consent_version=study.consent_version, client_event_id=cid()
+    )
+    participation.questionnaire_save(
+        participant=participant,
+        client_event_id=cid(),
+        answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
+    )
+    assignment = participant.assignments.order_by("position").first()
+    session = participation.session_start(
+        participant=participant, assignment=assignment, client_event_id=cid()
+    )
+    query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())
+    ShownResult.objects.create(
+        query=query, rank=1, document=collection.documents.get(external_id="d1"), shown_at=timezone.now()
+    )
+    participation.judgment_record(
+        participant=participant, session=session, doc="d1", grade=2, client_event_id=cid()
+    )
+    participant.refresh_from_db()
+    return participant, other_participant, session
 
 
 def study_scored(study, capture_on_commit):

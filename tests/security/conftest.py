@@ -10,12 +10,11 @@
 from dataclasses import dataclass
 
 import pytest
-from django.utils import timezone
 
 from studies.assessment import assessors, pools, references
 from studies.design import services
 from studies.models import Collection, Document, Participant, ReferenceVersion, SearchSession, Study
-from studies.participation import steps as participation
+from tests.factories import study_judged
 
 ROLES = ("anonymous", "participant", "other_participant", "assessor", "other_assessor", "other_researcher",
          "researcher")
@@ -59,23 +58,7 @@ def world(designed_study, alice, bob, charlie, django_user_model):
     collection = Collection.objects.create(name="security")
     Document.objects.bulk_create(Document(collection=collection, external_id=f"d{n}", title=f"Title {n}",
                                           text=f"Text {n} wing") for n in range(1, 9))
-    study.collection = collection
-    study.save(update_fields=["collection"])
-    participant, other_participant = services.participants_enrol(study=study, count=2)
-    participation.consent_record(participant=participant, consent_version=study.consent_version,
-                                 client_event_id=cid())
-    participation.questionnaire_save(participant=participant, client_event_id=cid(),
-                                      answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2})
-    assignment = participant.assignments.order_by("position").first()
-    session = participation.session_start(participant=participant, assignment=assignment, client_event_id=cid())
-    from studies.models import Query, ShownResult
-
-    query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())
-    ShownResult.objects.create(query=query, rank=1, document=collection.documents.get(external_id="d1"),
-                               shown_at=timezone.now())
-    participation.judgment_record(participant=participant, session=session, doc="d1", grade=2,
-                                  client_event_id=cid())
-    participant.refresh_from_db()
+    participant, other_participant, session = study_judged(study, collection)
 
     other_study = services.study_create(owner=charlie, name="Charlie's study", consent_text="Other consent.")
     ann = django_user_model.objects.create_user("ann", password="ann-password")
