@@ -6,6 +6,7 @@ from studies import models
 from studies.design import services
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by, collections_visible_to, events_readable
+from studies.search.systems import system_config_problem
 
 
 class StudyAdminForm(forms.ModelForm):
@@ -71,8 +72,22 @@ class ScenarioInline(admin.StackedInline):
     extra = 0
 
 
+class SystemAdminForm(forms.ModelForm):
+    """A system's config is checked when it is saved, as the pages and the API check it
+    (studies.search.systems.system_config_problem), not when a participant first searches."""
+
+    def clean(self):
+        cleaned = super().clean()
+        if "backend" in cleaned and "config" in cleaned:
+            problem = system_config_problem(cleaned["backend"], cleaned["config"])
+            if problem:
+                self.add_error("config", problem)
+        return cleaned
+
+
 class SystemInline(admin.TabularInline):
     model = models.System
+    form = SystemAdminForm
     formset = DesignFormSet
     extra = 0
 
