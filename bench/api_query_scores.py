@@ -31,34 +31,33 @@ def _scoring_run_module():
     return module
 
 
-def per_session(client, base: str) -> tuple[list, int, float]:
-    started, requests, rows = time.perf_counter(), 0, []
-    url = f"{base}/sessions/?page_size=1000"
-    sessions = []
-    while url:
-        page = client.get(url).json()
-        requests += 1
-        sessions.extend(page["results"])
-        url = page["next"]
-    for session in sessions:
-        url = f"{base}/sessions/{session['session']}/queries/?page_size=1000"
+class Pages:
+    """The API's list pages through one client, counting the requests."""
+
+    def __init__(self, client):
+        self.client, self.requests = client, 0
+
+    def results(self, url: str):
+        """Each row of each page, following `next` until it is null."""
         while url:
-            page = client.get(url).json()
-            requests += 1
-            rows.extend((session["session"], q["query"], q["sdcg"]) for q in page["results"])
+            page = self.client.get(url).json()
+            self.requests += 1
+            yield from page["results"]
             url = page["next"]
-    return rows, requests, time.perf_counter() - started
+
+
+def per_session(client, base: str) -> tuple[list, int, float]:
+    started, pages = time.perf_counter(), Pages(client)
+    rows = [(session["session"], q["query"], q["sdcg"])
+            for session in list(pages.results(f"{base}/sessions/?page_size=1000"))
+            for q in pages.results(f"{base}/sessions/{session['session']}/queries/?page_size=1000")]
+    return rows, pages.requests, time.perf_counter() - started
 
 
 def bulk_json(client, base: str, page_size: int) -> tuple[list, int, float]:
-    started, requests, rows = time.perf_counter(), 0, []
-    url = f"{base}/query-scores/?page_size={page_size}"
-    while url:
-        page = client.get(url).json()
-        requests += 1
-        rows.extend((r["session"], r["query"], r["sdcg"]) for r in page["results"])
-        url = page["next"]
-    return rows, requests, time.perf_counter() - started
+    started, pages = time.perf_counter(), Pages(client)
+    rows = [(r["session"], r["query"], r["sdcg"]) for r in pages.results(f"{base}/query-scores/?page_size={page_size}")]
+    return rows, pages.requests, time.perf_counter() - started
 
 
 def bulk_csv(client, base: str) -> tuple[list, int, float]:

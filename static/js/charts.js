@@ -1,8 +1,11 @@
-/* SessionLab dashboards: plot every [data-url] chart from its JSON endpoint with the vendored Plotly, and poll
-   a running scoring run's status. No build step, no CDN. */
+/* SessionLab charts: plot every [data-url] chart from its JSON endpoint with the vendored Plotly, and follow a
+   running job's progress (a scoring run here; planning.js follows a power plan with the same two functions,
+   exported as window.SessionLabCharts). No build step, no CDN, no inline script (CSP). */
 (function () {
   "use strict";
 
+  // Plot (or re-plot in place: Plotly.react) the figure of element.dataset.url; its notes, if any, go to the
+  // .chart-notes list beside it. data-error names the chart in the message shown if it cannot be loaded.
   function plot(element) {
     fetch(element.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (response) {
@@ -11,7 +14,7 @@
       })
       .then(function (payload) {
         var figure = payload.figure;
-        Plotly.newPlot(element, figure.data, figure.layout, {
+        Plotly.react(element, figure.data, figure.layout, {
           responsive: true,
           displaylogo: false,
           // Plotly's own camera button: the browser exports the figure as PNG.
@@ -28,31 +31,38 @@
         }
       })
       .catch(function (error) {
-        element.textContent = "This chart could not be loaded (" + error.message + ").";
+        element.textContent = (element.dataset.error || "This chart") + " could not be loaded (" +
+          error.message + ").";
       });
   }
 
-  function poll(box) {
+  // Poll box.dataset.statusUrl ({done, total, status, finished}) into the box's progress bar and texts until
+  // the job is finished, then reload the page. options: unit (the counted things), every (ms), onTick.
+  function follow(box, options) {
     var bar = box.querySelector("progress");
     var text = box.querySelector(".progress-text");
     var status = box.querySelector(".status-text");
     function tick() {
       fetch(box.dataset.statusUrl, { credentials: "same-origin" })
         .then(function (response) { return response.json(); })
-        .then(function (run) {
-          bar.max = Math.max(run.total, 1);
-          bar.value = run.done;
-          text.textContent = run.done + "/" + run.total + " sessions";
-          status.textContent = run.status;
-          if (run.finished) { window.location.reload(); } else { window.setTimeout(tick, 1000); }
+        .then(function (job) {
+          bar.max = Math.max(job.total, 1);
+          bar.value = job.done;
+          text.textContent = job.done + "/" + job.total + " " + options.unit;
+          status.textContent = job.status;
+          if (job.finished) { window.location.reload(); return; }
+          if (options.onTick) { options.onTick(job); }
+          window.setTimeout(tick, options.every);
         })
         .catch(function () { window.setTimeout(tick, 3000); });
     }
     tick();
   }
 
+  window.SessionLabCharts = { plot: plot, follow: follow };
+
   document.querySelectorAll(".chart[data-url]").forEach(plot);
   document.querySelectorAll(".run-status[data-status-url]").forEach(function (box) {
-    if (box.dataset.finished !== "1") { poll(box); }
+    if (box.dataset.finished !== "1") { follow(box, { unit: "sessions", every: 1000 }); }
   });
 })();
