@@ -12,10 +12,13 @@ from studies.models import Study
 
 
 def _zip(files: dict[str, str]) -> bytes:
+    """The files in one zip, byte for byte the same for the same content (no timestamps of the moment)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
         for name, text in files.items():
-            zipped.writestr(name, text.encode("utf-8"))
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zipped.writestr(info, text.encode("utf-8"))
     return buffer.getvalue()
 
 

@@ -103,6 +103,12 @@ def test_a_researcher_sets_up_a_study_in_the_browser(live_server, chromium, cran
     page.goto(f"{live_server.url}/studies/wings-and-flow/setup/")
     assert "Latin square" in page.inner_text("#step-systems")
 
+    # At phone width, no set-up page is wider than the phone (wide tables scroll inside their box).
+    page.set_viewport_size({"width": 390, "height": 844})
+    for step in ("", "systems/", "scenarios/", "questionnaires/", "consent/"):
+        page.goto(f"{live_server.url}/studies/wings-and-flow/setup/{step}")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, step
+
     study = Study.objects.get(slug="wings-and-flow")
     assert study.collection == Collection.objects.get(name="Cranfield")
     assert list(study.systems.values_list("code", "config")) == [
