@@ -18,6 +18,9 @@ NAMES = {
     "scoring.tasks.stale_runs_requeue_task",
     "studies.tasks.collection_index_build_task",
     "studies.tasks.assessment_pools_grow_task",
+    # the overdue sweep (issue 17, on the beat schedule) and the library's upload import (issue 19)
+    "studies.tasks.overdue_sweep_task",
+    "studies.tasks.collection_upload_process_task",
     # the study planner's (issue 21), registered through CELERY_IMPORTS
     "scoring.planning.tasks.power_plan_start_task",
     "scoring.planning.tasks.power_chunk_task",
