@@ -121,10 +121,10 @@
                         received: new Date(arrived).toISOString() });
   }
 
-  function enqueue(type, data, onAck, later) {
+  function enqueue(type, data, onAck, later, at) {
     var event = {
       id: newId(), seq: nextSequence(), type: type, session: cfg.session || null,
-      time: new Date().toISOString(), data: data || {}
+      time: at || new Date().toISOString(), data: data || {}
     };
     var queue = outbox();
     queue.push(event);
@@ -343,7 +343,9 @@
 
   var $ = function (id) { return document.getElementById(id); };
   var state = { queryEvent: null, pendingEvent: null, page: 1, total: null, results: [], openDoc: null,
-                grades: {}, finished: false };
+                grades: {}, finished: false, queryText: "", pendingText: "", mark: null };
+  // Queries issued in this session, kept across reloads on this device: ending a task unsearched asks first.
+  var QUERIES = "queries:" + (cfg.session || "");
   var gradeLabels = {};
   (cfg.grades || []).forEach(function (g) { gradeLabels[g.value] = g.label; });
 
@@ -360,8 +362,55 @@
     return true;
   }
 
+  // --- snippets: the query's terms highlighted ------------------------------------------------------------
+  // The engine's own match offsets when the answer carries them (result.highlights: [start, end] pairs in the
+  // snippet); otherwise the query's words, with their common English endings (the engines stem).
+  var OPERATORS = { and: 1, or: 1, not: 1 };
+  function termPattern(text) {
+    var stems = [];
+    (String(text || "").toLowerCase().match(/[\p{L}\p{N}]+/gu) || []).forEach(function (word) {
+      if (OPERATORS[word] || word.length < 2) { return; }
+      var stem = word.length > 4 ? word.replace(/(ing|ed|es|s)$/, "") : word;
+      stem = stem.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (stems.indexOf(stem) < 0) { stems.push(stem); }
+    });
+    if (!stems.length) { return null; }
+    stems.sort(function (a, b) { return b.length - a.length; });
+    return new RegExp("(^|[^\\p{L}\\p{N}])((?:" + stems.join("|") + ")(?:s|es|ed|ing|ings|er|ers|ion|ions|al|ly)?)" +
+                      "(?![\\p{L}\\p{N}])", "giu");
+  }
+
+  function termSpans(snippet, pattern) {
+    var spans = [], match;
+    if (!pattern) { return spans; }
+    pattern.lastIndex = 0;
+    while ((match = pattern.exec(snippet)) !== null) {
+      var start = match.index + match[1].length;
+      spans.push([start, match.index + match[0].length]);
+      if (match[0].length === 0) { pattern.lastIndex += 1; }
+    }
+    return spans;
+  }
+
+  function fillSnippet(element, snippet, spans) {
+    var at = 0;
+    snippet = snippet || "";
+    spans.slice().sort(function (a, b) { return a[0] - b[0]; }).forEach(function (span) {
+      var start = Math.max(at, span[0] | 0), end = Math.min(snippet.length, span[1] | 0);
+      if (end <= start) { return; }
+      element.appendChild(document.createTextNode(snippet.slice(at, start)));
+      var mark = document.createElement("mark");
+      mark.textContent = snippet.slice(start, end);
+      element.appendChild(mark);
+      at = end;
+    });
+    element.appendChild(document.createTextNode(snippet.slice(at)));
+  }
+
   function renderResults(ack) {
     if (refusedAck(ack)) { return; }
+    markSend();  // the list the mark was on is replaced: the mark is final
+    var pattern = termPattern(ack.query_used || state.queryText);
     state.page = ack.page;
     state.total = ack.total;
     state.results = ack.results || [];
@@ -383,7 +432,8 @@
       title.addEventListener("click", function () { openDocument(result); });
       var snippet = document.createElement("p");
       snippet.className = "snippet";
-      snippet.textContent = result.snippet;
+      fillSnippet(snippet, result.snippet,
+                  Array.isArray(result.highlights) ? result.highlights : termSpans(result.snippet || "", pattern));
       var judged = document.createElement("span");
       judged.className = "judged";
       if (state.grades[result.doc] !== undefined) { judged.textContent = gradeLabels[state.grades[result.doc]]; }
@@ -391,6 +441,7 @@
       mark.type = "button";
       mark.className = "link scan-mark";
       mark.textContent = "I stopped scanning here";
+      mark.setAttribute("aria-pressed", "false");
       mark.addEventListener("click", function () { scanMark(result.rank, item); });
       item.appendChild(title);
       item.appendChild(judged);
@@ -399,6 +450,7 @@
       list.appendChild(item);
     });
     var shown = state.results.length;
+    $("scan-help").hidden = !shown;
     if (!shown) {
       $("results-info").textContent = ack.page > 1 ? "No more results." : "No documents matched.";
     } else {
@@ -420,10 +472,12 @@
 
   function runQuery(text) {
     closeDocument();
+    markSend();
+    save(QUERIES, load(QUERIES, 0) + 1);
     var id = enqueue("query", { text: text }, function (ack) {
       if (state.pendingEvent !== id) { return; }  // a newer query or page replaced this one
       state.pendingEvent = null;
-      if (ack.ok) { state.queryEvent = id; }
+      if (ack.ok) { state.queryEvent = id; state.queryText = text; }
       renderResults(ack);
     });
     state.pendingEvent = id;
@@ -433,6 +487,7 @@
   function showPage(page) {
     if (!state.queryEvent || page < 1) { return; }
     closeDocument();
+    markSend();
     var id = enqueue("results_page", { query_event: state.queryEvent, page: page }, function (ack) {
       if (state.pendingEvent !== id) { return; }
       state.pendingEvent = null;
@@ -451,7 +506,9 @@
     $("document-text").textContent = known ? (result.text || "(This document has no text.)") : "Loading…";
     $("judgment-status").textContent = state.grades[result.doc] !== undefined ?
       "Your judgment: " + gradeLabels[state.grades[result.doc]] : "";
+    showChosen(state.grades[result.doc]);
     $("document-view").hidden = false;
+    app.classList.add("document-open");
     $("document-view").dataset.doc = result.doc;
     enqueue("document_open", { doc: result.doc, rank: result.rank, query_event: state.queryEvent }, function (ack) {
       if (!state.openDoc || state.openDoc.doc !== result.doc) { return; }
@@ -469,13 +526,24 @@
     enqueue("document_close", { doc: open.doc, rank: open.rank, query_event: open.queryEvent,
                                 dwell_ms: Date.now() - open.openedAt }, null, true);
     $("document-view").hidden = true;
+    app.classList.remove("document-open");
     delete $("document-view").dataset.doc;
+  }
+
+  // The grade the participant chose is marked on its button (as on the assessor's form).
+  function showChosen(grade) {
+    Array.prototype.forEach.call(document.querySelectorAll(".grade-button"), function (button) {
+      var chosen = grade !== undefined && parseInt(button.dataset.grade, 10) === grade;
+      button.classList.toggle("chosen", chosen);
+      button.setAttribute("aria-pressed", chosen ? "true" : "false");
+    });
   }
 
   function showGrade(doc, grade) {
     state.grades[doc] = grade;
     if (state.openDoc && state.openDoc.doc === doc) {
       $("judgment-status").textContent = "Your judgment: " + gradeLabels[grade];
+      showChosen(grade);
     }
     Array.prototype.forEach.call(document.querySelectorAll(".result"), function (item) {
       if (item.dataset.doc === doc) { item.querySelector(".judged").textContent = gradeLabels[grade]; }
@@ -494,6 +562,7 @@
         showGrade(doc, previous);  // refused: the grade the server holds is still the earlier one
       } else {
         delete state.grades[doc];
+        if (state.openDoc && state.openDoc.doc === doc) { showChosen(undefined); }
         Array.prototype.forEach.call(document.querySelectorAll(".result"), function (item) {
           if (item.dataset.doc === doc) { item.querySelector(".judged").textContent = ""; }
         });
@@ -502,25 +571,49 @@
     }, true);
   }
 
+  // "I stopped scanning here": the mark is held on the page while its result list is shown, so that a
+  // mis-click can be undone (click it again) or moved; it is sent, with the time of its click, when the list
+  // changes (a search, another page), the task ends or the page is left. The server keeps a query's deepest mark.
   function showMark(item) {
     Array.prototype.forEach.call(document.querySelectorAll(".result.marked"), function (el) {
       el.classList.remove("marked");
+      var link = el.querySelector(".scan-mark");
+      link.textContent = "I stopped scanning here";
+      link.setAttribute("aria-pressed", "false");
     });
+    if (!item) { return; }
     item.classList.add("marked");
+    var mark = item.querySelector(".scan-mark");
+    mark.textContent = "You stopped scanning here (click to undo)";
+    mark.setAttribute("aria-pressed", "true");
   }
 
   function scanMark(rank, item) {
-    if (!state.queryEvent) { return; }
+    if (!state.queryEvent || state.finished) { return; }
+    if (state.mark && state.mark.queryEvent === state.queryEvent && state.mark.rank === rank) {
+      state.mark = null;  // undone: nothing is sent
+      showMark(null);
+      return;
+    }
+    state.mark = { queryEvent: state.queryEvent, rank: rank, at: new Date().toISOString() };
     showMark(item);
-    enqueue("scan_mark", { query_event: state.queryEvent, rank: rank }, function (ack) {
-      if (refusedAck(ack)) { item.classList.remove("marked"); }
-    }, true);
   }
+
+  function markSend() {
+    var mark = state.mark;
+    if (!mark) { return; }
+    state.mark = null;
+    enqueue("scan_mark", { query_event: mark.queryEvent, rank: mark.rank }, function (ack) {
+      if (!ack.ok) { showNotice(1, ack.refused || ack.error); }
+    }, true, mark.at);
+  }
+  window.addEventListener("pagehide", function () { markSend(); beacon(); });
 
   function finish(reason) {
     if (state.finished) { return; }
-    state.finished = true;
     closeDocument();
+    markSend();
+    state.finished = true;
     if (reason) { enqueue("session_end", { reason: reason }); }
     Array.prototype.forEach.call(app.querySelectorAll("button, input"), function (el) { el.disabled = true; });
     waiting("Saving your search…");
@@ -538,11 +631,37 @@
   Array.prototype.forEach.call(document.querySelectorAll(".grade-button"), function (button) {
     button.addEventListener("click", function () { judge(parseInt(button.dataset.grade, 10)); });
   });
+  // Ending a task asks first (one click must not end it), and says so when nothing was searched yet.
+  var QUESTIONS = { satisfied: "End this task: you found what you need?",
+                    gave_up: "End this task without finding what you need?" };
+  var endDialog = $("end-dialog"), endReason = null;
+  function askToEnd(reason) {
+    if (state.finished) { return; }
+    endReason = reason;
+    $("end-question").textContent = QUESTIONS[reason] || "End this task?";
+    $("end-no-queries").hidden = load(QUERIES, 0) > 0;
+    if (endDialog.showModal) {
+      if (!endDialog.open) { endDialog.showModal(); }
+    } else {
+      endDialog.setAttribute("open", "");
+    }
+    $("end-cancel").focus();  // Enter keeps searching: ending takes a deliberate choice
+  }
+  function closeEndDialog() {
+    if (endDialog.close) { if (endDialog.open) { endDialog.close(); } } else { endDialog.removeAttribute("open"); }
+  }
+  $("end-cancel").addEventListener("click", function () { endReason = null; closeEndDialog(); });
+  $("end-confirm").addEventListener("click", function () {
+    var reason = endReason;
+    endReason = null;
+    closeEndDialog();
+    if (reason) { finish(reason); }
+  });
   Array.prototype.forEach.call(document.querySelectorAll("[data-end]"), function (button) {
-    button.addEventListener("click", function () { finish(button.dataset.end); });
+    button.addEventListener("click", function () { askToEnd(button.dataset.end); });
   });
   document.addEventListener("keydown", function (event) {
-    if (!state.openDoc || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (!state.openDoc || endDialog.open || event.ctrlKey || event.metaKey || event.altKey) { return; }
     var target = event.target;
     if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) { return; }
     if (/^[0-9]$/.test(event.key) && gradeLabels[parseInt(event.key, 10)] !== undefined) {

@@ -16,3 +16,10 @@ def post_task(page, went_well: int) -> None:
     page.wait_for_selector("form#post-task")
     page.check(f"input[name=search_went_well][value='{went_well}']")
     page.click("form#post-task button")
+
+
+def end_task(page, how: str = "satisfied") -> None:
+    """End the search task with "I found what I need" (satisfied) or "I give up" (gave_up), and confirm."""
+    page.click("#stop-satisfied" if how == "satisfied" else "#stop-gave-up")
+    page.wait_for_selector("#end-dialog[open]")
+    page.click("#end-confirm")

@@ -6,7 +6,7 @@ import pytest
 
 from studies.models import Event, Participant, Recruitment
 
-from .steps import post_task
+from .steps import end_task, post_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,7 +50,7 @@ def test_a_prolific_participant_is_sent_back_only_after_their_data_are_stored(ch
             "() => document.getElementById('judgment-status').textContent.includes('relevant')"
         )
         page.keyboard.press("Escape")
-        page.click("#stop-satisfied")
+        end_task(page, "satisfied")
         if last:
             # The network cut, just before the end: the events and the confirmation do not get through.
             page.route("**/events/", lambda route: route.abort())

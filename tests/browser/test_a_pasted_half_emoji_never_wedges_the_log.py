@@ -12,7 +12,7 @@ import pytest
 
 from studies.models import Event, Query, SearchSession
 
-from .steps import consent_and_questionnaire, post_task
+from .steps import consent_and_questionnaire, end_task, post_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,14 +49,14 @@ def test_half_an_emoji_in_the_search_box_is_kept_and_the_participant_finishes(ch
     page.keyboard.press("2")
     wait_until(page, "document.getElementById('judgment-status').textContent.includes('fairly relevant')")
     page.keyboard.press("Escape")
-    page.click("#stop-satisfied")
+    end_task(page, "satisfied")
     post_task(page, 4)
     page.click("#start-search")
     page.wait_for_selector("#search-app")
     page.fill("#query", "pressure")
     page.press("#query", "Enter")
     page.wait_for_selector(".result")
-    page.click("#stop-gave-up")
+    end_task(page, "gave_up")
     post_task(page, 4)
     page.wait_for_selector("#saved:not([hidden])")
 

@@ -7,7 +7,7 @@ import pytest
 from studies.models import Event, Judgment, Query, SearchSession, ShownResult
 
 from .csp import csp_listen, csp_violations
-from .steps import consent_and_questionnaire, post_task
+from .steps import consent_and_questionnaire, end_task, post_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,7 +61,7 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.unroute("**/events/")
     page.wait_for_function("() => window.sessionlabOutbox.pending() === 0", timeout=30_000)
     page.wait_for_function("() => document.getElementById('results-info').textContent.startsWith('Results 1–10')")
-    page.click("#stop-satisfied")
+    end_task(page, "satisfied")
 
     # Post-task questionnaire, then scenario 2, stopped by giving up.
     post_task(page, 4)
@@ -74,7 +74,7 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.wait_for_function("() => document.getElementById('document-text').textContent.length > 20")
     page.keyboard.press("3")
     page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('highly relevant')")
-    page.click("#stop-gave-up")
+    end_task(page, "gave_up")
     post_task(page, 2)
 
     # The closing page is held until the outbox is empty.
