@@ -7,12 +7,12 @@
 `--scan observed`. The whole file is read and checked before anything is returned, so a bad line means no
 partial result: InputError names the file and line.
 
-Speed (docs/performance-scoring.md): a line is parsed by orjson when it is installed, and by the standard
-library when orjson refuses it or what it gives does not pass the checks, so what is accepted, the values and
-every error message are the standard library's: orjson refuses NaN, Infinity, 1E400 and lone surrogates,
-which `json` takes, and turns an integer beyond 64 bits into a float, which the checks of a label or a
-`scanned_to` refuse. The records are named tuples, and a result list is checked by C loops (its types as a
-set, "" in it, its length as a set), not a generator per document.
+Speed (docs/scoring-sessions.md, "The JSONL path"): a line is parsed by orjson when it is installed,
+and by the standard library when orjson refuses it or what it gives does not pass the checks, so what is
+accepted, the values and every error message are the standard library's: orjson refuses NaN, Infinity,
+1E400 and lone surrogates, which `json` takes, and turns an integer beyond 64 bits into a float, which the
+checks of a label or a `scanned_to` refuse. The records are named tuples, a result list is checked by C
+loops (its types as a set, "" in it, its length as a set), and the garbage collector is paused meanwhile.
 """
 
 from __future__ import annotations
