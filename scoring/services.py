@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, TextField, Value, When
 from django.utils import timezone
 
+from sessionlab import queueing
 from studies.models import (
     Event,
     Judgment,
@@ -164,16 +165,12 @@ NOT_QUEUED = "not queued: "
 
 def _queue_pass(run_id: int, session_ids: list[int] | None) -> None:
     """Queue a pass on commit. A broker that is down does not fail the caller (sessionlab/queueing.py)."""
-    from sessionlab.queueing import delay_on_commit
-
-    from .tasks import scoring_run_start_task
-
     def owed(exc):
         ScoringRun.objects.filter(pk=run_id).update(
             stale=True, stale_since=timezone.now(),
             error=f"{NOT_QUEUED}the broker was unreachable ({exc}); `manage.py requeue_stale_runs` queues it"[:2000])
 
-    delay_on_commit(scoring_run_start_task, run_id, session_ids, on_failure=owed)
+    queueing.delay_on_commit(queueing.task_named("scoring.tasks.scoring_run_start_task"), run_id, session_ids, on_failure=owed)
 
 
 # --- the hooks ----------------------------------------------------------------------------------------------------
@@ -517,12 +514,10 @@ def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
     (its tasks lost with a broker that restarted empty). Passes are idempotent, so queueing one twice costs
     time, not correctness. The assessment pools of those runs' studies are grown again too. Returns the ids of the runs queued (`manage.py requeue_stale_runs`,
     after a broker outage, or every REQUEUE_STALE_RUNS_SECONDS from the beat schedule)."""
-    from sessionlab.queueing import delay_or_log
     from studies.models import Scenario
-    from studies.tasks import assessment_pools_grow_task
 
-    from .tasks import scoring_run_start_task
-
+    scoring_run_start_task = queueing.task_named("scoring.tasks.scoring_run_start_task")
+    assessment_pools_grow_task = queueing.task_named("studies.tasks.assessment_pools_grow_task")
     stuck = timezone.now() - timedelta(minutes=stuck_after_minutes)
     owed = ScoringRun.objects.filter(
         Q(error__startswith=NOT_QUEUED)
@@ -530,9 +525,9 @@ def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
         | Q(status=ScoringRun.Status.PENDING, started_at__isnull=True)
         | Q(status=ScoringRun.Status.RUNNING, started_at__lt=stuck)
     ).order_by("pk")
-    queued = [run.pk for run in owed if delay_or_log(scoring_run_start_task, run.pk, None)]
+    queued = [run.pk for run in owed if queueing.delay_or_log(scoring_run_start_task, run.pk, None)]
     studies = ScoringRun.objects.filter(pk__in=queued).values_list("study_id", flat=True).distinct()
     for study_id, scenario_id in Scenario.objects.filter(study_id__in=list(studies),
                                                          assessment_pool__isnull=False).values_list("study_id", "pk"):
-        delay_or_log(assessment_pools_grow_task, study_id, scenario_id)
+        queueing.delay_or_log(assessment_pools_grow_task, study_id, scenario_id)
     return queued

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app
 from django.db import transaction
 from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
@@ -22,6 +23,13 @@ logger = logging.getLogger(__name__)
 
 # What kombu, the Redis client and the socket layer raise when the broker is down or unreachable.
 BROKER_ERRORS = (BrokerError, RedisError, ConnectionError, TimeoutError)
+
+
+def task_named(name: str):
+    """The registered Celery task called `name` (its explicit `name=`). Services queue the tasks that call them
+    by name, so a service module never imports its tasks module: no import cycle, and the name is the one the
+    broker and the beat schedule hold. Reading the registry finalizes the app, which imports every tasks module."""
+    return current_app.tasks[name]
 
 
 def delay_or_log(task, *args, on_failure=None) -> bool:

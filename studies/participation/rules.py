@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from sessionlab.queueing import delay_on_commit, task_named
 from studies.errors import InvalidEvent, Refused
 from studies.models import Event, Participant, SearchSession
 from studies.participation.clock import offset_delta
@@ -111,14 +112,11 @@ def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[i
     """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: announce
     them (scoring marks its default run stale) and queue the pools' growth on commit, so the participant's
     request never waits for either. The event batch (studies/participation/ingest.py) calls it too."""
-    from sessionlab.queueing import delay_on_commit
-    from studies.tasks import assessment_pools_grow_task
-
     # Scoring listens (scoring/receivers.py): studies announces, never imports the scoring app.
     sessions_finished.send(sender=SearchSession, study_id=study_id, session_ids=session_ids)
     for scenario_id in set(scenario_ids):
         # A broker that is down does not fail the participant's request (requeue_stale_runs grows them later).
-        delay_on_commit(assessment_pools_grow_task, study_id, scenario_id)
+        delay_on_commit(task_named("studies.tasks.assessment_pools_grow_task"), study_id, scenario_id)
 
 
 def deadline_at(started_at: datetime, time_limit_minutes: int | None) -> datetime | None:
