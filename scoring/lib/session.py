@@ -211,12 +211,10 @@ def encode_sessions(
     shown = np.arange(depth) < lengths[:, None]
     docs = np.full((row, depth), -1, dtype=np.int64)
     docs[shown] = shown_codes
-    flat_grades = _shown_grades(topics, counts, lengths, shown_codes, code_of, qrels, topic_codes)
-    judged_flat = flat_grades != _NO_GRADE
-    judged_mask = np.zeros((row, depth), dtype=bool)
-    judged_mask[shown] = judged_flat
-    grades = np.zeros((row, depth), dtype=np.int64)
-    grades[shown] = np.where(judged_flat, flat_grades, 0)
+    grades = np.full((row, depth), _NO_GRADE, dtype=np.int64)
+    grades[shown] = _shown_grades(topics, counts, lengths, shown_codes, code_of, qrels, topic_codes)
+    judged_mask = grades != _NO_GRADE  # an empty cell is unjudged too
+    np.putmask(grades, ~judged_mask, 0)
 
     scanned = None
     if scanned_to is not None:
