@@ -28,7 +28,13 @@ END_LABELS = {"satisfied": "satisfied", "gave_up": "gave up", "timed_out": "time
               "": "in progress"}
 END_SYMBOLS = {"satisfied": "star", "gave_up": "x", "timed_out": "square", "withdrawn": "diamond", "": "circle"}
 PALETTE = ["#2457c5", "#d9480f", "#2b8a3e", "#862e9c", "#c2255c", "#1098ad", "#e67700", "#495057"]
+# Figure 4's sessions: 20 colours told apart on a white background (the systems' 8, then 12 lighter or darker
+# ones), and past 20 a dash pattern as well, so 80 sessions have 80 distinct styles.
+SESSION_PALETTE = [*PALETTE, "#74c0fc", "#ff8787", "#94d82d", "#b197fc", "#e599f7", "#3bc9db", "#fcc419",
+                   "#a9a9a9", "#1c3d8f", "#8f1d14", "#5c3a00", "#0c5c4a"]
+SESSION_DASHES = ["solid", "dash", "dot", "dashdot"]
 MAX_LINES = 300  # individual sessions drawn in Figure 4; the CSV has them all
+FLAT_SHARE = 0.995  # Figure 1 is drawn to the rank where every curve has reached this share of its rank-100 value
 
 
 @dataclass
@@ -92,6 +98,22 @@ def _colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def session_style(index: int) -> tuple[str, str]:
+    """Figure 4's (colour, dash) of the index-th session: distinct for the first 80."""
+    colours = len(SESSION_PALETTE)
+    return SESSION_PALETTE[index % colours], SESSION_DASHES[(index // colours) % len(SESSION_DASHES)]
+
+
+def system_label(code: str, names: dict[str, str] | None) -> str:
+    """A system as the legends title it: its name, with its code (the filters' word for it) before it."""
+    name = (names or {}).get(code, "")
+    return f"{code}: {name}" if name and name != code else code
+
+
+def _group_title(code: str, names: dict[str, str] | None) -> dict:
+    return {"text": system_label(code, names)}
+
+
 def _round(values) -> list:
     return [round(float(v), 6) for v in values]
 
@@ -150,7 +172,8 @@ def _groups(labels: list[str]) -> list[tuple[str, np.ndarray]]:
 # --- Figure 2 ---------------------------------------------------------------------------------------------------
 
 
-def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95, unit: str = "session") -> Chart:
+def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95, unit: str = "session",
+                 names: dict[str, str] | None = None) -> Chart:
     """Figure 2: per system, the mean normalized session curve over the concatenated top-X results from Q1 to
     the longest session, each short session held constant after its end, with a confidence band. With a unit
     other than the session, each participant's (scenario's) curves on a system are averaged first."""
@@ -174,7 +197,8 @@ def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95, unit: st
              "fill": "tonexty", "fillcolor": _rgba(colour, 0.18), "hoverinfo": "skip", "showlegend": False,
              "legendgroup": system},
             {"type": "scatter", "x": x, "y": _round(mean), "mode": "lines", "name": f"{system} (n={len(members)})",
-             "line": {"color": colour, "width": 2}, "legendgroup": system},
+             "line": {"color": colour, "width": 2}, "legendgroup": system,
+             "legendgrouptitle": _group_title(system, names)},
         ]
         rows += [[system, i + 1, float(mean[i]), float(low[i]), float(high[i]), len(members)] for i in range(width)]
     layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
@@ -186,7 +210,8 @@ def curves_chart(scores, *, top: int, fixed: bool, level: float = 0.95, unit: st
 # --- Figure 3 ---------------------------------------------------------------------------------------------------
 
 
-def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int, unit: str = "session") -> Chart:
+def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int, unit: str = "session",
+                   names: dict[str, str] | None = None) -> Chart:
     """Figure 3: one scenario's mean unnormalized curves per system, over all its sessions and over those
     of at least k queries (dashed); per participant first if that is the unit."""
     title = (f"Scenario {scenario}: sDCG, concatenated top-{top}, mean per system over {UNIT_WORDS[unit]} "
@@ -208,7 +233,8 @@ def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int, unit
             units = unit_means(matrix, subset, keys)
             mean = units.mean(axis=0)
             data.append({"type": "scatter", "x": x, "y": _round(mean), "mode": "lines",
-                         "name": f"{system}, {name} (n={len(units)})", "line": {"color": colour, "dash": dash}})
+                         "name": f"{system}, {name} (n={len(units)})", "line": {"color": colour, "dash": dash},
+                         "legendgroup": system, "legendgrouptitle": _group_title(system, names)})
             rows += [[scenario, system, name, i + 1, float(mean[i]), len(units)] for i in range(width)]
     layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
               "yaxis": {"title": {"text": "sDCG (not normalized)"}, "rangemode": "tozero"}, "hovermode": "x unified"}
@@ -219,16 +245,36 @@ def scenario_chart(scores, *, scenario: str, top: int, fixed: bool, k: int, unit
 # --- Figure 4 ---------------------------------------------------------------------------------------------------
 
 
-def sessions_chart(scores, *, scenario: str, system: str, top: int, fixed: bool) -> Chart:
+LABEL_STEP_PX = 14  # Figure 4: the vertical distance between stacked stop labels
+
+
+def stop_label_offsets(stops: list[tuple[float, float]], *, width: int, ymax: float) -> list[tuple[int, int]]:
+    """Pixel offsets (ax, ay) of Figure 4's stop labels from their markers, so that labels of stops that fall
+    together (near zero, typically) never sit on one another: the k-th stop near earlier ones gets its label on
+    the left for even k and on the right for odd k, one step higher each second stop. Stops are "near" within
+    4% of the positions and 6% of the highest value (a label is about that size on the default figure)."""
+    near_x, near_y = max(1.0, 0.04 * width), 0.06 * (ymax or 1.0)
+    placed: list[tuple[float, float]] = []
+    offsets = []
+    for x, y in stops:
+        k = sum(1 for px, py in placed if abs(px - x) <= near_x and abs(py - y) <= near_y)
+        placed.append((x, y))
+        offsets.append((-18 if k % 2 == 0 else 18, -(14 + LABEL_STEP_PX * (k // 2))))
+    return offsets
+
+
+def sessions_chart(scores, *, scenario: str, system: str, top: int, fixed: bool,
+                   names: dict[str, str] | None = None) -> Chart:
     """Figure 4: every session of one scenario on one system, padded to the same length, each labelled with its
-    participant and marked where it stopped and why."""
-    title = f"Individual sessions: scenario {scenario} on {system}, sDCG over concatenated top-{top}"
+    participant and marked where it stopped and why. Each session has its own colour (and past 20 a dash
+    pattern too); the labels of stops that fall together are fanned out rather than printed on one another."""
+    title = f"Individual sessions: scenario {scenario} on {system_label(system, names)}, sDCG over concatenated top-{top}"
     if not len(scores):
         return _empty(title)
     matrix = padded(scores.curves)
     width = matrix.shape[1]
     x = list(range(1, width + 1))
-    data, rows, notes = [], [], []
+    data, rows, notes, stops = [], [], [], []
     shown = min(len(scores), MAX_LINES)
     if shown < len(scores):
         notes.append(f"Drawing {shown} of {len(scores)} sessions; filter by participant or download the CSV.")
@@ -240,20 +286,35 @@ def sessions_chart(scores, *, scenario: str, system: str, top: int, fixed: bool)
                      *[float(v) for v in matrix[s]]])
         if s >= shown:
             continue
-        colour = _colour(s)
+        colour, dash = session_style(s)
+        stop_y = round(float(matrix[s, end - 1]), 6) if end else 0.0
         data.append({"type": "scatter", "x": x, "y": _round(matrix[s]), "mode": "lines", "name": label,
-                     "line": {"color": colour, "width": 1.5}, "legendgroup": str(s)})
-        data.append({"type": "scatter", "x": [end], "y": [round(float(matrix[s, end - 1]), 6) if end else 0],
-                     "mode": "markers+text", "text": [scores.participant[s]], "textposition": "top left",
+                     "line": {"color": colour, "width": 1.5, "dash": dash}, "legendgroup": str(s)})
+        data.append({"type": "scatter", "x": [end], "y": [stop_y], "mode": "markers",
                      "marker": {"symbol": END_SYMBOLS.get(scores.end_reason[s], "circle"), "size": 10,
                                 "color": colour}, "name": f"{label} (stop)", "showlegend": False,
                      "legendgroup": str(s), "hovertext": [f"{label}: stopped here"], "hoverinfo": "text"})
+        stops.append((end, stop_y, str(scores.participant[s]), colour))
+    ymax = float(matrix[:shown].max()) if shown else 0.0
+    # Lowest stops first: they are the crowded ones (sessions that found little), and their labels go upwards.
+    order = sorted(range(len(stops)), key=lambda i: (stops[i][1], stops[i][0]))
+    offsets = stop_label_offsets([stops[i][:2] for i in order], width=width, ymax=ymax)
+    annotations = []
+    for i, (ax, ay) in zip(order, offsets, strict=True):
+        end, stop_y, participant, colour = stops[i]
+        annotations.append({"x": end, "y": stop_y, "xref": "x", "yref": "y", "text": participant,
+                            "showarrow": True, "arrowhead": 0, "arrowwidth": 1, "arrowcolor": colour,
+                            "ax": ax, "ay": ay, "xanchor": "right" if ax < 0 else "left",
+                            "font": {"size": 10, "color": colour}, "bgcolor": "rgba(255,255,255,0.85)"})
+    rise = max((-ay for _ax, ay in offsets), default=0)
     counts = Counter(END_LABELS.get(r, r) for r in scores.end_reason)
     notes.append("Stopping points (markers): " + ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
                  + ". Star: satisfied; x: gave up; square: timed out.")
     layout = {"title": {"text": title}, "xaxis": _query_axis(width, top, fixed),
               "yaxis": {"title": {"text": "sDCG (not normalized)"}, "rangemode": "tozero"},
-              "legend": {"font": {"size": 10}}}
+              "legend": {"font": {"size": 10}}, "annotations": annotations,
+              # Room above the plot for the highest fanned-out label, and a taller figure when they are many.
+              "margin": {"t": 90 + max(0, rise - 40)}, "height": 480 + max(0, rise - 40)}
     header = ["participant", "scenario", "system", "end_reason", "queries", "end_position",
               *[f"p{i}" for i in x]]
     return Chart({"data": data, "layout": layout}, header, rows, notes)
@@ -262,7 +323,23 @@ def sessions_chart(scores, *, scenario: str, system: str, top: int, fixed: bool)
 # --- Figure 1 ---------------------------------------------------------------------------------------------------
 
 
-def queries_chart(vectors, *, unit: str = "session") -> Chart:
+def flat_after(means: list[np.ndarray], share: float = FLAT_SHARE, least: int = 10) -> int:
+    """The rank from which Figure 1's curves are flat: each (cumulative, so never falling) mean curve has reached
+    `share` of its last value there. Two ranks beyond it, at least `least`, rounded up to a multiple of 5, at
+    most the depth: the range the figure opens on."""
+    depth = max((len(m) for m in means), default=0)
+    if not depth:
+        return 0
+    reached = 1
+    for mean in means:
+        last = float(mean[-1]) if len(mean) else 0.0
+        if last <= 0:
+            continue
+        reached = max(reached, int(np.argmax(mean >= share * last)) + 1)
+    return min(depth, max(least, -(-(reached + 2) // 5) * 5))
+
+
+def queries_chart(vectors, *, unit: str = "session", names: dict[str, str] | None = None) -> Chart:
     """Figure 1: per system, the mean sDCG by rank (to top 100) of the sessions' last queries against their
     earlier queries; and of each session's best query (the highest sDCG at X; dotted). The queries of a unit
     (a session's earlier queries, or a participant's) are averaged first, then the units."""
@@ -272,7 +349,7 @@ def queries_chart(vectors, *, unit: str = "session") -> Chart:
         return _empty(title)
     depth = vectors.by_rank.shape[1]
     x = list(range(1, depth + 1))
-    data, rows = [], []
+    data, rows, means = [], [], []
     systems = np.asarray(vectors.system)
     keys = {"participant": vectors.participant, "scenario": vectors.scenario}.get(unit)
     keys = list(keys) if keys is not None else [int(s) for s in vectors.session_id]
@@ -292,23 +369,59 @@ def queries_chart(vectors, *, unit: str = "session") -> Chart:
                 continue
             units = unit_means(vectors.by_rank.astype(np.float64), members, keys)
             mean = units.mean(axis=0)
+            means.append(mean)
             data.append({"type": "scatter", "x": x, "y": _round(mean), "mode": "lines",
-                         "name": f"{system} {name} (n={len(units)})", "line": {"color": colour, "dash": dash}})
+                         "name": f"{system} {name} (n={len(units)})", "line": {"color": colour, "dash": dash},
+                         "legendgroup": system, "legendgrouptitle": _group_title(system, names)})
             rows += [[system, name, i + 1, float(mean[i]), len(units)] for i in range(depth)]
-    layout = {"title": {"text": title}, "xaxis": {"title": {"text": "rank"}},
+    # The range the data calls for, not the depth: the curves are cumulative and flat once the judged
+    # documents are used up (about rank 12 in the paper's study); Plotly's autoscale button shows all of it.
+    shown = flat_after(means)
+    notes = []
+    if shown < depth:
+        notes.append(f"Ranks 1-{shown} shown: every curve is within {1 - FLAT_SHARE:.1%} of its rank-{depth} value "
+                     f"by rank {shown}. Plotly's autoscale button and the CSV give all {depth} ranks.")
+    layout = {"title": {"text": title}, "xaxis": {"title": {"text": "rank"}, "range": [0.5, shown + 0.5]},
               "yaxis": {"title": {"text": "average sDCG"}, "rangemode": "tozero"}, "hovermode": "x unified"}
-    return Chart({"data": data, "layout": layout}, ["system", "queries", "rank", "mean_sdcg", "n"], rows)
+    return Chart({"data": data, "layout": layout}, ["system", "queries", "rank", "mean_sdcg", "n"], rows, notes)
 
 
 # --- Tables 1 and 2 -----------------------------------------------------------------------------------------------
 
 
-def _table_figure(title: str, header: list[str], rows: list[list]) -> dict:
+TABLE_LINE_PX = 18  # a line of a table cell at Plotly's default 12 px font
+TABLE_PAD_PX = 12  # a cell's padding, top and bottom together
+TABLE_WIDTH_PX = 640  # the narrowest width a table is planned for: wider screens only leave room below it
+TABLE_TITLE_PX = 100  # the title and the averaging line under it (charts.annotate)
+
+
+def _lines(text, width_px: float) -> int:
+    """Lines a cell's text takes in a column `width_px` wide (about 7 px a character at 12 px)."""
+    per_line = max(4, int(width_px / 7))
+    return sum(max(1, -(-len(part) // per_line)) for part in str(text).split("<br>"))
+
+
+def table_height(header: list[str], rows: list[list], weights: list[float] | None = None) -> int:
+    """The height a Plotly table needs for all its rows, wrapped text included, at TABLE_WIDTH_PX: set on the
+    figure, so that the table is never cut off inside a fixed-height chart (nor a short one stretched)."""
+    weights = weights or [1.0] * len(header)
+    widths = [TABLE_WIDTH_PX * w / sum(weights) for w in weights]
+
+    def row_px(cells) -> int:
+        return TABLE_PAD_PX + TABLE_LINE_PX * max((_lines(c, w) for c, w in zip(cells, widths, strict=True)), default=1)
+
+    return TABLE_TITLE_PX + row_px(header) + sum(row_px(r) for r in rows) + 20
+
+
+def _table_figure(title: str, header: list[str], rows: list[list], weights: list[float] | None = None) -> dict:
     columns = list(zip(*rows, strict=True)) if rows else [[] for _ in header]
-    return {"data": [{"type": "table", "header": {"values": header, "align": "left", "fill": {"color": "#e8f0fe"}},
-                      "cells": {"values": [list(c) for c in columns], "align": "left"}}],
-            "layout": {"title": {"text": title}, "height": 220 + 60 * max(len(rows), 1),
-                       "margin": {"t": 60, "b": 20}}}
+    table = {"type": "table", "header": {"values": header, "align": "left", "fill": {"color": "#e8f0fe"}},
+             "cells": {"values": [list(c) for c in columns], "align": "left"}}
+    if weights:
+        table["columnwidth"] = weights
+    return {"data": [table],
+            "layout": {"title": {"text": title}, "height": table_height(header, rows, weights),
+                       "margin": {"t": TABLE_TITLE_PX - 10, "b": 10, "l": 20, "r": 20}}}
 
 
 def participants_table(answers: list[dict], items: list[dict]) -> Chart:
@@ -326,11 +439,11 @@ def participants_table(answers: list[dict], items: list[dict]) -> Chart:
         rows.append([item.get("label", item["name"]), mean, sd, len(values)])
     shown = [[r[0], f"{r[1]:.1f}", f"± {r[2]:.1f}", r[3]] for r in rows]
     figure = _table_figure(f"Participant features (N = {len(answers)})", ["Feature", "Average", "Standard deviation", "N"],
-                           shown)
+                           shown, weights=[4, 1, 1.4, 0.6])
     return Chart(figure, header, rows)
 
 
-def query_counts_table(scores, *, unit: str = "session") -> Chart:
+def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] | None = None) -> Chart:
     """Table 2: sessions by their number of queries, per system, and the mean number of queries per session
     (per participant's or scenario's sessions first, if that is the unit)."""
     top = int(scores.n_queries.max()) if len(scores) else 0
@@ -342,10 +455,10 @@ def query_counts_table(scores, *, unit: str = "session") -> Chart:
         mean = float(unit_means(queries, members, keys).mean())
         rows.append([system, len(members), *[int(c) for c in counts], mean])
     header = ["system", "sessions", *[str(n) for n in range(1, top + 1)], "mean_per_session"]
-    shown = [[*r[:-1], f"{r[-1]:.2f}"] for r in rows]
+    shown = [[system_label(r[0], names), *r[1:-1], f"{r[-1]:.2f}"] for r in rows]
     figure = _table_figure(f"Sessions by number of queries, and the average per session over {UNIT_WORDS[unit]}",
-                           ["System", "Sessions", *[f"{n} queries" if n == 1 else str(n) for n in range(1, top + 1)],
-                            "Avg per session"], shown)
+                           ["System", "Sessions", *[f"{n} query" if n == 1 else str(n) for n in range(1, top + 1)],
+                            "Avg per session"], shown, weights=[4, 1.2, *[0.8] * top, 1.4])
     return Chart(figure, header, rows)
 
 

@@ -55,13 +55,24 @@ def chart_build(run, name, query) -> charts.Chart:
     return charts.annotate(built, averaged_over=averaged_over, left_out=left_out or selectors.LeftOut())
 
 
+# The charts whose legends and tables do not name systems (no query for the names).
+# Figure 1 too: its cold read is at the query budget (tests/dashboards/test_chart_endpoints_query_counts.py).
+NO_SYSTEM_NAMES = {"queries", "participants", "statistics", "sensitivity", "meta-evaluation", "meta-rankings"}
+
+
+def _system_names(run) -> dict[str, str]:
+    """{code: name} of the study's systems, in the order of their ids."""
+    return dict(run.study.systems.order_by("id").values_list("code", "name"))
+
+
 def _chart_of(run, name, query, filters):
     fixed = run.short_lists == "pad" and run.scan == "fixed"
     unit = filters.unit
+    names = None if name in NO_SYSTEM_NAMES else _system_names(run)  # the legends name the systems
     summary = _choice(query, "summary", SUMMARIES, "normalized_final")
     if name == "curves":
         scores = selectors.run_scores(run, filters, curves=True)
-        return charts.curves_chart(scores, top=run.top, fixed=fixed, unit=unit), scores.left_out
+        return charts.curves_chart(scores, top=run.top, fixed=fixed, unit=unit, names=names), scores.left_out
     if name in ("scenario", "sessions"):
         scores = selectors.run_scores(run, filters, curves=True)
         scenarios = list(dict.fromkeys(scores.scenario))
@@ -72,29 +83,30 @@ def _chart_of(run, name, query, filters):
             k = selectors.positive_int(query, "k", 4)
             subset = _subset(scores, keep)
             return (
-                charts.scenario_chart(subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit),
+                charts.scenario_chart(subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit,
+                                      names=names),
                 scores.left_out,
             )
         subset = _subset(scores, keep)
-        systems = list(run.study.systems.order_by("id").values_list("code", flat=True))
+        systems = list(names)  # the study's codes, in the order of the systems' ids
         system = _choice(query, "system_one", systems, "") or (filters.systems[0] if filters.systems else "")
         present = list(dict.fromkeys(subset.system))
         system = system or (present[0] if present else "-")
         subset = _subset(subset, np.asarray(subset.system) == system)
         return (
-            charts.sessions_chart(subset, scenario=scenario, system=system, top=run.top, fixed=fixed),
+            charts.sessions_chart(subset, scenario=scenario, system=system, top=run.top, fixed=fixed, names=names),
             scores.left_out,
         )
     if name == "queries":
         vectors = selectors.run_query_vectors(run, filters)
-        return charts.queries_chart(vectors, unit=unit), vectors.left_out
+        return charts.queries_chart(vectors, unit=unit, names=names), vectors.left_out
     if name == "participants":
         items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
         answers = selectors.study_questionnaire_answers(run.study, filters)
         return charts.participants_table(answers, items), selectors.LeftOut(applies=False)
     if name == "query-counts":
         scores = selectors.run_scores(run, filters)
-        return charts.query_counts_table(scores, unit=unit), scores.left_out
+        return charts.query_counts_table(scores, unit=unit, names=names), scores.left_out
     if name == "statistics":
         scores = selectors.run_scores(run, filters)
         # The mixed model is fitted on the sessions whatever the unit: one fit serves the three.

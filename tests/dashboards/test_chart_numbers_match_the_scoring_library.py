@@ -87,15 +87,18 @@ def test_figure_4_draws_each_session_labelled_with_its_participant_and_stopping_
     sessions, _, expected = library_scores(built, sessions=chosen)
     payload = _get(client, run, "sessions", scenario="S1", system_one="B")
     lines = [t for t in payload["figure"]["data"] if t["mode"] == "lines"]
-    stops = [t for t in payload["figure"]["data"] if t["mode"] == "markers+text"]
+    stops = [t for t in payload["figure"]["data"] if t["mode"] == "markers"]
+    # Each stop is labelled by an annotation (fanned out where stops fall together; issue 19).
+    annotations = [(a["x"], a["y"], a["text"]) for a in payload["figure"]["layout"]["annotations"]]
     assert len(lines) == len(stops) == len(sessions) > 0
     labels = {"satisfied": "satisfied", "gave_up": "gave up", "timed_out": "timed out"}
     by_label = {t["name"]: t for t in lines}
     for s, session in enumerate(sessions):
         label = f"{session['participant']}: {labels[session['end']]} after Q{len(session['lists'])}"
         np.testing.assert_allclose(by_label[label]["y"], expected.curve[s], atol=1e-6)
-        stop = next(t for t in stops if t["text"] == [session["participant"]])
+        stop = next(t for t in stops if t["name"] == f"{label} (stop)")
         assert stop["x"] == [10 * len(session["lists"])]
+        assert (stop["x"][0], stop["y"][0], session["participant"]) in annotations
         assert stop["y"][0] == pytest.approx(float(expected.final[s]), abs=1e-6)
     assert any("Stopping points" in note for note in payload["notes"])
 
