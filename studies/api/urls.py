@@ -4,7 +4,7 @@ sessionlab/urls.py adds scoring's runs (scoring/api_urls.py) to the same `api` n
 from django.urls import path
 
 from sessionlab.auth_views import token_view
-from studies.api import session_track
+from studies.api import exports, session_track
 from studies.api.views import collections, design, participant_api, participants, references, sessions
 from studies.api.views import studies as study_views
 
@@ -35,6 +35,9 @@ urlpatterns = [
     path(study + "judgments/", sessions.JudgmentList.as_view(), name="judgment_list"),
     path(study + "events/", sessions.EventList.as_view(), name="event_list"),
     path(study + "session-track/", session_track.StudySessionTrack.as_view(), name="study_session_track"),
+    path(study + "archive/", exports.StudyArchive.as_view(), name="study_archive"),
+    path(study + "tables/", exports.StudyTables.as_view(), name="study_tables"),
+    path(study + "runs/", exports.StudyRuns.as_view(), name="study_runs"),
     path(study + "reference-versions/", references.ReferenceVersionList.as_view(), name="reference_version_list"),
     path(study + "reference-versions/import-qrels/", references.ReferenceVersionImportQrels.as_view(),
          name="reference_version_import"),

@@ -10,6 +10,7 @@ from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
 from studies.models import Collection, Document, Query, ShownResult
 from studies.participation import steps as participation
+from tests.interchange.api_helpers import client_for
 
 
 @pytest.fixture
@@ -88,3 +89,27 @@ def test_another_researcher_gets_a_404(client, charlie, worked):
         "session-track.xml",
     ):
         assert client.get(f"/studies/{worked.slug}/downloads/{part}").status_code == 404
+
+
+def test_the_api_serves_the_same_files(alice, worked, alice_client):
+    api = client_for(alice)
+    base = f"/api/studies/{worked.pk}"
+    page = f"/studies/{worked.slug}/downloads/"
+    archive, downloaded = (json.loads(r.content) for r in (api.get(f"{base}/archive/"),
+                                                           alice_client.get(page + "archive.json")))
+    archive.pop("exported_at", None), downloaded.pop("exported_at", None)
+    assert archive == downloaded
+    tables = api.get(f"{base}/tables/")
+    assert tables["Content-Type"] == "application/zip"
+    assert "sessions.csv" in zipfile.ZipFile(io.BytesIO(tables.content)).namelist()
+    runs = api.get(f"{base}/runs/", {"unit": "session"})
+    assert runs.content == alice_client.get(page + "runs-session.zip").content
+    assert api.get(f"{base}/runs/", {"unit": "bogus"}).status_code == 400
+    assert api.get(f"{base}/runs/", {"units": "query"}).status_code == 400
+    assert api.get(f"{base}/tables/", {"raw": "perhaps"}).status_code == 400
+
+
+def test_the_api_exports_are_another_lab_s_404(charlie, worked):
+    api = client_for(charlie)
+    for part in ("archive", "tables", "runs"):
+        assert api.get(f"/api/studies/{worked.pk}/{part}/").status_code == 404

@@ -1,0 +1,86 @@
+"""The study's exports as API downloads, the same bytes as the study page's Downloads and the commands:
+GET /api/studies/<id>/archive/ (JSON), /tables/ (the tidy CSV tables, zip), /runs/?unit=query|session (TREC runs,
+zip). The qrels of each reference version and the Session Track XML have their own endpoints
+(reference-versions/<id>/qrels/, session-track/)."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.views import APIView
+
+from studies.api.views.common import StudyScoped, query_parameter
+from studies.interchange.archive import study_archive_json
+from studies.interchange.downloads import study_csv_zip, study_runs_zip
+from studies.interchange.trec import UNITS
+
+
+def _download(body, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _only(request, *names: str) -> None:
+    unknown = sorted(set(request.query_params) - set(names))
+    if unknown:
+        raise ValidationError(
+            {
+                name[:40]: f"unknown parameter; this endpoint takes {', '.join(names) or 'none'}"
+                for name in unknown
+            }
+        )
+
+
+class StudyArchive(StudyScoped, APIView):
+    """The whole study as the JSON archive `export_study` writes and `import_study` reads back."""
+
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
+    def get(self, request, study_pk):
+        _only(request)
+        return _download(
+            study_archive_json(study=self.study), "application/json", f"{self.study.slug}-archive.json"
+        )
+
+
+class StudyTables(StudyScoped, APIView):
+    """The tidy CSV tables (sessions, queries, shown results, judgments…) in one zip; `raw=1` leaves cells a
+    spreadsheet would run as a formula as they are."""
+
+    @extend_schema(
+        parameters=[query_parameter("raw", bool, "cells as stored, not spreadsheet-safe")],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, study_pk):
+        _only(request, "raw")
+        raw = request.query_params.get("raw", "false").lower()
+        if raw not in {"true", "false", "1", "0"}:
+            raise ValidationError({"raw": "expected true or false"})
+        return _download(
+            study_csv_zip(study=self.study, raw=raw in {"true", "1"}),
+            "application/zip",
+            f"{self.study.slug}-tables.zip",
+        )
+
+
+class StudyRuns(StudyScoped, APIView):
+    """What participants were shown, as TREC run files (one per query, or per session) in one zip."""
+
+    @extend_schema(
+        parameters=[
+            query_parameter("unit", str, "one run file per query (default) or per session", enum=list(UNITS))
+        ],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, study_pk):
+        _only(request, "unit")
+        unit = request.query_params.get("unit", "query")
+        if unit not in UNITS:
+            raise ValidationError({"unit": f"one of {', '.join(UNITS)}"})
+        return _download(
+            study_runs_zip(study=self.study, unit=unit),
+            "application/zip",
+            f"{self.study.slug}-runs-{unit}.zip",
+        )
