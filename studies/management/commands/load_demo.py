@@ -4,6 +4,7 @@ import os
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from sessionlab.celery import app as celery_app
 from studies.demo import SIMULATED, demo_study_load
 
 # Eager Celery logs "Task ... succeeded" at INFO for every simulated search; the demo's own lines must stay the
@@ -28,6 +29,9 @@ class Command(BaseCommand):
     def handle(self, *args, participants, data, port, serve, **options):
         for name in QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
+        # The demo runs its tasks here, eagerly, as a worker would: import the tasks modules as a worker does,
+        # so that the services' queueing.task_named finds them (and so does the server --serve starts).
+        celery_app.loader.import_default_modules()
         loaded = demo_study_load(participants=participants, data_dir=data)
         study = loaded.study
         self.stdout.write(self.style.SUCCESS(
