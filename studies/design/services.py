@@ -6,10 +6,12 @@ import secrets
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.db.models import Max
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
-from studies.design.latin_square import assignment_plan
+from studies.design.latin_square import participant_assignment
 from studies.design.selectors import collection_usable_by
 from studies.errors import CollectionAccessError, DesignError, DesignLockedError, StudyOwnerOnlyError
 from studies.models import (
@@ -223,7 +225,12 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
             "each participant must use every system for the same number of scenarios"
         )
     start = study.participants.count()
-    plan = assignment_plan(scenarios, systems, start + count)[start:]
+    # The next fresh row of the plan: a row re-issued after attrition (studies/participation/recruitment.py)
+    # does not advance it, so enrolment index and plan row part once one is (docs/recruitment.md).
+    last_row = study.participants.filter(reissue_of__isnull=True).aggregate(
+        last=Max(Coalesce("plan_row", "enrolment_index")))["last"]
+    first_row = 0 if last_row is None else last_row + 1
+    plan = [participant_assignment(scenarios, systems, first_row + offset) for offset in range(count)]
     existing_codes = set(study.participants.values_list("code", flat=True))
     participants = []
     for offset in range(count):
@@ -231,7 +238,7 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
         code = f"P{index + 1:03d}"
         while code in existing_codes:
             code = f"P{index + 1:03d}-{secrets.token_hex(2)}"
-        participants.append(Participant(study=study, code=code, enrolment_index=index))
+        participants.append(Participant(study=study, code=code, enrolment_index=index, plan_row=first_row + offset))
     # bulk_create sets primary keys on both supported backends (PostgreSQL, SQLite >= 3.35).
     participants = Participant.objects.bulk_create(participants)
     Assignment.objects.bulk_create(

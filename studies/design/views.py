@@ -12,6 +12,8 @@ from sessionlab.form_pages import form_post
 from studies.design import selectors, services
 from studies.design.forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
 from studies.errors import StudiesError
+from studies.models import Study
+from studies.signals import study_opened
 
 
 def researcher_required(view):
@@ -68,6 +70,7 @@ def study_create(request):
 @researcher_required
 def study_detail(request, slug):
     study = study_for_researcher(request, slug)
+    study_opened.send(sender=Study, study=study)  # without a beat, participation's overdue sweep runs here
     context = {
         "study": study,
         "grade_levels": study.grade_levels.all(),

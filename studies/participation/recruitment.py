@@ -574,33 +574,64 @@ def study_sweep(*, study: Study, now: datetime | None = None) -> SweepResult:
         )
         for session in overdue:
             result.sessions_ended += session_expire_if_due(session=session, now=now)
-    recruitment = Recruitment.objects.filter(study=study).first()
-    live = list(Participant.objects.filter(study=study).exclude(state__in=ENDED - {COMPLETED}))
-    if recruitment is not None and recruitment.time_limit_minutes:
-        for participant in live:
+    # One query for every participant who may still move (the study page runs this on each load): their
+    # columns, their sessions' ends and the study-level limit; a Participant is fetched only to change it.
+    rows = (
+        Assignment.objects.filter(participant__study=study, retake_of__isnull=True)
+        .exclude(participant__state__in=ENDED - {COMPLETED})
+        .values_list(
+            "participant_id",
+            "participant__state",
+            "participant__started_at",
+            "participant__consented_at",
+            "participant__withdrawn_at",
+            "participant__declined_at",
+            "participant__study__recruitment__time_limit_minutes",
+            "session__id",
+            "session__ended_at",
+            "session__end_reason",
+            "session__post_task_answers",
+        )
+    )
+    columns, counts, sessions = {}, defaultdict(int), defaultdict(list)
+    for participant_id, *fields, session_id, ended_at, end_reason, answers in rows:
+        columns[participant_id] = fields
+        counts[participant_id] += 1
+        if session_id is not None:
+            sessions[participant_id].append(_session_done(ended_at, end_reason, answers))
+    recruitment = None
+    for participant_id, (
+        state,
+        started_at,
+        consented_at,
+        withdrawn_at,
+        declined_at,
+        limit,
+    ) in columns.items():
+        before = state or INVITED
+        deadline = deadline_at(started_at, limit) if started_at and limit else None
+        if before not in ENDED and deadline is not None and now >= deadline + TIME_LIMIT_GRACE:
+            recruitment = recruitment or Recruitment.objects.get(study=study)
+            participant = Participant.objects.get(pk=participant_id)
             result.timed_out += participant_time_out_if_due(
                 participant=participant, now=now, recruitment=recruitment
             )
-    rows = Assignment.objects.filter(participant__study=study, retake_of__isnull=True).values_list(
-        "participant_id",
-        "session__id",
-        "session__ended_at",
-        "session__end_reason",
-        "session__post_task_answers",
-    )
-    counts, sessions = defaultdict(int), defaultdict(list)
-    for participant_id, session_id, *done in rows:
-        counts[participant_id] += 1
-        if session_id is not None:
-            sessions[participant_id].append(_session_done(*done))
-    for participant in live:
-        before = state_of(participant)
-        if before in ENDED and not (participant.withdrawn_at is not None and before != WITHDRAWN):
             continue
-        participant_state_sync(
-            participant=participant, sessions=sessions[participant.pk], assignments=counts[participant.pk]
+        light = Participant(
+            started_at=started_at,
+            consented_at=consented_at,
+            withdrawn_at=withdrawn_at,
+            declined_at=declined_at,
         )
-        result.states_changed += state_of(participant) != before
+        derived = state_derived(
+            participant=light, sessions=sessions[participant_id], assignments=counts[participant_id]
+        )
+        if derived != before and (before not in ENDED or derived == WITHDRAWN):
+            participant = Participant.objects.get(pk=participant_id)
+            participant_state_sync(
+                participant=participant, sessions=sessions[participant_id], assignments=counts[participant_id]
+            )
+            result.states_changed += state_of(participant) != before
     return result
 
 

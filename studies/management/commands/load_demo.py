@@ -29,6 +29,8 @@ class Command(BaseCommand):
     def handle(self, *args, participants, data, port, serve, **options):
         for name in QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
+        # Eager (no broker): kombu's "No hostname was supplied. Reverting to default 'localhost'" is no news.
+        logging.getLogger("kombu.connection").setLevel(logging.ERROR)
         # The demo runs its tasks here, eagerly, as a worker would: import the tasks modules as a worker does,
         # so that the services' queueing.task_named finds them (and so does the server --serve starts).
         celery_app.loader.import_default_modules()
