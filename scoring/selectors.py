@@ -228,7 +228,7 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
 
 def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> list[dict]:
     """Questionnaire answers of the study's participants (one query), filtered to one participant if asked."""
-    participants = Participant.objects.filter(study=study).exclude(questionnaire_answers={})
+    participants = Participant.objects.filter(study=study, preview_at__isnull=True).exclude(questionnaire_answers={})
     if filters and filters.participant:
         participants = participants.filter(code=filters.participant)
     return list(participants.values_list("questionnaire_answers", flat=True))

@@ -205,7 +205,8 @@ def reference_version_changed(*, study_id: int) -> ScoringRun | None:
         return run
     session_ids = list(
         SearchSession.objects.filter(
-            assignment__participant__study_id=study_id, assignment__scenario__topic_id__in=changed
+            assignment__participant__study_id=study_id, assignment__scenario__topic_id__in=changed,
+            assignment__participant__preview_at__isnull=True,
         ).values_list("pk", flat=True)
     )
     if session_ids:
@@ -227,10 +228,11 @@ def _changed_topics(old_version_id: int | None, new_version_id: int) -> set[str]
 
 
 def _scorable(study_id: int):
-    """Sessions a run scores: ended (not withdrawn) with at least one query."""
+    """Sessions a run scores: ended (not withdrawn) with at least one query, never a preview's."""
     return SearchSession.objects.filter(
         Exists(Query.objects.filter(session_id=OuterRef("pk"))),
         assignment__participant__study_id=study_id, ended_at__isnull=False,
+        assignment__participant__preview_at__isnull=True,
     ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
 
 
@@ -340,7 +342,8 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
     """Everything a chunk needs, in four or five queries whatever its size."""
     # Looked up by primary key first (the study is checked on the rows): SQLite's planner would otherwise
     # walk the whole study from its participants.
-    rows = SearchSession.objects.filter(pk__in=list(session_ids), ended_at__isnull=False).exclude(
+    rows = SearchSession.objects.filter(pk__in=list(session_ids), ended_at__isnull=False,
+                                        assignment__participant__preview_at__isnull=True).exclude(
         end_reason=SearchSession.EndReason.WITHDRAWN).order_by("pk").values_list(
         "pk", "assignment__participant_id", "assignment__scenario_id", "assignment__system_id",
         "assignment__scenario__topic_id", "end_reason", "assignment__participant__study_id",

@@ -20,6 +20,11 @@ class DesignLockedError(DesignError):
     """Scenarios and systems cannot change once participants hold assignments built from them."""
 
 
+class StudyStatusError(StudiesError):
+    """The study is paused or closed (no new participants or sessions), or a status change the life cycle
+    does not allow (studies/design/lifecycle.py)."""
+
+
 class StudyOwnerOnlyError(StudiesError):
     """What only a study's owner may do (delete it), asked by another of its researchers."""
 

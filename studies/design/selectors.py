@@ -87,7 +87,8 @@ ATTRITION_MIN_DROPPED = 5
 def study_balance(*, study: Study) -> BalanceTable:
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
-    rows = Assignment.objects.filter(participant__study=study, retake_of__isnull=True).values_list(
+    rows = Assignment.objects.filter(participant__study=study, retake_of__isnull=True,
+                                     participant__preview_at__isnull=True).values_list(
         "scenario_id", "system_id", "position", "session__ended_at", "session__end_reason", "session__id",
         "participant_id", "participant__state", "participant__reissue_of_id", "participant__withdrawn_at",
         "participant__declined_at",
@@ -135,7 +136,7 @@ def study_balance(*, study: Study) -> BalanceTable:
 def study_participants_with_orders(*, study: Study):
     """Participants with their assignments (scenario, system, session) in two queries."""
     assignments = Assignment.objects.select_related("scenario", "system", "session").order_by("position")
-    return study.participants.order_by("enrolment_index").prefetch_related(
+    return study.participants.filter(preview_at__isnull=True).order_by("enrolment_index").prefetch_related(
         Prefetch("assignments", queryset=assignments)
     )
 

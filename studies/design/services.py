@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from studies.design.latin_square import participant_assignment
+from studies.design.lifecycle import preview_delete, study_check_accepting
 from studies.design.selectors import collection_usable_by
 from studies.errors import CollectionAccessError, DesignError, DesignLockedError, StudyOwnerOnlyError
 from studies.models import (
@@ -201,6 +202,8 @@ def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scen
 def design_row_delete(*, study: Study, row: Scenario | System) -> None:
     """Remove one of the study's scenarios or systems (the API's DELETE), refused once the design is locked."""
     _design_row_check(study=study, row=row)
+    # A preview built on the old design goes with it (its assignments would hold the row back).
+    preview_delete(study=study)
     row.delete()
 
 
@@ -224,10 +227,11 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
             f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems; "
             "each participant must use every system for the same number of scenarios"
         )
-    start = study.participants.count()
+    study_check_accepting(study)  # paused or closed: no new participants (studies/design/lifecycle.py)
+    start = study.participants.filter(preview_at__isnull=True).count()  # a preview takes no plan row
     # The next fresh row of the plan: a row re-issued after attrition (studies/participation/recruitment.py)
     # does not advance it, so enrolment index and plan row part once one is (docs/recruitment.md).
-    last_row = study.participants.filter(reissue_of__isnull=True).aggregate(
+    last_row = study.participants.filter(preview_at__isnull=True, reissue_of__isnull=True).aggregate(
         last=Max(Coalesce("plan_row", "enrolment_index")))["last"]
     first_row = 0 if last_row is None else last_row + 1
     plan = [participant_assignment(scenarios, systems, first_row + offset) for offset in range(count)]

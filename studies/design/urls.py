@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.design import setup_views, views
+from studies.design import lifecycle_views, setup_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -10,6 +10,10 @@ urlpatterns = [
     path("<slug:slug>/scenarios/add/", views.scenario_add, name="scenario_add"),
     path("<slug:slug>/systems/add/", views.system_add, name="system_add"),
     path("<slug:slug>/participants/enrol/", views.participants_enrol, name="participants_enrol"),
+    # The life cycle and the preview (studies/design/lifecycle.py).
+    path("<slug:slug>/status/", lifecycle_views.study_status, name="study_status"),
+    path("<slug:slug>/preview/", lifecycle_views.preview_start, name="preview_start"),
+    path("<slug:slug>/preview/delete/", lifecycle_views.preview_delete, name="preview_delete"),
     # The set-up checklist and its steps (docs/setting-up-a-study.md).
     path("<slug:slug>/setup/", setup_views.study_setup, name="setup"),
     path("<slug:slug>/setup/systems/", setup_views.systems, name="setup_systems"),

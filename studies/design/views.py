@@ -9,7 +9,7 @@ from django.db import IntegrityError
 from django.shortcuts import get_object_or_404, redirect, render
 
 from sessionlab.form_pages import form_post
-from studies.design import selectors, services
+from studies.design import lifecycle, selectors, services
 from studies.design.forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
 from studies.errors import StudiesError
 from studies.models import Study
@@ -78,6 +78,8 @@ def study_detail(request, slug):
         "systems": study.systems.order_by("id"),
         "balance": selectors.study_balance(study=study),
         "participants": selectors.study_participants_with_orders(study=study),
+        "status": lifecycle.status_of(study),
+        "counts": lifecycle.study_counts(study=study),
         "scenario_form": ScenarioForm(prefix="scenario"),
         "system_form": SystemForm(prefix="system"),
         "enrol_form": EnrolForm(prefix="enrol"),

@@ -80,23 +80,28 @@ def _t(value) -> str | None:
 def study_archive(*, study: Study) -> dict:
     """The study as a JSON-ready dict (see the module docstring); deterministic for the same rows."""
     sessions = {
-        s.assignment_id: s for s in SearchSession.objects.filter(assignment__participant__study=study)
-    }
+        s.assignment_id: s for s in SearchSession.objects.filter(assignment__participant__study=study,
+                                                                 assignment__participant__preview_at__isnull=True)
+    }  # a preview's rows are never exported (studies/design/lifecycle.py)
     session_position = {s.pk: None for s in sessions.values()}
     queries: dict[int, list[Query]] = {}
-    for query in Query.objects.filter(session__assignment__participant__study=study).order_by("session_id", "position"):
+    for query in Query.objects.filter(session__assignment__participant__study=study,
+                                      session__assignment__participant__preview_at__isnull=True).order_by("session_id", "position"):
         queries.setdefault(query.session_id, []).append(query)
     shown: dict[int, list[ShownResult]] = {}
-    for row in (ShownResult.objects.filter(query__session__assignment__participant__study=study)
+    for row in (ShownResult.objects.filter(query__session__assignment__participant__study=study,
+                                           query__session__assignment__participant__preview_at__isnull=True)
                 .select_related("document").order_by("query_id", "rank")):
         shown.setdefault(row.query_id, []).append(row)
     judgments: dict[int, list[Judgment]] = {}
-    for judgment in (Judgment.objects.filter(session__assignment__participant__study=study)
+    for judgment in (Judgment.objects.filter(session__assignment__participant__study=study,
+                                             session__assignment__participant__preview_at__isnull=True)
                      .select_related("document").prefetch_related("history")
                      .order_by("session_id", "document__external_id")):
         judgments.setdefault(judgment.session_id, []).append(judgment)
     events: dict[int, list[Event]] = {}
-    for event in events_read(Event.objects.filter(participant__study=study).order_by("participant_id", "id")):
+    for event in events_read(Event.objects.filter(participant__study=study,
+                                                          participant__preview_at__isnull=True).order_by("participant_id", "id")):
         events.setdefault(event.participant_id, []).append(event)
     versions = list(ReferenceVersion.objects.filter(study=study).select_related("created_by").order_by("number"))
     version_judgments: dict[int, list[ReferenceJudgment]] = {}
@@ -113,7 +118,7 @@ def study_archive(*, study: Study) -> dict:
         return known.external_id
 
     participants = []
-    for participant in (study.participants.order_by("enrolment_index")
+    for participant in (study.participants.filter(preview_at__isnull=True).order_by("enrolment_index")
                         .prefetch_related("assignments__scenario", "assignments__system", "assignments__retake_of")):
         assignments = []
         for assignment in sorted(participant.assignments.all(), key=lambda a: a.position):

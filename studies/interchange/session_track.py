@@ -695,9 +695,10 @@ def session_track_export(*, study: Study) -> bytes:
     numbers in order of participant and position, topic = the scenario (topic_id, title as subject, text as
     desc), clicks from document_open events (end time from the matching document_close, NA without one)."""
     # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
-    scope = SearchSession.objects.filter(assignment__participant__study=study).values("pk")
+    scope = SearchSession.objects.filter(assignment__participant__study=study,  # never a preview's
+                                         assignment__participant__preview_at__isnull=True).values("pk")
     sessions = list(
-        SearchSession.objects.filter(assignment__participant__study=study)
+        SearchSession.objects.filter(pk__in=scope)
         .select_related("assignment__participant", "assignment__scenario")
         .order_by("assignment__participant__enrolment_index", "assignment__position"))
     queries = defaultdict(list)

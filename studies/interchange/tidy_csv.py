@@ -42,8 +42,10 @@ def _seconds(later, earlier) -> str:
 def study_tables(*, study: Study) -> dict[str, list[list]]:
     """{table name: rows (header first)}; a fixed number of queries whatever the size of the study."""
     # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
-    scope = SearchSession.objects.filter(assignment__participant__study=study).values("pk")
-    sessions = list(SearchSession.objects.filter(assignment__participant__study=study)
+    # A preview's sessions are never exported (studies/design/lifecycle.py).
+    scope = SearchSession.objects.filter(assignment__participant__study=study,
+                                         assignment__participant__preview_at__isnull=True).values("pk")
+    sessions = list(SearchSession.objects.filter(pk__in=scope)
                     .select_related("assignment__participant", "assignment__scenario", "assignment__system")
                     .order_by("assignment__participant__enrolment_index", "assignment__position"))
     design = {}

@@ -102,7 +102,8 @@ def study_runs(*, study: Study, unit: str = "query", system: str | None = None,
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
     listed = _showings if repeats == "keep" else (lambda docs: list(dict.fromkeys(docs)))
-    sessions = (SearchSession.objects.filter(assignment__participant__study=study)
+    sessions = (SearchSession.objects.filter(assignment__participant__study=study,  # never a preview's
+                                             assignment__participant__preview_at__isnull=True)
                 .select_related("assignment__participant", "assignment__scenario", "assignment__system")
                 .order_by("assignment__participant__enrolment_index", "assignment__position"))
     if system is not None:

@@ -12,6 +12,7 @@ from studies.models.core import (
     DEFAULT_GRADE_LABELS,
     NEGATIVE_REFERENCE_GRADES,
     PARTICIPANT_STATES,
+    STUDY_STATUSES,
     Assignment,
     AuditEntry,
     Collection,

@@ -70,6 +70,13 @@ class Document(models.Model):
         return self.external_id
 
 
+STUDY_STATUSES = [
+    ("open", "Open"),
+    ("paused", "Paused"),
+    ("closed", "Closed"),
+]
+
+
 class Study(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
@@ -86,6 +93,10 @@ class Study(models.Model):
     # Set at the first enrolment: from then on scenarios and systems are fixed, or the balance would break.
     design_locked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The life cycle (studies/design/lifecycle.py, docs/running-a-study.md): null reads as "open". Nullable
+    # without a default so SQLite adds the columns in place (the triggers of 0002 forbid a table rebuild).
+    status = models.CharField(max_length=10, null=True, blank=True, choices=STUDY_STATUSES)  # noqa: DJ001
+    status_changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "studies"
@@ -217,6 +228,9 @@ class Participant(models.Model):
     panel_session_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     panel_status = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001
     panel_status_at = models.DateTimeField(null=True, blank=True)
+    # Set on a researcher's try-out participant ("Try it as a participant", studies/design/lifecycle.py): its
+    # rows are stored apart from the study's data, never counted in the balance, scores or exports.
+    preview_at = models.DateTimeField(null=True, blank=True)
 
     objects = ParticipantQuerySet.as_manager()
 

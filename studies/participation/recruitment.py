@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from studies.design.latin_square import participant_assignment, row_to_issue
+from studies.design.lifecycle import OPEN, PARTICIPANT_MESSAGES, status_of
 from studies.errors import RecruitmentError, Refused
 from studies.models import (
     Assignment,
@@ -685,7 +686,7 @@ def row_counts(
         recruitment = Recruitment.objects.filter(study=study).first()
     minutes = recruitment.time_limit_minutes if recruitment else None
     participants = list(
-        Participant.objects.filter(study=study).only(
+        Participant.objects.filter(study=study, preview_at__isnull=True).only(
             "pk", "enrolment_index", "plan_row", "reissue_of", "state", "started_at", "state_changed_at"
         )
     )
@@ -763,6 +764,8 @@ def _join_locked(*, study: Study, ids: PanelIds, now: datetime) -> Joined:
     existing = Participant.objects.filter(study=study, panel_id=ids.panel_id).first()
     if existing is not None:
         return Joined(existing, False)
+    if (status := status_of(study)) != OPEN:  # paused or closed: no new participant (design/lifecycle.py)
+        raise Refused(PARTICIPANT_MESSAGES[status])
     recruitment = recruitment_of(study)
     if not recruitment.public_link_open or recruitment.closed_at is not None:
         raise Refused("This study is not taking new participants at the moment. Thank you for your interest.")
@@ -778,7 +781,12 @@ def _join_locked(*, study: Study, ids: PanelIds, now: datetime) -> Joined:
     row, freed_from = row_to_issue(
         holders=counts.holders, freed=counts.open_freed, next_fresh=counts.next_fresh, closed_rows=closed
     )
-    index = study.participants.order_by("-enrolment_index").values_list("enrolment_index", flat=True).first()
+    index = (
+        study.participants.filter(preview_at__isnull=True)  # a preview's index is out of the plan's range
+        .order_by("-enrolment_index")
+        .values_list("enrolment_index", flat=True)
+        .first()
+    )
     index = 0 if index is None else index + 1
     code = f"P{index + 1:03d}"
     if study.participants.filter(code=code).exists():

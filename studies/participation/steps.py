@@ -22,6 +22,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from studies.design.lifecycle import participant_check_accepting
 from studies.design.questionnaires import (
     DEFAULT_POST_TASK_QUESTIONNAIRE,
     DEFAULT_QUESTIONNAIRE,
@@ -154,6 +155,7 @@ def consent_record(*, participant: Participant, consent_version: str, client_eve
     participant_check_active(participant)
     if participant.consented_at is not None:
         return participant
+    participant_check_accepting(participant)  # paused or closed: no new step (studies/design/lifecycle.py)
     study = participant.study
     if consent_version != study.consent_version:
         raise Refused("The consent text has changed since the page was loaded; please read it again.")
@@ -203,6 +205,7 @@ def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], 
     participant_check_consented(participant)
     if _stored(participant, client_event_id) is not None or participant.questionnaire_answers:
         return participant
+    participant_check_accepting(participant)
     cleaned = answers_clean(questionnaire_items(study=participant.study), answers)
 
     def write():
@@ -233,6 +236,7 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
         if existing.ended_at is not None:
             raise Refused("This scenario is finished and cannot be worked again.")
         return existing
+    participant_check_accepting(participant)  # a started session goes on; a new one waits while paused
     step = participant_step(participant=participant)
     if step.kind != "scenario" or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")

@@ -19,7 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 
-from studies.design import selectors
+from studies.design import lifecycle, selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
 from studies.participation import clock, recruitment, rules
@@ -109,6 +109,13 @@ def participant_home(request, token):
     if step.kind == "search" and rules.session_expire_if_due(session=step.session):
         step = selectors.participant_step(participant=participant)
     study = participant.study
+    # Paused or closed: a session already started is finished (search, post-task), nothing new begins.
+    if step.kind not in ("search", "post_task", "done", "withdrawn", "declined"):
+        try:
+            lifecycle.participant_check_accepting(participant)
+        except Refused as refusal:
+            return render(request, "participate/paused.html", _context(
+                participant, step, message=refusal.message, status=lifecycle.status_of(study)))
     if step.kind == "scenario" and step.position == 1 and (checks := recruitment.checks_progress(participant)).pending:
         return render(request, "participate/checks.html", _context(
             participant, step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]))

@@ -142,6 +142,12 @@ MATRIX: dict[tuple[str, str], Row] = {
                                         lambda w: {}),
     ("studies:participants_enrol", "POST"): Row("POST", study_path("/studies/{slug}/participants/enrol/"),
                                                 RESEARCHER_PAGE, lambda w: {"enrol-count": "1"}),
+    # The life cycle and the preview (studies/design/lifecycle_views.py).
+    ("studies:study_status", "POST"): Row("POST", study_path("/studies/{slug}/status/"), RESEARCHER_PAGE,
+                                          lambda w: {"status": "paused"}),
+    ("studies:preview_start", "POST"): Row("POST", study_path("/studies/{slug}/preview/"), RESEARCHER_PAGE),
+    ("studies:preview_delete", "POST"): Row("POST", study_path("/studies/{slug}/preview/delete/"),
+                                            RESEARCHER_PAGE),
     # The set-up checklist and its steps (studies/design/setup_views.py). The world's design is locked (two
     # participants): Bob's edits and removals are refused with the reason, on a page or after a redirect.
     ("studies:setup", "GET"): Row("GET", study_path("/studies/{slug}/setup/"), RESEARCHER_PAGE),
