@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
@@ -19,6 +20,7 @@ from studies.models import (
     Assignment,
     Participant,
 )
+from studies.participation import clock
 from studies.participation import steps as participation
 
 
@@ -62,6 +64,7 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
                 participant=self.participant,
                 assignment=assignment,
                 client_event_id=data.validated_data["client_event_id"],
+                client_time=data.validated_data.get("time"),
             )
         except participation.Refused as refusal:
             return conflict(refusal.message)
@@ -80,6 +83,7 @@ class ParticipantEvents(ParticipantScoped, APIView):
 
     @extend_schema(request=s.EventBatchDocSerializer, responses={200: s.AckBatchSerializer})
     def post(self, request):
+        received_at = timezone.now()
         # Only the batch's shape is checked here: each event is checked on its own (studies/participation/event_checks.py),
         # so one malformed event gets its own refusal and the others are stored.
         events = request.data.get("events") if isinstance(request.data, dict) else None
@@ -87,5 +91,9 @@ class ParticipantEvents(ParticipantScoped, APIView):
             raise ValidationError({"events": 'expected {"events": [one or more events]}'})
         if too_many := participation.too_many_events(events):
             return Response({"events": too_many}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-        acks = participation.events_ingest(participant=self.participant, events=events)
-        return Response({"acks": acks})
+        # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
+        clock_sample, clock_refused = clock.batch_sample(request.data.get("clock"), received_at=received_at)
+        acks = participation.events_ingest(participant=self.participant, events=events, clock_sample=clock_sample)
+        if "clock" not in request.data:
+            return Response({"acks": acks})
+        return Response({"acks": acks, "clock": clock.answer(received_at, timezone.now(), clock_refused)})
