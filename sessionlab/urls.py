@@ -21,6 +21,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", LoginView.as_view(), name="login"),  # rate-limited (sessionlab/ratelimit.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Any account changes its password here (assessors and researchers get a one-time one: docs/security.md).
+    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
     path("studies/", include("studies.interchange.urls")),  # the study's downloads

@@ -132,6 +132,10 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("login", "GET"): Row("GET", fixed("/accounts/login/"), PUBLIC),
     ("logout", "POST"): Row("POST", fixed("/accounts/logout/"), dict.fromkeys(ROLES, LOGIN)),
     # Researcher pages.
+    # Every account changes its own password (sessionlab/urls.py; Django's views).
+    ("password_change", "GET"): Row("GET", fixed("/accounts/password/"), LOGGED_IN),
+    ("password_change", "POST"): Row("POST", fixed("/accounts/password/"), LOGGED_IN, lambda w: {}),
+    ("password_change_done", "GET"): Row("GET", fixed("/accounts/password/done/"), LOGGED_IN),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "POST"): Row("POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}),
