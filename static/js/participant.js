@@ -612,7 +612,7 @@
   function finish(reason) {
     if (state.finished) { return; }
     closeDocument();
-    markSend();
+    if (reason) { markSend(); } else { state.mark = null; }  // ended elsewhere: a mark would be refused
     state.finished = true;
     if (reason) { enqueue("session_end", { reason: reason }); }
     Array.prototype.forEach.call(app.querySelectorAll("button, input"), function (el) { el.disabled = true; });
