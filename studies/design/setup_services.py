@@ -145,13 +145,18 @@ def consent_update(*, study: Study, text: str, version: str, by=None) -> Study:
         raise DesignError("the consent text needs a version")
     if text == study.consent_text and version == study.consent_version:
         return study
-    consented = study.participants.filter(consent_version=study.consent_version, consented_at__isnull=False)
+    consented = study.participants.filter(
+        preview_at__isnull=True, consent_version=study.consent_version, consented_at__isnull=False
+    )
     if text != study.consent_text and version == study.consent_version and consented.exists():
         raise DesignError(
             f"participants consented to version {study.consent_version!r}: give the changed text "
             "a new version"
         )
-    if version != study.consent_version and study.participants.filter(consent_version=version).exists():
+    if (
+        version != study.consent_version
+        and study.participants.filter(preview_at__isnull=True, consent_version=version).exists()
+    ):
         raise DesignError(f"version {version!r} was used before, for another text; choose a new one")
     AuditEntry.objects.create(
         study=study,
@@ -169,7 +174,7 @@ def consent_update(*, study: Study, text: str, version: str, by=None) -> Study:
 def consent_versions(*, study: Study) -> list[dict]:
     """Every version of the consent text, newest first: {"version", "text", "current", "consented"}."""
     counts: dict[str, int] = {}
-    for version in study.participants.filter(consented_at__isnull=False).values_list(
+    for version in study.participants.filter(preview_at__isnull=True, consented_at__isnull=False).values_list(
         "consent_version", flat=True
     ):
         counts[version] = counts.get(version, 0) + 1

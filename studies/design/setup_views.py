@@ -42,7 +42,7 @@ def study_setup(request, slug):
             "study": study,
             "steps": steps,
             "ready": study_ready(steps),
-            "enrolled": study.participants.count(),
+            "enrolled": study.participants.filter(preview_at__isnull=True).count(),
         },
     )
 
@@ -327,7 +327,9 @@ def questionnaires(request, slug):
             "item_form": item_form,
             "instrument_form": instrument_form,
             "instruments": INSTRUMENTS.values(),
-            "answered": study.participants.exclude(questionnaire_answers={}).count(),
+            "answered": study.participants.filter(preview_at__isnull=True)
+            .exclude(questionnaire_answers={})
+            .count(),
         },
         status=400 if bad else 200,
     )

@@ -40,3 +40,13 @@ def test_the_time_limit_is_set_and_cleared(alice_client, study):
     )
     study.refresh_from_db()
     assert study.time_limit_minutes is None
+
+
+def test_a_researcher_s_preview_consent_does_not_fix_the_text(alice_client, alice, designed_study):
+    from studies.design.lifecycle import preview_start
+
+    preview = preview_start(study=designed_study, by=alice)
+    preview.consented_at, preview.consent_version = timezone.now(), "1"
+    preview.save(update_fields=["consented_at", "consent_version"])
+    assert save(alice_client, designed_study, "Reworded after trying it.", "1").status_code == 302
+    assert alice_client.get(f"/studies/{designed_study.slug}/setup/").context["enrolled"] == 0
