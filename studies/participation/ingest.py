@@ -10,6 +10,12 @@ the query's insert with its results' documents, the writes. Events are checked a
 that state in memory, so an event may refer to one earlier in the same batch (a document opened from the query
 just logged). A re-sent event answers its stored acknowledgement and builds nothing. A refused event is stored with its refusal (unless the participant declined or withdrew),
 so a re-send is refused the same way. docs/performance-load.md gives the figures this design is for.
+
+Times (docs/time-model.md): every row an event builds takes the event's time on its session's timeline (client
+time + the session's clock offset, `_Batch.at`). A batch whose clock sample beats a session's estimate moves
+that session's derived times first (`clock_apply`: one UPDATE per table, a few times a session). An external
+system's query or page reads its documents before the insert (one round trip more), since an unknown one
+refuses the event before anything is written.
 """
 
 from __future__ import annotations
