@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.db.models import Count
 
 from studies.models import Participant
 
@@ -235,7 +236,29 @@ def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> l
 
 
 def study_runs(study):
-    return ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
+    return (ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
+            .annotate(scored=Count("session_scores")))
+
+
+def run_progress_text(run: ScoringRun, scored: int | None = None) -> str:
+    """What a run's status says. A pass is a full scoring or an incremental one (a live run re-scores only the
+    sessions that changed), so the pass's own "done/total" is not the run's size: a finished run says how many
+    sessions it holds, and how many its last update re-scored when that was fewer (issue 19: "Done 1/1
+    sessions" after one live session was re-scored while the run held 121). `scored`: the run's session
+    scores, counted here if not given."""
+    if scored is None:
+        scored = SessionScore.objects.filter(run=run).count()
+    partial = 0 < run.progress_total < scored
+    if run.status == ScoringRun.Status.DONE:
+        text = f"{scored} session{'s' if scored != 1 else ''} scored"
+        return text + (f"; the last update re-scored {run.progress_total}" if partial else "")
+    if run.status == ScoringRun.Status.RUNNING:
+        if partial:
+            return f"updating: {run.progress_done}/{run.progress_total} changed sessions re-scored, of {scored}"
+        return f"{run.progress_done}/{run.progress_total} sessions scored"
+    if run.status == ScoringRun.Status.PENDING:
+        return "waiting for a worker"
+    return f"{scored} session{'s' if scored != 1 else ''} scored before it stopped"
 
 
 NUMERIC_KINDS = ("integer", "scale", "number", "float")

@@ -137,9 +137,11 @@ def run_make_default(request, slug, run_id):
 @researcher_required
 def run_status(request, slug, run_id):
     run = _run_for(request, slug, run_id)
+    scored = run.session_scores.count()
     return JsonResponse({
         "status": run.status, "done": run.progress_done, "total": run.progress_total, "stale": run.stale,
-        "error": run.error, "finished": run.is_finished,
+        "error": run.error, "finished": run.is_finished, "scored": scored,
+        "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
     })
 
 
@@ -156,6 +158,7 @@ def _dashboard_context(request, run):
     ]
     return {
         "run": run, "study": study, "filters": filters, "chart_urls": chart_urls,
+        "run_progress": selectors.run_progress_text(run),
         "scenarios": study.scenarios.order_by("id"), "systems": study.systems.order_by("id"),
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],

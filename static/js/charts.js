@@ -48,7 +48,8 @@
         .then(function (job) {
           bar.max = Math.max(job.total, 1);
           bar.value = job.done;
-          text.textContent = job.done + "/" + job.total + " " + options.unit;
+          // A job may say it in words (a scoring run: its size and its last update), else done/total.
+          text.textContent = job.text || (job.done + "/" + job.total + " " + options.unit);
           status.textContent = job.status;
           if (job.finished) { window.location.reload(); return; }
           if (options.onTick) { options.onTick(job); }

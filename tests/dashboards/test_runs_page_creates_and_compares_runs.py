@@ -34,7 +34,8 @@ def test_a_run_is_created_with_every_option_and_scored(owner, django_capture_on_
                                           "reference", "patient searcher")
     assert run.is_default and run.reference_version.number == 1
     status = client.get(reverse("scoring:run_status", args=[study.slug, run.pk])).json()
-    assert status == {"status": "done", "done": 32, "total": 32, "stale": False, "error": "", "finished": True}
+    assert status == {"status": "done", "done": 32, "total": 32, "stale": False, "error": "", "finished": True,
+                      "scored": 32, "text": "32 sessions scored"}
     page = client.get(reverse("scoring:run_detail", args=[study.slug, run.pk])).content.decode()
     assert "vendor/plotly-4.1.1.min.js" in page and "js/charts.js" in page
     assert page.count('class="chart"') == len(CHARTS) == 10 and "data-url=" in page
