@@ -229,8 +229,9 @@ class SessionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SearchSession
+        # Times are on the session's timeline: the client's clock + clock_offset_ms (docs/time-model.md).
         fields = ["id", "participant", "scenario", "system", "position", "started_at", "ended_at", "end_reason",
-                  "post_task_answers", "query_count"]
+                  "post_task_answers", "query_count", "clock_offset_ms", "clock_delay_ms"]
 
 
 class SessionDetailSerializer(SessionSerializer):

@@ -108,6 +108,7 @@ def test_a_front_end_logs_a_whole_session_an_hour_late(enrolled):
     )
     assert session.status_code == 201, session.content
     session_id = session.json()["id"]
+    assert session.json()["clock_offset_ms"] is not None  # the start's one-way sample
 
     def event(n, kind, seconds, **data):
         return {
@@ -184,6 +185,8 @@ def test_a_front_end_logs_a_whole_session_an_hour_late(enrolled):
     # The Session Track log, through the API: the click between its query and the next.
     researcher_token = Http().post("/api/auth/token/", {"username": "alice", "password": "alice-password"})
     researcher = Http(f"Token {researcher_token.json()['token']}")
+    listed = researcher.get(f"/api/studies/{study['id']}/sessions/{session_id}/").json()
+    assert listed["clock_offset_ms"] == record.clock_offset_ms and listed["clock_delay_ms"] is None
     xml = researcher.get(f"/api/studies/{study['id']}/session-track/")
     assert xml.status_code == 200
     root = ET.fromstring(xml.content)
