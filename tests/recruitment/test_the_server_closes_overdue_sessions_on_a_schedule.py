@@ -111,3 +111,11 @@ def test_a_server_without_a_beat_sweeps_by_command(abandoned):
     assert "1 sessions ended" in out.getvalue()
     abandoned.refresh_from_db()
     assert abandoned.end_reason == "timed_out"
+
+
+def test_with_a_broker_the_page_leaves_the_sweep_to_the_beat(client, alice, abandoned, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    client.force_login(alice)
+    assert client.get(f"/studies/{abandoned.assignment.participant.study.slug}/").status_code == 200
+    abandoned.refresh_from_db()
+    assert abandoned.ended_at is None
