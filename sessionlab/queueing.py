@@ -28,7 +28,10 @@ BROKER_ERRORS = (BrokerError, RedisError, ConnectionError, TimeoutError)
 def task_named(name: str):
     """The registered Celery task called `name` (its explicit `name=`). Services queue the tasks that call them
     by name, so a service module never imports its tasks module: no import cycle, and the name is the one the
-    broker and the beat schedule hold. Reading the registry finalizes the app, which imports every tasks module."""
+    broker and the beat schedule hold. A process that has not imported its tasks modules yet (a web process
+    before its first queueing) imports them here, as a worker does at start."""
+    if name not in current_app.tasks:
+        current_app.loader.import_default_modules()
     return current_app.tasks[name]
 
 
