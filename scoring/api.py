@@ -29,7 +29,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from sessionlab.spreadsheet import safe_rows
-from studies.api.views import OneOf, StudyCode, StudyScoped, filter_parameters, query_parameter
+from studies.api.views.common import OneOf, StudyCode, StudyScoped, filter_parameters, query_parameter
 from studies.models import SearchSession
 
 from . import services

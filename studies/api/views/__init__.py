@@ -2,10 +2,5 @@
 participant_api) on shared bases in `common`: generic views for plain reads and CRUD, explicit views (input
 serializer -> service -> output serializer) where a write has side effects. Every researcher view is scoped to
 one study the caller may see (`visible_study`, 404 otherwise); list querysets load their relations in a fixed
-number of queries. studies/api/urls.py imports the modules themselves.
+number of queries. studies/api/urls.py imports the modules themselves."""
 
-The shared bases are re-exported here for scoring/api.py, which builds its run views on them."""
-
-from studies.api.views.common import OneOf, StudyCode, StudyScoped, filter_parameters, query_parameter
-
-__all__ = ["OneOf", "StudyCode", "StudyScoped", "filter_parameters", "query_parameter"]
