@@ -30,6 +30,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from studies.design.questionnaires import usable_items
 from studies.models import Participant, SearchSession
 from studies.participation import steps as participation
 
@@ -140,6 +141,9 @@ class SimulatedParticipant:
             "domain_years": max(0, round(rng.gauss(21.4, 7.6))),
             "search_skill": min(5, max(1, round(rng.gauss(2.4, 0.9)))),
         }
+        own = usable_items(participant.study.questionnaire)
+        if own:  # the study's own questionnaire (built on its set-up page), answered item by item
+            answers = answers_to(own, random.Random(f"answers-{participant.code}"))
         participation.questionnaire_save(participant=participant, answers=answers, **self._next("questionnaire"))
         for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
             session = participation.session_start(participant=participant, assignment=assignment,
@@ -180,9 +184,17 @@ class SimulatedParticipant:
                                   **self._next("session_end"))
         participation.post_task_save(
             participant=self.participant, session=session,
-            answers={"search_went_well": 4 if reason == SearchSession.EndReason.SATISFIED else rng.randint(1, 3)},
+            answers=self._post_task_answers(reason, session),
             **self._next("post_task"),
         )
+
+    def _post_task_answers(self, reason: str, session: SearchSession) -> dict:
+        # One draw of the main generator whatever the questionnaire, so a study's other draws stay the same.
+        went_well = 4 if reason == SearchSession.EndReason.SATISFIED else self.rng.randint(1, 3)
+        own = usable_items(self.participant.study.post_task_questionnaire)
+        if own:  # e.g. NASA-TLX added on the set-up page
+            return answers_to(own, random.Random(f"post-task-{self.participant.code}-{session.pk}"))
+        return {"search_went_well": went_well}
 
     def _scan(self, session, query_position: int, results: list, grades, judged: set[str]) -> list[int]:
         """Read snippets down to the scan depth, open and judge some; returns the grades given."""
@@ -233,6 +245,24 @@ class SimulatedParticipant:
             dropped.pop(rng.randrange(len(dropped)))
             return dropped
         return current + [rng.choice(words)]
+
+
+def answers_to(items: list[dict], rng: random.Random) -> dict:
+    """Plausible answers to questionnaire items of any type (studies/design/questionnaires.py)."""
+    answers = {}
+    for item in items:
+        kind, low, high = item.get("kind", "text"), item.get("min"), item.get("max")
+        if kind in ("scale", "integer"):
+            low = 0 if low is None else low
+            answers[item["name"]] = rng.randint(low, max(low, 10 if high is None else high))
+        elif kind == "number":
+            low = 0.0 if low is None else float(low)
+            answers[item["name"]] = round(rng.uniform(low, max(low, 10.0 if high is None else float(high))), 1)
+        elif kind == "choice":
+            answers[item["name"]] = rng.choice(item["choices"])
+        elif item.get("required", True):
+            answers[item["name"]] = "no comment"
+    return answers
 
 
 def first_search_start(*, participant: Participant, answers: Mapping) -> SearchSession:

@@ -1,6 +1,7 @@
 """A researcher, starting from an empty database and only the browser, uploads the Cranfield zip, watches the
 progress bar finish, creates a study on it with two built-in systems and four scenarios from its topics, adds
-NASA-TLX after each task and enrols eight participants. Debian's Chromium through Playwright.
+NASA-TLX after each task, enrols eight participants, previews the study, and scores it once two simulated
+participants have worked. Debian's Chromium through Playwright.
 
 With SESSIONLAB_SCREENSHOTS=<folder> the test saves a screenshot of each step there (docs/img/ is made so)."""
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from studies.models import Collection, Study
+from studies.participation.simulation import participants_simulate
 from tests.browser.csp import csp_listen, csp_violations
 
 
@@ -103,19 +105,40 @@ def test_a_researcher_sets_up_a_study_in_the_browser(live_server, chromium, cran
     page.goto(f"{live_server.url}/studies/wings-and-flow/setup/")
     assert "Latin square" in page.inner_text("#step-systems")
 
+    # 7. A preview, stored apart; then two (simulated) participants work and the researcher scores the study.
+    page.goto(f"{live_server.url}/studies/wings-and-flow/")
+    with page.context.expect_page() as opened:
+        page.click("#preview-start")
+    preview = opened.value
+    preview.wait_for_load_state()
+    assert "/p/" in preview.url
+    preview.close()
+    study = Study.objects.get(slug="wings-and-flow")
+    version = study.reference_versions.get()
+    reference = {}
+    for topic, doc, grade in version.judgments.values_list("topic_id", "document__external_id", "grade"):
+        reference.setdefault(topic, {})[doc] = grade
+    workers = list(study.participants.filter(preview_at__isnull=True).order_by("enrolment_index")[:2])
+    assert participants_simulate(participants=workers, reference=reference) == 8
+    page.goto(f"{live_server.url}/scoring/wings-and-flow/")
+    with page.expect_navigation():
+        page.click("text=Score the study")
+    page.goto(f"{live_server.url}/scoring/wings-and-flow/")
+    shot(page, "8-dashboards")
+    assert "Done: 8 sessions" in page.inner_text("main")  # two participants x four scenarios, scored
+
     # At phone width, no set-up page is wider than the phone (wide tables scroll inside their box).
     page.set_viewport_size({"width": 390, "height": 844})
     for step in ("", "systems/", "scenarios/", "questionnaires/", "consent/"):
         page.goto(f"{live_server.url}/studies/wings-and-flow/setup/{step}")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, step
 
-    study = Study.objects.get(slug="wings-and-flow")
     assert study.collection == Collection.objects.get(name="Cranfield")
     assert list(study.systems.values_list("code", "config")) == [
         ("A", {"configuration": "bm25_title_text"}),
         ("B", {"configuration": "bm25_text"}),
     ]
     assert list(study.scenarios.values_list("topic_id", flat=True)) == ["1", "2", "3", "4"]
-    assert len(study.post_task_questionnaire) == 6 and study.participants.count() == 8
+    assert len(study.post_task_questionnaire) == 6 and study.participants.filter(preview_at__isnull=True).count() == 8
     assert study.reference_versions.get().judgments.count() > 0  # Cranfield's qrels, on the 0..3 scale
     assert csp_violations(page, reports) == []

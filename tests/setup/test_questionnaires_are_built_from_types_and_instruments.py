@@ -130,3 +130,16 @@ def test_the_sus_score_follows_brooke():
     assert sus_score({f"sus_{n}": (5 if n % 2 else 1) for n in range(1, 11)}) == 100.0
     assert sus_score({f"sus_{n}": 3 for n in range(1, 11)}) == 50.0
     assert sus_score({"sus_1": 5}) is None
+
+
+def test_simulated_participants_answer_the_study_s_own_questionnaires():
+    import random
+
+    from studies.design.instruments import NASA_TLX
+    from studies.participation.simulation import answers_to
+
+    items = [*NASA_TLX.items, {"name": "role", "label": "Role", "kind": "choice", "choices": ["GP", "nurse"]},
+             {"name": "notes", "label": "Notes", "kind": "text", "required": False}]
+    answers = answers_to(items, random.Random(1))
+    assert all(0 <= answers[f"tlx_{n}"] <= 20 for n in ("mental", "effort", "frustration"))
+    assert answers["role"] in ("GP", "nurse") and "notes" not in answers
