@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from studies.api import urls as studies_api_urls
 from studies.design import views as study_views
 
-from . import api_errors
+from . import api_errors, docs_views
 from .auth_views import LoginView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
@@ -24,6 +24,9 @@ urlpatterns = [
     # Any account changes its password here (assessors and researchers get a one-time one: docs/security.md).
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    # The documentation, served so that forms' help can link to it (sessionlab/docs_views.py).
+    path("docs/", docs_views.doc_index, name="docs_index"),
+    path("docs/<slug:name>/", docs_views.doc_page, name="doc_page"),
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
     path("studies/", include("studies.interchange.urls")),  # the study's downloads

@@ -14,6 +14,8 @@ from django.core.cache import cache
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
@@ -31,35 +33,90 @@ from .registry import CHARTS, chart_build, meta_evaluation_tables
 CACHE_SECONDS = 24 * 3600
 
 
+# The options in plain words, with the paper's term (the value the API and the command line take) beside them
+# (issue 19: "b, bq, 2008/2002/log2/kanoulas2011, pad/as_is" meant nothing to a new researcher).
+FORMULATION_WORDS = {
+    "2008": "Session DCG of the paper (Järvelin et al., ECIR 2008)",
+    "2002": "DCG as first defined: no discount before rank b (Järvelin & Kekäläinen 2002)",
+    "log2": "Discount by log2 of the rank, as trec_eval's nDCG",
+    "kanoulas2011": "Session Track form: gain 2^grade − 1, weights ignored (Kanoulas et al., SIGIR 2011)",
+}
+GAIN_WORDS = {"linear": "The weights above", "exponential": "2^grade − 1, whatever the weights"}
+DUPLICATE_WORDS = {"every": "Counts every time it is shown", "first": "Counts only the first time it is shown"}
+SHORT_LIST_WORDS = {"pad": "Filled up to X with results worth nothing",
+                    "as_is": "Kept as short as it was, and its ideal cut the same"}
+SCAN_WORDS = {"fixed": "Everyone looked at the top X",
+              "observed": "As deep as each participant went (documents opened, “I stopped scanning here”)"}
+
+
+def _choices(values, words):
+    return [(value, f"{words.get(value, value)} ({value})") for value in values]
+
+
+def _doc_link(section: str, text: str = "more") -> str:
+    url = reverse("doc_page", args=["scoring-sessions"])
+    return f' <a href="{url}#{section}" target="_blank" rel="noopener">{text}</a>'
+
+
 class RunForm(forms.Form):
-    label = forms.CharField(max_length=200, required=False)
-    weights = forms.CharField(help_text="Gain of grades 0, 1, 2, ...")
-    b = forms.FloatField(initial=2.0, help_text="Rank log base, > 1 (2: impatient; 10: patient)")
-    bq = forms.FloatField(initial=4.0, help_text="Query log base, 1 < bq < 1000")
-    top = forms.IntegerField(initial=10, min_value=1, max_value=1000, label="Top X")
-    formulation = forms.ChoiceField(choices=[(f, f) for f in FORMULATIONS], initial="2008")
-    gain = forms.ChoiceField(choices=ScoringRun.Gain.choices, initial="linear")
-    duplicates = forms.ChoiceField(choices=[(d, d) for d in DUPLICATES], initial="every")
-    short_lists = forms.ChoiceField(choices=[(s, s) for s in SHORT_LISTS], initial="pad")
-    scan = forms.ChoiceField(choices=[(s, s) for s in SCANS], initial="fixed")
-    judgments = forms.ChoiceField(choices=ScoringRun.Judgments.choices, initial="reference")
+    label = forms.CharField(max_length=200, required=False, label="Name of the run (optional)",
+                            help_text="Shown in the list of runs, e.g. “impatient searchers”.")
+    weights = forms.CharField(label="Value of each grade (weights)")
+    b = forms.FloatField(initial=2.0, label="Patience down a result list (b, the rank's log base)")
+    bq = forms.FloatField(initial=4.0, label="Patience across queries (bq, the query's log base)")
+    top = forms.IntegerField(initial=10, min_value=1, max_value=1000,
+                             label="Results looked at per query (top X)")
+    formulation = forms.ChoiceField(choices=_choices(FORMULATIONS, FORMULATION_WORDS), initial="2008",
+                                    label="Formula (formulation)")
+    gain = forms.ChoiceField(choices=_choices(ScoringRun.Gain.values, GAIN_WORDS), initial="linear",
+                             label="What a relevant document is worth (gain)")
+    duplicates = forms.ChoiceField(choices=_choices(DUPLICATES, DUPLICATE_WORDS), initial="every",
+                                   label="A document shown again by a later query (duplicates)")
+    short_lists = forms.ChoiceField(choices=_choices(SHORT_LISTS, SHORT_LIST_WORDS), initial="pad",
+                                    label="A query with fewer than X results (short lists)")
+    scan = forms.ChoiceField(choices=_choices(SCANS, SCAN_WORDS), initial="fixed",
+                             label="How deep each result list was looked at (scan depth)")
+    judgments = forms.ChoiceField(choices=ScoringRun.Judgments.choices, initial="reference",
+                                  label="Whose relevance judgments (judgments)")
     measures = forms.MultipleChoiceField(
         choices=[(name, MEASURE_LABELS[name]) for name in MEASURES], required=False,
         widget=forms.CheckboxSelectMultiple, label="Also compute",
-        help_text="Other session measures, stored per session beside sDCG (docs/scoring-sessions.md).",
     )
-    make_default = forms.BooleanField(required=False, label="Make it the study's default (live) run")
+    make_default = forms.BooleanField(required=False, label="Make it the study's default (live) run",
+                                      help_text="The live run is re-scored as participants finish sessions.")
 
     def __init__(self, *args, study, **kwargs):
         super().__init__(*args, **kwargs)
+        # Help that links to the served docs (sessionlab/docs_views.py), not to a path in the repository.
+        helps = {
+            "b": "How fast a result loses value with its rank: 2 is an impatient searcher, 10 a patient one; "
+                 "above 1." + _doc_link("formulations"),
+            "bq": "How fast a later query's results lose value: 4 in the paper; between 1 and 1000."
+                  + _doc_link("formulations"),
+            "top": "The depth each query's results are scored to (10: the first page).",
+            "formulation": "Which definition of session DCG." + _doc_link("formulations", "the formulas"),
+            "gain": "Exponential is the Session Track's habit; the paper uses the weights." + _doc_link("grades"),
+            "duplicates": "Whether a document seen before still adds value."
+                          + _doc_link("the-choices-behind-the-options"),
+            "short_lists": "Padding compares every query with a full list of X."
+                           + _doc_link("the-choices-behind-the-options"),
+            "scan": "Observed depth needs opened documents or “stopped here” marks."
+                    + _doc_link("the-choices-behind-the-options"),
+            "judgments": "Reference judgments come from expert assessment or imported qrels.",
+            "measures": "Other session measures, stored per session beside sDCG."
+                        + _doc_link("other-session-measures", "what each one is"),
+        }
+        for name, text in helps.items():
+            self.fields[name].help_text = mark_safe(text)  # noqa: S308 (our own text and URLs)
         # The default weights follow the study's grade scale (session.default_weights); the help says which
         # grade gets which weight, so a scale of 0..4 is not met with the paper's four weights.
         self.grade_weights = grade_weights(study)
         self.fields["weights"].initial = ",".join(f"{w:g}" for _, _, w in self.grade_weights)
         self.fields["weights"].help_text = (
-            "Gain of each grade, in order; this study's default: "
-            + "; ".join(f"{value} ({label}) = {w:g}" for value, label, w in self.grade_weights)
+            "What each grade is worth, in order, separated by commas; this study's default: "
+            + "; ".join(f"{value} ({escape(label)}) = {w:g}" for value, label, w in self.grade_weights)
             + ". Each grade above the lowest is worth ten times the one below (the paper's 0,1,10,100 on 0..3)."
+            + _doc_link("grades")
         )
 
     def clean_weights(self):

@@ -30,8 +30,16 @@ class PlanForm(forms.Form):
 
 
 class InviteForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    email = forms.EmailField(required=False)
+    username = forms.CharField(
+        max_length=150,
+        label="Assessor's user name",
+        help_text=(
+            "A new name makes an assessor account and shows its one-time password once (they change it under "
+            "“Change password”); an existing assessor is added, and one of another lab is asked to accept first. "
+            '<a href="/docs/assessing/#assessors" target="_blank" rel="noopener">How assessors work</a>'
+        ),
+    )
+    email = forms.EmailField(required=False, label="E-mail address (optional)")
 
 
 class PresetForm(forms.Form):

@@ -94,7 +94,11 @@ def invitation_answer(request, pk):
 
 @researcher_required
 def manage(request, slug):
-    study = study_for_researcher(request, slug)
+    return _manage_page(request, study_for_researcher(request, slug))
+
+
+def _manage_page(request, study, *, invite_form=None, status=200):
+    """The study's assessment page; `invite_form`: a bound invitation form whose errors show beside its fields."""
     per_assessor, per_scenario = assessment_selectors.assessment_progress(study=study)
     plan = study.assessment_plan if hasattr(study, "assessment_plan") else None
     context = {
@@ -108,7 +112,7 @@ def manage(request, slug):
         "plan_form": PlanForm(
             prefix="plan", initial={"assessors_per_document": plan.assessors_per_document if plan else 1}
         ),
-        "invite_form": InviteForm(prefix="invite"),
+        "invite_form": invite_form or InviteForm(prefix="invite"),
         "invitations": study.assessor_invitations.exclude(status=AssessorInvitation.Status.ACCEPTED)
         .select_related("user")
         .order_by("-invited_at"),
@@ -116,7 +120,7 @@ def manage(request, slug):
         "publish_form": PublishForm(prefix="publish", study=study),
         "version_import_form": QrelsUploadForm(prefix="refqrels"),
     }
-    return render(request, "assessment/manage.html", context)
+    return render(request, "assessment/manage.html", context, status=status)
 
 
 @researcher_required
@@ -237,14 +241,16 @@ def assessor_invite(request, slug):
                 )
             return f"{membership.user.username} now assesses this study ({login})."
 
-        return form_post(
-            request,
-            InviteForm(request.POST, prefix="invite"),
-            lambda data: assessors.assessor_invite(study=study, invited_by=request.user, **data),
-            refusals=(StudiesError,),
-            success=invited,
-            redirect_to=_manage(study),
-        )
+        # Errors are shown beside the form's fields on the page itself (issue 19), not flashed above it.
+        form = InviteForm(request.POST, prefix="invite")
+        if not form.is_valid():
+            return _manage_page(request, study, invite_form=form, status=400)
+        try:
+            result = assessors.assessor_invite(study=study, invited_by=request.user, **form.cleaned_data)
+        except StudiesError as refusal:
+            form.add_error("username", str(refusal))
+            return _manage_page(request, study, invite_form=form, status=400)
+        messages.success(request, invited(result))
     return _manage(study)
 
 

@@ -136,6 +136,9 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("password_change", "GET"): Row("GET", fixed("/accounts/password/"), LOGGED_IN),
     ("password_change", "POST"): Row("POST", fixed("/accounts/password/"), LOGGED_IN, lambda w: {}),
     ("password_change_done", "GET"): Row("GET", fixed("/accounts/password/done/"), LOGGED_IN),
+    # The documentation (sessionlab/docs_views.py): public, as the repository is.
+    ("docs_index", "GET"): Row("GET", fixed("/docs/"), PUBLIC),
+    ("doc_page", "GET"): Row("GET", fixed("/docs/scoring-sessions/"), PUBLIC),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "POST"): Row("POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}),
