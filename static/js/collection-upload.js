@@ -11,6 +11,7 @@
   var error = document.getElementById("upload-error");
   var done = document.getElementById("upload-done");
   var link = document.getElementById("upload-collection");
+  var retry = document.getElementById("upload-retry");
 
   function show(state) {
     bar.value = state.progress;
@@ -20,6 +21,7 @@
     stage.textContent = state.stage;
     error.textContent = state.error;
     error.hidden = !state.error;
+    retry.hidden = state.status !== "failed";
     if (state.collection_url) {
       link.href = state.collection_url;
       done.hidden = false;

@@ -71,7 +71,7 @@ def collection_upload(request):
                 files={role: data.get(role) for role in services.FILE_ROLES},
             )
         except StudiesError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(_field_of(str(exc), data), str(exc))
         else:
             transaction.on_commit(lambda: collection_upload_process_task.delay(upload.pk))
             return redirect("library:upload_detail", pk=upload.pk)
@@ -89,6 +89,18 @@ def collection_upload(request):
         },
         status=400,
     )
+
+
+def _field_of(message: str, data: dict) -> str | None:
+    """The form field a refusal is about (shown next to it): the file it names, or the name."""
+    for role in services.FILE_ROLES:
+        if data.get(role) is not None and message.startswith(f"{data[role].name}:"):
+            return role
+    if "collection named" in message or "needs a name" in message:
+        return "name"
+    if "documents file" in message:
+        return "documents"
+    return None
 
 
 def _status(upload: CollectionUpload) -> dict:
