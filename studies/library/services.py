@@ -219,6 +219,19 @@ def _report(upload_id: int, status: str, progress: int, stage: str = "", error: 
     )
 
 
+def upload_not_queued(*, upload_id: int) -> None:
+    """The task could not be queued (the broker is unreachable): the upload ends as failed, saying why, rather
+    than waiting for ever; its files are removed."""
+    claimed = CollectionUpload.objects.filter(pk=upload_id, status=CollectionUpload.Status.QUEUED).update(
+        status=CollectionUpload.Status.FAILED,
+        progress=100,
+        stage="Nothing was imported",
+        error="The task queue could not be reached; nothing was imported. Upload the files again in a moment.",
+    )
+    if claimed:
+        shutil.rmtree(upload_root() / f"upload-{upload_id}", ignore_errors=True)
+
+
 def upload_process(*, upload_id: int) -> CollectionUpload:
     """Read, import and index one upload (the Celery task's body). Claims the upload with a conditional
     UPDATE, so a second delivery of the task does nothing; a refusal ends the upload as failed, with the

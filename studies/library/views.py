@@ -3,13 +3,13 @@ list, share, delete, and attach one to a study. Thin: an access-checked fetch, a
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Count
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from sessionlab.queueing import delay_on_commit
 from studies.design import services as design_services
 from studies.design.selectors import collections_visible_to, studies_visible_to
 from studies.design.views import researcher_required
@@ -73,7 +73,12 @@ def collection_upload(request):
         except StudiesError as exc:
             form.add_error(_field_of(str(exc), data), str(exc))
         else:
-            transaction.on_commit(lambda: collection_upload_process_task.delay(upload.pk))
+            # A broker outage must not fail the request: the upload then ends as failed, saying so.
+            delay_on_commit(
+                collection_upload_process_task,
+                upload.pk,
+                on_failure=lambda exc, pk=upload.pk: services.upload_not_queued(upload_id=pk),
+            )
             return redirect("library:upload_detail", pk=upload.pk)
     collections = (
         collections_visible_to(request.user).annotate(document_count=Count("documents")).order_by("name")

@@ -170,3 +170,14 @@ def test_a_bug_ends_the_upload_as_failed_not_stuck(alice_client, django_capture_
     upload(alice_client, django_capture_on_commit_callbacks, documents=("docs.jsonl", GOOD))
     row = CollectionUpload.objects.get()
     assert row.status == "failed" and "unexpected error" in row.error and "a bug" not in row.error
+
+
+def test_an_unreachable_queue_ends_the_upload_saying_so(alice, tmp_path):
+    from studies.library.services import upload_not_queued, upload_root
+
+    row = CollectionUpload.objects.create(owner=alice, name="Mine", format="jsonl", files={"documents": "d.jsonl"})
+    (upload_root() / f"upload-{row.pk}").mkdir(parents=True)
+    upload_not_queued(upload_id=row.pk)
+    row.refresh_from_db()
+    assert row.status == "failed" and "task queue could not be reached" in row.error
+    assert not (upload_root() / f"upload-{row.pk}").exists()
