@@ -40,6 +40,7 @@ def _rule_documents(scenario: Scenario, rule: str, top_x: int) -> dict[int, str]
     sessions = {
         "session__assignment__scenario": scenario,
         "session__assignment__participant__withdrawn_at__isnull": True,
+        "session__assignment__participant__preview_at__isnull": True,  # a preview never feeds a pool
     }
     why: dict[int, list[str]] = defaultdict(list)
     if rule in (AssessmentPool.Rule.RELEVANT, AssessmentPool.Rule.UNION):

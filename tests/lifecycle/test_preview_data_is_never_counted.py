@@ -121,3 +121,29 @@ def test_a_preview_goes_on_while_paused_but_not_once_closed(designed_study, alic
     lifecycle.study_status_change(study=designed_study, status="closed", by=alice)
     with pytest.raises(StudyStatusError, match="closed"):
         lifecycle.preview_start(study=designed_study, by=alice)
+
+
+def test_assessment_pools_never_take_a_previews_documents(previewed):
+    from studies.assessment import pools
+
+    study, preview = previewed
+    pools.pool_build(study=study, rule="top_x", top_x=10)
+    scenario = preview.assignments.get(position=1).scenario
+    pooled = set(scenario.assessment_pool.documents.values_list("document__external_id", flat=True))
+    real = set(
+        ShownResult.objects.filter(
+            query__session__assignment__scenario=scenario,
+            query__session__assignment__participant__preview_at=None,
+        ).values_list("document__external_id", flat=True)
+    )
+    preview_only = (
+        set(
+            ShownResult.objects.filter(query__session__assignment__participant=preview).values_list(
+                "document__external_id", flat=True
+            )
+        )
+        - real
+    )
+    assert (
+        pooled == real and preview_only
+    )  # the preview showed a document nobody else did, and it is not pooled
