@@ -47,9 +47,10 @@ class StudySerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "slug", "description", "owner", "collection", "consent_text", "consent_version",
             "questionnaire", "post_task_questionnaire", "time_limit_minutes", "design_locked_at", "created_at",
-            "grade_levels",
+            "grade_levels", "status", "status_changed_at",
         ]
-        read_only_fields = ["slug", "collection", "design_locked_at", "created_at"]
+        # status: read here, changed on the study page only (studies/design/lifecycle.py keeps its rules).
+        read_only_fields = ["slug", "collection", "design_locked_at", "created_at", "status", "status_changed_at"]
         # The page's form's bounds (studies/design/forms.py); the model alone allowed 0 and past a timedelta's range.
         extra_kwargs = {"time_limit_minutes": {"min_value": 1, "max_value": MAX_TIME_LIMIT_MINUTES}}
 

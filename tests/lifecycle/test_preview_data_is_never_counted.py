@@ -147,3 +147,15 @@ def test_assessment_pools_never_take_a_previews_documents(previewed):
     assert (
         pooled == real and preview_only
     )  # the preview showed a document nobody else did, and it is not pooled
+
+
+def test_the_api_lists_no_preview_and_shows_the_status(client, previewed, alice):
+    study, preview = previewed
+    client.force_login(alice)
+    listed = client.get(f"/api/studies/{study.pk}/participants/").json()
+    codes = [row["code"] for row in listed.get("results", listed)]
+    assert codes == ["P001", "P002"]
+    assert client.get(f"/api/studies/{study.pk}/").json()["status"] is None  # null reads as open
+    client.logout()
+    me = client.get("/api/participant/", headers={"Authorization": f"Participant {preview.access_token}"})
+    assert me.status_code == 200 and me.json()["code"] == preview.code

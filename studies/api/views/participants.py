@@ -45,14 +45,16 @@ class ParticipantList(StudyScoped, generics.ListAPIView):
     filters = PARTICIPANT_FILTERS
 
     def get_queryset(self):
-        return participants_with_assignments(self.study)
+        # A preview's participant is not one of the study's (studies/design/lifecycle.py).
+        return participants_with_assignments(self.study).filter(preview_at__isnull=True)
 
 
 class ParticipantDetail(StudyScoped, generics.RetrieveAPIView):
     serializer_class = s.ParticipantSerializer
 
     def get_queryset(self):
-        return participants_with_assignments(self.study)
+        # A preview's participant is not one of the study's (studies/design/lifecycle.py).
+        return participants_with_assignments(self.study).filter(preview_at__isnull=True)
 
 
 class ParticipantEnrol(StudyScoped, APIView):
