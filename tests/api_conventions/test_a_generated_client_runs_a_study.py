@@ -32,6 +32,7 @@ package_name_override: {PACKAGE}
 post_hooks: []
 content_type_overrides:
   application/xml: text/plain
+  application/zip: application/octet-stream
 """
 WORDS = ["flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell", "pressure"]
 
