@@ -114,11 +114,6 @@ def design_row_path(kind: str, suffix: str) -> Callable[[World, str], str]:
     return lambda w, role: f"/studies/{w.study.slug}/setup/{kind}/{getattr(w.study, kind).first().pk}/{suffix}"
 
 
-def design_row_path(kind: str, suffix: str) -> Callable[[World, str], str]:
-    """A page of the study's first system or scenario on the set-up pages."""
-    return lambda w, role: f"/studies/{w.study.slug}/setup/{kind}/{getattr(w.study, kind).first().pk}/{suffix}"
-
-
 def bobs_upload(w):
     """A collection upload of Bob's (the researcher role): only its uploader follows it."""
     from studies.models import CollectionUpload
@@ -155,42 +150,6 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("studies:preview_start", "POST"): Row("POST", study_path("/studies/{slug}/preview/"), RESEARCHER_PAGE),
     ("studies:preview_delete", "POST"): Row("POST", study_path("/studies/{slug}/preview/delete/"),
                                             RESEARCHER_PAGE),
-    # The set-up checklist and its steps (studies/design/setup_views.py). The world's design is locked (two
-    # participants): Bob's edits and removals are refused with the reason, on a page or after a redirect.
-    ("studies:setup", "GET"): Row("GET", study_path("/studies/{slug}/setup/"), RESEARCHER_PAGE),
-    ("studies:setup_systems", "GET"): Row("GET", study_path("/studies/{slug}/setup/systems/"), RESEARCHER_PAGE),
-    ("studies:setup_systems", "POST"): Row("POST", study_path("/studies/{slug}/setup/systems/"), RESEARCHER_PAGE,
-                                           lambda w: {}),
-    ("studies:setup_system_edit", "GET"): Row("GET", design_row_path("systems", ""), RESEARCHER_PAGE),
-    ("studies:setup_system_edit", "POST"): Row("POST", design_row_path("systems", ""), RESEARCHER_PAGE,
-                                               lambda w: {}),
-    ("studies:setup_system_delete", "POST"): Row("POST", design_row_path("systems", "delete/"), RESEARCHER_PAGE),
-    ("studies:setup_system_test", "POST"): Row("POST", design_row_path("systems", "test/"), RESEARCHER_PAGE,
-                                               lambda w: {}),
-    ("studies:setup_scenarios", "GET"): Row("GET", study_path("/studies/{slug}/setup/scenarios/"), RESEARCHER_PAGE),
-    ("studies:setup_scenarios", "POST"): Row("POST", study_path("/studies/{slug}/setup/scenarios/"),
-                                             RESEARCHER_PAGE, lambda w: {"action": "write"}),
-    ("studies:setup_scenario_edit", "GET"): Row("GET", design_row_path("scenarios", ""), RESEARCHER_PAGE),
-    ("studies:setup_scenario_edit", "POST"): Row("POST", design_row_path("scenarios", ""), RESEARCHER_PAGE,
-                                                 lambda w: {}),
-    ("studies:setup_scenario_delete", "POST"): Row("POST", design_row_path("scenarios", "delete/"),
-                                                   RESEARCHER_PAGE),
-    ("studies:setup_questionnaires", "GET"): Row("GET", study_path("/studies/{slug}/setup/questionnaires/"),
-                                                 RESEARCHER_PAGE),
-    ("studies:setup_questionnaires", "POST"): Row("POST", study_path("/studies/{slug}/setup/questionnaires/"),
-                                                  RESEARCHER_PAGE, lambda w: {"action": "item"}),
-    ("studies:setup_consent", "GET"): Row("GET", study_path("/studies/{slug}/setup/consent/"), RESEARCHER_PAGE),
-    ("studies:setup_consent", "POST"): Row("POST", study_path("/studies/{slug}/setup/consent/"), RESEARCHER_PAGE,
-                                           lambda w: {"action": "consent"}),
-    # The study's downloads (studies/interchange/views.py).
-    ("exports:downloads", "GET"): Row("GET", study_path("/studies/{slug}/downloads/"), RESEARCHER_PAGE),
-    ("exports:archive", "GET"): Row("GET", study_path("/studies/{slug}/downloads/archive.json"), RESEARCHER_PAGE),
-    ("exports:tidy_csv", "GET"): Row("GET", study_path("/studies/{slug}/downloads/tables.zip"), RESEARCHER_PAGE),
-    ("exports:runs", "GET"): Row("GET", study_path("/studies/{slug}/downloads/runs-query.zip"), RESEARCHER_PAGE),
-    ("exports:qrels", "GET"): Row("GET", study_path("/studies/{slug}/downloads/reference-v1.qrels"),
-                                  RESEARCHER_PAGE),
-    ("exports:session_track", "GET"): Row("GET", study_path("/studies/{slug}/downloads/session-track.xml"),
-                                          RESEARCHER_PAGE),
     # The set-up checklist and its steps (studies/design/setup_views.py). The world's design is locked (two
     # participants): Bob's edits and removals are refused with the reason, on a page or after a redirect.
     ("studies:setup", "GET"): Row("GET", study_path("/studies/{slug}/setup/"), RESEARCHER_PAGE),
