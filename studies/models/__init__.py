@@ -61,6 +61,7 @@ __all__ = [
     "PANELS",
     "PANEL_STATUSES",
     "PARTICIPANT_STATES",
+    "STUDY_STATUSES",
     "AdjudicationDecision",
     "AssessmentPlan",
     "AssessmentPool",
