@@ -87,37 +87,44 @@ def _system_of(study, pk) -> System:
     return get_object_or_404(study.systems, pk=pk)
 
 
+def _design_row_edit(request, study, row, form, save, *, kind: str, list_page: str):
+    """The edit page of one scenario or system: a valid form goes to `save(data)` (a design service, which
+    asks the design-lock rule); a refusal is shown on the form, success goes back to the list."""
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            save(data)
+        except StudiesError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{kind.capitalize()} {data['code']} saved.")
+            return redirect(list_page, slug=study.slug)
+    return render(
+        request,
+        f"studies/setup/{kind}_edit.html",
+        {"study": study, kind: row, "form": form, "locked": study.design_locked_at},
+        status=400 if form.errors else 200,
+    )
+
+
 @researcher_required
 def system_edit(request, slug, pk):
     study = study_for_researcher(request, slug)
     system = _system_of(study, pk)
     form = SystemSetupForm(request.POST or None, prefix="system", initial=SystemSetupForm.initial_for(system))
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            setup.system_save(
-                study=study,
-                system=system,
-                code=data["code"].strip(),
-                name=data["name"].strip(),
-                backend=data["backend"],
-                config=data["config"],
-            )
-        except StudiesError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, f"System {data['code']} saved.")
-            return redirect("studies:setup_systems", slug=study.slug)
-    return render(
-        request,
-        "studies/setup/system_edit.html",
-        {
-            "study": study,
-            "system": system,
-            "form": form,
-            "locked": study.design_locked_at,
-        },
-        status=400 if form.errors else 200,
+
+    def save(data):
+        setup.system_save(
+            study=study,
+            system=system,
+            code=data["code"].strip(),
+            name=data["name"].strip(),
+            backend=data["backend"],
+            config=data["config"],
+        )
+
+    return _design_row_edit(
+        request, study, system, form, save, kind="system", list_page="studies:setup_systems"
     )
 
 
@@ -226,39 +233,21 @@ def scenarios(request, slug):
 def scenario_edit(request, slug, pk):
     study = study_for_researcher(request, slug)
     scenario = get_object_or_404(study.scenarios, pk=pk)
-    initial = {
-        "code": scenario.code,
-        "title": scenario.title,
-        "text": scenario.text,
-        "topic_id": scenario.topic_id,
-    }
+    initial = {field: getattr(scenario, field) for field in ("code", "title", "text", "topic_id")}
     form = ScenarioSetupForm(request.POST or None, prefix="scenario", initial=initial)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            setup.scenario_save(
-                study=study,
-                scenario=scenario,
-                code=data["code"].strip(),
-                title=data["title"].strip(),
-                text=data["text"].strip(),
-                topic_id=data["topic_id"].strip(),
-            )
-        except StudiesError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, f"Scenario {data['code']} saved.")
-            return redirect("studies:setup_scenarios", slug=study.slug)
-    return render(
-        request,
-        "studies/setup/scenario_edit.html",
-        {
-            "study": study,
-            "scenario": scenario,
-            "form": form,
-            "locked": study.design_locked_at,
-        },
-        status=400 if form.errors else 200,
+
+    def save(data):
+        setup.scenario_save(
+            study=study,
+            scenario=scenario,
+            code=data["code"].strip(),
+            title=data["title"].strip(),
+            text=data["text"].strip(),
+            topic_id=data["topic_id"].strip(),
+        )
+
+    return _design_row_edit(
+        request, study, scenario, form, save, kind="scenario", list_page="studies:setup_scenarios"
     )
 
 
