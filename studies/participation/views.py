@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from studies.design import lifecycle, selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
-from studies.participation import clock, recruitment, rules
+from studies.participation import clock, recruitment, reload, rules
 from studies.participation import steps as participation
 
 logger = logging.getLogger(__name__)
@@ -137,6 +137,14 @@ def participant_home(request, token):
             "pageSize": 10,
             "serverNow": timezone.now().isoformat(),
         })
+        # Opened again (a reload, another device): the last list shown and the grades come back, no query is
+        # logged, and the reload is (by the server, so nothing on the page can lose it).
+        restored = reload.search_state(session=step.session)
+        if restored is not None and request.method == "GET":
+            reload.page_reload_record(session=step.session, state=restored,
+                                      user_agent=request.META.get("HTTP_USER_AGENT", ""))
+        context["restored"] = restored
+        context["client"]["restored"] = restored
         return render(request, "participate/search.html", context)
     if step.kind == "post_task":
         items = participation.questionnaire_items(study=study, post_task=True)
