@@ -498,8 +498,17 @@
     waiting("Loading page " + page + "…");
   }
 
+  // The panel is sticky at the window's top, but before the page scrolls it starts below the header: its height
+  // leaves that room, so its foot (the grade buttons) is in the window at every scroll (issue 19, 1366x768).
+  function fitDocument() {
+    var top = app.getBoundingClientRect().top + window.scrollY;
+    app.style.setProperty("--document-top", Math.max(0, Math.round(top)) + "px");
+  }
+  window.addEventListener("resize", fitDocument);
+
   function openDocument(result) {
     closeDocument();
+    fitDocument();
     state.openDoc = { doc: result.doc, rank: result.rank, queryEvent: state.queryEvent, openedAt: Date.now() };
     $("document-title").textContent = result.title || ("Document " + result.doc);
     var known = typeof result.text === "string";  // results carry their documents' text
