@@ -97,6 +97,13 @@ class Study(models.Model):
     # without a default so SQLite adds the columns in place (the triggers of 0002 forbid a table rebuild).
     status = models.CharField(max_length=10, null=True, blank=True, choices=STUDY_STATUSES)  # noqa: DJ001
     status_changed_at = models.DateTimeField(null=True, blank=True)
+    # The exclusion rule on agreement with the reference (studies/assessment/exclusion.py, docs/recruitment.md,
+    # "Checks"): a participant whose agreement (the measure; null reads as "kappa_linear") with the newest
+    # reference version is below the minimum, on at least the least number of documents in common (null reads as
+    # 5), is marked excluded. A null minimum: the rule is off. Nullable without defaults, as above.
+    exclusion_min_agreement = models.FloatField(null=True, blank=True)
+    exclusion_measure = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001
+    exclusion_min_documents = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "studies"
@@ -231,6 +238,12 @@ class Participant(models.Model):
     # Set on a researcher's try-out participant ("Try it as a participant", studies/design/lifecycle.py): its
     # rows are stored apart from the study's data, never counted in the balance, scores or exports.
     preview_at = models.DateTimeField(null=True, blank=True)
+    # Marked by the study's exclusion rule on agreement with the reference (studies/assessment/exclusion.py): the
+    # sessions stay as stored; the dashboards leave them out unless asked (excluded=include). The reason names
+    # the measure, the figure, the minimum and the documents in common.
+    excluded_at = models.DateTimeField(null=True, blank=True)
+    excluded_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
+    excluded_agreement = models.FloatField(null=True, blank=True)
 
     objects = ParticipantQuerySet.as_manager()
 

@@ -1,0 +1,109 @@
+"""The exclusion rule on a participant's agreement with the reference (docs/recruitment.md, "Checks").
+
+A study's rule (Study.exclusion_min_agreement, exclusion_measure, exclusion_min_documents) reads the agreement
+the assessment pages already show (adjudication.participant_reference_agreement: the participant's own grades
+against the newest reference version). A participant below the minimum, on at least the least number of
+documents in common, is marked excluded with the measure, the figure and the minimum; every other participant's
+mark is cleared. Only the marks on Participant change: sessions, judgments and events stay as stored, and the
+dashboards leave the marked participants' sessions out unless asked (excluded=include).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from studies.assessment.adjudication import participant_reference_agreement
+from studies.errors import AssessmentError
+from studies.models import Participant, Study
+
+# The measures a rule can use: the columns of the agreement page's per-participant table.
+EXCLUSION_MEASURES = {
+    "kappa_linear": "linear weighted kappa",
+    "kappa_quadratic": "quadratic weighted kappa",
+    "percent": "percent agreement",
+}
+DEFAULT_MEASURE = "kappa_linear"
+DEFAULT_MIN_DOCUMENTS = 5
+
+
+def rule_errors(*, min_agreement, measure, min_documents) -> dict[str, str]:
+    """What is wrong with a rule's settings, by field name (empty when they are fine). A null minimum is off."""
+    errors = {}
+    if min_agreement is not None:
+        if (
+            isinstance(min_agreement, bool)
+            or not isinstance(min_agreement, (int, float))
+            or not math.isfinite(min_agreement)
+        ):
+            errors["exclusion_min_agreement"] = "a number from 0 to 1, or null for no rule"
+        elif not 0 <= min_agreement <= 1:
+            errors["exclusion_min_agreement"] = f"a number from 0 to 1, not {min_agreement}"
+    if measure is not None and measure not in EXCLUSION_MEASURES:
+        errors["exclusion_measure"] = f"one of {', '.join(EXCLUSION_MEASURES)}, not {str(measure)[:40]!r}"
+    if min_documents is not None and (
+        isinstance(min_documents, bool) or not isinstance(min_documents, int) or min_documents < 1
+    ):
+        errors["exclusion_min_documents"] = "a whole number of at least 1"
+    return errors
+
+
+@dataclass(frozen=True)
+class ExclusionOutcome:
+    excluded: tuple[str, ...]  # participant codes marked, in enrolment order
+    cleared: tuple[str, ...]  # codes whose earlier mark was cleared
+    reference_number: int | None  # the reference version read (None: the study has none)
+
+
+def exclusion_apply(*, study: Study) -> ExclusionOutcome:
+    """Apply the study's rule now: mark exactly the participants below the minimum (with at least the least
+    number of documents in common and a defined figure), clear every other mark. Rule off or no reference
+    version: every mark is cleared."""
+    minimum = study.exclusion_min_agreement
+    measure = study.exclusion_measure or DEFAULT_MEASURE
+    least = study.exclusion_min_documents or DEFAULT_MIN_DOCUMENTS
+    if measure not in EXCLUSION_MEASURES:
+        raise AssessmentError(f"unknown agreement measure {measure!r}")
+    version, per_participant, _per_scenario = (
+        participant_reference_agreement(study=study) if minimum is not None else (None, [], [])
+    )
+    below: dict[str, tuple[float, int]] = {}
+    for row in per_participant:
+        figure = getattr(row, measure)
+        if row.n >= least and figure == figure and figure < minimum:  # figure == figure: not NaN
+            below[row.label] = (figure, row.n)
+    now = timezone.now()
+    with transaction.atomic():
+        participants = Participant.objects.select_for_update().filter(study=study, preview_at__isnull=True)
+        marked = set(participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
+        for code, (figure, n) in below.items():
+            reason = (
+                f"{EXCLUSION_MEASURES[measure]} with reference version {version.number} is {figure:.3f}, below "
+                f"the study's minimum {minimum:g} (on {n} documents in common)"
+            )
+            participants.filter(code=code).update(
+                excluded_at=now, excluded_reason=reason[:300], excluded_agreement=figure
+            )
+        cleared = sorted(marked - set(below))
+        if cleared:
+            participants.filter(code__in=cleared).update(
+                excluded_at=None, excluded_reason=None, excluded_agreement=None
+            )
+    order = [row.label for row in per_participant]
+    return ExclusionOutcome(
+        excluded=tuple(code for code in order if code in below),
+        cleared=tuple(cleared),
+        reference_number=version.number if version else None,
+    )
+
+
+def excluded_codes(study: Study) -> tuple[str, ...]:
+    """The codes of the study's participants marked excluded, sorted."""
+    return tuple(
+        sorted(
+            Participant.objects.filter(study=study, excluded_at__isnull=False).values_list("code", flat=True)
+        )
+    )
