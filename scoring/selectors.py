@@ -34,6 +34,12 @@ class ChartFilters:
     min_queries: int = 1
     include_unjudged: bool = False
     unit: str = "session"
+    # The exclusion rule on agreement with the reference (docs/dashboards.md, "Excluded participants"): the
+    # codes marked when the filters were read (so a cached result changes with the marks), and whether their
+    # sessions are counted (excluded=include) or left out (the default while the study's rule is on).
+    excluded_codes: tuple[str, ...] = ()
+    include_excluded: bool = False
+    exclusion_on: bool = False
 
     @classmethod
     def from_query(cls, query, study) -> ChartFilters:
@@ -61,8 +67,21 @@ class ChartFilters:
         unit = one("unit") or "session"
         if unit not in UNITS:
             raise FilterError(f"unit is one of {', '.join(UNITS)}, not {unit[:40]!r}")
+        exclusion_on = study.exclusion_min_agreement is not None
+        excluded = one("excluded") or ("exclude" if exclusion_on else "include")
+        if excluded not in ("exclude", "include"):
+            raise FilterError(f"excluded is exclude or include, not {excluded[:40]!r}")
+        # Read only while the rule is on (turning it off clears every mark): no query otherwise.
+        codes = tuple(sorted(study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
+                      ) if exclusion_on else ()
         return cls(systems=systems, scenario=scenario, participant=participant, min_queries=min_queries,
-                   include_unjudged=unjudged == "include", unit=unit)
+                   include_unjudged=unjudged == "include", unit=unit, excluded_codes=codes,
+                   include_excluded=excluded == "include", exclusion_on=exclusion_on)
+
+    @property
+    def leaves_out(self) -> tuple[str, ...]:
+        """The participant codes whose sessions the charts leave out (none with excluded=include)."""
+        return () if self.include_excluded else self.excluded_codes
 
     def apply(self, queryset, prefix: str = ""):
         """The design filters (not the unjudged one: the readers count what it leaves out)."""
@@ -98,6 +117,11 @@ class LeftOut:
     sessions: int = 0
     scenarios: tuple[str, ...] = ()
     applies: bool = True  # False for a table of no scores (the questionnaire's)
+    # Sessions of participants marked by the exclusion rule, left out (excluded=exclude) or counted (include).
+    excluded_sessions: int = 0
+    excluded_participants: tuple[str, ...] = ()
+    excluded_included: bool = False
+    exclusion_on: bool = False
 
     def text(self) -> str:
         if not self.applies:
@@ -107,6 +131,24 @@ class LeftOut:
         return (f"{self.sessions} session{'s' if self.sessions != 1 else ''} on scenarios without any judgment "
                 f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean down "
                 "(add unjudged=include to count them).")
+
+    def excluded_text(self) -> str:
+        """What the exclusion rule on agreement with the reference did to this chart or table."""
+        who = len(self.excluded_participants)
+        sessions = f"{self.excluded_sessions} session{'s' if self.excluded_sessions != 1 else ''}"
+        if not self.applies:
+            if not who:
+                return "Excluded participants: none marked by the agreement rule."
+            return (f"Excluded participants ({', '.join(self.excluded_participants)}): "
+                    f"{'counted' if self.excluded_included else 'left out'}.")
+        if not who:
+            return ("Excluded participants: none marked by the agreement rule." if self.exclusion_on
+                    else "Excluded participants: the study has no agreement rule.")
+        if self.excluded_included:
+            return (f"Excluded participants ({', '.join(self.excluded_participants)}): counted, {sessions} "
+                    "(excluded=include).")
+        return (f"Excluded participants ({', '.join(self.excluded_participants)}): {sessions} left out, below the "
+                "study's agreement with the reference (add excluded=include to count them).")
 
 
 @dataclass(frozen=True)
@@ -144,12 +186,16 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
     filters = filters or ChartFilters()
     queryset = filters.apply(SessionScore.objects.filter(run=run))
     rows = list(queryset.order_by("system_id", "scenario_id", "participant__code", "session_id").values_list(*columns))
+    marked = set(filters.excluded_codes)
+    excluded = [row for row in rows if row[1] in marked]
+    if excluded and not filters.include_excluded:
+        rows = [row for row in rows if row[1] not in marked]
     # Sessions on unjudged scenarios are read in the same query and counted, not shown (unless asked for).
     unjudged_at = _COLUMNS.index("unjudged")
     left = [row for row in rows if row[unjudged_at]] if not filters.include_unjudged else []
     if left:
         rows = [row for row in rows if not row[unjudged_at]]
-    left_out = LeftOut(len(left), tuple(sorted({row[3] for row in left})))
+    left_out = LeftOut(len(left), tuple(sorted({row[3] for row in left})), **_excluded_counts(excluded, 1, filters))
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
     base = len(_COLUMNS)
@@ -177,6 +223,11 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
     )
 
 
+def _excluded_counts(rows, at: int, filters: ChartFilters) -> dict:
+    return {"excluded_sessions": len(rows), "excluded_participants": tuple(sorted({row[at] for row in rows})),
+            "excluded_included": filters.include_excluded, "exclusion_on": filters.exclusion_on}
+
+
 @dataclass(frozen=True)
 class QueryVectors:
     """Figure 1's data: each query's sDCG by rank to top 100 with its session's system, participant, scenario."""
@@ -198,14 +249,22 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
     sessions = filters.apply(SessionScore.objects.filter(run=run))
     design = {}
     left = []
+    marked = set(filters.excluded_codes)
+    excluded = []
     for session_id, system, participant, scenario, unjudged in sessions.values_list(
             "session_id", "system__code", "participant__code", "scenario__code", "unjudged"):
+        if participant in marked:
+            excluded.append((session_id, participant))
+            if not filters.include_excluded:
+                continue
         if unjudged and not filters.include_unjudged:
             left.append(scenario)
         else:
             design[session_id] = (system, participant, scenario)
-    left_out = LeftOut(len(left), tuple(sorted(set(left))))
+    left_out = LeftOut(len(left), tuple(sorted(set(left))), **_excluded_counts(excluded, 1, filters))
     kept = sessions if filters.include_unjudged else sessions.filter(unjudged=False)
+    if filters.leaves_out:
+        kept = kept.exclude(participant__code__in=filters.leaves_out)
     rows = list(
         QueryScore.objects.filter(run=run, session_id__in=kept.values("session_id"))
         .order_by("session_id", "position")
@@ -232,6 +291,8 @@ def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> l
     participants = Participant.objects.filter(study=study, preview_at__isnull=True).exclude(questionnaire_answers={})
     if filters and filters.participant:
         participants = participants.filter(code=filters.participant)
+    if filters and filters.leaves_out:
+        participants = participants.exclude(code__in=filters.leaves_out)
     return list(participants.values_list("questionnaire_answers", flat=True))
 
 

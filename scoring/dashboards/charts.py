@@ -55,14 +55,28 @@ def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
     """Say on the chart what it averages over and how many sessions on unjudged scenarios it left out: in its
     notes, under its title (so a PNG export says it too), and in two columns of every CSV row."""
     left_text = left_out.text()
-    chart.notes = [f"Averaged over: {averaged_over}.", left_text, *chart.notes]
+    chart.notes = [f"Averaged over: {averaged_over}.", left_text, left_out.excluded_text(), *chart.notes]
     layout = chart.figure.setdefault("layout", {})
     title = layout.setdefault("title", {})
     title["text"] = (f"{title.get('text', '')}<br><sub>averaged over {averaged_over}; "
-                     f"{left_out.sessions} unjudged session{'s' if left_out.sessions != 1 else ''} left out</sub>")
+                     f"{left_out.sessions} unjudged session{'s' if left_out.sessions != 1 else ''} left out"
+                     f"{_excluded_title(left_out)}</sub>")
     chart.header = [*chart.header, "averaged_over", "unjudged_sessions_left_out"]
     chart.rows = [[*row, averaged_over, left_out.sessions] for row in chart.rows]
+    if left_out.exclusion_on or left_out.excluded_participants:
+        # The agreement rule (docs/dashboards.md, "Excluded participants"): one more column while it is on.
+        excluded_out = 0 if left_out.excluded_included else left_out.excluded_sessions
+        chart.header = [*chart.header, "excluded_sessions_left_out"]
+        chart.rows = [[*row, excluded_out] for row in chart.rows]
     return chart
+
+
+def _excluded_title(left_out) -> str:
+    if not (left_out.exclusion_on or left_out.excluded_participants):
+        return ""
+    who = len(left_out.excluded_participants)
+    how = "counted" if left_out.excluded_included else "left out"
+    return f"; {who} excluded participant{'s' if who != 1 else ''} {how}"
 
 
 def unit_keys(scores, unit: str) -> list:

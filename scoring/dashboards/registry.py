@@ -103,7 +103,9 @@ def _chart_of(run, name, query, filters):
     if name == "participants":
         items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
         answers = selectors.study_questionnaire_answers(run.study, filters)
-        return charts.participants_table(answers, items), selectors.LeftOut(applies=False)
+        return charts.participants_table(answers, items), selectors.LeftOut(
+            applies=False, excluded_participants=filters.excluded_codes, excluded_included=filters.include_excluded,
+            exclusion_on=filters.exclusion_on)
     if name == "query-counts":
         scores = selectors.run_scores(run, filters)
         return charts.query_counts_table(scores, unit=unit, names=names), scores.left_out
