@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from studies.assessment.exclusion import EXCLUSION_MEASURES
 from studies.design.forms import MAX_TIME_LIMIT_MINUTES, system_config_error
 from studies.design.questionnaires import questionnaire_errors
 from studies.models import (
@@ -48,11 +49,25 @@ class StudySerializer(serializers.ModelSerializer):
             "id", "name", "slug", "description", "owner", "collection", "consent_text", "consent_version",
             "questionnaire", "post_task_questionnaire", "time_limit_minutes", "design_locked_at", "created_at",
             "grade_levels", "status", "status_changed_at",
+            "exclusion_min_agreement", "exclusion_measure", "exclusion_min_documents",
         ]
         # status: read here, changed on the study page only (studies/design/lifecycle.py keeps its rules).
         read_only_fields = ["slug", "collection", "design_locked_at", "created_at", "status", "status_changed_at"]
         # The page's form's bounds (studies/design/forms.py); the model alone allowed 0 and past a timedelta's range.
         extra_kwargs = {"time_limit_minutes": {"min_value": 1, "max_value": MAX_TIME_LIMIT_MINUTES}}
+
+    # The exclusion rule on agreement with the reference (docs/recruitment.md, "Checks"): null turns it off.
+    exclusion_min_agreement = serializers.FloatField(
+        required=False, allow_null=True, min_value=0, max_value=1,
+        help_text="Participants whose agreement with the reference is below this (0 to 1) are marked excluded; "
+                  "null: no rule.")
+    exclusion_measure = serializers.ChoiceField(
+        choices=list(EXCLUSION_MEASURES), required=False, allow_null=True,
+        help_text="The agreement the rule reads: kappa_linear (null reads as this), kappa_quadratic or percent.")
+    exclusion_min_documents = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=100000,
+        help_text="The least number of documents in common with the reference before the rule applies "
+                  "(null reads as 5).")
 
     # A malformed questionnaire, once stored, broke every participant's questionnaire page (a 500).
     def validate_questionnaire(self, value):
@@ -169,8 +184,10 @@ class ParticipantSerializer(serializers.ModelSerializer):
         model = Participant
         fields = ["id", "code", "access_token", "enrolment_index", "consent_version", "consented_at", "declined_at",
                   "withdrawn_at", "created_at", "questionnaire_answers", "assignments", "state", "state_reason",
-                  "plan_row", "reissue_of", "panel_status"]
-        read_only_fields = ["state_reason", "reissue_of", "panel_status"]
+                  "plan_row", "reissue_of", "panel_status", "excluded_at", "excluded_reason", "excluded_agreement"]
+        # excluded_*: the study's agreement rule's mark (studies/assessment/exclusion.py); the sessions stay.
+        read_only_fields = ["state_reason", "reissue_of", "panel_status", "excluded_at", "excluded_reason",
+                            "excluded_agreement"]
 
     def get_state(self, participant) -> str:
         return participant.state or "invited"

@@ -4,6 +4,8 @@ with the design on every row, ready for pandas or R.
 Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
 participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
 (participant, position) names a session; no database ids, access tokens or account names are written.
+sessions.csv ends with excluded (0/1) and excluded_reason: the study's exclusion rule on agreement with the
+reference marks a participant, never drops their rows (docs/recruitment.md, "Checks").
 Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would run as a formula
 (starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
 """
@@ -21,7 +23,7 @@ from studies.models import Event, Judgment, Query, SearchSession, ShownResult, S
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
 TABLES = {
     "sessions": DESIGN + ["started_at", "ended_at", "end_reason", "duration_s", "queries", "results_shown",
-                          "documents_opened", "judgments"],
+                          "documents_opened", "judgments", "excluded", "excluded_reason"],
     "queries": DESIGN + ["query", "text", "issued_at", "seconds_from_start", "results_shown", "scan_mark_rank",
                          "documents_opened", "system_message"],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
@@ -90,7 +92,10 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
         tables["sessions"].append(key + [
             _time(session.started_at), _time(session.ended_at), session.end_reason,
             _seconds(session.ended_at, session.started_at), len(session_queries),
-            sum(len(shown[q.pk]) for q in session_queries), opened[(session.pk,)], len(judgments[session.pk])])
+            sum(len(shown[q.pk]) for q in session_queries), opened[(session.pk,)], len(judgments[session.pk]),
+            # The study's agreement rule's mark on the participant (studies/assessment/exclusion.py): kept, marked.
+            int(session.assignment.participant.excluded_at is not None),
+            session.assignment.participant.excluded_reason or ""])
         for query in session_queries:
             tables["queries"].append(key + [
                 query.position, query.text, _time(query.issued_at), _seconds(query.issued_at, session.started_at),

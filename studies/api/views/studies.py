@@ -16,6 +16,7 @@ from studies.api.views.common import (
     StudyScoped,
     filter_parameters,
 )
+from studies.assessment.exclusion import exclusion_apply
 from studies.design import services
 from studies.design.selectors import studies_visible_to
 from studies.errors import DesignError
@@ -58,6 +59,9 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
 
     def perform_update(self, serializer):
         serializer.instance = services.study_update(study=serializer.instance, **serializer.validated_data)
+        if {"exclusion_min_agreement", "exclusion_measure", "exclusion_min_documents"} & set(
+                serializer.validated_data):
+            exclusion_apply(study=serializer.instance)  # marks (or clears) the participants now
 
     def perform_destroy(self, instance):
         try:
