@@ -3,6 +3,7 @@
 from django import forms
 
 from studies.assessment.adjudication import PRESETS
+from studies.assessment.exclusion import DEFAULT_MIN_DOCUMENTS, EXCLUSION_MEASURES
 from studies.assessment.pools import DEFAULT_TOP_X
 from studies.assessment.references import PUBLISH_MODES
 from studies.models import AssessmentPool
@@ -88,3 +89,15 @@ class GradeForm(forms.Form):
     """An assessor's grade as posted: a whole number (whether the study's scale has it is the service's)."""
 
     grade = forms.RegexField(regex=r"^[+-]?\d+$")
+
+
+class ExclusionRuleForm(forms.Form):
+    """The study's exclusion rule on agreement with the reference (docs/recruitment.md, "Checks")."""
+
+    exclusion_min_agreement = forms.FloatField(
+        min_value=0, max_value=1, required=False, label="Exclude participants whose agreement is below",
+        help_text="0 to 1; empty: no rule.")
+    exclusion_measure = forms.ChoiceField(choices=list(EXCLUSION_MEASURES.items()), label="Measure")
+    exclusion_min_documents = forms.IntegerField(
+        min_value=1, max_value=100000, required=False, label="Least documents in common",
+        help_text=f"Empty: {DEFAULT_MIN_DOCUMENTS}.")

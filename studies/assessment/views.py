@@ -19,8 +19,10 @@ from scoring.lib.errors import InputError
 from sessionlab.form_pages import flash_form_errors, form_post
 from studies.assessment import adjudication, assessors, pools, references
 from studies.assessment import selectors as assessment_selectors
+from studies.assessment.exclusion import DEFAULT_MEASURE, exclusion_apply
 from studies.assessment.forms import (
     DecideForm,
+    ExclusionRuleForm,
     GradeForm,
     InviteForm,
     PlanForm,
@@ -31,6 +33,7 @@ from studies.assessment.forms import (
     QrelsUploadForm,
 )
 from studies.design import selectors
+from studies.design import services as design_services
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError, StudiesError
 from studies.models import AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
@@ -257,6 +260,17 @@ def assessor_invite(request, slug):
 @researcher_required
 def agreement(request, slug):
     study = study_for_researcher(request, slug)
+    rule_form = ExclusionRuleForm(request.POST if request.method == "POST" else None, initial={
+        "exclusion_min_agreement": study.exclusion_min_agreement,
+        "exclusion_measure": study.exclusion_measure or DEFAULT_MEASURE,
+        "exclusion_min_documents": study.exclusion_min_documents,
+    })
+    if request.method == "POST" and rule_form.is_valid():
+        # The rule is applied at once: the marks below say who it excludes (docs/recruitment.md, "Checks").
+        design_services.study_update(study=study, **rule_form.cleaned_data)
+        outcome = exclusion_apply(study=study)
+        messages.success(request, f"Exclusion rule saved: {len(outcome.excluded)} participant(s) excluded.")
+        return redirect("assessment:agreement", slug=study.slug)
     version = None
     if request.GET.get("version"):
         version = get_object_or_404(study.reference_versions, number=request.GET["version"])
@@ -271,8 +285,10 @@ def agreement(request, slug):
         "versions": study.reference_versions.order_by("-number"),
         "per_participant": per_participant,
         "per_scenario": per_scenario,
+        "rule_form": rule_form,
+        "excluded": dict(study.participants.filter(excluded_at__isnull=False).values_list("code", "excluded_reason")),
     }
-    return render(request, "assessment/agreement.html", context)
+    return render(request, "assessment/agreement.html", context, status=400 if rule_form.errors else 200)
 
 
 @researcher_required
