@@ -10,3 +10,7 @@ class StudiesConfig(AppConfig):
         from studies.participation import recruitment
 
         recruitment.connect_receivers()
+        # The agreement exclusion rule re-applied when a reference version or finished sessions change its inputs.
+        from studies.assessment import exclusion
+
+        exclusion.connect_receivers()

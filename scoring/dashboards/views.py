@@ -287,7 +287,13 @@ def chart(request, slug, run_id, chart, fmt):
     if chart not in CHARTS:
         raise Http404("no such chart")
     run = _run_for(request, slug, run_id)
-    query_key = hashlib.sha1(request.GET.urlencode().encode()).hexdigest()
+    # The key holds the study's exclusion rule and marks too: they change without a new generation (the rule is
+    # saved, or re-applied when a reference version or finished sessions change it) and the charts read them.
+    # With the rule off no marks are read by the charts, so none are queried.
+    rule_on = run.study.exclusion_min_agreement is not None
+    marks = (rule_on, sorted(
+        run.study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True)) if rule_on else [])
+    query_key = hashlib.sha1(repr((request.GET.urlencode(), marks)).encode()).hexdigest()
     key = f"scoring:chart:{run.pk}:{run.generation}:{chart}:{fmt}:{query_key}"
     payload = cache.get(key)
     if payload is None:

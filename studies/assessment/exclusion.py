@@ -6,6 +6,11 @@ against the newest reference version). A participant below the minimum, on at le
 documents in common, is marked excluded with the measure, the figure and the minimum; every other participant's
 mark is cleared. Only the marks on Participant change: sessions, judgments and events stay as stored, and the
 dashboards leave the marked participants' sessions out unless asked (excluded=include).
+
+The rule is re-applied on its own whenever its inputs change (connect_receivers, from StudiesConfig.ready): when a
+new reference version is committed (studies.signals.reference_version_committed) and when sessions end
+(studies.signals.sessions_finished, once their transaction has committed). With the rule off nothing runs. Each
+mark set or cleared is audited (AuditEntry "exclusion_marked" / "exclusion_cleared", with what triggered it).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from django.utils import timezone
 
 from studies.assessment.adjudication import participant_reference_agreement
 from studies.errors import AssessmentError
-from studies.models import Participant, Study
+from studies.models import AuditEntry, Participant, Study
 
 # The measures a rule can use: the columns of the agreement page's per-participant table.
 EXCLUSION_MEASURES = {
@@ -58,10 +63,11 @@ class ExclusionOutcome:
     reference_number: int | None  # the reference version read (None: the study has none)
 
 
-def exclusion_apply(*, study: Study) -> ExclusionOutcome:
+def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOutcome:
     """Apply the study's rule now: mark exactly the participants below the minimum (with at least the least
     number of documents in common and a defined figure), clear every other mark. Rule off or no reference
-    version: every mark is cleared."""
+    version: every mark is cleared. A participant already marked keeps the time of their first mark (the reason
+    and figure are brought up to date); each newly set or cleared mark is audited with `trigger`."""
     minimum = study.exclusion_min_agreement
     measure = study.exclusion_measure or DEFAULT_MEASURE
     least = study.exclusion_min_documents or DEFAULT_MIN_DOCUMENTS
@@ -79,19 +85,41 @@ def exclusion_apply(*, study: Study) -> ExclusionOutcome:
     with transaction.atomic():
         participants = Participant.objects.select_for_update().filter(study=study, preview_at__isnull=True)
         marked = set(participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
+        audit = []
         for code, (figure, n) in below.items():
             reason = (
                 f"{EXCLUSION_MEASURES[measure]} with reference version {version.number} is {figure:.3f}, below "
                 f"the study's minimum {minimum:g} (on {n} documents in common)"
-            )
+            )[:300]
+            if code in marked:
+                participants.filter(code=code).update(excluded_reason=reason, excluded_agreement=figure)
+                continue
             participants.filter(code=code).update(
-                excluded_at=now, excluded_reason=reason[:300], excluded_agreement=figure
+                excluded_at=now, excluded_reason=reason, excluded_agreement=figure
+            )
+            audit.append(
+                AuditEntry(
+                    study=study,
+                    participant_code=code,
+                    action="exclusion_marked",
+                    detail={"trigger": trigger[:120], "reason": reason},
+                )
             )
         cleared = sorted(marked - set(below))
         if cleared:
             participants.filter(code__in=cleared).update(
                 excluded_at=None, excluded_reason=None, excluded_agreement=None
             )
+            audit.extend(
+                AuditEntry(
+                    study=study,
+                    participant_code=code,
+                    action="exclusion_cleared",
+                    detail={"trigger": trigger[:120]},
+                )
+                for code in cleared
+            )
+        AuditEntry.objects.bulk_create(audit)
     order = [row.label for row in per_participant]
     return ExclusionOutcome(
         excluded=tuple(code for code in order if code in below),
@@ -107,3 +135,38 @@ def excluded_codes(study: Study) -> tuple[str, ...]:
             Participant.objects.filter(study=study, excluded_at__isnull=False).values_list("code", flat=True)
         )
     )
+
+
+# --- re-applied on its own when its inputs change ------------------------------------------------------
+
+
+def exclusion_reapply(*, study_id: int, trigger: str) -> ExclusionOutcome | None:
+    """Re-apply the study's rule if it is on (None, and nothing read but the study, when it is off)."""
+    study = Study.objects.filter(pk=study_id, exclusion_min_agreement__isnull=False).first()
+    if study is None:
+        return None
+    return exclusion_apply(study=study, trigger=trigger)
+
+
+def on_reference_version_committed(sender, *, study_id: int, version=None, **kwargs) -> None:
+    """Sent once the version is committed (studies/assessment/references.py): it is the newest, read it now."""
+    number = getattr(version, "number", None)
+    exclusion_reapply(study_id=study_id, trigger=f"reference version {number} committed")
+
+
+def on_sessions_finished(sender, *, study_id: int, session_ids=(), **kwargs) -> None:
+    """Sent inside the transaction that ended the sessions: their judgments are read once it has committed.
+    One cheap query decides, while the rule is off, that nothing is to be done."""
+    if not Study.objects.filter(pk=study_id, exclusion_min_agreement__isnull=False).exists():
+        return
+    trigger = f"{len(session_ids)} session(s) finished"
+    transaction.on_commit(lambda: exclusion_reapply(study_id=study_id, trigger=trigger), robust=True)
+
+
+def connect_receivers() -> None:
+    from studies.signals import reference_version_committed, sessions_finished
+
+    reference_version_committed.connect(
+        on_reference_version_committed, dispatch_uid="exclusion.reference_version"
+    )
+    sessions_finished.connect(on_sessions_finished, dispatch_uid="exclusion.sessions_finished")
