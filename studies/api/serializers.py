@@ -47,7 +47,7 @@ class StudySerializer(serializers.ModelSerializer):
         model = Study
         fields = [
             "id", "name", "slug", "description", "owner", "collection", "consent_text", "consent_version",
-            "questionnaire", "post_task_questionnaire", "time_limit_minutes", "design_locked_at", "created_at",
+            "questionnaire", "pre_task_questionnaire", "post_task_questionnaire", "time_limit_minutes", "design_locked_at", "created_at",
             "grade_levels", "status", "status_changed_at",
             "exclusion_min_agreement", "exclusion_measure", "exclusion_min_documents",
         ]
@@ -74,6 +74,9 @@ class StudySerializer(serializers.ModelSerializer):
         return _questionnaire(value)
 
     def validate_post_task_questionnaire(self, value):
+        return _questionnaire(value)
+
+    def validate_pre_task_questionnaire(self, value):
         return _questionnaire(value)
 
 

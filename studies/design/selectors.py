@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.db.models import Case, DateTimeField, F, Prefetch, Q, Value, When
 
 from sessionlab import plain_sql
+from studies.design.questionnaires import usable_items
 from studies.models import (
     Assignment,
     Collection,
@@ -195,7 +196,7 @@ def _plausible(token) -> bool:
 @dataclass
 class ParticipantStep:
     """Where a participant is: kind is consent | declined | withdrawn | questionnaire | scenario (read it and
-    start) | search | post_task | done | no_assignments; `assignment` and `session` for the per-scenario steps."""
+    start) | pre_task (the study's questions before each task) | search | post_task | done | no_assignments; `assignment` and `session` for the per-scenario steps."""
 
     kind: str
     assignment: Assignment | None = None
@@ -254,7 +255,9 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
         session = getattr(assignment, "session", None)
         step = None
         if session is None:
-            step = "scenario"
+            # The questions before each task come before the scenario's start (none when the study has none).
+            asks_pre_task = bool(usable_items(participant.study.pre_task_questionnaire))
+            step = "pre_task" if asks_pre_task and not assignment.pre_task_answers else "scenario"
         elif session.ended_at is None:
             step = "search"
         elif not session.post_task_answers and session.end_reason != SearchSession.EndReason.WITHDRAWN:

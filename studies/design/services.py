@@ -122,6 +122,7 @@ STUDY_SETTINGS = (
     "consent_version",
     "questionnaire",
     "post_task_questionnaire",
+    "pre_task_questionnaire",
     # The exclusion rule on agreement with the reference (studies/assessment/exclusion.py).
     "exclusion_min_agreement",
     "exclusion_measure",

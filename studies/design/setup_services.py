@@ -15,7 +15,11 @@ from studies.errors import DesignError
 from studies.models import AuditEntry, CollectionTopic, Scenario, Study, System
 from studies.search.systems import system_config_problem
 
-QUESTIONNAIRES = {"questionnaire": "Before the first task", "post_task_questionnaire": "After each task"}
+QUESTIONNAIRES = {
+    "questionnaire": "Before the first task",
+    "pre_task_questionnaire": "Before each task",
+    "post_task_questionnaire": "After each task",
+}
 
 
 def system_save(

@@ -151,7 +151,8 @@ def study_archive(*, study: Study) -> dict:
                 "position": assignment.position, "scenario": assignment.scenario.code,
                 "system": assignment.system.code,
                 "retake_of": assignment.retake_of.position if assignment.retake_of_id else None,
-                "retake_reason": assignment.retake_reason, "session": session_data,
+                "retake_reason": assignment.retake_reason, "pre_task_answers": assignment.pre_task_answers,
+                "session": session_data,
             })
         participants.append({
             "code": participant.code, "enrolment_index": participant.enrolment_index,
@@ -198,6 +199,7 @@ def study_archive(*, study: Study) -> dict:
             "collection": study.collection.name if study.collection_id else None,
             "consent_text": study.consent_text, "consent_version": study.consent_version,
             "questionnaire": study.questionnaire, "post_task_questionnaire": study.post_task_questionnaire,
+            "pre_task_questionnaire": study.pre_task_questionnaire,
             "time_limit_minutes": study.time_limit_minutes, "design_locked_at": _t(study.design_locked_at),
             "created_at": _t(study.created_at),
         },
@@ -440,6 +442,7 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         consent_version=r.get(info, "consent_version", W, str, default="1"),
         questionnaire=_questionnaire(r, info, "questionnaire", W),
         post_task_questionnaire=_questionnaire(r, info, "post_task_questionnaire", W),
+        pre_task_questionnaire=_questionnaire(r, info, "pre_task_questionnaire", W),
         time_limit_minutes=r.get(info, "time_limit_minutes", W, int, null=True, default=None),
         design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
         created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
@@ -578,7 +581,8 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             assignment = Assignment.objects.create(
                 participant=participant, position=position, scenario=scenarios[scenario_code],
                 system=systems[system_code], retake_of=by_position.get(retake_of) if retake_of else None,
-                retake_reason=r.get(a_item, "retake_reason", a_where, str, default=""))
+                retake_reason=r.get(a_item, "retake_reason", a_where, str, default=""),
+                pre_task_answers=r.get(a_item, "pre_task_answers", a_where, dict, default={}))
             by_position[position] = assignment
             s_item = a_item.get("session")
             if s_item is None:

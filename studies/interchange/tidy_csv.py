@@ -5,7 +5,9 @@ Design columns, first on every row: study (slug), participant (the pseudonymous 
 participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
 (participant, position) names a session; no database ids, access tokens or account names are written.
 sessions.csv ends with excluded (0/1) and excluded_reason: the study's exclusion rule on agreement with the
-reference marks a participant, never drops their rows (docs/recruitment.md, "Checks").
+reference marks a participant, never drops their rows (docs/recruitment.md, "Checks"), then pre_task_answers
+and post_task_answers: the answers to the questions before and after the task, each a JSON object
+({item name: answer}, keys sorted), empty when none were given.
 Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would run as a formula
 (starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -23,7 +26,8 @@ from studies.models import Event, Judgment, Query, SearchSession, ShownResult, S
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
 TABLES = {
     "sessions": DESIGN + ["started_at", "ended_at", "end_reason", "duration_s", "queries", "results_shown",
-                          "documents_opened", "judgments", "excluded", "excluded_reason"],
+                          "documents_opened", "judgments", "excluded", "excluded_reason", "pre_task_answers",
+                          "post_task_answers"],
     "queries": DESIGN + ["query", "text", "issued_at", "seconds_from_start", "results_shown", "scan_mark_rank",
                          "documents_opened", "system_message"],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
@@ -39,6 +43,13 @@ def _seconds(later, earlier) -> str:
     if later is None or earlier is None:
         return ""
     return f"{(later - earlier).total_seconds():.3f}"
+
+
+def _answers(answers) -> str:
+    """A questionnaire's answers as one cell: a JSON object with sorted keys, or empty when none."""
+    if not answers:
+        return ""
+    return json.dumps(answers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def study_tables(*, study: Study) -> dict[str, list[list]]:
@@ -95,7 +106,8 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
             sum(len(shown[q.pk]) for q in session_queries), opened[(session.pk,)], len(judgments[session.pk]),
             # The study's agreement rule's mark on the participant (studies/assessment/exclusion.py): kept, marked.
             int(session.assignment.participant.excluded_at is not None),
-            session.assignment.participant.excluded_reason or ""])
+            session.assignment.participant.excluded_reason or "",
+            _answers(session.assignment.pre_task_answers), _answers(session.post_task_answers)])
         for query in session_queries:
             tables["queries"].append(key + [
                 query.position, query.text, _time(query.issued_at), _seconds(query.issued_at, session.started_at),

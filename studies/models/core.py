@@ -89,6 +89,8 @@ class Study(models.Model):
     # Pre-study and post-task questionnaires: lists of {"name", "label", "kind", ...} (see docs/running-a-study.md).
     questionnaire = models.JSONField(default=list, blank=True)
     post_task_questionnaire = models.JSONField(default=list, blank=True)
+    # Asked before each task (before its session starts); empty: none (no default, unlike the other two).
+    pre_task_questionnaire = models.JSONField(default=list, blank=True)
     time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
     # Set at the first enrolment: from then on scenarios and systems are fixed, or the balance would break.
     design_locked_at = models.DateTimeField(null=True, blank=True)
@@ -284,6 +286,8 @@ class Assignment(models.Model):
     # A participant works each scenario once; a retake points at the assignment it repeats and says why.
     retake_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.RESTRICT, related_name="retake")
     retake_reason = models.TextField(blank=True)
+    # The answers to the study's pre-task questionnaire, given before this assignment's session started.
+    pre_task_answers = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["participant", "position"]

@@ -59,13 +59,19 @@ logger = logging.getLogger(__name__)
 
 # --- questionnaires -------------------------------------------------------------------------------------
 
-def questionnaire_items(*, study, post_task: bool = False) -> list[dict]:
-    stored = study.post_task_questionnaire if post_task else study.questionnaire
+def questionnaire_items(*, study, post_task: bool = False, pre_task: bool = False) -> list[dict]:
+    """The items of the pre-study questionnaire, or the post-task or pre-task one. The first two fall back to
+    their defaults; the pre-task one has none (empty: no questions before each task)."""
+    stored = (study.post_task_questionnaire if post_task else
+              study.pre_task_questionnaire if pre_task else study.questionnaire)
     # A malformed item (stored before the API checked them, or by a path that does not) is left out, not a 500.
     items = usable_items(stored)
     if len(items) != (len(stored) if isinstance(stored, list) else 1 if stored else 0):
         logger.warning("study %s: malformed %squestionnaire items left out: %s", study.slug,
-                       "post-task " if post_task else "", "; ".join(questionnaire_errors(stored)))
+                       "post-task " if post_task else "pre-task " if pre_task else "",
+                       "; ".join(questionnaire_errors(stored)))
+    if pre_task:
+        return items
     return items or (DEFAULT_POST_TASK_QUESTIONNAIRE if post_task else DEFAULT_QUESTIONNAIRE)
 
 
@@ -238,6 +244,8 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
         return existing
     participant_check_accepting(participant)  # a started session goes on; a new one waits while paused
     step = participant_step(participant=participant)
+    if step.kind == "pre_task" and step.assignment.pk == assignment.pk:
+        raise Refused("Please answer the questions before this task first.")
     if step.kind != "scenario" or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")
 
@@ -323,6 +331,42 @@ def session_end(*, participant: Participant, session: SearchSession, reason: str
         session.refresh_from_db(fields=["ended_at", "end_reason"])
 
 
+def pre_task_save(*, participant: Participant, assignment: Assignment, answers: Mapping[str, Any],
+                  client_event_id: str, sequence: int | None = None, client_time=None) -> Assignment:
+    """Save the answers to the study's questions before a task (once per assignment), before its session
+    starts. Refused out of order, once the session started, or when the study asks none. Raises
+    InvalidAnswers with a message per question."""
+    client_id_check(client_event_id)
+    participant_check_consented(participant)
+    if assignment.participant_id != participant.pk:
+        raise Refused("This is not one of your scenarios.")
+    if _stored(participant, client_event_id) is not None:
+        return assignment
+    if assignment.pre_task_answers:
+        raise Refused("You have already answered these questions.")
+    if SearchSession.objects.filter(assignment=assignment).exists():
+        raise Refused("This task has started already: its questions come before it.")
+    participant_check_accepting(participant)
+    step = participant_step(participant=participant)
+    if step.kind != "pre_task" or step.assignment.pk != assignment.pk:
+        raise Refused("Please work the scenarios in the order given.")
+    cleaned = answers_clean(questionnaire_items(study=participant.study, pre_task=True), answers)
+
+    def write():
+        if not Assignment.objects.filter(pk=assignment.pk, pre_task_answers={}).update(pre_task_answers=cleaned):
+            raise Refused("You have already answered these questions.")
+        assignment.pre_task_answers = cleaned
+        ack = {"ok": True}
+        event_create(participant=participant, session=None, type="pre_task", client_event_id=client_event_id,
+                      sequence=sequence, client_time=client_time,
+                      data={"assignment": assignment.position, "answers": cleaned}, ack=ack)
+        return ack
+
+    _once(participant, client_event_id, write)
+    assignment.refresh_from_db(fields=["pre_task_answers"])
+    return assignment
+
+
 def post_task_save(*, participant: Participant, session: SearchSession, answers: Mapping[str, Any],
                    client_event_id: str, sequence: int | None = None, client_time=None) -> SearchSession:
     """Save the short questionnaire after a finished session (once)."""
@@ -373,6 +417,7 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
     # One UPDATE each: an open session must get its end time and reason together (a check constraint).
     sessions.filter(ended_at__isnull=True).update(ended_at=now, end_reason=SearchSession.EndReason.WITHDRAWN)
     sessions.update(end_reason=SearchSession.EndReason.WITHDRAWN, post_task_answers={})
+    Assignment.objects.filter(participant=participant).update(pre_task_answers={})
     participant.withdrawn_at = now
     participant.questionnaire_answers = {}
     participant.save(update_fields=["withdrawn_at", "questionnaire_answers"])

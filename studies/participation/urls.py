@@ -9,6 +9,7 @@ urlpatterns = [
     path("<str:token>/consent/", views.consent_submit, name="consent"),
     path("<str:token>/questionnaire/", views.questionnaire_submit, name="questionnaire"),
     path("<str:token>/start/", views.session_start_submit, name="start"),
+    path("<str:token>/pre-task/", views.pre_task_submit, name="pre_task"),
     path("<str:token>/post-task/", views.post_task_submit, name="post_task"),
     path("<str:token>/events/", views.events_submit, name="events"),
     path("<str:token>/withdraw/", views.withdraw, name="withdraw"),

@@ -116,7 +116,7 @@ def participant_home(request, token):
         except Refused as refusal:
             return render(request, "participate/paused.html", _context(
                 participant, step, message=refusal.message, status=lifecycle.status_of(study)))
-    if step.kind == "scenario" and step.position == 1 and (checks := recruitment.checks_progress(participant)).pending:
+    if step.kind in ("pre_task", "scenario") and step.position == 1 and (checks := recruitment.checks_progress(participant)).pending:
         return render(request, "participate/checks.html", _context(
             participant, step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]))
     if step.kind == "consent":
@@ -124,6 +124,10 @@ def participant_home(request, token):
     if step.kind == "questionnaire":
         items = participation.questionnaire_items(study=study)
         return render(request, "participate/questionnaire.html",
+                      _context(participant, step, items=_form_items(items, {}, {})))
+    if step.kind == "pre_task":
+        items = participation.questionnaire_items(study=study, pre_task=True)
+        return render(request, "participate/pre_task.html",
                       _context(participant, step, items=_form_items(items, {}, {})))
     if step.kind == "scenario":
         return render(request, "participate/scenario.html", _context(participant, step))
@@ -233,6 +237,33 @@ def session_start_submit(request, token):
         raise Http404("Not one of your scenarios.")
     try:
         participation.session_start(participant=participant, assignment=assignment, **_common(request))
+    except InvalidEvent as invalid:
+        return _bad_event(invalid)
+    except Refused as refusal:
+        return _refused(request, participant, refusal)
+    return _home(participant)
+
+
+@require_POST
+def pre_task_submit(request, token):
+    """The study's questions before a task, answered before its session starts (once per assignment)."""
+    participant = _participant_or_404(token)
+    assignment_id = _pk(request.POST.get("assignment", ""))
+    if assignment_id is None:
+        return HttpResponseBadRequest("Which scenario?")
+    # Another participant's assignment is a 404, the same answer as one that does not exist: ids say nothing.
+    assignment = Assignment.objects.filter(pk=assignment_id, participant=participant).first()
+    if assignment is None:
+        raise Http404("Not one of your scenarios.")
+    try:
+        participation.pre_task_save(participant=participant, assignment=assignment, answers=request.POST,
+                                    **_common(request))
+    except InvalidAnswers as invalid:
+        step = selectors.participant_step(participant=participant)
+        items = participation.questionnaire_items(study=participant.study, pre_task=True)
+        return render(request, "participate/pre_task.html",
+                      _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
+                      status=400)
     except InvalidEvent as invalid:
         return _bad_event(invalid)
     except Refused as refusal:

@@ -279,6 +279,10 @@ MATRIX: dict[tuple[str, str], Row] = {
     ("participate:start", "POST"): Row("POST", participant_path("start/"), PARTICIPANT_OBJECT,
                                        lambda w: {"assignment": first_assignment(w).pk,
                                                   "client_event_id": secrets.token_hex(8)}),
+    ("participate:pre_task", "POST"): Row("POST", participant_path("pre-task/"),
+                                          PARTICIPANT_OBJECT,  # the participant: 409, the study asks none
+                                          lambda w: {"assignment": first_assignment(w).pk,
+                                                     "client_event_id": secrets.token_hex(8)}),
     ("participate:post_task", "POST"): Row("POST", participant_path("post-task/"),
                                            PARTICIPANT_OBJECT,  # the participant: 409, not ended yet
                                            lambda w: {"session": w.session.pk,
