@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.db.models import Case, DateTimeField, F, Prefetch, Q, Value, When
 
 from sessionlab import plain_sql
+from studies.design.gold import GoldPair, gold_pending
 from studies.design.questionnaires import usable_items
 from studies.models import (
     Assignment,
@@ -196,13 +197,16 @@ def _plausible(token) -> bool:
 @dataclass
 class ParticipantStep:
     """Where a participant is: kind is consent | declined | withdrawn | questionnaire | scenario (read it and
-    start) | pre_task (the study's questions before each task) | search | post_task | done | no_assignments; `assignment` and `session` for the per-scenario steps."""
+    start) | pre_task (the study's questions before each task) | search | gold (the scenario's two gold
+    documents, studies/design/gold.py) | post_task | done | no_assignments; `assignment` and `session` for the
+    per-scenario steps, `gold` the pair for the gold step."""
 
     kind: str
     assignment: Assignment | None = None
     session: SearchSession | None = None
     position: int = 0  # 1-based index of the assignment in the order
     total: int = 0
+    gold: GoldPair | None = None
 
 
 def participant_assignments(*, participant: Participant) -> list[Assignment]:
@@ -261,6 +265,10 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
         elif session.ended_at is None:
             step = "search"
         elif not session.post_task_answers and session.end_reason != SearchSession.EndReason.WITHDRAWN:
+            # The scenario's gold documents, when the study has them, come between the search and its questions.
+            pair = gold_pending(participant=participant, session=session, scenario=assignment.scenario)
+            if pair is not None:
+                return ParticipantStep("gold", assignment, session, number, len(assignments), gold=pair)
             step = "post_task"
         if step:
             return ParticipantStep(step, assignment, session, number, len(assignments))

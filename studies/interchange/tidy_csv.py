@@ -7,7 +7,8 @@ participant's order), scenario (code), topic (the scenario's topic_id), system (
 sessions.csv ends with excluded (0/1) and excluded_reason: the study's exclusion rule on agreement with the
 reference marks a participant, never drops their rows (docs/recruitment.md, "Checks"), then pre_task_answers
 and post_task_answers: the answers to the questions before and after the task, each a JSON object
-({item name: answer}, keys sorted), empty when none were given.
+({item name: answer}, keys sorted), empty when none were given, and gold_passed: 1 or 0 when the participant
+judged the scenario's two gold documents (docs/recruitment.md, "Gold documents"), empty when the task had none.
 Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would run as a formula
 (starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
 """
@@ -27,7 +28,7 @@ DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "re
 TABLES = {
     "sessions": DESIGN + ["started_at", "ended_at", "end_reason", "duration_s", "queries", "results_shown",
                           "documents_opened", "judgments", "excluded", "excluded_reason", "pre_task_answers",
-                          "post_task_answers"],
+                          "post_task_answers", "gold_passed"],
     "queries": DESIGN + ["query", "text", "issued_at", "seconds_from_start", "results_shown", "scan_mark_rank",
                          "documents_opened", "system_message"],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
@@ -95,6 +96,11 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
         opened[(session_id, data.get("query"))] += 1
         opened[(session_id,)] += 1
 
+    # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
+    gold = {session_id: bool(ack.get("passed")) for session_id, ack in
+            Event.objects.filter(session__in=scope, type="gold").order_by("id").values_list("session_id", "payload__ack")
+            if isinstance(ack, dict) and ack.get("ok")}
+
     tables = {name: [header] for name, header in TABLES.items()}
     for session in sessions:
         key = design[session.pk]
@@ -107,7 +113,8 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
             # The study's agreement rule's mark on the participant (studies/assessment/exclusion.py): kept, marked.
             int(session.assignment.participant.excluded_at is not None),
             session.assignment.participant.excluded_reason or "",
-            _answers(session.assignment.pre_task_answers), _answers(session.post_task_answers)])
+            _answers(session.assignment.pre_task_answers), _answers(session.post_task_answers),
+            int(gold[session.pk]) if session.pk in gold else ""])
         for query in session_queries:
             tables["queries"].append(key + [
                 query.position, query.text, _time(query.issued_at), _seconds(query.issued_at, session.started_at),

@@ -404,6 +404,11 @@ def check_items_errors(checks) -> list[str]:
     errors = []
     if checks.get("preset", "prolific") not in CHECK_PRESETS:
         errors.append(f"checks preset: one of {', '.join(CHECK_PRESETS)}")
+    unknown = sorted(str(k) for k in checks if k not in ("preset", "items", "gold"))
+    if unknown:
+        errors.append(f"checks: unknown key(s) {', '.join(unknown)[:200]}")
+    if not isinstance(checks.get("gold", False), bool):
+        errors.append("checks gold: true or false (gold documents inside each scenario)")
     items = checks.get("items", [])
     if not isinstance(items, list) or len(items) > MAX_CHECKS:
         return [*errors, f"checks items: a list of at most {MAX_CHECKS}"]
@@ -439,6 +444,11 @@ def check_items_errors(checks) -> list[str]:
         elif answer not in choices:
             errors.append(f"{where}: answer must be one of its choices")
     return errors
+
+
+def gold_failures(participant: Participant) -> int:
+    """Gold documents judged wrongly (studies/participation/gold.py): each counts as a failed attention check."""
+    return participant.events.filter(type="gold", payload__ack__passed=False).count()
 
 
 def check_items(recruitment: Recruitment | None) -> list[dict]:
@@ -513,6 +523,7 @@ def check_answer_record(
     if item is None:
         raise Refused("This question is already answered.")
     policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
+    attention_failures = progress.attention_failures + gold_failures(participant)
     passed = isinstance(answer, str) and answer == item["answer"]
     tries = progress.tries.get(name, 0) + (not passed)
     reason = "" if passed else (f"{item['kind']} check {name}: answered {str(answer)[:200]!r}")
@@ -530,14 +541,11 @@ def check_answer_record(
         )
         if passed:
             return ack
-        if (
-            item["kind"] == "attention"
-            and progress.attention_failures + 1 >= policy["attention_failures_to_screen_out"]
-        ):
+        if item["kind"] == "attention" and attention_failures + 1 >= policy["attention_failures_to_screen_out"]:
             participant_screen_out(
                 participant=participant,
                 failed_checks=True,
-                reason=f"{progress.attention_failures + 1} attention checks failed (last: {name})",
+                reason=f"{attention_failures + 1} attention checks failed (last: {name})",
             )
             ack["screened_out"] = True
         elif item["kind"] == "comprehension" and tries >= policy["comprehension_tries"]:

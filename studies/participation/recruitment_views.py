@@ -12,9 +12,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from studies.design.gold import gold_on
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import RecruitmentError
-from studies.participation import recruitment
+from studies.participation import gold, recruitment
 
 MAX_EXPORT_BYTES = recruitment.MAX_IMPORT_BYTES
 
@@ -62,6 +63,14 @@ class RecruitmentForm(forms.Form):
         'choose Blue.", "choices": ["Red", "Blue"], "answer": "Blue"}]; shown before the first scenario.',
     )
 
+    checks_gold = forms.BooleanField(
+        required=False,
+        label="Gold documents inside each scenario",
+        help_text="After each search, the participant judges two documents of the task's topic from the newest "
+        "reference version: one at its top grade, one judged 0. Judging the relevant one 0 or the off-topic one "
+        "relevant counts as a failed attention check.",
+    )
+
     def clean_checks_items(self):
         raw = self.cleaned_data["checks_items"].strip()
         if not raw:
@@ -96,7 +105,10 @@ def _initial(found) -> dict:
         "closed": found.closed_at is not None,
         "closed_cells": ", ".join(f"{c}:{y}" for c, y in found.closed_cells or []),
         "checks_preset": (found.checks or {}).get("preset", "prolific"),
-        "checks_items": json.dumps((found.checks or {}).get("items", []), indent=1) if found.checks else "",
+        "checks_items": json.dumps((found.checks or {}).get("items", []), indent=1)
+        if (found.checks or {}).get("items")
+        else "",
+        "checks_gold": gold_on(found.checks),
     }
 
 
@@ -122,7 +134,10 @@ def recruitment_settings(request, slug):
         if form.is_valid():
             data = dict(form.cleaned_data)
             preset, items = data.pop("checks_preset") or "prolific", data.pop("checks_items")
-            data["checks"] = {"preset": preset, "items": items} if items else {}
+            with_gold = data.pop("checks_gold")
+            data["checks"] = {"preset": preset, "items": items} if items or with_gold else {}
+            if with_gold:
+                data["checks"]["gold"] = True
             try:
                 recruitment.recruitment_update(study=study, **data)
             except RecruitmentError as error:
@@ -145,6 +160,9 @@ def recruitment_settings(request, slug):
         ),
         "counts": counts,
         "open_freed": len(counts.open_freed),
+        "gold_on": gold_on(found.checks),
+        "gold_pairs": gold.gold_pairs_of(study=study),
+        "outcomes": gold.check_outcomes(study=study),
     }
     return render(request, "studies/recruitment.html", context)
 

@@ -276,6 +276,8 @@ class StrategicParticipant(SimulatedParticipant):
             if not planned:
                 query_words = self._reformulate(query_words, words)
         participation.session_end(participant=self.participant, session=session, reason=reason, **self._event())
+        if not self._gold(session, scenario, self._event):
+            return
         participation.post_task_save(
             participant=self.participant, session=session,
             answers={"search_went_well": 4 if reason == SearchSession.EndReason.SATISFIED else rng.randint(1, 3)},

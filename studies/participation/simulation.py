@@ -30,8 +30,10 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from studies.design.gold import gold_pending
 from studies.design.questionnaires import usable_items
 from studies.models import Participant, SearchSession
+from studies.participation import gold as gold_documents
 from studies.participation import steps as participation
 
 STOPWORDS = frozenset(
@@ -92,6 +94,7 @@ PACE = {
     "judgment": (2.0, 6.0),  # choosing a grade
     "scan_mark": (1.0, 3.0),
     "session_end": (2.0, 8.0),
+    "gold": (20.0, 60.0),  # reading and judging the scenario's two gold documents
     "post_task": (10.0, 40.0),
 }
 
@@ -117,6 +120,7 @@ class SimulatedParticipant:
         self.pace = (1.0, 4.0)  # the seconds the next event's action takes (_next sets it from PACE)
         self.sequence = 0
         self.max_grade = max(participant.study.grade_values())
+        self.stopped = False  # screened out (a gold pair judged wrongly past the preset's limit): nothing more
 
     def _event(self) -> dict:
         self.sequence += 1
@@ -149,6 +153,8 @@ class SimulatedParticipant:
             session = participation.session_start(participant=participant, assignment=assignment,
                                                   **self._next("session_start"))
             self._search(session, assignment.scenario)
+            if self.stopped:
+                break
 
     def _search(self, session: SearchSession, scenario) -> None:
         rng, profile = self.rng, self.profile
@@ -182,11 +188,29 @@ class SimulatedParticipant:
             query_words = self._reformulate(query_words, words)
         participation.session_end(participant=self.participant, session=session, reason=reason,
                                   **self._next("session_end"))
+        if not self._gold(session, scenario, lambda: self._next("gold")):
+            return
         participation.post_task_save(
             participant=self.participant, session=session,
             answers=self._post_task_answers(reason, session),
             **self._next("post_task"),
         )
+
+    def _gold(self, session: SearchSession, scenario, event) -> bool:
+        """The scenario's gold documents, when the study has them: judged as the reference grades them (the pair
+        is the clearest of the topic's documents, so no misjudging noise; the simulation never stalls on it).
+        False when the answer screened the participant out."""
+        pair = gold_pending(participant=self.participant, session=session, scenario=scenario)
+        if pair is None:
+            return True
+        grades = self.reference.get(scenario.topic_id, {})
+        ack = gold_documents.gold_answer_record(
+            participant=self.participant, session=session,
+            grades={doc.external_id: min(self.max_grade, max(0, grades.get(doc.external_id, grade)))
+                    for doc, grade in ((pair.relevant, pair.relevant_grade), (pair.off_topic, 0))},
+            **event())
+        self.stopped = bool(ack.get("screened_out"))
+        return not self.stopped
 
     def _post_task_answers(self, reason: str, session: SearchSession) -> dict:
         # One draw of the main generator whatever the questionnaire, so a study's other draws stay the same.

@@ -22,6 +22,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from studies.design.gold import gold_pending
 from studies.design.lifecycle import participant_check_accepting
 from studies.design.questionnaires import (
     DEFAULT_POST_TASK_QUESTIONNAIRE,
@@ -380,6 +381,8 @@ def post_task_save(*, participant: Participant, session: SearchSession, answers:
         raise Refused("Please finish the search first.")
     if session.post_task_answers:
         raise Refused("You have already answered these questions.")
+    if gold_pending(participant=participant, session=session, scenario=session.assignment.scenario) is not None:
+        raise Refused("Please judge the two documents of this task first.")
     cleaned = answers_clean(questionnaire_items(study=participant.study, post_task=True), answers)
 
     def write():

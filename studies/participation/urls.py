@@ -10,6 +10,7 @@ urlpatterns = [
     path("<str:token>/questionnaire/", views.questionnaire_submit, name="questionnaire"),
     path("<str:token>/start/", views.session_start_submit, name="start"),
     path("<str:token>/pre-task/", views.pre_task_submit, name="pre_task"),
+    path("<str:token>/gold/", views.gold_submit, name="gold"),
     path("<str:token>/post-task/", views.post_task_submit, name="post_task"),
     path("<str:token>/events/", views.events_submit, name="events"),
     path("<str:token>/withdraw/", views.withdraw, name="withdraw"),

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from studies.design import lifecycle, selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
-from studies.participation import clock, recruitment, reload, rules
+from studies.participation import clock, gold, recruitment, reload, rules
 from studies.participation import steps as participation
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ def participant_home(request, token):
         step = selectors.participant_step(participant=participant)
     study = participant.study
     # Paused or closed: a session already started is finished (search, post-task), nothing new begins.
-    if step.kind not in ("search", "post_task", "done", "withdrawn", "declined"):
+    if step.kind not in ("search", "gold", "post_task", "done", "withdrawn", "declined"):
         try:
             lifecycle.participant_check_accepting(participant)
         except Refused as refusal:
@@ -150,12 +150,53 @@ def participant_home(request, token):
         context["restored"] = restored
         context["client"]["restored"] = restored
         return render(request, "participate/search.html", context)
+    if step.kind == "gold":
+        return _gold_page(request, participant, step)
     if step.kind == "post_task":
         items = participation.questionnaire_items(study=study, post_task=True)
         return render(request, "participate/post_task.html",
                       _context(participant, step, items=_form_items(items, {}, {})))
     completion = recruitment.completion_of(participant) if step.kind == "done" else None
     return render(request, f"participate/{step.kind}.html", _context(participant, step, completion=completion))
+
+
+def _gold_page(request, participant, step, errors=None, chosen=None, status=200):
+    """The scenario's two gold documents (studies/design/gold.py), in this participant's order, never saying
+    which is which, with the study's grade buttons."""
+    documents = gold.gold_order(participant=participant, scenario_id=step.assignment.scenario_id, pair=step.gold)
+    grades = selectors.grade_levels(study=participant.study)
+    chosen, errors = chosen or {}, errors or {}
+    rows = [{"number": n, "doc": d.external_id, "title": d.title, "text": d.text, "error": errors.get(d.external_id, ""),
+             "chosen": str(chosen.get(f"grade-{d.external_id}", ""))} for n, d in enumerate(documents, start=1)]
+    return render(request, "participate/gold.html", _context(participant, step, documents=rows, grades=grades),
+                  status=status)
+
+
+@require_POST
+def gold_submit(request, token):
+    """The participant's grades of the scenario's two gold documents (gold.gold_answer_record)."""
+    participant = _participant_or_404(token)
+    session_id = _pk(request.POST.get("session", ""))
+    if session_id is None:
+        return HttpResponseBadRequest("Which search?")
+    # Another participant's session is a 404, the same answer as one that does not exist.
+    session = (SearchSession.objects.select_related("assignment__participant__study", "assignment__scenario")
+               .filter(pk=session_id, assignment__participant=participant).first())
+    if session is None:
+        raise Http404("Not one of your searches.")
+    grades = {key[len("grade-"):]: value for key, value in request.POST.items() if key.startswith("grade-")}
+    try:
+        gold.gold_answer_record(participant=participant, session=session, grades=grades, **_common(request))
+    except InvalidAnswers as invalid:
+        step = selectors.participant_step(participant=participant)
+        if step.kind != "gold":
+            return _home(participant)
+        return _gold_page(request, participant, step, errors=invalid.errors, chosen=request.POST, status=400)
+    except InvalidEvent as invalid:
+        return _bad_event(invalid)
+    except Refused as refusal:
+        return _refused(request, participant, refusal)
+    return _home(participant)
 
 
 @never_cache

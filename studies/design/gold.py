@@ -1,0 +1,111 @@
+"""Gold documents inside a scenario (docs/recruitment.md, "Gold documents"): the reads.
+
+When a study turns them on (`Recruitment.checks["gold"] is True`), each scenario whose topic has, in the newest
+reference version, a document at the topic's top grade (above 0) and a document judged 0 gets a gold step after
+its search and before its post-task questions: the participant judges those two documents, and the answer is
+scored (studies/participation/gold.py). The pair is chosen deterministically, so it can be reproduced from the
+reference version alone: the relevant document is the one at the topic's highest grade with the lowest id, the
+off-topic one the judged-0 document with the lowest id (numeric ids in number order, then the others as text).
+The order they are shown in is fixed per participant and scenario, and differs between participants.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from studies.models import (
+    Document,
+    Event,
+    Participant,
+    Recruitment,
+    ReferenceJudgment,
+    ReferenceVersion,
+    Scenario,
+    SearchSession,
+)
+
+
+@dataclass(frozen=True)
+class GoldPair:
+    """A scenario's two gold documents, from reference version `version`."""
+
+    topic_id: str
+    version: int
+    relevant: Document  # at the topic's top grade
+    relevant_grade: int
+    off_topic: Document  # judged 0
+
+
+def gold_on(checks) -> bool:
+    """Whether a study's checks setting (Recruitment.checks) turns gold documents on."""
+    return isinstance(checks, dict) and checks.get("gold") is True
+
+
+def study_gold_on(study_id: int) -> bool:
+    checks = Recruitment.objects.filter(study_id=study_id).values_list("checks", flat=True).first()
+    return gold_on(checks)
+
+
+def _doc_key(external_id: str):
+    """The order "lowest id" means: numeric ids by number (9 before 10), then the others as text."""
+    numeric = external_id.isascii() and external_id.isdigit()
+    return (not numeric, int(external_id) if numeric else 0, external_id)
+
+
+def gold_pairs(*, study_id: int, topic_ids) -> dict[str, GoldPair]:
+    """{topic_id: GoldPair} for the topics of `topic_ids` that have a pair in the newest reference version."""
+    version = ReferenceVersion.objects.filter(study_id=study_id).order_by("-number").first()
+    if version is None:
+        return {}
+    by_topic: dict[str, list] = {}
+    for topic_id, doc_id, external_id, grade in ReferenceJudgment.objects.filter(
+        version=version, topic_id__in=list(topic_ids)
+    ).values_list("topic_id", "document_id", "document__external_id", "grade"):
+        by_topic.setdefault(topic_id, []).append((grade, _doc_key(external_id), doc_id))
+    chosen = {}
+    for topic_id, rows in by_topic.items():
+        top = max(grade for grade, _, _ in rows)
+        zeros = [(key, doc_id) for grade, key, doc_id in rows if grade == 0]
+        if top <= 0 or not zeros:
+            continue
+        relevant = min((key, doc_id) for grade, key, doc_id in rows if grade == top)[1]
+        chosen[topic_id] = (top, relevant, min(zeros)[1])
+    documents = Document.objects.in_bulk([d for _, r, o in chosen.values() for d in (r, o)])
+    return {
+        topic_id: GoldPair(topic_id, version.number, documents[relevant], top, documents[off_topic])
+        for topic_id, (top, relevant, off_topic) in chosen.items()
+    }
+
+
+def gold_pair(*, study_id: int, topic_id: str) -> GoldPair | None:
+    return gold_pairs(study_id=study_id, topic_ids=[topic_id]).get(topic_id)
+
+
+def gold_answered(session: SearchSession) -> bool:
+    return Event.objects.filter(session_id=session.pk, type="gold", payload__ack__ok=True).exists()
+
+
+def gold_pending(*, participant: Participant, session: SearchSession, scenario: Scenario) -> GoldPair | None:
+    """The gold pair the participant still has to judge for this session, or None: the study has gold
+    documents on, the search has ended (not by a withdrawal), its post-task questions are not answered yet (a
+    setting turned on later asks nothing of tasks already done), the topic has a pair, and no answer is stored."""
+    if (
+        session.ended_at is None
+        or session.end_reason == SearchSession.EndReason.WITHDRAWN
+        or session.post_task_answers
+        or not study_gold_on(participant.study_id)
+    ):
+        return None
+    pair = gold_pair(study_id=participant.study_id, topic_id=scenario.topic_id)
+    if pair is None or gold_answered(session):
+        return None
+    return pair
+
+
+def gold_order(*, participant: Participant, scenario_id: int, pair: GoldPair) -> list[Document]:
+    """The two documents in the order this participant sees them for this scenario: fixed for them (a reload
+    shows the same order), random between participants, so neither place says which document is which."""
+    digest = hashlib.sha256(f"gold:{participant.pk}:{participant.code}:{scenario_id}".encode()).digest()
+    first, second = pair.relevant, pair.off_topic
+    return [first, second] if digest[0] % 2 == 0 else [second, first]

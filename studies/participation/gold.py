@@ -1,0 +1,218 @@
+"""Gold documents inside a scenario (docs/recruitment.md, "Gold documents"): the participant's answer, scored.
+
+The pair and the step are read in studies/design/gold.py. The answer is one Event (type "gold", on the
+session, data {doc: grade}, ack {passed, reason, the pair}), stored once per client event id like every form's.
+It is never a Judgment of the session: the gold documents do not enter the session's ranked lists, its
+judgments or its scores, which stay those of the search.
+
+The rule: passed when the relevant document gets a grade of 1 or more and the off-topic one 0 (or a grade below
+0 on a scale that has one). The exact grade of the relevant document is not asked for: assessors disagree
+about degrees of relevance (marginal or fair, fair or high) far more than about relevant or not, so only the
+clear-cut call is scored; an attentive reader does not call a top-graded document not relevant, nor an
+off-topic document relevant. A failure counts as a failed attention check toward the preset's screen-out limit
+(prolific: two, strict: one), and screens out with the failed-checks code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+
+from studies.design.gold import gold_answered, gold_on, gold_order, gold_pair, gold_pairs
+from studies.errors import InvalidAnswers, Refused
+from studies.models import Event, Participant, Recruitment, SearchSession
+from studies.participation.recruitment import (
+    CHECK_PRESETS,
+    checks_progress,
+    gold_failures,
+    participant_screen_out,
+)
+from studies.participation.rules import client_id_check, event_create, participant_check_consented
+
+_GRADE = re.compile(r"-?[0-9]{1,4}")
+
+
+def _grade(raw, scale: list[int]) -> int | None:
+    """A grade sent as a number or as a form's text; None when it is not one of the study's grades."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        value = raw
+    elif isinstance(raw, str) and _GRADE.fullmatch(raw.strip()):
+        value = int(raw.strip())
+    else:
+        return None
+    return value if value in scale else None
+
+
+def gold_score(
+    *, scenario_code: str, relevant: str, off_topic: str, grades: Mapping[str, int]
+) -> tuple[bool, str]:
+    """(passed, reason): passed when the relevant document is graded 1 or more and the off-topic one 0 or less."""
+    wrong = []
+    if grades[relevant] < 1:
+        wrong.append(f"judged relevant doc {relevant} as {grades[relevant]}")
+    if grades[off_topic] > 0:
+        wrong.append(f"judged off-topic doc {off_topic} as {grades[off_topic]}")
+    return not wrong, (f"gold documents of scenario {scenario_code}: {'; '.join(wrong)}" if wrong else "")
+
+
+def _replay(participant: Participant, client_event_id: str) -> dict | None:
+    return (
+        participant.events.filter(client_event_id=client_event_id)
+        .values_list("payload__ack", flat=True)
+        .first()
+    )
+
+
+def gold_answer_record(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    grades: Mapping[str, object],
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
+    """The participant's grades of the scenario's two gold documents ({external id: grade}), scored and stored as
+    a "gold" Event of `session`; returns its ack ({ok, passed, reason, scenario, relevant, off_topic,
+    reference_version, shown[, screened_out]}). A re-sent answer (same client event id) returns the first one's
+    ack. Refused: another participant's session, a search not ended, a task without gold documents or already
+    judged, a document that is not one of the two, a grade off the study's scale. InvalidAnswers: a document
+    left without a grade ({external id: message})."""
+    client_id_check(client_event_id)
+    stored = _replay(participant, client_event_id)
+    if stored is not None:
+        return stored
+    participant_check_consented(participant)
+    if session.assignment.participant_id != participant.pk:
+        raise Refused("This is not one of your search sessions.")
+    if session.ended_at is None:
+        raise Refused("Please finish the search first.")
+    if session.end_reason == SearchSession.EndReason.WITHDRAWN or session.post_task_answers:
+        raise Refused("This task is finished.")
+    recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
+    scenario = session.assignment.scenario
+    pair = (
+        gold_pair(study_id=participant.study_id, topic_id=scenario.topic_id)
+        if recruitment and gold_on(recruitment.checks)
+        else None
+    )
+    if pair is None:
+        raise Refused("This task has no further documents to judge.")
+    if gold_answered(session):
+        raise Refused("These two documents are already judged.")
+    relevant, off_topic = pair.relevant.external_id, pair.off_topic.external_id
+    unknown = [str(doc)[:100] for doc in grades if doc not in (relevant, off_topic)]
+    if unknown:
+        raise Refused(f"Document {unknown[0]!r} is not one of this task's two documents.")
+    scale = participant.study.grade_values()
+    missing = {
+        doc: "Please choose a grade." for doc in (relevant, off_topic) if grades.get(doc) in (None, "")
+    }
+    if missing:
+        raise InvalidAnswers(missing)
+    cleaned = {}
+    for doc in (relevant, off_topic):
+        value = _grade(grades[doc], scale)
+        if value is None:
+            raise Refused(
+                f"The grade {str(grades[doc])[:20]!r} for document {doc} is not on this study's scale "
+                f"({', '.join(str(g) for g in scale)})."
+            )
+        cleaned[doc] = value
+    passed, reason = gold_score(
+        scenario_code=scenario.code, relevant=relevant, off_topic=off_topic, grades=cleaned
+    )
+    shown = [d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair)]
+    ack = {
+        "ok": True,
+        "passed": passed,
+        "reason": reason,
+        "scenario": scenario.code,
+        "relevant": relevant,
+        "off_topic": off_topic,
+        "relevant_grade": pair.relevant_grade,
+        "reference_version": pair.version,
+        "shown": shown,
+    }
+    screen_out = None
+    if not passed:
+        policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
+        failures = (
+            checks_progress(participant, recruitment).attention_failures + gold_failures(participant) + 1
+        )
+        if failures >= policy["attention_failures_to_screen_out"]:
+            screen_out = (
+                f"{failures} attention checks failed (last: gold documents of scenario {scenario.code})"
+            )
+            ack["screened_out"] = True
+    try:
+        with transaction.atomic():
+            # One answer per session: the session's row is locked while the answer is checked and stored.
+            SearchSession.objects.select_for_update().filter(pk=session.pk).first()
+            if gold_answered(session):
+                raise Refused("These two documents are already judged.")
+            event_create(
+                participant=participant,
+                session=session,
+                type="gold",
+                client_event_id=client_event_id,
+                sequence=sequence,
+                client_time=client_time,
+                data=cleaned,
+                ack=ack,
+            )
+            if screen_out:
+                participant_screen_out(participant=participant, failed_checks=True, reason=screen_out)
+    except IntegrityError:  # the same answer sent twice at once: the first one stored wins
+        stored = _replay(participant, client_event_id)
+        if stored is None:
+            raise
+        return stored
+    return ack
+
+
+@dataclass
+class CheckOutcome:
+    """One participant's checks, for the recruitment page: each gold answer and each failed check."""
+
+    code: str
+    state: str
+    gold: list = field(default_factory=list)  # (scenario code, passed, reason)
+    failed_checks: list = field(default_factory=list)  # reasons
+
+    @property
+    def gold_failed(self) -> int:
+        return sum(not passed for _, passed, _ in self.gold)
+
+
+def check_outcomes(*, study) -> list[CheckOutcome]:
+    """Every participant (not a preview) with a check or gold answer, in enrolment order: one query."""
+    outcomes: dict[int, CheckOutcome] = {}
+    rows = (
+        Event.objects.filter(
+            participant__study=study, participant__preview_at__isnull=True, type__in=("check", "gold")
+        )
+        .order_by("participant__enrolment_index", "id")
+        .values_list("participant_id", "participant__code", "participant__state", "type", "payload__ack")
+    )
+    for participant_id, code, state, kind, ack in rows:
+        if not isinstance(ack, dict) or not ack.get("ok"):
+            continue
+        outcome = outcomes.setdefault(participant_id, CheckOutcome(code, state or "invited"))
+        if kind == "gold":
+            outcome.gold.append((ack.get("scenario", ""), bool(ack.get("passed")), ack.get("reason", "")))
+        elif not ack.get("passed"):
+            outcome.failed_checks.append(ack.get("reason", ""))
+    return list(outcomes.values())
+
+
+def gold_pairs_of(*, study) -> list[tuple]:
+    """(scenario, GoldPair or None) for each of the study's scenarios: what the recruitment page shows."""
+    scenarios = list(study.scenarios.order_by("id"))
+    pairs = gold_pairs(study_id=study.pk, topic_ids={s.topic_id for s in scenarios})
+    return [(scenario, pairs.get(scenario.topic_id)) for scenario in scenarios]
