@@ -287,6 +287,10 @@ MATRIX: dict[tuple[str, str], Row] = {
                                            PARTICIPANT_OBJECT,  # the participant: 409, not ended yet
                                            lambda w: {"session": w.session.pk,
                                                       "client_event_id": secrets.token_hex(8)}),
+    ("participate:gold", "POST"): Row("POST", participant_path("gold/"),
+                                      PARTICIPANT_OBJECT,  # the participant: 409, not ended yet
+                                      lambda w: {"session": w.session.pk, "grade-1": "1",
+                                                 "client_event_id": secrets.token_hex(8)}),
     ("participate:events", "POST"): Row("POST", participant_path("events/"), PARTICIPANT_OWN,
                                         lambda w: {"events": [{"id": secrets.token_hex(8), "type": "page_view",
                                                                "session": w.session.pk, "data": {}}]},
