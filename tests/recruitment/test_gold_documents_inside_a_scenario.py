@@ -23,6 +23,7 @@ from studies.models import (
 )
 from studies.participation import gold, recruitment
 from studies.participation import steps as participation
+from studies.participation.searchers import Strategy, participants_simulate_with
 from studies.participation.simulation import participants_simulate
 
 from .conftest import cid, join, ready
@@ -357,10 +358,14 @@ def test_gold_grades_are_no_judgments_and_leave_the_scores_alone(person, django_
 # --- the simulation, the tidy CSV, the archive, the researcher's page ---------------------------------
 
 
-def test_simulated_participants_pass_through_the_gold_step(gold_study):
+@pytest.mark.parametrize("strategic", [False, True])
+def test_simulated_participants_pass_through_the_gold_step(gold_study, strategic):
     people = [join(gold_study).participant for _ in range(2)]
     reference = {str(n): JUDGED for n in range(1, 5)}
-    participants_simulate(participants=people, reference=reference, seed=3)
+    if strategic:
+        participants_simulate_with(participants=people, reference=reference, strategy=Strategy(max_queries=2))
+    else:
+        participants_simulate(participants=people, reference=reference, seed=3)
     for someone in people:
         assert recruitment.state_of(fresh(someone)) != "screened_out"
         sessions = SearchSession.objects.filter(assignment__participant=someone)
