@@ -69,12 +69,22 @@ def test_the_ended_session_is_announced_for_scoring(abandoned, monkeypatch):
     assert [abandoned.pk] in heard
 
 
-def test_the_study_page_runs_the_same_sweep(client, alice, abandoned):
+def test_in_eager_mode_the_study_page_runs_the_same_sweep(client, alice, abandoned, settings):
+    # Eager mode has no beat: the page is where the sweep runs (set here too for CI's pass with a worker).
+    settings.CELERY_TASK_ALWAYS_EAGER = True
     client.force_login(alice)
     page = client.get(f"/studies/{abandoned.assignment.participant.study.slug}/")
     assert page.status_code == 200
     abandoned.refresh_from_db()
     assert abandoned.end_reason == "timed_out"
+
+
+def test_with_a_broker_the_study_page_leaves_the_sweep_to_the_beat(client, alice, abandoned, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    client.force_login(alice)
+    assert client.get(f"/studies/{abandoned.assignment.participant.study.slug}/").status_code == 200
+    abandoned.refresh_from_db()
+    assert abandoned.ended_at is None
 
 
 def test_a_participant_past_the_study_limit_is_timed_out_and_their_row_freed(panel_study):
