@@ -16,6 +16,15 @@ class DesignError(StudiesError):
     """The design cannot be built as asked: a grade scale, an enrolment that cannot be balanced, a retake."""
 
 
+class SystemConfigError(DesignError):
+    """A system's kind or configuration that cannot search (studies.search.systems.system_config_problem);
+    `field` names what is wrong ("config" or "backend"), so the API and the forms put it next to that field."""
+
+    def __init__(self, message: str, *, field: str = "config"):
+        super().__init__(message)
+        self.field = field
+
+
 class DesignLockedError(DesignError):
     """Scenarios and systems cannot change once participants hold assignments built from them."""
 

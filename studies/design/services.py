@@ -14,7 +14,13 @@ from django.utils.text import slugify
 from studies.design.latin_square import participant_assignment
 from studies.design.lifecycle import preview_delete, study_check_accepting
 from studies.design.selectors import collection_usable_by
-from studies.errors import CollectionAccessError, DesignError, DesignLockedError, StudyOwnerOnlyError
+from studies.errors import (
+    CollectionAccessError,
+    DesignError,
+    DesignLockedError,
+    StudyOwnerOnlyError,
+    SystemConfigError,
+)
 from studies.models import (
     DEFAULT_GRADE_LABELS,
     Assignment,
@@ -25,6 +31,7 @@ from studies.models import (
     Study,
     System,
 )
+from studies.search.systems import system_config_problem
 
 
 def collection_check_usable(*, user, collection: Collection) -> None:
@@ -180,9 +187,24 @@ def scenario_add(*, study: Study, code: str, title: str, text: str, topic_id: st
 
 
 @transaction.atomic
+def system_check_config(*, code: str, backend: str, config) -> None:
+    """THE rule for a system's kind and configuration, asked by every write of a System (the pages, the API,
+    the admin's form, the archive import, the demo loader): refused here with the field and the problem, so a
+    system that cannot search is never stored to fail later when a participant searches."""
+    if backend not in System.Backend.values:
+        raise SystemConfigError(
+            f"system {code}: backend: {backend!r} is not one of {', '.join(System.Backend.values)}", field="backend"
+        )
+    problem = system_config_problem(backend, config)
+    if problem:
+        raise SystemConfigError(f"system {code}: config: {problem}", field="config")
+
+
 def system_add(*, study: Study, code: str, name: str, backend: str = System.Backend.BUILTIN, config=None) -> System:
     design_check_unlocked(study=study)
-    return System.objects.create(study=study, code=code, name=name, backend=backend, config=config or {})
+    config = {} if config is None else config
+    system_check_config(code=code, backend=backend, config=config)
+    return System.objects.create(study=study, code=code, name=name, backend=backend, config=config)
 
 
 def _design_row_check(*, study: Study, row: Scenario | System) -> None:
@@ -196,6 +218,12 @@ def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scen
     """Change fields of one of the study's scenarios or systems (the API's PUT and PATCH), refused once the
     design is locked. The fields are already validated (a serializer's or a form's)."""
     _design_row_check(study=study, row=row)
+    if isinstance(row, System) and ("backend" in fields or "config" in fields):
+        system_check_config(
+            code=fields.get("code", row.code),
+            backend=fields.get("backend", row.backend),
+            config=fields.get("config", row.config),
+        )
     for name, value in fields.items():
         setattr(row, name, value)
     if fields:

@@ -13,7 +13,6 @@ from studies.design.instruments import INSTRUMENTS
 from studies.design.questionnaires import questionnaire_errors
 from studies.errors import DesignError
 from studies.models import AuditEntry, CollectionTopic, Scenario, Study, System
-from studies.search.systems import system_config_problem
 
 QUESTIONNAIRES = {
     "questionnaire": "Before the first task",
@@ -25,10 +24,8 @@ QUESTIONNAIRES = {
 def system_save(
     *, study: Study, system: System | None = None, code: str, name: str, backend: str, config: dict
 ) -> System:
-    """Add a system, or change one, refused when its config cannot work or once the design is locked."""
-    problem = system_config_problem(backend, config)
-    if problem:
-        raise DesignError(f"system {code}: {problem}")
+    """Add a system, or change one, refused when its config cannot work (the services' one check,
+    services.system_check_config) or once the design is locked."""
     try:
         with transaction.atomic():
             if system is None:

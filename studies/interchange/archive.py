@@ -36,8 +36,8 @@ from django.utils.dateparse import parse_datetime
 from studies.assessment.references import reference_version_create
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by, events_read
-from studies.design.services import study_slug_free
-from studies.errors import ExportError
+from studies.design.services import study_slug_free, system_check_config
+from studies.errors import ExportError, SystemConfigError
 from studies.interchange import ImportFailure
 from studies.models import (
     AssessmentPlan,
@@ -534,10 +534,19 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         if code in systems:
             r.fail(item, f"{where}.code", f"system {code!r} is listed twice")
         backend = r.get(item, "backend", where, str)
-        if backend not in System.Backend.values:
-            r.fail(item, f"{where}.backend", f"{backend!r} is not one of {', '.join(System.Backend.values)}")
+        config = r.get(item, "config", where, dict, default={})
+        if backend == System.Backend.HTTP and set(config) == {"source"}:
+            # A Session Track log's system as imports before November 2026 stored it: the log holds the results
+            # shown, which is what an external system is.
+            r.notes.append(f"{r.path}:{getattr(item, 'line', None)}: {where}: an HTTP system with only a "
+                           "source (a Session Track log's) imported as an external system")
+            backend, config = System.Backend.EXTERNAL, {}
+        try:
+            system_check_config(code=code, backend=backend, config=config)  # the services' one rule
+        except SystemConfigError as error:
+            r.fail(item, f"{where}.{error.field}", str(error))
         systems[code] = System(study=study, code=code, name=r.get(item, "name", where, str), backend=backend,
-                               config=r.get(item, "config", where, dict, default={}))
+                               config=config)
     System.objects.bulk_create(systems.values())
 
     old_ids: dict[str, dict[int, int]] = {"session": {}, "query": {}, "document": {}}

@@ -547,7 +547,7 @@ def session_track_import(
                 study=study, code=f"T{topic.num}"[:40], title=(topic.subject or f"Topic {topic.num}")[:200],
                 text=topic.desc, topic_id=topic.num)
     system = services.system_add(study=study, code=system_code, name="The Session Track's search engine",
-                                 backend=System.Backend.HTTP, config={"source": "TREC Session Track log"})
+                                 backend=System.Backend.EXTERNAL)  # the log holds the results shown
     participants = Participant.objects.bulk_create(
         Participant(study=study, code=_participant_code(session.num), enrolment_index=index)
         for index, session in enumerate(log.sessions))

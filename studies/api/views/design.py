@@ -16,6 +16,7 @@ from studies.api.views.common import (
     filter_parameters,
 )
 from studies.design import services
+from studies.errors import SystemConfigError
 from studies.models import (
     Scenario,
     System,
@@ -37,6 +38,8 @@ class DesignList(StudyScoped, generics.ListCreateAPIView):
                 row = add(study=self.study, **serializer.validated_data)
         except services.DesignLockedError as error:
             return conflict(str(error))
+        except SystemConfigError as error:  # the service's own check, should a serializer ever let one by
+            return Response({error.field: [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         except IntegrityError:
             return conflict("the code (or topic id) is already used in this study")
         return Response(self.get_serializer(row).data, status=status.HTTP_201_CREATED)
@@ -58,6 +61,8 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
                 return super().update(request, *args, **kwargs)
         except services.DesignLockedError as error:
             return conflict(str(error))
+        except SystemConfigError as error:
+            return Response({error.field: [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         except IntegrityError:
             return conflict("the code (or topic id) is already used in this study")
 
