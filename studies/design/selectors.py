@@ -7,10 +7,24 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.db.models import Case, DateTimeField, F, Prefetch, Q, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    DateTimeField,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 
 from sessionlab import plain_sql
 from studies.design.gold import GoldPair, gold_pending
+from studies.design.lifecycle import OPEN
 from studies.design.questionnaires import usable_items
 from studies.models import (
     Assignment,
@@ -148,6 +162,37 @@ def studies_visible_to(user):
     if user.is_superuser:
         return Study.objects.all()
     return Study.objects.filter(researchers=user).distinct()
+
+
+def _count_per_study(queryset, study_path: str) -> Coalesce:
+    """A correlated COUNT of `queryset`'s rows per study (0 for none): one subquery in the list's one query."""
+    counted = (
+        queryset.filter(**{study_path: OuterRef("pk")})
+        .order_by()
+        .values(study_path)
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def studies_listed(user):
+    """The researcher's study list, in one query whatever the number of studies: each study annotated with
+    `status_shown` (open, paused, closed: studies/design/lifecycle.py), `enrolled` (participants, previews
+    left out), `sessions_completed` (ended, however) and `sessions_in_progress` (started, not ended), the
+    previews' sessions left out. Whether the design is locked is the study's own `design_locked_at`."""
+    real_sessions = SearchSession.objects.filter(assignment__participant__preview_at__isnull=True)
+    study_path = "assignment__participant__study"
+    return (
+        studies_visible_to(user)
+        .annotate(
+            status_shown=Coalesce("status", Value(OPEN)),
+            enrolled=_count_per_study(Participant.objects.filter(preview_at__isnull=True), "study"),
+            sessions_completed=_count_per_study(real_sessions.filter(ended_at__isnull=False), study_path),
+            sessions_in_progress=_count_per_study(real_sessions.filter(ended_at__isnull=True), study_path),
+        )
+        .order_by("-created_at")
+    )
 
 
 def collections_visible_to(user):

@@ -43,8 +43,7 @@ def study_for_researcher(request, slug):
 
 @researcher_required
 def study_list(request):
-    studies = selectors.studies_visible_to(request.user).order_by("-created_at")
-    return render(request, "studies/study_list.html", {"studies": studies})
+    return render(request, "studies/study_list.html", {"studies": selectors.studies_listed(request.user)})
 
 
 @researcher_required
