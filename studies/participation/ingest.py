@@ -60,7 +60,7 @@ from studies.participation.rules import (
     session_expire_if_due,
     sessions_changed,
 )
-from studies.search.engines.search import Hit, SearchPage
+from studies.search.engines.search import Hit, SearchPage, highlights_checked
 from studies.search.systems import system_search
 
 logger = logging.getLogger(__name__)
@@ -128,11 +128,15 @@ class _SessionState:
                 _shown_add(self, query, rank, page, document_id, external_id, title, snippet, body)
 
 
-def _shown_add(state, query, rank, page, document_id, external_id, title, snippet, text) -> None:
-    """A shown result, as the page gets it: with its document's text, so opening it needs no round trip."""
+def _shown_add(state, query, rank, page, document_id, external_id, title, snippet, text, highlights=()) -> None:
+    """A shown result, as the page gets it: with its document's text, so opening it needs no round trip, and
+    the system's highlights ([start, end] in the snippet) when it gave some (the page guesses otherwise)."""
     query.ranks.add(rank)
-    state.pages.setdefault((query.id, page), []).append(
-        {"rank": rank, "doc": external_id, "title": title, "snippet": snippet, "text": text})
+    result = {"rank": rank, "doc": external_id, "title": title, "snippet": snippet, "text": text}
+    highlights = highlights_checked(list(highlights), snippet or "")
+    if highlights:
+        result["highlights"] = [list(pair) for pair in highlights]
+    state.pages.setdefault((query.id, page), []).append(result)
     state.shown.setdefault(external_id, document_id)
 
 
@@ -176,9 +180,13 @@ MAX_RESULTS = 1000  # results an external system's event may log (data.results)
 MAX_RESULT_TEXT = 10_000  # characters of a logged title or snippet
 
 
-def _external_results(data: Mapping, first_rank: int) -> list[tuple[str, int, str | None, str | None]]:
-    """The ranked list an external front-end showed (`data.results`: doc ids, or {doc, title?, snippet?}), as
-    (doc, rank, title, snippet); raises Refused naming the field and position of the first item it cannot be."""
+RESULT_KEYS = {"doc", "title", "snippet", "highlights"}
+
+
+def _external_results(data: Mapping, first_rank: int) -> list[tuple]:
+    """The ranked list an external front-end showed (`data.results`: doc ids, or {doc, title?, snippet?,
+    highlights?}), as (doc, rank, title, snippet, highlights); raises Refused naming the field and position of
+    the first item it cannot be. Highlights are checked pair by pair, a bad pair dropped (highlights_checked)."""
     results = data.get("results")
     if not isinstance(results, list) or not results:
         raise Refused("data.results: the list of results the front-end showed (document ids, or objects "
@@ -189,20 +197,23 @@ def _external_results(data: Mapping, first_rank: int) -> list[tuple[str, int, st
     for n, item in enumerate(results):
         where = f"data.results.{n}"
         title = snippet = None
+        highlights = ()
         if isinstance(item, dict):
             doc = item.get("doc")
             title, snippet = item.get("title"), item.get("snippet")
             for name, value in (("title", title), ("snippet", snippet)):
                 if value is not None and (not isinstance(value, str) or len(value) > MAX_RESULT_TEXT):
                     raise Refused(f"{where}.{name}: text of at most {MAX_RESULT_TEXT} characters")
-            if set(item) - {"doc", "title", "snippet"}:
-                raise Refused(f"{where}: only doc, title and snippet ({', '.join(sorted(set(item) - {'doc', 'title', 'snippet'}))} given)")
+            if set(item) - RESULT_KEYS:
+                raise Refused(f"{where}: only doc, title, snippet and highlights "
+                              f"({', '.join(sorted(set(item) - RESULT_KEYS))} given)")
+            highlights = highlights_checked(item.get("highlights"), snippet or "")
             where += ".doc"
         else:
             doc = item
         if not isinstance(doc, str) or not doc or len(doc) > 200:
             raise Refused(f"{where}: a document id (text of 1 to 200 characters)")
-        out.append((doc, first_rank + n, title, snippet))
+        out.append((doc, first_rank + n, title, snippet, highlights))
     return out
 
 
@@ -406,7 +417,8 @@ class _Batch:
         results = _external_results(data, first_rank)
         total = data.get("total")
         # A title not given is None: _shown_store gives the document's own.
-        return SearchPage([Hit(doc, rank, None, title, snippet or "") for doc, rank, title, snippet in results],
+        return SearchPage([Hit(doc, rank, None, title, snippet or "", highlights)
+                           for doc, rank, title, snippet, highlights in results],
                           total if _int(total) and 0 <= total <= 2**31 - 1 else None, page, query_used=None)
 
     def external_documents(self, result: SearchPage) -> list[tuple]:
@@ -493,7 +505,8 @@ class _Batch:
             document_id, text, document_title = documents[hit.doc_id]
             title = hit.title if hit.title is not None else document_title
             rows.append((query.id, hit.rank, document_id, title, hit.snippet, page, shown_at))
-            _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, title, hit.snippet, text)
+            _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, title, hit.snippet, text,
+                       hit.highlights)
         self.writes += plain_sql.insert_statements(
             ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows)
         state.pages.setdefault((query.id, page), [])
@@ -521,7 +534,7 @@ class _Batch:
         query = state.queries[position] = _Query(query_id, position, text, None, total=result.total)
         self._shown_store(state, query, result, 1, documents, at)
         ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
-               "message": message, "query_used": result.query_used}
+               "message": message, "query_used": result.query_used, **_marks(state, query, 1)}
         return self.log(raw, state, logged, ack)
 
     def open_query(self, raw, data) -> tuple[_SessionState, _Query]:
@@ -538,8 +551,10 @@ class _Batch:
         if not _int(page) or not 1 <= page <= MAX_PAGE:
             raise Refused(f"Pages are numbered 1 to {MAX_PAGE}.")
         logged = {"query": query.position, "page": page}
+        marks = {}
         if (query.id, page) in state.pages:  # shown before: served from what was stored
             total, message = self.query_total(query), ""
+            marks = _marks(state, query, page) or self.query_marks(query, page)
         else:
             if self.external(state):  # the front-end's next page: its ranks follow the query's last one
                 result = self.external_page(data, page, max(query.ranks, default=0) + 1, query.text)
@@ -551,9 +566,18 @@ class _Batch:
             self._shown_store(state, query, result, page, documents, self.at(raw, state))
             total = result.total if result.total is not None else self.query_total(query)
             message = result.error or ""
+            marks = _marks(state, query, page)
         ack = {"ok": True, "query": query.position, "query_id": query.id, "page": page, "total": total,
-               "message": message}
+               "message": message, **marks}
         return self.log(raw, state, logged, ack)
+
+    def query_marks(self, query: _Query, page: int) -> dict:
+        """The highlights of a page shown in an earlier batch, as its first acknowledgement kept them."""
+        for payload in Event.objects.filter(participant=self.participant, payload__ack__query_id=query.id,
+                                            payload__ack__page=page, payload__ack__has_key="highlights").order_by(
+                "id").values_list("payload", flat=True)[:1]:
+            return {"highlights": (payload.get("ack") or {}).get("highlights")}
+        return {}
 
     def query_total(self, query: _Query) -> int | None:
         """The total the system reported for this query (kept in the acknowledgement of its query event)."""
@@ -685,9 +709,10 @@ class _Batch:
         out = []
         for ack in acks:
             ack = dict(ack)
+            marks = ack.pop("highlights", None)  # kept in the event's stored answer, sent inside the results
             if ack.get("ok") and "query_id" in ack and "page" in ack:
                 key = (ack["query_id"], ack["page"])
-                ack["results"] = pages[key] if key in pages else _results(*key)
+                ack["results"] = _results_marked(pages[key] if key in pages else _results(*key), marks)
             if ack.get("ok") and ack.get("open_document_id") in documents:
                 ack["document"] = documents[ack["open_document_id"]]
             out.append(ack)
@@ -695,6 +720,24 @@ class _Batch:
 
 
 HANDLED = {"query", "results_page", "document_open", "document_close", "judgment", "scan_mark", "session_end"}
+
+
+def _marks(state, query, page: int) -> dict:
+    """A page's highlights by rank, for the event's stored answer ({"highlights": {"3": [[s, e], ...]}}, none
+    when no result has any): a replay or a revisit of the page answers with them, as the first answer did
+    (ShownResult keeps no highlights)."""
+    marks = {str(r["rank"]): r["highlights"] for r in state.pages.get((query.id, page), ()) if "highlights" in r}
+    return {"highlights": marks} if marks else {}
+
+
+def _results_marked(results: list[dict], marks) -> list[dict]:
+    if not isinstance(marks, dict):
+        return results
+    out = []
+    for result in results:
+        pairs = highlights_checked(marks.get(str(result["rank"])), result.get("snippet") or "")
+        out.append({**result, "highlights": [list(p) for p in pairs]} if pairs else result)
+    return out
 
 
 def _results(query_id: int, page: int) -> list[dict]:

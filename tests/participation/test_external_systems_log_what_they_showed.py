@@ -97,7 +97,7 @@ def test_documents_it_showed_can_be_opened_and_judged(participant, external):
     [
         (["1", "nope", "2"], "data.results.1: 'nope' is not a document of the study's collection"),
         ([{"doc": 5}], "data.results.0.doc: a document id"),
-        ([{"doc": "1", "rank": 4}], "data.results.0: only doc, title and snippet (rank given)"),
+        ([{"doc": "1", "rank": 4}], "data.results.0: only doc, title, snippet and highlights (rank given)"),
         ([{"doc": "1", "title": ["x"]}], "data.results.0.title: text"),
         ([], "data.results: the list of results the front-end showed"),
         ("1 2 3", "data.results: the list of results the front-end showed"),

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from studies.search.engines.search import Hit, SearchPage
+from studies.search.engines.search import Hit, SearchPage, highlights_checked
 
 __all__ = ["HttpSearchSystem", "parse_response"]
 
@@ -145,5 +145,6 @@ def parse_response(body: bytes, page: int = 1, page_size: int = 10) -> tuple[lis
             raise _BadResponse(f'result {position}: "score" must be a number')
         hits.append(Hit(doc_id, (page - 1) * page_size + position + 1,
                         None if score is None else float(score),
-                        values["title"] or "", values["snippet"] or "", (), values["url"]))
+                        values["title"] or "", values["snippet"] or "",
+                        highlights_checked(item.get("highlights"), values["snippet"] or ""), values["url"]))
     return hits, total

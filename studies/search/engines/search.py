@@ -81,6 +81,29 @@ def get_config(config: str | SearchConfig) -> SearchConfig:
         raise ValueError(f"unknown search configuration {config!r}; known: {sorted(_CONFIGS)}") from None
 
 
+MAX_HIGHLIGHTS = 50  # (start, end) pairs a result carries to the participant's page: enough for any snippet
+
+
+def highlights_checked(raw, snippet: str) -> tuple[tuple[int, int], ...]:
+    """The usable (start, end) character offsets of `raw` in `snippet`, sorted: each a pair of integers with
+    0 <= start < end <= len(snippet); anything else (a pair out of range, a float, a bool, a non-list) is
+    dropped, not refused (a highlight is a nicety: the result is shown without it). At most MAX_HIGHLIGHTS."""
+    if not isinstance(raw, list | tuple):
+        return ()
+    pairs = []
+    for pair in raw[: MAX_HIGHLIGHTS * 4]:  # a flood of bad pairs is not walked to its end
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            continue
+        start, end = pair
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)):
+            continue
+        if 0 <= start < end <= len(snippet):
+            pairs.append((start, end))
+        if len(pairs) == MAX_HIGHLIGHTS:
+            break
+    return tuple(sorted(set(pairs)))
+
+
 @dataclass(frozen=True)
 class Hit:
     doc_id: str
