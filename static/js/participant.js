@@ -503,6 +503,11 @@
   function fitDocument() {
     var top = app.getBoundingClientRect().top + window.scrollY;
     app.style.setProperty("--document-top", Math.max(0, Math.round(top)) + "px");
+    // On a phone the search box is pinned above the open document (participate.css): the sheet starts below it.
+    var bar = $("search-form").getBoundingClientRect();
+    if (app.classList.contains("document-open") && window.getComputedStyle($("search-form")).position === "fixed") {
+      app.style.setProperty("--search-bar", Math.ceil(bar.bottom) + "px");
+    }
   }
   window.addEventListener("resize", fitDocument);
 
@@ -518,6 +523,7 @@
     showChosen(state.grades[result.doc]);
     $("document-view").hidden = false;
     app.classList.add("document-open");
+    fitDocument();  // again: on a phone the search box is now pinned, and the sheet goes below it
     $("document-view").dataset.doc = result.doc;
     enqueue("document_open", { doc: result.doc, rank: result.rank, query_event: state.queryEvent }, function (ack) {
       if (!state.openDoc || state.openDoc.doc !== result.doc) { return; }
