@@ -6,7 +6,7 @@ from studies import models
 from studies.design import services
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by, collections_visible_to, events_readable
-from studies.search.systems import system_config_problem
+from studies.errors import SystemConfigError
 
 
 class StudyAdminForm(forms.ModelForm):
@@ -73,15 +73,19 @@ class ScenarioInline(admin.StackedInline):
 
 
 class SystemAdminForm(forms.ModelForm):
-    """A system's config is checked when it is saved, as the pages and the API check it
-    (studies.search.systems.system_config_problem), not when a participant first searches."""
+    """A system's config is checked when it is saved by the design services' one rule
+    (services.system_check_config, as for the pages, the API and the importers), not when a participant
+    first searches; the refusal goes next to the field it names."""
 
     def clean(self):
         cleaned = super().clean()
         if "backend" in cleaned and "config" in cleaned:
-            problem = system_config_problem(cleaned["backend"], cleaned["config"])
-            if problem:
-                self.add_error("config", problem)
+            try:
+                services.system_check_config(
+                    code=cleaned.get("code") or "?", backend=cleaned["backend"], config=cleaned["config"]
+                )
+            except SystemConfigError as error:
+                self.add_error(error.field, str(error))
         return cleaned
 
 
