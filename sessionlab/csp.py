@@ -25,12 +25,14 @@ POLICY = {
 }
 
 
-def policy_for(path: str) -> str:
-    """POLICY, with the directives CSP_PATH_DIRECTIVES sets for the path's prefixes (docs/security.md)."""
+def policy_for(path: str, **directives: str) -> str:
+    """POLICY, with the directives CSP_PATH_DIRECTIVES sets for the path's prefixes (docs/security.md), then
+    those given (a view's own for one response: form-action="'self' https://..."; underscores for dashes)."""
     policy = dict(POLICY)
-    for prefix, directives in settings.CSP_PATH_DIRECTIVES.items():
+    for prefix, by_path in settings.CSP_PATH_DIRECTIVES.items():
         if path.startswith(prefix):
-            policy.update(directives)
+            policy.update(by_path)
+    policy.update({name.replace("_", "-"): sources for name, sources in directives.items()})
     return "; ".join(f"{directive} {sources}" for directive, sources in policy.items())
 
 

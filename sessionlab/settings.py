@@ -90,6 +90,12 @@ CSP_PATH_DIRECTIVES = {
     "/api/redoc/": {"style-src": "'self' 'unsafe-inline'", "worker-src": "'self' blob:"},
 }
 
+# Where an MTurk participant's completion page may post the HIT (MTurk's externalSubmit): the hosts MTurk passes
+# as turkSubmitTo, production and the sandbox. A constant, not an environment variable: anything else in
+# turkSubmitTo is refused on arrival (an open redirect for the worker's data otherwise); the page's
+# Content-Security-Policy allows form-action to the participant's one host (docs/recruitment.md, "MTurk").
+MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+
 # Error reports (DEBUG page, mails to ADMINS) hide passwords inside URL settings too (broker, cache).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "sessionlab.reporting.SettingsFilter"
 

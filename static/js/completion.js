@@ -1,6 +1,7 @@
 /* SessionLab: the last page's completion code (docs/recruitment.md). The code is shown, and the participant sent
- * to the panel's completion URL, only once the outbox is empty and the server says it holds every event up to
- * the page's last sequence number: a redirect that beats the upload loses data (jsPsych users lost it so).
+ * to the panel's completion URL (MTurk: a form posted to its externalSubmit), only once the outbox is empty and
+ * the server says it holds every event up to the page's last sequence number: a redirect that beats the upload
+ * loses data (jsPsych users lost it so).
  * Until then it asks again; offline it waits. Plain JS, no build step. */
 (function () {
   "use strict";
@@ -17,7 +18,29 @@
     document.getElementById("completion-code").textContent = completion.code;
     document.getElementById("completion-ready").hidden = false;
     box.dataset.confirmed = "1";
-    if (completion.redirect_url) {
+    if (completion.submit) {
+      // MTurk: the HIT is submitted by a form posted to its externalSubmit (the address the server allowed,
+      // and the page's Content-Security-Policy names), built only now that the data are confirmed.
+      var form = document.createElement("form");
+      form.id = "completion-form";
+      form.method = "post";
+      form.action = completion.submit.action;
+      Object.keys(completion.submit.fields).forEach(function (name) {
+        var input = document.createElement("input");
+        input.type = "hidden";
+        input.name = name;
+        input.value = completion.submit.fields[name];
+        form.appendChild(input);
+      });
+      var button = document.createElement("button");
+      button.type = "submit";
+      button.textContent = "Submit the HIT";
+      form.appendChild(button);
+      var holder = document.getElementById("completion-submit");
+      holder.appendChild(form);
+      holder.hidden = false;
+      window.setTimeout(function () { form.submit(); }, 1500);
+    } else if (completion.redirect_url) {
       var link = document.getElementById("completion-link");
       link.href = completion.redirect_url;
       document.getElementById("completion-redirect").hidden = false;

@@ -47,9 +47,11 @@ def join(request, public_token):
     own private link. The same panel id always gets the same participant back."""
     found = _recruitment_or_404(public_token)
     study = found.study
+    if recruitment.mturk_preview(found.panel, request.GET):  # the HIT's preview: the study, and nobody made
+        return render(request, "participate/join_preview.html", {"study": study})
     try:
         ids = recruitment.panel_ids_from_query(found.panel, request.GET)
-    except Refused as refusal:  # the panel's ids missing or malformed
+    except Refused as refusal:  # the panel's ids missing or malformed, MTurk's turkSubmitTo not MTurk's
         return _join_refused(request, study, refusal, 400)
     try:
         joined = recruitment.participant_join(study=study, ids=ids)

@@ -90,7 +90,8 @@ PANELS = {
         re.compile(r"[0-9a-fA-F]{24}"),
         "https://app.prolific.com/submissions/complete?cc={code}",
     ),
-    # MTurk worker ids are capitals and digits; the HIT is submitted by the worker pasting the code.
+    # MTurk worker ids are capitals and digits; the HIT is submitted by a form posted to the turkSubmitTo the
+    # arrival carried (mturk_submit_to_from_query), else by the worker pasting the code.
     "mturk": Panel("MTurk", "workerId", "hitId", "assignmentId", re.compile(r"[A-Z0-9]{1,64}"), ""),
     "generic": Panel("Generic pool", "pid", None, None, _TOKEN, ""),
 }
@@ -101,11 +102,47 @@ class PanelIds:
     panel_id: str
     study_id: str | None = None
     session_id: str | None = None
+    submit_to: str | None = None  # MTurk's turkSubmitTo, one of settings.MTURK_SUBMIT_HOSTS
+
+
+# MTurk's assignmentId while the worker previews the HIT (has not accepted it): no worker id, nobody to create.
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+
+
+def mturk_preview(panel: str, query: Mapping[str, str]) -> bool:
+    """Whether the public link was opened in MTurk's preview of the HIT (show the study, create nobody)."""
+    return panel == "mturk" and query.get("assignmentId") == MTURK_PREVIEW
+
+
+def mturk_submit_hosts() -> tuple[str, ...]:
+    from django.conf import settings
+
+    return tuple(settings.MTURK_SUBMIT_HOSTS)
+
+
+def mturk_submit_to_from_query(query: Mapping[str, str]) -> str | None:
+    """MTurk's turkSubmitTo from the URL: None when absent (the code is then pasted), the host when it is
+    exactly one of the allow-list (settings.MTURK_SUBMIT_HOSTS: production and the sandbox), Refused for
+    anything else. Compared as a whole string, never parsed: the completion page posts the worker's data
+    there, so a look-alike (https://www.mturk.com.evil.example, https://www.mturk.com@evil) is refused."""
+    raw = query.get("turkSubmitTo", "")
+    if not raw:
+        return None
+    value = raw[:-1] if isinstance(raw, str) and raw.endswith("/") else raw
+    if value not in mturk_submit_hosts():
+        raise Refused("turkSubmitTo is not MTurk's (www.mturk.com or workersandbox.mturk.com).")
+    return value
+
+
+def mturk_submit_url(host: str | None) -> str:
+    """The externalSubmit address for an allowed turkSubmitTo; "" for anything else (checked again on use)."""
+    return f"{host}/mturk/externalSubmit" if host and host in mturk_submit_hosts() else ""
 
 
 def panel_ids_from_query(panel: str, query: Mapping[str, str]) -> PanelIds:
     """The panel's identifiers from the public link's query string; Refused (with the parameter's name) for
-    one missing or malformed. MTurk's preview (ASSIGNMENT_ID_NOT_AVAILABLE) is refused: nobody accepted yet."""
+    one missing or malformed. MTurk's preview (ASSIGNMENT_ID_NOT_AVAILABLE) is refused: nobody accepted yet
+    (the public link shows the study instead, mturk_preview); MTurk's turkSubmitTo outside the allow-list too."""
     preset = PANELS[panel]
     raw = query.get(preset.id_param, "")
     if not raw:
@@ -121,8 +158,10 @@ def panel_ids_from_query(panel: str, query: Mapping[str, str]) -> PanelIds:
         if value and not _TOKEN.fullmatch(value):
             raise Refused(f"{name} is not an id we can store (1..64 letters, digits or _.:-).")
         extra[attribute] = value or None
-    if panel == "mturk" and extra["session_id"] == "ASSIGNMENT_ID_NOT_AVAILABLE":
+    if panel == "mturk" and extra["session_id"] == MTURK_PREVIEW:
         raise Refused("This is the HIT's preview: accept the HIT to start.")
+    if panel == "mturk":
+        extra["submit_to"] = mturk_submit_to_from_query(query)
     return PanelIds(raw, **extra)
 
 
@@ -824,7 +863,14 @@ def _join_locked(*, study: Study, ids: PanelIds, now: datetime) -> Joined:
         study=study,
         participant_code=code,
         action="participant_joined",
-        detail={"panel": recruitment.panel, "plan_row": row, "reissue_of": freed_from},
+        detail={
+            "panel": recruitment.panel,
+            "plan_row": row,
+            "reissue_of": freed_from,
+            # Where the completion page posts MTurk's form (mturk_submit_to_of): kept here, as the arrival's
+            # record, since Participant has no column for it.
+            **({"turk_submit_to": ids.submit_to} if ids.submit_to else {}),
+        },
     )
     return Joined(participant, True, freed_from)
 
@@ -836,7 +882,24 @@ def _join_locked(*, study: Study, ids: PanelIds, now: datetime) -> Joined:
 class Completion:
     kind: str  # completed | screened_out | failed_checks
     code: str
-    redirect_url: str  # "" when the panel takes the code pasted
+    redirect_url: str  # "" when the panel takes the code pasted, or MTurk's form is posted
+    # MTurk: the externalSubmit address the page posts assignmentId and the code to ("" otherwise).
+    submit_url: str = ""
+    submit_fields: dict = field(default_factory=dict)
+
+
+def mturk_submit_to_of(participant: Participant) -> str | None:
+    """The turkSubmitTo an MTurk participant arrived with (their arrival's audit entry), if still allowed."""
+    detail = (
+        AuditEntry.objects.filter(
+            study_id=participant.study_id, participant_code=participant.code, action="participant_joined"
+        )
+        .order_by("at", "pk")
+        .values_list("detail", flat=True)
+        .first()
+    )
+    host = detail.get("turk_submit_to") if isinstance(detail, dict) else None
+    return host if mturk_submit_url(host) else None
 
 
 def completion_of(participant: Participant) -> Completion | None:
@@ -855,6 +918,11 @@ def completion_of(participant: Participant) -> Completion | None:
     else:
         kind, code = "screened_out", recruitment.code_screened_out
     template = completion_url_template(recruitment) if participant.panel_id else ""
+    if recruitment.panel == "mturk" and participant.panel_id and participant.panel_session_id:
+        submit_url = mturk_submit_url(mturk_submit_to_of(participant))
+        if submit_url:
+            fields = {"assignmentId": participant.panel_session_id, "completionCode": code}
+            return Completion(kind, code, "", submit_url, fields)
     return Completion(kind, code, template.replace("{code}", code))
 
 

@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 
+from sessionlab.csp import policy_for
 from studies.design import lifecycle, selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
@@ -102,9 +103,9 @@ def participant_home(request, token):
     # The study clock, the study-level time limit and the state (studies/participation/recruitment.py).
     state = recruitment.participant_visit(participant=participant)
     if state in recruitment.ENDED_MESSAGES:
-        return render(request, "participate/ended.html", _context(
-            participant, None, message=recruitment.ENDED_MESSAGES[state],
-            completion=recruitment.completion_of(participant)))
+        completion = recruitment.completion_of(participant)
+        return _completion_policy(request, completion, render(request, "participate/ended.html", _context(
+            participant, None, message=recruitment.ENDED_MESSAGES[state], completion=completion)))
     step = selectors.participant_step(participant=participant)
     if step.kind == "search" and rules.session_expire_if_due(session=step.session):
         step = selectors.participant_step(participant=participant)
@@ -157,7 +158,17 @@ def participant_home(request, token):
         return render(request, "participate/post_task.html",
                       _context(participant, step, items=_form_items(items, {}, {})))
     completion = recruitment.completion_of(participant) if step.kind == "done" else None
-    return render(request, f"participate/{step.kind}.html", _context(participant, step, completion=completion))
+    return _completion_policy(request, completion, render(
+        request, f"participate/{step.kind}.html", _context(participant, step, completion=completion)))
+
+
+def _completion_policy(request, completion, response):
+    """The last page of an MTurk participant posts the HIT to MTurk's externalSubmit (completion.js): its
+    Content-Security-Policy allows that one form target, on this response only (sessionlab/csp.py)."""
+    if completion is not None and completion.submit_url:
+        origin = completion.submit_url.removesuffix("/mturk/externalSubmit")
+        response["Content-Security-Policy"] = policy_for(request.path, form_action=f"'self' {origin}")
+    return response
 
 
 def _gold_page(request, participant, step, errors=None, chosen=None, status=200):
@@ -211,7 +222,10 @@ def completion_status(request, token):
         "state": recruitment.state_of(participant),
         "last_sequence": recruitment.last_stored_sequence(participant),
         "completion": None if completion is None else {
-            "kind": completion.kind, "code": completion.code, "redirect_url": completion.redirect_url},
+            "kind": completion.kind, "code": completion.code, "redirect_url": completion.redirect_url,
+            # MTurk: the page posts these fields to this address (a form), instead of a redirect.
+            "submit": {"action": completion.submit_url, "fields": completion.submit_fields}
+            if completion.submit_url else None},
     })
 
 
