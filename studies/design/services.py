@@ -32,6 +32,7 @@ from studies.models import (
     System,
 )
 from studies.search.systems import system_config_problem
+from studies.signals import enrolment_rows
 
 
 def collection_check_usable(*, user, collection: Collection) -> None:
@@ -242,14 +243,17 @@ def design_row_delete(*, study: Study, row: Scenario | System) -> None:
 
 @transaction.atomic
 def participants_enrol(*, study: Study, count: int) -> list[Participant]:
-    """Enrol `count` participants, each given the next rows of the study's balanced plan, persisted once.
+    """Enrol `count` participants, each given the next row of the study's balanced plan, persisted once.
 
-    The plan is deterministic in the enrolment index, so enrolling 10 and then 20 gives the same orders as
-    enrolling 30 at once.
+    The rows are chosen as for public-link arrivals (studies.signals.enrolment_rows, answered by
+    studies/participation/recruitment.py): rows freed by attrition first, least held, each once (the new
+    participant records whose row it was, reissue_of), then the next fresh rows; rows touching a closed cell
+    never. The plan is deterministic in the row, so, without attrition, enrolling 10 and then 20 gives the
+    same orders as enrolling 30 at once.
     """
     if count < 1:
         raise DesignError("enrol at least one participant")
-    # Lock the study row so two concurrent enrolments cannot take the same plan rows.
+    # Lock the study row so two concurrent enrolments (or an enrolment and an arrival) cannot take the same rows.
     study = Study.objects.select_for_update().get(pk=study.pk)
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
@@ -267,7 +271,11 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     last_row = study.participants.filter(preview_at__isnull=True, reissue_of__isnull=True).aggregate(
         last=Max(Coalesce("plan_row", "enrolment_index")))["last"]
     first_row = 0 if last_row is None else last_row + 1
-    plan = [participant_assignment(scenarios, systems, first_row + offset) for offset in range(count)]
+    chosen = next(
+        (rows for _, rows in enrolment_rows.send(sender=Study, study=study, count=count) if rows is not None),
+        [(first_row + offset, None) for offset in range(count)],
+    )
+    plan = [participant_assignment(scenarios, systems, row) for row, _ in chosen]
     existing_codes = set(study.participants.values_list("code", flat=True))
     participants = []
     for offset in range(count):
@@ -275,7 +283,9 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
         code = f"P{index + 1:03d}"
         while code in existing_codes:
             code = f"P{index + 1:03d}-{secrets.token_hex(2)}"
-        participants.append(Participant(study=study, code=code, enrolment_index=index, plan_row=first_row + offset))
+        row, freed_from = chosen[offset]
+        participants.append(Participant(study=study, code=code, enrolment_index=index, plan_row=row,
+                                        reissue_of_id=freed_from))
     # bulk_create sets primary keys on both supported backends (PostgreSQL, SQLite >= 3.35).
     participants = Participant.objects.bulk_create(participants)
     Assignment.objects.bulk_create(

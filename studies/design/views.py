@@ -126,6 +126,12 @@ def system_add(request, slug):
     return redirect("studies:study_detail", slug=study.slug)
 
 
+def _enrolled_message(enrolled) -> str:
+    reissued = sum(p.reissue_of_id is not None for p in enrolled)
+    freed = f" ({reissued} on rows freed by attrition, re-issued)" if reissued else ""
+    return f"Enrolled {len(enrolled)} participants with balanced orders{freed}."
+
+
 @researcher_required
 def participants_enrol(request, slug):
     study = study_for_researcher(request, slug)
@@ -136,6 +142,6 @@ def participants_enrol(request, slug):
             EnrolForm,
             "enrol",
             lambda d: services.participants_enrol(study=study, count=d["count"]),
-            success=lambda enrolled: f"Enrolled {len(enrolled)} participants with balanced orders.",
+            success=_enrolled_message,
         )
     return redirect("studies:study_detail", slug=study.slug)

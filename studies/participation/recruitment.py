@@ -26,7 +26,7 @@ from django.utils.dateparse import parse_datetime
 
 from studies.design.latin_square import participant_assignment, row_to_issue
 from studies.design.lifecycle import OPEN, PARTICIPANT_MESSAGES, status_of
-from studies.errors import RecruitmentError, Refused
+from studies.errors import DesignError, RecruitmentError, Refused
 from studies.models import (
     Assignment,
     AuditEntry,
@@ -692,9 +692,10 @@ def study_opened_sweep(sender, study: Study, **kwargs) -> None:
 
 
 def connect_receivers() -> None:
-    from studies.signals import study_opened
+    from studies.signals import enrolment_rows, study_opened
 
     study_opened.connect(study_opened_sweep, dispatch_uid="recruitment.study_opened_sweep")
+    enrolment_rows.connect(enrolment_rows_choose, dispatch_uid="recruitment.enrolment_rows_choose")
 
 
 # --- the attrition-aware Latin square -----------------------------------------------------------------
@@ -780,6 +781,57 @@ def _closed_rows(recruitment: Recruitment, scenarios, systems, rows: Iterable[in
     }
 
 
+def rows_to_issue(
+    *,
+    study: Study,
+    count: int,
+    now: datetime | None = None,
+    recruitment: Recruitment | None = None,
+    scenarios=None,
+    systems=None,
+) -> list[tuple[int, int | None]]:
+    """THE row choice for `count` new participants, whichever way they arrive (the public link, the
+    researcher's enrolment): `(plan row, id of the participant whose freed row it is, or None)` for each, in
+    turn, each taking row_to_issue's choice after those before it (a freed row is taken once, least held then
+    lowest; then the next fresh rows). Rows touching a closed cell are never issued; RecruitmentError when
+    every row near the plan's end touches one. The caller holds the study row's lock (SELECT ... FOR UPDATE)
+    until its participants are written, so two callers at once never choose the same rows."""
+    now = now or timezone.now()
+    if recruitment is None:
+        recruitment = Recruitment.objects.filter(study=study).first()
+    scenarios = list(study.scenarios.order_by("id")) if scenarios is None else scenarios
+    systems = list(study.systems.order_by("id")) if systems is None else systems
+    counts = row_counts(study=study, now=now, recruitment=recruitment)
+    holders, freed, next_fresh = dict(counts.holders), list(counts.open_freed), counts.next_fresh
+    window = range(next_fresh, next_fresh + 64 + count)
+    closed = (
+        _closed_rows(recruitment, scenarios, systems, {row for row, _ in freed} | set(window))
+        if recruitment is not None
+        else set()
+    )
+    chosen = []
+    for _ in range(count):
+        row, freed_from = row_to_issue(holders=holders, freed=freed, next_fresh=next_fresh, closed_rows=closed)
+        if row in closed or (row not in window and freed_from is None):
+            raise RecruitmentError("every row of the plan touches a closed cell: open one to take participants")
+        if freed_from is None:
+            next_fresh = row + 1
+        else:
+            freed = [(r, key) for r, key in freed if key != freed_from]
+        holders[row] = holders.get(row, 0) + 1  # an invited or arrived participant holds it
+        chosen.append((row, freed_from))
+    return chosen
+
+
+def enrolment_rows_choose(sender, study: Study, count: int, **kwargs) -> list[tuple[int, int | None]]:
+    """The researcher's enrolment (studies.signals.enrolment_rows, studies/design/services.py) takes its rows
+    as arrivals do (rows_to_issue); the design pages cannot import participation."""
+    try:
+        return rows_to_issue(study=study, count=count)
+    except RecruitmentError as error:
+        raise DesignError(str(error)) from None
+
+
 @dataclass
 class Joined:
     participant: Participant
@@ -820,14 +872,14 @@ def _join_locked(*, study: Study, ids: PanelIds, now: datetime) -> Joined:
     systems = list(study.systems.order_by("id"))
     if not scenarios or not systems or len(scenarios) % len(systems):
         raise Refused("This study is not ready for participants yet.")
-    counts = row_counts(study=study, now=now, recruitment=recruitment)
-    candidates = {row for row, _ in counts.open_freed} | set(range(counts.next_fresh, counts.next_fresh + 64))
-    closed = _closed_rows(recruitment, scenarios, systems, candidates)
-    if closed >= set(range(counts.next_fresh, counts.next_fresh + 64)):
-        raise Refused("This study is not taking new participants at the moment. Thank you for your interest.")
-    row, freed_from = row_to_issue(
-        holders=counts.holders, freed=counts.open_freed, next_fresh=counts.next_fresh, closed_rows=closed
-    )
+    try:
+        [(row, freed_from)] = rows_to_issue(
+            study=study, count=1, now=now, recruitment=recruitment, scenarios=scenarios, systems=systems
+        )
+    except RecruitmentError:  # every row touches a closed cell
+        raise Refused(
+            "This study is not taking new participants at the moment. Thank you for your interest."
+        ) from None
     index = (
         study.participants.filter(preview_at__isnull=True)  # a preview's index is out of the plan's range
         .order_by("-enrolment_index")

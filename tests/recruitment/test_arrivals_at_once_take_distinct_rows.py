@@ -1,5 +1,6 @@
 """Arrivals at the same moment: each freed row goes to exactly one of them, each fresh row to one, and the
-same panel id twice at once gets one participant. PostgreSQL only (the study row's lock is what orders them;
+same panel id twice at once gets one participant; a researcher's enrolment among them shares the rows as one
+more arrival (the same lock, the same choice). PostgreSQL only (the study row's lock is what orders them;
 SQLite serialises writers on its own)."""
 
 import threading
@@ -8,6 +9,7 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
+from studies.design import services
 from studies.models import Participant
 from studies.participation import recruitment
 
@@ -22,19 +24,24 @@ pytestmark = [
 ]
 
 
-def _at_once(study, pids):
-    barrier, joined, errors = threading.Barrier(len(pids)), [], []
+def _at_once(study, pids, enrol=0):
+    """The arrivals of `pids`, and (with `enrol`) one researcher's enrolment of that many, all at once."""
+    barrier, joined, errors = threading.Barrier(len(pids) + bool(enrol)), [], []
 
     def arrive(pid):
         try:
             barrier.wait(timeout=10)
-            joined.append(recruitment.participant_join(study=study, ids=recruitment.PanelIds(pid)))
+            if pid is None:
+                enrolled = services.participants_enrol(study=study, count=enrol)
+                joined.extend(recruitment.Joined(p, True, p.reissue_of_id) for p in enrolled)
+            else:
+                joined.append(recruitment.participant_join(study=study, ids=recruitment.PanelIds(pid)))
         except Exception as exc:  # noqa: BLE001 (reported below)
             errors.append(exc)
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=arrive, args=(pid,)) for pid in pids]
+    threads = [threading.Thread(target=arrive, args=(pid,)) for pid in [*pids, *([None] if enrol else [])]]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -48,6 +55,16 @@ def test_eight_arrivals_at_once_share_two_freed_rows_and_six_fresh_ones(panel_st
     for participant in left:
         recruitment.participant_state_set(participant=participant, state="returned", reason="panel")
     joined = _at_once(panel_study, [prolific_pid() for _ in range(8)])
+    rows = Counter(j.participant.plan_row for j in joined)
+    assert rows == Counter([2, 3, 4, 5, 6, 7, 8, 9])
+    assert sorted(j.reissued_from for j in joined if j.reissued_from) == sorted(p.pk for p in left)
+
+
+def test_an_enrolment_among_arrivals_at_once_shares_the_freed_and_fresh_rows(panel_study):
+    left = [join(panel_study).participant for _ in range(3)]  # rows 2, 3 and 4
+    for participant in left:
+        recruitment.participant_state_set(participant=participant, state="returned", reason="panel")
+    joined = _at_once(panel_study, [prolific_pid() for _ in range(4)], enrol=4)
     rows = Counter(j.participant.plan_row for j in joined)
     assert rows == Counter([2, 3, 4, 5, 6, 7, 8, 9])
     assert sorted(j.reissued_from for j in joined if j.reissued_from) == sorted(p.pk for p in left)

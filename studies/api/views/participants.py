@@ -58,7 +58,7 @@ class ParticipantDetail(StudyScoped, generics.RetrieveAPIView):
 
 
 class ParticipantEnrol(StudyScoped, APIView):
-    """Enrol `count` participants: each gets the next rows of the study's balanced (Latin square) plan."""
+    """Enrol `count` participants: each gets the next row of the balanced plan, rows freed by attrition first."""
 
     pagination_class = None  # answers a plain list; the schema said a paginated page
 
