@@ -16,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from sessionlab.csp import policy_for
 from studies.errors import RecruitmentError, Refused
 from studies.models import Recruitment
 from studies.participation import recruitment
@@ -40,6 +41,21 @@ def _join_refused(request, study, refusal: Refused, status: int):
     )
 
 
+# Sec-Fetch-Dest of a page loaded in a frame (sent by Chromium, Firefox and Safari since 16.4).
+_FRAMES = ("iframe", "frame")
+
+
+def _mturk_landing(request, template: str, context: dict):
+    """The one page that may be framed, and only by MTurk's hosts (settings.MTURK_FRAME_ANCESTORS): its
+    frame-ancestors name them and X-Frame-Options is left off (docs/security.md, "Framing")."""
+    response = render(request, template, context)
+    response["Content-Security-Policy"] = policy_for(
+        request.path, frame_ancestors=recruitment.mturk_frame_ancestors()
+    )
+    response.xframe_options_exempt = True
+    return response
+
+
 @never_cache
 @require_GET  # not HEAD: a link preview must not create a participant
 def join(request, public_token):
@@ -48,11 +64,16 @@ def join(request, public_token):
     found = _recruitment_or_404(public_token)
     study = found.study
     if recruitment.mturk_preview(found.panel, request.GET):  # the HIT's preview: the study, and nobody made
-        return render(request, "participate/join_preview.html", {"study": study})
+        return _mturk_landing(request, "participate/join_preview.html", {"study": study})
     try:
         ids = recruitment.panel_ids_from_query(found.panel, request.GET)
     except Refused as refusal:  # the panel's ids missing or malformed, MTurk's turkSubmitTo not MTurk's
         return _join_refused(request, study, refusal, 400)
+    if found.panel == "mturk" and request.headers.get("Sec-Fetch-Dest") in _FRAMES:
+        # The accepted HIT inside MTurk's frame: a cross-site frame's cookies (session, CSRF) are unreliable, so
+        # the study runs in a tab of its own, opened by a link to this same URL; nobody is made here.
+        open_url = f"{request.path}?{recruitment.mturk_tab_query(request.GET)}"
+        return _mturk_landing(request, "participate/join_mturk_frame.html", {"study": study, "open_url": open_url})
     try:
         joined = recruitment.participant_join(study=study, ids=ids)
     except Refused as refusal:  # the link is closed, the study full or not ready

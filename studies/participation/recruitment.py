@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -118,6 +119,24 @@ def mturk_submit_hosts() -> tuple[str, ...]:
     from django.conf import settings
 
     return tuple(settings.MTURK_SUBMIT_HOSTS)
+
+
+def mturk_frame_ancestors() -> str:
+    """The frame-ancestors sources of the MTurk arrival landing: MTurk's hosts (settings.MTURK_FRAME_ANCESTORS),
+    nothing from the request."""
+    from django.conf import settings
+
+    return " ".join(settings.MTURK_FRAME_ANCESTORS)
+
+
+# MTurk's parameters, carried unchanged from the landing inside MTurk's frame to the study's own tab.
+MTURK_PARAMS = ("assignmentId", "hitId", "turkSubmitTo", "workerId")
+
+
+def mturk_tab_query(query: Mapping[str, str]) -> str:
+    """The query string of the link that opens the study in a tab of its own: MTurk's parameters as they came
+    (already checked by panel_ids_from_query), nothing else."""
+    return urlencode([(name, query[name]) for name in MTURK_PARAMS if query.get(name)])
 
 
 def mturk_submit_to_from_query(query: Mapping[str, str]) -> str | None:
