@@ -99,7 +99,7 @@ MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com"
 # The only pages that may frame one of ours: MTurk's, which show an ExternalQuestion HIT in a frame. Only the MTurk
 # arrival landing (the public link's preview, or an accepted HIT opened inside that frame) gets them as its
 # frame-ancestors; every other page keeps 'none' and X-Frame-Options DENY. A constant, never taken from the
-# request (docs/security.md, "Framing"; docs/recruitment.md, "MTurk").
+# request (docs/security.md, "the one framing exception"; docs/recruitment.md, "MTurk").
 MTURK_FRAME_ANCESTORS = ("https://www.mturk.com", "https://worker.mturk.com", "https://workersandbox.mturk.com")
 
 # Error reports (DEBUG page, mails to ADMINS) hide passwords inside URL settings too (broker, cache).

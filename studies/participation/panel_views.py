@@ -47,7 +47,7 @@ _FRAMES = ("iframe", "frame")
 
 def _mturk_landing(request, template: str, context: dict):
     """The one page that may be framed, and only by MTurk's hosts (settings.MTURK_FRAME_ANCESTORS): its
-    frame-ancestors name them and X-Frame-Options is left off (docs/security.md, "Framing")."""
+    frame-ancestors name them and X-Frame-Options is left off (docs/security.md, "the one framing exception")."""
     response = render(request, template, context)
     response["Content-Security-Policy"] = policy_for(
         request.path, frame_ancestors=recruitment.mturk_frame_ancestors()
