@@ -5,7 +5,15 @@ from django.urls import path
 
 from sessionlab.auth_views import token_view
 from studies.api import exports, session_track
-from studies.api.views import collections, design, participant_api, participants, references, sessions
+from studies.api.views import (
+    collections,
+    design,
+    participant_api,
+    participant_way,
+    participants,
+    references,
+    sessions,
+)
 from studies.api.views import studies as study_views
 
 app_name = "api"
@@ -50,4 +58,14 @@ urlpatterns = [
     path("participant/", participant_api.ParticipantMe.as_view(), name="participant_me"),
     path("participant/sessions/", participant_api.ParticipantSessionStart.as_view(), name="participant_session_start"),
     path("participant/events/", participant_api.ParticipantEvents.as_view(), name="participant_events"),
+    # The rest of the participant's way (docs/api.md, "The whole way").
+    path("participant/step/", participant_way.ParticipantStepView.as_view(), name="participant_step"),
+    path("participant/consent/", participant_way.ParticipantConsent.as_view(), name="participant_consent"),
+    path("participant/questionnaire/", participant_way.ParticipantQuestionnaire.as_view(),
+         name="participant_questionnaire"),
+    path("participant/checks/", participant_way.ParticipantCheck.as_view(), name="participant_check"),
+    path("participant/pre-task/", participant_way.ParticipantPreTask.as_view(), name="participant_pre_task"),
+    path("participant/gold/", participant_way.ParticipantGold.as_view(), name="participant_gold"),
+    path("participant/post-task/", participant_way.ParticipantPostTask.as_view(), name="participant_post_task"),
+    path("participant/withdraw/", participant_way.ParticipantWithdrawSelf.as_view(), name="participant_withdraw_self"),
 ]

@@ -187,6 +187,8 @@ def consent_decline(*, participant: Participant, client_event_id: str, sequence:
                     client_time=None) -> Participant:
     """The participant declines: nothing else about them is recorded (the Event says only that they declined)."""
     client_id_check(client_event_id)
+    if _stored(participant, client_event_id) is not None:  # the decline sent again: the same answer
+        return participant
     participant_check_active(participant)
     if participant.consented_at is not None:
         raise Refused("You have already agreed to take part; to stop, withdraw from the study instead.")
@@ -348,6 +350,8 @@ def pre_task_save(*, participant: Participant, assignment: Assignment, answers: 
     if SearchSession.objects.filter(assignment=assignment).exists():
         raise Refused("This task has started already: its questions come before it.")
     participant_check_accepting(participant)
+    if checks_progress(participant).pending:  # the study's checks come before the first task, as for its start
+        raise Refused("Please answer the questions before the tasks first.")
     step = participant_step(participant=participant)
     if step.kind != "pre_task" or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")

@@ -20,11 +20,12 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 
 from sessionlab.csp import policy_for
-from studies.design import lifecycle, selectors
+from studies.design import selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
 from studies.participation import clock, gold, recruitment, reload, rules
 from studies.participation import steps as participation
+from studies.participation.where import check_shown, participant_where
 
 logger = logging.getLogger(__name__)
 MAX_BATCH_BYTES = 1_000_000
@@ -100,26 +101,19 @@ def _context(participant, step, **extra) -> dict:
 @require_http_methods(["GET", "HEAD"])
 def participant_home(request, token):
     participant = _participant_or_404(token)
-    # The study clock, the study-level time limit and the state (studies/participation/recruitment.py).
-    state = recruitment.participant_visit(participant=participant)
-    if state in recruitment.ENDED_MESSAGES:
-        completion = recruitment.completion_of(participant)
-        return _completion_policy(request, completion, render(request, "participate/ended.html", _context(
-            participant, None, message=recruitment.ENDED_MESSAGES[state], completion=completion)))
-    step = selectors.participant_step(participant=participant)
-    if step.kind == "search" and rules.session_expire_if_due(session=step.session):
-        step = selectors.participant_step(participant=participant)
+    # The visit (study clock, time limit, state), the step, a pause and the checks: studies/participation/where.py.
+    where = participant_where(participant=participant)
+    step = where.step
+    if where.kind == "ended":
+        return _completion_policy(request, where.completion, render(request, "participate/ended.html", _context(
+            participant, None, message=where.message, completion=where.completion)))
     study = participant.study
-    # Paused or closed: a session already started is finished (search, post-task), nothing new begins.
-    if step.kind not in ("search", "gold", "post_task", "done", "withdrawn", "declined"):
-        try:
-            lifecycle.participant_check_accepting(participant)
-        except Refused as refusal:
-            return render(request, "participate/paused.html", _context(
-                participant, step, message=refusal.message, status=lifecycle.status_of(study)))
-    if step.kind in ("pre_task", "scenario") and step.position == 1 and (checks := recruitment.checks_progress(participant)).pending:
+    if where.kind == "paused":
+        return render(request, "participate/paused.html", _context(
+            participant, step, message=where.message, status=where.status))
+    if where.kind == "checks":
         return render(request, "participate/checks.html", _context(
-            participant, step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]))
+            participant, step, check=check_shown(where.check), retry=where.retry))
     if step.kind == "consent":
         return render(request, "participate/consent.html", _context(participant, step))
     if step.kind == "questionnaire":
@@ -157,9 +151,8 @@ def participant_home(request, token):
         items = participation.questionnaire_items(study=study, post_task=True)
         return render(request, "participate/post_task.html",
                       _context(participant, step, items=_form_items(items, {}, {})))
-    completion = recruitment.completion_of(participant) if step.kind == "done" else None
-    return _completion_policy(request, completion, render(
-        request, f"participate/{step.kind}.html", _context(participant, step, completion=completion)))
+    return _completion_policy(request, where.completion, render(
+        request, f"participate/{step.kind}.html", _context(participant, step, completion=where.completion)))
 
 
 def _completion_policy(request, completion, response):

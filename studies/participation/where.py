@@ -1,0 +1,62 @@
+"""Where a participant is on their way, as the page and the participant API both show it: one read, so the
+private link's pages (studies/participation/views.py) and an external front-end (docs/api.md, "The whole way")
+never disagree about the next step.
+
+Opening the way counts as a visit (recruitment.participant_visit: the study clock starts, an overdue participant
+is timed out) and ends a search whose time limit has passed, as the page always did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studies.design import lifecycle, selectors
+from studies.design.selectors import ParticipantStep
+from studies.errors import Refused
+from studies.models import Participant
+from studies.participation import recruitment, rules
+
+# Steps that go on while the study is paused or closed: a session already started is finished.
+GOES_ON_WHEN_PAUSED = frozenset({"search", "gold", "post_task", "done", "withdrawn", "declined"})
+
+
+@dataclass
+class Where:
+    """kind: ended (returned, timed out, screened out: `message`, `completion`) | paused (`message`, `status`)
+    | checks (the study's attention and comprehension checks before the first task: `check`, `retry`) | one of
+    ParticipantStep's kinds (`step`; `completion` when done). `check` holds the item with its answer: show
+    `check_shown(check)`."""
+
+    kind: str
+    step: ParticipantStep | None = None
+    message: str = ""
+    status: str = ""
+    check: dict | None = None
+    retry: bool = False  # the check shown was just answered wrongly, with a try left
+    completion: recruitment.Completion | None = None
+
+
+def participant_where(*, participant: Participant) -> Where:
+    state = recruitment.participant_visit(participant=participant)
+    if state in recruitment.ENDED_MESSAGES:
+        return Where("ended", message=recruitment.ENDED_MESSAGES[state],
+                     completion=recruitment.completion_of(participant))
+    step = selectors.participant_step(participant=participant)
+    if step.kind == "search" and rules.session_expire_if_due(session=step.session):
+        step = selectors.participant_step(participant=participant)
+    if step.kind not in GOES_ON_WHEN_PAUSED:
+        try:
+            lifecycle.participant_check_accepting(participant)
+        except Refused as refusal:
+            return Where("paused", step, message=refusal.message, status=lifecycle.status_of(participant.study))
+    if step.kind in ("pre_task", "scenario") and step.position == 1:
+        checks = recruitment.checks_progress(participant)
+        if checks.pending:
+            return Where("checks", step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"])
+    completion = recruitment.completion_of(participant) if step.kind == "done" else None
+    return Where(step.kind, step, completion=completion)
+
+
+def check_shown(item: dict) -> dict:
+    """A check item as the participant sees it: never its answer."""
+    return {"name": item["name"], "kind": item["kind"], "label": item["label"], "choices": list(item["choices"])}
