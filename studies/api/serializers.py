@@ -428,10 +428,10 @@ class QuestionnaireItemSerializer(serializers.Serializer):
     name = serializers.CharField(read_only=True)
     label = serializers.CharField(read_only=True)
     kind = serializers.ChoiceField(["integer", "number", "scale", "text", "choice"], read_only=True)
-    min = NumberField(read_only=True, required=False, allow_null=True)
-    max = NumberField(read_only=True, required=False, allow_null=True)
-    choices = serializers.ListField(child=serializers.CharField(), read_only=True, required=False,
-                                    help_text="A choice question's options: the answer is one of them.")
+    min = NumberField(read_only=True, allow_null=True, help_text="A number's lowest answer (null: none).")
+    max = NumberField(read_only=True, allow_null=True, help_text="A number's highest answer (null: none).")
+    choices = serializers.ListField(child=serializers.CharField(), read_only=True,
+                                    help_text="A choice question's options, the answer one of them (else empty).")
     required = serializers.BooleanField(read_only=True)
 
 
@@ -520,7 +520,7 @@ def _answers_field(what: str):
         help_text=f"{what}: {{question name: answer}} (text or a number); a question left out is unanswered.")
 
 
-class ConsentRequestSerializer(ParticipantActionSerializer):
+class ConsentSerializer(ParticipantActionSerializer):
     decision = serializers.ChoiceField(["agree", "decline"])
     consent_version = serializers.CharField(required=False, allow_blank=True, max_length=40,
                                             help_text="To agree: the version of the text shown (step.consent).")
@@ -531,33 +531,33 @@ class ConsentRequestSerializer(ParticipantActionSerializer):
         return attrs
 
 
-class QuestionnaireRequestSerializer(ParticipantActionSerializer):
+class QuestionnaireAnswersSerializer(ParticipantActionSerializer):
     answers = _answers_field("The questionnaire's answers")
 
 
-class PreTaskRequestSerializer(ParticipantActionSerializer):
+class PreTaskAnswersSerializer(ParticipantActionSerializer):
     assignment = serializers.IntegerField(min_value=1, max_value=2**31 - 1,
                                           help_text="The task's position (step.assignment).")
     answers = _answers_field("The answers to the questions before this task")
 
 
-class CheckRequestSerializer(ParticipantActionSerializer):
+class CheckAnswerSerializer(ParticipantActionSerializer):
     check = serializers.CharField(max_length=64, help_text="The check's name (step.check.name).")
     answer = serializers.CharField(max_length=200, allow_blank=True, help_text="One of its choices.")
 
 
-class GoldRequestSerializer(ParticipantActionSerializer):
+class GoldGradesSerializer(ParticipantActionSerializer):
     session = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="The task's session (step.session).")
     grades = serializers.DictField(child=serializers.IntegerField(allow_null=True),
                                    help_text="{document id: grade} for both documents, grades of the study's scale.")
 
 
-class PostTaskRequestSerializer(ParticipantActionSerializer):
+class PostTaskAnswersSerializer(ParticipantActionSerializer):
     session = serializers.IntegerField(min_value=1, max_value=2**63 - 1,
                                        help_text="The finished task's session (step.session).")
     answers = _answers_field("The post-task questions' answers")
 
 
-class WithdrawRequestSerializer(ParticipantActionSerializer):
+class WithdrawSerializer(ParticipantActionSerializer):
     """Withdraw: the participant's data is deleted (their event log too), so the id is not kept; withdrawing
     again changes nothing and answers the same."""

@@ -1,6 +1,7 @@
 """A client generated from the served OpenAPI schema by openapi-python-client (pinned in requirements-dev.txt)
 runs a study end to end against a live server: sign in with a token, create a study with its design, enrol a
-participant, log a session through the participant endpoints, upload qrels (the one multipart body), start a
+participant, take them the whole way through the participant endpoints (consent, questionnaire, a session,
+its post-task questions), upload qrels (the one multipart body), start a
 scoring run and read every per-query score. The generator must accept the schema without a warning, and every
 module it writes must import: a schema that breaks generated clients fails here (docs/api.md, "A generated
 client").
@@ -117,13 +118,21 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
             study.id, client=rita, body=models.SystemRequest(code=code, name=code,
                                                              config={"configuration": configuration})), 201)
 
-    # Enrol one participant; they consent and answer the questionnaire on their private link (HTML pages).
+    # Enrol one participant; their own interface takes them the whole way through the participant endpoints.
     [participant] = _ok(api("studies.studies_participants_enrol_create").sync_detailed(
         study.id, client=rita, body=models.EnrolRequest(count=1)), 201)
-    _consent_on_the_link(live_server.url, participant.access_token)
-
-    # The participant's own search interface logs a session through the participant endpoints.
     p = c.AuthenticatedClient(base_url=live_server.url, token=participant.access_token, prefix="Participant")
+    step = _ok(api("participant.participant_step_retrieve").sync_detailed(client=p))
+    assert step.kind.value == "consent" and step.consent.version == "1"
+    step = _ok(api("participant.participant_consent_create").sync_detailed(client=p, body=models.ConsentRequest(
+        decision=models.DecisionEnum.AGREE, consent_version=step.consent.version, client_event_id="consent"))).step
+    assert step.kind.value == "questionnaire"
+    answers = {item.name: str(int(item.min_)) if item.min_ is not None else "x" for item in step.items}
+    step = _ok(api("participant.participant_questionnaire_create").sync_detailed(
+        client=p, body=models.QuestionnaireAnswersRequest(
+            answers=models.QuestionnaireAnswersRequestAnswers.from_dict(answers), client_event_id="q"))).step
+    assert step.kind.value == "scenario" and step.assignment == 1 and step.task.text == "Find reports on wings."
+
     session = _ok(api("participant.participant_sessions_create").sync_detailed(
         client=p, body=models.SessionStartRequest(assignment=1, client_event_id="start-1")), 201)
     events = [("q1", "query", {"text": "wing"}), ("q2", "query", {"text": "wing flow"}),
@@ -132,6 +141,14 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
         events=[models.ClientEventRequest(id=i, type_=t, session=session.id, data=models.ClientEventRequestData
                                           .from_dict(d)) for i, t, d in events]))).acks
     assert [(ack.id, ack.ok) for ack in acks] == [(i, True) for i, _t, _d in events], [a.to_dict() for a in acks]
+    step = _ok(api("participant.participant_step_retrieve").sync_detailed(client=p))
+    assert step.kind.value == "post_task" and step.session == session.id
+    answers = {item.name: str(int(item.min_)) if item.min_ is not None else "x" for item in step.items}
+    step = _ok(api("participant.participant_post_task_create").sync_detailed(
+        client=p, body=models.PostTaskAnswersRequest(
+            session=session.id, answers=models.PostTaskAnswersRequestAnswers.from_dict(answers),
+            client_event_id="post-1"))).step
+    assert step.kind.value == "scenario" and step.assignment == 2
 
     # Reference judgments as an uploaded qrels file (multipart), then a scoring run.
     qrels = "".join(f"{topic} 0 {doc} {(doc + topic) % 4}\n" for topic in (1, 2) for doc in range(1, 31))
@@ -163,13 +180,3 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
         (session.id, 1, "wing", session.system), (session.id, 2, "wing flow", session.system)]
     assert scores[-1].is_last and not scores[0].is_last
 
-
-def _consent_on_the_link(base_url: str, token: str) -> None:
-    with httpx.Client(base_url=base_url, follow_redirects=True) as browser:
-        assert browser.get(f"/p/{token}/").status_code == 200
-        csrf = browser.cookies["csrftoken"]
-        for step, data in (("consent/", {"decision": "accept", "consent_version": "1"}),
-                           ("questionnaire/", {"search_engine_years": "7", "domain_years": "21", "search_skill": "3"})):
-            response = browser.post(f"/p/{token}/{step}",
-                                    data={**data, "client_event_id": f"link-{step[:-1]}", "csrfmiddlewaretoken": csrf})
-            assert response.status_code == 200, (step, response.text[:500])

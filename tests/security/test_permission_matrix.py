@@ -404,6 +404,32 @@ MATRIX: dict[tuple[str, str], Row] = {
         "POST", fixed("/api/participant/events/"), API_PARTICIPANT,
         lambda w: {"events": [{"id": secrets.token_hex(8), "type": "page_view", "session": w.session.pk,
                                "data": {}}]}, json=True),
+    # The rest of the participant's way: each participant acts on their own way only. A session of someone
+    # else's (the other participant naming P001's) is a 400 naming the field, as one that does not exist
+    # (tests/participation/test_participant_api_whole_way.py), so it reads as OK here.
+    ("api:participant_step", "GET"): Row("GET", fixed("/api/participant/step/"), API_PARTICIPANT),
+    ("api:participant_consent", "POST"): Row(
+        "POST", fixed("/api/participant/consent/"), API_PARTICIPANT,
+        lambda w: {"decision": "agree", "consent_version": "1", "client_event_id": cid()}, json=True),
+    ("api:participant_questionnaire", "POST"): Row(
+        "POST", fixed("/api/participant/questionnaire/"), API_PARTICIPANT,
+        lambda w: {"answers": {}, "client_event_id": cid()}, json=True),
+    ("api:participant_check", "POST"): Row(
+        "POST", fixed("/api/participant/checks/"), API_PARTICIPANT,
+        lambda w: {"check": "attention_1", "answer": "Blue", "client_event_id": cid()}, json=True),
+    ("api:participant_pre_task", "POST"): Row(
+        "POST", fixed("/api/participant/pre-task/"), API_PARTICIPANT,  # 409: the study asks none
+        lambda w: {"assignment": 1, "answers": {}, "client_event_id": cid()}, json=True),
+    ("api:participant_gold", "POST"): Row(
+        "POST", fixed("/api/participant/gold/"), API_PARTICIPANT,  # the participant: 409, not ended yet
+        lambda w: {"session": w.session.pk, "grades": {"1": 1}, "client_event_id": cid()}, json=True),
+    ("api:participant_post_task", "POST"): Row(
+        "POST", fixed("/api/participant/post-task/"), API_PARTICIPANT,  # the participant: 409, not ended yet
+        lambda w: {"session": w.session.pk, "answers": {}, "client_event_id": cid()}, json=True),
+    # Each participant withdraws themselves: their token, their decision.
+    ("api:participant_withdraw_self", "POST"): Row(
+        "POST", fixed("/api/participant/withdraw/"), API_PARTICIPANT,
+        lambda w: {"client_event_id": cid()}, json=True),
 }
 
 # --- the admin: staff with model permissions only (researchers are staff without any) --------------------

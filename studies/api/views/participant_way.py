@@ -30,7 +30,10 @@ _QUESTIONS = {"questionnaire": {}, "pre_task": {"pre_task": True}, "post_task": 
 
 
 def _item(item: dict) -> dict:
-    return {**item, "kind": item.get("kind", "text"), "required": item.get("required", True)}
+    """A question with every key (null or empty where it has none), as its schema says."""
+    return {"name": item["name"], "label": item["label"], "kind": item.get("kind", "text"),
+            "min": item.get("min"), "max": item.get("max"), "choices": [str(c) for c in item.get("choices", [])],
+            "required": item.get("required", True)}
 
 
 def step_data(participant: Participant) -> dict:
@@ -121,7 +124,7 @@ class ParticipantStepView(ParticipantScoped, APIView):
 class ParticipantConsent(ParticipantAction):
     """Agree to the consent text of `consent_version` (the version shown), or decline (nothing more is kept)."""
 
-    request_serializer = s.ConsentRequestSerializer
+    request_serializer = s.ConsentSerializer
 
     def act(self, participant, data, common):
         if data["decision"] == "agree":
@@ -129,7 +132,7 @@ class ParticipantConsent(ParticipantAction):
         else:
             participation.consent_decline(participant=participant, **common)
 
-    @_action_schema(s.ConsentRequestSerializer)
+    @_action_schema(s.ConsentSerializer)
     def post(self, request):
         return super().post(request)
 
@@ -137,12 +140,12 @@ class ParticipantConsent(ParticipantAction):
 class ParticipantQuestionnaire(ParticipantAction):
     """The pre-study questionnaire's answers (once)."""
 
-    request_serializer = s.QuestionnaireRequestSerializer
+    request_serializer = s.QuestionnaireAnswersSerializer
 
     def act(self, participant, data, common):
         participation.questionnaire_save(participant=participant, answers=data["answers"], **common)
 
-    @_action_schema(s.QuestionnaireRequestSerializer)
+    @_action_schema(s.QuestionnaireAnswersSerializer)
     def post(self, request):
         return super().post(request)
 
@@ -150,7 +153,7 @@ class ParticipantQuestionnaire(ParticipantAction):
 class ParticipantPreTask(ParticipantAction):
     """The answers to the study's questions before the task at `assignment`, before its session starts."""
 
-    request_serializer = s.PreTaskRequestSerializer
+    request_serializer = s.PreTaskAnswersSerializer
 
     def act(self, participant, data, common):
         assignment = Assignment.objects.filter(participant=participant, position=data["assignment"]).first()
@@ -159,7 +162,7 @@ class ParticipantPreTask(ParticipantAction):
         participation.pre_task_save(participant=participant, assignment=assignment, answers=data["answers"],
                                     **common)
 
-    @_action_schema(s.PreTaskRequestSerializer)
+    @_action_schema(s.PreTaskAnswersSerializer)
     def post(self, request):
         return super().post(request)
 
@@ -167,13 +170,13 @@ class ParticipantPreTask(ParticipantAction):
 class ParticipantCheck(ParticipantAction):
     """One answer to the study's next attention or comprehension check."""
 
-    request_serializer = s.CheckRequestSerializer
+    request_serializer = s.CheckAnswerSerializer
 
     def act(self, participant, data, common):
         recruitment.check_answer_record(participant=participant, name=data["check"], answer=data["answer"],
                                         **common)
 
-    @_action_schema(s.CheckRequestSerializer)
+    @_action_schema(s.CheckAnswerSerializer)
     def post(self, request):
         return super().post(request)
 
@@ -181,14 +184,14 @@ class ParticipantCheck(ParticipantAction):
 class ParticipantGold(ParticipantAction):
     """The grades of the task's two gold documents, after its search and before its post-task questions."""
 
-    request_serializer = s.GoldRequestSerializer
+    request_serializer = s.GoldGradesSerializer
     answers_field = "grades"
 
     def act(self, participant, data, common):
         session = _own_session(participant, data["session"])
         gold.gold_answer_record(participant=participant, session=session, grades=data["grades"], **common)
 
-    @_action_schema(s.GoldRequestSerializer)
+    @_action_schema(s.GoldGradesSerializer)
     def post(self, request):
         return super().post(request)
 
@@ -196,13 +199,13 @@ class ParticipantGold(ParticipantAction):
 class ParticipantPostTask(ParticipantAction):
     """The post-task questions' answers, once the task's search (and its gold documents) are done."""
 
-    request_serializer = s.PostTaskRequestSerializer
+    request_serializer = s.PostTaskAnswersSerializer
 
     def act(self, participant, data, common):
         session = _own_session(participant, data["session"])
         participation.post_task_save(participant=participant, session=session, answers=data["answers"], **common)
 
-    @_action_schema(s.PostTaskRequestSerializer)
+    @_action_schema(s.PostTaskAnswersSerializer)
     def post(self, request):
         return super().post(request)
 
@@ -210,12 +213,12 @@ class ParticipantPostTask(ParticipantAction):
 class ParticipantWithdrawSelf(ParticipantAction):
     """The participant withdraws: their data is deleted, an audit entry stays (participation.participant_withdraw)."""
 
-    request_serializer = s.WithdrawRequestSerializer
+    request_serializer = s.WithdrawSerializer
 
     def act(self, participant, data, common):
         rules.client_id_check(common["client_event_id"])
         participation.participant_withdraw(participant=participant)
 
-    @_action_schema(s.WithdrawRequestSerializer)
+    @_action_schema(s.WithdrawSerializer)
     def post(self, request):
         return super().post(request)
