@@ -39,8 +39,11 @@ class Where:
 def participant_where(*, participant: Participant) -> Where:
     state = recruitment.participant_visit(participant=participant)
     if state in recruitment.ENDED_MESSAGES:
-        return Where("ended", message=recruitment.ENDED_MESSAGES[state],
-                     completion=recruitment.completion_of(participant))
+        return Where(
+            "ended",
+            message=recruitment.ENDED_MESSAGES[state],
+            completion=recruitment.completion_of(participant),
+        )
     step = selectors.participant_step(participant=participant)
     if step.kind == "search" and rules.session_expire_if_due(session=step.session):
         step = selectors.participant_step(participant=participant)
@@ -48,15 +51,24 @@ def participant_where(*, participant: Participant) -> Where:
         try:
             lifecycle.participant_check_accepting(participant)
         except Refused as refusal:
-            return Where("paused", step, message=refusal.message, status=lifecycle.status_of(participant.study))
+            return Where(
+                "paused", step, message=refusal.message, status=lifecycle.status_of(participant.study)
+            )
     if step.kind in ("pre_task", "scenario") and step.position == 1:
         checks = recruitment.checks_progress(participant)
         if checks.pending:
-            return Where("checks", step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"])
+            return Where(
+                "checks", step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]
+            )
     completion = recruitment.completion_of(participant) if step.kind == "done" else None
     return Where(step.kind, step, completion=completion)
 
 
 def check_shown(item: dict) -> dict:
     """A check item as the participant sees it: never its answer."""
-    return {"name": item["name"], "kind": item["kind"], "label": item["label"], "choices": list(item["choices"])}
+    return {
+        "name": item["name"],
+        "kind": item["kind"],
+        "label": item["label"],
+        "choices": list(item["choices"]),
+    }

@@ -31,9 +31,15 @@ _QUESTIONS = {"questionnaire": {}, "pre_task": {"pre_task": True}, "post_task": 
 
 def _item(item: dict) -> dict:
     """A question with every key (null or empty where it has none), as its schema says."""
-    return {"name": item["name"], "label": item["label"], "kind": item.get("kind", "text"),
-            "min": item.get("min"), "max": item.get("max"), "choices": [str(c) for c in item.get("choices", [])],
-            "required": item.get("required", True)}
+    return {
+        "name": item["name"],
+        "label": item["label"],
+        "kind": item.get("kind", "text"),
+        "min": item.get("min"),
+        "max": item.get("max"),
+        "choices": [str(c) for c in item.get("choices", [])],
+        "required": item.get("required", True),
+    }
 
 
 def step_data(participant: Participant) -> dict:
@@ -44,24 +50,38 @@ def step_data(participant: Participant) -> dict:
     assignment = step.assignment if step else None
     session = step.session if step else None
     data = {
-        "kind": where.kind, "message": where.message,
-        "assignment": assignment.position if assignment else None, "total": step.total if step else 0,
+        "kind": where.kind,
+        "message": where.message,
+        "assignment": assignment.position if assignment else None,
+        "total": step.total if step else 0,
         "session": session.pk if session else None,
         "task": assignment.scenario if assignment else None,
         "system_kind": assignment.system.backend if assignment else None,
         "deadline": rules.session_deadline(session) if where.kind == "search" else None,
-        "consent": {"text": study.consent_text, "version": study.consent_version} if where.kind == "consent" else None,
-        "items": [], "check": None, "retry": where.retry, "gold": None, "completion": None,
+        "consent": {"text": study.consent_text, "version": study.consent_version}
+        if where.kind == "consent"
+        else None,
+        "items": [],
+        "check": None,
+        "retry": where.retry,
+        "gold": None,
+        "completion": None,
     }
     if where.kind in _QUESTIONS:
-        data["items"] = [_item(i) for i in participation.questionnaire_items(study=study, **_QUESTIONS[where.kind])]
+        data["items"] = [
+            _item(i) for i in participation.questionnaire_items(study=study, **_QUESTIONS[where.kind])
+        ]
     if where.kind == "checks":
         data["check"] = check_shown(where.check)
     if where.kind == "gold":
         # In this participant's order, never saying which one is the relevant document.
-        documents = gold.gold_order(participant=participant, scenario_id=assignment.scenario_id, pair=step.gold)
-        data["gold"] = {"documents": [{"doc": d.external_id, "title": d.title, "text": d.text} for d in documents],
-                        "grade_levels": selectors.grade_levels(study=study)}
+        documents = gold.gold_order(
+            participant=participant, scenario_id=assignment.scenario_id, pair=step.gold
+        )
+        data["gold"] = {
+            "documents": [{"doc": d.external_id, "title": d.title, "text": d.text} for d in documents],
+            "grade_levels": selectors.grade_levels(study=study),
+        }
     if where.completion is not None:
         c = where.completion
         data["completion"] = {"kind": c.kind, "code": c.code, "redirect_url": c.redirect_url}
@@ -85,18 +105,24 @@ class ParticipantAction(ParticipantScoped, APIView):
         body = self.request_serializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        common = {"client_event_id": data["client_event_id"], "client_time": data.get("time"),
-                  "sequence": data.get("seq")}
+        common = {
+            "client_event_id": data["client_event_id"],
+            "client_time": data.get("time"),
+            "sequence": data.get("seq"),
+        }
         try:
             self.act(self.participant, data, common)
         except InvalidAnswers as invalid:  # before Refused: it is one
-            raise ValidationError({self.answers_field: {name: [message] for name, message in invalid.errors.items()}}
-                                  ) from None
+            raise ValidationError(
+                {self.answers_field: {name: [message] for name, message in invalid.errors.items()}}
+            ) from None
         except InvalidEvent as error:
             raise ValidationError({"client_event_id": [str(error)]}) from None
         except Refused as refusal:
             return conflict(refusal.message)
-        return Response(s.StepAnswerSerializer({"ok": True, "step": step_data(_fresh(self.participant))}).data)
+        return Response(
+            s.StepAnswerSerializer({"ok": True, "step": step_data(_fresh(self.participant))}).data
+        )
 
 
 def _action_schema(serializer) -> Callable:
@@ -105,8 +131,11 @@ def _action_schema(serializer) -> Callable:
 
 def _own_session(participant: Participant, session_id: int) -> SearchSession:
     # Another participant's session reads as one that does not exist.
-    session = (SearchSession.objects.select_related("assignment__participant__study", "assignment__scenario")
-               .filter(pk=session_id, assignment__participant=participant).first())
+    session = (
+        SearchSession.objects.select_related("assignment__participant__study", "assignment__scenario")
+        .filter(pk=session_id, assignment__participant=participant)
+        .first()
+    )
     if session is None:
         raise ValidationError({"session": ["not one of your search sessions"]})
     return session
@@ -128,7 +157,9 @@ class ParticipantConsent(ParticipantAction):
 
     def act(self, participant, data, common):
         if data["decision"] == "agree":
-            participation.consent_record(participant=participant, consent_version=data["consent_version"], **common)
+            participation.consent_record(
+                participant=participant, consent_version=data["consent_version"], **common
+            )
         else:
             participation.consent_decline(participant=participant, **common)
 
@@ -159,8 +190,9 @@ class ParticipantPreTask(ParticipantAction):
         assignment = Assignment.objects.filter(participant=participant, position=data["assignment"]).first()
         if assignment is None:
             raise ValidationError({"assignment": ["no assignment at this position"]})
-        participation.pre_task_save(participant=participant, assignment=assignment, answers=data["answers"],
-                                    **common)
+        participation.pre_task_save(
+            participant=participant, assignment=assignment, answers=data["answers"], **common
+        )
 
     @_action_schema(s.PreTaskAnswersSerializer)
     def post(self, request):
@@ -173,8 +205,9 @@ class ParticipantCheck(ParticipantAction):
     request_serializer = s.CheckAnswerSerializer
 
     def act(self, participant, data, common):
-        recruitment.check_answer_record(participant=participant, name=data["check"], answer=data["answer"],
-                                        **common)
+        recruitment.check_answer_record(
+            participant=participant, name=data["check"], answer=data["answer"], **common
+        )
 
     @_action_schema(s.CheckAnswerSerializer)
     def post(self, request):
@@ -203,7 +236,9 @@ class ParticipantPostTask(ParticipantAction):
 
     def act(self, participant, data, common):
         session = _own_session(participant, data["session"])
-        participation.post_task_save(participant=participant, session=session, answers=data["answers"], **common)
+        participation.post_task_save(
+            participant=participant, session=session, answers=data["answers"], **common
+        )
 
     @_action_schema(s.PostTaskAnswersSerializer)
     def post(self, request):
