@@ -16,7 +16,10 @@ from .test_permission_matrix import ALL_ROWS, MATRIX, OK, _clients, _send, _snap
 # Authenticated by `Authorization: Participant <token>` (never a cookie) or by the username and password in
 # the body (no session is opened): a cross-site form cannot forge either, so no CSRF token is asked.
 # The panel's status endpoint authenticates only by the study's secret in `X-SessionLab-Secret`, a header too.
-DOCUMENTED_EXEMPT = {"api:token", "api:participant_session_start", "api:participant_events", "panel:status"}
+DOCUMENTED_EXEMPT = {"api:token", "api:participant_session_start", "api:participant_events", "panel:status",
+                     "api:participant_consent", "api:participant_questionnaire", "api:participant_check",
+                     "api:participant_pre_task", "api:participant_gold", "api:participant_post_task",
+                     "api:participant_withdraw_self"}
 PREFERRED = ("researcher", "assessor", "participant", "other_participant", "anonymous", "other_researcher")
 FORM = re.compile(r"<form\b([^>]*)>(.*?)</form>", re.S | re.I)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -126,7 +126,7 @@ class ParticipantAction(ParticipantScoped, APIView):
 
 
 def _action_schema(serializer) -> Callable:
-    return extend_schema(request=serializer, responses={200: s.StepAnswerSerializer})
+    return extend_schema_view(post=extend_schema(request=serializer, responses={200: s.StepAnswerSerializer}))
 
 
 def _own_session(participant: Participant, session_id: int) -> SearchSession:
@@ -150,6 +150,7 @@ class ParticipantStepView(ParticipantScoped, APIView):
         return Response(s.ParticipantStepSerializer(step_data(self.participant)).data)
 
 
+@_action_schema(s.ConsentSerializer)
 class ParticipantConsent(ParticipantAction):
     """Agree to the consent text of `consent_version` (the version shown), or decline (nothing more is kept)."""
 
@@ -163,11 +164,8 @@ class ParticipantConsent(ParticipantAction):
         else:
             participation.consent_decline(participant=participant, **common)
 
-    @_action_schema(s.ConsentSerializer)
-    def post(self, request):
-        return super().post(request)
 
-
+@_action_schema(s.QuestionnaireAnswersSerializer)
 class ParticipantQuestionnaire(ParticipantAction):
     """The pre-study questionnaire's answers (once)."""
 
@@ -176,11 +174,8 @@ class ParticipantQuestionnaire(ParticipantAction):
     def act(self, participant, data, common):
         participation.questionnaire_save(participant=participant, answers=data["answers"], **common)
 
-    @_action_schema(s.QuestionnaireAnswersSerializer)
-    def post(self, request):
-        return super().post(request)
 
-
+@_action_schema(s.PreTaskAnswersSerializer)
 class ParticipantPreTask(ParticipantAction):
     """The answers to the study's questions before the task at `assignment`, before its session starts."""
 
@@ -194,11 +189,8 @@ class ParticipantPreTask(ParticipantAction):
             participant=participant, assignment=assignment, answers=data["answers"], **common
         )
 
-    @_action_schema(s.PreTaskAnswersSerializer)
-    def post(self, request):
-        return super().post(request)
 
-
+@_action_schema(s.CheckAnswerSerializer)
 class ParticipantCheck(ParticipantAction):
     """One answer to the study's next attention or comprehension check."""
 
@@ -209,11 +201,8 @@ class ParticipantCheck(ParticipantAction):
             participant=participant, name=data["check"], answer=data["answer"], **common
         )
 
-    @_action_schema(s.CheckAnswerSerializer)
-    def post(self, request):
-        return super().post(request)
 
-
+@_action_schema(s.GoldGradesSerializer)
 class ParticipantGold(ParticipantAction):
     """The grades of the task's two gold documents, after its search and before its post-task questions."""
 
@@ -224,11 +213,8 @@ class ParticipantGold(ParticipantAction):
         session = _own_session(participant, data["session"])
         gold.gold_answer_record(participant=participant, session=session, grades=data["grades"], **common)
 
-    @_action_schema(s.GoldGradesSerializer)
-    def post(self, request):
-        return super().post(request)
 
-
+@_action_schema(s.PostTaskAnswersSerializer)
 class ParticipantPostTask(ParticipantAction):
     """The post-task questions' answers, once the task's search (and its gold documents) are done."""
 
@@ -240,11 +226,8 @@ class ParticipantPostTask(ParticipantAction):
             participant=participant, session=session, answers=data["answers"], **common
         )
 
-    @_action_schema(s.PostTaskAnswersSerializer)
-    def post(self, request):
-        return super().post(request)
 
-
+@_action_schema(s.WithdrawSerializer)
 class ParticipantWithdrawSelf(ParticipantAction):
     """The participant withdraws: their data is deleted, an audit entry stays (participation.participant_withdraw)."""
 
@@ -253,7 +236,3 @@ class ParticipantWithdrawSelf(ParticipantAction):
     def act(self, participant, data, common):
         rules.client_id_check(common["client_event_id"])
         participation.participant_withdraw(participant=participant)
-
-    @_action_schema(s.WithdrawSerializer)
-    def post(self, request):
-        return super().post(request)
