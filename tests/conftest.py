@@ -6,9 +6,34 @@ need it skip, saying so; in CI (CI=true) a missing folder fails them instead, so
 """
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
+from django.core.servers.basehttp import ThreadedWSGIServer
+from django.test.testcases import LiveServerThread
+
+
+class _OneRequestAtATimeOnASharedConnection(ThreadedWSGIServer):
+    """The live server's request threads share the test's one in-memory SQLite connection (Django does so on
+    purpose: it is the test database). Two requests at once on it can deadlock inside CPython's sqlite3 (one
+    thread holds the connection's mutex in a SQL function waiting for the GIL, the other holds the GIL waiting
+    for the mutex), so a browser's parallel requests are answered one at a time then. With PostgreSQL each
+    thread has its own connection and requests run in parallel as in production."""
+
+    def set_app(self, application):
+        if not self.connections_override:
+            return super().set_app(application)
+        lock = threading.Lock()
+
+        def one_at_a_time(environ, start_response):
+            with lock:
+                return application(environ, start_response)
+
+        return super().set_app(one_at_a_time)
+
+
+LiveServerThread.server_class = _OneRequestAtATimeOnASharedConnection
 
 
 def _shared_data_or_skip() -> Path:
