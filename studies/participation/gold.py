@@ -1,7 +1,9 @@
 """Gold documents inside a scenario (docs/recruitment.md, "Gold documents"): the participant's answer, scored.
 
-The pair and the step are read in studies/design/gold.py. The answer is one Event (type "gold", on the
-session, data {doc: grade}, ack {passed, reason, the pair}), stored once per client event id like every form's.
+The pair and the step are read in studies/design/gold.py; the answer is scored against the pair pinned on the
+session when its step was first shown, so a newer reference version never changes it. The answer is one Event
+(type "gold", on the session, data {doc: grade}, ack {passed, reason, the pair}), stored once per client event
+id like every form's.
 It is never a Judgment of the session: the gold documents do not enter the session's ranked lists, its
 judgments or its scores, which stay those of the search.
 
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 
-from studies.design.gold import gold_answered, gold_on, gold_order, gold_pair, gold_pairs
+from studies.design.gold import gold_answered, gold_on, gold_order, gold_pair, gold_pairs, gold_pinned
 from studies.errors import InvalidAnswers, Refused
 from studies.models import Event, Participant, Recruitment, SearchSession
 from studies.participation.recruitment import (
@@ -78,7 +80,8 @@ def gold_answer_record(
     client_time=None,
 ) -> dict:
     """The participant's grades of the scenario's two gold documents ({external id: grade}), scored and stored as
-    a "gold" Event of `session`; returns its ack ({ok, passed, reason, scenario, relevant, off_topic,
+    a "gold" Event of `session`, against the session's pinned pair (or, without a pin, the current one); returns
+    its ack ({ok, passed, reason, scenario, relevant, off_topic,
     reference_version, shown[, screened_out]}). A re-sent answer (same client event id) returns the first one's
     ack. Refused: another participant's session, a search not ended, a task without gold documents or already
     judged, a document that is not one of the two, a grade off the study's scale. InvalidAnswers: a document
@@ -96,15 +99,17 @@ def gold_answer_record(
         raise Refused("This task is finished.")
     recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
     scenario = session.assignment.scenario
-    pair = (
-        gold_pair(study_id=participant.study_id, topic_id=scenario.topic_id)
-        if recruitment and gold_on(recruitment.checks)
-        else None
-    )
-    if pair is None:
+    if not (recruitment and gold_on(recruitment.checks)):
         raise Refused("This task has no further documents to judge.")
     if gold_answered(session):
         raise Refused("These two documents are already judged.")
+    # The pair pinned when the step was first shown, never a newer version's; without a pin (an answer sent
+    # without the step ever being asked for, or a step shown before pins existed), the current pair.
+    pair = gold_pinned(participant=participant, session=session) or gold_pair(
+        study_id=participant.study_id, topic_id=scenario.topic_id
+    )
+    if pair is None:
+        raise Refused("This task has no further documents to judge.")
     relevant, off_topic = pair.relevant.external_id, pair.off_topic.external_id
     unknown = [str(doc)[:100] for doc in grades if doc not in (relevant, off_topic)]
     if unknown:
