@@ -76,7 +76,6 @@ def test_a_version_published_after_the_step_is_shown_changes_nothing_for_that_se
     )
     assert ack["passed"] and (ack["relevant"], ack["off_topic"], ack["reference_version"]) == ("3", "9", 1)
     assert ack["shown"] == shown == pins(session).get().payload["data"]["order"]
-    # Grading the new version's pair instead is refused: those are not this task's documents.
     post_task(person, SearchSession.objects.get(pk=session.pk))
     # The next session, whose step is first computed after version 2, pins version 2's pair.
     later = search_done(fresh(person), position=2)
@@ -128,7 +127,7 @@ def test_a_second_pin_at_the_same_moment_keeps_the_first(person):
     assert pins(session).count() == 1
 
 
-def test_no_client_can_take_the_pin_s_event_id(person):
+def test_no_client_can_take_the_pin_s_event_id():
     with pytest.raises(InvalidEvent):
         client_id_check("server/gold-pair/1")
 
