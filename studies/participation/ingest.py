@@ -712,7 +712,7 @@ class _Batch:
             marks = ack.pop("highlights", None)  # kept in the event's stored answer, sent inside the results
             if ack.get("ok") and "query_id" in ack and "page" in ack:
                 key = (ack["query_id"], ack["page"])
-                ack["results"] = _results_marked(pages[key] if key in pages else _results(*key), marks)
+                ack["results"] = results_marked(pages[key] if key in pages else _results(*key), marks)
             if ack.get("ok") and ack.get("open_document_id") in documents:
                 ack["document"] = documents[ack["open_document_id"]]
             out.append(ack)
@@ -730,7 +730,7 @@ def _marks(state, query, page: int) -> dict:
     return {"highlights": marks} if marks else {}
 
 
-def _results_marked(results: list[dict], marks) -> list[dict]:
+def results_marked(results: list[dict], marks) -> list[dict]:
     if not isinstance(marks, dict):
         return results
     out = []

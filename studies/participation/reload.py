@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 
 from studies.models import Event, Judgment, Query, SearchSession, ShownResult
+from studies.participation.ingest import results_marked
 
 RELOAD_EVENT = "page_reload"
 
@@ -21,7 +22,10 @@ def search_state(*, session: SearchSession) -> dict | None:
 
     {"query_event": the query's client event id (what later pages, judgments and scan marks name),
      "query_text", "query": its position, "page", "total", "message", "query_used",
-     "results": [{"rank", "doc", "title", "snippet", "text"}], "grades": {external id: grade}}"""
+     "results": [{"rank", "doc", "title", "snippet", "text", "highlights"?}], "grades": {external id: grade}}
+
+    The results carry the highlights their page was first answered with: the page's acknowledgement keeps them by
+    rank (ingest._marks; ShownResult keeps none), and a revisit or a replay answers with the same ones."""
     events = Event.objects.filter(session=session, type__in=("query", "results_page")).order_by("-id")
     query_event = None
     page_ack = None
@@ -56,10 +60,13 @@ def search_state(*, session: SearchSession) -> dict | None:
         "total": page_ack.get("total"),
         "message": page_ack.get("message") or "",
         "query_used": page_ack.get("query_used"),
-        "results": [
-            {"rank": rank, "doc": doc, "title": title, "snippet": snippet, "text": text}
-            for rank, doc, title, snippet, text in rows
-        ],
+        "results": results_marked(
+            [
+                {"rank": rank, "doc": doc, "title": title, "snippet": snippet, "text": text}
+                for rank, doc, title, snippet, text in rows
+            ],
+            page_ack.get("highlights"),
+        ),
         "grades": grades,
     }
 
