@@ -84,8 +84,8 @@ def gold_answer_record(
     its ack ({ok, passed, reason, scenario, relevant, off_topic,
     reference_version, shown[, screened_out]}). A re-sent answer (same client event id) returns the first one's
     ack. Refused: another participant's session, a search not ended, a task without gold documents or already
-    judged, a document that is not one of the two, a grade off the study's scale. InvalidAnswers: a document
-    left without a grade ({external id: message})."""
+    judged, a document that is not one of the two. InvalidAnswers ({external id: message}): a document left
+    without a grade, or a grade off the study's scale (the page and the API show it at that document)."""
     client_id_check(client_event_id)
     stored = _replay(participant, client_event_id)
     if stored is not None:
@@ -120,15 +120,15 @@ def gold_answer_record(
     }
     if missing:
         raise InvalidAnswers(missing)
-    cleaned = {}
-    for doc in (relevant, off_topic):
-        value = _grade(grades[doc], scale)
-        if value is None:
-            raise Refused(
-                f"The grade {str(grades[doc])[:20]!r} for document {doc} is not on this study's scale "
-                f"({', '.join(str(g) for g in scale)})."
-            )
-        cleaned[doc] = value
+    cleaned = {doc: _grade(grades[doc], scale) for doc in (relevant, off_topic)}
+    off_scale = {
+        doc: f"The grade {str(grades[doc])[:20]!r} for document {doc} is not on this study's scale "
+        f"({', '.join(str(g) for g in scale)})."
+        for doc, value in cleaned.items()
+        if value is None
+    }
+    if off_scale:
+        raise InvalidAnswers(off_scale)
     passed, reason = gold_score(
         scenario_code=scenario.code, relevant=relevant, off_topic=off_topic, grades=cleaned
     )

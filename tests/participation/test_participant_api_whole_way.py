@@ -319,6 +319,30 @@ def test_steps_out_of_order_are_a_409_with_the_reason(study, participant):
     assert not Event.objects.filter(type="gold").exists()
 
 
+def test_a_gold_grade_off_the_scale_is_a_400_naming_the_document(study, participant):
+    api = api_for(participant)
+    ready_by_api(api, study)
+    once(api, "checks", {"check": "understood", "answer": "Documents", "client_event_id": cid()})
+    once(api, "pre-task", {"assignment": 1, "answers": {"familiarity": 1}, "client_event_id": cid()})
+    session = post(api, "sessions", {"assignment": 1, "client_event_id": cid()}).json()["id"]
+    api.post(
+        "/api/participant/events/",
+        {"events": [{"id": cid(), "type": "session_end", "session": session, "data": {"reason": "gave_up"}}]},
+        format="json",
+    )
+    off = post(api, "gold", {"session": session, "grades": {"3": 7, "9": -5}, "client_event_id": cid()})
+    assert off.status_code == 400, off.content
+    errors = off.json()["grades"]
+    assert sorted(errors) == ["3", "9"]
+    assert "grade '7' for document 3 is not on this study's scale (0, 1, 2, 3)" in errors["3"][0]
+    assert "'-5'" in errors["9"][0]
+    one = post(api, "gold", {"session": session, "grades": {"3": 3, "9": 4}, "client_event_id": cid()})
+    assert one.status_code == 400 and list(one.json()["grades"]) == ["9"]
+    assert not Event.objects.filter(type="gold").exists()
+    assert step(api)["kind"] == "gold"
+    once(api, "gold", {"session": session, "grades": {"3": 3, "9": 0}, "client_event_id": cid()})
+
+
 def test_another_participants_session_is_refused(study, participant, other_participant):
     api = api_for(participant)
     ready_by_api(api, study)

@@ -9,7 +9,7 @@ from studies.assessment.references import reference_version_create
 from studies.design import selectors
 from studies.design.gold import GoldPair, gold_order, gold_pairs
 from studies.design.lifecycle import preview_start
-from studies.errors import RecruitmentError
+from studies.errors import InvalidAnswers, RecruitmentError
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.interchange.tidy_csv import study_tables
 from studies.models import (
@@ -281,10 +281,6 @@ def test_a_replayed_answer_is_stored_once(person):
     [
         ({"3": 3, "9": 0, "17": 1}, "'17' is not one of this task's two documents"),
         ({"3": 3, "<script>": 0}, "is not one of this task's two documents"),
-        ({"3": 7, "9": 0}, "grade '7' for document 3 is not on this study's scale"),
-        ({"3": "x", "9": 0}, "not on this study's scale"),
-        ({"3": True, "9": 0}, "not on this study's scale"),
-        ({"3": "9" * 30, "9": 0}, "not on this study's scale"),
     ],
 )
 def test_hostile_answers_are_refused_with_a_reason_and_store_nothing(person, grades, message):
@@ -293,6 +289,37 @@ def test_hostile_answers_are_refused_with_a_reason_and_store_nothing(person, gra
         gold.gold_answer_record(
             participant=fresh(person), session=session, grades=grades, client_event_id=cid()
         )
+    assert not Event.objects.filter(type="gold").exists()
+
+
+@pytest.mark.parametrize(
+    "grades, message",
+    [
+        ({"3": 7, "9": 0}, "grade '7' for document 3 is not on this study's scale"),
+        ({"3": "x", "9": 0}, "not on this study's scale"),
+        ({"3": True, "9": 0}, "not on this study's scale"),
+        ({"3": "9" * 30, "9": 0}, "not on this study's scale"),
+    ],
+)
+def test_a_grade_off_the_scale_is_an_answer_to_fix_at_its_document(person, grades, message):
+    session = search_done(person)
+    with pytest.raises(InvalidAnswers) as refused:
+        gold.gold_answer_record(
+            participant=fresh(person), session=session, grades=grades, client_event_id=cid()
+        )
+    assert list(refused.value.errors) == ["3"] and message in refused.value.errors["3"]
+    assert not Event.objects.filter(type="gold").exists()
+
+
+def test_the_page_shows_a_grade_off_the_scale_at_its_document(client, person):
+    session = search_done(person)
+    response = client.post(
+        f"/p/{person.access_token}/gold/",
+        {"session": session.pk, "grade-3": "7", "grade-9": "0", "client_event_id": cid()},
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert page.count("has-error") == 1 and "grade &#x27;7&#x27; for document 3 is not on this study&#x27;s scale" in page
     assert not Event.objects.filter(type="gold").exists()
 
 
@@ -316,8 +343,9 @@ def test_hostile_forms_get_a_reason_never_a_server_error(client, person):
     url = f"/p/{person.access_token}/gold/"
     for data, status in [
         ({"session": session.pk, "grade-3": "3", "grade-99": "0", "client_event_id": cid()}, 409),
-        ({"session": session.pk, "grade-3": "12", "grade-9": "0", "client_event_id": cid()}, 409),
-        ({"session": session.pk, "grade-3": "\x00", "grade-9": "0", "client_event_id": cid()}, 409),
+        # a grade off the scale: the page again, the reason at the document (as for one left without a grade)
+        ({"session": session.pk, "grade-3": "12", "grade-9": "0", "client_event_id": cid()}, 400),
+        ({"session": session.pk, "grade-3": "\x00", "grade-9": "0", "client_event_id": cid()}, 400),
         ({"session": session.pk, "grade-3": "3", "client_event_id": cid()}, 400),  # one left without a grade
         ({"session": "²", "grade-3": "3", "grade-9": "0", "client_event_id": cid()}, 400),
         ({"session": "9" * 30, "grade-3": "3", "grade-9": "0", "client_event_id": cid()}, 400),
