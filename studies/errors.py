@@ -34,6 +34,11 @@ class StudyStatusError(StudiesError):
     does not allow (studies/design/lifecycle.py)."""
 
 
+class EnrolmentRefusedError(StudyStatusError, DesignError):
+    """A researcher's enrolment refused because the study is paused or closed: a status refusal, and a design
+    refusal like an enrolment that cannot be balanced (the page shows it, the API answers 409)."""
+
+
 class StudyOwnerOnlyError(StudiesError):
     """What only a study's owner may do (delete it), asked by another of its researchers."""
 

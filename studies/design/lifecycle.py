@@ -29,7 +29,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from studies.design.latin_square import assignment_plan
-from studies.errors import DesignError, Refused, StudyStatusError
+from studies.errors import DesignError, EnrolmentRefusedError, Refused, StudyStatusError
 from studies.models import Assignment, AuditEntry, Participant, SearchSession, Study
 
 OPEN, PAUSED, CLOSED = "open", "paused", "closed"
@@ -49,11 +49,19 @@ def status_of(study: Study) -> str:
     return study.status or OPEN
 
 
+ENROLMENT_REFUSALS = {
+    PAUSED: "the study is paused: no new participants are enrolled until it is open again (Open, on the study "
+    "page)",
+    CLOSED: "the study is closed: a closed study enrols no new participants and does not reopen (a study that "
+    "must run again is a new study: export it and import the archive)",
+}
+
+
 def study_check_accepting(study: Study) -> None:
-    """Researcher side: refuse a new participant (enrolment) unless the study is open."""
+    """Researcher side: refuse a new participant (enrolment, page or API) unless the study is open."""
     status = status_of(study)
     if status != OPEN:
-        raise StudyStatusError(f"the study is {status}: no new participants are enrolled until it is open")
+        raise EnrolmentRefusedError(ENROLMENT_REFUSALS[status])
 
 
 def participant_check_accepting(participant: Participant) -> None:
