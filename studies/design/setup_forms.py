@@ -5,6 +5,7 @@ from django import forms
 from studies.design.instruments import INSTRUMENTS
 from studies.design.questionnaires import item_errors
 from studies.design.setup_services import QUESTIONNAIRES
+from studies.errors import SystemConfigError
 from studies.models import System
 from studies.search.engines.search import CONFIGURATIONS
 from studies.search.systems import DEFAULT_CONFIGURATION, MAX_HTTP_TIMEOUT, system_config_problem
@@ -62,9 +63,28 @@ class SystemSetupForm(forms.Form):
         if backend:
             problem = system_config_problem(backend, config)
             if problem:
-                self.add_error("timeout" if "timeout" in problem else field, problem)
+                self.add_error(self.config_field(backend, problem) or field, problem)
         cleaned["config"] = config
         return cleaned
+
+    @staticmethod
+    def config_field(backend: str | None, problem: str) -> str | None:
+        """The field of this form a problem with a `backend` system's config is about (None: no field holds
+        that config): the built-in configuration, an HTTP system's timeout or URL template."""
+        if backend == System.Backend.BUILTIN:
+            return "configuration"
+        if backend == System.Backend.HTTP:
+            return "timeout" if "timeout" in problem else "url_template"
+        return None
+
+    def add_refusal(self, error: Exception) -> None:
+        """A service's refusal on this form: next to the field a SystemConfigError names (its kind, or the
+        field holding the config it found wrong), else above the form."""
+        field = None
+        if isinstance(error, SystemConfigError):
+            backend = self.cleaned_data.get("backend")
+            field = "backend" if error.field == "backend" else self.config_field(backend, str(error)) or "backend"
+        self.add_error(field, str(error))
 
 
 class SystemTestForm(forms.Form):

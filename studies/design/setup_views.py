@@ -31,6 +31,14 @@ def _refused(request, exc) -> None:
     messages.error(request, str(exc))
 
 
+def _refused_on_form(form, exc) -> None:
+    """A service's refusal of a form's data: a system's bad kind or config next to its field, else above."""
+    if isinstance(form, SystemSetupForm):
+        form.add_refusal(exc)
+    else:
+        form.add_error(None, str(exc))
+
+
 @researcher_required
 def study_setup(request, slug):
     study = study_for_researcher(request, slug)
@@ -65,7 +73,7 @@ def systems(request, slug):
                 config=data["config"],
             )
         except StudiesError as exc:
-            form.add_error(None, str(exc))
+            _refused_on_form(form, exc)
         else:
             messages.success(request, f"System {system.code} added.")
             return redirect("studies:setup_systems", slug=study.slug)
@@ -95,7 +103,7 @@ def _design_row_edit(request, study, row, form, save, *, kind: str, list_page: s
         try:
             save(data)
         except StudiesError as exc:
-            form.add_error(None, str(exc))
+            _refused_on_form(form, exc)
         else:
             messages.success(request, f"{kind.capitalize()} {data['code']} saved.")
             return redirect(list_page, slug=study.slug)
