@@ -273,16 +273,24 @@ def questionnaire_submit(request, token):
     return _home(participant)
 
 
-@require_POST
-def session_start_submit(request, token):
-    participant = _participant_or_404(token)
+def _own_assignment(request, participant):
+    """The participant's assignment the form names (None when it names none). Another participant's is a 404,
+    the same answer as one that does not exist: ids say nothing."""
     assignment_id = _pk(request.POST.get("assignment", ""))
     if assignment_id is None:
-        return HttpResponseBadRequest("Which scenario?")
-    # Another participant's assignment is a 404, the same answer as one that does not exist: ids say nothing.
+        return None
     assignment = Assignment.objects.filter(pk=assignment_id, participant=participant).first()
     if assignment is None:
         raise Http404("Not one of your scenarios.")
+    return assignment
+
+
+@require_POST
+def session_start_submit(request, token):
+    participant = _participant_or_404(token)
+    assignment = _own_assignment(request, participant)
+    if assignment is None:
+        return HttpResponseBadRequest("Which scenario?")
     try:
         participation.session_start(participant=participant, assignment=assignment, **_common(request))
     except InvalidEvent as invalid:
@@ -296,13 +304,9 @@ def session_start_submit(request, token):
 def pre_task_submit(request, token):
     """The study's questions before a task, answered before its session starts (once per assignment)."""
     participant = _participant_or_404(token)
-    assignment_id = _pk(request.POST.get("assignment", ""))
-    if assignment_id is None:
-        return HttpResponseBadRequest("Which scenario?")
-    # Another participant's assignment is a 404, the same answer as one that does not exist: ids say nothing.
-    assignment = Assignment.objects.filter(pk=assignment_id, participant=participant).first()
+    assignment = _own_assignment(request, participant)
     if assignment is None:
-        raise Http404("Not one of your scenarios.")
+        return HttpResponseBadRequest("Which scenario?")
     try:
         participation.pre_task_save(participant=participant, assignment=assignment, answers=request.POST,
                                     **_common(request))
