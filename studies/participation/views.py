@@ -6,6 +6,7 @@ step or answer JSON. Every page is the start of a step, so reopening the link re
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import uuid
@@ -258,19 +259,7 @@ def consent_submit(request, token):
 @require_POST
 def questionnaire_submit(request, token):
     participant = _participant_or_404(token)
-    try:
-        participation.questionnaire_save(participant=participant, answers=request.POST, **_common(request))
-    except InvalidAnswers as invalid:
-        step = selectors.participant_step(participant=participant)
-        items = participation.questionnaire_items(study=participant.study)
-        return render(request, "participate/questionnaire.html",
-                      _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
-                      status=400)
-    except InvalidEvent as invalid:
-        return _bad_event(invalid)
-    except Refused as refusal:
-        return _refused(request, participant, refusal)
-    return _home(participant)
+    return _answers_submit(request, participant, participation.questionnaire_save, "questionnaire")
 
 
 def _own_assignment(request, participant):
@@ -307,20 +296,9 @@ def pre_task_submit(request, token):
     assignment = _own_assignment(request, participant)
     if assignment is None:
         return HttpResponseBadRequest("Which scenario?")
-    try:
-        participation.pre_task_save(participant=participant, assignment=assignment, answers=request.POST,
-                                    **_common(request))
-    except InvalidAnswers as invalid:
-        step = selectors.participant_step(participant=participant)
-        items = participation.questionnaire_items(study=participant.study, pre_task=True)
-        return render(request, "participate/pre_task.html",
-                      _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
-                      status=400)
-    except InvalidEvent as invalid:
-        return _bad_event(invalid)
-    except Refused as refusal:
-        return _refused(request, participant, refusal)
-    return _home(participant)
+    return _answers_submit(
+        request, participant, functools.partial(participation.pre_task_save, assignment=assignment), "pre_task"
+    )
 
 
 @require_POST
@@ -334,13 +312,22 @@ def post_task_submit(request, token):
                .filter(pk=session_id, assignment__participant=participant).first())
     if session is None:
         raise Http404("Not one of your searches.")
+    return _answers_submit(
+        request, participant, functools.partial(participation.post_task_save, session=session), "post_task"
+    )
+
+
+def _answers_submit(request, participant, save, which: str):
+    """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show the
+    `which` page (questionnaire, pre_task or post_task) again with a message per question."""
     try:
-        participation.post_task_save(participant=participant, session=session, answers=request.POST,
-                                     **_common(request))
+        save(participant=participant, answers=request.POST, **_common(request))
     except InvalidAnswers as invalid:
         step = selectors.participant_step(participant=participant)
-        items = participation.questionnaire_items(study=participant.study, post_task=True)
-        return render(request, "participate/post_task.html",
+        items = participation.questionnaire_items(
+            study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
+        )
+        return render(request, f"participate/{which}.html",
                       _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
                       status=400)
     except InvalidEvent as invalid:
