@@ -48,15 +48,20 @@ class Pages:
 
 def per_session(client, base: str) -> tuple[list, int, float]:
     started, pages = time.perf_counter(), Pages(client)
-    rows = [(session["session"], q["query"], q["sdcg"])
-            for session in list(pages.results(f"{base}/sessions/?page_size=1000"))
-            for q in pages.results(f"{base}/sessions/{session['session']}/queries/?page_size=1000")]
+    rows = [
+        (session["session"], q["query"], q["sdcg"])
+        for session in list(pages.results(f"{base}/sessions/?page_size=1000"))
+        for q in pages.results(f"{base}/sessions/{session['session']}/queries/?page_size=1000")
+    ]
     return rows, pages.requests, time.perf_counter() - started
 
 
 def bulk_json(client, base: str, page_size: int) -> tuple[list, int, float]:
     started, pages = time.perf_counter(), Pages(client)
-    rows = [(r["session"], r["query"], r["sdcg"]) for r in pages.results(f"{base}/query-scores/?page_size={page_size}")]
+    rows = [
+        (r["session"], r["query"], r["sdcg"])
+        for r in pages.results(f"{base}/query-scores/?page_size={page_size}")
+    ]
     return rows, pages.requests, time.perf_counter() - started
 
 
@@ -69,11 +74,18 @@ def bulk_csv(client, base: str) -> tuple[list, int, float]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sessions", type=int, default=1000)
-    parser.add_argument("--page-size", type=int, default=1000, help="rows per page of the bulk JSON (max 5000)")
-    parser.add_argument("--sqlite", default=str(Path(tempfile.gettempdir()) / "sessionlab-bench-api.sqlite3"),
-                        help="SQLite file to use (default: one in the temporary folder)")
+    parser.add_argument(
+        "--page-size", type=int, default=1000, help="rows per page of the bulk JSON (max 5000)"
+    )
+    parser.add_argument(
+        "--sqlite",
+        default=str(Path(tempfile.gettempdir()) / "sessionlab-bench-api.sqlite3"),
+        help="SQLite file to use (default: one in the temporary folder)",
+    )
     parser.add_argument("--reuse", action="store_true", help="read the study and run already in the database")
     parser.add_argument("--keep", action="store_true", help="keep the SQLite file")
     parser.add_argument("--repeats", type=int, default=3, help="timed repeats of each way (median printed)")
@@ -98,7 +110,9 @@ def main(argv=None) -> int:
         print(f"built and scored the study: {time.perf_counter() - t0:.1f} s (scoring {elapsed:.1f} s)")
     n_rows = QueryScore.objects.filter(run=run).count()
     n_sessions = QueryScore.objects.filter(run=run).values("session").distinct().count()
-    print(f"run {run.pk}: {n_sessions} sessions, {n_rows} per-query scores; database {settings.DATABASES['default']['ENGINE']}")
+    print(
+        f"run {run.pk}: {n_sessions} sessions, {n_rows} per-query scores; database {settings.DATABASES['default']['ENGINE']}"
+    )
 
     token = Token.objects.get_or_create(user=study.owner)[0].key
     client = Client(HTTP_AUTHORIZATION=f"Token {token}")

@@ -44,7 +44,11 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-ANSWERS = {"search_engine_years": 5, "domain_years": 3, "search_skill": 3}  # the questionnaire, as each answers it
+ANSWERS = {
+    "search_engine_years": 5,
+    "domain_years": 3,
+    "search_skill": 3,
+}  # the questionnaire, as each answers it
 LATER_SECONDS = 3.0  # participant.js LATER_MS: how long events the page does not wait on may wait to be sent
 VOCABULARY = (
     "wing flow boundary layer shock heat transfer panel buckling shell pressure supersonic laminar turbulent "
@@ -92,13 +96,21 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     owner = get_user_model().objects.create_user("load-owner", password=uuid.uuid4().hex, is_staff=True)
     collection = Collection.objects.create(name=f"Generated {n_documents}", owner=owner)
     Document.objects.bulk_create(
-        Document(collection=collection, external_id=f"d{n}", title=" ".join(rng.choices(VOCABULARY, k=6)),
-                 text=" ".join(rng.choices(VOCABULARY, k=120)))
+        Document(
+            collection=collection,
+            external_id=f"d{n}",
+            title=" ".join(rng.choices(VOCABULARY, k=6)),
+            text=" ".join(rng.choices(VOCABULARY, k=120)),
+        )
         for n in range(1, n_documents + 1)
     )
-    study = services.study_create(owner=owner, name="Load study", consent_text="Consent.", collection=collection)
+    study = services.study_create(
+        owner=owner, name="Load study", consent_text="Consent.", collection=collection
+    )
     for n in range(1, 5):
-        services.scenario_add(study=study, code=f"S{n}", title=f"Scenario {n}", text=f"Find {n}", topic_id=str(n))
+        services.scenario_add(
+            study=study, code=f"S{n}", title=f"Scenario {n}", text=f"Find {n}", topic_id=str(n)
+        )
     services.system_add(study=study, code="A", name="System A", config={"configuration": "bm25_title_text"})
     services.system_add(study=study, code="B", name="System B", config={"configuration": "bm25_text"})
     for configuration in ("bm25_title_text", "bm25_text"):
@@ -108,8 +120,9 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
     players = []
     for participant in participants:
         session = first_search_start(participant=participant, answers=ANSWERS)
-        players.append({"pk": participant.pk, "token": participant.access_token, "session": session.pk,
-                        "grades": grades})
+        players.append(
+            {"pk": participant.pk, "token": participant.access_token, "session": session.pk, "grades": grades}
+        )
     return players
 
 
@@ -132,27 +145,59 @@ def free_port() -> int:
 
 def server_env(database_url: str, index_root: str, conn_max_age: int) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")}
-    env.update({
-        "DATABASE_URL": database_url, "INDEX_ROOT": index_root, "DB_CONN_MAX_AGE": str(conn_max_age),
-        "DEBUG": "0", "SECRET_KEY": "load-benchmark-" + uuid.uuid4().hex, "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "0", "SESSION_COOKIE_SECURE": "0", "CSRF_COOKIE_SECURE": "0",
-        "SECURE_HSTS_SECONDS": "0", "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "sessionlab.settings",
-    })
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "INDEX_ROOT": index_root,
+            "DB_CONN_MAX_AGE": str(conn_max_age),
+            "DEBUG": "0",
+            "SECRET_KEY": "load-benchmark-" + uuid.uuid4().hex,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "0",
+            "SESSION_COOKIE_SECURE": "0",
+            "CSRF_COOKIE_SECURE": "0",
+            "SECURE_HSTS_SECONDS": "0",
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_SETTINGS_MODULE": "sessionlab.settings",
+        }
+    )
     return env
 
 
-def gunicorn_start(env: dict, port: int, workers: int, threads: int, log_path: Path,
-                   worker_class: str = "sync", times_path: Path | None = None) -> subprocess.Popen:
-    command = [str(Path(sys.executable).parent / "gunicorn"), "sessionlab.wsgi:application",
-               "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
-               "--backlog", "2048", "--timeout", "60", "--graceful-timeout", "5", "--preload"]
+def gunicorn_start(
+    env: dict,
+    port: int,
+    workers: int,
+    threads: int,
+    log_path: Path,
+    worker_class: str = "sync",
+    times_path: Path | None = None,
+) -> subprocess.Popen:
+    command = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        "sessionlab.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--worker-class",
+        worker_class,
+        "--backlog",
+        "2048",
+        "--timeout",
+        "60",
+        "--graceful-timeout",
+        "5",
+        "--preload",
+    ]
     if times_path is not None:  # gunicorn's own time of each request, in microseconds, a line each
         command += ["--access-logfile", str(times_path), "--access-logformat", "%(D)s"]
     if worker_class == "gthread":
         command += ["--threads", str(threads), "--keep-alive", "30"]
     log = open(log_path, "wb")  # noqa: SIM115 (the server owns it for its lifetime)
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def gunicorn_stop(process: subprocess.Popen) -> None:
@@ -189,7 +234,9 @@ def cpu_seconds(pgid: int | None = None, name: str | None = None) -> float:
         except (OSError, ValueError):
             continue
         fields = tail.split()
-        if (pgid is not None and int(fields[2]) == pgid) or (name is not None and head.split("(", 1)[1] == name):
+        if (pgid is not None and int(fields[2]) == pgid) or (
+            name is not None and head.split("(", 1)[1] == name
+        ):
             total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -221,8 +268,9 @@ class Connection:
                 pass
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, body: bytes | None = None,
-                      headers: dict | None = None) -> tuple[int, bytes]:
+    async def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict | None = None
+    ) -> tuple[int, bytes]:
         try:
             async with asyncio.timeout(self.timeout):  # no extra task per request, unlike wait_for
                 return await self._request(method, path, body, headers or {})
@@ -324,8 +372,14 @@ class Participant:
         """Queue an event; `later`: one the page does not wait on (participant.js LATER_MS, scaled by --think
         like every other pause)."""
         self.seq += 1
-        event = {"id": f"L-{self.player['pk']}-{self.seq}-{uuid.uuid4().hex[:8]}", "seq": self.seq, "type": kind,
-                 "session": self.player["session"], "time": int(time.time() * 1000), "data": data}
+        event = {
+            "id": f"L-{self.player['pk']}-{self.seq}-{uuid.uuid4().hex[:8]}",
+            "seq": self.seq,
+            "type": kind,
+            "session": self.player["session"],
+            "time": int(time.time() * 1000),
+            "data": data,
+        }
         self.outbox.append(event)
         self.sent.add(event["id"])
         if later and self.later_at is None:
@@ -357,12 +411,20 @@ class Participant:
         if not batch:
             return True
         self.later_at = None  # what was waiting goes with this request
-        label = "POST events (query/page)" if any(e["type"] in ("query", "results_page") for e in batch) else \
-            "POST events (open/close/judge/mark)"
+        label = (
+            "POST events (query/page)"
+            if any(e["type"] in ("query", "results_page") for e in batch)
+            else "POST events (open/close/judge/mark)"
+        )
         body = json.dumps({"events": batch}).encode()
-        headers = {"Content-Type": "application/json", "X-CSRFToken": self.http.cookies.get("csrftoken", ""),
-                   "Referer": f"http://127.0.0.1:{self.http.port}{self.home_url}"}
-        for _ in range(2 if resend else 1):  # a re-send: the first answer was "lost", the same batch goes again
+        headers = {
+            "Content-Type": "application/json",
+            "X-CSRFToken": self.http.cookies.get("csrftoken", ""),
+            "Referer": f"http://127.0.0.1:{self.http.port}{self.home_url}",
+        }
+        for _ in range(
+            2 if resend else 1
+        ):  # a re-send: the first answer was "lost", the same batch goes again
             started = time.perf_counter()
             try:
                 status, data = await self.http.request("POST", self.events_url, body, headers)
@@ -399,7 +461,7 @@ class Participant:
             await self.flush(resend=self.rng.random() < self.args.resend)
             if event_id in self.acked:
                 return self.acked[event_id]
-            await asyncio.sleep(min(0.05 * 2 ** attempt, 1.0))
+            await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
         return None
 
     async def run(self, stop_at: float):
@@ -425,20 +487,36 @@ class Participant:
                 if time.monotonic() >= stop_at:
                     break
                 # The results carry the documents' text: the page shows it at once, the open waits in the outbox.
-                self.enqueue("document_open", {"doc": result["doc"], "rank": result["rank"],
-                                               "query_event": query_event}, later=True)
+                self.enqueue(
+                    "document_open",
+                    {"doc": result["doc"], "rank": result["rank"], "query_event": query_event},
+                    later=True,
+                )
                 started = time.monotonic()
                 await self.pause(0.3, 1.0)
-                self.enqueue("document_close", {"doc": result["doc"], "rank": result["rank"], "query_event":
-                                                query_event, "dwell_ms": int((time.monotonic() - started) * 1000)},
-                             later=True)
+                self.enqueue(
+                    "document_close",
+                    {
+                        "doc": result["doc"],
+                        "rank": result["rank"],
+                        "query_event": query_event,
+                        "dwell_ms": int((time.monotonic() - started) * 1000),
+                    },
+                    later=True,
+                )
                 if self.rng.random() < 0.7:
-                    self.enqueue("judgment", {"doc": result["doc"], "grade": self.rng.choice(self.player["grades"])},
-                                 later=True)
+                    self.enqueue(
+                        "judgment",
+                        {"doc": result["doc"], "grade": self.rng.choice(self.player["grades"])},
+                        later=True,
+                    )
                 await self.pause(0.1, 0.3)
             if results and self.rng.random() < 0.5:
-                self.enqueue("scan_mark", {"query_event": query_event, "rank": self.rng.choice(results)["rank"]},
-                             later=True)
+                self.enqueue(
+                    "scan_mark",
+                    {"query_event": query_event, "rank": self.rng.choice(results)["rank"]},
+                    later=True,
+                )
             await self.pause(0.2, 0.6)
 
     async def drain(self, seconds: float):
@@ -468,10 +546,12 @@ async def play(players: list[dict], port: int, args, server_pgid: int | None = N
         while time.monotonic() < stop_at:
             await asyncio.sleep(min(args.report_every, max(0.1, stop_at - time.monotonic())))
             now = time.monotonic()
-            print(f"  t={now - started:5.1f}s  {stats.window_events / (now - last):7.0f} events/s  "
-                  f"{stats.window_requests / (now - last):6.0f} requests/s  "
-                  f"p99 {percentile(stats.window_latency, 99) * 1000:6.0f} ms  errors {sum(stats.errors.values())}",
-                  flush=True)
+            print(
+                f"  t={now - started:5.1f}s  {stats.window_events / (now - last):7.0f} events/s  "
+                f"{stats.window_requests / (now - last):6.0f} requests/s  "
+                f"p99 {percentile(stats.window_latency, 99) * 1000:6.0f} ms  errors {sum(stats.errors.values())}",
+                flush=True,
+            )
             stats.window_events = stats.window_requests = 0
             stats.window_latency = []
             last = now
@@ -507,8 +587,10 @@ def events_count(clients: list[Participant]) -> dict:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT participant_id, client_event_id, count(*) FROM studies_event "
-                       "WHERE client_event_id LIKE 'L-%%' GROUP BY participant_id, client_event_id")
+        cursor.execute(
+            "SELECT participant_id, client_event_id, count(*) FROM studies_event "
+            "WHERE client_event_id LIKE 'L-%%' GROUP BY participant_id, client_event_id"
+        )
         rows = cursor.fetchall()
     stored = {(p, c): n for p, c, n in rows}
     sent = acked = lost = unacked_stored = unacked_missing = 0
@@ -523,43 +605,67 @@ def events_count(clients: list[Participant]) -> dict:
                 unacked_stored += 1
             else:
                 unacked_missing += 1
-    return {"sent": sent, "acked": acked, "stored": sum(stored.values()), "distinct": len(stored),
-            "lost": lost, "duplicated": sum(n - 1 for n in stored.values()),
-            "unacked_stored": unacked_stored, "unacked_not_stored": unacked_missing}
+    return {
+        "sent": sent,
+        "acked": acked,
+        "stored": sum(stored.values()),
+        "distinct": len(stored),
+        "lost": lost,
+        "duplicated": sum(n - 1 for n in stored.values()),
+        "unacked_stored": unacked_stored,
+        "unacked_not_stored": unacked_missing,
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--participants", type=int, default=200)
     parser.add_argument("--duration", type=float, default=60, help="seconds of load (bounded: at most 600)")
-    parser.add_argument("--worker-class", choices=("sync", "gthread"), default="sync",
-                        help="sync: a worker takes a connection only when it is free, so the load spreads evenly "
-                             "(one request per connection); gthread keeps connections alive, but each stays on "
-                             "the worker that accepted it, however busy")
-    parser.add_argument("--workers", type=int, default=3,
-                        help="gunicorn worker processes (3 on this 2-core machine gave a lower p99 than 2 or 4 in "
-                             "every paired run; 4 the most requests at saturation: docs/performance-load.md)")
+    parser.add_argument(
+        "--worker-class",
+        choices=("sync", "gthread"),
+        default="sync",
+        help="sync: a worker takes a connection only when it is free, so the load spreads evenly "
+        "(one request per connection); gthread keeps connections alive, but each stays on "
+        "the worker that accepted it, however busy",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=3,
+        help="gunicorn worker processes (3 on this 2-core machine gave a lower p99 than 2 or 4 in "
+        "every paired run; 4 the most requests at saturation: docs/performance-load.md)",
+    )
     parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker (gthread only)")
     parser.add_argument("--conn-max-age", type=int, default=60, help="DB_CONN_MAX_AGE of the server")
     parser.add_argument("--batch", type=int, default=50, help="events per POST at most (participant.js: 50)")
-    parser.add_argument("--think", type=float, default=0.5,
-                        help="pause scale: 1 = a brisk real participant; 0.5 (200 participants offer about 1,000 "
-                             "events/s), 0.25 (about twice that: the server's capacity)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.5,
+        help="pause scale: 1 = a brisk real participant; 0.5 (200 participants offer about 1,000 "
+        "events/s), 0.25 (about twice that: the server's capacity)",
+    )
     parser.add_argument("--resend", type=float, default=0.05, help="share of batches sent twice")
     parser.add_argument("--documents", type=int, default=2000)
     parser.add_argument("--drain", type=float, default=15, help="seconds to empty the outboxes after the run")
     parser.add_argument("--request-timeout", type=float, default=10)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--server-times", action="store_true",
-                        help="also print gunicorn's own time per request (an access log: a little more server CPU)")
+    parser.add_argument(
+        "--server-times",
+        action="store_true",
+        help="also print gunicorn's own time per request (an access log: a little more server CPU)",
+    )
     parser.add_argument("--report-every", type=float, default=10, help="seconds between the running figures")
     parser.add_argument("--database", default="sessionlab_load")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args(argv)
     args.duration = min(args.duration, 600)
 
-    print(f"machine speed: a reference pure-Python loop takes {reference_loop_ms():.0f} ms (the figures below scale "
-          "with it; it varied by a fifth within an hour on the VM of docs/performance-load.md)")
+    print(
+        f"machine speed: a reference pure-Python loop takes {reference_loop_ms():.0f} ms (the figures below scale "
+        "with it; it varied by a fifth within an hour on the VM of docs/performance-load.md)"
+    )
     server_url = os.environ.get("LOAD_PG_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
     if urlsplit(server_url).hostname not in ("127.0.0.1", "localhost"):
         raise SystemExit("LOAD_PG_URL must point at 127.0.0.1 (the benchmark stays on loopback)")
@@ -567,8 +673,19 @@ def main(argv=None) -> int:
     index_root = tempfile.mkdtemp(prefix="sessionlab-load-indexes-")
     env = server_env(database_url, index_root, args.conn_max_age)
     # This process builds the study through the ORM with the server's settings (DEBUG=0 needs its SECRET_KEY).
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "INDEX_ROOT", "LOG_LEVEL", "DJANGO_SETTINGS_MODULE",
-                                           "DEBUG", "SECRET_KEY")})
+    os.environ.update(
+        {
+            k: env[k]
+            for k in (
+                "DATABASE_URL",
+                "INDEX_ROOT",
+                "LOG_LEVEL",
+                "DJANGO_SETTINGS_MODULE",
+                "DEBUG",
+                "SECRET_KEY",
+            )
+        }
+    )
     for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
         os.environ.pop(name, None)
     import django
@@ -576,8 +693,10 @@ def main(argv=None) -> int:
     django.setup()
     started = time.monotonic()
     players = study_build(args.participants, args.documents)
-    print(f"setup: database {args.database}, {args.documents} documents indexed, {len(players)} participants "
-          f"in their first search ({time.monotonic() - started:.1f} s)")
+    print(
+        f"setup: database {args.database}, {args.documents} documents indexed, {len(players)} participants "
+        f"in their first search ({time.monotonic() - started:.1f} s)"
+    )
 
     port = free_port()
     log_path = Path(tempfile.gettempdir()) / "sessionlab-load-gunicorn.log"
@@ -588,9 +707,11 @@ def main(argv=None) -> int:
     try:
         wait_listening(port, server)
         threads = f" x {args.threads} threads" if args.worker_class == "gthread" else ""
-        print(f"gunicorn on 127.0.0.1:{port}: {args.workers} {args.worker_class} workers{threads}, "
-              f"DB_CONN_MAX_AGE={args.conn_max_age}; {args.participants} participants for {args.duration:g} s, "
-              f"think x{args.think}, batches <= {args.batch}, {args.resend:.0%} of batches re-sent")
+        print(
+            f"gunicorn on 127.0.0.1:{port}: {args.workers} {args.worker_class} workers{threads}, "
+            f"DB_CONN_MAX_AGE={args.conn_max_age}; {args.participants} participants for {args.duration:g} s, "
+            f"think x{args.think}, batches <= {args.batch}, {args.resend:.0%} of batches re-sent"
+        )
         stats, clients, elapsed = asyncio.run(play(players, port, args, server.pid))
     finally:
         gunicorn_stop(server)
@@ -601,35 +722,56 @@ def main(argv=None) -> int:
     counts = events_count(clients)
     requests = sum(len(v) for v in stats.latency.values())
     print(f"\n=== {args.participants} participants, {elapsed:.1f} s ===")
-    print(f"events acknowledged: {stats.events_acked} ({counts['acked']} incl. the drain) "
-          f"= {stats.events_acked / elapsed:.0f} events/s during the run; refused {stats.events_refused}")
-    print(f"requests: {requests} = {requests / elapsed:.0f} requests/s; batches re-sent: {stats.resent_batches}")
-    print(f"gunicorn CPU: {stats.server_cpu:.1f} s over {elapsed:.1f} s = {stats.server_cpu / elapsed:.2f} cores; "
-          f"{stats.server_cpu / max(requests, 1) * 1000:.1f} ms per request, "
-          f"{stats.server_cpu / max(stats.events_acked, 1) * 1000:.1f} ms per event; machine: {os.cpu_count()} cores, "
-          f"load average at the end {os.getloadavg()[0]:.1f} (other processes share them)")
-    print(f"PostgreSQL CPU: {stats.postgres_cpu / elapsed:.2f} cores, "
-          f"{stats.postgres_cpu / max(requests, 1) * 1000:.1f} ms per request; "
-          f"this load generator: {stats.own_cpu / elapsed:.2f} cores, its event loop late by "
-          f"{percentile(stats.loop_lag, 50) * 1000:.1f} / {percentile(stats.loop_lag, 99) * 1000:.1f} ms (p50 / p99)")
+    print(
+        f"events acknowledged: {stats.events_acked} ({counts['acked']} incl. the drain) "
+        f"= {stats.events_acked / elapsed:.0f} events/s during the run; refused {stats.events_refused}"
+    )
+    print(
+        f"requests: {requests} = {requests / elapsed:.0f} requests/s; batches re-sent: {stats.resent_batches}"
+    )
+    print(
+        f"gunicorn CPU: {stats.server_cpu:.1f} s over {elapsed:.1f} s = {stats.server_cpu / elapsed:.2f} cores; "
+        f"{stats.server_cpu / max(requests, 1) * 1000:.1f} ms per request, "
+        f"{stats.server_cpu / max(stats.events_acked, 1) * 1000:.1f} ms per event; machine: {os.cpu_count()} cores, "
+        f"load average at the end {os.getloadavg()[0]:.1f} (other processes share them)"
+    )
+    print(
+        f"PostgreSQL CPU: {stats.postgres_cpu / elapsed:.2f} cores, "
+        f"{stats.postgres_cpu / max(requests, 1) * 1000:.1f} ms per request; "
+        f"this load generator: {stats.own_cpu / elapsed:.2f} cores, its event loop late by "
+        f"{percentile(stats.loop_lag, 50) * 1000:.1f} / {percentile(stats.loop_lag, 99) * 1000:.1f} ms (p50 / p99)"
+    )
     print(f"{'endpoint':40} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for endpoint, values in sorted(stats.latency.items()):
-        print(f"{endpoint:40} {len(values):7d} {percentile(values, 50) * 1000:8.1f} "
-              f"{percentile(values, 95) * 1000:8.1f} {percentile(values, 99) * 1000:8.1f} {max(values) * 1000:8.1f}")
+        print(
+            f"{endpoint:40} {len(values):7d} {percentile(values, 50) * 1000:8.1f} "
+            f"{percentile(values, 95) * 1000:8.1f} {percentile(values, 99) * 1000:8.1f} {max(values) * 1000:8.1f}"
+        )
     everything = [v for values in stats.latency.values() for v in values]
-    print(f"{'all requests':40} {len(everything):7d} {percentile(everything, 50) * 1000:8.1f} "
-          f"{percentile(everything, 95) * 1000:8.1f} {percentile(everything, 99) * 1000:8.1f}")
+    print(
+        f"{'all requests':40} {len(everything):7d} {percentile(everything, 50) * 1000:8.1f} "
+        f"{percentile(everything, 95) * 1000:8.1f} {percentile(everything, 99) * 1000:8.1f}"
+    )
     if times_path is not None:
         # Every request, the warm-up's and the drain's too: the time gunicorn spent on it, from its first byte
         # read to its last written, without the wait for a free worker that the figures above include.
         times = [int(line) / 1e6 for line in times_path.read_text().split()]
-        print(f"{'  server time (gunicorn), every request':40} {len(times):7d} {percentile(times, 50) * 1000:8.1f} "
-              f"{percentile(times, 95) * 1000:8.1f} {percentile(times, 99) * 1000:8.1f} {max(times) * 1000:8.1f}")
-    print(f"errors: {sum(stats.errors.values())}" + "".join(f"\n  {n} x {e}" for e, n in stats.errors.most_common(10)))
-    print(f"events in the database: sent {counts['sent']} distinct ids, acknowledged {counts['acked']}, "
-          f"stored rows {counts['stored']} ({counts['distinct']} distinct ids)")
-    print(f"lost (acknowledged, not stored): {counts['lost']}; duplicated: {counts['duplicated']}; "
-          f"unacknowledged at the end: {counts['unacked_stored']} stored, {counts['unacked_not_stored']} not stored")
+        print(
+            f"{'  server time (gunicorn), every request':40} {len(times):7d} {percentile(times, 50) * 1000:8.1f} "
+            f"{percentile(times, 95) * 1000:8.1f} {percentile(times, 99) * 1000:8.1f} {max(times) * 1000:8.1f}"
+        )
+    print(
+        f"errors: {sum(stats.errors.values())}"
+        + "".join(f"\n  {n} x {e}" for e, n in stats.errors.most_common(10))
+    )
+    print(
+        f"events in the database: sent {counts['sent']} distinct ids, acknowledged {counts['acked']}, "
+        f"stored rows {counts['stored']} ({counts['distinct']} distinct ids)"
+    )
+    print(
+        f"lost (acknowledged, not stored): {counts['lost']}; duplicated: {counts['duplicated']}; "
+        f"unacknowledged at the end: {counts['unacked_stored']} stored, {counts['unacked_not_stored']} not stored"
+    )
 
     if not args.keep:
         import psycopg

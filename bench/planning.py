@@ -45,8 +45,12 @@ def child(args) -> None:
 
     study = Study.objects.get(slug=DEMO_SLUG)
     first, second = study.systems.order_by("id")[:2]
-    options = {"effect": args.effect, "replications": args.replications, "counts": COUNTS,
-               "seed": int(time.time() * 1000) % 2**31}
+    options = {
+        "effect": args.effect,
+        "replications": args.replications,
+        "counts": COUNTS,
+        "seed": int(time.time() * 1000) % 2**31,
+    }
     if args.effect == "specified":
         options.update(difference=0.015, spread=0.05)
     if args.effect == "simulated":
@@ -61,18 +65,42 @@ def child(args) -> None:
         time.sleep(0.2)
     seconds = time.perf_counter() - started
     curve = selectors.plan_curve(plan)
-    print(json.dumps({"seconds": seconds, "status": plan.status, "error": plan.error,
-                      "points": [[p.n, round(p.power, 3), round(p.low, 3), round(p.high, 3)] for p in curve.points],
-                      "notes": charts.plan_notes(plan, curve)}))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "status": plan.status,
+                "error": plan.error,
+                "points": [[p.n, round(p.power, 3), round(p.low, 3), round(p.high, 3)] for p in curve.points],
+                "notes": charts.plan_notes(plan, curve),
+            }
+        )
+    )
     if plan.status != PowerPlan.Status.DONE:
         sys.exit(1)
 
 
 def worker_start(env: dict, concurrency: int, log: Path) -> subprocess.Popen:
     process = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "sessionlab", "worker", "--concurrency", str(concurrency),
-         "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            str(ROOT / ".venv" / "bin" / "celery"),
+            "-A",
+            "sessionlab",
+            "worker",
+            "--concurrency",
+            str(concurrency),
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     deadline = time.time() + 60
     while time.time() < deadline:
         if "ready." in log.read_text(errors="replace"):
@@ -84,8 +112,17 @@ def worker_start(env: dict, concurrency: int, log: Path) -> subprocess.Popen:
 
 def measure(mode: str, args) -> dict:
     env = dict(os.environ, DEBUG=os.environ.get("DEBUG", "1"), LOG_LEVEL="WARNING")
-    command = [str(PYTHON), __file__, "--child", "--effect", args.effect, "--replications", str(args.replications),
-               "--simulated", str(args.simulated)]
+    command = [
+        str(PYTHON),
+        __file__,
+        "--child",
+        "--effect",
+        args.effect,
+        "--replications",
+        str(args.replications),
+        "--simulated",
+        str(args.simulated),
+    ]
     if mode == "eager":
         env.pop("CELERY_BROKER_URL", None)
         env.pop("CELERY_RESULT_BACKEND", None)
@@ -109,8 +146,12 @@ def main() -> None:
     parser.add_argument("--effect", choices=("pilot", "specified", "simulated"), default="pilot")
     parser.add_argument("--modes", default="eager,1,2", help="eager and/or worker counts, comma-separated")
     parser.add_argument("--replications", type=int, default=500)
-    parser.add_argument("--simulated", type=int, default=0,
-                        help="simulated participants (effect=simulated; 0: the planner's default, 16 blocks)")
+    parser.add_argument(
+        "--simulated",
+        type=int,
+        default=0,
+        help="simulated participants (effect=simulated; 0: the planner's default, 16 blocks)",
+    )
     parser.add_argument("--broker", default=os.environ.get("BENCH_BROKER", "redis://127.0.0.1:6379/7"))
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -118,13 +159,19 @@ def main() -> None:
         child(args)
         return
     if not os.environ.get("DATABASE_URL") and args.modes != "eager":
-        raise SystemExit("set DATABASE_URL to the PostgreSQL database holding the demo study (workers share it)")
-    print(f"power curve: {len(COUNTS)} counts ({COUNTS[0]}..{COUNTS[-1]} participants) x {args.replications} "
-          f"replications, effect {args.effect}, demo study {DEMO_SLUG}")
+        raise SystemExit(
+            "set DATABASE_URL to the PostgreSQL database holding the demo study (workers share it)"
+        )
+    print(
+        f"power curve: {len(COUNTS)} counts ({COUNTS[0]}..{COUNTS[-1]} participants) x {args.replications} "
+        f"replications, effect {args.effect}, demo study {DEMO_SLUG}"
+    )
     last = None
     for mode in args.modes.split(","):
         figures = measure(mode.strip(), args)
-        label = "in-process (eager)" if mode == "eager" else f"{mode} worker process{'es' if mode != '1' else ''}"
+        label = (
+            "in-process (eager)" if mode == "eager" else f"{mode} worker process{'es' if mode != '1' else ''}"
+        )
         print(f"  {label:<22} {figures['seconds']:7.1f} s")
         last = figures
     if last:

@@ -106,7 +106,9 @@ def in_memory(qrels, run, repeat: int) -> None:
     except ImportError:
         print("pytrec_eval       not installed: skipped")
         return
-    theirs_seconds, result = timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run), repeat=repeat)
+    theirs_seconds, result = timed(
+        lambda: pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run), repeat=repeat
+    )
     print(f"pytrec_eval       {theirs_seconds:8.3f} s  {n / theirs_seconds:12,.0f} topics/s")
     print(f"ratio (pytrec_eval time / ours): {theirs_seconds / seconds:.2f}x  (target >= 2x)")
     reference = np.array([[result[t]["ndcg"], result[t]["ndcg_cut_10"]] for t in topics])
@@ -135,7 +137,9 @@ def with_ranx(qrels, run, our_seconds: float) -> None:
         f"ranx (warmed up)  {seconds:8.3f} s  {n / seconds:12,.0f} topics/s  "
         f"(Qrels/Run from the dicts {build_seconds:.3f} s + evaluate {eval_seconds:.3f} s)"
     )
-    print(f"ratio (ranx time / ours): {seconds / our_seconds:.2f}x; ranx's evaluate alone: {eval_seconds / our_seconds:.2f}x")
+    print(
+        f"ratio (ranx time / ours): {seconds / our_seconds:.2f}x; ranx's evaluate alone: {eval_seconds / our_seconds:.2f}x"
+    )
 
 
 def write_files(qrels, run, folder: Path) -> tuple[Path, Path]:
@@ -146,7 +150,9 @@ def write_files(qrels, run, folder: Path) -> tuple[Path, Path]:
     with open(run_path, "w") as handle:
         for topic, listed in run.items():
             ranked = sorted(listed.items(), key=lambda item: -item[1])
-            handle.write("".join(f"{topic} Q0 {doc} {r} {score} bench\n" for r, (doc, score) in enumerate(ranked, 1)))
+            handle.write(
+                "".join(f"{topic} Q0 {doc} {r} {score} bench\n" for r, (doc, score) in enumerate(ranked, 1))
+            )
     return qrels_path, run_path
 
 
@@ -175,7 +181,9 @@ def child(what: str, args: list[str]) -> tuple[float, float, int, str]:
     `what` (-m for a module). CPU time is the fairer figure on a machine shared with other work."""
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, what, *args], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_WRAPPER, what, *args], cwd=ROOT, capture_output=True, text=True
+    )
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -215,7 +223,9 @@ def from_files(qrels, run, keep: Path | None = None, repeat: int = 1) -> None:
             import pytrec_eval  # noqa: F401
         except ImportError:
             seconds, cpu, peak, out = best_child("-m", arguments, repeat)
-            print(f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}")
+            print(
+                f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}"
+            )
             print("pytrec_eval not installed: skipped")
             return
         ours, theirs = [], []
@@ -225,7 +235,9 @@ def from_files(qrels, run, keep: Path | None = None, repeat: int = 1) -> None:
         seconds, cpu, peak, out = best(ours)
         print(f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}")
         theirs_seconds, theirs_cpu, their_peak, theirs_out = best(theirs)
-        print(f"pytrec_eval parse+evaluate  {theirs_seconds:8.3f} s wall  {theirs_cpu:8.3f} s CPU  peak RSS {mib(their_peak)}")
+        print(
+            f"pytrec_eval parse+evaluate  {theirs_seconds:8.3f} s wall  {theirs_cpu:8.3f} s CPU  peak RSS {mib(their_peak)}"
+        )
         print(
             f"ratio (pytrec_eval / ours): {theirs_seconds / seconds:.2f}x wall time, "
             f"{theirs_cpu / cpu:.2f}x CPU time  (target >= 4x)"
@@ -245,7 +257,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-files", action="store_true", help="skip the whole-process comparison")
     parser.add_argument("--files-only", action="store_true", help="skip the in-memory comparison")
     parser.add_argument("--keep-files", type=Path, default=None, help="write the qrels and run files here")
-    parser.add_argument("--file-repeat", type=int, default=2, help="whole processes: best of N turns (default 2)")
+    parser.add_argument(
+        "--file-repeat", type=int, default=2, help="whole processes: best of N turns (default 2)"
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     qrels, run = make_data(args.topics, args.depth, args.judged, args.seed)

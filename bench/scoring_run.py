@@ -70,7 +70,9 @@ def build(n_sessions: int, seed: int = 2008):
 
     rng = np.random.default_rng(seed)
     user_model = get_user_model()
-    owner, _ = user_model.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
+    owner, _ = user_model.objects.get_or_create(
+        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    )
     Study.objects.filter(slug=STUDY_SLUG).delete()
     with transaction.atomic():
         study = study_services.study_create(owner=owner, name="Bench scoring run")
@@ -80,10 +82,13 @@ def build(n_sessions: int, seed: int = 2008):
         study.collection = collection
         study.save(update_fields=["collection"])
         Document.objects.bulk_create(
-            (Document(collection=collection, external_id=f"d{i}") for i in range(5000)), batch_size=2000)
+            (Document(collection=collection, external_id=f"d{i}") for i in range(5000)), batch_size=2000
+        )
         docs = list(collection.documents.order_by("pk").values_list("pk", flat=True))
         for n in range(1, 5):
-            study_services.scenario_add(study=study, code=f"S{n}", title=f"S{n}", text="bench", topic_id=str(n))
+            study_services.scenario_add(
+                study=study, code=f"S{n}", title=f"S{n}", text="bench", topic_id=str(n)
+            )
         for code in "AB":
             study_services.system_add(study=study, code=code, name=f"System {code}")
         participants = study_services.participants_enrol(study=study, count=max(1, n_sessions // 4))
@@ -96,30 +101,50 @@ def build(n_sessions: int, seed: int = 2008):
         now = timezone.now()
         reasons = ["satisfied", "gave_up", "timed_out"]
         SearchSession.objects.bulk_create(
-            (SearchSession(assignment=a, started_at=now, ended_at=now, end_reason=reasons[i % 3])
-             for i, a in enumerate(assignments)), batch_size=2000)
-        sessions = list(SearchSession.objects.filter(assignment__participant__study=study).values_list(
-            "pk", "assignment__scenario__topic_id"))
+            (
+                SearchSession(assignment=a, started_at=now, ended_at=now, end_reason=reasons[i % 3])
+                for i, a in enumerate(assignments)
+            ),
+            batch_size=2000,
+        )
+        sessions = list(
+            SearchSession.objects.filter(assignment__participant__study=study).values_list(
+                "pk", "assignment__scenario__topic_id"
+            )
+        )
         probabilities = np.asarray(TABLE_2, dtype=float) / sum(TABLE_2)
         counts = rng.choice(np.arange(1, 12), size=len(sessions), p=probabilities)
         Query.objects.bulk_create(
-            (Query(session_id=s, position=q, text=f"q{q}", issued_at=now)
-             for (s, _), n in zip(sessions, counts, strict=True) for q in range(1, n + 1)), batch_size=5000)
+            (
+                Query(session_id=s, position=q, text=f"q{q}", issued_at=now)
+                for (s, _), n in zip(sessions, counts, strict=True)
+                for q in range(1, n + 1)
+            ),
+            batch_size=5000,
+        )
         topic_of = dict(sessions)
         # Each topic draws from its own 400 documents, so lists hit the judged ones now and then.
         pools = {str(t): rng.choice(docs, size=400, replace=False) for t in range(1, 5)}
-        queries = Query.objects.filter(session__assignment__participant__study=study).values_list("pk", "session_id")
+        queries = Query.objects.filter(session__assignment__participant__study=study).values_list(
+            "pk", "session_id"
+        )
 
         def shown():
             for query_id, session_id in queries.iterator(chunk_size=5000):
-                for rank, doc in enumerate(rng.choice(pools[topic_of[session_id]], size=10, replace=False), 1):
+                for rank, doc in enumerate(
+                    rng.choice(pools[topic_of[session_id]], size=10, replace=False), 1
+                ):
                     yield ShownResult(query_id=query_id, rank=rank, document_id=int(doc), shown_at=now)
 
         ShownResult.objects.bulk_create(shown(), batch_size=5000)
         version = ReferenceVersion.objects.create(study=study, number=1, note="bench")
         ReferenceJudgment.objects.bulk_create(
-            ReferenceJudgment(version=version, topic_id=topic, document_id=int(doc), grade=int(rng.integers(0, 4)))
-            for topic, pool in pools.items() for doc in pool[:120])
+            ReferenceJudgment(
+                version=version, topic_id=topic, document_id=int(doc), grade=int(rng.integers(0, 4))
+            )
+            for topic, pool in pools.items()
+            for doc in pool[:120]
+        )
     return study, int(counts.sum())
 
 
@@ -137,7 +162,9 @@ def score(study, timeout: float):
         if run.is_finished:
             break
         if time.perf_counter() - started > timeout:
-            raise SystemExit(f"run not finished after {timeout} s: {run.status} {run.progress_done}/{run.progress_total}")
+            raise SystemExit(
+                f"run not finished after {timeout} s: {run.status} {run.progress_done}/{run.progress_total}"
+            )
         time.sleep(0.05)
     elapsed = time.perf_counter() - started
     connection.close()
@@ -173,7 +200,9 @@ def charts(study, run, warm_repeats: int):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--sqlite", help="SQLite file to use (default: a temporary file)")
     parser.add_argument("--reuse", action="store_true", help="score the study already in the database")
@@ -187,7 +216,11 @@ def main(argv=None) -> int:
 
     from studies.models import Query, SearchSession, ShownResult, Study
 
-    mode = "eager (in-process)" if settings.CELERY_TASK_ALWAYS_EAGER else f"workers via {settings.CELERY_BROKER_URL}"
+    mode = (
+        "eager (in-process)"
+        if settings.CELERY_TASK_ALWAYS_EAGER
+        else f"workers via {settings.CELERY_BROKER_URL}"
+    )
     if args.reuse and Study.objects.filter(slug=STUDY_SLUG).exists():
         study = Study.objects.get(slug=STUDY_SLUG)
     else:
@@ -197,8 +230,10 @@ def main(argv=None) -> int:
     n_sessions = SearchSession.objects.filter(assignment__participant__study=study).count()
     n_queries = Query.objects.filter(session__assignment__participant__study=study).count()
     n_shown = ShownResult.objects.filter(query__session__assignment__participant__study=study).count()
-    print(f"study: {n_sessions} sessions, {n_queries} queries, {n_shown} shown results; database "
-          f"{settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}")
+    print(
+        f"study: {n_sessions} sessions, {n_queries} queries, {n_shown} shown results; database "
+        f"{settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}"
+    )
     run, elapsed = score(study, args.timeout)
     print(f"scoring run ({mode}): {elapsed:.2f} s for {run.progress_done} sessions")
     print(f"{'chart':<14} {'cold ms':>9} {'warm ms':>9} {'JSON kB':>9}")

@@ -70,9 +70,15 @@ def main(argv: list[str] | None = None) -> None:
     (the garbage collector has less to walk)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=100_000)
-    parser.add_argument("--loop-sessions", type=int, default=0,
-                        help="time the per-session loop on the first N sessions only and scale (default 0: all)")
-    parser.add_argument("--no-jsonl", action="store_true", help="skip the JSONL path of `python -m scoring session`")
+    parser.add_argument(
+        "--loop-sessions",
+        type=int,
+        default=0,
+        help="time the per-session loop on the first N sessions only and scale (default 0: all)",
+    )
+    parser.add_argument(
+        "--no-jsonl", action="store_true", help="skip the JSONL path of `python -m scoring session`"
+    )
     options = parser.parse_args(argv)
     sessions, loop_sessions = options.sessions, options.loop_sessions or None
     # bench/ is sys.path[0] when run as a script, and bench/scoring.py would shadow the scoring package.
@@ -83,8 +89,10 @@ def main(argv: list[str] | None = None) -> None:
     params = SessionParams()
     topics, results, qrels = synthetic_sessions(sessions, top=params.top)
     n_queries = sum(map(len, results))
-    print(f"session sDCG benchmark: {sessions:,} sessions, {n_queries:,} queries, top {params.top} "
-          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(
+        f"session sDCG benchmark: {sessions:,} sessions, {n_queries:,} queries, top {params.top} "
+        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
 
     batches = []
     encode = best_of(3, lambda: batches.append(encode_sessions(topics, results, qrels, depth=params.top)))
@@ -96,7 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     summaries_only = best_of(3, lambda: score_sessions(batch, params, curves=False))
     print(f"  vectorized batch, curves and summaries:     {vectorized:.3f} s")
     print(f"  vectorized batch, summaries only:           {summaries_only:.3f} s")
-    print(f"  ratio encode / scoring (curves and summaries): {encode / vectorized:.2f}x  (target <= 3x; all best of 3)")
+    print(
+        f"  ratio encode / scoring (curves and summaries): {encode / vectorized:.2f}x  (target <= 3x; all best of 3)"
+    )
 
     if not options.no_jsonl:
         jsonl_figures(topics, results, qrels, params, vectorized)
@@ -113,8 +123,10 @@ def main(argv: list[str] | None = None) -> None:
     b_values = np.linspace(1.5, 10, 10)
     bq_values = np.linspace(1.5, 10, 10)
     grid = best_of(3, lambda: session_grid(batch, params, b_values=b_values, bq_values=bq_values))
-    print(f"  10 x 10 (b, bq) grid, summaries:            {grid:.3f} s = {grid / summaries_only:.1f}x one setting "
-          f"(summaries), {grid / vectorized:.1f}x one setting (with curves)")
+    print(
+        f"  10 x 10 (b, bq) grid, summaries:            {grid:.3f} s = {grid / summaries_only:.1f}x one setting "
+        f"(summaries), {grid / vectorized:.1f}x one setting (with curves)"
+    )
 
     tracemalloc.start()
     score_sessions(batch, params)
@@ -124,8 +136,10 @@ def main(argv: list[str] | None = None) -> None:
     _, peak_grid = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
-    print(f"  peak memory: scoring {peak_single / 2**20:.0f} MiB, grid {peak_grid / 2**20:.0f} MiB "
-          f"(tracemalloc); process max RSS {max_rss:.0f} MiB")
+    print(
+        f"  peak memory: scoring {peak_single / 2**20:.0f} MiB, grid {peak_grid / 2**20:.0f} MiB "
+        f"(tracemalloc); process max RSS {max_rss:.0f} MiB"
+    )
 
 
 def jsonl_figures(topics, results, qrels, params, scoring: float) -> None:
@@ -139,10 +153,25 @@ def jsonl_figures(topics, results, qrels, params, scoring: float) -> None:
         with open(sessions_path, "w", encoding="utf-8") as handle:
             for number, (topic, lists) in enumerate(zip(topics, results, strict=True)):
                 queries = [{"text": f"q{q}", "results": ranked} for q, ranked in enumerate(lists)]
-                handle.write(json.dumps({"id": number, "system": "A", "scenario": topic,
-                                         "participant": f"p{number % 50}", "queries": queries}) + "\n")
-        qrels_path.write_text("".join(f"{topic} 0 {doc} {grade}\n" for topic, judged in qrels.items()
-                                      for doc, grade in judged.items()))
+                handle.write(
+                    json.dumps(
+                        {
+                            "id": number,
+                            "system": "A",
+                            "scenario": topic,
+                            "participant": f"p{number % 50}",
+                            "queries": queries,
+                        }
+                    )
+                    + "\n"
+                )
+        qrels_path.write_text(
+            "".join(
+                f"{topic} 0 {doc} {grade}\n"
+                for topic, judged in qrels.items()
+                for doc, grade in judged.items()
+            )
+        )
         size = sessions_path.stat().st_size / 2**20
         read = best_of(3, lambda: read_sessions(sessions_path))
         records = read_sessions(sessions_path)
@@ -151,15 +180,26 @@ def jsonl_figures(topics, results, qrels, params, scoring: float) -> None:
         batch = encode_sessions(scenarios, lists, qrels, depth=params.top)
         encode = best_of(3, lambda: encode_sessions(scenarios, lists, qrels, depth=params.top))
         scores = score_sessions(batch, params)
-        write = best_of(1, lambda: (float_rows(scores.curve), float_rows(scores.ideal), float_rows(scores.normalized),
-                                    float_runs(scores.per_query, scores.query_counts)))
+        write = best_of(
+            1,
+            lambda: (
+                float_rows(scores.curve),
+                float_rows(scores.ideal),
+                float_rows(scores.normalized),
+                float_runs(scores.per_query, scores.query_counts),
+            ),
+        )
         whole = best_of(1, lambda: score_session_file(str(qrels_path), str(sessions_path), params))
     print(f"  JSONL path of `python -m scoring session` ({size:.0f} MiB log):")
     print(f"    read and check the log:                   {read:.3f} s")
-    print(f"    encode (parsed strings to arrays):        {encode:.3f} s = {encode / scoring:.2f}x the scoring "
-          f"(target <= 3x)")
-    print(f"    read + encode:                            {read + encode:.3f} s = {(read + encode) / scoring:.2f}x "
-          f"the scoring")
+    print(
+        f"    encode (parsed strings to arrays):        {encode:.3f} s = {encode / scoring:.2f}x the scoring "
+        f"(target <= 3x)"
+    )
+    print(
+        f"    read + encode:                            {read + encode:.3f} s = {(read + encode) / scoring:.2f}x "
+        f"the scoring"
+    )
     print(f"    the output's float arrays as JSON text:   {write:.3f} s")
     print(f"    the whole of it (score_session_file):     {whole:.3f} s (best of 1)")
 

@@ -40,10 +40,14 @@ from .models import QueryScore, ScoringRun, SessionScore
 # --- serializers -------------------------------------------------------------------------------------------
 
 _FLOATS = serializers.ListField(child=serializers.FloatField())
+
+
 def _measure_choice(**kwargs) -> serializers.ChoiceField:
     return serializers.ChoiceField(
-        choices=[(name, MEASURE_LABELS[name]) for name in MEASURES], **kwargs,
-        error_messages={"invalid_choice": f'unknown measure "{{input}}"; choose from {", ".join(MEASURES)}'})
+        choices=[(name, MEASURE_LABELS[name]) for name in MEASURES],
+        **kwargs,
+        error_messages={"invalid_choice": f'unknown measure "{{input}}"; choose from {", ".join(MEASURES)}'},
+    )
 
 
 class MeasureParamsSerializer(serializers.Serializer):
@@ -52,30 +56,59 @@ class MeasureParamsSerializer(serializers.Serializer):
 
     def get_fields(self):
         kinds = {"int": serializers.IntegerField, "float": serializers.FloatField}
-        return {f.name: kinds[str(f.type).split(" ")[0]](read_only=True, allow_null=str(f.type).endswith("None"))
-                for f in dataclasses.fields(MeasureParams)}
+        return {
+            f.name: kinds[str(f.type).split(" ")[0]](read_only=True, allow_null=str(f.type).endswith("None"))
+            for f in dataclasses.fields(MeasureParams)
+        }
 
 
 class ScoringRunSerializer(serializers.ModelSerializer):
-    reference_version_number = serializers.IntegerField(source="reference_version.number", read_only=True,
-                                                        allow_null=True, default=None)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, allow_null=True, default=None)
+    reference_version_number = serializers.IntegerField(
+        source="reference_version.number", read_only=True, allow_null=True, default=None
+    )
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
     measure_params = serializers.SerializerMethodField(
         help_text="The parameters the run's measures are computed with: the library's defaults with the run's "
-                  "top (k), b and bq, fixed when the run was created.")
+        "top (k), b and bq, fixed when the run was created."
+    )
 
     class Meta:
         model = ScoringRun
         fields = [
-            "id", "label",
+            "id",
+            "label",
             # the parameters (SPEC-metrics.md)
-            "weights", "b", "bq", "top", "formulation", "gain", "duplicates", "short_lists", "scan", "judgments",
-            "reference_version", "reference_version_number", "grid_b", "grid_bq",
+            "weights",
+            "b",
+            "bq",
+            "top",
+            "formulation",
+            "gain",
+            "duplicates",
+            "short_lists",
+            "scan",
+            "judgments",
+            "reference_version",
+            "reference_version_number",
+            "grid_b",
+            "grid_bq",
             # the other session measures (scoring.lib.session_measures) and their parameters
-            "measures", "measure_params",
+            "measures",
+            "measure_params",
             # state
-            "status", "error", "progress_done", "progress_total", "is_default", "stale", "stale_since",
-            "created_by", "created_at", "started_at", "finished_at",
+            "status",
+            "error",
+            "progress_done",
+            "progress_total",
+            "is_default",
+            "stale",
+            "stale_since",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
         ]
         read_only_fields = fields
 
@@ -90,9 +123,12 @@ class ScoringRunSerializer(serializers.ModelSerializer):
         if field_name in ("weights", "grid_b", "grid_bq"):
             return serializers.ListField, {"child": serializers.FloatField(), "read_only": True}
         if field_name == "measures":
-            return serializers.ListField, {"child": _measure_choice(), "read_only": True,
-                                           "help_text": "The other session measures the run computes, in order "
-                                                        "(docs/scoring-sessions.md)."}
+            return serializers.ListField, {
+                "child": _measure_choice(),
+                "read_only": True,
+                "help_text": "The other session measures the run computes, in order "
+                "(docs/scoring-sessions.md).",
+            }
         return super().build_field(field_name, info, model_class, nested_depth)
 
 
@@ -102,31 +138,47 @@ class ScoringRunCreateSerializer(serializers.Serializer):
 
     label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     weights = serializers.ListField(
-        child=serializers.FloatField(), min_length=1, max_length=100, required=False, default=None,
+        child=serializers.FloatField(),
+        min_length=1,
+        max_length=100,
+        required=False,
+        default=None,
         help_text="Gain of grades 0, 1, 2, ...: one weight per grade of the study's scale (ignored by "
-                  "kanoulas2011 and by exponential gain, which still need one per grade). Default: the scale's "
-                  "(0,1,10,100 on 0..3; each grade ten times the one below on other scales).")
+        "kanoulas2011 and by exponential gain, which still need one per grade). Default: the scale's "
+        "(0,1,10,100 on 0..3; each grade ten times the one below on other scales).",
+    )
     b = serializers.FloatField(required=False, default=2.0, help_text="Rank log base, > 1.")
     bq = serializers.FloatField(required=False, default=4.0, help_text="Query log base, 1 < bq < 1000.")
-    top = serializers.IntegerField(required=False, default=10, min_value=1, max_value=1000,
-                                   help_text="The scanning length X.")
+    top = serializers.IntegerField(
+        required=False, default=10, min_value=1, max_value=1000, help_text="The scanning length X."
+    )
     formulation = serializers.ChoiceField(choices=list(FORMULATIONS), required=False, default="2008")
-    gain = serializers.ChoiceField(choices=ScoringRun.Gain.choices, required=False, default=ScoringRun.Gain.LINEAR)
+    gain = serializers.ChoiceField(
+        choices=ScoringRun.Gain.choices, required=False, default=ScoringRun.Gain.LINEAR
+    )
     duplicates = serializers.ChoiceField(choices=list(DUPLICATES), required=False, default="every")
     short_lists = serializers.ChoiceField(choices=list(SHORT_LISTS), required=False, default="pad")
     scan = serializers.ChoiceField(choices=list(SCANS), required=False, default="fixed")
-    judgments = serializers.ChoiceField(choices=ScoringRun.Judgments.choices, required=False,
-                                        default=ScoringRun.Judgments.REFERENCE)
+    judgments = serializers.ChoiceField(
+        choices=ScoringRun.Judgments.choices, required=False, default=ScoringRun.Judgments.REFERENCE
+    )
     measures = serializers.ListField(
-        child=_measure_choice(), required=False, default=list, max_length=100,
+        child=_measure_choice(),
+        required=False,
+        default=list,
+        max_length=100,
         help_text="The other session measures to compute for each session, beside sDCG (each session's values "
-                  "then come in its `measures`; docs/scoring-sessions.md). A name given twice counts once. Their "
-                  "parameters are the library's defaults with this run's top, b and bq (`measure_params` of "
-                  "the created run).")
+        "then come in its `measures`; docs/scoring-sessions.md). A name given twice counts once. Their "
+        "parameters are the library's defaults with this run's top, b and bq (`measure_params` of "
+        "the created run).",
+    )
     make_default = serializers.BooleanField(
-        required=False, allow_null=True, default=None,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="true: the study's default (live) run from now on; false: never; unset: only if the study "
-                  "has no default run yet.")
+        "has no default run yet.",
+    )
 
     def validate_b(self, value):
         if not value > 1.0:
@@ -141,20 +193,31 @@ class ScoringRunCreateSerializer(serializers.Serializer):
     def validate(self, attrs):
         if "measure_params" in self.initial_data:
             # Silently ignoring it would let a researcher believe a p_down or half-life of theirs was used.
-            raise ValidationError({"measure_params": "cannot be given: the measures use the library's defaults "
-                                                     "with the run's top, b and bq (docs/scoring-sessions.md)"})
+            raise ValidationError(
+                {
+                    "measure_params": "cannot be given: the measures use the library's defaults "
+                    "with the run's top, b and bq (docs/scoring-sessions.md)"
+                }
+            )
         attrs["measures"] = list(dict.fromkeys(attrs["measures"]))
         study = self.context["study"]
         grades = study.grade_values()
         if attrs["weights"] is None:
             attrs["weights"] = list(default_weights(grades))
         if attrs["formulation"] != "kanoulas2011" and grades and max(grades) >= len(attrs["weights"]):
-            raise ValidationError({"weights": f"the study's grades go to {max(grades)}: give {max(grades) + 1} "
-                                              f"weights (grades 0..{max(grades)}), not {len(attrs['weights'])}"})
-        if (attrs["judgments"] == ScoringRun.Judgments.REFERENCE
-                and not study.reference_versions.exists()):
-            raise ValidationError({"judgments": "the study has no reference judgments yet: import a reference "
-                                                "version, or score against the participants' own judgments"})
+            raise ValidationError(
+                {
+                    "weights": f"the study's grades go to {max(grades)}: give {max(grades) + 1} "
+                    f"weights (grades 0..{max(grades)}), not {len(attrs['weights'])}"
+                }
+            )
+        if attrs["judgments"] == ScoringRun.Judgments.REFERENCE and not study.reference_versions.exists():
+            raise ValidationError(
+                {
+                    "judgments": "the study has no reference judgments yet: import a reference "
+                    "version, or score against the participants' own judgments"
+                }
+            )
         return attrs
 
 
@@ -165,21 +228,43 @@ class SessionScoreSerializer(serializers.ModelSerializer):
     participant = serializers.CharField(source="participant.code", read_only=True)
     scenario = serializers.CharField(source="scenario.code", read_only=True)
     system = serializers.CharField(source="system.code", read_only=True)
-    curve = serializers.SerializerMethodField(help_text="Only with ?curves=1: the cumulated session curve (sDCG "
-                                                        "at each position of the concatenated top-X lists).")
+    curve = serializers.SerializerMethodField(
+        help_text="Only with ?curves=1: the cumulated session curve (sDCG "
+        "at each position of the concatenated top-X lists)."
+    )
     ideal = serializers.SerializerMethodField(help_text="Only with ?curves=1: the ideal curve.")
-    normalized = serializers.SerializerMethodField(help_text="Only with ?curves=1: curve / ideal (0 where the "
-                                                             "ideal is 0).")
+    normalized = serializers.SerializerMethodField(
+        help_text="Only with ?curves=1: curve / ideal (0 where the ideal is 0)."
+    )
     measures = serializers.DictField(
-        child=serializers.FloatField(), read_only=True,
+        child=serializers.FloatField(),
+        read_only=True,
         help_text="The run's other session measures for this session, by name (the run's `measures`; empty when "
-                  "it selected none): one number each, 0 for an empty recall base, never NaN.")
+        "it selected none): one number each, 0 for an empty recall base, never NaN.",
+    )
 
     class Meta:
         model = SessionScore
-        fields = ["session", "participant", "scenario", "system", "n_queries", "end_reason", "length", "final",
-                  "ideal_final", "normalized_final", "last_query", "best_query", "average", "unjudged", "measures",
-                  "curve", "ideal", "normalized"]
+        fields = [
+            "session",
+            "participant",
+            "scenario",
+            "system",
+            "n_queries",
+            "end_reason",
+            "length",
+            "final",
+            "ideal_final",
+            "normalized_final",
+            "last_query",
+            "best_query",
+            "average",
+            "unjudged",
+            "measures",
+            "curve",
+            "ideal",
+            "normalized",
+        ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -209,8 +294,9 @@ class QueryScoreSerializer(serializers.ModelSerializer):
 
     query = serializers.IntegerField(source="query_id", read_only=True)
     text = serializers.CharField(source="query.text", read_only=True)
-    by_rank = serializers.SerializerMethodField(help_text="Only with ?by_rank=1: the query's sDCG at ranks "
-                                                          "1..100 (float32 precision).")
+    by_rank = serializers.SerializerMethodField(
+        help_text="Only with ?by_rank=1: the query's sDCG at ranks 1..100 (float32 precision)."
+    )
 
     class Meta:
         model = QueryScore
@@ -250,8 +336,12 @@ class RunScoped(StudyScoped):
         return self._run
 
 
-RUN_FILTERS = {"status": ("status", OneOf(ScoringRun.Status.values)), "is_default": ("is_default", bool),
-               "stale": ("stale", bool), "judgments": ("judgments", OneOf(ScoringRun.Judgments.values))}
+RUN_FILTERS = {
+    "status": ("status", OneOf(ScoringRun.Status.values)),
+    "is_default": ("is_default", bool),
+    "stale": ("stale", bool),
+    "judgments": ("judgments", OneOf(ScoringRun.Judgments.values)),
+}
 
 
 @extend_schema_view(get=extend_schema(parameters=filter_parameters(RUN_FILTERS)))
@@ -271,10 +361,16 @@ class ScoringRunList(StudyScoped, generics.ListAPIView):
         data = ScoringRunCreateSerializer(data=request.data, context={"study": self.study})
         data.is_valid(raise_exception=True)
         try:
-            run = services.scoring_run_create(study=self.study, created_by=request.user, **data.validated_data)
-        except services.ScoringError as error:  # checked above; a race (a version deleted meanwhile) lands here
+            run = services.scoring_run_create(
+                study=self.study, created_by=request.user, **data.validated_data
+            )
+        except (
+            services.ScoringError
+        ) as error:  # checked above; a race (a version deleted meanwhile) lands here
             raise ValidationError({"non_field_errors": [str(error)]}) from None
-        return Response(ScoringRunSerializer(_runs(self.study).get(pk=run.pk)).data, status=status.HTTP_201_CREATED)
+        return Response(
+            ScoringRunSerializer(_runs(self.study).get(pk=run.pk)).data, status=status.HTTP_201_CREATED
+        )
 
 
 class ScoringRunDetail(RunScoped, generics.RetrieveAPIView):
@@ -311,10 +407,14 @@ SESSION_SCORE_FILTERS = {
 }
 
 
-@extend_schema_view(get=extend_schema(parameters=[
-    *filter_parameters(SESSION_SCORE_FILTERS),
-    query_parameter("curves", bool, "add each session's curve, ideal and normalized arrays"),
-]))
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[
+            *filter_parameters(SESSION_SCORE_FILTERS),
+            query_parameter("curves", bool, "add each session's curve, ideal and normalized arrays"),
+        ]
+    )
+)
 class ScoringRunSessionList(RunScoped, generics.ListAPIView):
     """The run's per-session results (as stored: summaries, and with ?curves=1 the curves), ordered by
     session. A run still pending has none yet; a running one those scored so far."""
@@ -327,15 +427,28 @@ class ScoringRunSessionList(RunScoped, generics.ListAPIView):
         return {**super().get_serializer_context(), "curves": _flag(self.request, "curves")}
 
     def get_queryset(self):
-        queryset = (SessionScore.objects.filter(run=self.run)
-                    .select_related("participant", "scenario", "system").order_by("session_id"))
-        return queryset.defer("grid") if _flag(self.request, "curves") else queryset.defer("grid", "curve", "ideal")
+        queryset = (
+            SessionScore.objects.filter(run=self.run)
+            .select_related("participant", "scenario", "system")
+            .order_by("session_id")
+        )
+        return (
+            queryset.defer("grid")
+            if _flag(self.request, "curves")
+            else queryset.defer("grid", "curve", "ideal")
+        )
 
 
-@extend_schema_view(get=extend_schema(parameters=[
-    query_parameter("is_last", bool, "filter: only the session's last query (true) or the earlier ones (false)"),
-    query_parameter("by_rank", bool, "add each query's sDCG at ranks 1..100"),
-]))
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[
+            query_parameter(
+                "is_last", bool, "filter: only the session's last query (true) or the earlier ones (false)"
+            ),
+            query_parameter("by_rank", bool, "add each query's sDCG at ranks 1..100"),
+        ]
+    )
+)
 class ScoringRunQueryList(RunScoped, generics.ListAPIView):
     """One session's per-query results in the run (sDCG at X of each query, in the order issued). The session
     must be one of the study's (404 otherwise); a session the run has not scored has no rows."""
@@ -348,13 +461,17 @@ class ScoringRunQueryList(RunScoped, generics.ListAPIView):
         return {**super().get_serializer_context(), "by_rank": _flag(self.request, "by_rank")}
 
     def get_queryset(self):
-        session = get_object_or_404(SearchSession.objects.filter(assignment__participant__study=self.study)
-                                    .only("pk"), pk=self.kwargs["session_pk"])
-        queryset = (QueryScore.objects.filter(run=self.run, session=session).select_related("query")
-                    .only("query_id", "query__text", "position", "is_last", "sdcg", "by_rank", "run_id",
-                          "session_id").order_by("position"))
+        session = get_object_or_404(
+            SearchSession.objects.filter(assignment__participant__study=self.study).only("pk"),
+            pk=self.kwargs["session_pk"],
+        )
+        queryset = (
+            QueryScore.objects.filter(run=self.run, session=session)
+            .select_related("query")
+            .only("query_id", "query__text", "position", "is_last", "sdcg", "by_rank", "run_id", "session_id")
+            .order_by("position")
+        )
         return queryset if _flag(self.request, "by_rank") else queryset.defer("by_rank")
-
 
 
 # --- every per-query score of a run, in one paginated list (JSON) or one file (CSV) -----------------------
@@ -372,8 +489,9 @@ class QueryScoreRowSerializer(serializers.Serializer):
     text = serializers.CharField()
     is_last = serializers.BooleanField()
     sdcg = serializers.FloatField()
-    by_rank = serializers.SerializerMethodField(help_text="Only with ?by_rank=1: the query's sDCG at ranks "
-                                                          "1..100 (float32 precision).")
+    by_rank = serializers.SerializerMethodField(
+        help_text="Only with ?by_rank=1: the query's sDCG at ranks 1..100 (float32 precision)."
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -446,8 +564,15 @@ class CSVRenderer(BaseRenderer):
                 else:
                     cells.append("" if value is None else value)
             if header is None:
-                header = [name for name, value in row.items() for name in (
-                    [f"{name}@{i}" for i in range(1, len(value) + 1)] if isinstance(value, list | tuple) else [name])]
+                header = [
+                    name
+                    for name, value in row.items()
+                    for name in (
+                        [f"{name}@{i}" for i in range(1, len(value) + 1)]
+                        if isinstance(value, list | tuple)
+                        else [name]
+                    )
+                ]
                 yield line(header)
             yield line(next(iter(safe_rows([cells], raw=raw))))
 
@@ -462,18 +587,33 @@ QUERY_SCORE_FILTERS = {
 }
 
 
-@extend_schema_view(get=extend_schema(
-    parameters=[
-        *filter_parameters(QUERY_SCORE_FILTERS),
-        query_parameter("by_rank", bool, "add each query's sDCG at ranks 1..100 (CSV: columns sdcg@1..sdcg@100)"),
-        query_parameter("raw", bool, "CSV only: text cells as they are, without the leading ' that keeps a "
-                                     "spreadsheet from running them as formulas"),
-        query_parameter("format", str, "csv: the whole (filtered) result as one CSV file instead of JSON pages "
-                                       "(or send Accept: text/csv)", enum=["json", "csv"]),
-    ],
-    responses={(200, "application/json"): QueryScoreRowSerializer(many=True),
-               (200, "text/csv"): OpenApiTypes.STR},
-))
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[
+            *filter_parameters(QUERY_SCORE_FILTERS),
+            query_parameter(
+                "by_rank", bool, "add each query's sDCG at ranks 1..100 (CSV: columns sdcg@1..sdcg@100)"
+            ),
+            query_parameter(
+                "raw",
+                bool,
+                "CSV only: text cells as they are, without the leading ' that keeps a "
+                "spreadsheet from running them as formulas",
+            ),
+            query_parameter(
+                "format",
+                str,
+                "csv: the whole (filtered) result as one CSV file instead of JSON pages "
+                "(or send Accept: text/csv)",
+                enum=["json", "csv"],
+            ),
+        ],
+        responses={
+            (200, "application/json"): QueryScoreRowSerializer(many=True),
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
+)
 class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
     """Every per-query score of the run (sDCG at X of each query of every session), by session and position,
     with each session's participant, scenario and system: one request per page of up to 5,000 rows instead
@@ -503,8 +643,11 @@ class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         # An error asked for as CSV (a bad filter, an unknown run) is still the API's JSON error.
-        if isinstance(response, Response) and response.status_code >= 400 and isinstance(
-                getattr(request, "accepted_renderer", None), CSVRenderer):
+        if (
+            isinstance(response, Response)
+            and response.status_code >= 400
+            and isinstance(getattr(request, "accepted_renderer", None), CSVRenderer)
+        ):
             request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
         return super().finalize_response(request, response, *args, **kwargs)
 
@@ -517,8 +660,9 @@ class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
         header = CSV_COLUMNS + ([f"sdcg@{rank}" for rank in range(1, 101)] if by_rank else [])
         lines = CSVRenderer.lines(_csv_rows(rows, by_rank=by_rank), header=header, raw=raw)
         response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = (f'attachment; filename="{self.study.slug}-run-{self.run.pk}'
-                                           f'-query-scores.csv"')
+        response["Content-Disposition"] = (
+            f'attachment; filename="{self.study.slug}-run-{self.run.pk}-query-scores.csv"'
+        )
         return response
 
 
@@ -526,9 +670,17 @@ def _csv_rows(rows, *, by_rank: bool):
     """The rows of the CSV in CSV_COLUMNS order (by_rank last, a list: columns sdcg@1..sdcg@100), a chunk of
     the query at a time: a run of 100,000 queries is never held whole."""
     for row in rows.iterator(chunk_size=2000):
-        cells = {"session": row["session_id"], "participant": row["participant"], "scenario": row["scenario"],
-                 "system": row["system"], "query": row["query_id"], "position": row["position"],
-                 "text": row["text"], "is_last": row["is_last"], "sdcg": row["sdcg"]}
+        cells = {
+            "session": row["session_id"],
+            "participant": row["participant"],
+            "scenario": row["scenario"],
+            "system": row["system"],
+            "query": row["query_id"],
+            "position": row["position"],
+            "text": row["text"],
+            "is_last": row["is_last"],
+            "sdcg": row["sdcg"],
+        }
         if by_rank:
             cells["by_rank"] = _by_rank(row["by_rank"])
         yield cells

@@ -62,10 +62,12 @@ class ScoringRun(models.Model):
     grid_bq = models.JSONField(default=list)
     # The other session measures to compute (scoring.lib.session_measures.MEASURES), and their parameters as
     # they were when the run was created, so a later change of a default does not change an old run's numbers.
-    measures = models.JSONField(default=list, blank=True,
-                                help_text="Names of the other session measures this run computes, in order.")
-    measure_params = models.JSONField(default=dict, blank=True,
-                                      help_text="The MeasureParams fields the measures were computed with.")
+    measures = models.JSONField(
+        default=list, blank=True, help_text="Names of the other session measures this run computes, in order."
+    )
+    measure_params = models.JSONField(
+        default=dict, blank=True, help_text="The MeasureParams fields the measures were computed with."
+    )
 
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)
@@ -88,7 +90,9 @@ class ScoringRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["study"], condition=Q(is_default=True), name="scoring_run_one_default"),
+            models.UniqueConstraint(
+                fields=["study"], condition=Q(is_default=True), name="scoring_run_one_default"
+            ),
             models.CheckConstraint(condition=Q(b__gt=1), name="scoring_run_b_above_1"),
             models.CheckConstraint(condition=Q(bq__gt=1) & Q(bq__lt=1000), name="scoring_run_bq_range"),
             models.CheckConstraint(condition=Q(top__gte=1), name="scoring_run_top_from_1"),
@@ -105,9 +109,11 @@ class ScoringRun(models.Model):
         weights = ",".join(f"{w:g}" for w in self.weights)
         version = f"v{self.reference_version.number}" if self.reference_version_id else "none"
         judged = f"reference {version}" if self.judgments == self.Judgments.REFERENCE else "participant"
-        return (f"weights {weights}, b {self.b:g}, bq {self.bq:g}, top {self.top}, {self.formulation}"
-                f"{', exponential gain' if self.gain == self.Gain.EXPONENTIAL else ''}, duplicates {self.duplicates}, "
-                f"short lists {self.short_lists}, scan {self.scan}, judgments {judged}")
+        return (
+            f"weights {weights}, b {self.b:g}, bq {self.bq:g}, top {self.top}, {self.formulation}"
+            f"{', exponential gain' if self.gain == self.Gain.EXPONENTIAL else ''}, duplicates {self.duplicates}, "
+            f"short lists {self.short_lists}, scan {self.scan}, judgments {judged}"
+        )
 
 
 class SessionScore(models.Model):
@@ -136,11 +142,12 @@ class SessionScore(models.Model):
     # float32 bytes, (len(grid_b), len(grid_bq), 5 summaries): session_grid's values for this session.
     grid = models.BinaryField()
     measures = models.JSONField(
-        default=dict, blank=True,
-        help_text='The run\'s other session measures for this session, keyed by measure name: '
-                  '{"sdcg_per_query": 1.23, "nsdcg": 0.41, ...}, one float each (0 for an empty recall base, never '
-                  'NaN); only the measures the run selected (ScoringRun.measures) are present. Names and meanings: '
-                  'scoring.lib.session_measures.MEASURES and docs/scoring-sessions.md.',
+        default=dict,
+        blank=True,
+        help_text="The run's other session measures for this session, keyed by measure name: "
+        '{"sdcg_per_query": 1.23, "nsdcg": 0.41, ...}, one float each (0 for an empty recall base, never '
+        "NaN); only the measures the run selected (ScoringRun.measures) are present. Names and meanings: "
+        "scoring.lib.session_measures.MEASURES and docs/scoring-sessions.md.",
     )
     pass_number = models.PositiveIntegerField()
 
@@ -229,7 +236,9 @@ class PowerPlan(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(alpha__gt=0) & Q(alpha__lt=1), name="power_plan_alpha_range"),
-            models.CheckConstraint(condition=Q(target__gt=0) & Q(target__lt=1), name="power_plan_target_range"),
+            models.CheckConstraint(
+                condition=Q(target__gt=0) & Q(target__lt=1), name="power_plan_target_range"
+            ),
             models.CheckConstraint(condition=Q(replications__gte=1), name="power_plan_replications_from_1"),
         ]
 

@@ -53,7 +53,9 @@ class ChartFilters:
             known = set(study.systems.values_list("code", flat=True))
             for code in systems:
                 if code not in known:
-                    raise FilterError(f"system {code!r} is not a system of this study ({', '.join(sorted(known))})")
+                    raise FilterError(
+                        f"system {code!r} is not a system of this study ({', '.join(sorted(known))})"
+                    )
         scenario = one("scenario")
         if scenario and not study.scenarios.filter(code=scenario).exists():
             raise FilterError(f"scenario {scenario!r} is not a scenario of this study")
@@ -72,11 +74,22 @@ class ChartFilters:
         if excluded not in ("exclude", "include"):
             raise FilterError(f"excluded is exclude or include, not {excluded[:40]!r}")
         # Read only while the rule is on (turning it off clears every mark): no query otherwise.
-        codes = tuple(sorted(study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
-                      ) if exclusion_on else ()
-        return cls(systems=systems, scenario=scenario, participant=participant, min_queries=min_queries,
-                   include_unjudged=unjudged == "include", unit=unit, excluded_codes=codes,
-                   include_excluded=excluded == "include", exclusion_on=exclusion_on)
+        codes = (
+            tuple(sorted(study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True)))
+            if exclusion_on
+            else ()
+        )
+        return cls(
+            systems=systems,
+            scenario=scenario,
+            participant=participant,
+            min_queries=min_queries,
+            include_unjudged=unjudged == "include",
+            unit=unit,
+            excluded_codes=codes,
+            include_excluded=excluded == "include",
+            exclusion_on=exclusion_on,
+        )
 
     @property
     def leaves_out(self) -> tuple[str, ...]:
@@ -128,9 +141,11 @@ class LeftOut:
             return "No scores here, so no session is left out for lack of judgments."
         if not self.sessions:
             return "No session was left out: every scenario shown has judgments."
-        return (f"{self.sessions} session{'s' if self.sessions != 1 else ''} on scenarios without any judgment "
-                f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean down "
-                "(add unjudged=include to count them).")
+        return (
+            f"{self.sessions} session{'s' if self.sessions != 1 else ''} on scenarios without any judgment "
+            f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean down "
+            "(add unjudged=include to count them)."
+        )
 
     def excluded_text(self) -> str:
         """What the exclusion rule on agreement with the reference did to this chart or table."""
@@ -139,16 +154,25 @@ class LeftOut:
         if not self.applies:
             if not who:
                 return "Excluded participants: none marked by the agreement rule."
-            return (f"Excluded participants ({', '.join(self.excluded_participants)}): "
-                    f"{'counted' if self.excluded_included else 'left out'}.")
+            return (
+                f"Excluded participants ({', '.join(self.excluded_participants)}): "
+                f"{'counted' if self.excluded_included else 'left out'}."
+            )
         if not who:
-            return ("Excluded participants: none marked by the agreement rule." if self.exclusion_on
-                    else "Excluded participants: the study has no agreement rule.")
+            return (
+                "Excluded participants: none marked by the agreement rule."
+                if self.exclusion_on
+                else "Excluded participants: the study has no agreement rule."
+            )
         if self.excluded_included:
-            return (f"Excluded participants ({', '.join(self.excluded_participants)}): counted, {sessions} "
-                    "(excluded=include).")
-        return (f"Excluded participants ({', '.join(self.excluded_participants)}): {sessions} left out, below the "
-                "study's agreement with the reference (add excluded=include to count them).")
+            return (
+                f"Excluded participants ({', '.join(self.excluded_participants)}): counted, {sessions} "
+                "(excluded=include)."
+            )
+        return (
+            f"Excluded participants ({', '.join(self.excluded_participants)}): {sessions} left out, below the "
+            "study's agreement with the reference (add excluded=include to count them)."
+        )
 
 
 @dataclass(frozen=True)
@@ -174,18 +198,32 @@ class RunScores:
         return len(self.session_id)
 
 
-_COLUMNS = ("session_id", "participant__code", "scenario_id", "scenario__code", "system_id", "system__code",
-            "end_reason", "n_queries", "length", *SUMMARIES, "unjudged")
+_COLUMNS = (
+    "session_id",
+    "participant__code",
+    "scenario_id",
+    "scenario__code",
+    "system_id",
+    "system__code",
+    "end_reason",
+    "n_queries",
+    "length",
+    *SUMMARIES,
+    "unjudged",
+)
 
 
-def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: bool = False,
-               grid: bool = False) -> RunScores:
+def run_scores(
+    run: ScoringRun, filters: ChartFilters | None = None, *, curves: bool = False, grid: bool = False
+) -> RunScores:
     """The run's sessions as arrays (one query); curves and ideals as float64 arrays of each session's own
     length if asked, the (b, bq) grid as an (S, nb, nbq, 5) array if asked."""
     columns = list(_COLUMNS) + (["curve", "ideal"] if curves else []) + (["grid"] if grid else [])
     filters = filters or ChartFilters()
     queryset = filters.apply(SessionScore.objects.filter(run=run))
-    rows = list(queryset.order_by("system_id", "scenario_id", "participant__code", "session_id").values_list(*columns))
+    rows = list(
+        queryset.order_by("system_id", "scenario_id", "participant__code", "session_id").values_list(*columns)
+    )
     marked = set(filters.excluded_codes)
     excluded = [row for row in rows if row[1] in marked]
     if excluded and not filters.include_excluded:
@@ -195,7 +233,9 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
     left = [row for row in rows if row[unjudged_at]] if not filters.include_unjudged else []
     if left:
         rows = [row for row in rows if not row[unjudged_at]]
-    left_out = LeftOut(len(left), tuple(sorted({row[3] for row in left})), **_excluded_counts(excluded, 1, filters))
+    left_out = LeftOut(
+        len(left), tuple(sorted({row[3] for row in left})), **_excluded_counts(excluded, 1, filters)
+    )
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
     base = len(_COLUMNS)
@@ -203,8 +243,11 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
     grid_array = None
     if grid:
         shape = (len(run.grid_b), len(run.grid_bq), len(SUMMARIES))
-        grid_array = (np.frombuffer(b"".join(bytes(g) for g in cols[-1]), dtype=np.float32).reshape(n, *shape)
-                      if n else np.zeros((0, *shape), dtype=np.float32))
+        grid_array = (
+            np.frombuffer(b"".join(bytes(g) for g in cols[-1]), dtype=np.float32).reshape(n, *shape)
+            if n
+            else np.zeros((0, *shape), dtype=np.float32)
+        )
     return RunScores(
         session_id=np.asarray(cols[0], dtype=np.int64),
         participant=list(cols[1]),
@@ -224,8 +267,12 @@ def run_scores(run: ScoringRun, filters: ChartFilters | None = None, *, curves: 
 
 
 def _excluded_counts(rows, at: int, filters: ChartFilters) -> dict:
-    return {"excluded_sessions": len(rows), "excluded_participants": tuple(sorted({row[at] for row in rows})),
-            "excluded_included": filters.include_excluded, "exclusion_on": filters.exclusion_on}
+    return {
+        "excluded_sessions": len(rows),
+        "excluded_participants": tuple(sorted({row[at] for row in rows})),
+        "excluded_included": filters.include_excluded,
+        "exclusion_on": filters.exclusion_on,
+    }
 
 
 @dataclass(frozen=True)
@@ -252,7 +299,8 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
     marked = set(filters.excluded_codes)
     excluded = []
     for session_id, system, participant, scenario, unjudged in sessions.values_list(
-            "session_id", "system__code", "participant__code", "scenario__code", "unjudged"):
+        "session_id", "system__code", "participant__code", "scenario__code", "unjudged"
+    ):
         if participant in marked:
             excluded.append((session_id, participant))
             if not filters.include_excluded:
@@ -265,14 +313,24 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
     kept = sessions if filters.include_unjudged else sessions.filter(unjudged=False)
     if filters.leaves_out:
         kept = kept.exclude(participant__code__in=filters.leaves_out)
-    rows = list(
-        QueryScore.objects.filter(run=run, session_id__in=kept.values("session_id"))
-        .order_by("session_id", "position")
-        .values_list("session_id", "is_last", "sdcg", "by_rank")
-    ) if design else []
+    rows = (
+        list(
+            QueryScore.objects.filter(run=run, session_id__in=kept.values("session_id"))
+            .order_by("session_id", "position")
+            .values_list("session_id", "is_last", "sdcg", "by_rank")
+        )
+        if design
+        else []
+    )
     if not rows:
-        return QueryVectors([], np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0), np.zeros((0, 100), np.float32),
-                            left_out=left_out)
+        return QueryVectors(
+            [],
+            np.zeros(0, np.int64),
+            np.zeros(0, bool),
+            np.zeros(0),
+            np.zeros((0, 100), np.float32),
+            left_out=left_out,
+        )
     session_ids, last, sdcg, by_rank = zip(*rows, strict=True)
     return QueryVectors(
         system=[design[s][0] for s in session_ids],
@@ -288,7 +346,9 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
 
 def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> list[dict]:
     """Questionnaire answers of the study's participants (one query), filtered to one participant if asked."""
-    participants = Participant.objects.filter(study=study, preview_at__isnull=True).exclude(questionnaire_answers={})
+    participants = Participant.objects.filter(study=study, preview_at__isnull=True).exclude(
+        questionnaire_answers={}
+    )
     if filters and filters.participant:
         participants = participants.filter(code=filters.participant)
     if filters and filters.leaves_out:
@@ -297,8 +357,11 @@ def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> l
 
 
 def study_runs(study):
-    return (ScoringRun.objects.filter(study=study).select_related("reference_version", "created_by")
-            .annotate(scored=Count("session_scores")))
+    return (
+        ScoringRun.objects.filter(study=study)
+        .select_related("reference_version", "created_by")
+        .annotate(scored=Count("session_scores"))
+    )
 
 
 def run_progress_text(run: ScoringRun, scored: int | None = None) -> str:
@@ -315,7 +378,9 @@ def run_progress_text(run: ScoringRun, scored: int | None = None) -> str:
         return text + (f"; the last update re-scored {run.progress_total}" if partial else "")
     if run.status == ScoringRun.Status.RUNNING:
         if partial:
-            return f"updating: {run.progress_done}/{run.progress_total} changed sessions re-scored, of {scored}"
+            return (
+                f"updating: {run.progress_done}/{run.progress_total} changed sessions re-scored, of {scored}"
+            )
         return f"{run.progress_done}/{run.progress_total} sessions scored"
     if run.status == ScoringRun.Status.PENDING:
         return "waiting for a worker"
@@ -337,8 +402,11 @@ class SessionExtras:
 
 def numeric_items(items) -> list[dict]:
     """The questionnaire items whose answers are numbers (the ratings a meta-evaluation can correlate)."""
-    return [item for item in items or () if isinstance(item, dict) and isinstance(item.get("name"), str)
-            and item.get("kind") in NUMERIC_KINDS]
+    return [
+        item
+        for item in items or ()
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and item.get("kind") in NUMERIC_KINDS
+    ]
 
 
 def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> SessionExtras:
@@ -355,13 +423,23 @@ def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> Sessi
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         return float(value) if ok else float("nan")
 
-    ratings = {item["name"]: np.array([number((row[1] or {}).get(item["name"])) if row else np.nan for row in rows],
-                                      dtype=np.float64) for item in numeric}
+    ratings = {
+        item["name"]: np.array(
+            [number((row[1] or {}).get(item["name"])) if row else np.nan for row in rows], dtype=np.float64
+        )
+        for item in numeric
+    }
     measures: dict[str, np.ndarray] = {}
     if has_measures:
         names = list(getattr(run, "measures", None) or [])
         seen = {key for row in rows if row and isinstance(row[2], dict) for key in row[2]}
         names += sorted(seen - set(names))
-        measures = {name: np.array([number((row[2] or {}).get(name)) if row else np.nan for row in rows],
-                                   dtype=np.float64) for name in names}
-    return SessionExtras(measures, ratings, {item["name"]: item.get("label", item["name"]) for item in numeric})
+        measures = {
+            name: np.array(
+                [number((row[2] or {}).get(name)) if row else np.nan for row in rows], dtype=np.float64
+            )
+            for name in names
+        }
+    return SessionExtras(
+        measures, ratings, {item["name"]: item.get("label", item["name"]) for item in numeric}
+    )

@@ -68,8 +68,14 @@ def run_params(run: ScoringRun) -> SessionParams:
     if run.gain == ScoringRun.Gain.EXPONENTIAL:
         weights = tuple(2.0**grade - 1.0 for grade in range(len(weights)))
     return SessionParams(
-        weights=weights, b=run.b, bq=run.bq, top=run.top, formulation=run.formulation,
-        duplicates=run.duplicates, short_lists=run.short_lists, scan=run.scan,
+        weights=weights,
+        b=run.b,
+        bq=run.bq,
+        top=run.top,
+        formulation=run.formulation,
+        duplicates=run.duplicates,
+        short_lists=run.short_lists,
+        scan=run.scan,
     )
 
 
@@ -98,8 +104,16 @@ def scoring_run_create(
     defaults with the run's top, b and bq, stored on the run."""
     weights = tuple(float(w) for w in (default_weights(study.grade_values()) if weights is None else weights))
     try:
-        SessionParams(weights=weights, b=b, bq=bq, top=top, formulation=formulation, duplicates=duplicates,
-                      short_lists=short_lists, scan=scan)
+        SessionParams(
+            weights=weights,
+            b=b,
+            bq=bq,
+            top=top,
+            formulation=formulation,
+            duplicates=duplicates,
+            short_lists=short_lists,
+            scan=scan,
+        )
     except ValueError as exc:
         raise ScoringError(str(exc)) from None
     if gain not in ScoringRun.Gain.values:
@@ -118,8 +132,10 @@ def scoring_run_create(
         )
     version = study.reference_versions.order_by("-number").first()
     if judgments == ScoringRun.Judgments.REFERENCE and version is None:
-        raise ScoringError("the study has no reference judgments yet: publish or import a reference version, "
-                           "or score against the participants' own judgments")
+        raise ScoringError(
+            "the study has no reference judgments yet: publish or import a reference version, "
+            "or score against the participants' own judgments"
+        )
     with transaction.atomic():
         locked = Study.objects.select_for_update().get(pk=study.pk)
         has_default = ScoringRun.objects.filter(study=locked, is_default=True).exists()
@@ -127,11 +143,25 @@ def scoring_run_create(
         if default and has_default:
             ScoringRun.objects.filter(study=locked, is_default=True).update(is_default=False)
         run = ScoringRun.objects.create(
-            study=study, created_by=created_by, label=label, weights=list(weights), b=b, bq=bq, top=top,
-            formulation=formulation, gain=gain, duplicates=duplicates, short_lists=short_lists, scan=scan,
-            judgments=judgments, reference_version=version if judgments == ScoringRun.Judgments.REFERENCE else None,
-            grid_b=list(GRID_B), grid_bq=list(GRID_BQ), is_default=default,
-            measures=measures, measure_params=asdict(measure_params),
+            study=study,
+            created_by=created_by,
+            label=label,
+            weights=list(weights),
+            b=b,
+            bq=bq,
+            top=top,
+            formulation=formulation,
+            gain=gain,
+            duplicates=duplicates,
+            short_lists=short_lists,
+            scan=scan,
+            judgments=judgments,
+            reference_version=version if judgments == ScoringRun.Judgments.REFERENCE else None,
+            grid_b=list(GRID_B),
+            grid_bq=list(GRID_BQ),
+            is_default=default,
+            measures=measures,
+            measure_params=asdict(measure_params),
         )
         _queue_pass(run.pk, None)
     return run
@@ -152,7 +182,9 @@ def run_measure_params(run: ScoringRun) -> MeasureParams:
 
 def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
     with transaction.atomic():
-        ScoringRun.objects.filter(study_id=run.study_id, is_default=True).exclude(pk=run.pk).update(is_default=False)
+        ScoringRun.objects.filter(study_id=run.study_id, is_default=True).exclude(pk=run.pk).update(
+            is_default=False
+        )
         ScoringRun.objects.filter(pk=run.pk).update(is_default=True)
     run.is_default = True
     return run
@@ -165,12 +197,19 @@ NOT_QUEUED = "not queued: "
 
 def _queue_pass(run_id: int, session_ids: list[int] | None) -> None:
     """Queue a pass on commit. A broker that is down does not fail the caller (sessionlab/queueing.py)."""
+
     def owed(exc):
         ScoringRun.objects.filter(pk=run_id).update(
-            stale=True, stale_since=timezone.now(),
-            error=f"{NOT_QUEUED}the broker was unreachable ({exc}); `manage.py requeue_stale_runs` queues it"[:2000])
+            stale=True,
+            stale_since=timezone.now(),
+            error=f"{NOT_QUEUED}the broker was unreachable ({exc}); `manage.py requeue_stale_runs` queues it"[
+                :2000
+            ],
+        )
 
-    queueing.delay_on_commit(queueing.task_named("scoring.tasks.scoring_run_start_task"), run_id, session_ids, on_failure=owed)
+    queueing.delay_on_commit(
+        queueing.task_named("scoring.tasks.scoring_run_start_task"), run_id, session_ids, on_failure=owed
+    )
 
 
 # --- the hooks ----------------------------------------------------------------------------------------------------
@@ -205,7 +244,8 @@ def reference_version_changed(*, study_id: int) -> ScoringRun | None:
         return run
     session_ids = list(
         SearchSession.objects.filter(
-            assignment__participant__study_id=study_id, assignment__scenario__topic_id__in=changed,
+            assignment__participant__study_id=study_id,
+            assignment__scenario__topic_id__in=changed,
             assignment__participant__preview_at__isnull=True,
         ).values_list("pk", flat=True)
     )
@@ -219,7 +259,11 @@ def _changed_topics(old_version_id: int | None, new_version_id: int) -> set[str]
     def judged(version_id):
         if version_id is None:
             return set()
-        return set(ReferenceJudgment.objects.filter(version_id=version_id).values_list("topic_id", "document_id", "grade"))
+        return set(
+            ReferenceJudgment.objects.filter(version_id=version_id).values_list(
+                "topic_id", "document_id", "grade"
+            )
+        )
 
     return {topic for topic, _, _ in judged(old_version_id) ^ judged(new_version_id)}
 
@@ -231,13 +275,15 @@ def _scorable(study_id: int):
     """Sessions a run scores: ended (not withdrawn) with at least one query, never a preview's."""
     return SearchSession.objects.filter(
         Exists(Query.objects.filter(session_id=OuterRef("pk"))),
-        assignment__participant__study_id=study_id, ended_at__isnull=False,
+        assignment__participant__study_id=study_id,
+        ended_at__isnull=False,
         assignment__participant__preview_at__isnull=True,
     ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
 
 
-def scoring_pass_start(*, run_id: int, session_ids: list[int] | None = None,
-                       chunk_size: int = CHUNK_SIZE) -> tuple[int, list[list[int]]] | None:
+def scoring_pass_start(
+    *, run_id: int, session_ids: list[int] | None = None, chunk_size: int = CHUNK_SIZE
+) -> tuple[int, list[list[int]]] | None:
     """Begin a pass over the run's sessions (or only `session_ids`): drop results of sessions that are no
     longer scorable, number the pass, and return (pass number, chunks of session ids). None if the run is gone."""
     run = ScoringRun.objects.filter(pk=run_id).first()
@@ -255,11 +301,22 @@ def scoring_pass_start(*, run_id: int, session_ids: list[int] | None = None,
         ScoringRun.objects.filter(pk=run_id).update(current_pass=F("current_pass") + 1)
         run.refresh_from_db(fields=["current_pass"])
         # Only a full pass pays what a pass that could not be queued owed.
-        error = Value("") if session_ids is None else Case(
-            When(error__startswith=NOT_QUEUED, then=F("error")), default=Value(""), output_field=TextField())
+        error = (
+            Value("")
+            if session_ids is None
+            else Case(
+                When(error__startswith=NOT_QUEUED, then=F("error")),
+                default=Value(""),
+                output_field=TextField(),
+            )
+        )
         ScoringRun.objects.filter(pk=run_id).update(
-            status=ScoringRun.Status.RUNNING, error=error, progress_done=0, progress_total=len(ids),
-            started_at=timezone.now(), finished_at=None,
+            status=ScoringRun.Status.RUNNING,
+            error=error,
+            progress_done=0,
+            progress_total=len(ids),
+            started_at=timezone.now(),
+            finished_at=None,
         )
     return run.current_pass, [ids[i : i + chunk_size] for i in range(0, len(ids), chunk_size)]
 
@@ -272,8 +329,9 @@ def scoring_pass_finish(*, run_id: int, pass_number: int, full: bool) -> None:
         return
     if full and run.current_pass == pass_number:
         SessionScore.objects.filter(run_id=run_id).exclude(pass_number=pass_number).delete()
-        QueryScore.objects.filter(run_id=run_id).exclude(session_id__in=SessionScore.objects.filter(
-            run_id=run_id).values("session_id")).delete()
+        QueryScore.objects.filter(run_id=run_id).exclude(
+            session_id__in=SessionScore.objects.filter(run_id=run_id).values("session_id")
+        ).delete()
     current = ScoringRun.objects.filter(pk=run_id, current_pass=pass_number)
     done = SessionScore.objects.filter(run_id=run_id, pass_number=pass_number).count()
     current.exclude(status=ScoringRun.Status.FAILED).update(
@@ -308,11 +366,17 @@ def scoring_chunk_score(*, run_id: int, pass_number: int, session_ids: Sequence[
         return 0
     with transaction.atomic():
         SessionScore.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=["run", "session"], update_fields=_SESSION_FIELDS,
+            rows,
+            update_conflicts=True,
+            unique_fields=["run", "session"],
+            update_fields=_SESSION_FIELDS,
             batch_size=500,
         )
         QueryScore.objects.bulk_create(
-            query_rows, update_conflicts=True, unique_fields=["run", "query"], update_fields=_QUERY_FIELDS,
+            query_rows,
+            update_conflicts=True,
+            unique_fields=["run", "query"],
+            update_fields=_QUERY_FIELDS,
             batch_size=1000,
         )
         done = SessionScore.objects.filter(run_id=run_id, pass_number=pass_number).count()
@@ -321,8 +385,20 @@ def scoring_chunk_score(*, run_id: int, pass_number: int, session_ids: Sequence[
 
 
 _SESSION_FIELDS = [
-    "participant", "scenario", "system", "end_reason", "n_queries", "length", *SUMMARIES, "ideal_final",
-    "unjudged", "curve", "ideal", "grid", "measures", "pass_number",
+    "participant",
+    "scenario",
+    "system",
+    "end_reason",
+    "n_queries",
+    "length",
+    *SUMMARIES,
+    "ideal_final",
+    "unjudged",
+    "curve",
+    "ideal",
+    "grid",
+    "measures",
+    "pass_number",
 ]
 _QUERY_FIELDS = ["session", "position", "is_last", "sdcg", "by_rank"]
 
@@ -342,17 +418,30 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
     """Everything a chunk needs, in four or five queries whatever its size."""
     # Looked up by primary key first (the study is checked on the rows): SQLite's planner would otherwise
     # walk the whole study from its participants.
-    rows = SearchSession.objects.filter(pk__in=list(session_ids), ended_at__isnull=False,
-                                        assignment__participant__preview_at__isnull=True).exclude(
-        end_reason=SearchSession.EndReason.WITHDRAWN).order_by("pk").values_list(
-        "pk", "assignment__participant_id", "assignment__scenario_id", "assignment__system_id",
-        "assignment__scenario__topic_id", "end_reason", "assignment__participant__study_id",
+    rows = (
+        SearchSession.objects.filter(
+            pk__in=list(session_ids), ended_at__isnull=False, assignment__participant__preview_at__isnull=True
+        )
+        .exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "assignment__participant_id",
+            "assignment__scenario_id",
+            "assignment__system_id",
+            "assignment__scenario__topic_id",
+            "end_reason",
+            "assignment__participant__study_id",
+        )
     )
     candidates = [row[:6] for row in rows if row[6] == run.study_id]
     queries = defaultdict(list)
     marks = {}
-    for query_id, session_id, mark in Query.objects.filter(session_id__in=[row[0] for row in candidates]).order_by(
-            "session_id", "position").values_list("pk", "session_id", "scan_mark_rank"):
+    for query_id, session_id, mark in (
+        Query.objects.filter(session_id__in=[row[0] for row in candidates])
+        .order_by("session_id", "position")
+        .values_list("pk", "session_id", "scan_mark_rank")
+    ):
         queries[session_id].append(query_id)
         marks[query_id] = mark
     sessions = [row for row in candidates if queries.get(row[0])]
@@ -365,7 +454,8 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
     depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0))
     shown = defaultdict(dict)
     for query_id, rank, document_id in ShownResult.objects.filter(
-            query__session_id__in=ids, rank__lte=depth).values_list("query_id", "rank", "document_id"):
+        query__session_id__in=ids, rank__lte=depth
+    ).values_list("query_id", "rank", "document_id"):
         shown[query_id][rank] = document_id
 
     def ranked(query_id):
@@ -380,13 +470,14 @@ def _chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> _Chunk:
         # Each session is scored against its participant's own grades in that session.
         topics = [f"{row[4]}|{row[0]}" for row in sessions]
         for session_id, topic, document_id, grade in Judgment.objects.filter(session_id__in=ids).values_list(
-                "session_id", "session__assignment__scenario__topic_id", "document_id", "grade"):
+            "session_id", "session__assignment__scenario__topic_id", "document_id", "grade"
+        ):
             qrels[f"{topic}|{session_id}"][document_id] = grade
     else:
         topics = [row[4] for row in sessions]
         for topic, document_id, grade in ReferenceJudgment.objects.filter(
-                version_id=run.reference_version_id, topic_id__in=set(topics)).values_list(
-                "topic_id", "document_id", "grade"):
+            version_id=run.reference_version_id, topic_id__in=set(topics)
+        ).values_list("topic_id", "document_id", "grade"):
             qrels[topic][document_id] = grade
     trails = _trails(ids, queries, deepest) if timed else None
     return _Chunk(sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels), trails)
@@ -407,8 +498,8 @@ def _trails(ids: list[int], queries: dict[int, list[int]], deepest: dict[int, in
     opened = defaultdict(set)  # query id -> external ids of the documents opened from its list
     dwell: dict[tuple[int, str], float] = {}
     for session_id, kind, data in Event.objects.filter(
-            session_id__in=ids, type__in=["document_open", "document_close"], payload__ack__ok=True).values_list(
-            "session_id", "type", "payload__data"):
+        session_id__in=ids, type__in=["document_open", "document_close"], payload__ack__ok=True
+    ).values_list("session_id", "type", "payload__data"):
         data = data if isinstance(data, dict) else {}
         query_id = positions.get((session_id, data.get("query")))
         doc = data.get("doc")
@@ -421,7 +512,7 @@ def _trails(ids: list[int], queries: dict[int, list[int]], deepest: dict[int, in
     rank_of: dict[tuple[int, str], int] = {}
     if opened:
         for query_id, external_id, rank in ShownResult.objects.filter(
-                query_id__in=list(opened), document__external_id__in={d for docs in opened.values() for d in docs}
+            query_id__in=list(opened), document__external_id__in={d for docs in opened.values() for d in docs}
         ).values_list("query_id", "document__external_id", "rank"):
             if external_id in opened[query_id]:
                 key = (query_id, external_id)
@@ -429,13 +520,22 @@ def _trails(ids: list[int], queries: dict[int, list[int]], deepest: dict[int, in
     by_query = defaultdict(dict)
     for (query_id, doc), rank in rank_of.items():
         by_query[query_id][rank] = dwell.get((query_id, doc))
-    return [[
-        TrailQuery(start=max(0.0, (issued[q] - started[s]).total_seconds()), depth=deepest.get(q),
-                   opened=by_query.get(q, {}))
-        for q in queries[s]] for s in ids]
+    return [
+        [
+            TrailQuery(
+                start=max(0.0, (issued[q] - started[s]).total_seconds()),
+                depth=deepest.get(q),
+                opened=by_query.get(q, {}),
+            )
+            for q in queries[s]
+        ]
+        for s in ids
+    ]
 
 
-def _observed_depths(ids: list[int], queries: dict[int, list[int]], marks: dict[int, int | None]) -> dict[int, int]:
+def _observed_depths(
+    ids: list[int], queries: dict[int, list[int]], marks: dict[int, int | None]
+) -> dict[int, int]:
     """Each query's observed scan depth, "the deepest rank they viewed or marked": its scan mark, or the deepest
     rank of a document opened from its list, whichever is deeper (queries with neither are left out).
 
@@ -445,7 +545,8 @@ def _observed_depths(ids: list[int], queries: dict[int, list[int]], marks: dict[
     positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
     opened = defaultdict(set)  # query id -> external ids of the documents opened from its list
     for session_id, data in Event.objects.filter(
-            session_id__in=ids, type="document_open", payload__ack__ok=True).values_list("session_id", "payload__data"):
+        session_id__in=ids, type="document_open", payload__ack__ok=True
+    ).values_list("session_id", "payload__data"):
         data = data if isinstance(data, dict) else {}
         query_id = positions.get((session_id, data.get("query")))
         if query_id is not None and isinstance(data.get("doc"), str):
@@ -453,7 +554,7 @@ def _observed_depths(ids: list[int], queries: dict[int, list[int]], marks: dict[
     first_shown: dict[tuple[int, str], int] = {}  # (query, document) -> the rank it was first shown at
     if opened:
         for query_id, external_id, rank in ShownResult.objects.filter(
-                query_id__in=list(opened), document__external_id__in={d for docs in opened.values() for d in docs}
+            query_id__in=list(opened), document__external_id__in={d for docs in opened.values() for d in docs}
         ).values_list("query_id", "document__external_id", "rank"):
             if external_id in opened[query_id]:
                 key = (query_id, external_id)
@@ -475,11 +576,18 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
     # Figure 1: every query's sDCG by rank to top 100, the other options as in the run.
     by_query = score_sessions(batch, replace(params, top=QUERY_DEPTH, scan="fixed", short_lists="pad"))
     grid = session_grid(batch, params, b_values=run.grid_b, bq_values=run.grid_bq)
-    grid_values = np.stack([getattr(grid, name) for name in SUMMARIES], axis=-1).astype(np.float32)  # (nb,nbq,S,5)
+    grid_values = np.stack([getattr(grid, name) for name in SUMMARIES], axis=-1).astype(
+        np.float32
+    )  # (nb,nbq,S,5)
     extra = {}
     if run.measures:
-        extra = score_measures(batch, run.measures, run_measure_params(run), trails=chunk.trails,
-                               keys=[row[0] for row in chunk.sessions])
+        extra = score_measures(
+            batch,
+            run.measures,
+            run_measure_params(run),
+            trails=chunk.trails,
+            keys=[row[0] for row in chunk.sessions],
+        )
 
     n_sessions = len(chunk.sessions)
     segments = by_query.curve.reshape(n_sessions, -1, QUERY_DEPTH)
@@ -489,25 +597,44 @@ def _chunk_score(run: ScoringRun, chunk: _Chunk, pass_number: int):
     rows, query_rows = [], []
     for s, (session_id, participant_id, scenario_id, system_id, _, end_reason) in enumerate(chunk.sessions):
         length = int(scores.lengths[s])
-        rows.append(SessionScore(
-            run_id=run.pk, session_id=session_id, participant_id=participant_id, scenario_id=scenario_id,
-            system_id=system_id, end_reason=end_reason, n_queries=int(scores.query_counts[s]), length=length,
-            final=float(scores.final[s]), ideal_final=float(scores.ideal_final[s]),
-            normalized_final=float(scores.normalized_final[s]), last_query=float(scores.last_query[s]),
-            best_query=float(scores.best_query[s]), average=float(scores.average[s]),
-            unjudged=not chunk.qrels.get(chunk.topics[s]),
-            curve=scores.curve[s, :length].tobytes(), ideal=scores.ideal[s, :length].tobytes(),
-            grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(),
-            measures={name: float(values[s]) for name, values in extra.items()}, pass_number=pass_number,
-        ))
+        rows.append(
+            SessionScore(
+                run_id=run.pk,
+                session_id=session_id,
+                participant_id=participant_id,
+                scenario_id=scenario_id,
+                system_id=system_id,
+                end_reason=end_reason,
+                n_queries=int(scores.query_counts[s]),
+                length=length,
+                final=float(scores.final[s]),
+                ideal_final=float(scores.ideal_final[s]),
+                normalized_final=float(scores.normalized_final[s]),
+                last_query=float(scores.last_query[s]),
+                best_query=float(scores.best_query[s]),
+                average=float(scores.average[s]),
+                unjudged=not chunk.qrels.get(chunk.topics[s]),
+                curve=scores.curve[s, :length].tobytes(),
+                ideal=scores.ideal[s, :length].tobytes(),
+                grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(),
+                measures={name: float(values[s]) for name, values in extra.items()},
+                pass_number=pass_number,
+            )
+        )
         per_query = scores.per_query_of(s)
         query_ids = chunk.query_ids[s]
         for position, query_id in enumerate(query_ids, start=1):
-            query_rows.append(QueryScore(
-                run_id=run.pk, session_id=session_id, query_id=query_id, position=position,
-                is_last=position == len(query_ids), sdcg=float(per_query[position - 1]),
-                by_rank=by_rank[s, position - 1].tobytes(),
-            ))
+            query_rows.append(
+                QueryScore(
+                    run_id=run.pk,
+                    session_id=session_id,
+                    query_id=query_id,
+                    position=position,
+                    is_last=position == len(query_ids),
+                    sdcg=float(per_query[position - 1]),
+                    by_rank=by_rank[s, position - 1].tobytes(),
+                )
+            )
     return rows, query_rows
 
 
@@ -524,13 +651,15 @@ def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
     stuck = timezone.now() - timedelta(minutes=stuck_after_minutes)
     owed = ScoringRun.objects.filter(
         Q(error__startswith=NOT_QUEUED)
-        | Q(stale=True, started_at__isnull=True) | Q(stale=True, stale_since__gt=F("started_at"))
+        | Q(stale=True, started_at__isnull=True)
+        | Q(stale=True, stale_since__gt=F("started_at"))
         | Q(status=ScoringRun.Status.PENDING, started_at__isnull=True)
         | Q(status=ScoringRun.Status.RUNNING, started_at__lt=stuck)
     ).order_by("pk")
     queued = [run.pk for run in owed if queueing.delay_or_log(scoring_run_start_task, run.pk, None)]
     studies = ScoringRun.objects.filter(pk__in=queued).values_list("study_id", flat=True).distinct()
-    for study_id, scenario_id in Scenario.objects.filter(study_id__in=list(studies),
-                                                         assessment_pool__isnull=False).values_list("study_id", "pk"):
+    for study_id, scenario_id in Scenario.objects.filter(
+        study_id__in=list(studies), assessment_pool__isnull=False
+    ).values_list("study_id", "pk"):
         queueing.delay_or_log(assessment_pools_grow_task, study_id, scenario_id)
     return queued

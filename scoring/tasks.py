@@ -18,11 +18,14 @@ TRANSIENT = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff
 
 
 @shared_task(name="scoring.tasks.scoring_run_start_task", acks_late=True, **TRANSIENT)
-def scoring_run_start_task(run_id: int, session_ids: list[int] | None = None, chunk_size: int | None = None) -> int:
+def scoring_run_start_task(
+    run_id: int, session_ids: list[int] | None = None, chunk_size: int | None = None
+) -> int:
     """Start a pass over a run's sessions (all of them when session_ids is None) in chunks of chunk_size
     sessions (services.CHUNK_SIZE by default); returns the chunk count."""
-    plan = services.scoring_pass_start(run_id=run_id, session_ids=session_ids,
-                                       chunk_size=chunk_size or services.CHUNK_SIZE)
+    plan = services.scoring_pass_start(
+        run_id=run_id, session_ids=session_ids, chunk_size=chunk_size or services.CHUNK_SIZE
+    )
     if plan is None:
         return 0
     pass_number, chunks = plan

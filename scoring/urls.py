@@ -11,6 +11,13 @@ urlpatterns = [
     path("<slug:slug>/runs/<int:run_id>/meta-evaluation/", views.meta_evaluation, name="meta_evaluation"),
     path("<slug:slug>/runs/<int:run_id>/status.json", views.run_status, name="run_status"),
     path("<slug:slug>/runs/<int:run_id>/default/", views.run_make_default, name="run_make_default"),
-    path("<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.json", views.chart, {"fmt": "json"}, name="chart_json"),
-    path("<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.csv", views.chart, {"fmt": "csv"}, name="chart_csv"),
+    path(
+        "<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.json",
+        views.chart,
+        {"fmt": "json"},
+        name="chart_json",
+    ),
+    path(
+        "<slug:slug>/runs/<int:run_id>/charts/<slug:chart>.csv", views.chart, {"fmt": "csv"}, name="chart_csv"
+    ),
 ]

@@ -57,7 +57,9 @@ def not_found(request, *args, **kwargs):
         if request.method in ("GET", "HEAD"):
             query = request.META.get("QUERY_STRING", "")
             return HttpResponsePermanentRedirect(path + "/" + (f"?{query}" if query else ""))
-        return JsonResponse({"detail": f"Not found: the endpoint is {path}/ (with a trailing slash)"}, status=404)
+        return JsonResponse(
+            {"detail": f"Not found: the endpoint is {path}/ (with a trailing slash)"}, status=404
+        )
     return JsonResponse({"detail": f"Not found: no API endpoint at {path}"}, status=404)
 
 

@@ -49,8 +49,11 @@ class TokenView(ObtainAuthToken):
         username = username if isinstance(username, str) else ""
         wait = ratelimit.retry_after(request, username)
         if wait is not None:
-            return Response({"detail": ratelimit.message(wait)}, status=status.HTTP_429_TOO_MANY_REQUESTS,
-                            headers={"Retry-After": str(wait)})
+            return Response(
+                {"detail": ratelimit.message(wait)},
+                status=status.HTTP_429_TOO_MANY_REQUESTS,
+                headers={"Retry-After": str(wait)},
+            )
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)  # a failure is counted by authenticate()'s signal
         user = serializer.validated_data["user"]

@@ -19,10 +19,12 @@ def check_login_rate_limit_cache(app_configs=None, **kwargs):
     backend = settings.CACHES.get("default", {}).get("BACKEND", "")
     if backend not in PROCESS_LOCAL_CACHES:
         return []
-    return [Warning(
-        f"Failed sign-ins are counted in the default cache ({backend.rsplit('.', 1)[-1]}), "
-        f"{PROCESS_LOCAL_CACHES[backend]}.",
-        hint="Set CACHE_URL=redis://... (a Redis database of its own, not the broker's) so that every process "
-             "shares the counts (docs/security.md).",
-        id="sessionlab.W001",
-    )]
+    return [
+        Warning(
+            f"Failed sign-ins are counted in the default cache ({backend.rsplit('.', 1)[-1]}), "
+            f"{PROCESS_LOCAL_CACHES[backend]}.",
+            hint="Set CACHE_URL=redis://... (a Redis database of its own, not the broker's) so that every process "
+            "shares the counts (docs/security.md).",
+            id="sessionlab.W001",
+        )
+    ]

@@ -82,7 +82,9 @@ def rows_together(statements: list[tuple[str, list]]) -> list[list[tuple]]:
     other, so a statement sees what the ones before it did (a lock taken first holds for the reads after it)."""
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":
-        return [_run("execute", sql, params, lambda cursor: cursor.fetchall(), db) for sql, params in statements]
+        return [
+            _run("execute", sql, params, lambda cursor: cursor.fetchall(), db) for sql, params in statements
+        ]
     cursors = _cursors(db, len(statements))
     with db.wrap_database_errors, db.connection.pipeline():
         for cursor, (sql, params) in zip(cursors, statements, strict=True):
@@ -123,8 +125,9 @@ def select_list(model: type[models.Model], alias: str) -> str:
 
 def instance(model: type[models.Model], values) -> models.Model:
     """The model instance a row of select_list(model) holds, with its values converted as the ORM would."""
-    return model.from_db(DEFAULT_DB_ALIAS, None, [load(value) for load, value in zip(_loaders(model), values,
-                                                                                       strict=True)])
+    return model.from_db(
+        DEFAULT_DB_ALIAS, None, [load(value) for load, value in zip(_loaders(model), values, strict=True)]
+    )
 
 
 def instances(row, *models: type[models.Model]) -> list[models.Model | None]:
@@ -133,7 +136,7 @@ def instances(row, *models: type[models.Model]) -> list[models.Model | None]:
     out, start = [], 0
     for model in models:
         width = len(model._meta.concrete_fields)
-        values = row[start:start + width]
+        values = row[start : start + width]
         out.append(None if values[0] is None else instance(model, values))
         start += width
     return out
@@ -147,8 +150,13 @@ def _loaders(model: type[models.Model]) -> tuple:
         if kind == "DateTimeField":
             loaders.append(aware)
         elif kind == "JSONField":  # Django's connections hand JSON back as text, for the field to decode
-            loaders.append(lambda value, field=f: value if value is None or not isinstance(value, str | bytes)
-                           else field.from_db_value(value, None, connection))
+            loaders.append(
+                lambda value, field=f: (
+                    value
+                    if value is None or not isinstance(value, str | bytes)
+                    else field.from_db_value(value, None, connection)
+                )
+            )
         elif kind == "BooleanField":  # SQLite's 0 and 1
             loaders.append(lambda value: value if value is None else bool(value))
         else:
@@ -183,8 +191,18 @@ def _columns(model: type[models.Model], names: tuple[str, ...]) -> tuple[str, tu
     return ", ".join(connection.ops.quote_name(f.column) for f in fields), tuple(preparers)
 
 
-_PLAIN_KINDS = {"ForeignKey", "IntegerField", "BigIntegerField", "SmallIntegerField", "PositiveIntegerField",
-                "PositiveSmallIntegerField", "PositiveBigIntegerField", "CharField", "TextField", "BooleanField"}
+_PLAIN_KINDS = {
+    "ForeignKey",
+    "IntegerField",
+    "BigIntegerField",
+    "SmallIntegerField",
+    "PositiveIntegerField",
+    "PositiveSmallIntegerField",
+    "PositiveBigIntegerField",
+    "CharField",
+    "TextField",
+    "BooleanField",
+}
 
 
 # Rows per INSERT: at most this many parameters, so that psycopg keeps the statement's conversion cached (it
@@ -192,7 +210,9 @@ _PLAIN_KINDS = {"ForeignKey", "IntegerField", "BigIntegerField", "SmallIntegerFi
 MAX_PARAMS = 50
 
 
-def insert_statements(model: type[models.Model], names: tuple[str, ...], values: list[tuple]) -> list[tuple[str, list]]:
+def insert_statements(
+    model: type[models.Model], names: tuple[str, ...], values: list[tuple]
+) -> list[tuple[str, list]]:
     """The INSERTs of many rows, as (sql, params) for run_all, in as few statements as keep under MAX_PARAMS
     each."""
     db = connections[DEFAULT_DB_ALIAS]
@@ -203,7 +223,7 @@ def insert_statements(model: type[models.Model], names: tuple[str, ...], values:
     row_marks = f"({marks(len(preparers))})"
     statements = []
     for start in range(0, len(values), per_statement):
-        chunk = values[start:start + per_statement]
+        chunk = values[start : start + per_statement]
         params = [prepare(value, ops) for row in chunk for prepare, value in zip(preparers, row, strict=True)]
         statements.append((f"{into}{', '.join([row_marks] * len(chunk))}", params))
     return statements

@@ -46,8 +46,12 @@ def delay_or_log(task, *args, on_failure=None) -> bool:
         # which would retry for 20 s and then raise when Redis is down.
         task.apply_async(args, ignore_result=True)
     except BROKER_ERRORS as exc:
-        logger.error("could not queue %s%r, the broker is unreachable (%s); left for requeue_stale_runs",
-                     task.name, args, exc)
+        logger.error(
+            "could not queue %s%r, the broker is unreachable (%s); left for requeue_stale_runs",
+            task.name,
+            args,
+            exc,
+        )
         if on_failure is not None:
             on_failure(exc)
         return False

@@ -85,8 +85,10 @@ def success(request, username: str) -> None:
 
 def message(seconds: int) -> str:
     minutes = max(1, round(seconds / 60))
-    return (f"Too many failed sign-ins for this account or from this address. Try again in {minutes} "
-            f"minute{'s' if minutes != 1 else ''}.")
+    return (
+        f"Too many failed sign-ins for this account or from this address. Try again in {minutes} "
+        f"minute{'s' if minutes != 1 else ''}."
+    )
 
 
 class RateLimitedModelBackend(ModelBackend):

@@ -100,7 +100,11 @@ MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com"
 # arrival landing (the public link's preview, or an accepted HIT opened inside that frame) gets them as its
 # frame-ancestors; every other page keeps 'none' and X-Frame-Options DENY. A constant, never taken from the
 # request (docs/security.md, "the one framing exception"; docs/recruitment.md, "MTurk").
-MTURK_FRAME_ANCESTORS = ("https://www.mturk.com", "https://worker.mturk.com", "https://workersandbox.mturk.com")
+MTURK_FRAME_ANCESTORS = (
+    "https://www.mturk.com",
+    "https://worker.mturk.com",
+    "https://workersandbox.mturk.com",
+)
 
 # Error reports (DEBUG page, mails to ADMINS) hide passwords inside URL settings too (broker, cache).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "sessionlab.reporting.SettingsFilter"
@@ -139,8 +143,11 @@ else:
             # a write transaction takes its lock at BEGIN (a deferred one that read first could not wait for
             # it and failed at once with "database is locked"), readers do not block the writer (WAL), and a
             # writer waits up to 20 s for the lock (studies/participation/ingest.py then tries a batch again, a few times).
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
-                        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
 
@@ -210,15 +217,24 @@ def broker_transport_options(visibility_timeout: int) -> dict:
     if not visibility_timeout:
         return {}
     sweep = max(1, min(10, visibility_timeout // 4))
-    return {"visibility_timeout": visibility_timeout, "unacked_restore_throttle": 1, "unacked_restore_interval": sweep,
-            # A sweep holds a lock in Redis; a worker killed during one leaves it behind until it expires (kombu: 300
-            # s), and until then no worker sweeps. A sweep takes milliseconds, and two at once restore nothing twice
-            # (each message is restored in a transaction watching it), so the lock lasts as long as one interval.
-            "unacked_mutex_expire": sweep}
+    return {
+        "visibility_timeout": visibility_timeout,
+        "unacked_restore_throttle": 1,
+        "unacked_restore_interval": sweep,
+        # A sweep holds a lock in Redis; a worker killed during one leaves it behind until it expires (kombu: 300
+        # s), and until then no worker sweeps. A sweep takes milliseconds, and two at once restore nothing twice
+        # (each message is restored in a transaction watching it), so the lock lasts as long as one interval.
+        "unacked_mutex_expire": sweep,
+    }
 
 
 CELERY_BROKER_TRANSPORT_OPTIONS = broker_transport_options(envint("CELERY_VISIBILITY_TIMEOUT", 0, minimum=0))
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 # Scoring passes owed after a broker outage are queued again every REQUEUE_STALE_RUNS_SECONDS by a beat process
 # (`celery -A sessionlab beat`, or `worker -B` on a single machine: docs/running-a-study.md); without one (eager
 # mode, no beat) this entry is never read. A beat message a worker has not taken within one interval expires,

@@ -12,7 +12,10 @@ from .auth_views import LoginView
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
 # that studies never names the scoring app.
 api_urls = (
-    [*studies_api_urls.urlpatterns, path("studies/<int:study_pk>/scoring-runs/", include("scoring.api_urls"))],
+    [
+        *studies_api_urls.urlpatterns,
+        path("studies/<int:study_pk>/scoring-runs/", include("scoring.api_urls")),
+    ],
     studies_api_urls.app_name,
 )
 
@@ -30,7 +33,9 @@ urlpatterns = [
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
     path("studies/", include("studies.interchange.urls")),  # the study's downloads
-    path("collections/", include("studies.library.urls")),  # upload, import, index, share (docs/setting-up-a-study.md)
+    path(
+        "collections/", include("studies.library.urls")
+    ),  # upload, import, index, share (docs/setting-up-a-study.md)
     path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment.urls")),
     path("p/", include("studies.participation.urls")),

@@ -33,7 +33,9 @@ class StudyAdminForm(forms.ModelForm):
         changed = {"collection", "owner"} & set(self.changed_data)
         if collection is not None and owner is not None and changed:
             if not collection_usable_by(user=owner, collection=collection):
-                self.add_error("collection", f"{owner.username} may not use this collection: share it with them first")
+                self.add_error(
+                    "collection", f"{owner.username} may not use this collection: share it with them first"
+                )
         return cleaned
 
 
@@ -57,7 +59,9 @@ class DesignFormSet(forms.BaseInlineFormSet):
         super().clean()
 
     def _check_design_unlocked(self):
-        removing = [f for f in self.forms if self.can_delete and self._should_delete_form(f) and f.instance.pk]
+        removing = [
+            f for f in self.forms if self.can_delete and self._should_delete_form(f) and f.instance.pk
+        ]
         edited = [f for f in self.forms if f.has_changed() and f not in removing]  # new rows and changed ones
         if edited or removing:
             try:
@@ -139,9 +143,20 @@ class ParticipantAdmin(admin.ModelAdmin):
     list_filter = ["study", "state"]
     search_fields = ["code"]
     # The state, the plan row and the panel's ids change only through studies/participation/recruitment.py.
-    readonly_fields = ["access_token", "state", "state_changed_at", "state_reason", "started_at", "plan_row",
-                       "reissue_of", "panel_id", "panel_study_id", "panel_session_id", "panel_status",
-                       "panel_status_at"]
+    readonly_fields = [
+        "access_token",
+        "state",
+        "state_changed_at",
+        "state_reason",
+        "started_at",
+        "plan_row",
+        "reissue_of",
+        "panel_id",
+        "panel_study_id",
+        "panel_session_id",
+        "panel_status",
+        "panel_status_at",
+    ]
     inlines = [AssignmentInline]
 
 

@@ -96,8 +96,13 @@ def _cranfield_topics(folder: Path, count: int = 4) -> list[str]:
 def _load_cranfield(study: Study, folder: Path, user) -> str:
     topics = _cranfield_topics(folder)
     collection_import(
-        name=f"Cranfield 1400 (demo {study.pk})", format="cranfield", paths=[folder], study=study,
-        scenario_topics=topics, created_by=user, description="The Cranfield collection, for the demo study.",
+        name=f"Cranfield 1400 (demo {study.pk})",
+        format="cranfield",
+        paths=[folder],
+        study=study,
+        scenario_topics=topics,
+        created_by=user,
+        description="The Cranfield collection, for the demo study.",
     )
     # Cranfield topics are questions; give the scenarios short titles of their own.
     for scenario in study.scenarios.all():
@@ -111,19 +116,33 @@ def _load_cranfield(study: Study, folder: Path, user) -> str:
 
 # The generated collection: four topics, each with its own words, among background documents.
 GENERATED_TOPICS = [
-    ("1", "Boundary layer transition",
-     "You are preparing a design review and need studies of what makes a laminar boundary layer become "
-     "turbulent on a flat plate or wing.",
-     "boundary layer laminar turbulent transition flat plate wing reynolds instability roughness"),
-    ("2", "Heat transfer at high speed",
-     "A colleague asks what is known about heat transfer to surfaces in hypersonic flow. Find work that measures "
-     "or predicts it.", "heat transfer hypersonic surface temperature flow stagnation wall convective mach"),
-    ("3", "Buckling of thin shells",
-     "You need experimental results on the buckling of thin cylindrical shells under axial compression for a "
-     "structures course.", "buckling thin cylindrical shells axial compression load experiments stiffened"),
-    ("4", "Slender wings",
-     "Find theory or experiments on the lift and pressure distribution of slender wings at incidence.",
-     "slender wings lift pressure distribution incidence vortex delta leading edge"),
+    (
+        "1",
+        "Boundary layer transition",
+        "You are preparing a design review and need studies of what makes a laminar boundary layer become "
+        "turbulent on a flat plate or wing.",
+        "boundary layer laminar turbulent transition flat plate wing reynolds instability roughness",
+    ),
+    (
+        "2",
+        "Heat transfer at high speed",
+        "A colleague asks what is known about heat transfer to surfaces in hypersonic flow. Find work that measures "
+        "or predicts it.",
+        "heat transfer hypersonic surface temperature flow stagnation wall convective mach",
+    ),
+    (
+        "3",
+        "Buckling of thin shells",
+        "You need experimental results on the buckling of thin cylindrical shells under axial compression for a "
+        "structures course.",
+        "buckling thin cylindrical shells axial compression load experiments stiffened",
+    ),
+    (
+        "4",
+        "Slender wings",
+        "Find theory or experiments on the lift and pressure distribution of slender wings at incidence.",
+        "slender wings lift pressure distribution incidence vortex delta leading edge",
+    ),
 ]
 BACKGROUND = (
     "analysis approximate solution equations numerical theory measured values model conditions effect "
@@ -134,8 +153,11 @@ BACKGROUND = (
 
 def _load_generated(study: Study) -> str:
     rng = random.Random(2008)
-    collection = Collection.objects.create(name=f"Generated demo collection ({study.pk})", owner=study.owner,
-                                           description="Made by studies/demo.py for the demo study.")
+    collection = Collection.objects.create(
+        name=f"Generated demo collection ({study.pk})",
+        owner=study.owner,
+        description="Made by studies/demo.py for the demo study.",
+    )
     documents, grades = [], {}
     number = 0
     for topic_id, _title, _text, words in GENERATED_TOPICS:
@@ -144,11 +166,19 @@ def _load_generated(study: Study) -> str:
         for strength in (3,) * 3 + (2,) * 6 + (1,) * 20:
             number += 1
             share = {3: 0.35, 2: 0.25, 1: 0.15}[strength]
-            body = [rng.choice(vocabulary) if rng.random() < share else rng.choice(BACKGROUND) for _ in range(60)]
+            body = [
+                rng.choice(vocabulary) if rng.random() < share else rng.choice(BACKGROUND) for _ in range(60)
+            ]
             title = " ".join(rng.sample(vocabulary, 3 if strength > 1 else 1) + rng.sample(BACKGROUND, 2))
             external_id = f"G{number:04d}"
-            documents.append(Document(collection=collection, external_id=external_id, title=title.capitalize(),
-                                      text=" ".join(body) + "."))
+            documents.append(
+                Document(
+                    collection=collection,
+                    external_id=external_id,
+                    title=title.capitalize(),
+                    text=" ".join(body) + ".",
+                )
+            )
             grades[(topic_id, external_id)] = strength
     for _ in range(500):
         number += 1
@@ -158,8 +188,14 @@ def _load_generated(study: Study) -> str:
         topic_id, _t, _x, words = rng.choice(GENERATED_TOPICS)
         for _ in range(rng.randint(2, 8)):
             body[rng.randrange(60)] = rng.choice(words.split())
-        documents.append(Document(collection=collection, external_id=external_id,
-                                  title=" ".join(rng.sample(BACKGROUND, 4)).capitalize(), text=" ".join(body) + "."))
+        documents.append(
+            Document(
+                collection=collection,
+                external_id=external_id,
+                title=" ".join(rng.sample(BACKGROUND, 4)).capitalize(),
+                text=" ".join(body) + ".",
+            )
+        )
         if rng.random() < 0.3:
             grades[(topic_id, external_id)] = 0
     Document.objects.bulk_create(documents, batch_size=500)
@@ -169,9 +205,12 @@ def _load_generated(study: Study) -> str:
         services.scenario_add(study=study, code=f"S{topic_id}", title=title, text=text, topic_id=topic_id)
     pk_of = dict(collection.documents.values_list("external_id", "pk"))
     references.reference_version_create(
-        study=study, note="generated with the demo collection",
-        judgments=(ReferenceJudgment(topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
-                   for (topic_id, doc), grade in grades.items()),
+        study=study,
+        note="generated with the demo collection",
+        judgments=(
+            ReferenceJudgment(topic_id=topic_id, document_id=pk_of[doc], grade=grade, source="demo")
+            for (topic_id, doc), grade in grades.items()
+        ),
     )
     return "a generated collection (DEMO_DATA=generated; unset it for the shipped Cranfield documents)"
 
@@ -180,7 +219,8 @@ def _reference(study: Study) -> dict[str, dict[str, int]]:
     version = study.reference_versions.order_by("-number").first()
     reference: dict[str, dict[str, int]] = defaultdict(dict)
     for topic_id, doc, grade in ReferenceJudgment.objects.filter(version=version).values_list(
-            "topic_id", "document__external_id", "grade"):
+        "topic_id", "document__external_id", "grade"
+    ):
         reference[topic_id][doc] = grade
     return reference
 
@@ -188,7 +228,9 @@ def _reference(study: Study) -> dict[str, dict[str, int]]:
 def _score(study: Study, user) -> str:
     """Have the study scored (scoring/receivers.py listens: the paper's parameters) and say how it went."""
     answers = demo_study_loaded.send(sender=Study, study=study, user=user)
-    return "; ".join(answer for _receiver, answer in answers if answer) or "not scored (no scoring app listens)"
+    return (
+        "; ".join(answer for _receiver, answer in answers if answer) or "not scored (no scoring app listens)"
+    )
 
 
 def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = None) -> DemoLoaded:
@@ -209,7 +251,9 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         if data_dir != GENERATED:
             folder = Path(data_dir)
             if not (folder / "cran.all.1400").is_file():
-                raise ValueError(f"DEMO_DATA={data_dir!r} does not hold the Cranfield files (cran.all.1400, ...)")
+                raise ValueError(
+                    f"DEMO_DATA={data_dir!r} does not hold the Cranfield files (cran.all.1400, ...)"
+                )
             source = _load_cranfield(study, folder, user)
         else:
             source = _load_generated(study)
@@ -220,11 +264,13 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
             collection_index_build(collection=study.collection, configuration=config["configuration"])
         enrolled = services.participants_enrol(study=study, count=participants + FOR_THE_RESEARCHER)
         sessions = participants_simulate(participants=enrolled[:participants], reference=_reference(study))
-        membership, assessor_password = assessors.assessor_invite(study=study, username=DEMO_ASSESSOR,
-                                                                   invited_by=user)
+        membership, assessor_password = assessors.assessor_invite(
+            study=study, username=DEMO_ASSESSOR, invited_by=user
+        )
         if isinstance(membership, AssessorInvitation):  # the account outlived the previous demo study
-            membership = assessors.assessor_invitation_answer(invitation=membership, user=membership.user,
-                                                               accept=True)
+            membership = assessors.assessor_invitation_answer(
+                invitation=membership, user=membership.user, accept=True
+            )
         if assessor_password is None:  # the account existed: give it a fresh password to print
             assessor_password = secrets.token_urlsafe(9)
             membership.user.set_password(assessor_password)
@@ -232,7 +278,19 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
     # After the commit, so the pools are built once rather than grown after every simulated session.
     pools.pool_build(study=study)
     scoring_note = _score(study, user)
-    try_links = [f"/p/{p.access_token}/" for p in Participant.objects.filter(
-        pk__in=[p.pk for p in enrolled[participants:]]).order_by("enrolment_index")]
-    return DemoLoaded(study=study, username=user.username, password=password, assessor_password=assessor_password,
-                      try_links=try_links, collection_source=source, sessions=sessions, scoring_note=scoring_note)
+    try_links = [
+        f"/p/{p.access_token}/"
+        for p in Participant.objects.filter(pk__in=[p.pk for p in enrolled[participants:]]).order_by(
+            "enrolment_index"
+        )
+    ]
+    return DemoLoaded(
+        study=study,
+        username=user.username,
+        password=password,
+        assessor_password=assessor_password,
+        try_links=try_links,
+        collection_source=source,
+        sessions=sessions,
+        scoring_note=scoring_note,
+    )

@@ -21,8 +21,11 @@ def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
     Only pools a researcher has built grow by themselves; returns the number of documents added."""
     from studies.assessment.pools import pool_build
 
-    scenario = Scenario.objects.select_related("study").filter(pk=scenario_id, study_id=study_id,
-                                                                 assessment_pool__isnull=False).first()
+    scenario = (
+        Scenario.objects.select_related("study")
+        .filter(pk=scenario_id, study_id=study_id, assessment_pool__isnull=False)
+        .first()
+    )
     if scenario is None:
         return 0
     changes = pool_build(study=scenario.study, scenarios=[scenario])
@@ -42,8 +45,11 @@ def overdue_sweep_task(study_id: int | None = None) -> dict:
 
     studies = Study.objects.all() if study_id is None else Study.objects.filter(pk=study_id)
     if study_id is None:
-        open_session = Q(participants__assignments__session__isnull=False,
-                         participants__assignments__session__ended_at__isnull=True, time_limit_minutes__isnull=False)
+        open_session = Q(
+            participants__assignments__session__isnull=False,
+            participants__assignments__session__ended_at__isnull=True,
+            time_limit_minutes__isnull=False,
+        )
         live = Q(recruitment__time_limit_minutes__isnull=False) & ~Q(participants__state__in=ENDED)
         studies = studies.filter(open_session | live).distinct()
     totals = {"studies": 0, "sessions_ended": 0, "timed_out": 0, "states_changed": 0}

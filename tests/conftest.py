@@ -43,8 +43,7 @@ def _shared_data_or_skip() -> Path:
         return Path(raw)
     message = (
         "needs the shared data folder (Cranfield, trec_eval regression files, TREC Session 2012): "
-        "set SESSIONLAB_DATA=../shared/data"
-        + (f" (SESSIONLAB_DATA={raw!r} is not a folder)" if raw else "")
+        "set SESSIONLAB_DATA=../shared/data" + (f" (SESSIONLAB_DATA={raw!r} is not a folder)" if raw else "")
     )
     if in_ci:
         pytest.fail(message)
@@ -145,7 +144,9 @@ def real_worker():
         return
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"} and broker:
         pytest.fail("CELERY_BROKER_URL is set but SESSIONLAB_WORKER_RUNNING is not 1: CI must start a worker")
-    pytest.skip("needs a real Celery worker: set CELERY_BROKER_URL and SESSIONLAB_WORKER_RUNNING=1 (.ci/run does)")
+    pytest.skip(
+        "needs a real Celery worker: set CELERY_BROKER_URL and SESSIONLAB_WORKER_RUNNING=1 (.ci/run does)"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -159,5 +160,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     if connection.vendor != "postgresql":
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                       " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )

@@ -83,8 +83,9 @@ def _chart_of(run, name, query, filters):
             k = selectors.positive_int(query, "k", 4)
             subset = _subset(scores, keep)
             return (
-                charts.scenario_chart(subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit,
-                                      names=names),
+                charts.scenario_chart(
+                    subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit, names=names
+                ),
                 scores.left_out,
             )
         subset = _subset(scores, keep)
@@ -94,7 +95,9 @@ def _chart_of(run, name, query, filters):
         system = system or (present[0] if present else "-")
         subset = _subset(subset, np.asarray(subset.system) == system)
         return (
-            charts.sessions_chart(subset, scenario=scenario, system=system, top=run.top, fixed=fixed, names=names),
+            charts.sessions_chart(
+                subset, scenario=scenario, system=system, top=run.top, fixed=fixed, names=names
+            ),
             scores.left_out,
         )
     if name == "queries":
@@ -104,17 +107,28 @@ def _chart_of(run, name, query, filters):
         items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
         answers = selectors.study_questionnaire_answers(run.study, filters)
         return charts.participants_table(answers, items), selectors.LeftOut(
-            applies=False, excluded_participants=filters.excluded_codes, excluded_included=filters.include_excluded,
-            exclusion_on=filters.exclusion_on)
+            applies=False,
+            excluded_participants=filters.excluded_codes,
+            excluded_included=filters.include_excluded,
+            exclusion_on=filters.exclusion_on,
+        )
     if name == "query-counts":
         scores = selectors.run_scores(run, filters)
         return charts.query_counts_table(scores, unit=unit, names=names), scores.left_out
     if name == "statistics":
         scores = selectors.run_scores(run, filters)
         # The mixed model is fitted on the sessions whatever the unit: one fit serves the three.
-        mixed = _cached(run, "mixed", dataclasses.replace(filters, unit="session"), lambda: mixed_model(
-            scores.summaries[summary], scores.system, scores.participant, scores.scenario) if len(scores) else None,
-            summary)
+        mixed = _cached(
+            run,
+            "mixed",
+            dataclasses.replace(filters, unit="session"),
+            lambda: (
+                mixed_model(scores.summaries[summary], scores.system, scores.participant, scores.scenario)
+                if len(scores)
+                else None
+            ),
+            summary,
+        )
         return charts.statistics_chart(scores, summary=summary, unit=unit, mixed=mixed), scores.left_out
     if name == "sensitivity":
         scores = selectors.run_scores(run, filters, grid=True)
@@ -143,8 +157,14 @@ def _chart_of(run, name, query, filters):
         names = list(ratings) or ["-"]
         rating = _choice(query, "rating", names, names[0])
         coefficient = _choice(query, "coefficient", COEFFICIENTS, "pearson")
-        chart = charts.meta_evaluation_chart(result, rating=rating, rating_label=ratings.get(rating, rating),
-                                             coefficient=coefficient, labels=labels, unit=unit)
+        chart = charts.meta_evaluation_chart(
+            result,
+            rating=rating,
+            rating_label=ratings.get(rating, rating),
+            coefficient=coefficient,
+            labels=labels,
+            unit=unit,
+        )
         return chart, scores.left_out
     raise Http404("no such chart")
 
@@ -171,8 +191,13 @@ def _cached(run, what: str, filters, compute, *extra):
 
 
 def _meta_evaluation(run, scores, filters):
-    return _cached(run, "meta", filters, lambda: _meta_compute(run, scores, filters.unit),
-                   run.study.post_task_questionnaire)
+    return _cached(
+        run,
+        "meta",
+        filters,
+        lambda: _meta_compute(run, scores, filters.unit),
+        run.study.post_task_questionnaire,
+    )
 
 
 def _meta_compute(run, scores, unit):
@@ -186,8 +211,11 @@ def _meta_compute(run, scores, unit):
     labels.update({f"rating: {k}": f"rating “{v}”" for k, v in extras.rating_labels.items()})
     ratings, systems = extras.ratings, list(scores.system)
     if unit != "session":
-        merged, systems = unit_means({**measures, **{f"rating: {k}": v for k, v in ratings.items()}}, systems,
-                                     charts.unit_keys(scores, unit))
+        merged, systems = unit_means(
+            {**measures, **{f"rating: {k}": v for k, v in ratings.items()}},
+            systems,
+            charts.unit_keys(scores, unit),
+        )
         measures = {k: merged[k] for k in measures}
         ratings = {k: merged[f"rating: {k}"] for k in ratings}
     return meta_evaluate(measures, ratings, systems), extras.rating_labels, labels

@@ -42,11 +42,18 @@ FORMULATION_WORDS = {
     "kanoulas2011": "Session Track form: gain 2^grade − 1, weights ignored (Kanoulas et al., SIGIR 2011)",
 }
 GAIN_WORDS = {"linear": "The weights above", "exponential": "2^grade − 1, whatever the weights"}
-DUPLICATE_WORDS = {"every": "Counts every time it is shown", "first": "Counts only the first time it is shown"}
-SHORT_LIST_WORDS = {"pad": "Filled up to X with results worth nothing",
-                    "as_is": "Kept as short as it was, and its ideal cut the same"}
-SCAN_WORDS = {"fixed": "Everyone looked at the top X",
-              "observed": "As deep as each participant went (documents opened, “I stopped scanning here”)"}
+DUPLICATE_WORDS = {
+    "every": "Counts every time it is shown",
+    "first": "Counts only the first time it is shown",
+}
+SHORT_LIST_WORDS = {
+    "pad": "Filled up to X with results worth nothing",
+    "as_is": "Kept as short as it was, and its ideal cut the same",
+}
+SCAN_WORDS = {
+    "fixed": "Everyone looked at the top X",
+    "observed": "As deep as each participant went (documents opened, “I stopped scanning here”)",
+}
 
 
 def _choices(values, words):
@@ -59,52 +66,79 @@ def _doc_link(section: str, text: str = "more") -> str:
 
 
 class RunForm(forms.Form):
-    label = forms.CharField(max_length=200, required=False, label="Name of the run (optional)",
-                            help_text="Shown in the list of runs, e.g. “impatient searchers”.")
+    label = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Name of the run (optional)",
+        help_text="Shown in the list of runs, e.g. “impatient searchers”.",
+    )
     weights = forms.CharField(label="Value of each grade (weights)")
     b = forms.FloatField(initial=2.0, label="Patience down a result list (b, the rank's log base)")
     bq = forms.FloatField(initial=4.0, label="Patience across queries (bq, the query's log base)")
-    top = forms.IntegerField(initial=10, min_value=1, max_value=1000,
-                             label="Results looked at per query (top X)")
-    formulation = forms.ChoiceField(choices=_choices(FORMULATIONS, FORMULATION_WORDS), initial="2008",
-                                    label="Formula (formulation)")
-    gain = forms.ChoiceField(choices=_choices(ScoringRun.Gain.values, GAIN_WORDS), initial="linear",
-                             label="What a relevant document is worth (gain)")
-    duplicates = forms.ChoiceField(choices=_choices(DUPLICATES, DUPLICATE_WORDS), initial="every",
-                                   label="A document shown again by a later query (duplicates)")
-    short_lists = forms.ChoiceField(choices=_choices(SHORT_LISTS, SHORT_LIST_WORDS), initial="pad",
-                                    label="A query with fewer than X results (short lists)")
-    scan = forms.ChoiceField(choices=_choices(SCANS, SCAN_WORDS), initial="fixed",
-                             label="How deep each result list was looked at (scan depth)")
-    judgments = forms.ChoiceField(choices=ScoringRun.Judgments.choices, initial="reference",
-                                  label="Whose relevance judgments (judgments)")
-    measures = forms.MultipleChoiceField(
-        choices=[(name, MEASURE_LABELS[name]) for name in MEASURES], required=False,
-        widget=forms.CheckboxSelectMultiple, label="Also compute",
+    top = forms.IntegerField(
+        initial=10, min_value=1, max_value=1000, label="Results looked at per query (top X)"
     )
-    make_default = forms.BooleanField(required=False, label="Make it the study's default (live) run",
-                                      help_text="The live run is re-scored as participants finish sessions.")
+    formulation = forms.ChoiceField(
+        choices=_choices(FORMULATIONS, FORMULATION_WORDS), initial="2008", label="Formula (formulation)"
+    )
+    gain = forms.ChoiceField(
+        choices=_choices(ScoringRun.Gain.values, GAIN_WORDS),
+        initial="linear",
+        label="What a relevant document is worth (gain)",
+    )
+    duplicates = forms.ChoiceField(
+        choices=_choices(DUPLICATES, DUPLICATE_WORDS),
+        initial="every",
+        label="A document shown again by a later query (duplicates)",
+    )
+    short_lists = forms.ChoiceField(
+        choices=_choices(SHORT_LISTS, SHORT_LIST_WORDS),
+        initial="pad",
+        label="A query with fewer than X results (short lists)",
+    )
+    scan = forms.ChoiceField(
+        choices=_choices(SCANS, SCAN_WORDS),
+        initial="fixed",
+        label="How deep each result list was looked at (scan depth)",
+    )
+    judgments = forms.ChoiceField(
+        choices=ScoringRun.Judgments.choices,
+        initial="reference",
+        label="Whose relevance judgments (judgments)",
+    )
+    measures = forms.MultipleChoiceField(
+        choices=[(name, MEASURE_LABELS[name]) for name in MEASURES],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Also compute",
+    )
+    make_default = forms.BooleanField(
+        required=False,
+        label="Make it the study's default (live) run",
+        help_text="The live run is re-scored as participants finish sessions.",
+    )
 
     def __init__(self, *args, study, **kwargs):
         super().__init__(*args, **kwargs)
         # Help that links to the served docs (sessionlab/docs_views.py), not to a path in the repository.
         helps = {
             "b": "How fast a result loses value with its rank: 2 is an impatient searcher, 10 a patient one; "
-                 "above 1." + _doc_link("formulations"),
+            "above 1." + _doc_link("formulations"),
             "bq": "How fast a later query's results lose value: 4 in the paper; between 1 and 1000."
-                  + _doc_link("formulations"),
+            + _doc_link("formulations"),
             "top": "The depth each query's results are scored to (10: the first page).",
             "formulation": "Which definition of session DCG." + _doc_link("formulations", "the formulas"),
-            "gain": "Exponential is the Session Track's habit; the paper uses the weights." + _doc_link("grades"),
+            "gain": "Exponential is the Session Track's habit; the paper uses the weights."
+            + _doc_link("grades"),
             "duplicates": "Whether a document seen before still adds value."
-                          + _doc_link("the-choices-behind-the-options"),
+            + _doc_link("the-choices-behind-the-options"),
             "short_lists": "Padding compares every query with a full list of X."
-                           + _doc_link("the-choices-behind-the-options"),
+            + _doc_link("the-choices-behind-the-options"),
             "scan": "Observed depth needs opened documents or “stopped here” marks."
-                    + _doc_link("the-choices-behind-the-options"),
+            + _doc_link("the-choices-behind-the-options"),
             "judgments": "Reference judgments come from expert assessment or imported qrels.",
             "measures": "Other session measures, stored per session beside sDCG."
-                        + _doc_link("other-session-measures", "what each one is"),
+            + _doc_link("other-session-measures", "what each one is"),
         }
         for name, text in helps.items():
             self.fields[name].help_text = mark_safe(text)  # noqa: S308 (our own text and URLs)
@@ -135,7 +169,9 @@ def grade_weights(study) -> list[tuple[int, str, float]]:
 
 def _run_for(request, slug, run_id):
     study = study_for_researcher(request, slug)
-    return get_object_or_404(ScoringRun.objects.select_related("study", "reference_version"), pk=run_id, study=study)
+    return get_object_or_404(
+        ScoringRun.objects.select_related("study", "reference_version"), pk=run_id, study=study
+    )
 
 
 @researcher_required
@@ -146,13 +182,17 @@ def runs(request, slug):
         data = dict(form.cleaned_data)
         make_default = data.pop("make_default") or None
         try:
-            run = services.scoring_run_create(study=study, created_by=request.user, make_default=make_default, **data)
+            run = services.scoring_run_create(
+                study=study, created_by=request.user, make_default=make_default, **data
+            )
         except services.ScoringError as exc:
             messages.error(request, str(exc))
         else:
             messages.success(request, "Scoring run created; it is being scored.")
             return redirect("scoring:run_detail", slug=study.slug, run_id=run.pk)
-    return render(request, "scoring/runs.html", {"study": study, "form": form, "runs": selectors.study_runs(study)})
+    return render(
+        request, "scoring/runs.html", {"study": study, "form": form, "runs": selectors.study_runs(study)}
+    )
 
 
 @researcher_required
@@ -195,14 +235,22 @@ def run_make_default(request, slug, run_id):
 def run_status(request, slug, run_id):
     run = _run_for(request, slug, run_id)
     scored = run.session_scores.count()
-    return JsonResponse({
-        "status": run.status, "done": run.progress_done, "total": run.progress_total, "stale": run.stale,
-        "error": run.error, "finished": run.is_finished, "scored": scored,
-        "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
-    })
+    return JsonResponse(
+        {
+            "status": run.status,
+            "done": run.progress_done,
+            "total": run.progress_total,
+            "stale": run.stale,
+            "error": run.error,
+            "finished": run.is_finished,
+            "scored": scored,
+            "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
+        }
+    )
 
 
 # --- charts ----------------------------------------------------------------------------------------------------
+
 
 def _dashboard_context(request, run):
     """The dashboard of a run; FilterError (a filter naming nothing in the study) is the caller's 400."""
@@ -214,14 +262,22 @@ def _dashboard_context(request, run):
         for name, title in CHARTS.items()
     ]
     return {
-        "run": run, "study": study, "filters": filters, "chart_urls": chart_urls,
+        "run": run,
+        "study": study,
+        "filters": filters,
+        "chart_urls": chart_urls,
         "run_progress": selectors.run_progress_text(run),
-        "scenarios": study.scenarios.order_by("id"), "systems": study.systems.order_by("id"),
+        "scenarios": study.scenarios.order_by("id"),
+        "systems": study.systems.order_by("id"),
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],
-        "left_out": selectors.run_scores(run, filters).left_out if run.is_finished or run.progress_done else None,
-        "params": {key: request.GET.get(key, "")
-                   for key in ("k", "summary", "first", "second", "system_one", "rating", "coefficient")},
+        "left_out": selectors.run_scores(run, filters).left_out
+        if run.is_finished or run.progress_done
+        else None,
+        "params": {
+            key: request.GET.get(key, "")
+            for key in ("k", "summary", "first", "second", "system_one", "rating", "coefficient")
+        },
         "ratings": selectors.numeric_items(study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE),
         "coefficients": [(c, COEFFICIENT_LABELS[c]) for c in COEFFICIENTS],
     }
@@ -236,31 +292,57 @@ def meta_evaluation(request, slug, run_id):
         context = _dashboard_context(request, run)
     except selectors.FilterError as exc:
         return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
-    result, ratings, labels, left_out = meta_evaluation_tables(run, request.GET)  # cached under the generation
+    result, ratings, labels, left_out = meta_evaluation_tables(
+        run, request.GET
+    )  # cached under the generation
     by_row: dict = {}
     for a in result.correlations:
         by_row.setdefault((a.rating, a.scope, a.measure), {})[a.coefficient] = a
     sections = [
-        {"rating": rating, "label": label,
-         "rows": [{"scope": scope, "measure": measure, "label": labels.get(measure, measure),
-                   "n": next(iter(cells.values())).n,
-                   "cells": [_correlation_cells(cells[c]) for c in COEFFICIENTS]}
-                  for (r, scope, measure), cells in by_row.items() if r == rating]}
+        {
+            "rating": rating,
+            "label": label,
+            "rows": [
+                {
+                    "scope": scope,
+                    "measure": measure,
+                    "label": labels.get(measure, measure),
+                    "n": next(iter(cells.values())).n,
+                    "cells": [_correlation_cells(cells[c]) for c in COEFFICIENTS],
+                }
+                for (r, scope, measure), cells in by_row.items()
+                if r == rating
+            ],
+        }
         for rating, label in ratings.items()
     ]
     rankers = list(result.system_means)
     systems = list(next(iter(result.system_means.values()), {}))
-    rankings = [(r.first, r.second, _number(r.tau, 3),
-                 _number(r.p_value, 4), r.systems) for r in result.rankings]
-    context.update({
-        "sections": sections, "notes": result.notes, "rankings": rankings, "ranked_systems": systems,
-        "system_means": [(name, labels.get(name, name), [_number(result.system_means[name][s], 4) for s in systems])
-                         for name in rankers],
-        "left_out": left_out,
-        "charts": [(name, CHARTS[name], f"{_chart_url(run, name, 'json')}?{request.GET.urlencode()}",
-                    f"{_chart_url(run, name, 'csv')}?{request.GET.urlencode()}")
-                   for name in ("meta-evaluation", "meta-rankings")],
-    })
+    rankings = [
+        (r.first, r.second, _number(r.tau, 3), _number(r.p_value, 4), r.systems) for r in result.rankings
+    ]
+    context.update(
+        {
+            "sections": sections,
+            "notes": result.notes,
+            "rankings": rankings,
+            "ranked_systems": systems,
+            "system_means": [
+                (name, labels.get(name, name), [_number(result.system_means[name][s], 4) for s in systems])
+                for name in rankers
+            ],
+            "left_out": left_out,
+            "charts": [
+                (
+                    name,
+                    CHARTS[name],
+                    f"{_chart_url(run, name, 'json')}?{request.GET.urlencode()}",
+                    f"{_chart_url(run, name, 'csv')}?{request.GET.urlencode()}",
+                )
+                for name in ("meta-evaluation", "meta-rankings")
+            ],
+        }
+    )
     return render(request, "scoring/meta_evaluation.html", context)
 
 
@@ -291,8 +373,12 @@ def chart(request, slug, run_id, chart, fmt):
     # saved, or re-applied when a reference version or finished sessions change it) and the charts read them.
     # With the rule off no marks are read by the charts, so none are queried.
     rule_on = run.study.exclusion_min_agreement is not None
-    marks = (rule_on, sorted(
-        run.study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True)) if rule_on else [])
+    marks = (
+        rule_on,
+        sorted(run.study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
+        if rule_on
+        else [],
+    )
     query_key = hashlib.sha1(repr((request.GET.urlencode(), marks)).encode()).hexdigest()
     key = f"scoring:chart:{run.pk}:{run.generation}:{chart}:{fmt}:{query_key}"
     payload = cache.get(key)

@@ -93,7 +93,9 @@ def _measure_arg(text: str) -> list[Measure]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scoring", description="SessionLab scoring on plain files.")
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring", description="SessionLab scoring on plain files."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     evaluate = commands.add_parser(
         "eval",
@@ -104,17 +106,26 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("qrels", help="TREC qrels: topic iteration docid grade")
     evaluate.add_argument("run", help="TREC run: topic Q0 docid rank score tag (rank ignored)")
     evaluate.add_argument(
-        "-m", "--measure", dest="measures", action="append", type=_measure_arg, default=[],
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        type=_measure_arg,
+        default=[],
         help="ndcg, ndcg_cut_K, dcg_cut_K, cg_cut_K, ncg_cut_K, avg_pos_K (mean of the nDCG vector over "
         "ranks 1..K); trec_eval's ndcg_cut.5,10 and ndcg.1=3,2=9 work too. Repeatable; default ndcg.",
     )
     evaluate.add_argument(
-        "--formulation", choices=metrics.FORMULATIONS, default="log2",
+        "--formulation",
+        choices=metrics.FORMULATIONS,
+        default="log2",
         help="log2: 1/log2(i+1), exactly trec_eval (default); 2008: 1/(1+log_b i); 2002: 1/log_b i from i >= b",
     )
     evaluate.add_argument("--b", type=float, default=2.0, help="rank log base of 2008 and 2002 (default 2)")
     evaluate.add_argument(
-        "--weights", type=_weights, default=None,
+        "--weights",
+        type=_weights,
+        default=None,
         help="gain of grades 0,1,2,... as a comma list; default: the grade itself under log2 (trec_eval), "
         "0,1,10,100 under 2008 and 2002 (the papers)",
     )
@@ -122,11 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--gain", choices=metrics.GAIN_KINDS, default="linear", help="exponential: 2^g - 1 (default linear)"
     )
     evaluate.add_argument(
-        "-c", dest="all_topics", action="store_true",
+        "-c",
+        dest="all_topics",
+        action="store_true",
         help="as trec_eval -c: every qrels topic counts, a topic missing from the run scoring 0",
     )
     evaluate.add_argument(
-        "--vectors", action="store_true",
+        "--vectors",
+        action="store_true",
         help="print JSON lines {measure, topic, vector} with the whole vectors instead (topic 'all': avg-vect)",
     )
     evaluate.set_defaults(func=run_eval)
@@ -255,7 +269,11 @@ def _empty_recall_note(ranked, measures) -> None:
 
 def _value_lines(ranked, measures: list[Measure], args, weights) -> str:
     cache: dict = {}
-    table = np.column_stack([_values(ranked, m, args, weights, cache) for m in measures]) if ranked.topics else None
+    table = (
+        np.column_stack([_values(ranked, m, args, weights, cache) for m in measures])
+        if ranked.topics
+        else None
+    )
     lines = []
     for row, topic in enumerate(ranked.topics):
         for column, measure in enumerate(measures):
@@ -273,7 +291,9 @@ def _vector_lines(ranked, measures: list[Measure], args, weights) -> str:
     for measure in measures:
         vectors = _vectors(ranked, measure, args, weights, cache)
         for topic, vector in zip(ranked.topics, vectors, strict=True):
-            lines.append(json.dumps({"measure": measure.name, "topic": topic, "vector": vector.tolist()}) + "\n")
+            lines.append(
+                json.dumps({"measure": measure.name, "topic": topic, "vector": vector.tolist()}) + "\n"
+            )
         mean = metrics.avg_vect(vectors) if ranked.topics else np.zeros(vectors.shape[1])
         lines.append(json.dumps({"measure": measure.name, "topic": "all", "vector": mean.tolist()}) + "\n")
     _empty_recall_note(ranked, measures)

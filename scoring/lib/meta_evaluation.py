@@ -108,8 +108,9 @@ def _bootstrap(measures, names, y_all, keep, resamples: int, seed: int) -> dict:
         counts = bootstrap_counts(len(y), min(BLOCK, resamples - start), rng)
         w = counts.sum(axis=1)[:, None]
         sums = counts @ columns
-        pearson = _pearson_from_sums(w, sums[:, :m], sums[:, [3 * m]], sums[:, m : 2 * m], sums[:, [3 * m + 1]],
-                                     sums[:, 2 * m : 3 * m])
+        pearson = _pearson_from_sums(
+            w, sums[:, :m], sums[:, [3 * m]], sums[:, m : 2 * m], sums[:, [3 * m + 1]], sums[:, 2 * m : 3 * m]
+        )
         y_ranks = resample_ranks(counts, y)
         weighted_y = counts * y_ranks
         sy, syy = weighted_y.sum(axis=1), (weighted_y * y_ranks).sum(axis=1)
@@ -117,9 +118,16 @@ def _bootstrap(measures, names, y_all, keep, resamples: int, seed: int) -> dict:
             out[(name, "pearson")].append(pearson[:, j])
             x_ranks = resample_ranks(counts, xs[:, j])
             weighted_x = counts * x_ranks
-            out[(name, "spearman")].append(_pearson_from_sums(
-                w[:, 0], weighted_x.sum(axis=1), sy, (weighted_x * x_ranks).sum(axis=1), syy,
-                (weighted_x * y_ranks).sum(axis=1)))
+            out[(name, "spearman")].append(
+                _pearson_from_sums(
+                    w[:, 0],
+                    weighted_x.sum(axis=1),
+                    sy,
+                    (weighted_x * x_ranks).sum(axis=1),
+                    syy,
+                    (weighted_x * y_ranks).sum(axis=1),
+                )
+            )
     return {key: np.concatenate(parts) for key, parts in out.items()}
 
 
@@ -150,14 +158,21 @@ def unit_means(values: Mapping[str, np.ndarray], systems: Sequence[str], keys: S
     for name, column in values.items():
         column = np.asarray(column, dtype=np.float64)
         with np.errstate(invalid="ignore"):
-            out[name] = np.array([np.nanmean(column[m]) if np.isfinite(column[m]).any() else np.nan
-                                  for m in members])
+            out[name] = np.array(
+                [np.nanmean(column[m]) if np.isfinite(column[m]).any() else np.nan for m in members]
+            )
     return out, [system for _, system in cells]
 
 
-def meta_evaluate(measures: Mapping[str, Sequence[float]], ratings: Mapping[str, Sequence[float]],
-                  systems: Sequence[str], *, resamples: int = 2000, seed: int = 2016,
-                  level: float = 0.95) -> MetaEvaluation:
+def meta_evaluate(
+    measures: Mapping[str, Sequence[float]],
+    ratings: Mapping[str, Sequence[float]],
+    systems: Sequence[str],
+    *,
+    resamples: int = 2000,
+    seed: int = 2016,
+    level: float = 0.95,
+) -> MetaEvaluation:
     """Every measure against every rating (NaN: no answer, or no value), over all systems and per system, and
     the systems' rankings by each measure and rating against each other. `measures` and `ratings` map a name
     to one value per session (or unit), in the order of `systems`."""
@@ -167,7 +182,9 @@ def meta_evaluate(measures: Mapping[str, Sequence[float]], ratings: Mapping[str,
     ratings = {k: np.asarray(v, dtype=np.float64) for k, v in ratings.items()}
     result = MetaEvaluation()
     if not ratings:
-        result.notes.append("The study has no numeric post-task rating: nothing to correlate the measures with.")
+        result.notes.append(
+            "The study has no numeric post-task rating: nothing to correlate the measures with."
+        )
     system_array = np.asarray(systems)
     scopes = [(ALL_SYSTEMS, np.ones(len(systems), dtype=bool))]
     if len(labels) > 1:
@@ -186,7 +203,9 @@ def meta_evaluate(measures: Mapping[str, Sequence[float]], ratings: Mapping[str,
             for names in groups.values():
                 keep = masks[names[0]]
                 n = int(keep.sum())
-                points = {(m, c): _point(c, measures[m][keep], y_all[keep]) for m in names for c in COEFFICIENTS}
+                points = {
+                    (m, c): _point(c, measures[m][keep], y_all[keep]) for m in names for c in COEFFICIENTS
+                }
                 wanted = [m for m in names if any(np.isfinite(points[(m, c)][0]) for c in COEFFICIENTS)]
                 if wanted:
                     boots.update(_bootstrap(measures, wanted, y_all, keep, resamples, seed))
@@ -196,9 +215,19 @@ def meta_evaluate(measures: Mapping[str, Sequence[float]], ratings: Mapping[str,
                         low = high = float("nan")
                         if np.isfinite(value):
                             low, high = _interval(boots[(measure, coefficient)], level)
-                        rows.append({"scope": scope, "measure": measure, "rating": rating,
-                                     "coefficient": coefficient, "n": n, "value": value, "low": low, "high": high,
-                                     "p_value": p})
+                        rows.append(
+                            {
+                                "scope": scope,
+                                "measure": measure,
+                                "rating": rating,
+                                "coefficient": coefficient,
+                                "n": n,
+                                "value": value,
+                                "low": low,
+                                "high": high,
+                                "p_value": p,
+                            }
+                        )
         for coefficient in COEFFICIENTS:
             family = [r for r in rows if r["coefficient"] == coefficient]
             p = [r["p_value"] for r in family]
@@ -207,8 +236,10 @@ def meta_evaluate(measures: Mapping[str, Sequence[float]], ratings: Mapping[str,
         result.correlations += [Agreement(**r) for r in rows]
     undefined = sorted({f"{a.measure} ({a.scope})" for a in result.correlations if not np.isfinite(a.value)})
     if undefined:
-        result.notes.append("No correlation where fewer than three sessions have both values or one of them does not "
-                            "vary: " + ", ".join(undefined[:12]) + (" ..." if len(undefined) > 12 else "") + ".")
+        result.notes.append(
+            "No correlation where fewer than three sessions have both values or one of them does not "
+            "vary: " + ", ".join(undefined[:12]) + (" ..." if len(undefined) > 12 else "") + "."
+        )
 
     rankers = {**measures, **{f"rating: {k}": v for k, v in ratings.items()}}
     for name, values in rankers.items():
@@ -221,8 +252,9 @@ def meta_evaluate(measures: Mapping[str, Sequence[float]], ratings: Mapping[str,
         result.notes.append("One system: there is no ranking of systems to compare.")
         return result
     if len(labels) == 2:
-        result.notes.append("With two systems Kendall's tau is 1 (same order) or -1 (reversed); its p is not "
-                            "informative.")
+        result.notes.append(
+            "With two systems Kendall's tau is 1 (same order) or -1 (reversed); its p is not informative."
+        )
     for first, second in combinations(rankers, 2):
         a = np.array([result.system_means[first][s] for s in labels])
         b = np.array([result.system_means[second][s] for s in labels])

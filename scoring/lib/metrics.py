@@ -233,7 +233,9 @@ class RankedGrades:
     lengths: np.ndarray
 
 
-def scatter_grades(rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def scatter_grades(
+    rows: np.ndarray, columns: np.ndarray, values: np.ndarray, shape: tuple[int, int]
+) -> np.ndarray:
     matrix = np.full(shape, UNJUDGED, dtype=np.int64)
     matrix[rows, columns] = values
     return matrix

@@ -43,8 +43,9 @@ class PowerError(ValueError):
 # --- closed form ----------------------------------------------------------------------------------------------
 
 
-def paired_t_power(n: int, difference: float, spread: float, *, alpha: float = 0.05,
-                   alternative: str = "two-sided") -> float:
+def paired_t_power(
+    n: int, difference: float, spread: float, *, alpha: float = 0.05, alternative: str = "two-sided"
+) -> float:
     """Power of the paired t-test on n participants whose differences are N(difference, spread^2).
 
     Under the alternative the statistic is noncentral t with n - 1 degrees of freedom and noncentrality
@@ -65,8 +66,15 @@ def paired_t_power(n: int, difference: float, spread: float, *, alpha: float = 0
     raise PowerError(f"alternative {alternative!r} is not one of {', '.join(ALTERNATIVES)}")
 
 
-def paired_t_smallest_n(difference: float, spread: float, target: float, *, alpha: float = 0.05,
-                        alternative: str = "two-sided", largest: int = 100_000) -> int | None:
+def paired_t_smallest_n(
+    difference: float,
+    spread: float,
+    target: float,
+    *,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    largest: int = 100_000,
+) -> int | None:
     """The smallest n >= 2 whose closed-form power reaches `target`; None if not even `largest` does."""
     _check_target(target)
 
@@ -93,8 +101,9 @@ def paired_t_smallest_n(difference: float, spread: float, target: float, *, alph
 # --- Monte Carlo intervals ------------------------------------------------------------------------------------
 
 
-def proportion_interval(successes: int, trials: int, *, level: float = 0.95,
-                        method: str = "wilson") -> tuple[float, float]:
+def proportion_interval(
+    successes: int, trials: int, *, level: float = 0.95, method: str = "wilson"
+) -> tuple[float, float]:
     """A confidence interval for a proportion: Wilson's score interval (good coverage, never outside [0, 1]) or
     Clopper-Pearson's exact one (conservative)."""
     if trials < 1:
@@ -131,8 +140,9 @@ class PowerPoint:
         return self.rejections / self.replications
 
 
-def power_point(n: int, rejections: int, replications: int, *, level: float = 0.95,
-                method: str = "wilson") -> PowerPoint:
+def power_point(
+    n: int, rejections: int, replications: int, *, level: float = 0.95, method: str = "wilson"
+) -> PowerPoint:
     low, high = proportion_interval(rejections, replications, level=level, method=method)
     return PowerPoint(n=n, replications=replications, rejections=rejections, low=low, high=high)
 
@@ -198,8 +208,15 @@ def _participant_differences(values: np.ndarray, design: Design, first: int, sec
     return mean_second - mean_first
 
 
-def p_values(values: np.ndarray, design: Design, *, first: int, second: int, test: str = "paired_t",
-             alternative: str = "two-sided") -> np.ndarray:
+def p_values(
+    values: np.ndarray,
+    design: Design,
+    *,
+    first: int,
+    second: int,
+    test: str = "paired_t",
+    alternative: str = "two-sided",
+) -> np.ndarray:
     """The test's p value for each replication: values is (R, N, positions) on the design's first N rows.
     NaN where the test is not defined (no variation at all): such a replication does not reject."""
     values = np.asarray(values, dtype=np.float64)
@@ -236,8 +253,16 @@ def _wilcoxon(diffs: np.ndarray, alternative: str) -> np.ndarray:
     return out
 
 
-def rejections(values: np.ndarray, design: Design, *, first: int, second: int, test: str = "paired_t",
-               alpha: float = 0.05, alternative: str = "two-sided") -> int:
+def rejections(
+    values: np.ndarray,
+    design: Design,
+    *,
+    first: int,
+    second: int,
+    test: str = "paired_t",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+) -> int:
     _check_alpha(alpha)
     p = p_values(values, design, first=first, second=second, test=test, alternative=alternative)
     return int(np.count_nonzero(p < alpha))  # NaN compares False: not a rejection
@@ -306,8 +331,16 @@ class PilotModel:
     scenarios: bool = True
 
     @classmethod
-    def fit(cls, values: Sequence[float], participant: Sequence, scenario: Sequence, system: Sequence[int],
-            *, systems: int, scenarios: bool = True) -> PilotModel:
+    def fit(
+        cls,
+        values: Sequence[float],
+        participant: Sequence,
+        scenario: Sequence,
+        system: Sequence[int],
+        *,
+        systems: int,
+        scenarios: bool = True,
+    ) -> PilotModel:
         """`system` gives each session's design system index (0..systems-1); participant and scenario are any
         labels. PowerError when the pilot cannot say anything: fewer than two participants, a system without
         sessions, or no residual degrees of freedom."""
@@ -333,8 +366,10 @@ class PilotModel:
         coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
         df = n - rank
         if df < 1:
-            raise PowerError(f"the pilot's {n} sessions leave no residual degrees of freedom for "
-                             f"{len(p_codes)} participants, {len(s_codes)} scenarios and {systems} systems")
+            raise PowerError(
+                f"the pilot's {n} sessions leave no residual degrees of freedom for "
+                f"{len(p_codes)} participants, {len(s_codes)} scenarios and {systems} systems"
+            )
         residuals = (y - x @ coef) * np.sqrt(n / df)
         a = np.concatenate([[0.0], coef[1 : len(p_codes)]])
         start = len(p_codes)
@@ -342,8 +377,14 @@ class PilotModel:
         c = np.concatenate([[0.0], coef[start + len(s_codes) - 1 :]])
         # Centred, so mu is the level of an average participant on an average scenario.
         mean = coef[0] + a.mean() + b.mean() + c.mean()
-        return cls(mean=float(mean), participant_effects=a - a.mean(), scenario_effects=b - b.mean(),
-                   system_effects=c - c.mean(), residuals=residuals, scenarios=scenarios)
+        return cls(
+            mean=float(mean),
+            participant_effects=a - a.mean(),
+            scenario_effects=b - b.mean(),
+            system_effects=c - c.mean(),
+            residuals=residuals,
+            scenarios=scenarios,
+        )
 
     def difference(self, first: int, second: int) -> float:
         """The pilot's estimate of second minus first (the effect whose power is computed)."""
@@ -368,9 +409,20 @@ class PilotModel:
 # --- the Monte Carlo loop -------------------------------------------------------------------------------------
 
 
-def simulated_rejections(sampler, design: Design, n: int, replications: int, *, first: int, second: int,
-                         test: str = "paired_t", alpha: float = 0.05, alternative: str = "two-sided",
-                         seed: int | Sequence[int] = 0, batch: int = 500) -> int:
+def simulated_rejections(
+    sampler,
+    design: Design,
+    n: int,
+    replications: int,
+    *,
+    first: int,
+    second: int,
+    test: str = "paired_t",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    seed: int | Sequence[int] = 0,
+    batch: int = 500,
+) -> int:
     """How many of `replications` simulated studies of the design's first n participants reject. Seeded
     (`seed` may be a tuple, e.g. (plan seed, n, chunk start), so chunks run anywhere give the same counts);
     drawn `batch` replications at a time to bound memory."""
@@ -384,19 +436,47 @@ def simulated_rejections(sampler, design: Design, n: int, replications: int, *, 
     for start in range(0, replications, batch):
         size = min(batch, replications - start)
         values = sampler.sample(rng, rows, size)
-        total += rejections(values, rows, first=first, second=second, test=test, alpha=alpha,
-                            alternative=alternative)
+        total += rejections(
+            values, rows, first=first, second=second, test=test, alpha=alpha, alternative=alternative
+        )
     return total
 
 
-def monte_carlo_power(sampler, design: Design, counts: Sequence[int], replications: int, *, first: int = 0,
-                      second: int = 1, test: str = "paired_t", alpha: float = 0.05, alternative: str = "two-sided",
-                      seed: int = 0, level: float = 0.95, method: str = "wilson") -> list[PowerPoint]:
+def monte_carlo_power(
+    sampler,
+    design: Design,
+    counts: Sequence[int],
+    replications: int,
+    *,
+    first: int = 0,
+    second: int = 1,
+    test: str = "paired_t",
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    seed: int = 0,
+    level: float = 0.95,
+    method: str = "wilson",
+) -> list[PowerPoint]:
     """The power curve: one PowerPoint per count, each from its own seeded stream."""
     return [
-        power_point(n, simulated_rejections(sampler, design, n, replications, first=first, second=second, test=test,
-                                            alpha=alpha, alternative=alternative, seed=(seed, n)),
-                    replications, level=level, method=method)
+        power_point(
+            n,
+            simulated_rejections(
+                sampler,
+                design,
+                n,
+                replications,
+                first=first,
+                second=second,
+                test=test,
+                alpha=alpha,
+                alternative=alternative,
+                seed=(seed, n),
+            ),
+            replications,
+            level=level,
+            method=method,
+        )
         for n in counts
     ]
 

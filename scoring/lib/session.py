@@ -204,7 +204,9 @@ def encode_sessions(
     # factory is a counter gives a new document the next code as it is met (half the time of numbering the
     # distinct documents first, then looking every shown one up).
     code_of: dict[str, int] = defaultdict(count().__next__)
-    shown_codes = np.fromiter(map(code_of.__getitem__, chain.from_iterable(lists)), dtype=np.int64, count=n_shown)
+    shown_codes = np.fromiter(
+        map(code_of.__getitem__, chain.from_iterable(lists)), dtype=np.int64, count=n_shown
+    )
     row = len(lengths)
     # The cells of the (Q, depth) matrices that hold a shown document: the first lengths[q] of row q. A
     # boolean mask visits them in row-major order, the order of shown_codes (cheaper than their indices).
@@ -222,8 +224,11 @@ def encode_sessions(
         if seen.count(None) == len(seen):  # none recorded (the CLI passes them all, mostly None)
             scanned = np.full(len(seen), -1, dtype=np.int64)
         else:
-            scanned = np.fromiter((-1 if depth_seen is None else depth_seen for depth_seen in seen), dtype=np.int64,
-                                  count=len(seen))
+            scanned = np.fromiter(
+                (-1 if depth_seen is None else depth_seen for depth_seen in seen),
+                dtype=np.int64,
+                count=len(seen),
+            )
         if len(scanned) != row:
             raise ValueError(f"scanned_to gives {len(scanned)} depths for {row} queries")
     recall_topic: list[int] = []
@@ -320,11 +325,11 @@ def session_grid(
         _check_bq(bq)
     prep = _Prepared(batch, params)
     rank_disc = np.stack([_rank_discounts(prep.width, params.formulation, b) for b in b_arr], axis=1)
-    query_disc = np.stack([_query_discounts(prep.max_queries, params.formulation, bq) for bq in bq_arr], axis=1)
-    summary = prep.summaries(rank_disc, query_disc)
-    return SessionGrid(
-        b=b_arr, bq=bq_arr, **{name: summary[name] for name in SUMMARIES}
+    query_disc = np.stack(
+        [_query_discounts(prep.max_queries, params.formulation, bq) for bq in bq_arr], axis=1
     )
+    summary = prep.summaries(rank_disc, query_disc)
+    return SessionGrid(b=b_arr, bq=bq_arr, **{name: summary[name] for name in SUMMARIES})
 
 
 def _rank_discounts(n: int, formulation: str, b: float) -> np.ndarray:
@@ -416,7 +421,9 @@ class _Prepared:
 
         # A query's DCG at its cut, and sum_i G[i] d(i) i, in one product.
         ranks = np.arange(self.width, dtype=np.float64)[:, None]
-        products = (np.concatenate([rank_disc, ranks * rank_disc], axis=1).T @ self.gains.T).T  # faster than Q x k
+        products = (
+            np.concatenate([rank_disc, ranks * rank_disc], axis=1).T @ self.gains.T
+        ).T  # faster than Q x k
         dcg = products[:, :n_b]
         # avg-pos over the curve up to the session's end L: element e at curve position p_e (0-based) is in
         # L - p_e of the L cumulated values, so the sum of the curve is sum_e value_e * (L - p_e).
@@ -508,7 +515,9 @@ class _Prepared:
                     cells *= rank_by_column
                     cells *= query_by_column
                     np.cumsum(block, axis=1, out=block)
-                    ideal_block = np.take(table, ideal_row[first:last], axis=0, out=ideal[first:last], mode="clip")
+                    ideal_block = np.take(
+                        table, ideal_row[first:last], axis=0, out=ideal[first:last], mode="clip"
+                    )
                     np.divide(block, ideal_block, out=normalized[first:last])
 
         # numpy releases the GIL inside these operations, so the blocks of the two halves of the sessions are
@@ -583,7 +592,9 @@ def _gains(
         # spends four passes and three (Q, D) temporaries on the masks for negative grades.
         np.asarray(params.weights, dtype=np.float64).take(grades, out=gains, mode="clip")
     else:
-        gains[...] = grade_gains(grades, params.weights)  # cells past the cut hold recall-base grades: checked
+        gains[...] = grade_gains(
+            grades, params.weights
+        )  # cells past the cut hold recall-base grades: checked
     gains *= shown
     return gains
 

@@ -46,16 +46,23 @@ def add_session_subcommand(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--qrels", required=True, help="TREC qrels: topic iteration docid grade")
     parser.add_argument("--sessions", required=True, help="sessions, one JSON object a line")
     parser.add_argument("--b", type=float, default=defaults.b, help="rank log base (default %(default)s)")
-    parser.add_argument("--bq", type=float, default=defaults.bq, help="query log base, 1 < bq < 1000 (default %(default)s)")
-    parser.add_argument("--top", type=int, default=defaults.top, help="scanning length X per query (default %(default)s)")
     parser.add_argument(
-        "--weights", default=",".join(f"{w:g}" for w in defaults.weights),
+        "--bq", type=float, default=defaults.bq, help="query log base, 1 < bq < 1000 (default %(default)s)"
+    )
+    parser.add_argument(
+        "--top", type=int, default=defaults.top, help="scanning length X per query (default %(default)s)"
+    )
+    parser.add_argument(
+        "--weights",
+        default=",".join(f"{w:g}" for w in defaults.weights),
         help="gain of grades 0, 1, ... (default %(default)s; ignored by kanoulas2011)",
     )
     parser.add_argument("--duplicates", choices=DUPLICATES, default=defaults.duplicates)
     parser.add_argument("--short-lists", choices=SHORT_LISTS, default=defaults.short_lists)
     parser.add_argument("--formulation", choices=FORMULATIONS, default=defaults.formulation)
-    parser.add_argument("--pad-to", type=int, default=None, help="hold curves to N queries (default: longest session)")
+    parser.add_argument(
+        "--pad-to", type=int, default=None, help="hold curves to N queries (default: longest session)"
+    )
     parser.add_argument("--scan", choices=SCANS, default=defaults.scan)
     _add_measure_arguments(parser)
     parser.set_defaults(func=run_session)
@@ -66,28 +73,61 @@ def _add_measure_arguments(parser: argparse.ArgumentParser) -> None:
     """The other session measures (scoring/lib/session_measures.py); they use --top as k and --b, --bq."""
     m = MeasureParams()
     group = parser.add_argument_group("other session measures (docs/scoring-sessions.md)")
-    group.add_argument("--measure", action="append", choices=MEASURES, default=[], metavar="NAME",
-                       help="add a measure to each line's \"measures\" (repeatable): " + ", ".join(MEASURES))
-    group.add_argument("--p-reformulate", type=float, default=m.p_reformulate, help="esNDCG (default %(default)s)")
+    group.add_argument(
+        "--measure",
+        action="append",
+        choices=MEASURES,
+        default=[],
+        metavar="NAME",
+        help='add a measure to each line\'s "measures" (repeatable): ' + ", ".join(MEASURES),
+    )
+    group.add_argument(
+        "--p-reformulate", type=float, default=m.p_reformulate, help="esNDCG (default %(default)s)"
+    )
     group.add_argument("--p-down", type=float, default=m.p_down, help="esNDCG (default %(default)s)")
-    group.add_argument("--mc-paths", type=int, default=m.mc_paths, help="esndcg_mc paths (default %(default)s)")
+    group.add_argument(
+        "--mc-paths", type=int, default=m.mc_paths, help="esndcg_mc paths (default %(default)s)"
+    )
     group.add_argument("--seed", type=int, default=m.seed, help="esndcg_mc random seed (default %(default)s)")
-    group.add_argument("--srbp-p", type=float, default=m.srbp_p, help="sRBP persistence (default %(default)s)")
+    group.add_argument(
+        "--srbp-p", type=float, default=m.srbp_p, help="sRBP persistence (default %(default)s)"
+    )
     group.add_argument("--srbp-b", type=float, default=m.srbp_b, help="sRBP balance (default %(default)s)")
-    group.add_argument("--grade-max", type=int, default=None,
-                       help="sRBP: the top grade of the scale (default: the largest grade in the qrels)")
-    group.add_argument("--half-life", type=float, default=m.half_life, help="TBG, seconds (default %(default)s)")
-    group.add_argument("--u-patience", type=float, default=m.u_patience,
-                       help="U-measure's L, seconds (default %(default)s)")
-    group.add_argument("--document-words", type=int, default=m.document_words,
-                       help="TBG/U: words of a document whose dwell is unknown (default %(default)s)")
+    group.add_argument(
+        "--grade-max",
+        type=int,
+        default=None,
+        help="sRBP: the top grade of the scale (default: the largest grade in the qrels)",
+    )
+    group.add_argument(
+        "--half-life", type=float, default=m.half_life, help="TBG, seconds (default %(default)s)"
+    )
+    group.add_argument(
+        "--u-patience", type=float, default=m.u_patience, help="U-measure's L, seconds (default %(default)s)"
+    )
+    group.add_argument(
+        "--document-words",
+        type=int,
+        default=m.document_words,
+        help="TBG/U: words of a document whose dwell is unknown (default %(default)s)",
+    )
 
 
 def _measure_params(args: argparse.Namespace) -> MeasureParams:
     return MeasureParams(
-        k=args.top, b=args.b, bq=args.bq, p_reformulate=args.p_reformulate, p_down=args.p_down,
-        mc_paths=args.mc_paths, seed=args.seed, srbp_p=args.srbp_p, srbp_b=args.srbp_b, grade_max=args.grade_max,
-        half_life=args.half_life, u_patience=args.u_patience, document_words=args.document_words,
+        k=args.top,
+        b=args.b,
+        bq=args.bq,
+        p_reformulate=args.p_reformulate,
+        p_down=args.p_down,
+        mc_paths=args.mc_paths,
+        seed=args.seed,
+        srbp_p=args.srbp_p,
+        srbp_b=args.srbp_b,
+        grade_max=args.grade_max,
+        half_life=args.half_life,
+        u_patience=args.u_patience,
+        document_words=args.document_words,
     )
 
 
@@ -111,7 +151,10 @@ def run_session(args: argparse.Namespace) -> int:
 
 
 def score_session_file(
-    qrels_path: str, sessions_path: str, params: SessionParams, measures: tuple[str, ...] = (),
+    qrels_path: str,
+    sessions_path: str,
+    params: SessionParams,
+    measures: tuple[str, ...] = (),
     measure_params: MeasureParams | None = None,
 ) -> tuple[list[str], list[str]]:
     """Read, check and score both files; return the output JSON lines and the warnings. Each selected measure
@@ -134,7 +177,9 @@ def _score_session_file(qrels_path, sessions_path, params, measures, measure_par
     if any(name in TIME_MEASURES for name in measures):
         trails = read_trails(sessions_path, records)
         # The time measures follow each list down to its examined depth, which may pass the top X.
-        deepest = [q.depth or 0 for trail in trails for q in trail] + [r for t in trails for q in t for r in q.opened or ()]
+        deepest = [q.depth or 0 for trail in trails for q in trail] + [
+            r for t in trails for q in t for r in q.opened or ()
+        ]
         depth = max(depth, *deepest)
     batch = encode_sessions(topics, results, qrels, depth=depth, scanned_to=scanned)
     scores = score_sessions(batch, params)
@@ -146,22 +191,38 @@ def _score_session_file(qrels_path, sessions_path, params, measures, measure_par
         for topic in empty
     ]
     per_query = float_runs(scores.per_query, scores.query_counts)
-    curve, ideal, normalized = (float_rows(matrix) for matrix in (scores.curve, scores.ideal, scores.normalized))
+    curve, ideal, normalized = (
+        float_rows(matrix) for matrix in (scores.curve, scores.ideal, scores.normalized)
+    )
     lines = []
     for s, record in enumerate(records):
         # json.dumps of the whole line, written in pieces: the arrays (nearly all of the line) by float_rows.
-        head = json.dumps({"id": record.id, "system": record.system, "scenario": record.scenario,
-                           "participant": record.participant})
-        tail = json.dumps({
-            "final": float(scores.final[s]),
-            "normalized_final": float(scores.normalized_final[s]),
-            "last_query": float(scores.last_query[s]),
-            "best_query": float(scores.best_query[s]),
-            "average": float(scores.average[s]),
-            **({"measures": {name: float(values[s]) for name, values in extra.items()}} if measures else {}),
-        })
-        lines.append(f'{head[:-1]}, "curve": {curve[s]}, "ideal": {ideal[s]}, "normalized": {normalized[s]}, '
-                     f'"per_query": {per_query[s]}, {tail[1:]}')
+        head = json.dumps(
+            {
+                "id": record.id,
+                "system": record.system,
+                "scenario": record.scenario,
+                "participant": record.participant,
+            }
+        )
+        tail = json.dumps(
+            {
+                "final": float(scores.final[s]),
+                "normalized_final": float(scores.normalized_final[s]),
+                "last_query": float(scores.last_query[s]),
+                "best_query": float(scores.best_query[s]),
+                "average": float(scores.average[s]),
+                **(
+                    {"measures": {name: float(values[s]) for name, values in extra.items()}}
+                    if measures
+                    else {}
+                ),
+            }
+        )
+        lines.append(
+            f'{head[:-1]}, "curve": {curve[s]}, "ideal": {ideal[s]}, "normalized": {normalized[s]}, '
+            f'"per_query": {per_query[s]}, {tail[1:]}'
+        )
     return lines, warnings
 
 
@@ -215,6 +276,7 @@ def read_trails(path: str, records: list[SessionRecord]) -> list[list[TrailQuery
         data = json.loads(raw_lines[record.line - 1])
         trail = []
         for number, (query, raw) in enumerate(zip(record.queries, data["queries"], strict=True), start=1):
+
             def bad(reason, number=number, line=record.line):
                 return InputError(path, line, f"query {number}: {reason}")
 
@@ -228,20 +290,31 @@ def read_trails(path: str, records: list[SessionRecord]) -> list[list[TrailQuery
                 dwell_of = {}
                 for item in opened:
                     rank = item.get("rank") if isinstance(item, dict) else None
-                    if not isinstance(rank, int) or isinstance(rank, bool) or not 1 <= rank <= len(query.results):
-                        raise bad(f'"opened": rank must be a whole number from 1 to {len(query.results)} '
-                                  f"(the list's length), found {rank!r}")
+                    if (
+                        not isinstance(rank, int)
+                        or isinstance(rank, bool)
+                        or not 1 <= rank <= len(query.results)
+                    ):
+                        raise bad(
+                            f'"opened": rank must be a whole number from 1 to {len(query.results)} '
+                            f"(the list's length), found {rank!r}"
+                        )
                     dwell = item.get("dwell")
                     if dwell is not None and (not _is_number(dwell) or dwell < 0):
-                        raise bad(f'"opened": dwell must be a number of seconds >= 0 or null, found {dwell!r}')
+                        raise bad(
+                            f'"opened": dwell must be a number of seconds >= 0 or null, found {dwell!r}'
+                        )
                     # A document opened twice from one list: its dwells add up.
                     if dwell is None:
                         dwell_of.setdefault(rank, None)
                     else:
                         dwell_of[rank] = (dwell_of.get(rank) or 0.0) + float(dwell)
                 opened = dwell_of
-            trail.append(TrailQuery(start=None if start is None else float(start), depth=query.scanned_to,
-                                    opened=opened))
+            trail.append(
+                TrailQuery(
+                    start=None if start is None else float(start), depth=query.scanned_to, opened=opened
+                )
+            )
         trails.append(trail)
     return trails
 
@@ -268,20 +341,26 @@ def _params(args: argparse.Namespace) -> SessionParams:
     )
 
 
-def _check(records: list[SessionRecord], qrels: Qrels, params: SessionParams, qrels_path: str, sessions_path: str):
+def _check(
+    records: list[SessionRecord], qrels: Qrels, params: SessionParams, qrels_path: str, sessions_path: str
+):
     """The input problems the scorer would otherwise meet halfway, reported at their file and line."""
     if params.pad_to is not None:
         longest = max(records, key=lambda record: len(record.queries))
         if len(longest.queries) > params.pad_to:
             raise InputError(
-                sessions_path, longest.line, f"the session has {len(longest.queries)} queries, more than --pad-to {params.pad_to}"
+                sessions_path,
+                longest.line,
+                f"the session has {len(longest.queries)} queries, more than --pad-to {params.pad_to}",
             )
     if params.scan == "observed":
         for record in records:
             for number, query in enumerate(record.queries, start=1):
                 if query.scanned_to is None:
                     raise InputError(
-                        sessions_path, record.line, f'query {number} has no "scanned_to"; --scan observed needs it for every query'
+                        sessions_path,
+                        record.line,
+                        f'query {number} has no "scanned_to"; --scan observed needs it for every query',
                     )
     if params.formulation == "kanoulas2011":
         return  # its gain 2^g - 1 is defined for every integer grade

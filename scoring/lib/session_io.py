@@ -153,6 +153,8 @@ def _query(data, number: int, error) -> QueryRecord:
     if text is not None and not isinstance(text, str):
         raise error(f'query {number}: "text" must be a string')
     scanned_to = data.get("scanned_to")
-    if scanned_to is not None and (not isinstance(scanned_to, int) or isinstance(scanned_to, bool) or scanned_to < 0):
+    if scanned_to is not None and (
+        not isinstance(scanned_to, int) or isinstance(scanned_to, bool) or scanned_to < 0
+    ):
         raise error(f'query {number}: "scanned_to" must be a whole number >= 0, found {scanned_to!r}')
     return QueryRecord(text, tuple(results), scanned_to)

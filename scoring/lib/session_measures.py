@@ -82,8 +82,14 @@ class MeasureParams:
             raise ValueError(f"the rank log base b must be greater than 1, got {self.b}")
         if not self.bq > 1:
             raise ValueError(f"the query log base bq must be greater than 1, got {self.bq}")
-        for name in ("p_reformulate", "p_down", "srbp_b", "p_click_relevant", "p_click_nonrelevant",
-                     "p_save_relevant"):
+        for name in (
+            "p_reformulate",
+            "p_down",
+            "srbp_b",
+            "p_click_relevant",
+            "p_click_nonrelevant",
+            "p_save_relevant",
+        ):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability: 0 <= {name} <= 1, got {getattr(self, name)}")
         if not 0.0 <= self.srbp_p < 1.0:
@@ -155,21 +161,28 @@ def score_measures(
         keys = range(batch.n_sessions) if keys is None else keys
         if len(keys) != batch.n_sessions:
             raise ValueError(f"{len(keys)} keys for {batch.n_sessions} sessions")
-        out["esndcg_mc"] = np.array([
-            view.esndcg_sampled(s, np.random.default_rng([params.seed, int(key)]))[0] for s, key in enumerate(keys)
-        ])
+        out["esndcg_mc"] = np.array(
+            [
+                view.esndcg_sampled(s, np.random.default_rng([params.seed, int(key)]))[0]
+                for s, key in enumerate(keys)
+            ]
+        )
     if "srbp" in names:
         out["srbp"] = view.srbp()
     for name in TIME_MEASURES:
         if name in names:
-            out[name] = np.array([
-                view.timed(s, None if trails is None else trails[s])[name] for s in range(batch.n_sessions)
-            ])
+            out[name] = np.array(
+                [view.timed(s, None if trails is None else trails[s])[name] for s in range(batch.n_sessions)]
+            )
     return {name: out[name] for name in names}
 
 
 def esndcg_monte_carlo(
-    batch: SessionBatch, session: int, params: MeasureParams | None = None, *, rng: np.random.Generator | None = None
+    batch: SessionBatch,
+    session: int,
+    params: MeasureParams | None = None,
+    *,
+    rng: np.random.Generator | None = None,
 ) -> tuple[float, float]:
     """(mean, standard error) of one session's path nDCG over params.mc_paths sampled paths: the exact value
     lies within mean +- 1.96 standard errors in 95% of seeds."""
@@ -217,7 +230,9 @@ class _View:
         ideal_sdcg = idcg[self.topic] * np.cumsum(query_disc)[counts - 1]
         # Each query's nDCG@k is the usual one (1 / log2(r + 1), trec_eval's with gain 2^g - 1), whatever b.
         log2_disc = 1.0 / np.log2(np.arange(1, p.k + 1) + 1.0)
-        ndcg = _safe_divide(self.gains @ log2_disc, (self.ideal[:, : p.k] @ log2_disc)[self.topic[self.session_of]])
+        ndcg = _safe_divide(
+            self.gains @ log2_disc, (self.ideal[:, : p.k] @ log2_disc)[self.topic[self.session_of]]
+        )
         return {
             "sdcg_per_query": sdcg / counts,
             "nsdcg": _safe_divide(sdcg, ideal_sdcg),
@@ -335,7 +350,7 @@ class _View:
         relevance = np.clip(self.grades, 0, None) / grade_max
         down = (p * b) ** np.arange(self.params.k)
         onward = (p - b * p) / (1.0 - b * p)
-        per_query = (relevance @ down) * onward ** self.qpos
+        per_query = (relevance @ down) * onward**self.qpos
         return (1.0 - p) * np.bincount(self.session_of, weights=per_query, minlength=len(self.counts))
 
     # --- time measures ----------------------------------------------------------------------------------------
@@ -381,7 +396,9 @@ class _View:
                 clock_tbg += p.summary_seconds
                 clock_u += p.summary_seconds
                 if observed.opened is None:
-                    clock_tbg += (p.p_click_relevant if relevant else p.p_click_nonrelevant) * p.document_seconds
+                    clock_tbg += (
+                        p.p_click_relevant if relevant else p.p_click_nonrelevant
+                    ) * p.document_seconds
                     read = relevant
                     reading = p.document_seconds
                 else:

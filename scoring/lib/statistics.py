@@ -121,7 +121,11 @@ def bootstrap_counts(n: int, resamples: int, rng) -> np.ndarray:
     of n draws with replacement (the same as drawing n indices and counting them)."""
     picks = rng.integers(0, n, size=(resamples, n))
     offsets = (np.arange(resamples) * n)[:, None]
-    return np.bincount((picks + offsets).ravel(), minlength=resamples * n).reshape(resamples, n).astype(np.float64)
+    return (
+        np.bincount((picks + offsets).ravel(), minlength=resamples * n)
+        .reshape(resamples, n)
+        .astype(np.float64)
+    )
 
 
 def resample_ranks(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -156,8 +160,9 @@ def anova_blocks(matrix) -> tuple[float, int, int, float]:
     return float(f), df_treat, df_error, float(stats.f.sf(f, df_treat, df_error))
 
 
-def bootstrap_difference(first, second, *, paired: bool, resamples: int = 2000, seed: int = 2008,
-                         level: float = 0.95) -> tuple[float, float, float]:
+def bootstrap_difference(
+    first, second, *, paired: bool, resamples: int = 2000, seed: int = 2008, level: float = 0.95
+) -> tuple[float, float, float]:
     """Mean of second minus first with a percentile bootstrap interval. Paired: resample the pairs."""
     a = np.asarray(first, dtype=np.float64)
     b = np.asarray(second, dtype=np.float64)
@@ -233,7 +238,9 @@ def adjust_families(tests: list[TestResult]) -> list[TestResult]:
             continue
         p = [np.nan if tests[i].p_value is None else tests[i].p_value for i in members]
         for i, h, b in zip(members, holm(p), benjamini_hochberg(p), strict=True):
-            out[i] = replace(tests[i], p_holm=None if np.isnan(h) else float(h), p_bh=None if np.isnan(b) else float(b))
+            out[i] = replace(
+                tests[i], p_holm=None if np.isnan(h) else float(h), p_bh=None if np.isnan(b) else float(b)
+            )
     return out
 
 
@@ -326,8 +333,12 @@ def rank_biserial(first, second, *, level: float = 0.95, resamples: int = 2000, 
         return Effect("rank-biserial r", value, float("nan"), float("nan"), level, method)
     rng = np.random.default_rng(seed)
     step = max(1, (1 << 21) // len(d))
-    boot = np.concatenate([_rank_biserial_counts(d, bootstrap_counts(len(d), min(step, resamples - start), rng))
-                           for start in range(0, resamples, step)])
+    boot = np.concatenate(
+        [
+            _rank_biserial_counts(d, bootstrap_counts(len(d), min(step, resamples - start), rng))
+            for start in range(0, resamples, step)
+        ]
+    )
     low, high = _percentile_interval(boot, level)
     return Effect("rank-biserial r", value, low, high, level, method)
 
@@ -375,8 +386,9 @@ class Permutation:
 EXACT_UP_TO = 16  # pairs: 2**16 = 65,536 sign patterns enumerated; above, Monte Carlo
 
 
-def paired_permutation_test(first, second, *, resamples: int = 10_000, seed: int = 2008,
-                            exact_up_to: int = EXACT_UP_TO) -> Permutation:
+def paired_permutation_test(
+    first, second, *, resamples: int = 10_000, seed: int = 2008, exact_up_to: int = EXACT_UP_TO
+) -> Permutation:
     """Paired randomization test of the mean difference (second minus first): under the null hypothesis each
     pair's two values are exchangeable, so each difference's sign is a coin flip. Exact (every sign pattern)
     up to `exact_up_to` pairs, else `resamples` seeded random patterns. The p-value follows
@@ -451,8 +463,9 @@ class MixedModel:
     notes: list[str] = field(default_factory=list)
 
 
-def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95,
-                max_sessions: int = MIXED_MAX_SESSIONS) -> MixedModel:
+def mixed_model(
+    values, systems, participants, scenarios, *, level: float = 0.95, max_sessions: int = MIXED_MAX_SESSIONS
+) -> MixedModel:
     """The system effect in a linear mixed model of the per-session values, with crossed random intercepts for
     the participant and the scenario:
 
@@ -473,37 +486,46 @@ def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95
     labels = sorted(set(np.asarray(systems).tolist()), key=str)
     result = MixedModel(
         formula=MIXED_WORDS,
-        reference=labels[0] if labels else "", n_sessions=len(values),
-        n_participants=len(set(participants)), n_scenarios=len(set(scenarios)),
+        reference=labels[0] if labels else "",
+        n_sessions=len(values),
+        n_participants=len(set(participants)),
+        n_scenarios=len(set(scenarios)),
     )
     if len(labels) < 2:
         result.notes.append("The mixed model needs two systems or more.")
         return result
     if len(values) > max_sessions:
-        result.notes.append(f"The mixed model is not fitted on {len(values)} sessions (more than {max_sessions}): "
-                            "statsmodels' crossed random effects grow with the square of the design; filter the "
-                            "dashboard (by scenario or system) or fit it from the CSV.")
+        result.notes.append(
+            f"The mixed model is not fitted on {len(values)} sessions (more than {max_sessions}): "
+            "statsmodels' crossed random effects grow with the square of the design; filter the "
+            "dashboard (by scenario or system) or fit it from the CSV."
+        )
         return result
     if result.n_participants < 2 or result.n_scenarios < 2 or len(values) <= len(labels) + 2:
-        result.notes.append("The mixed model needs at least two participants, two scenarios and more sessions "
-                            "than parameters.")
+        result.notes.append(
+            "The mixed model needs at least two participants, two scenarios and more sessions "
+            "than parameters."
+        )
         return result
     # Positional codes, not the labels: a code is the study's own text, never part of a formula.
     index = {label: i for i, label in enumerate(labels)}
-    data = pd.DataFrame({
-        "value": values,
-        "system": [f"s{index[s]:04d}" for s in np.asarray(systems).tolist()],
-        "participant": pd.factorize(np.asarray(participants))[0],
-        "scenario": pd.factorize(np.asarray(scenarios))[0],
-        "group": np.zeros(len(values), dtype=np.int64),
-    })
+    data = pd.DataFrame(
+        {
+            "value": values,
+            "system": [f"s{index[s]:04d}" for s in np.asarray(systems).tolist()],
+            "participant": pd.factorize(np.asarray(participants))[0],
+            "scenario": pd.factorize(np.asarray(scenarios))[0],
+            "group": np.zeros(len(values), dtype=np.int64),
+        }
+    )
     # One BLAS thread: the fit is many small products, and OpenBLAS's threads fighting over busy cores made
     # 400 sessions take 71 s instead of 3 s on a loaded 2-core machine.
     with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("always")
         try:
-            model = smf.mixedlm(MIXED_FORMULA, data, groups="group", re_formula="0",
-                                vc_formula=MIXED_VARIANCE_COMPONENTS)
+            model = smf.mixedlm(
+                MIXED_FORMULA, data, groups="group", re_formula="0", vc_formula=MIXED_VARIANCE_COMPONENTS
+            )
             fit = model.fit(reml=True)
         except (np.linalg.LinAlgError, ValueError) as exc:
             result.notes.append(f"The mixed model could not be fitted: {exc}.")
@@ -518,20 +540,35 @@ def mixed_model(values, systems, participants, scenarios, *, level: float = 0.95
         estimate, se = float(params[position]), float(bse[position])
         z = estimate / se if se > 0 else float("nan")
         p = float(2.0 * stats.norm.sf(abs(z))) if np.isfinite(z) else float("nan")
-        result.effects.append(MixedEffect(labels[0], label, estimate, se, float(estimate - z_crit * se),
-                                          float(estimate + z_crit * se), z, p))
+        result.effects.append(
+            MixedEffect(
+                labels[0],
+                label,
+                estimate,
+                se,
+                float(estimate - z_crit * se),
+                float(estimate + z_crit * se),
+                z,
+                p,
+            )
+        )
     if len(result.effects) > 1:
         p = [e.p_value for e in result.effects]
-        result.effects = [replace(e, p_holm=float(h), p_bh=float(b))
-                          for e, h, b in zip(result.effects, holm(p), benjamini_hochberg(p), strict=True)]
+        result.effects = [
+            replace(e, p_holm=float(h), p_bh=float(b))
+            for e, h, b in zip(result.effects, holm(p), benjamini_hochberg(p), strict=True)
+        ]
     vcomp = np.asarray(fit.vcomp)
     vc_names = list(fit.model.exog_vc.names)
     result.variances = {name: float(vcomp[i]) for i, name in enumerate(vc_names)}
     result.variances["residual"] = float(fit.scale)
     messages = sorted({str(w.message).split("\n")[0] for w in caught})
     if not result.converged or messages:
-        result.notes.append("statsmodels warned: " + "; ".join(messages or ["the fit did not converge"])
-                            + " (a variance near 0 is the usual cause; the fixed effect is still reported).")
+        result.notes.append(
+            "statsmodels warned: "
+            + "; ".join(messages or ["the fit did not converge"])
+            + " (a variance near 0 is the usual cause; the fixed effect is still reported)."
+        )
     return result
 
 
@@ -549,9 +586,17 @@ def verdict(p: float | None) -> str:
     return "is not significant at the 5% level (the data do not show a difference)"
 
 
-def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence, *, summary: str = "value",
-                    block: str = "participant", paired: bool = True, resamples: int = 2000,
-                    design: tuple[Sequence, Sequence] | None = None) -> Comparison:
+def compare_systems(
+    values: Sequence[float],
+    systems: Sequence,
+    blocks: Sequence,
+    *,
+    summary: str = "value",
+    block: str = "participant",
+    paired: bool = True,
+    resamples: int = 2000,
+    design: tuple[Sequence, Sequence] | None = None,
+) -> Comparison:
     """Every test of this module for one per-session summary. `systems` and `blocks` label each session.
 
     One unit of averaging throughout (every test and mean names it): paired, the unit is the block (a
@@ -574,7 +619,8 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
         unit = "sessions"
         groups = {label: values[systems == label] for label in labels}
     result = Comparison(
-        summary=summary, block=block,
+        summary=summary,
+        block=block,
         means={label: float(group.mean()) if len(group) else float("nan") for label, group in groups.items()},
         counts={label: int(len(group)) for label, group in groups.items()},
     )
@@ -584,79 +630,142 @@ def compare_systems(values: Sequence[float], systems: Sequence, blocks: Sequence
     if design is not None:
         result.mixed = mixed_model(values, systems, design[0], design[1])
     if paired and len(block_labels) < 2:
-        result.notes.append(f"Fewer than two {block}s used every system: no test on {block} means (choose "
-                            "sessions as the unit for unpaired tests).")
+        result.notes.append(
+            f"Fewer than two {block}s used every system: no test on {block} means (choose "
+            "sessions as the unit for unpaired tests)."
+        )
         return result
     if min(len(g) for g in groups.values()) < 2:
         result.notes.append("Some system has fewer than two sessions: the tests need at least two each.")
         return result
 
     best = max(result.means, key=result.means.get)
-    per = f"per {block}, over the {len(block_labels)} {block}s that used every system" if paired else "per session"
+    per = (
+        f"per {block}, over the {len(block_labels)} {block}s that used every system"
+        if paired
+        else "per session"
+    )
     result.notes.append(
-        f"Mean {summary} {per}: " + ", ".join(f"{k} {v:.4g} (n={result.counts[k]})" for k, v in result.means.items())
+        f"Mean {summary} {per}: "
+        + ", ".join(f"{k} {v:.4g} (n={result.counts[k]})" for k, v in result.means.items())
         + f". {best} is highest."
     )
     if not paired:
         f_one, p_one = stats.f_oneway(*groups.values())
-        result.tests.append(TestResult(
-            "one-way ANOVA (sessions)", "all", float(f_one), f"{len(labels) - 1}, {len(values) - len(labels)}",
-            float(p_one), len(values),
-            f"Across sessions, the difference between the systems' means {verdict(p_one)} ({p_text(p_one)}).",
-        ))
+        result.tests.append(
+            TestResult(
+                "one-way ANOVA (sessions)",
+                "all",
+                float(f_one),
+                f"{len(labels) - 1}, {len(values) - len(labels)}",
+                float(p_one),
+                len(values),
+                f"Across sessions, the difference between the systems' means {verdict(p_one)} ({p_text(p_one)}).",
+            )
+        )
     else:
         chi2, p_fr = friedman(matrix)
-        result.tests.append(TestResult(
-            f"Friedman ({unit})", "all", chi2, str(len(system_labels) - 1), p_fr, len(block_labels),
-            f"Ranking the systems within each {block}, the difference {verdict(p_fr)} ({p_text(p_fr)}, "
-            f"{len(block_labels)} {block}s).", effect=kendalls_w(matrix, resamples=resamples),
-        ))
+        result.tests.append(
+            TestResult(
+                f"Friedman ({unit})",
+                "all",
+                chi2,
+                str(len(system_labels) - 1),
+                p_fr,
+                len(block_labels),
+                f"Ranking the systems within each {block}, the difference {verdict(p_fr)} ({p_text(p_fr)}, "
+                f"{len(block_labels)} {block}s).",
+                effect=kendalls_w(matrix, resamples=resamples),
+            )
+        )
         f_b, df1, df2, p_b = anova_blocks(matrix)
-        result.tests.append(TestResult(
-            f"two-way ANOVA (systems x {block}, {unit})", "all", f_b, f"{df1}, {df2}", p_b, len(block_labels),
-            f"With the {block}s' own level taken out, the difference between systems {verdict(p_b)} "
-            f"({p_text(p_b)}).",
-        ))
+        result.tests.append(
+            TestResult(
+                f"two-way ANOVA (systems x {block}, {unit})",
+                "all",
+                f_b,
+                f"{df1}, {df2}",
+                p_b,
+                len(block_labels),
+                f"With the {block}s' own level taken out, the difference between systems {verdict(p_b)} "
+                f"({p_text(p_b)}).",
+            )
+        )
 
     for first, second in combinations(labels, 2):
         pair = f"{first} vs {second}"
         a, b = groups[first], groups[second]
         if paired:
             t, p_t = stats.ttest_rel(b, a)
-            result.tests.append(TestResult(
-                f"paired t-test ({unit})", pair, float(t), str(len(a) - 1), float(p_t), len(a),
-                f"Paired by {block}, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
-                effect=cohens_dz(a, b),
-            ))
+            result.tests.append(
+                TestResult(
+                    f"paired t-test ({unit})",
+                    pair,
+                    float(t),
+                    str(len(a) - 1),
+                    float(p_t),
+                    len(a),
+                    f"Paired by {block}, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
+                    effect=cohens_dz(a, b),
+                )
+            )
             if np.any(b - a != 0):
                 w, p_w = stats.wilcoxon(b, a)
-                result.tests.append(TestResult(
-                    f"Wilcoxon signed-rank ({unit})", pair, float(w), "", float(p_w), len(a),
-                    f"Without assuming normal differences, {second} against {first} {verdict(p_w)} "
-                    f"({p_text(p_w)}).", effect=rank_biserial(a, b, resamples=resamples),
-                ))
+                result.tests.append(
+                    TestResult(
+                        f"Wilcoxon signed-rank ({unit})",
+                        pair,
+                        float(w),
+                        "",
+                        float(p_w),
+                        len(a),
+                        f"Without assuming normal differences, {second} against {first} {verdict(p_w)} "
+                        f"({p_text(p_w)}).",
+                        effect=rank_biserial(a, b, resamples=resamples),
+                    )
+                )
             perm = paired_permutation_test(a, b)
-            how = (f"exact, all {perm.arrangements} sign patterns" if perm.exact
-                   else f"Monte Carlo, {perm.arrangements} seeded sign patterns")
-            result.tests.append(TestResult(
-                f"paired permutation test ({unit})", pair, perm.statistic, how, perm.p_value, len(a),
-                f"Flipping the sign of each {block}'s difference at random ({how}), {second} minus {first} "
-                f"{verdict(perm.p_value)} ({p_text(perm.p_value)}).",
-            ))
+            how = (
+                f"exact, all {perm.arrangements} sign patterns"
+                if perm.exact
+                else f"Monte Carlo, {perm.arrangements} seeded sign patterns"
+            )
+            result.tests.append(
+                TestResult(
+                    f"paired permutation test ({unit})",
+                    pair,
+                    perm.statistic,
+                    how,
+                    perm.p_value,
+                    len(a),
+                    f"Flipping the sign of each {block}'s difference at random ({how}), {second} minus {first} "
+                    f"{verdict(perm.p_value)} ({p_text(perm.p_value)}).",
+                )
+            )
         else:
             t, p_t = stats.ttest_ind(b, a, equal_var=False)
-            result.tests.append(TestResult(
-                "Welch t-test (sessions, unpaired)", pair, float(t), "", float(p_t), len(a) + len(b),
-                f"Unpaired, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
-            ))
+            result.tests.append(
+                TestResult(
+                    "Welch t-test (sessions, unpaired)",
+                    pair,
+                    float(t),
+                    "",
+                    float(p_t),
+                    len(a) + len(b),
+                    f"Unpaired, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
+                )
+            )
         estimate, low, high = bootstrap_difference(a, b, paired=paired, resamples=resamples)
         direction = "higher" if estimate > 0 else "lower"
         covers = low <= 0 <= high
         reading = (
             f"{second} scores {abs(estimate):.4g} {direction} than {first} on {summary} on average over {unit} "
             f"(95% bootstrap CI {low:.4g} to {high:.4g}); "
-            + ("the interval includes 0, so the data are consistent with no difference."
-               if covers else "the interval excludes 0.")
+            + (
+                "the interval includes 0, so the data are consistent with no difference."
+                if covers
+                else "the interval excludes 0."
+            )
         )
         result.differences.append(Difference(first, second, estimate, low, high, len(a), paired, reading))
     result.tests = adjust_families(result.tests)

@@ -53,7 +53,11 @@ def parse_qrels_lines(lines, path: str = "<qrels>") -> Qrels:
             raise InputError(path, number, f"grade {grade_text!r} is not an integer") from None
         judged = qrels.setdefault(topic, {})
         if doc in judged and judged[doc] != grade:
-            raise InputError(path, number, f"document {doc!r} of topic {topic!r} is judged twice ({judged[doc]} and {grade})")
+            raise InputError(
+                path,
+                number,
+                f"document {doc!r} of topic {topic!r} is judged twice ({judged[doc]} and {grade})",
+            )
         judged[doc] = grade
     return qrels
 
@@ -146,7 +150,9 @@ def split_columns(
             line = int(bad[0])
             at_least = "at least " if extra_ok else ""
             raise InputError(
-                path, base_line + line + 1, f"expected {at_least}{count} fields ({names}), found {per_line[line]}"
+                path,
+                base_line + line + 1,
+                f"expected {at_least}{count} fields ({names}), found {per_line[line]}",
             )
         nonblank = np.count_nonzero(per_line)
         if starts.size == count * nonblank:  # every line has exactly `count` fields: no gather needed
@@ -219,7 +225,11 @@ def _arrow_table(data: bytes, count: int, types: dict):
             memory_pool=pa.system_memory_pool(),  # malloc's: mimalloc's fresh pages cost 2-3x the system time
             read_options=csv.ReadOptions(column_names=names, block_size=1 << 23),
             parse_options=csv.ParseOptions(
-                delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+                delimiter=" ",
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                ignore_empty_lines=False,
             ),
             convert_options=csv.ConvertOptions(
                 column_types={names[k]: kind(pa) for k, kind in types.items()},
@@ -257,7 +267,9 @@ def _arrow_bytes(column) -> np.ndarray:
     pieces = []
     for chunk in column.chunks:
         _validity, offsets, values = chunk.buffers()
-        starts = np.frombuffer(offsets, dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1].astype(np.int64)
+        starts = np.frombuffer(offsets, dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1].astype(
+            np.int64
+        )
         lengths = np.diff(starts)
         if lengths.size:
             pieces.append((np.frombuffer(values, dtype=np.uint8)[: starts[-1]], starts, lengths))
@@ -276,8 +288,12 @@ def _arrow_bytes(column) -> np.ndarray:
             body = lengths.size - tail
             ends = np.concatenate((raw[starts[body] :], np.zeros(16, dtype=np.uint8)))
             for j in range(width // 8):
-                words[:body, j] = np.ndarray((body,), dtype="<u8", buffer=raw, offset=int(starts[0]) + 8 * j, strides=(longest,))
-                words[body:, j] = np.ndarray((tail,), dtype="<u8", buffer=ends, offset=8 * j, strides=(longest,))
+                words[:body, j] = np.ndarray(
+                    (body,), dtype="<u8", buffer=raw, offset=int(starts[0]) + 8 * j, strides=(longest,)
+                )
+                words[body:, j] = np.ndarray(
+                    (tail,), dtype="<u8", buffer=ends, offset=8 * j, strides=(longest,)
+                )
                 if longest < 8 * (j + 1):  # the id ends inside this word: keep only its own (low) bytes
                     words[:, j] &= _KEEP_LOW_BYTES[longest - 8 * j]
         else:
@@ -439,7 +455,10 @@ def _group_by_topic(topic_texts, lines: np.ndarray, path: str, *arrays: np.ndarr
     else:
         heads, lengths = _segments(topic_texts)
         head_texts = topic_texts[heads]
-    labels = [_decode(text, path, int(lines[h]), "topic") for text, h in zip(head_texts, heads.tolist(), strict=True)]
+    labels = [
+        _decode(text, path, int(lines[h]), "topic")
+        for text, h in zip(head_texts, heads.tolist(), strict=True)
+    ]
     order: dict[str, int] = {}
     codes = np.array([order.setdefault(label, len(order)) for label in labels], dtype=np.int64)
     if len(order) < len(labels):
@@ -478,7 +497,9 @@ def read_qrels_columns(path: str | Path) -> QrelsColumns:
     name = str(path)
     columns = split_columns(_read_bytes(path), name, 4, (0, 2, 3), QRELS_FIELDS)
     grades = _numbers(columns.fields[3], columns.lines, name, np.int64, "grade", "an integer")
-    topics, bounds, lines, docs, grades = _group_by_topic(columns.fields[0], columns.lines, name, columns.fields[2], grades)
+    topics, bounds, lines, docs, grades = _group_by_topic(
+        columns.fields[0], columns.lines, name, columns.fields[2], grades
+    )
     hashes = id_hashes(docs)
     if not _maybe_duplicates(hashes, bounds):
         return QrelsColumns(topics, bounds, docs, grades, lines, hashes)
@@ -495,7 +516,8 @@ def read_qrels_columns(path: str | Path) -> QrelsColumns:
                 if grades[first] != grades[again]:
                     doc = docs[again].decode("utf-8", "replace")
                     raise InputError(
-                        name, int(lines[again]),
+                        name,
+                        int(lines[again]),
                         f"document {doc!r} of topic {topic!r} is judged twice ({grades[first]} and {grades[again]})",
                     )
             order = np.delete(order, same + 1)
@@ -524,7 +546,9 @@ def _texts(raw: np.ndarray, lines: np.ndarray, path: str, what: str) -> list[str
     """Decode a numpy 'S' array of UTF-8 ids to str, vectorized when it is all ASCII."""
     if raw.size and raw.view(np.uint8).max() < 128:
         return raw.astype(f"U{raw.dtype.itemsize}").tolist()
-    return [_decode(item, path, int(line), what) for item, line in zip(raw.tolist(), lines.tolist(), strict=True)]
+    return [
+        _decode(item, path, int(line), what) for item, line in zip(raw.tolist(), lines.tolist(), strict=True)
+    ]
 
 
 @dataclass
@@ -558,12 +582,16 @@ def _run_columns(data: bytes, name: str) -> RunColumns:
         if not np.isnan(scores).any():  # a NaN is refused below, with its line
             lines = np.arange(1, table.num_rows + 1, dtype=np.int64)  # a plain file has no blank line
             docs = _arrow_bytes(table.column("f2"))
-            topics, bounds, lines, docs, scores = _group_by_topic(_arrow_segments(table.column("f0")), lines, name, docs, scores)
+            topics, bounds, lines, docs, scores = _group_by_topic(
+                _arrow_segments(table.column("f0")), lines, name, docs, scores
+            )
             return RunColumns(topics, bounds, docs, scores, lines, _id_hashes(docs))
     columns = split_columns(data, name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
     lines = columns.lines
     scores = _numbers(columns.fields[4], lines, name, np.float64, "score", "a number")
-    topics, bounds, lines, docs, scores = _group_by_topic(columns.fields[0], lines, name, columns.fields[2], scores)
+    topics, bounds, lines, docs, scores = _group_by_topic(
+        columns.fields[0], lines, name, columns.fields[2], scores
+    )
     return RunColumns(topics, bounds, docs, scores, lines, id_hashes(docs))
 
 
@@ -661,7 +689,9 @@ def _rank_by_rows(qrels: QrelsColumns, run: RunColumns, all_topics: bool) -> Ran
     kept = np.flatnonzero(judged_row >= 0)
     judged_position = np.arange(judged_row.size) - np.repeat(qrels.bounds[:-1], judged_sizes)
     judged_width = int(judged_position[kept].max()) + 1 if kept.size else 0
-    judged = scatter_grades(judged_row[kept], judged_position[kept], qrels.grades[kept], (len(topics), judged_width))
+    judged = scatter_grades(
+        judged_row[kept], judged_position[kept], qrels.grades[kept], (len(topics), judged_width)
+    )
     segment_row = np.array([row_of.get(t, -1) for t in run.topics], dtype=np.int64)
     lengths = np.zeros(len(topics), dtype=np.int64)
     lengths[segment_row[segment_row >= 0]] = sizes[segment_row >= 0]

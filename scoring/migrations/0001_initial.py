@@ -6,119 +6,272 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('studies', '0003_assessment'),
+        ("studies", "0003_assessment"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ScoringRun',
+            name="ScoringRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(blank=True, max_length=200)),
-                ('weights', models.JSONField(default=list)),
-                ('b', models.FloatField(default=2.0)),
-                ('bq', models.FloatField(default=4.0)),
-                ('top', models.PositiveIntegerField(default=10)),
-                ('formulation', models.CharField(choices=[('2008', '2008'), ('2002', '2002'), ('log2', 'log2'), ('kanoulas2011', 'kanoulas2011')], default='2008', max_length=20)),
-                ('gain', models.CharField(choices=[('linear', 'The weights'), ('exponential', '2^grade - 1')], default='linear', max_length=20)),
-                ('duplicates', models.CharField(choices=[('every', 'every'), ('first', 'first')], default='every', max_length=10)),
-                ('short_lists', models.CharField(choices=[('pad', 'pad'), ('as_is', 'as_is')], default='pad', max_length=10)),
-                ('scan', models.CharField(choices=[('fixed', 'fixed'), ('observed', 'observed')], default='fixed', max_length=10)),
-                ('judgments', models.CharField(choices=[('reference', 'Reference (expert) judgments'), ('participant', "The participant's own judgments")], default='reference', max_length=20)),
-                ('grid_b', models.JSONField(default=list)),
-                ('grid_bq', models.JSONField(default=list)),
-                ('status', models.CharField(choices=[('pending', 'Waiting for a worker'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='pending', max_length=20)),
-                ('error', models.TextField(blank=True)),
-                ('current_pass', models.PositiveIntegerField(default=0)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('is_default', models.BooleanField(default=False)),
-                ('stale', models.BooleanField(default=False)),
-                ('stale_since', models.DateTimeField(blank=True, null=True)),
-                ('generation', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('reference_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='scoring_runs', to='studies.referenceversion')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scoring_runs', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("label", models.CharField(blank=True, max_length=200)),
+                ("weights", models.JSONField(default=list)),
+                ("b", models.FloatField(default=2.0)),
+                ("bq", models.FloatField(default=4.0)),
+                ("top", models.PositiveIntegerField(default=10)),
+                (
+                    "formulation",
+                    models.CharField(
+                        choices=[
+                            ("2008", "2008"),
+                            ("2002", "2002"),
+                            ("log2", "log2"),
+                            ("kanoulas2011", "kanoulas2011"),
+                        ],
+                        default="2008",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "gain",
+                    models.CharField(
+                        choices=[("linear", "The weights"), ("exponential", "2^grade - 1")],
+                        default="linear",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "duplicates",
+                    models.CharField(
+                        choices=[("every", "every"), ("first", "first")], default="every", max_length=10
+                    ),
+                ),
+                (
+                    "short_lists",
+                    models.CharField(
+                        choices=[("pad", "pad"), ("as_is", "as_is")], default="pad", max_length=10
+                    ),
+                ),
+                (
+                    "scan",
+                    models.CharField(
+                        choices=[("fixed", "fixed"), ("observed", "observed")], default="fixed", max_length=10
+                    ),
+                ),
+                (
+                    "judgments",
+                    models.CharField(
+                        choices=[
+                            ("reference", "Reference (expert) judgments"),
+                            ("participant", "The participant's own judgments"),
+                        ],
+                        default="reference",
+                        max_length=20,
+                    ),
+                ),
+                ("grid_b", models.JSONField(default=list)),
+                ("grid_bq", models.JSONField(default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for a worker"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("current_pass", models.PositiveIntegerField(default=0)),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("is_default", models.BooleanField(default=False)),
+                ("stale", models.BooleanField(default=False)),
+                ("stale_since", models.DateTimeField(blank=True, null=True)),
+                ("generation", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "reference_version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="scoring_runs",
+                        to="studies.referenceversion",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="scoring_runs",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='QueryScore',
+            name="QueryScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('is_last', models.BooleanField()),
-                ('sdcg', models.FloatField()),
-                ('by_rank', models.BinaryField(help_text='float32 bytes: sDCG at ranks 1..100')),
-                ('query', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='studies.query')),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='studies.searchsession')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='query_scores', to='scoring.scoringrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("is_last", models.BooleanField()),
+                ("sdcg", models.FloatField()),
+                ("by_rank", models.BinaryField(help_text="float32 bytes: sDCG at ranks 1..100")),
+                (
+                    "query",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="studies.query"
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="studies.searchsession",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="query_scores",
+                        to="scoring.scoringrun",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='SessionScore',
+            name="SessionScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('end_reason', models.CharField(blank=True, max_length=20)),
-                ('n_queries', models.PositiveSmallIntegerField()),
-                ('length', models.PositiveIntegerField(help_text="Curve positions up to the session's own end.")),
-                ('final', models.FloatField()),
-                ('ideal_final', models.FloatField()),
-                ('normalized_final', models.FloatField()),
-                ('last_query', models.FloatField()),
-                ('best_query', models.FloatField()),
-                ('average', models.FloatField()),
-                ('curve', models.BinaryField()),
-                ('ideal', models.BinaryField()),
-                ('grid', models.BinaryField()),
-                ('pass_number', models.PositiveIntegerField()),
-                ('participant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='studies.participant')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='session_scores', to='scoring.scoringrun')),
-                ('scenario', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='studies.scenario')),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='studies.searchsession')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='studies.system')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("end_reason", models.CharField(blank=True, max_length=20)),
+                ("n_queries", models.PositiveSmallIntegerField()),
+                (
+                    "length",
+                    models.PositiveIntegerField(help_text="Curve positions up to the session's own end."),
+                ),
+                ("final", models.FloatField()),
+                ("ideal_final", models.FloatField()),
+                ("normalized_final", models.FloatField()),
+                ("last_query", models.FloatField()),
+                ("best_query", models.FloatField()),
+                ("average", models.FloatField()),
+                ("curve", models.BinaryField()),
+                ("ideal", models.BinaryField()),
+                ("grid", models.BinaryField()),
+                ("pass_number", models.PositiveIntegerField()),
+                (
+                    "participant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="studies.participant",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="session_scores",
+                        to="scoring.scoringrun",
+                    ),
+                ),
+                (
+                    "scenario",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="studies.scenario"
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="studies.searchsession",
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="studies.system"
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='scoringrun',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_default', True)), fields=('study',), name='scoring_run_one_default'),
+            model_name="scoringrun",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_default", True)), fields=("study",), name="scoring_run_one_default"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='scoringrun',
-            constraint=models.CheckConstraint(condition=models.Q(('b__gt', 1)), name='scoring_run_b_above_1'),
+            model_name="scoringrun",
+            constraint=models.CheckConstraint(condition=models.Q(("b__gt", 1)), name="scoring_run_b_above_1"),
         ),
         migrations.AddConstraint(
-            model_name='scoringrun',
-            constraint=models.CheckConstraint(condition=models.Q(('bq__gt', 1), ('bq__lt', 1000)), name='scoring_run_bq_range'),
+            model_name="scoringrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("bq__gt", 1), ("bq__lt", 1000)), name="scoring_run_bq_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='scoringrun',
-            constraint=models.CheckConstraint(condition=models.Q(('top__gte', 1)), name='scoring_run_top_from_1'),
+            model_name="scoringrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("top__gte", 1)), name="scoring_run_top_from_1"
+            ),
         ),
         migrations.AddIndex(
-            model_name='queryscore',
-            index=models.Index(fields=['run', 'session'], name='scoring_que_run_id_9e2f8d_idx'),
+            model_name="queryscore",
+            index=models.Index(fields=["run", "session"], name="scoring_que_run_id_9e2f8d_idx"),
         ),
         migrations.AddConstraint(
-            model_name='queryscore',
-            constraint=models.UniqueConstraint(fields=('run', 'query'), name='query_score_once_per_run'),
+            model_name="queryscore",
+            constraint=models.UniqueConstraint(fields=("run", "query"), name="query_score_once_per_run"),
         ),
         migrations.AddIndex(
-            model_name='sessionscore',
-            index=models.Index(fields=['run', 'pass_number'], name='scoring_ses_run_id_d5f4e5_idx'),
+            model_name="sessionscore",
+            index=models.Index(fields=["run", "pass_number"], name="scoring_ses_run_id_d5f4e5_idx"),
         ),
         migrations.AddConstraint(
-            model_name='sessionscore',
-            constraint=models.UniqueConstraint(fields=('run', 'session'), name='session_score_once_per_run'),
+            model_name="sessionscore",
+            constraint=models.UniqueConstraint(fields=("run", "session"), name="session_score_once_per_run"),
         ),
     ]

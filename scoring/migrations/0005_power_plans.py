@@ -6,76 +6,163 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("scoring", "0003_session_measures"),
-        ('studies', '0007_reference_negative_grades'),
+        ("studies", "0007_reference_negative_grades"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PowerPlan',
+            name="PowerPlan",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(blank=True, max_length=200)),
-                ('summary', models.CharField(default='normalized_final', max_length=20)),
-                ('test', models.CharField(default='paired_t', max_length=20)),
-                ('alternative', models.CharField(default='two-sided', max_length=20)),
-                ('effect', models.CharField(choices=[('specified', 'Specified: a difference and a spread'), ('pilot', "From a pilot: resample the study's scored sessions"), ('simulated', "Simulated: searchers on the study's own systems")], default='specified', max_length=20)),
-                ('difference', models.FloatField(blank=True, null=True)),
-                ('spread', models.FloatField(blank=True, null=True)),
-                ('between', models.FloatField(default=0.0)),
-                ('simulated_participants', models.PositiveIntegerField(default=0)),
-                ('counts', models.JSONField(default=list)),
-                ('replications', models.PositiveIntegerField(default=500)),
-                ('alpha', models.FloatField(default=0.05)),
-                ('target', models.FloatField(default=0.8)),
-                ('seed', models.PositiveIntegerField(default=2026)),
-                ('key', models.CharField(db_index=True, max_length=64)),
-                ('sample', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('pending', 'Waiting for a worker'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='pending', max_length=20)),
-                ('error', models.TextField(blank=True)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('first_system', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='studies.system')),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='scoring.scoringrun')),
-                ('second_system', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='studies.system')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='power_plans', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("label", models.CharField(blank=True, max_length=200)),
+                ("summary", models.CharField(default="normalized_final", max_length=20)),
+                ("test", models.CharField(default="paired_t", max_length=20)),
+                ("alternative", models.CharField(default="two-sided", max_length=20)),
+                (
+                    "effect",
+                    models.CharField(
+                        choices=[
+                            ("specified", "Specified: a difference and a spread"),
+                            ("pilot", "From a pilot: resample the study's scored sessions"),
+                            ("simulated", "Simulated: searchers on the study's own systems"),
+                        ],
+                        default="specified",
+                        max_length=20,
+                    ),
+                ),
+                ("difference", models.FloatField(blank=True, null=True)),
+                ("spread", models.FloatField(blank=True, null=True)),
+                ("between", models.FloatField(default=0.0)),
+                ("simulated_participants", models.PositiveIntegerField(default=0)),
+                ("counts", models.JSONField(default=list)),
+                ("replications", models.PositiveIntegerField(default=500)),
+                ("alpha", models.FloatField(default=0.05)),
+                ("target", models.FloatField(default=0.8)),
+                ("seed", models.PositiveIntegerField(default=2026)),
+                ("key", models.CharField(db_index=True, max_length=64)),
+                ("sample", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting for a worker"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                ("progress_total", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "first_system",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="studies.system",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="scoring.scoringrun",
+                    ),
+                ),
+                (
+                    "second_system",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="studies.system",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="power_plans",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='PowerChunk',
+            name="PowerChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('count', models.PositiveIntegerField()),
-                ('start', models.PositiveIntegerField()),
-                ('replications', models.PositiveIntegerField()),
-                ('rejections', models.PositiveIntegerField()),
-                ('plan', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='scoring.powerplan')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("count", models.PositiveIntegerField()),
+                ("start", models.PositiveIntegerField()),
+                ("replications", models.PositiveIntegerField()),
+                ("rejections", models.PositiveIntegerField()),
+                (
+                    "plan",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="chunks",
+                        to="scoring.powerplan",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='powerplan',
-            constraint=models.CheckConstraint(condition=models.Q(('alpha__gt', 0), ('alpha__lt', 1)), name='power_plan_alpha_range'),
+            model_name="powerplan",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("alpha__gt", 0), ("alpha__lt", 1)), name="power_plan_alpha_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='powerplan',
-            constraint=models.CheckConstraint(condition=models.Q(('target__gt', 0), ('target__lt', 1)), name='power_plan_target_range'),
+            model_name="powerplan",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("target__gt", 0), ("target__lt", 1)), name="power_plan_target_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='powerplan',
-            constraint=models.CheckConstraint(condition=models.Q(('replications__gte', 1)), name='power_plan_replications_from_1'),
+            model_name="powerplan",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("replications__gte", 1)), name="power_plan_replications_from_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='powerchunk',
-            constraint=models.UniqueConstraint(fields=('plan', 'count', 'start'), name='power_chunk_once_per_plan'),
+            model_name="powerchunk",
+            constraint=models.UniqueConstraint(
+                fields=("plan", "count", "start"), name="power_chunk_once_per_plan"
+            ),
         ),
     ]

@@ -8,8 +8,19 @@ from ..models import PowerPlan
 from .selectors import LEVEL, PlanCurve
 
 CSV_HEADER = [
-    "participants", "replications", "rejections", "power", "mc_low", "mc_high", "mc_interval", "closed_form_power",
-    "test", "summary", "effect", "alpha", "target",
+    "participants",
+    "replications",
+    "rejections",
+    "power",
+    "mc_low",
+    "mc_high",
+    "mc_interval",
+    "closed_form_power",
+    "test",
+    "summary",
+    "effect",
+    "alpha",
+    "target",
 ]
 
 
@@ -23,14 +34,18 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
     second = plan.second_system.code if plan.second_system else "?"
     measure = SUMMARY_LABELS.get(plan.summary, plan.summary)
     sided = "one-sided (second higher)" if plan.alternative == "greater" else "two-sided"
-    notes = [f"{TEST_LABELS.get(plan.test, plan.test)}, {sided}, at alpha {plan.alpha:g}, of {second} against "
-             f"{first} on {measure}; {plan.replications} simulated studies per count, each of the study's "
-             "Latin-square rows in enrolment order."]
+    notes = [
+        f"{TEST_LABELS.get(plan.test, plan.test)}, {sided}, at alpha {plan.alpha:g}, of {second} against "
+        f"{first} on {measure}; {plan.replications} simulated studies per count, each of the study's "
+        "Latin-square rows in enrolment order."
+    ]
     description = (plan.sample or {}).get("description")
     if plan.effect == PowerPlan.Effect.SPECIFIED:
-        notes.append(f"Specified effect: {second} minus {first} = {plan.difference:g}, the participants' paired "
-                     f"differences spread {plan.spread:g} (standard deviation; effect size d = "
-                     f"{plan.difference / plan.spread:.3g}).")
+        notes.append(
+            f"Specified effect: {second} minus {first} = {plan.difference:g}, the participants' paired "
+            f"differences spread {plan.spread:g} (standard deviation; effect size d = "
+            f"{plan.difference / plan.spread:.3g})."
+        )
     elif description:
         notes.append(
             f"From {plan.sample.get('source', 'the pilot')} ({description['participants']} participants, "
@@ -38,7 +53,8 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
             f"(additive model of participant, scenario and system; the participants' raw paired differences "
             f"average {description['raw_difference']:.4g} with standard deviation {description['spread']:.4g}). "
             "Participants, scenarios and residuals are resampled; the power is that of finding a true difference "
-            "of this size.")
+            "of this size."
+        )
     pilot = (plan.sample or {}).get("pilot")
     if plan.effect == PowerPlan.Effect.SIMULATED and description:
         notes.append(_simulation_against_pilot(plan, description, pilot, first, second))
@@ -49,28 +65,46 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
             f"Against the simulated searchers of plan #{number} ({second} minus {first} = "
             f"{simulated['raw_difference']:.4g}, spread {simulated['spread']:.4g}), the real sessions' difference "
             f"is {'larger' if abs(description['raw_difference']) > abs(simulated['raw_difference']) else 'smaller'} "
-            f"by {abs(gap):.4g} and their spread {description['spread']:.4g}.")
+            f"by {abs(gap):.4g} and their spread {description['spread']:.4g}."
+        )
     if curve.complete:
         if curve.smallest is None:
             last = curve.points[-1] if curve.points else None
-            notes.append(f"No count in the range reaches {_pct(plan.target)} power"
-                         + (f"; {last.n} participants reach {last.power:.2f}." if last else "."))
+            notes.append(
+                f"No count in the range reaches {_pct(plan.target)} power"
+                + (f"; {last.n} participants reach {last.power:.2f}." if last else ".")
+            )
         else:
-            surely = (f"; with the whole {LEVEL:.0%} Monte Carlo interval at or above it: {curve.smallest_surely}"
-                      if curve.smallest_surely else "; no count has its whole Monte Carlo interval above it")
-            notes.append(f"The smallest count reaching {_pct(plan.target)} power: {curve.smallest} participants"
-                         f"{surely}.")
+            surely = (
+                f"; with the whole {LEVEL:.0%} Monte Carlo interval at or above it: {curve.smallest_surely}"
+                if curve.smallest_surely
+                else "; no count has its whole Monte Carlo interval above it"
+            )
+            notes.append(
+                f"The smallest count reaching {_pct(plan.target)} power: {curve.smallest} participants"
+                f"{surely}."
+            )
         own = description and description.get("participants")
         at_own = next((p for p in curve.points if p.n == own), None)
         if at_own is not None:
-            notes.append(f"With the pilot's own {own} participants: power {at_own.power:.2f} ({LEVEL:.0%} Monte Carlo "
-                         f"interval {at_own.low:.2f} to {at_own.high:.2f}).")
+            notes.append(
+                f"With the pilot's own {own} participants: power {at_own.power:.2f} ({LEVEL:.0%} Monte Carlo "
+                f"interval {at_own.low:.2f} to {at_own.high:.2f})."
+            )
     if curve.closed_form:
-        reach = (f"reaches {_pct(plan.target)} at {curve.closed_smallest} participants" if curve.closed_smallest
-                 else f"does not reach {_pct(plan.target)}")
-        given = "" if plan.effect == PowerPlan.Effect.SPECIFIED else (
-            " with the pilot's raw paired differences taken as normal (for comparison: the Monte Carlo curve "
-            "resamples the pilot as it is)")
+        reach = (
+            f"reaches {_pct(plan.target)} at {curve.closed_smallest} participants"
+            if curve.closed_smallest
+            else f"does not reach {_pct(plan.target)}"
+        )
+        given = (
+            ""
+            if plan.effect == PowerPlan.Effect.SPECIFIED
+            else (
+                " with the pilot's raw paired differences taken as normal (for comparison: the Monte Carlo curve "
+                "resamples the pilot as it is)"
+            )
+        )
         notes.append(f"Closed form (noncentral t, dashed){given} {reach}.")
     return notes
 
@@ -80,71 +114,157 @@ def _effect_size(description: dict) -> float | None:
     return description["raw_difference"] / spread if spread and spread == spread and spread > 0 else None
 
 
-def _simulation_against_pilot(plan: PowerPlan, simulated: dict, pilot: dict | None, first: str, second: str) -> str:
+def _simulation_against_pilot(
+    plan: PowerPlan, simulated: dict, pilot: dict | None, first: str, second: str
+) -> str:
     """How the simulated searchers' estimate of the effect differs from the real sessions' (the pilot's)."""
     strategy = (plan.sample or {}).get("strategy") or {}
-    told = (f"Simulated searchers (queries {strategy.get('queries', 'scenario')}, stopping "
-            f"{strategy.get('stopping', 'patience')}): {second} minus {first} = {simulated['raw_difference']:.4g}, "
-            f"paired spread {simulated['spread']:.4g}")
+    told = (
+        f"Simulated searchers (queries {strategy.get('queries', 'scenario')}, stopping "
+        f"{strategy.get('stopping', 'patience')}): {second} minus {first} = {simulated['raw_difference']:.4g}, "
+        f"paired spread {simulated['spread']:.4g}"
+    )
     d_sim = _effect_size(simulated)
     told += f" (d = {d_sim:.2f})." if d_sim is not None else "."
     if not pilot:
         return told + " The study has no scored real sessions to compare them with yet."
     d_pilot = _effect_size(pilot)
-    told += (f" The real sessions (scoring run {pilot['run']}, {pilot['participants']} participants) give "
-             f"{pilot['raw_difference']:.4g}, spread {pilot['spread']:.4g}"
-             + (f" (d = {d_pilot:.2f})" if d_pilot is not None else "") + ": the simulation ")
+    told += (
+        f" The real sessions (scoring run {pilot['run']}, {pilot['participants']} participants) give "
+        f"{pilot['raw_difference']:.4g}, spread {pilot['spread']:.4g}"
+        + (f" (d = {d_pilot:.2f})" if d_pilot is not None else "")
+        + ": the simulation "
+    )
     gap = simulated["raw_difference"] - pilot["raw_difference"]
-    told += ("overstates" if abs(simulated["raw_difference"]) > abs(pilot["raw_difference"]) else "understates")
+    told += "overstates" if abs(simulated["raw_difference"]) > abs(pilot["raw_difference"]) else "understates"
     told += f" the difference by {abs(gap):.4g}"
     if d_sim is not None and d_pilot is not None:
         from ..lib.power import paired_t_smallest_n
 
         def needed(d):
-            n = paired_t_smallest_n(d, 1.0, plan.target, alpha=plan.alpha, alternative=plan.alternative,
-                                    largest=100_000) if d else None
+            n = (
+                paired_t_smallest_n(
+                    d, 1.0, plan.target, alpha=plan.alpha, alternative=plan.alternative, largest=100_000
+                )
+                if d
+                else None
+            )
             return f"{n}" if n else "more than 100,000"
 
-        told += (f"; by the closed form, {_pct(plan.target)} power needs {needed(d_pilot)} participants on the real "
-                 f"sessions' estimate and {needed(d_sim)} on the simulation's")
+        told += (
+            f"; by the closed form, {_pct(plan.target)} power needs {needed(d_pilot)} participants on the real "
+            f"sessions' estimate and {needed(d_sim)} on the simulation's"
+        )
     return told + "."
 
 
 def plan_figure(plan: PowerPlan, curve: PlanCurve) -> dict:
     xs = [p.n for p in curve.points]
     ys = [p.power for p in curve.points]
-    data = [{
-        "type": "scatter", "mode": "lines+markers", "name": f"Monte Carlo power ({LEVEL:.0%} interval)",
-        "x": xs, "y": ys,
-        "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.power for p in curve.points],
-                    "arrayminus": [p.power - p.low for p in curve.points]},
-    }]
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": f"Monte Carlo power ({LEVEL:.0%} interval)",
+            "x": xs,
+            "y": ys,
+            "error_y": {
+                "type": "data",
+                "symmetric": False,
+                "array": [p.high - p.power for p in curve.points],
+                "arrayminus": [p.power - p.low for p in curve.points],
+            },
+        }
+    ]
     if curve.closed_form:
-        data.append({"type": "scatter", "mode": "lines", "name": "closed form (noncentral t)",
-                     "x": list(curve.closed_form), "y": list(curve.closed_form.values()),
-                     "line": {"dash": "dash"}})
-    shapes = [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": plan.target, "y1": plan.target,
-               "line": {"dash": "dot", "width": 1}}]
-    annotations = [{"xref": "paper", "x": 0, "y": plan.target, "text": f"target {_pct(plan.target)}",
-                    "showarrow": False, "yshift": 10, "xanchor": "left"}]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "closed form (noncentral t)",
+                "x": list(curve.closed_form),
+                "y": list(curve.closed_form.values()),
+                "line": {"dash": "dash"},
+            }
+        )
+    shapes = [
+        {
+            "type": "line",
+            "xref": "paper",
+            "x0": 0,
+            "x1": 1,
+            "y0": plan.target,
+            "y1": plan.target,
+            "line": {"dash": "dot", "width": 1},
+        }
+    ]
+    annotations = [
+        {
+            "xref": "paper",
+            "x": 0,
+            "y": plan.target,
+            "text": f"target {_pct(plan.target)}",
+            "showarrow": False,
+            "yshift": 10,
+            "xanchor": "left",
+        }
+    ]
     if curve.smallest is not None:
-        shapes.append({"type": "line", "yref": "paper", "x0": curve.smallest, "x1": curve.smallest, "y0": 0, "y1": 1,
-                       "line": {"dash": "dot", "width": 1}})
-        annotations.append({"x": curve.smallest, "yref": "paper", "y": 1, "text": f"n = {curve.smallest}",
-                            "showarrow": False, "yshift": 8})
+        shapes.append(
+            {
+                "type": "line",
+                "yref": "paper",
+                "x0": curve.smallest,
+                "x1": curve.smallest,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dot", "width": 1},
+            }
+        )
+        annotations.append(
+            {
+                "x": curve.smallest,
+                "yref": "paper",
+                "y": 1,
+                "text": f"n = {curve.smallest}",
+                "showarrow": False,
+                "yshift": 8,
+            }
+        )
     title = f"Power by number of participants: {SUMMARY_LABELS.get(plan.summary, plan.summary)}"
-    return {"data": data, "layout": {
-        "title": {"text": title}, "xaxis": {"title": {"text": "participants"}},
-        "yaxis": {"title": {"text": "power"}, "range": [0, 1.02]}, "shapes": shapes, "annotations": annotations,
-        "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 60},
-    }}
+    return {
+        "data": data,
+        "layout": {
+            "title": {"text": title},
+            "xaxis": {"title": {"text": "participants"}},
+            "yaxis": {"title": {"text": "power"}, "range": [0, 1.02]},
+            "shapes": shapes,
+            "annotations": annotations,
+            "legend": {"orientation": "h", "y": -0.2},
+            "margin": {"t": 60},
+        },
+    }
 
 
 def plan_rows(plan: PowerPlan, curve: PlanCurve) -> list[list]:
     rows = []
     for p in curve.points:
         closed = curve.closed_form.get(p.n)
-        rows.append([p.n, p.replications, p.rejections, f"{p.power:.4f}", f"{p.low:.4f}", f"{p.high:.4f}",
-                     f"wilson {LEVEL:.0%}", "" if closed is None else f"{closed:.4f}", plan.test, plan.summary,
-                     plan.effect, plan.alpha, plan.target])
+        rows.append(
+            [
+                p.n,
+                p.replications,
+                p.rejections,
+                f"{p.power:.4f}",
+                f"{p.low:.4f}",
+                f"{p.high:.4f}",
+                f"wilson {LEVEL:.0%}",
+                "" if closed is None else f"{closed:.4f}",
+                plan.test,
+                plan.summary,
+                plan.effect,
+                plan.alpha,
+                plan.target,
+            ]
+        )
     return rows

@@ -41,27 +41,45 @@ def closed_form_inputs(plan: PowerPlan) -> tuple[float, float] | None:
 
 
 def plan_curve(plan: PowerPlan) -> PlanCurve:
-    sums = (plan.chunks.values("count").order_by("count")
-            .annotate(replications=Sum("replications"), rejections=Sum("rejections")))
+    sums = (
+        plan.chunks.values("count")
+        .order_by("count")
+        .annotate(replications=Sum("replications"), rejections=Sum("rejections"))
+    )
     points = [power_point(row["count"], row["rejections"], row["replications"], level=LEVEL) for row in sums]
-    complete = plan.status == PowerPlan.Status.DONE and all(p.replications == plan.replications for p in points) \
+    complete = (
+        plan.status == PowerPlan.Status.DONE
+        and all(p.replications == plan.replications for p in points)
         and len(points) == len(plan.counts)
+    )
     curve = PlanCurve(points=points, complete=complete)
     if complete:
         curve.smallest = smallest_count(points, plan.target)
         curve.smallest_surely = smallest_count(points, plan.target, surely=True)
     if plan.effect == PowerPlan.Effect.PILOT:
-        simulated = (PowerPlan.objects.filter(
-            study_id=plan.study_id, effect=PowerPlan.Effect.SIMULATED, status=PowerPlan.Status.DONE,
-            summary=plan.summary, first_system_id=plan.first_system_id, second_system_id=plan.second_system_id)
-            .order_by("-finished_at", "-id").values_list("pk", "sample").first())
+        simulated = (
+            PowerPlan.objects.filter(
+                study_id=plan.study_id,
+                effect=PowerPlan.Effect.SIMULATED,
+                status=PowerPlan.Status.DONE,
+                summary=plan.summary,
+                first_system_id=plan.first_system_id,
+                second_system_id=plan.second_system_id,
+            )
+            .order_by("-finished_at", "-id")
+            .values_list("pk", "sample")
+            .first()
+        )
         if simulated and (simulated[1] or {}).get("description"):
             curve.simulation = (simulated[0], simulated[1]["description"])
     inputs = closed_form_inputs(plan)
     if inputs is not None:
         difference, spread = inputs
-        curve.closed_form = {n: paired_t_power(n, difference, spread, alpha=plan.alpha,
-                                               alternative=plan.alternative) for n in plan.counts}
-        curve.closed_smallest = paired_t_smallest_n(difference, spread, plan.target, alpha=plan.alpha,
-                                                    alternative=plan.alternative)
+        curve.closed_form = {
+            n: paired_t_power(n, difference, spread, alpha=plan.alpha, alternative=plan.alternative)
+            for n in plan.counts
+        }
+        curve.closed_smallest = paired_t_smallest_n(
+            difference, spread, plan.target, alpha=plan.alpha, alternative=plan.alternative
+        )
     return curve

@@ -65,8 +65,10 @@ def study_design(study: Study, n: int) -> tuple[Design, list[int], list[int]]:
     if len(system_ids) < 2:
         raise PlanningError("systems: the study needs at least two systems to compare")
     if not scenario_ids or len(scenario_ids) % len(system_ids):
-        raise PlanningError(f"design: {len(scenario_ids)} scenarios cannot be shared equally between "
-                            f"{len(system_ids)} systems")
+        raise PlanningError(
+            f"design: {len(scenario_ids)} scenarios cannot be shared equally between "
+            f"{len(system_ids)} systems"
+        )
     return _design_rows(len(scenario_ids), len(system_ids), n), scenario_ids, system_ids
 
 
@@ -87,23 +89,30 @@ def _counts(counts: Sequence[int]) -> list[int]:
     _check(bool(values), "counts: give at least one participant count")
     _check(len(values) <= MAX_COUNTS, f"counts: at most {MAX_COUNTS} participant counts, got {len(values)}")
     _check(values[0] >= 2, f"counts: every count must be at least 2 participants, got {values[0]}")
-    _check(values[-1] <= MAX_PARTICIPANTS, f"counts: at most {MAX_PARTICIPANTS} participants, got {values[-1]}")
+    _check(
+        values[-1] <= MAX_PARTICIPANTS, f"counts: at most {MAX_PARTICIPANTS} participants, got {values[-1]}"
+    )
     return values
 
 
 def pilot_run(study: Study, run: ScoringRun | None) -> ScoringRun:
     """The run whose scores a pilot plan resamples: the one given (it must be the study's), else the default."""
     run = run or ScoringRun.objects.filter(study=study, is_default=True).first()
-    _check(run is not None and run.study_id == study.pk,
-           "run: the study has no scoring run to take a pilot from; score its sessions first")
+    _check(
+        run is not None and run.study_id == study.pk,
+        "run: the study has no scoring run to take a pilot from; score its sessions first",
+    )
     _check(run.status == ScoringRun.Status.DONE, f"run: scoring run {run.pk} is {run.status}, not done")
     return run
 
 
 def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> dict:
     """The run's scored sessions (judged scenarios only, as the dashboards count them) as plain lists."""
-    rows = list(SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids)).order_by(
-        "session_id").values_list(summary, "participant_id", "scenario_id", "system_id"))
+    rows = list(
+        SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
+        .order_by("session_id")
+        .values_list(summary, "participant_id", "scenario_id", "system_id")
+    )
     index = {pk: i for i, pk in enumerate(system_ids)}
     return {
         "source": f"scoring run {run.pk}",
@@ -117,8 +126,9 @@ def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> di
 
 
 def pilot_model(sample: dict, systems: int) -> PilotModel:
-    return PilotModel.fit(sample["values"], sample["participant"], sample["scenario"], sample["system"],
-                          systems=systems)
+    return PilotModel.fit(
+        sample["values"], sample["participant"], sample["scenario"], sample["system"], systems=systems
+    )
 
 
 def pilot_description(sample: dict, first: int, second: int, systems: int) -> dict:
@@ -128,17 +138,34 @@ def pilot_description(sample: dict, first: int, second: int, systems: int) -> di
     by_person: dict[str, dict[int, list[float]]] = {}
     for value, person, system in zip(sample["values"], sample["participant"], sample["system"], strict=True):
         by_person.setdefault(person, {}).setdefault(system, []).append(value)
-    diffs = [sum(s[second]) / len(s[second]) - sum(s[first]) / len(s[first])
-             for s in by_person.values() if s.get(first) and s.get(second)]
+    diffs = [
+        sum(s[second]) / len(s[second]) - sum(s[first]) / len(s[first])
+        for s in by_person.values()
+        if s.get(first) and s.get(second)
+    ]
     mean = sum(diffs) / len(diffs) if diffs else float("nan")
-    spread = (sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)) ** 0.5 if len(diffs) > 1 else float("nan")
-    return {"participants": len(by_person), "sessions": len(sample["values"]), "paired": len(diffs),
-            "difference": model.difference(first, second), "raw_difference": mean, "spread": spread,
-            "residual_sd": float(model.residuals.std())}
+    spread = (
+        (sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)) ** 0.5 if len(diffs) > 1 else float("nan")
+    )
+    return {
+        "participants": len(by_person),
+        "sessions": len(sample["values"]),
+        "paired": len(diffs),
+        "difference": model.difference(first, second),
+        "raw_difference": mean,
+        "spread": spread,
+        "residual_sd": float(model.residuals.std()),
+    }
 
 
-def _simulated_check(study: Study, run: ScoringRun | None, participants: int, strategy: Mapping | None,
-                     n_scenarios: int, n_systems: int) -> tuple[ScoringRun | None, int, dict]:
+def _simulated_check(
+    study: Study,
+    run: ScoringRun | None,
+    participants: int,
+    strategy: Mapping | None,
+    n_scenarios: int,
+    n_systems: int,
+) -> tuple[ScoringRun | None, int, dict]:
     """What a simulated plan needs: a collection, a 0..n grade scale, reference judgments to judge by, a valid
     strategy and a pool size; the scoring parameters are the run's (the default run's, or the defaults)."""
     from studies.participation.searchers import Strategy, StrategyError, misjudge_rate
@@ -148,22 +175,33 @@ def _simulated_check(study: Study, run: ScoringRun | None, participants: int, st
         if parsed.agreement is not None:  # reachable on every topic's reference grades?
             grades, _ = simulate.reference_grades(study)
             for topic in study.scenarios.values_list("topic_id", flat=True):
-                misjudge_rate(parsed.agreement, list(grades.get(topic, {}).values()), max(study.grade_values()))
+                misjudge_rate(
+                    parsed.agreement, list(grades.get(topic, {}).values()), max(study.grade_values())
+                )
     except (StrategyError, TypeError, ValueError) as exc:
         raise PlanningError(str(exc)) from None  # the message starts with the parameter's name
     # Sixteen blocks by default (128 in a 4 x 2 design): the pool's own estimate of the effect is a sample too,
     # and four blocks (32) gave effect sizes from 0.16 to 0.43 on the demo with different seeds.
     participants = int(participants or min(MAX_SIMULATED, 16 * block_size(n_scenarios, n_systems)))
-    _check(2 <= participants <= MAX_SIMULATED,
-           f"simulated_participants: between 2 and {MAX_SIMULATED}, got {participants}")
-    _check(study.collection_id is not None, "effect: the study has no collection for simulated searchers to search")
+    _check(
+        2 <= participants <= MAX_SIMULATED,
+        f"simulated_participants: between 2 and {MAX_SIMULATED}, got {participants}",
+    )
+    _check(
+        study.collection_id is not None,
+        "effect: the study has no collection for simulated searchers to search",
+    )
     grades = study.grade_values()
     _check(grades == list(range(len(grades))), "effect: simulated searchers need a grade scale 0..n")
-    _check(study.reference_versions.exists(),
-           "effect: simulated searchers judge by the reference judgments, and the study has none yet")
+    _check(
+        study.reference_versions.exists(),
+        "effect: simulated searchers judge by the reference judgments, and the study has none yet",
+    )
     if run is not None:
-        _check(run.study_id == study.pk and run.status == ScoringRun.Status.DONE,
-               "run: the scoring parameters must come from a finished run of the study")
+        _check(
+            run.study_id == study.pk and run.status == ScoringRun.Status.DONE,
+            "run: the scoring parameters must come from a finished run of the study",
+        )
     else:
         run = ScoringRun.objects.filter(study=study, is_default=True, status=ScoringRun.Status.DONE).first()
     return run, participants, {"strategy": asdict(parsed)}
@@ -200,10 +238,17 @@ def power_plan_create(
     same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
     _check(summary in SUMMARIES, f"summary: {summary!r} is not one of {', '.join(SUMMARIES)}")
     _check(test in TESTS, f"test: {test!r} is not one of {', '.join(TESTS)}")
-    _check(alternative in ALTERNATIVES, f"alternative: {alternative!r} is not one of {', '.join(ALTERNATIVES)}")
-    _check(effect in PowerPlan.Effect.values, f"effect: {effect!r} is not one of {', '.join(PowerPlan.Effect.values)}")
-    _check(first_system.study_id == study.pk and second_system.study_id == study.pk,
-           "systems: both systems must be the study's")
+    _check(
+        alternative in ALTERNATIVES, f"alternative: {alternative!r} is not one of {', '.join(ALTERNATIVES)}"
+    )
+    _check(
+        effect in PowerPlan.Effect.values,
+        f"effect: {effect!r} is not one of {', '.join(PowerPlan.Effect.values)}",
+    )
+    _check(
+        first_system.study_id == study.pk and second_system.study_id == study.pk,
+        "systems: both systems must be the study's",
+    )
     _check(first_system.pk != second_system.pk, "systems: choose two different systems")
     _check(1 <= int(replications) <= MAX_REPLICATIONS, f"replications: between 1 and {MAX_REPLICATIONS}")
     _check(0 < alpha < 1, "alpha: between 0 and 1")
@@ -232,18 +277,36 @@ def power_plan_create(
             raise PlanningError(f"pilot: {exc}") from None
         data["run"], data["generation"] = run.pk, run.generation
     else:
-        run, simulated_participants, sample = _simulated_check(study, run, simulated_participants, strategy,
-                                                               len(scenario_ids), len(system_ids))
+        run, simulated_participants, sample = _simulated_check(
+            study, run, simulated_participants, strategy, len(scenario_ids), len(system_ids)
+        )
         difference = spread = None
         version = study.reference_versions.order_by("-number").first()
-        data.update(collection=study.collection_id, reference=version.pk, participants=simulated_participants,
-                    strategy=sample["strategy"], scoring=simulate.run_options(run),
-                    systems=list(study.systems.order_by("id").values_list("pk", "backend", "config")))
+        data.update(
+            collection=study.collection_id,
+            reference=version.pk,
+            participants=simulated_participants,
+            strategy=sample["strategy"],
+            scoring=simulate.run_options(run),
+            systems=list(study.systems.order_by("id").values_list("pk", "backend", "config")),
+        )
     parameters = {
-        "study": study.pk, "summary": summary, "test": test, "alternative": alternative, "effect": effect,
-        "first": first_system.pk, "second": second_system.pk, "difference": difference, "spread": spread,
-        "between": between, "counts": counts, "replications": int(replications), "alpha": alpha,
-        "target": target, "seed": int(seed), "data": data,
+        "study": study.pk,
+        "summary": summary,
+        "test": test,
+        "alternative": alternative,
+        "effect": effect,
+        "first": first_system.pk,
+        "second": second_system.pk,
+        "difference": difference,
+        "spread": spread,
+        "between": between,
+        "counts": counts,
+        "replications": int(replications),
+        "alpha": alpha,
+        "target": target,
+        "seed": int(seed),
+        "data": data,
     }
     key = _key(parameters)
     existing = PowerPlan.objects.filter(study=study, key=key).exclude(status=PowerPlan.Status.FAILED).first()
@@ -251,10 +314,26 @@ def power_plan_create(
         return existing, True
     with transaction.atomic():
         plan = PowerPlan.objects.create(
-            study=study, label=label, summary=summary, test=test, alternative=alternative, effect=effect,
-            first_system=first_system, second_system=second_system, difference=difference, spread=spread,
-            between=between, run=run, counts=counts, replications=int(replications), alpha=alpha,
-            target=target, seed=int(seed), key=key, created_by=created_by, sample=sample,
+            study=study,
+            label=label,
+            summary=summary,
+            test=test,
+            alternative=alternative,
+            effect=effect,
+            first_system=first_system,
+            second_system=second_system,
+            difference=difference,
+            spread=spread,
+            between=between,
+            run=run,
+            counts=counts,
+            replications=int(replications),
+            alpha=alpha,
+            target=target,
+            seed=int(seed),
+            key=key,
+            created_by=created_by,
+            sample=sample,
             simulated_participants=simulated_participants,
             progress_total=len(counts) * int(replications) + simulated_participants,
         )
@@ -292,13 +371,21 @@ def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
         sample = pilot_sample(plan.run, plan.summary, system_ids)
         first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
         sample["description"] = pilot_description(sample, first, second, len(system_ids))
-    chunks = [(n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
-              for n in plan.counts for start in range(0, plan.replications, CHUNK_REPLICATIONS)]
+    chunks = [
+        (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
+        for n in plan.counts
+        for start in range(0, plan.replications, CHUNK_REPLICATIONS)
+    ]
     with transaction.atomic():
         PowerChunk.objects.filter(plan_id=plan_id).delete()
         PowerPlan.objects.filter(pk=plan_id).update(
-            status=PowerPlan.Status.RUNNING, error="", sample=sample, progress_done=0,
-            progress_total=len(plan.counts) * plan.replications, started_at=timezone.now(), finished_at=None,
+            status=PowerPlan.Status.RUNNING,
+            error="",
+            sample=sample,
+            progress_done=0,
+            progress_total=len(plan.counts) * plan.replications,
+            started_at=timezone.now(),
+            finished_at=None,
         )
     return chunks
 
@@ -316,8 +403,12 @@ def power_pool_start(*, plan_id: int) -> list[tuple[int, int]] | None:
     with transaction.atomic():
         PowerChunk.objects.filter(plan_id=plan_id).delete()
         PowerPlan.objects.filter(pk=plan_id).update(
-            status=PowerPlan.Status.RUNNING, error="", sample={"strategy": plan.sample.get("strategy", {}), "pool": {}},
-            progress_done=0, progress_total=total + len(plan.counts) * plan.replications, started_at=timezone.now(),
+            status=PowerPlan.Status.RUNNING,
+            error="",
+            sample={"strategy": plan.sample.get("strategy", {}), "pool": {}},
+            progress_done=0,
+            progress_total=total + len(plan.counts) * plan.replications,
+            started_at=timezone.now(),
             finished_at=None,
         )
     return chunks
@@ -353,8 +444,13 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     _, _, system_ids = study_design(plan.study, max(plan.counts))
     first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
     pool = [plan.sample["pool"][key] for key in sorted(plan.sample.get("pool", {}), key=int)]
-    sample = {"strategy": plan.sample.get("strategy", {}), "values": [], "participant": [], "scenario": [],
-              "system": []}
+    sample = {
+        "strategy": plan.sample.get("strategy", {}),
+        "values": [],
+        "participant": [],
+        "scenario": [],
+        "system": [],
+    }
     behaviour: dict[str, list[float]] = {name: [] for name in simulate.BEHAVIOUR}
     agreement = [0, 0]
     for part in pool:
@@ -369,26 +465,46 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     except PowerError as exc:
         power_plan_fail(plan_id=plan_id, message=f"the simulated pool cannot be resampled: {exc}")
         return None
-    sample["calibration"] = {"simulated": simulate.behaviour_summary(behaviour, agreement),
-                             "real": simulate.real_behaviour(plan.study)}
-    pilot = ScoringRun.objects.filter(study=plan.study, is_default=True, status=ScoringRun.Status.DONE).first()
+    sample["calibration"] = {
+        "simulated": simulate.behaviour_summary(behaviour, agreement),
+        "real": simulate.real_behaviour(plan.study),
+    }
+    pilot = ScoringRun.objects.filter(
+        study=plan.study, is_default=True, status=ScoringRun.Status.DONE
+    ).first()
     if pilot is not None:
         try:
-            sample["pilot"] = dict(pilot_description(pilot_sample(pilot, plan.summary, system_ids), first, second,
-                                                     len(system_ids)), run=pilot.pk)
+            sample["pilot"] = dict(
+                pilot_description(
+                    pilot_sample(pilot, plan.summary, system_ids), first, second, len(system_ids)
+                ),
+                run=pilot.pk,
+            )
         except PowerError:
             sample["pilot"] = None  # too few real sessions to compare with yet
     PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
-    return [(n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
-            for n in plan.counts for start in range(0, plan.replications, CHUNK_REPLICATIONS)]
+    return [
+        (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
+        for n in plan.counts
+        for start in range(0, plan.replications, CHUNK_REPLICATIONS)
+    ]
 
 
 def plan_sampler(plan: PowerPlan, system_ids: Sequence[int]):
     """The plan's sampler and the design indices of its two systems."""
     first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
     if plan.effect == PowerPlan.Effect.SPECIFIED:
-        return SpecifiedEffect(difference=plan.difference, spread=plan.spread, first=first, second=second,
-                               between=plan.between), first, second
+        return (
+            SpecifiedEffect(
+                difference=plan.difference,
+                spread=plan.spread,
+                first=first,
+                second=second,
+                between=plan.between,
+            ),
+            first,
+            second,
+        )
     return pilot_model(plan.sample, len(system_ids)), first, second
 
 
@@ -400,22 +516,37 @@ def power_chunk_compute(*, plan_id: int, count: int, start: int, replications: i
     try:
         design, _, system_ids = study_design(plan.study, max(plan.counts))
         sampler, first, second = plan_sampler(plan, system_ids)
-        hits = simulated_rejections(sampler, design, count, replications, first=first, second=second,
-                                    test=plan.test, alpha=plan.alpha, alternative=plan.alternative,
-                                    seed=(plan.seed, count, start))
+        hits = simulated_rejections(
+            sampler,
+            design,
+            count,
+            replications,
+            first=first,
+            second=second,
+            test=plan.test,
+            alpha=plan.alpha,
+            alternative=plan.alternative,
+            seed=(plan.seed, count, start),
+        )
     except (PowerError, PlanningError) as exc:
         logger.warning("power plan %s failed: %s", plan_id, exc)
         power_plan_fail(plan_id=plan_id, message=str(exc))
         return 0
     with transaction.atomic():
         PowerChunk.objects.bulk_create(
-            [PowerChunk(plan_id=plan_id, count=count, start=start, replications=replications, rejections=hits)],
-            update_conflicts=True, unique_fields=["plan", "count", "start"], update_fields=["replications",
-                                                                                            "rejections"],
+            [
+                PowerChunk(
+                    plan_id=plan_id, count=count, start=start, replications=replications, rejections=hits
+                )
+            ],
+            update_conflicts=True,
+            unique_fields=["plan", "count", "start"],
+            update_fields=["replications", "rejections"],
         )
         done = PowerChunk.objects.filter(plan_id=plan_id).aggregate(total=Sum("replications"))["total"] or 0
         PowerPlan.objects.filter(pk=plan_id, status=PowerPlan.Status.RUNNING).update(
-            progress_done=done + plan.simulated_participants)
+            progress_done=done + plan.simulated_participants
+        )
     return hits
 
 
@@ -423,9 +554,11 @@ def power_plan_finish(*, plan_id: int) -> None:
     done = PowerChunk.objects.filter(plan_id=plan_id).aggregate(total=Sum("replications"))["total"] or 0
     pool = PowerPlan.objects.filter(pk=plan_id).values_list("simulated_participants", flat=True).first() or 0
     PowerPlan.objects.filter(pk=plan_id).exclude(status=PowerPlan.Status.FAILED).update(
-        status=PowerPlan.Status.DONE, progress_done=done + pool, finished_at=timezone.now())
+        status=PowerPlan.Status.DONE, progress_done=done + pool, finished_at=timezone.now()
+    )
 
 
 def power_plan_fail(*, plan_id: int, message: str) -> None:
-    PowerPlan.objects.filter(pk=plan_id).update(status=PowerPlan.Status.FAILED, error=message[:2000],
-                                                finished_at=timezone.now())
+    PowerPlan.objects.filter(pk=plan_id).update(
+        status=PowerPlan.Status.FAILED, error=message[:2000], finished_at=timezone.now()
+    )

@@ -42,7 +42,8 @@ def reference_grades(study: Study) -> tuple[dict[str, dict[str, int]], object]:
     grades: dict[str, dict[str, int]] = defaultdict(dict)
     if version is not None:
         for topic, doc, grade in ReferenceJudgment.objects.filter(version=version).values_list(
-                "topic_id", "document__external_id", "grade"):
+            "topic_id", "document__external_id", "grade"
+        ):
             grades[topic][doc] = grade
     return dict(grades), version
 
@@ -50,9 +51,16 @@ def reference_grades(study: Study) -> tuple[dict[str, dict[str, int]], object]:
 def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
     """The texts of each topic's relevant documents (reference grade > 0), for the "relevant" query strategy."""
     wanted = {doc for judged in grades.values() for doc, grade in judged.items() if grade > 0}
-    text_of = {external: f"{title} {text}" for external, title, text in Document.objects.filter(
-        collection_id=study.collection_id, external_id__in=wanted).values_list("external_id", "title", "text")}
-    return {topic: [text_of[d] for d, g in judged.items() if g > 0 and d in text_of] for topic, judged in grades.items()}
+    text_of = {
+        external: f"{title} {text}"
+        for external, title, text in Document.objects.filter(
+            collection_id=study.collection_id, external_id__in=wanted
+        ).values_list("external_id", "title", "text")
+    }
+    return {
+        topic: [text_of[d] for d, g in judged.items() if g > 0 and d in text_of]
+        for topic, judged in grades.items()
+    }
 
 
 def studies_services():
@@ -68,19 +76,37 @@ def _shadow(study: Study, name: str, version) -> Study:
     design, reference_version_create = studies_services()
 
     labels = list(study.grade_levels.order_by("value").values_list("label", flat=True))
-    shadow = design.study_create(owner=study.owner, name=name, grade_labels=labels, collection=study.collection,
-                                 consent_text=study.consent_text or "Simulated.",
-                                 consent_version=study.consent_version)
+    shadow = design.study_create(
+        owner=study.owner,
+        name=name,
+        grade_labels=labels,
+        collection=study.collection,
+        consent_text=study.consent_text or "Simulated.",
+        consent_version=study.consent_version,
+    )
     for scenario in study.scenarios.order_by("id"):
-        design.scenario_add(study=shadow, code=scenario.code, title=scenario.title, text=scenario.text,
-                            topic_id=scenario.topic_id)
+        design.scenario_add(
+            study=shadow,
+            code=scenario.code,
+            title=scenario.title,
+            text=scenario.text,
+            topic_id=scenario.topic_id,
+        )
     for system in study.systems.order_by("id"):
-        design.system_add(study=shadow, code=system.code, name=system.name, backend=system.backend,
-                          config=system.config)
+        design.system_add(
+            study=shadow, code=system.code, name=system.name, backend=system.backend, config=system.config
+        )
     if version is not None:
-        reference_version_create(study=shadow, note="simulation", judgments=(
-            ReferenceJudgment(topic_id=j.topic_id, document_id=j.document_id, grade=j.grade, source=j.source)
-            for j in ReferenceJudgment.objects.filter(version=version)))
+        reference_version_create(
+            study=shadow,
+            note="simulation",
+            judgments=(
+                ReferenceJudgment(
+                    topic_id=j.topic_id, document_id=j.document_id, grade=j.grade, source=j.source
+                )
+                for j in ReferenceJudgment.objects.filter(version=version)
+            ),
+        )
     return shadow
 
 
@@ -88,8 +114,17 @@ def run_options(run: ScoringRun | None) -> dict:
     """The scoring parameters of the plan's run (the study's default weights and the paper's options if none)."""
     if run is None:
         return {}
-    return {"weights": run.weights, "b": run.b, "bq": run.bq, "top": run.top, "formulation": run.formulation,
-            "gain": run.gain, "duplicates": run.duplicates, "short_lists": run.short_lists, "scan": run.scan}
+    return {
+        "weights": run.weights,
+        "b": run.b,
+        "bq": run.bq,
+        "top": run.top,
+        "formulation": run.formulation,
+        "gain": run.gain,
+        "duplicates": run.duplicates,
+        "short_lists": run.short_lists,
+        "scan": run.scan,
+    }
 
 
 def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> dict:
@@ -103,27 +138,40 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
     strategy = Strategy.from_dict(plan.sample.get("strategy"))
     grades, version = reference_grades(study)
     texts = relevant_texts(study, grades) if strategy.queries == "relevant" else {}
-    system_index = {code: i for i, code in enumerate(study.systems.order_by("id").values_list("code", flat=True))}
+    system_index = {
+        code: i for i, code in enumerate(study.systems.order_by("id").values_list("code", flat=True))
+    }
     out: dict = {}
     try:
         with transaction.atomic():
             shadow = _shadow(study, f"{study.name} (simulation {plan.pk}.{chunk})", version)
             people = studies_services()[0].participants_enrol(study=shadow, count=participants)
-            participants_simulate_with(participants=people, reference=grades, strategy=strategy,
-                                       relevant_texts=texts, seed=plan.seed * 1000 + chunk)
+            participants_simulate_with(
+                participants=people,
+                reference=grades,
+                strategy=strategy,
+                relevant_texts=texts,
+                seed=plan.seed * 1000 + chunk,
+            )
             run = scoring.scoring_run_create(study=shadow, **run_options(plan.run))
             pass_number, chunks = scoring.scoring_pass_start(run_id=run.pk)
             for ids in chunks:
                 scoring.scoring_chunk_score(run_id=run.pk, pass_number=pass_number, session_ids=ids)
-            rows = list(SessionScore.objects.filter(run=run, unjudged=False).order_by("session_id").values_list(
-                plan.summary, "participant__code", "scenario__code", "system__code"))
+            rows = list(
+                SessionScore.objects.filter(run=run, unjudged=False)
+                .order_by("session_id")
+                .values_list(plan.summary, "participant__code", "scenario__code", "system__code")
+            )
             out = {
                 "values": [float(r[0]) for r in rows],
                 "participant": [f"{chunk}-{r[1]}" for r in rows],
                 "scenario": [r[2] for r in rows],
                 "system": [system_index[r[3]] for r in rows],
                 "behaviour": session_behaviour(
-                    SearchSession.objects.filter(assignment__participant__study=shadow).values_list("pk", flat=True)),
+                    SearchSession.objects.filter(assignment__participant__study=shadow).values_list(
+                        "pk", flat=True
+                    )
+                ),
                 "agreement": judgment_agreement(shadow, grades),
             }
             raise _RollBack
@@ -134,9 +182,15 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
 
 def scorable_sessions(study: Study) -> Iterable[int]:
     """The study's real sessions that a run scores: ended (not withdrawn) with at least one query."""
-    return (SearchSession.objects.filter(Exists(Query.objects.filter(session_id=OuterRef("pk"))),
-                                         assignment__participant__study=study, ended_at__isnull=False)
-            .exclude(end_reason=SearchSession.EndReason.WITHDRAWN).values_list("pk", flat=True))
+    return (
+        SearchSession.objects.filter(
+            Exists(Query.objects.filter(session_id=OuterRef("pk"))),
+            assignment__participant__study=study,
+            ended_at__isnull=False,
+        )
+        .exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
+        .values_list("pk", flat=True)
+    )
 
 
 def session_behaviour(session_ids: Iterable[int]) -> dict[str, list[float]]:
@@ -146,16 +200,21 @@ def session_behaviour(session_ids: Iterable[int]) -> dict[str, list[float]]:
     ids = sorted(set(session_ids))
     queries = defaultdict(int)
     marks = defaultdict(list)
-    for session_id, mark in Query.objects.filter(session_id__in=ids).values_list("session_id", "scan_mark_rank"):
+    for session_id, mark in Query.objects.filter(session_id__in=ids).values_list(
+        "session_id", "scan_mark_rank"
+    ):
         queries[session_id] += 1
         if mark is not None:
             marks[session_id].append(mark)
     judged = defaultdict(int)
     for session_id in Judgment.objects.filter(session_id__in=ids).values_list("session_id", flat=True):
         judged[session_id] += 1
-    spans = {row["session_id"]: (row["last"] - row["first"]).total_seconds() for row in
-             Event.objects.filter(session_id__in=ids, client_time__isnull=False).values("session_id")
-             .annotate(first=Min("client_time"), last=Max("client_time"))}
+    spans = {
+        row["session_id"]: (row["last"] - row["first"]).total_seconds()
+        for row in Event.objects.filter(session_id__in=ids, client_time__isnull=False)
+        .values("session_id")
+        .annotate(first=Min("client_time"), last=Max("client_time"))
+    }
     return {
         "queries": [float(queries[s]) for s in ids if queries[s]],
         "depth": [sum(marks[s]) / len(marks[s]) for s in ids if marks[s]],
@@ -167,8 +226,9 @@ def session_behaviour(session_ids: Iterable[int]) -> dict[str, list[float]]:
 def judgment_agreement(study: Study, grades: Mapping[str, Mapping[str, int]]) -> list[int]:
     """[equal, compared]: the study's judgments of documents the reference grades, and how many equal it."""
     equal = compared = 0
-    for topic, doc, grade in Judgment.objects.filter(session__assignment__participant__study=study).values_list(
-            "session__assignment__scenario__topic_id", "document__external_id", "grade"):
+    for topic, doc, grade in Judgment.objects.filter(
+        session__assignment__participant__study=study
+    ).values_list("session__assignment__scenario__topic_id", "document__external_id", "grade"):
         reference = grades.get(topic, {}).get(doc)
         if reference is not None:
             compared += 1

@@ -26,56 +26,123 @@ from .simulate import BEHAVIOUR
 
 CACHE_SECONDS = 24 * 3600
 EFFECTS = PowerPlan.Effect.choices
-STRATEGY_FIELDS = ("queries", "query_length", "stopping", "depth", "satisfied_after", "frustrated_after",
-                   "max_queries", "time_limit", "agreement")
+STRATEGY_FIELDS = (
+    "queries",
+    "query_length",
+    "stopping",
+    "depth",
+    "satisfied_after",
+    "frustrated_after",
+    "max_queries",
+    "time_limit",
+    "agreement",
+)
 COST_FIELDS = ("query", "snippet", "document", "judgment")
 
 
 class PlanForm(forms.Form):
     label = forms.CharField(max_length=200, required=False)
-    summary = forms.ChoiceField(choices=[(s, SUMMARY_LABELS[s]) for s in SUMMARIES], initial="normalized_final",
-                                label="Measure (per-session summary of the scoring run)")
+    summary = forms.ChoiceField(
+        choices=[(s, SUMMARY_LABELS[s]) for s in SUMMARIES],
+        initial="normalized_final",
+        label="Measure (per-session summary of the scoring run)",
+    )
     test = forms.ChoiceField(choices=list(TEST_LABELS.items()), initial="paired_t")
-    alternative = forms.ChoiceField(choices=[(a, a) for a in ALTERNATIVES], initial="two-sided",
-                                    help_text="greater: a one-sided test that the second system scores higher")
+    alternative = forms.ChoiceField(
+        choices=[(a, a) for a in ALTERNATIVES],
+        initial="two-sided",
+        help_text="greater: a one-sided test that the second system scores higher",
+    )
     first_system = forms.ModelChoiceField(queryset=None, empty_label=None, label="First system")
     second_system = forms.ModelChoiceField(queryset=None, empty_label=None, label="Second system")
     effect = forms.ChoiceField(choices=EFFECTS, initial=PowerPlan.Effect.SPECIFIED)
-    difference = forms.FloatField(required=False, help_text="Specified effect: second minus first on the measure")
-    spread = forms.FloatField(required=False, help_text="Specified effect: standard deviation of a participant's "
-                              "paired difference (their mean on the second system minus their mean on the first)")
-    between = forms.FloatField(initial=0.0, min_value=0.0, label="Between-participant spread",
-                               help_text="Specified effect, Welch's test only: standard deviation of participants' "
-                               "own levels")
-    run = forms.ModelChoiceField(queryset=None, required=False, empty_label="the study's default run",
-                                 help_text="Pilot: the scoring run whose sessions are resampled")
+    difference = forms.FloatField(
+        required=False, help_text="Specified effect: second minus first on the measure"
+    )
+    spread = forms.FloatField(
+        required=False,
+        help_text="Specified effect: standard deviation of a participant's "
+        "paired difference (their mean on the second system minus their mean on the first)",
+    )
+    between = forms.FloatField(
+        initial=0.0,
+        min_value=0.0,
+        label="Between-participant spread",
+        help_text="Specified effect, Welch's test only: standard deviation of participants' own levels",
+    )
+    run = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        empty_label="the study's default run",
+        help_text="Pilot: the scoring run whose sessions are resampled",
+    )
     simulated_participants = forms.IntegerField(
-        required=False, min_value=2, max_value=services.MAX_SIMULATED,
-        help_text="Simulated: searchers in the pool that is resampled (empty: sixteen blocks of the design)")
-    queries = forms.ChoiceField(required=False, choices=[(q, q) for q in QUERY_STRATEGIES], initial="scenario", label="Queries",
-                                help_text="Simulated: scenario (the demo's), terms (ranked scenario terms), relevant "
-                                "(and terms of the relevant documents)")
-    query_length = forms.IntegerField(required=False, initial=3, min_value=1, max_value=10, help_text="Simulated: terms per query")
-    stopping = forms.ChoiceField(required=False, choices=[(r, r) for r in STOPPING_RULES], initial="patience",
-                                 help_text="Simulated: when a searcher leaves a result list")
-    depth = forms.IntegerField(required=False, initial=10, min_value=1, max_value=10,
-                               help_text="Simulated: snippets read (fixed), at most (the other rules)")
-    satisfied_after = forms.IntegerField(required=False, initial=2, min_value=1, help_text="Simulated: relevant documents (satisfaction)")
-    frustrated_after = forms.IntegerField(required=False, initial=5, min_value=1,
-                                          help_text="Simulated: non-relevant snippets (frustration)")
-    max_queries = forms.IntegerField(required=False, min_value=1, max_value=50,
-                                     help_text="Simulated: queries per session at most (empty: each searcher's patience)")
-    time_limit = forms.FloatField(required=False, min_value=1, help_text="Simulated: seconds of actions per session")
-    cost_query = forms.FloatField(required=False, initial=10.0, min_value=0, help_text="Simulated: seconds to issue a query")
-    cost_snippet = forms.FloatField(required=False, initial=2.0, min_value=0, help_text="Simulated: seconds to read a snippet")
-    cost_document = forms.FloatField(required=False, initial=20.0, min_value=0, help_text="Simulated: seconds to read a document")
-    cost_judgment = forms.FloatField(required=False, initial=3.0, min_value=0, help_text="Simulated: seconds to judge it")
-    agreement = forms.FloatField(required=False, min_value=0.01, max_value=1.0,
-                                 help_text="Simulated: share of judgments equal to the reference (empty: each "
-                                 "searcher's own slips)")
+        required=False,
+        min_value=2,
+        max_value=services.MAX_SIMULATED,
+        help_text="Simulated: searchers in the pool that is resampled (empty: sixteen blocks of the design)",
+    )
+    queries = forms.ChoiceField(
+        required=False,
+        choices=[(q, q) for q in QUERY_STRATEGIES],
+        initial="scenario",
+        label="Queries",
+        help_text="Simulated: scenario (the demo's), terms (ranked scenario terms), relevant "
+        "(and terms of the relevant documents)",
+    )
+    query_length = forms.IntegerField(
+        required=False, initial=3, min_value=1, max_value=10, help_text="Simulated: terms per query"
+    )
+    stopping = forms.ChoiceField(
+        required=False,
+        choices=[(r, r) for r in STOPPING_RULES],
+        initial="patience",
+        help_text="Simulated: when a searcher leaves a result list",
+    )
+    depth = forms.IntegerField(
+        required=False,
+        initial=10,
+        min_value=1,
+        max_value=10,
+        help_text="Simulated: snippets read (fixed), at most (the other rules)",
+    )
+    satisfied_after = forms.IntegerField(
+        required=False, initial=2, min_value=1, help_text="Simulated: relevant documents (satisfaction)"
+    )
+    frustrated_after = forms.IntegerField(
+        required=False, initial=5, min_value=1, help_text="Simulated: non-relevant snippets (frustration)"
+    )
+    max_queries = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=50,
+        help_text="Simulated: queries per session at most (empty: each searcher's patience)",
+    )
+    time_limit = forms.FloatField(
+        required=False, min_value=1, help_text="Simulated: seconds of actions per session"
+    )
+    cost_query = forms.FloatField(
+        required=False, initial=10.0, min_value=0, help_text="Simulated: seconds to issue a query"
+    )
+    cost_snippet = forms.FloatField(
+        required=False, initial=2.0, min_value=0, help_text="Simulated: seconds to read a snippet"
+    )
+    cost_document = forms.FloatField(
+        required=False, initial=20.0, min_value=0, help_text="Simulated: seconds to read a document"
+    )
+    cost_judgment = forms.FloatField(
+        required=False, initial=3.0, min_value=0, help_text="Simulated: seconds to judge it"
+    )
+    agreement = forms.FloatField(
+        required=False,
+        min_value=0.01,
+        max_value=1.0,
+        help_text="Simulated: share of judgments equal to the reference (empty: each searcher's own slips)",
+    )
     counts = forms.CharField(help_text="Participant counts, separated by commas (at least 2 each)")
-    replications = forms.IntegerField(initial=500, min_value=1, max_value=services.MAX_REPLICATIONS,
-                                      help_text="Simulated studies per count")
+    replications = forms.IntegerField(
+        initial=500, min_value=1, max_value=services.MAX_REPLICATIONS, help_text="Simulated studies per count"
+    )
     alpha = forms.FloatField(initial=0.05, min_value=0.0001, max_value=0.5)
     target = forms.FloatField(initial=0.8, min_value=0.01, max_value=0.999, label="Target power")
     seed = forms.IntegerField(initial=2026, min_value=0, max_value=2**31 - 1)
@@ -94,15 +161,18 @@ class PlanForm(forms.Form):
         try:
             return [int(part) for part in self.cleaned_data["counts"].replace(" ", "").split(",") if part]
         except ValueError:
-            raise forms.ValidationError("counts are whole numbers separated by commas, e.g. 8,16,24") from None
-
+            raise forms.ValidationError(
+                "counts are whole numbers separated by commas, e.g. 8,16,24"
+            ) from None
 
     def plan_options(self) -> dict:
         """The service's keyword arguments: the strategy fields become one `strategy` mapping."""
         data = dict(self.cleaned_data)
         # An empty field leaves the strategy's default (searchers.Strategy, the demo's behaviour).
         strategy = {name: value for name in STRATEGY_FIELDS if (value := data.pop(name)) not in (None, "")}
-        strategy["costs"] = {name: value for name in COST_FIELDS if (value := data.pop(f"cost_{name}")) is not None}
+        strategy["costs"] = {
+            name: value for name in COST_FIELDS if (value := data.pop(f"cost_{name}")) is not None
+        }
         if data["effect"] == PowerPlan.Effect.SIMULATED:
             data["strategy"] = strategy
             data["simulated_participants"] = data["simulated_participants"] or 0
@@ -131,14 +201,21 @@ def planner(request, slug):
         else:
             return redirect("scoring:planning_plan", slug=study.slug, plan_id=plan.pk)
     plans = PowerPlan.objects.filter(study=study).select_related("first_system", "second_system")[:50]
-    return render(request, "scoring/planning.html", {"study": study, "form": form, "plans": plans},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "scoring/planning.html",
+        {"study": study, "form": form, "plans": plans},
+        status=400 if form.errors else 200,
+    )
 
 
 def _plan_for(request, slug, plan_id) -> PowerPlan:
     study = study_for_researcher(request, slug)
-    return get_object_or_404(PowerPlan.objects.select_related("study", "first_system", "second_system", "run"),
-                             pk=plan_id, study=study)
+    return get_object_or_404(
+        PowerPlan.objects.select_related("study", "first_system", "second_system", "run"),
+        pk=plan_id,
+        study=study,
+    )
 
 
 class _Curve:
@@ -149,15 +226,22 @@ class _Curve:
 
     @cached_property
     def payload(self) -> dict:
-        key = f"scoring:planning:{self.plan.pk}:{self.plan.finished_at.timestamp()}" if self.plan.is_finished \
+        key = (
+            f"scoring:planning:{self.plan.pk}:{self.plan.finished_at.timestamp()}"
+            if self.plan.is_finished
             else None
+        )
         cached = cache.get(key) if key else None
         if cached is not None:
             return cached
         curve = selectors.plan_curve(self.plan)
-        payload = {"figure": charts.plan_figure(self.plan, curve), "notes": charts.plan_notes(self.plan, curve),
-                   "header": charts.CSV_HEADER, "rows": charts.plan_rows(self.plan, curve),
-                   "complete": curve.complete}
+        payload = {
+            "figure": charts.plan_figure(self.plan, curve),
+            "notes": charts.plan_notes(self.plan, curve),
+            "header": charts.CSV_HEADER,
+            "rows": charts.plan_rows(self.plan, curve),
+            "complete": curve.complete,
+        }
         if key and curve.complete:
             cache.set(key, payload, CACHE_SECONDS)
         return payload
@@ -167,14 +251,25 @@ class _Curve:
 def plan_detail(request, slug, plan_id):
     plan = _plan_for(request, slug, plan_id)
     curve = _Curve(plan).payload
-    return render(request, "scoring/planning_plan.html", {
-        "study": plan.study, "plan": plan, "notes": curve["notes"], "header": curve["header"],
-        "rows": curve["rows"], "test_label": TEST_LABELS.get(plan.test, plan.test),
-        "summary_label": SUMMARY_LABELS.get(plan.summary, plan.summary),
-        "calibration": calibration_rows(plan),
-        "progress_unit": ("simulated searchers, then simulated studies" if plan.effect == PowerPlan.Effect.SIMULATED
-                          else "simulated studies"),
-    })
+    return render(
+        request,
+        "scoring/planning_plan.html",
+        {
+            "study": plan.study,
+            "plan": plan,
+            "notes": curve["notes"],
+            "header": curve["header"],
+            "rows": curve["rows"],
+            "test_label": TEST_LABELS.get(plan.test, plan.test),
+            "summary_label": SUMMARY_LABELS.get(plan.summary, plan.summary),
+            "calibration": calibration_rows(plan),
+            "progress_unit": (
+                "simulated searchers, then simulated studies"
+                if plan.effect == PowerPlan.Effect.SIMULATED
+                else "simulated studies"
+            ),
+        },
+    )
 
 
 def calibration_rows(plan: PowerPlan) -> list[dict]:
@@ -196,14 +291,23 @@ def calibration_rows(plan: PowerPlan) -> list[dict]:
 @researcher_required
 def plan_status(request, slug, plan_id):
     plan = _plan_for(request, slug, plan_id)
-    return JsonResponse({"status": plan.status, "done": plan.progress_done, "total": plan.progress_total,
-                         "error": plan.error, "finished": plan.is_finished})
+    return JsonResponse(
+        {
+            "status": plan.status,
+            "done": plan.progress_done,
+            "total": plan.progress_total,
+            "error": plan.error,
+            "finished": plan.is_finished,
+        }
+    )
 
 
 @researcher_required
 def plan_chart(request, slug, plan_id):
     payload = _Curve(_plan_for(request, slug, plan_id)).payload
-    return JsonResponse({"figure": payload["figure"], "notes": payload["notes"], "complete": payload["complete"]})
+    return JsonResponse(
+        {"figure": payload["figure"], "notes": payload["notes"], "complete": payload["complete"]}
+    )
 
 
 @researcher_required
@@ -211,7 +315,9 @@ def plan_csv(request, slug, plan_id):
     plan = _plan_for(request, slug, plan_id)
     payload = _Curve(plan).payload
     buffer = io.StringIO()
-    csv.writer(buffer).writerows(safe_rows([payload["header"], *payload["rows"]], raw=request.GET.get("raw") == "1"))
+    csv.writer(buffer).writerows(
+        safe_rows([payload["header"], *payload["rows"]], raw=request.GET.get("raw") == "1")
+    )
     response = HttpResponse(buffer.getvalue(), content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{plan.study.slug}-power-plan{plan.pk}.csv"'
     return response

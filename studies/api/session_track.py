@@ -17,6 +17,8 @@ class StudySessionTrack(StudyScoped, APIView):
 
     @extend_schema(responses={(200, "application/xml"): OpenApiTypes.STR})
     def get(self, request, study_pk):
-        response = HttpResponse(session_track_export(study=self.study), content_type="application/xml; charset=utf-8")
+        response = HttpResponse(
+            session_track_export(study=self.study), content_type="application/xml; charset=utf-8"
+        )
         response["Content-Disposition"] = f'attachment; filename="{self.study.slug}.sessiontrack.xml"'
         return response

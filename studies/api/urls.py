@@ -23,9 +23,14 @@ study = "studies/<int:study_pk>/"
 urlpatterns = [
     path("auth/token/", token_view, name="token"),  # rate-limited (sessionlab/ratelimit.py)
     path("collections/", collections.CollectionList.as_view(), name="collection_list"),
-    path("collections/<int:pk>/shared-with/", collections.CollectionSharing.as_view(), name="collection_share"),
-    path("collections/<int:pk>/shared-with/<str:username>/", collections.CollectionUnsharing.as_view(),
-         name="collection_unshare"),
+    path(
+        "collections/<int:pk>/shared-with/", collections.CollectionSharing.as_view(), name="collection_share"
+    ),
+    path(
+        "collections/<int:pk>/shared-with/<str:username>/",
+        collections.CollectionUnsharing.as_view(),
+        name="collection_unshare",
+    ),
     path("studies/", study_views.StudyList.as_view(), name="study_list"),
     path(study, study_views.StudyDetail.as_view(), name="study_detail"),
     path(study + "grade-levels/", study_views.GradeLevelList.as_view(), name="grade_level_list"),
@@ -35,8 +40,14 @@ urlpatterns = [
     path(study + "systems/<int:pk>/", design.SystemDetail.as_view(), name="system_detail"),
     path(study + "participants/", participants.ParticipantList.as_view(), name="participant_list"),
     path(study + "participants/enrol/", participants.ParticipantEnrol.as_view(), name="participant_enrol"),
-    path(study + "participants/<int:pk>/", participants.ParticipantDetail.as_view(), name="participant_detail"),
-    path(study + "participants/<int:pk>/withdraw/", participants.ParticipantWithdraw.as_view(), name="participant_withdraw"),
+    path(
+        study + "participants/<int:pk>/", participants.ParticipantDetail.as_view(), name="participant_detail"
+    ),
+    path(
+        study + "participants/<int:pk>/withdraw/",
+        participants.ParticipantWithdraw.as_view(),
+        name="participant_withdraw",
+    ),
     path(study + "sessions/", sessions.SessionList.as_view(), name="session_list"),
     path(study + "sessions/<int:pk>/", sessions.SessionDetail.as_view(), name="session_detail"),
     path(study + "queries/", sessions.QueryList.as_view(), name="query_list"),
@@ -46,26 +57,55 @@ urlpatterns = [
     path(study + "archive/", exports.StudyArchive.as_view(), name="study_archive"),
     path(study + "tables/", exports.StudyTables.as_view(), name="study_tables"),
     path(study + "runs/", exports.StudyRuns.as_view(), name="study_runs"),
-    path(study + "reference-versions/", references.ReferenceVersionList.as_view(), name="reference_version_list"),
-    path(study + "reference-versions/import-qrels/", references.ReferenceVersionImportQrels.as_view(),
-         name="reference_version_import"),
-    path(study + "reference-versions/<int:pk>/", references.ReferenceVersionDetail.as_view(),
-         name="reference_version_detail"),
-    path(study + "reference-versions/<int:pk>/qrels/", references.ReferenceVersionQrels.as_view(),
-         name="reference_version_qrels"),
-    path(study + "reference-versions/<int:version_pk>/judgments/", references.ReferenceJudgmentList.as_view(),
-         name="reference_judgment_list"),
+    path(
+        study + "reference-versions/",
+        references.ReferenceVersionList.as_view(),
+        name="reference_version_list",
+    ),
+    path(
+        study + "reference-versions/import-qrels/",
+        references.ReferenceVersionImportQrels.as_view(),
+        name="reference_version_import",
+    ),
+    path(
+        study + "reference-versions/<int:pk>/",
+        references.ReferenceVersionDetail.as_view(),
+        name="reference_version_detail",
+    ),
+    path(
+        study + "reference-versions/<int:pk>/qrels/",
+        references.ReferenceVersionQrels.as_view(),
+        name="reference_version_qrels",
+    ),
+    path(
+        study + "reference-versions/<int:version_pk>/judgments/",
+        references.ReferenceJudgmentList.as_view(),
+        name="reference_judgment_list",
+    ),
     path("participant/", participant_api.ParticipantMe.as_view(), name="participant_me"),
-    path("participant/sessions/", participant_api.ParticipantSessionStart.as_view(), name="participant_session_start"),
+    path(
+        "participant/sessions/",
+        participant_api.ParticipantSessionStart.as_view(),
+        name="participant_session_start",
+    ),
     path("participant/events/", participant_api.ParticipantEvents.as_view(), name="participant_events"),
     # The rest of the participant's way (docs/api.md, "The whole way").
     path("participant/step/", participant_way.ParticipantStepView.as_view(), name="participant_step"),
     path("participant/consent/", participant_way.ParticipantConsent.as_view(), name="participant_consent"),
-    path("participant/questionnaire/", participant_way.ParticipantQuestionnaire.as_view(),
-         name="participant_questionnaire"),
+    path(
+        "participant/questionnaire/",
+        participant_way.ParticipantQuestionnaire.as_view(),
+        name="participant_questionnaire",
+    ),
     path("participant/checks/", participant_way.ParticipantCheck.as_view(), name="participant_check"),
     path("participant/pre-task/", participant_way.ParticipantPreTask.as_view(), name="participant_pre_task"),
     path("participant/gold/", participant_way.ParticipantGold.as_view(), name="participant_gold"),
-    path("participant/post-task/", participant_way.ParticipantPostTask.as_view(), name="participant_post_task"),
-    path("participant/withdraw/", participant_way.ParticipantWithdrawSelf.as_view(), name="participant_withdraw_self"),
+    path(
+        "participant/post-task/", participant_way.ParticipantPostTask.as_view(), name="participant_post_task"
+    ),
+    path(
+        "participant/withdraw/",
+        participant_way.ParticipantWithdrawSelf.as_view(),
+        name="participant_withdraw_self",
+    ),
 ]

@@ -95,9 +95,17 @@ class ExclusionRuleForm(forms.Form):
     """The study's exclusion rule on agreement with the reference (docs/recruitment.md, "Checks")."""
 
     exclusion_min_agreement = forms.FloatField(
-        min_value=0, max_value=1, required=False, label="Exclude participants whose agreement is below",
-        help_text="0 to 1; empty: no rule.")
+        min_value=0,
+        max_value=1,
+        required=False,
+        label="Exclude participants whose agreement is below",
+        help_text="0 to 1; empty: no rule.",
+    )
     exclusion_measure = forms.ChoiceField(choices=list(EXCLUSION_MEASURES.items()), label="Measure")
     exclusion_min_documents = forms.IntegerField(
-        min_value=1, max_value=100000, required=False, label="Least documents in common",
-        help_text=f"Empty: {DEFAULT_MIN_DOCUMENTS}.")
+        min_value=1,
+        max_value=100000,
+        required=False,
+        label="Least documents in common",
+        help_text=f"Empty: {DEFAULT_MIN_DOCUMENTS}.",
+    )

@@ -260,11 +260,14 @@ def assessor_invite(request, slug):
 @researcher_required
 def agreement(request, slug):
     study = study_for_researcher(request, slug)
-    rule_form = ExclusionRuleForm(request.POST if request.method == "POST" else None, initial={
-        "exclusion_min_agreement": study.exclusion_min_agreement,
-        "exclusion_measure": study.exclusion_measure or DEFAULT_MEASURE,
-        "exclusion_min_documents": study.exclusion_min_documents,
-    })
+    rule_form = ExclusionRuleForm(
+        request.POST if request.method == "POST" else None,
+        initial={
+            "exclusion_min_agreement": study.exclusion_min_agreement,
+            "exclusion_measure": study.exclusion_measure or DEFAULT_MEASURE,
+            "exclusion_min_documents": study.exclusion_min_documents,
+        },
+    )
     if request.method == "POST" and rule_form.is_valid():
         # The rule is applied at once: the marks below say who it excludes (docs/recruitment.md, "Checks").
         design_services.study_update(study=study, **rule_form.cleaned_data)
@@ -286,7 +289,9 @@ def agreement(request, slug):
         "per_participant": per_participant,
         "per_scenario": per_scenario,
         "rule_form": rule_form,
-        "excluded": dict(study.participants.filter(excluded_at__isnull=False).values_list("code", "excluded_reason")),
+        "excluded": dict(
+            study.participants.filter(excluded_at__isnull=False).values_list("code", "excluded_reason")
+        ),
     }
     return render(request, "assessment/agreement.html", context, status=400 if rule_form.errors else 200)
 

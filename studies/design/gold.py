@@ -135,10 +135,14 @@ def gold_pinned(*, participant: Participant, session: SearchSession) -> GoldPair
     )
 
 
-def gold_pin(*, participant: Participant, session: SearchSession, scenario: Scenario, pair: GoldPair) -> GoldPair:
+def gold_pin(
+    *, participant: Participant, session: SearchSession, scenario: Scenario, pair: GoldPair
+) -> GoldPair:
     """Pin `pair` on the session (once: a second call, or two at once, keep the first pin) and return the pin.
     Server time only, no client time or sequence number, like the server's page_reload event."""
-    order = tuple(d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair))
+    order = tuple(
+        d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair)
+    )
     try:
         with transaction.atomic():
             Event.objects.create(
@@ -164,7 +168,9 @@ def gold_pin(*, participant: Participant, session: SearchSession, scenario: Scen
     return GoldPair(pair.topic_id, pair.version, pair.relevant, pair.relevant_grade, pair.off_topic, order)
 
 
-def session_gold_pair(*, participant: Participant, session: SearchSession, scenario: Scenario) -> GoldPair | None:
+def session_gold_pair(
+    *, participant: Participant, session: SearchSession, scenario: Scenario
+) -> GoldPair | None:
     """The session's pair: its pin, or else the current pair, pinned now; None when the topic has no pair (and
     no pin). The caller checks that the study has gold documents on and the step is open."""
     pinned = gold_pinned(participant=participant, session=session)

@@ -287,7 +287,9 @@ def row_to_issue(
     Returns ``(row, key of the freed row taken)``, or ``(next fresh row, None)`` when nothing is freed; rows in
     ``closed_rows`` are never issued (a fresh one is skipped past).
     """
-    open_freed = [(holders.get(row, 0), row, n, key) for n, (row, key) in enumerate(freed) if row not in closed_rows]
+    open_freed = [
+        (holders.get(row, 0), row, n, key) for n, (row, key) in enumerate(freed) if row not in closed_rows
+    ]
     if open_freed:
         _, row, _, key = min(open_freed, key=lambda item: item[:3])
         return row, key

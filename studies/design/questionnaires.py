@@ -123,13 +123,34 @@ def usable_items(items: Any) -> list[dict]:
 
 # The paper's Table 1 (Järvelin et al. 2008, section 3.1), used when a study defines no questionnaire.
 DEFAULT_QUESTIONNAIRE = [
-    {"name": "search_engine_years", "label": "Experience using Internet search engines (years)",
-     "kind": "integer", "min": 0, "max": 80},
-    {"name": "domain_years", "label": "Professional experience in the domain (years)",
-     "kind": "integer", "min": 0, "max": 80},
-    {"name": "search_skill", "label": "Your searching skill (1 = low, 5 = high)", "kind": "scale", "min": 1, "max": 5},
+    {
+        "name": "search_engine_years",
+        "label": "Experience using Internet search engines (years)",
+        "kind": "integer",
+        "min": 0,
+        "max": 80,
+    },
+    {
+        "name": "domain_years",
+        "label": "Professional experience in the domain (years)",
+        "kind": "integer",
+        "min": 0,
+        "max": 80,
+    },
+    {
+        "name": "search_skill",
+        "label": "Your searching skill (1 = low, 5 = high)",
+        "kind": "scale",
+        "min": 1,
+        "max": 5,
+    },
 ]
 DEFAULT_POST_TASK_QUESTIONNAIRE = [
-    {"name": "search_went_well", "label": "How well did this search go? (1 = very badly, 5 = very well)",
-     "kind": "scale", "min": 1, "max": 5},
+    {
+        "name": "search_went_well",
+        "label": "How well did this search go? (1 = very badly, 5 = very well)",
+        "kind": "scale",
+        "min": 1,
+        "max": 5,
+    },
 ]

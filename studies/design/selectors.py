@@ -103,25 +103,55 @@ ATTRITION_MIN_DROPPED = 5
 def study_balance(*, study: Study) -> BalanceTable:
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
-    rows = Assignment.objects.filter(participant__study=study, retake_of__isnull=True,
-                                     participant__preview_at__isnull=True).values_list(
-        "scenario_id", "system_id", "position", "session__ended_at", "session__end_reason", "session__id",
-        "participant_id", "participant__state", "participant__reissue_of_id", "participant__withdrawn_at",
-        "participant__declined_at",
-    ).order_by("participant_id", "position")
+    rows = (
+        Assignment.objects.filter(
+            participant__study=study, retake_of__isnull=True, participant__preview_at__isnull=True
+        )
+        .values_list(
+            "scenario_id",
+            "system_id",
+            "position",
+            "session__ended_at",
+            "session__end_reason",
+            "session__id",
+            "participant_id",
+            "participant__state",
+            "participant__reissue_of_id",
+            "participant__withdrawn_at",
+            "participant__declined_at",
+        )
+        .order_by("participant_id", "position")
+    )
     table = BalanceTable(scenarios=scenarios, systems=systems, positions=[])
     positions = set()
     attrition = {system.id: SystemAttrition(system) for system in systems}
     left_on = {}  # participant id -> the system of the session they left (their first one not finished)
-    for (scenario_id, system_id, position, ended_at, end_reason, session_id, participant_id, state, reissue_of,
-         withdrawn_at, declined_at) in rows:
+    for (
+        scenario_id,
+        system_id,
+        position,
+        ended_at,
+        end_reason,
+        session_id,
+        participant_id,
+        state,
+        reissue_of,
+        withdrawn_at,
+        declined_at,
+    ) in rows:
         positions.add(position)
         freed = state in _FREEING or withdrawn_at is not None or declined_at is not None
         if session_id is not None and system_id in attrition:
             attrition[system_id].started += 1
-        if freed and session_id is not None and participant_id not in left_on and (
-                ended_at is None or end_reason in (SearchSession.EndReason.TIMED_OUT,
-                                                   SearchSession.EndReason.WITHDRAWN)):
+        if (
+            freed
+            and session_id is not None
+            and participant_id not in left_on
+            and (
+                ended_at is None
+                or end_reason in (SearchSession.EndReason.TIMED_OUT, SearchSession.EndReason.WITHDRAWN)
+            )
+        ):
             left_on[participant_id] = system_id
         for cell in (table.by_system[(scenario_id, system_id)], table.by_position[(scenario_id, position)]):
             if reissue_of is None:
@@ -152,8 +182,10 @@ def study_balance(*, study: Study) -> BalanceTable:
 def study_participants_with_orders(*, study: Study):
     """Participants with their assignments (scenario, system, session) in two queries."""
     assignments = Assignment.objects.select_related("scenario", "system", "session").order_by("position")
-    return study.participants.filter(preview_at__isnull=True).order_by("enrolment_index").prefetch_related(
-        Prefetch("assignments", queryset=assignments)
+    return (
+        study.participants.filter(preview_at__isnull=True)
+        .order_by("enrolment_index")
+        .prefetch_related(Prefetch("assignments", queryset=assignments))
     )
 
 
@@ -222,7 +254,9 @@ def participant_by_token(token: str) -> Participant | None:
     found = plain_sql.rows(
         f"SELECT {plain_sql.select_list(Participant, 'p')}, {plain_sql.select_list(Study, 's')}"
         f" FROM {plain_sql.table(Participant)} p JOIN {plain_sql.table(Study)} s ON s.id = p.study_id"
-        " WHERE p.access_token_digest = %s", [access_token_digest(token)])
+        " WHERE p.access_token_digest = %s",
+        [access_token_digest(token)],
+    )
     if not found:
         return None
     participant, study = plain_sql.instances(found[0], Participant, Study)
@@ -236,7 +270,9 @@ participant_for_events = participant_by_token  # the events endpoint's name for 
 
 
 def _plausible(token) -> bool:
-    return isinstance(token, str) and bool(token) and len(token) <= 128 and token.isascii()  # real ones: 43 chars
+    return (
+        isinstance(token, str) and bool(token) and len(token) <= 128 and token.isascii()
+    )  # real ones: 43 chars
 
 
 @dataclass
@@ -264,10 +300,14 @@ def participant_assignments(*, participant: Participant) -> list[Assignment]:
         f" FROM {plain_sql.table(Assignment)} a JOIN {plain_sql.table(Scenario)} c ON c.id = a.scenario_id"
         f" JOIN {plain_sql.table(System)} y ON y.id = a.system_id"
         f" LEFT JOIN {plain_sql.table(SearchSession)} s ON s.assignment_id = a.id"
-        " WHERE a.participant_id = %s ORDER BY a.position", [participant.pk])
+        " WHERE a.participant_id = %s ORDER BY a.position",
+        [participant.pk],
+    )
     assignments = []
     for row in found:
-        assignment, scenario, system, session = plain_sql.instances(row, Assignment, Scenario, System, SearchSession)
+        assignment, scenario, system, session = plain_sql.instances(
+            row, Assignment, Scenario, System, SearchSession
+        )
         assignment.participant = participant
         assignment.scenario, assignment.system = scenario, system
         for part in (scenario, system):
@@ -282,9 +322,14 @@ def participant_assignments(*, participant: Participant) -> list[Assignment]:
 
 def grade_levels(*, study: Study) -> list[GradeLevel]:
     """The study's relevance scale, lowest first (plain SQL: the search page shows it every time it opens)."""
-    return [plain_sql.instance(GradeLevel, row) for row in plain_sql.rows(
-        f"SELECT {plain_sql.select_list(GradeLevel, 'g')} FROM {plain_sql.table(GradeLevel)} g"
-        " WHERE g.study_id = %s ORDER BY g.value", [study.pk])]
+    return [
+        plain_sql.instance(GradeLevel, row)
+        for row in plain_sql.rows(
+            f"SELECT {plain_sql.select_list(GradeLevel, 'g')} FROM {plain_sql.table(GradeLevel)} g"
+            " WHERE g.study_id = %s ORDER BY g.value",
+            [study.pk],
+        )
+    ]
 
 
 def participant_step(*, participant: Participant) -> ParticipantStep:
@@ -331,9 +376,13 @@ _READABLE_TIMES = (datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=
 def events_readable(queryset):
     """Events with `readable_client_time` (the client time, or None where Python cannot hold it) and the
     column itself deferred: the serializers and exports read that instead."""
-    return queryset.defer("client_time").annotate(readable_client_time=Case(
-        When(client_time__range=_READABLE_TIMES, then=F("client_time")), default=Value(None),
-        output_field=DateTimeField()))
+    return queryset.defer("client_time").annotate(
+        readable_client_time=Case(
+            When(client_time__range=_READABLE_TIMES, then=F("client_time")),
+            default=Value(None),
+            output_field=DateTimeField(),
+        )
+    )
 
 
 def events_read(queryset):

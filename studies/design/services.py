@@ -39,7 +39,9 @@ def collection_check_usable(*, user, collection: Collection) -> None:
     """The one rule for building a study on a collection: its owner, a researcher it is shared with, or a
     superuser (docs/collections-and-systems.md). Forms, the API, the admin and every importer call this."""
     if not collection_usable_by(user=user, collection=collection):
-        raise CollectionAccessError(f"no collection {collection.pk} that {getattr(user, 'username', '?')} may use")
+        raise CollectionAccessError(
+            f"no collection {collection.pk} that {getattr(user, 'username', '?')} may use"
+        )
 
 
 def collection_may_share(user, collection: Collection) -> bool:
@@ -47,15 +49,17 @@ def collection_may_share(user, collection: Collection) -> bool:
     return user.is_superuser or (collection.owner_id is not None and collection.owner_id == user.pk)
 
 
-
 def collection_share(*, collection: Collection, user, by) -> bool:
     """Share `collection` with the researcher `user` (they may then build studies on it). Only its owner or
     a superuser shares; only researcher accounts receive. Returns False when it was already shared."""
     if not collection_may_share(by, collection):
-        raise CollectionAccessError(f"only the owner of collection {collection.pk} (or a superuser) shares it")
+        raise CollectionAccessError(
+            f"only the owner of collection {collection.pk} (or a superuser) shares it"
+        )
     if not (user.is_staff and user.is_active):
-        raise CollectionAccessError(f"{user.username!r} is not a researcher account; collections are shared "
-                                    "with researchers")
+        raise CollectionAccessError(
+            f"{user.username!r} is not a researcher account; collections are shared with researchers"
+        )
     if user.pk == collection.owner_id:
         return False
     if collection.shared_with.filter(pk=user.pk).exists():
@@ -68,7 +72,9 @@ def collection_unshare(*, collection: Collection, user, by) -> bool:
     """Stop sharing: `user` can no longer build new studies on it. Their studies already built on it keep it
     (their participants are mid-study). Returns False when it was not shared with them."""
     if not collection_may_share(by, collection):
-        raise CollectionAccessError(f"only the owner of collection {collection.pk} (or a superuser) shares it")
+        raise CollectionAccessError(
+            f"only the owner of collection {collection.pk} (or a superuser) shares it"
+        )
     if not collection.shared_with.filter(pk=user.pk).exists():
         return False
     collection.shared_with.remove(user)
@@ -173,7 +179,10 @@ def design_check_unlocked(*, study: Study) -> None:
     # doom the caller's transaction (the admin shows the refusal on its form, then goes on querying).
     with transaction.atomic(savepoint=False):
         locked_at = (
-            Study.objects.select_for_update().filter(pk=study.pk).values_list("design_locked_at", flat=True).first()
+            Study.objects.select_for_update()
+            .filter(pk=study.pk)
+            .values_list("design_locked_at", flat=True)
+            .first()
         )
     if locked_at is not None:
         raise DesignLockedError(
@@ -194,14 +203,17 @@ def system_check_config(*, code: str, backend: str, config) -> None:
     system that cannot search is never stored to fail later when a participant searches."""
     if backend not in System.Backend.values:
         raise SystemConfigError(
-            f"system {code}: backend: {backend!r} is not one of {', '.join(System.Backend.values)}", field="backend"
+            f"system {code}: backend: {backend!r} is not one of {', '.join(System.Backend.values)}",
+            field="backend",
         )
     problem = system_config_problem(backend, config)
     if problem:
         raise SystemConfigError(f"system {code}: config: {problem}", field="config")
 
 
-def system_add(*, study: Study, code: str, name: str, backend: str = System.Backend.BUILTIN, config=None) -> System:
+def system_add(
+    *, study: Study, code: str, name: str, backend: str = System.Backend.BUILTIN, config=None
+) -> System:
     design_check_unlocked(study=study)
     config = {} if config is None else config
     system_check_config(code=code, backend=backend, config=config)
@@ -269,7 +281,8 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     # The next fresh row of the plan: a row re-issued after attrition (studies/participation/recruitment.py)
     # does not advance it, so enrolment index and plan row part once one is (docs/recruitment.md).
     last_row = study.participants.filter(preview_at__isnull=True, reissue_of__isnull=True).aggregate(
-        last=Max(Coalesce("plan_row", "enrolment_index")))["last"]
+        last=Max(Coalesce("plan_row", "enrolment_index"))
+    )["last"]
     first_row = 0 if last_row is None else last_row + 1
     chosen = next(
         (rows for _, rows in enrolment_rows.send(sender=Study, study=study, count=count) if rows is not None),
@@ -284,8 +297,9 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
         while code in existing_codes:
             code = f"P{index + 1:03d}-{secrets.token_hex(2)}"
         row, freed_from = chosen[offset]
-        participants.append(Participant(study=study, code=code, enrolment_index=index, plan_row=row,
-                                        reissue_of_id=freed_from))
+        participants.append(
+            Participant(study=study, code=code, enrolment_index=index, plan_row=row, reissue_of_id=freed_from)
+        )
     # bulk_create sets primary keys on both supported backends (PostgreSQL, SQLite >= 3.35).
     participants = Participant.objects.bulk_create(participants)
     Assignment.objects.bulk_create(

@@ -83,7 +83,9 @@ class SystemSetupForm(forms.Form):
         field = None
         if isinstance(error, SystemConfigError):
             backend = self.cleaned_data.get("backend")
-            field = "backend" if error.field == "backend" else self.config_field(backend, str(error)) or "backend"
+            field = (
+                "backend" if error.field == "backend" else self.config_field(backend, str(error)) or "backend"
+            )
         self.add_error(field, str(error))
 
 

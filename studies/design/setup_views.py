@@ -308,7 +308,12 @@ def questionnaires(request, slug):
     lists = [
         ("questionnaire", setup.QUESTIONNAIRES["questionnaire"], study.questionnaire, DEFAULT_QUESTIONNAIRE),
         # Before each task: no default, none asked until a question is added.
-        ("pre_task_questionnaire", setup.QUESTIONNAIRES["pre_task_questionnaire"], study.pre_task_questionnaire, []),
+        (
+            "pre_task_questionnaire",
+            setup.QUESTIONNAIRES["pre_task_questionnaire"],
+            study.pre_task_questionnaire,
+            [],
+        ),
         (
             "post_task_questionnaire",
             setup.QUESTIONNAIRES["post_task_questionnaire"],

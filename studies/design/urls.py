@@ -22,7 +22,11 @@ urlpatterns = [
     path("<slug:slug>/setup/systems/<int:pk>/test/", setup_views.system_test, name="setup_system_test"),
     path("<slug:slug>/setup/scenarios/", setup_views.scenarios, name="setup_scenarios"),
     path("<slug:slug>/setup/scenarios/<int:pk>/", setup_views.scenario_edit, name="setup_scenario_edit"),
-    path("<slug:slug>/setup/scenarios/<int:pk>/delete/", setup_views.scenario_delete, name="setup_scenario_delete"),
+    path(
+        "<slug:slug>/setup/scenarios/<int:pk>/delete/",
+        setup_views.scenario_delete,
+        name="setup_scenario_delete",
+    ),
     path("<slug:slug>/setup/questionnaires/", setup_views.questionnaires, name="setup_questionnaires"),
     path("<slug:slug>/setup/consent/", setup_views.consent, name="setup_consent"),
 ]

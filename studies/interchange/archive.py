@@ -80,36 +80,62 @@ def _t(value) -> str | None:
 def study_archive(*, study: Study) -> dict:
     """The study as a JSON-ready dict (see the module docstring); deterministic for the same rows."""
     sessions = {
-        s.assignment_id: s for s in SearchSession.objects.filter(assignment__participant__study=study,
-                                                                 assignment__participant__preview_at__isnull=True)
+        s.assignment_id: s
+        for s in SearchSession.objects.filter(
+            assignment__participant__study=study, assignment__participant__preview_at__isnull=True
+        )
     }  # a preview's rows are never exported (studies/design/lifecycle.py)
     session_position = {s.pk: None for s in sessions.values()}
     queries: dict[int, list[Query]] = {}
-    for query in Query.objects.filter(session__assignment__participant__study=study,
-                                      session__assignment__participant__preview_at__isnull=True).order_by("session_id", "position"):
+    for query in Query.objects.filter(
+        session__assignment__participant__study=study,
+        session__assignment__participant__preview_at__isnull=True,
+    ).order_by("session_id", "position"):
         queries.setdefault(query.session_id, []).append(query)
     shown: dict[int, list[ShownResult]] = {}
-    for row in (ShownResult.objects.filter(query__session__assignment__participant__study=study,
-                                           query__session__assignment__participant__preview_at__isnull=True)
-                .select_related("document").order_by("query_id", "rank")):
+    for row in (
+        ShownResult.objects.filter(
+            query__session__assignment__participant__study=study,
+            query__session__assignment__participant__preview_at__isnull=True,
+        )
+        .select_related("document")
+        .order_by("query_id", "rank")
+    ):
         shown.setdefault(row.query_id, []).append(row)
     judgments: dict[int, list[Judgment]] = {}
-    for judgment in (Judgment.objects.filter(session__assignment__participant__study=study,
-                                             session__assignment__participant__preview_at__isnull=True)
-                     .select_related("document").prefetch_related("history")
-                     .order_by("session_id", "document__external_id")):
+    for judgment in (
+        Judgment.objects.filter(
+            session__assignment__participant__study=study,
+            session__assignment__participant__preview_at__isnull=True,
+        )
+        .select_related("document")
+        .prefetch_related("history")
+        .order_by("session_id", "document__external_id")
+    ):
         judgments.setdefault(judgment.session_id, []).append(judgment)
     events: dict[int, list[Event]] = {}
-    for event in events_read(Event.objects.filter(participant__study=study,
-                                                          participant__preview_at__isnull=True).order_by("participant_id", "id")):
+    for event in events_read(
+        Event.objects.filter(participant__study=study, participant__preview_at__isnull=True).order_by(
+            "participant_id", "id"
+        )
+    ):
         events.setdefault(event.participant_id, []).append(event)
-    versions = list(ReferenceVersion.objects.filter(study=study).select_related("created_by").order_by("number"))
+    versions = list(
+        ReferenceVersion.objects.filter(study=study).select_related("created_by").order_by("number")
+    )
     version_judgments: dict[int, list[ReferenceJudgment]] = {}
-    for judgment in (ReferenceJudgment.objects.filter(version__study=study).select_related("document", "judged_by")
-                     .order_by("version_id", "topic_id", "document__external_id")):
+    for judgment in (
+        ReferenceJudgment.objects.filter(version__study=study)
+        .select_related("document", "judged_by")
+        .order_by("version_id", "topic_id", "document__external_id")
+    ):
         version_judgments.setdefault(judgment.version_id, []).append(judgment)
-    pools = list(AssessmentPool.objects.filter(scenario__study=study).select_related("scenario")
-                 .prefetch_related("documents__document").order_by("scenario_id"))
+    pools = list(
+        AssessmentPool.objects.filter(scenario__study=study)
+        .select_related("scenario")
+        .prefetch_related("documents__document")
+        .order_by("scenario_id")
+    )
 
     documents: dict[int, Document] = {}
 
@@ -118,8 +144,11 @@ def study_archive(*, study: Study) -> dict:
         return known.external_id
 
     participants = []
-    for participant in (study.participants.filter(preview_at__isnull=True).order_by("enrolment_index")
-                        .prefetch_related("assignments__scenario", "assignments__system", "assignments__retake_of")):
+    for participant in (
+        study.participants.filter(preview_at__isnull=True)
+        .order_by("enrolment_index")
+        .prefetch_related("assignments__scenario", "assignments__system", "assignments__retake_of")
+    ):
         assignments = []
         for assignment in sorted(participant.assignments.all(), key=lambda a: a.position):
             session = sessions.get(assignment.pk)
@@ -128,95 +157,184 @@ def study_archive(*, study: Study) -> dict:
                 session_position[session.pk] = assignment.position
                 session_data = {
                     "id": session.pk,
-                    "started_at": _t(session.started_at), "ended_at": _t(session.ended_at),
-                    "end_reason": session.end_reason, "post_task_answers": session.post_task_answers,
+                    "started_at": _t(session.started_at),
+                    "ended_at": _t(session.ended_at),
+                    "end_reason": session.end_reason,
+                    "post_task_answers": session.post_task_answers,
                     # The client's clock offset: an event's time on the timeline is client_time + it.
-                    "clock_offset_ms": session.clock_offset_ms, "clock_delay_ms": session.clock_delay_ms,
-                    "queries": [{
-                        "id": query.pk, "position": query.position, "text": query.text,
-                        "issued_at": _t(query.issued_at), "scan_mark_rank": query.scan_mark_rank,
-                        "system_message": query.system_message,
-                        "shown_results": [{
-                            "rank": row.rank, "doc": doc(row.document), "title": row.title, "snippet": row.snippet,
-                            "page": row.page, "shown_at": _t(row.shown_at)} for row in shown.get(query.pk, [])],
-                    } for query in queries.get(session.pk, [])],
-                    "judgments": [{
-                        "doc": doc(judgment.document), "grade": judgment.grade,
-                        "created_at": _t(judgment.created_at), "updated_at": _t(judgment.updated_at),
-                        "history": [{"grade": change.grade, "changed_at": _t(change.changed_at)}
-                                    for change in judgment.history.all()],
-                    } for judgment in judgments.get(session.pk, [])],
+                    "clock_offset_ms": session.clock_offset_ms,
+                    "clock_delay_ms": session.clock_delay_ms,
+                    "queries": [
+                        {
+                            "id": query.pk,
+                            "position": query.position,
+                            "text": query.text,
+                            "issued_at": _t(query.issued_at),
+                            "scan_mark_rank": query.scan_mark_rank,
+                            "system_message": query.system_message,
+                            "shown_results": [
+                                {
+                                    "rank": row.rank,
+                                    "doc": doc(row.document),
+                                    "title": row.title,
+                                    "snippet": row.snippet,
+                                    "page": row.page,
+                                    "shown_at": _t(row.shown_at),
+                                }
+                                for row in shown.get(query.pk, [])
+                            ],
+                        }
+                        for query in queries.get(session.pk, [])
+                    ],
+                    "judgments": [
+                        {
+                            "doc": doc(judgment.document),
+                            "grade": judgment.grade,
+                            "created_at": _t(judgment.created_at),
+                            "updated_at": _t(judgment.updated_at),
+                            "history": [
+                                {"grade": change.grade, "changed_at": _t(change.changed_at)}
+                                for change in judgment.history.all()
+                            ],
+                        }
+                        for judgment in judgments.get(session.pk, [])
+                    ],
                 }
-            assignments.append({
-                "position": assignment.position, "scenario": assignment.scenario.code,
-                "system": assignment.system.code,
-                "retake_of": assignment.retake_of.position if assignment.retake_of_id else None,
-                "retake_reason": assignment.retake_reason, "pre_task_answers": assignment.pre_task_answers,
-                "session": session_data,
-            })
-        participants.append({
-            "code": participant.code, "enrolment_index": participant.enrolment_index,
-            "questionnaire_answers": participant.questionnaire_answers,
-            "consent_version": participant.consent_version, "consented_at": _t(participant.consented_at),
-            "declined_at": _t(participant.declined_at), "withdrawn_at": _t(participant.withdrawn_at),
-            "created_at": _t(participant.created_at), "assignments": assignments,
-            "events": [{
-                "type": event.type, "client_event_id": event.client_event_id, "sequence": event.sequence,
-                "client_time": _t(event.client_time), "server_time": _t(event.server_time),
-                "session": session_position.get(event.session_id), "payload": event.payload,
-            } for event in events.get(participant.pk, [])],
-        })
-    reference_versions = [{
-        "number": version.number, "note": version.note,
-        "created_by": version.created_by.username if version.created_by else None,
-        "created_at": _t(version.created_at),
-        "judgments": [{
-            "topic_id": j.topic_id, "doc": doc(j.document), "grade": j.grade, "source": j.source,
-            "judged_by": j.judged_by.username if j.judged_by else None,
-        } for j in version_judgments.get(version.pk, [])],
-    } for version in versions]
+            assignments.append(
+                {
+                    "position": assignment.position,
+                    "scenario": assignment.scenario.code,
+                    "system": assignment.system.code,
+                    "retake_of": assignment.retake_of.position if assignment.retake_of_id else None,
+                    "retake_reason": assignment.retake_reason,
+                    "pre_task_answers": assignment.pre_task_answers,
+                    "session": session_data,
+                }
+            )
+        participants.append(
+            {
+                "code": participant.code,
+                "enrolment_index": participant.enrolment_index,
+                "questionnaire_answers": participant.questionnaire_answers,
+                "consent_version": participant.consent_version,
+                "consented_at": _t(participant.consented_at),
+                "declined_at": _t(participant.declined_at),
+                "withdrawn_at": _t(participant.withdrawn_at),
+                "created_at": _t(participant.created_at),
+                "assignments": assignments,
+                "events": [
+                    {
+                        "type": event.type,
+                        "client_event_id": event.client_event_id,
+                        "sequence": event.sequence,
+                        "client_time": _t(event.client_time),
+                        "server_time": _t(event.server_time),
+                        "session": session_position.get(event.session_id),
+                        "payload": event.payload,
+                    }
+                    for event in events.get(participant.pk, [])
+                ],
+            }
+        )
+    reference_versions = [
+        {
+            "number": version.number,
+            "note": version.note,
+            "created_by": version.created_by.username if version.created_by else None,
+            "created_at": _t(version.created_at),
+            "judgments": [
+                {
+                    "topic_id": j.topic_id,
+                    "doc": doc(j.document),
+                    "grade": j.grade,
+                    "source": j.source,
+                    "judged_by": j.judged_by.username if j.judged_by else None,
+                }
+                for j in version_judgments.get(version.pk, [])
+            ],
+        }
+        for version in versions
+    ]
     plan = AssessmentPlan.objects.filter(study=study).first()
     assessment = {
         "assessors_per_document": plan.assessors_per_document if plan else None,
-        "pools": [{
-            "scenario": pool.scenario.code, "rule": pool.rule, "top_x": pool.top_x, "built_at": _t(pool.built_at),
-            "documents": [{"doc": doc(d.document), "source": d.source, "source_detail": d.source_detail,
-                           "added_at": _t(d.added_at)} for d in sorted(pool.documents.all(), key=lambda d: d.pk)],
-        } for pool in pools],
+        "pools": [
+            {
+                "scenario": pool.scenario.code,
+                "rule": pool.rule,
+                "top_x": pool.top_x,
+                "built_at": _t(pool.built_at),
+                "documents": [
+                    {
+                        "doc": doc(d.document),
+                        "source": d.source,
+                        "source_detail": d.source_detail,
+                        "added_at": _t(d.added_at),
+                    }
+                    for d in sorted(pool.documents.all(), key=lambda d: d.pk)
+                ],
+            }
+            for pool in pools
+        ],
     }
     by_external: dict[str, Document] = {}
     for document in documents.values():
         other = by_external.setdefault(document.external_id, document)
         if other.pk != document.pk:
-            raise ExportError(f"document id {document.external_id!r} names documents of two collections; "
-                              "an archive refers to documents by id")
-    collections = dict(Collection.objects.filter(pk__in={d.collection_id for d in documents.values()})
-                       .values_list("pk", "name"))
+            raise ExportError(
+                f"document id {document.external_id!r} names documents of two collections; "
+                "an archive refers to documents by id"
+            )
+    collections = dict(
+        Collection.objects.filter(pk__in={d.collection_id for d in documents.values()}).values_list(
+            "pk", "name"
+        )
+    )
     return {
-        "format": FORMAT, "version": VERSION, "exported_at": _t(timezone.now()),
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": _t(timezone.now()),
         "study": {
-            "name": study.name, "slug": study.slug, "description": study.description,
+            "name": study.name,
+            "slug": study.slug,
+            "description": study.description,
             "collection": study.collection.name if study.collection_id else None,
-            "consent_text": study.consent_text, "consent_version": study.consent_version,
-            "questionnaire": study.questionnaire, "post_task_questionnaire": study.post_task_questionnaire,
+            "consent_text": study.consent_text,
+            "consent_version": study.consent_version,
+            "questionnaire": study.questionnaire,
+            "post_task_questionnaire": study.post_task_questionnaire,
             "pre_task_questionnaire": study.pre_task_questionnaire,
-            "time_limit_minutes": study.time_limit_minutes, "design_locked_at": _t(study.design_locked_at),
+            "time_limit_minutes": study.time_limit_minutes,
+            "design_locked_at": _t(study.design_locked_at),
             "created_at": _t(study.created_at),
         },
         "grade_levels": [{"value": g.value, "label": g.label} for g in study.grade_levels.order_by("value")],
-        "documents": [{
-            "collection": collections[d.collection_id], "id": d.pk, "external_id": d.external_id,
-            "title": d.title, "text": d.text, "extra": d.extra,
-        } for d in sorted(documents.values(), key=lambda d: (collections[d.collection_id], d.external_id))],
-        "scenarios": [{"code": s.code, "title": s.title, "text": s.text, "topic_id": s.topic_id}
-                      for s in study.scenarios.order_by("id")],
-        "systems": [{"code": s.code, "name": s.name, "backend": s.backend, "config": s.config}
-                    for s in study.systems.order_by("id")],
+        "documents": [
+            {
+                "collection": collections[d.collection_id],
+                "id": d.pk,
+                "external_id": d.external_id,
+                "title": d.title,
+                "text": d.text,
+                "extra": d.extra,
+            }
+            for d in sorted(documents.values(), key=lambda d: (collections[d.collection_id], d.external_id))
+        ],
+        "scenarios": [
+            {"code": s.code, "title": s.title, "text": s.text, "topic_id": s.topic_id}
+            for s in study.scenarios.order_by("id")
+        ],
+        "systems": [
+            {"code": s.code, "name": s.name, "backend": s.backend, "config": s.config}
+            for s in study.systems.order_by("id")
+        ],
         "participants": participants,
         "reference_versions": reference_versions,
         "assessment": assessment,
-        "audit": [{"participant_code": a.participant_code, "action": a.action, "detail": a.detail, "at": _t(a.at)}
-                  for a in study.audit_entries.order_by("at", "id")],
+        "audit": [
+            {"participant_code": a.participant_code, "action": a.action, "detail": a.detail, "at": _t(a.at)}
+            for a in study.audit_entries.order_by("at", "id")
+        ],
     }
 
 
@@ -251,7 +369,9 @@ def load_json_with_lines(text: str, path: str):
     try:
         return decoder.decode(text)
     except json.JSONDecodeError as error:
-        raise ImportFailure(path, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})") from None
+        raise ImportFailure(
+            path, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})"
+        ) from None
     except RecursionError:
         raise ImportFailure(path, None, None, "invalid JSON: nested too deeply") from None
 
@@ -351,9 +471,14 @@ def _milliseconds(r: _Reader, item, key: str, where: str) -> float | None:
 def stored_timestamps():
     """Let the import write the archive's creation times into auto_now_add fields (the event log refuses
     UPDATE, so they cannot be fixed afterwards). Process-wide while it lasts: commands and tests only."""
-    fields = [Study._meta.get_field("created_at"), Participant._meta.get_field("created_at"),
-              Event._meta.get_field("server_time"), ReferenceVersion._meta.get_field("created_at"),
-              AuditEntry._meta.get_field("at"), PoolDocument._meta.get_field("added_at")]
+    fields = [
+        Study._meta.get_field("created_at"),
+        Participant._meta.get_field("created_at"),
+        Event._meta.get_field("server_time"),
+        ReferenceVersion._meta.get_field("created_at"),
+        AuditEntry._meta.get_field("at"),
+        PoolDocument._meta.get_field("added_at"),
+    ]
     for f in fields:
         f.auto_now_add = False
     try:
@@ -390,8 +515,12 @@ def _collection_for(r: _Reader, obj, where: str, name: str, owner) -> Collection
     if collection is None:
         return Collection.objects.create(name=name, owner=owner)
     if not collection_usable_by(user=owner, collection=collection):
-        r.fail(obj, where, f"a collection named {name!r} exists and is not shared with {owner.username!r}; "
-               "ask its owner to share it, or rename the collection in the archive")
+        r.fail(
+            obj,
+            where,
+            f"a collection named {name!r} exists and is not shared with {owner.username!r}; "
+            "ask its owner to share it, or rename the collection in the archive",
+        )
     return collection
 
 
@@ -405,15 +534,18 @@ def _client_time_imported(r: _Reader, e_item, e_where: str, server_time, payload
     if value is not None and not isinstance(value, str):
         r.fail(e_item, where, f"{value!r} is not an ISO 8601 date and time")
     aware = server_time if server_time.tzinfo else server_time.replace(tzinfo=dt.UTC)
-    moment, text, why = client_time_checked(value, received_at=aware,
-                                            window=dt.timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+    moment, text, why = client_time_checked(
+        value, received_at=aware, window=dt.timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS)
+    )
     if why is not None and why != TOO_FAR:
         r.fail(e_item, where, f"{value!r} is {why}")
     if text is not None:
         data = payload.get("data")
         (data if isinstance(data, dict) else payload)["client_time_raw"] = text
-        r.notes.append(f"{r.path}:{getattr(e_item, 'line', None)}: {where}: {text!r} is {why}; kept as text in"
-                       " payload.data.client_time_raw")
+        r.notes.append(
+            f"{r.path}:{getattr(e_item, 'line', None)}: {where}: {text!r} is {why}; kept as text in"
+            " payload.data.client_time_raw"
+        )
     return moment
 
 
@@ -436,8 +568,10 @@ def _import(data, path: str, owner, name: str | None) -> Study:
     info = r.obj(data.get("study"), "$.study", data)
     W = "$.study"
     study = Study.objects.create(
-        name=name or r.get(info, "name", W, str), slug=study_slug_free(r.get(info, "slug", W, str), info["name"]),
-        description=r.get(info, "description", W, str, default=""), owner=owner,
+        name=name or r.get(info, "name", W, str),
+        slug=study_slug_free(r.get(info, "slug", W, str), info["name"]),
+        description=r.get(info, "description", W, str, default=""),
+        owner=owner,
         consent_text=r.get(info, "consent_text", W, str, default=""),
         consent_version=r.get(info, "consent_version", W, str, default="1"),
         questionnaire=_questionnaire(r, info, "questionnaire", W),
@@ -475,29 +609,38 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             r.fail(item, f"{where}.external_id", f"document {external_id!r} is listed twice")
         collection_name = r.get(item, "collection", where, str)
         if collection_name not in collections:
-            collections[collection_name] = _collection_for(r, item, f"{where}.collection", collection_name, owner)
+            collections[collection_name] = _collection_for(
+                r, item, f"{where}.collection", collection_name, owner
+            )
         wanted[external_id] = (collections[collection_name], item, where)
         if isinstance(item.get("id"), int):
             old_document_ids[item["id"]] = external_id
     study_collection = r.get(info, "collection", W, str, null=True, default=None)
     if study_collection is not None:
         if study_collection not in collections:
-            collections[study_collection] = _collection_for(r, info, f"{W}.collection", study_collection, owner)
+            collections[study_collection] = _collection_for(
+                r, info, f"{W}.collection", study_collection, owner
+            )
         study.collection = collections[study_collection]
         study.save(update_fields=["collection"])
     documents: dict[str, Document] = {}
     for collection in collections.values():
         ids = [e for e, (c, _i, _w) in wanted.items() if c.pk == collection.pk]
         for start in range(0, len(ids), 5000):
-            for document in collection.documents.filter(external_id__in=ids[start:start + 5000]):
+            for document in collection.documents.filter(external_id__in=ids[start : start + 5000]):
                 documents[document.external_id] = document
     fresh = []
     for external_id, (collection, item, where) in wanted.items():
         if external_id not in documents:
-            fresh.append(Document(collection=collection, external_id=external_id,
-                                  title=r.get(item, "title", where, str, default=""),
-                                  text=r.get(item, "text", where, str, default=""),
-                                  extra=r.get(item, "extra", where, dict, default={})))
+            fresh.append(
+                Document(
+                    collection=collection,
+                    external_id=external_id,
+                    title=r.get(item, "title", where, str, default=""),
+                    text=r.get(item, "text", where, str, default=""),
+                    extra=r.get(item, "extra", where, dict, default={}),
+                )
+            )
     for document in Document.objects.bulk_create(fresh, batch_size=2000):
         documents[document.external_id] = document
 
@@ -520,8 +663,13 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         code = r.get(item, "code", where, str)
         if code in scenarios:
             r.fail(item, f"{where}.code", f"scenario {code!r} is listed twice")
-        scenarios[code] = Scenario(study=study, code=code, title=r.get(item, "title", where, str),
-                                   text=r.get(item, "text", where, str), topic_id=r.get(item, "topic_id", where, str))
+        scenarios[code] = Scenario(
+            study=study,
+            code=code,
+            title=r.get(item, "title", where, str),
+            text=r.get(item, "text", where, str),
+            topic_id=r.get(item, "topic_id", where, str),
+        )
     topics = [s.topic_id for s in scenarios.values()]
     if len(set(topics)) != len(topics):
         r.fail(data, "$.scenarios", "two scenarios share a topic_id")
@@ -538,15 +686,18 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         if backend == System.Backend.HTTP and set(config) == {"source"}:
             # A Session Track log's system as imports before November 2026 stored it: the log holds the results
             # shown, which is what an external system is.
-            r.notes.append(f"{r.path}:{getattr(item, 'line', None)}: {where}: an HTTP system with only a "
-                           "source (a Session Track log's) imported as an external system")
+            r.notes.append(
+                f"{r.path}:{getattr(item, 'line', None)}: {where}: an HTTP system with only a "
+                "source (a Session Track log's) imported as an external system"
+            )
             backend, config = System.Backend.EXTERNAL, {}
         try:
             system_check_config(code=code, backend=backend, config=config)  # the services' one rule
         except SystemConfigError as error:
             r.fail(item, f"{where}.{error.field}", str(error))
-        systems[code] = System(study=study, code=code, name=r.get(item, "name", where, str), backend=backend,
-                               config=config)
+        systems[code] = System(
+            study=study, code=code, name=r.get(item, "name", where, str), backend=backend, config=config
+        )
     System.objects.bulk_create(systems.values())
 
     old_ids: dict[str, dict[int, int]] = {"session": {}, "query": {}, "document": {}}
@@ -564,20 +715,26 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         codes.add(code)
         indexes.add(index)
         participant = Participant.objects.create(
-            study=study, code=code, enrolment_index=index,
+            study=study,
+            code=code,
+            enrolment_index=index,
             questionnaire_answers=r.get(item, "questionnaire_answers", where, dict, default={}),
             consent_version=r.get(item, "consent_version", where, str, default=""),
             consented_at=r.get(item, "consented_at", where, "time", null=True, default=None),
             declined_at=r.get(item, "declined_at", where, "time", null=True, default=None),
             withdrawn_at=r.get(item, "withdrawn_at", where, "time", null=True, default=None),
-            created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now())
+            created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now(),
+        )
         by_position: dict[int, Assignment] = {}
         sessions_by_position: dict[int, SearchSession] = {}
         for j, a_item in enumerate(r.list(item, "assignments", where)):
             a_where = f"{where}.assignments[{j}]"
             r.obj(a_item, a_where, item)
             position = r.get(a_item, "position", a_where, int)
-            scenario_code, system_code = r.get(a_item, "scenario", a_where, str), r.get(a_item, "system", a_where, str)
+            scenario_code, system_code = (
+                r.get(a_item, "scenario", a_where, str),
+                r.get(a_item, "system", a_where, str),
+            )
             if scenario_code not in scenarios:
                 r.fail(a_item, f"{a_where}.scenario", f"no scenario {scenario_code!r} in the archive")
             if system_code not in systems:
@@ -588,10 +745,14 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             if position in by_position or position < 1:
                 r.fail(a_item, f"{a_where}.position", f"position {position} is used twice or below 1")
             assignment = Assignment.objects.create(
-                participant=participant, position=position, scenario=scenarios[scenario_code],
-                system=systems[system_code], retake_of=by_position.get(retake_of) if retake_of else None,
+                participant=participant,
+                position=position,
+                scenario=scenarios[scenario_code],
+                system=systems[system_code],
+                retake_of=by_position.get(retake_of) if retake_of else None,
                 retake_reason=r.get(a_item, "retake_reason", a_where, str, default=""),
-                pre_task_answers=r.get(a_item, "pre_task_answers", a_where, dict, default={}))
+                pre_task_answers=r.get(a_item, "pre_task_answers", a_where, dict, default={}),
+            )
             by_position[position] = assignment
             s_item = a_item.get("session")
             if s_item is None:
@@ -599,12 +760,14 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             s_where = f"{a_where}.session"
             r.obj(s_item, s_where, a_item)
             session = SearchSession.objects.create(
-                assignment=assignment, started_at=r.get(s_item, "started_at", s_where, "time"),
+                assignment=assignment,
+                started_at=r.get(s_item, "started_at", s_where, "time"),
                 ended_at=r.get(s_item, "ended_at", s_where, "time", null=True, default=None),
                 end_reason=r.get(s_item, "end_reason", s_where, str, default=""),
                 post_task_answers=r.get(s_item, "post_task_answers", s_where, dict, default={}),
                 clock_offset_ms=_milliseconds(r, s_item, "clock_offset_ms", s_where),
-                clock_delay_ms=_milliseconds(r, s_item, "clock_delay_ms", s_where))
+                clock_delay_ms=_milliseconds(r, s_item, "clock_delay_ms", s_where),
+            )
             sessions_by_position[position] = session
             if isinstance(s_item.get("id"), int):
                 old_ids["session"][s_item["id"]] = session.pk
@@ -629,10 +792,18 @@ def _import(data, path: str, owner, name: str | None) -> Study:
             r.fail(e_item, f"{e_where}.sequence", f"{sequence} is outside 0..{MAX_SEQUENCE}")
         server_time = r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now()
         client_time = _client_time_imported(r, e_item, e_where, server_time, payload)
-        events.append(Event(
-            participant=participant, session=session, type=r.get(e_item, "type", e_where, str),
-            client_event_id=client_id, sequence=sequence, client_time=client_time, server_time=server_time,
-            payload=payload))
+        events.append(
+            Event(
+                participant=participant,
+                session=session,
+                type=r.get(e_item, "type", e_where, str),
+                client_event_id=client_id,
+                sequence=sequence,
+                client_time=client_time,
+                server_time=server_time,
+                payload=payload,
+            )
+        )
     Event.objects.bulk_create(events, batch_size=2000)
 
     users = get_user_model().objects
@@ -657,13 +828,23 @@ def _import(data, path: str, owner, name: str | None) -> Study:
                 r.fail(j_item, j_where, f"topic {topic!r} judges document {document.external_id!r} twice")
             seen.add((topic, document.pk))
             judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
-            rows.append(ReferenceJudgment(
-                topic_id=topic, document=document, grade=grade_of(j_item, j_where, reference=True),
-                source=r.get(j_item, "source", j_where, str, default=""),
-                judged_by=users.filter(username=judge).first() if judge else None))
+            rows.append(
+                ReferenceJudgment(
+                    topic_id=topic,
+                    document=document,
+                    grade=grade_of(j_item, j_where, reference=True),
+                    source=r.get(j_item, "source", j_where, str, default=""),
+                    judged_by=users.filter(username=judge).first() if judge else None,
+                )
+            )
         reference_version_create(
-            study=study, judgments=rows, note=note, number=number, created_at=created_at,
-            created_by=users.filter(username=creator).first() if creator else None)
+            study=study,
+            judgments=rows,
+            note=note,
+            number=number,
+            created_at=created_at,
+            created_by=users.filter(username=creator).first() if creator else None,
+        )
 
     assessment = data.get("assessment") or {}
     r.obj(assessment, "$.assessment", data)
@@ -677,22 +858,32 @@ def _import(data, path: str, owner, name: str | None) -> Study:
         if code not in scenarios:
             r.fail(item, f"{where}.scenario", f"no scenario {code!r} in the archive")
         pool = AssessmentPool.objects.create(
-            scenario=scenarios[code], rule=r.get(item, "rule", where, str), top_x=r.get(item, "top_x", where, int),
-            built_at=r.get(item, "built_at", where, "time", null=True, default=None))
+            scenario=scenarios[code],
+            rule=r.get(item, "rule", where, str),
+            top_x=r.get(item, "top_x", where, int),
+            built_at=r.get(item, "built_at", where, "time", null=True, default=None),
+        )
         PoolDocument.objects.bulk_create(
-            PoolDocument(pool=pool, document=document_of(d, f"{where}.documents[{k}]"),
-                         source=r.get(d, "source", f"{where}.documents[{k}]", str),
-                         source_detail=r.get(d, "source_detail", f"{where}.documents[{k}]", str, default=""),
-                         added_at=r.get(d, "added_at", f"{where}.documents[{k}]", "time", null=True, default=None)
-                         or timezone.now())
-            for k, d in enumerate(r.list(item, "documents", where)))
+            PoolDocument(
+                pool=pool,
+                document=document_of(d, f"{where}.documents[{k}]"),
+                source=r.get(d, "source", f"{where}.documents[{k}]", str),
+                source_detail=r.get(d, "source_detail", f"{where}.documents[{k}]", str, default=""),
+                added_at=r.get(d, "added_at", f"{where}.documents[{k}]", "time", null=True, default=None)
+                or timezone.now(),
+            )
+            for k, d in enumerate(r.list(item, "documents", where))
+        )
     for i, item in enumerate(r.list(data, "audit", "$") if "audit" in data else []):
         where = f"$.audit[{i}]"
         r.obj(item, where, data)
         AuditEntry.objects.create(
-            study=study, participant_code=r.get(item, "participant_code", where, str, default=""),
-            action=r.get(item, "action", where, str), detail=r.get(item, "detail", where, dict, default={}),
-            at=r.get(item, "at", where, "time", null=True, default=None) or timezone.now())
+            study=study,
+            participant_code=r.get(item, "participant_code", where, str, default=""),
+            action=r.get(item, "action", where, str),
+            detail=r.get(item, "detail", where, dict, default={}),
+            at=r.get(item, "at", where, "time", null=True, default=None) or timezone.now(),
+        )
     study.import_notes = r.notes  # the command prints them
     return study
 
@@ -704,11 +895,19 @@ def _import_session_rows(r: _Reader, s_item, s_where, session, document_of, grad
         r.obj(q_item, q_where, s_item)
         position = r.get(q_item, "position", q_where, int)
         if position != k + 1:
-            r.fail(q_item, f"{q_where}.position", f"expected position {k + 1} (queries are numbered 1..n in order)")
-        query = Query(session=session, position=position, text=r.get(q_item, "text", q_where, str),
-                      issued_at=r.get(q_item, "issued_at", q_where, "time"),
-                      scan_mark_rank=r.get(q_item, "scan_mark_rank", q_where, int, null=True, default=None),
-                      system_message=r.get(q_item, "system_message", q_where, str, default=""))
+            r.fail(
+                q_item,
+                f"{q_where}.position",
+                f"expected position {k + 1} (queries are numbered 1..n in order)",
+            )
+        query = Query(
+            session=session,
+            position=position,
+            text=r.get(q_item, "text", q_where, str),
+            issued_at=r.get(q_item, "issued_at", q_where, "time"),
+            scan_mark_rank=r.get(q_item, "scan_mark_rank", q_where, int, null=True, default=None),
+            system_message=r.get(q_item, "system_message", q_where, str, default=""),
+        )
         queries.append((query, q_item, q_where))
     Query.objects.bulk_create([q for q, _i, _w in queries])
     for query, q_item, q_where in queries:
@@ -722,10 +921,17 @@ def _import_session_rows(r: _Reader, s_item, s_where, session, document_of, grad
             if rank < 1 or rank in ranks:
                 r.fail(row, f"{where}.rank", f"rank {rank} is below 1 or shown twice")
             ranks.add(rank)
-            shown_rows.append(ShownResult(
-                query=query, rank=rank, document=document_of(row, where), title=r.get(row, "title", where, str),
-                snippet=r.get(row, "snippet", where, str), page=r.get(row, "page", where, int, default=1),
-                shown_at=r.get(row, "shown_at", where, "time")))
+            shown_rows.append(
+                ShownResult(
+                    query=query,
+                    rank=rank,
+                    document=document_of(row, where),
+                    title=r.get(row, "title", where, str),
+                    snippet=r.get(row, "snippet", where, str),
+                    page=r.get(row, "page", where, int, default=1),
+                    shown_at=r.get(row, "shown_at", where, "time"),
+                )
+            )
     ShownResult.objects.bulk_create(shown_rows, batch_size=2000)
     changes = []
     judged = set()
@@ -734,16 +940,27 @@ def _import_session_rows(r: _Reader, s_item, s_where, session, document_of, grad
         r.obj(j_item, where, s_item)
         document = document_of(j_item, where)
         if document.pk in judged:
-            r.fail(j_item, f"{where}.doc", f"document {document.external_id!r} is judged twice in this session")
+            r.fail(
+                j_item, f"{where}.doc", f"document {document.external_id!r} is judged twice in this session"
+            )
         judged.add(document.pk)
         judgment = Judgment.objects.create(
-            session=session, document=document, grade=grade_of(j_item, where),
-            created_at=r.get(j_item, "created_at", where, "time"), updated_at=r.get(j_item, "updated_at", where, "time"))
+            session=session,
+            document=document,
+            grade=grade_of(j_item, where),
+            created_at=r.get(j_item, "created_at", where, "time"),
+            updated_at=r.get(j_item, "updated_at", where, "time"),
+        )
         for n, change in enumerate(r.list(j_item, "history", where)):
             c_where = f"{where}.history[{n}]"
             r.obj(change, c_where, j_item)
-            changes.append(JudgmentChange(judgment=judgment, grade=r.get(change, "grade", c_where, int),
-                                          changed_at=r.get(change, "changed_at", c_where, "time")))
+            changes.append(
+                JudgmentChange(
+                    judgment=judgment,
+                    grade=r.get(change, "grade", c_where, int),
+                    changed_at=r.get(change, "changed_at", c_where, "time"),
+                )
+            )
     JudgmentChange.objects.bulk_create(changes, batch_size=2000)
 
 

@@ -38,7 +38,7 @@ class ImportResult:
 
 
 def parse_grade_map(text: str) -> dict[int, int]:
-    """"1:3,2:2,3:1,4:1,-1:0" -> {1: 3, 2: 2, 3: 1, 4: 1, -1: 0}."""
+    """ "1:3,2:2,3:1,4:1,-1:0" -> {1: 3, 2: 2, 3: 1, 4: 1, -1: 0}."""
     mapping: dict[int, int] = {}
     for part in text.split(","):
         part = part.strip()
@@ -82,8 +82,11 @@ def _read_qrels(path: Path, grade_map: Mapping[int, int] | None) -> list[formats
     for judgment in judgments:
         if judgment.grade not in grade_map:
             line = _line_of(path, judgment.topic_id, judgment.doc_id)
-            raise FormatError(str(path), line, f"grade {judgment.grade} has no entry in the grade map "
-                              f"(mapped: {sorted(grade_map)})")
+            raise FormatError(
+                str(path),
+                line,
+                f"grade {judgment.grade} has no entry in the grade map (mapped: {sorted(grade_map)})",
+            )
         mapped.append(formats.Judgment(judgment.topic_id, judgment.doc_id, int(grade_map[judgment.grade])))
     return mapped
 
@@ -103,20 +106,35 @@ def read_ir_datasets(dataset_id: str) -> ParsedCollection:
     except KeyError:
         raise CollectionImportError(f"ir_datasets knows no dataset {dataset_id!r}") from None
     try:
-        documents = [
-            formats.Document(str(doc.doc_id), str(getattr(doc, "title", "") or ""),
-                             str(getattr(doc, "text", "") or getattr(doc, "body", "") or ""))
-            for doc in dataset.docs_iter()
-        ] if dataset.has_docs() else []
-        topics = [
-            formats.Topic(str(q.query_id), str(getattr(q, "title", "") or getattr(q, "text", "")),
-                          str(getattr(q, "description", "") or getattr(q, "text", "")))
-            for q in dataset.queries_iter()
-        ] if dataset.has_queries() else []
-        judgments = [
-            formats.Judgment(str(j.query_id), str(j.doc_id), int(j.relevance))
-            for j in dataset.qrels_iter()
-        ] if dataset.has_qrels() else []
+        documents = (
+            [
+                formats.Document(
+                    str(doc.doc_id),
+                    str(getattr(doc, "title", "") or ""),
+                    str(getattr(doc, "text", "") or getattr(doc, "body", "") or ""),
+                )
+                for doc in dataset.docs_iter()
+            ]
+            if dataset.has_docs()
+            else []
+        )
+        topics = (
+            [
+                formats.Topic(
+                    str(q.query_id),
+                    str(getattr(q, "title", "") or getattr(q, "text", "")),
+                    str(getattr(q, "description", "") or getattr(q, "text", "")),
+                )
+                for q in dataset.queries_iter()
+            ]
+            if dataset.has_queries()
+            else []
+        )
+        judgments = (
+            [formats.Judgment(str(j.query_id), str(j.doc_id), int(j.relevance)) for j in dataset.qrels_iter()]
+            if dataset.has_qrels()
+            else []
+        )
     except Exception as exc:  # network errors, checksum failures, missing manual downloads
         reason = " ".join(str(exc).split())
         raise CollectionImportError(
@@ -147,19 +165,26 @@ def collection_parse(
                 raise CollectionImportError("give exactly one ir_datasets dataset id")
             parsed = read_ir_datasets(str(paths[0]))
             if grade_map is not None:
-                parsed = ParsedCollection(parsed.documents, parsed.topics, [
-                    formats.Judgment(j.topic_id, j.doc_id, _mapped(grade_map, j.grade, str(paths[0])))
-                    for j in parsed.judgments
-                ])
+                parsed = ParsedCollection(
+                    parsed.documents,
+                    parsed.topics,
+                    [
+                        formats.Judgment(j.topic_id, j.doc_id, _mapped(grade_map, j.grade, str(paths[0])))
+                        for j in parsed.judgments
+                    ],
+                )
             documents, topics, judgments = parsed.documents, parsed.topics, parsed.judgments
         elif format == "cranfield":
             if len(paths) != 1:
-                raise CollectionImportError("the cranfield format takes one folder "
-                                            "(holding cran.all.1400, cran.qry and cranqrel)")
+                raise CollectionImportError(
+                    "the cranfield format takes one folder (holding cran.all.1400, cran.qry and cranqrel)"
+                )
             folder = Path(paths[0])
             if not folder.is_dir():
                 raise CollectionImportError(f"{folder}: not a folder (the cranfield format takes the folder)")
-            parsed = formats.read_cranfield(folder, grade_map if grade_map is not None else DEFAULT_CRANFIELD_GRADES)
+            parsed = formats.read_cranfield(
+                folder, grade_map if grade_map is not None else DEFAULT_CRANFIELD_GRADES
+            )
             documents, topics, judgments = parsed.documents, parsed.topics, parsed.judgments
         else:
             reader = formats.read_trec_documents if format == "trec" else formats.read_jsonl_documents
@@ -187,7 +212,9 @@ def collection_parse(
             where = str(qrels_path) if qrels_path else str(paths[0])
             line = _line_of(Path(qrels_path), judgment.topic_id, judgment.doc_id) if qrels_path else None
             prefix = f"{where}:{line}" if line else where
-            raise CollectionImportError(f"{prefix}: judged document {judgment.doc_id!r} is not in the collection")
+            raise CollectionImportError(
+                f"{prefix}: judged document {judgment.doc_id!r} is not in the collection"
+            )
     return ParsedCollection(documents, topics, judgments)
 
 
@@ -228,8 +255,9 @@ def collection_import(
         raise CollectionImportError(f"a collection named {name!r} already exists; choose another --name")
     if scenario_topics and study is None:
         raise CollectionImportError("turning topics into scenarios needs a study (--study SLUG)")
-    parsed = collection_parse(format=format, paths=paths, topics_path=topics_path, qrels_path=qrels_path,
-                              grade_map=grade_map)
+    parsed = collection_parse(
+        format=format, paths=paths, topics_path=topics_path, qrels_path=qrels_path, grade_map=grade_map
+    )
     topics_by_id = {t.topic_id: t for t in parsed.topics}
     wanted = [str(t).strip() for t in scenario_topics or [] if str(t).strip()]
     for topic_id in wanted:
@@ -243,11 +271,20 @@ def collection_import(
         if study is not None:
             study = Study.objects.select_for_update().get(pk=study.pk)
             _check_study(study, parsed, wanted, source)
-        collection = Collection.objects.create(name=name, description=description,
-                                               owner=study.owner if study is not None else owner)
+        collection = Collection.objects.create(
+            name=name, description=description, owner=study.owner if study is not None else owner
+        )
         Document.objects.bulk_create(
-            (Document(collection=collection, external_id=d.external_id, title=d.title, text=d.text, extra=d.extra)
-             for d in parsed.documents),
+            (
+                Document(
+                    collection=collection,
+                    external_id=d.external_id,
+                    title=d.title,
+                    text=d.text,
+                    extra=d.extra,
+                )
+                for d in parsed.documents
+            ),
             batch_size=500,
         )
         scenarios: list[Scenario] = []
@@ -257,23 +294,41 @@ def collection_import(
             study.save(update_fields=["collection"])
             for topic_id in wanted:
                 topic = topics_by_id[topic_id]
-                scenarios.append(Scenario.objects.create(
-                    study=study, code=f"T{topic_id}"[:40], title=(topic.title or f"Topic {topic_id}")[:200],
-                    text=topic.text or topic.title, topic_id=topic_id,
-                ))
+                scenarios.append(
+                    Scenario.objects.create(
+                        study=study,
+                        code=f"T{topic_id}"[:40],
+                        title=(topic.title or f"Topic {topic_id}")[:200],
+                        text=topic.text or topic.title,
+                        topic_id=topic_id,
+                    )
+                )
             if parsed.judgments:
                 doc_pk = dict(collection.documents.values_list("external_id", "pk"))
                 version = reference_version_create(
-                    study=study, created_by=created_by,
+                    study=study,
+                    created_by=created_by,
                     note=f"imported with collection {name!r} from {source}",
-                    judgments=(ReferenceJudgment(topic_id=j.topic_id, document_id=doc_pk[j.doc_id], grade=j.grade,
-                                                 source=Path(source).name[:200])
-                               for j in parsed.judgments),
+                    judgments=(
+                        ReferenceJudgment(
+                            topic_id=j.topic_id,
+                            document_id=doc_pk[j.doc_id],
+                            grade=j.grade,
+                            source=Path(source).name[:200],
+                        )
+                        for j in parsed.judgments
+                    ),
                 )
-    logger.info("imported collection %r: %d documents, %d topics, %d judgments", name, len(parsed.documents),
-                len(parsed.topics), len(parsed.judgments))
-    return ImportResult(collection, len(parsed.documents), len(parsed.topics), len(parsed.judgments), scenarios,
-                        version)
+    logger.info(
+        "imported collection %r: %d documents, %d topics, %d judgments",
+        name,
+        len(parsed.documents),
+        len(parsed.topics),
+        len(parsed.judgments),
+    )
+    return ImportResult(
+        collection, len(parsed.documents), len(parsed.topics), len(parsed.judgments), scenarios, version
+    )
 
 
 def _check_study(study: Study, parsed: ParsedCollection, wanted: list[str], source: str) -> None:

@@ -124,8 +124,12 @@ def parse_tree(data: bytes, path: str) -> Node:
     try:
         parser.Parse(data, True)
     except expat.ExpatError as error:
-        raise ImportFailure(path, error.lineno, None, f"not well-formed XML: {expat.errors.messages[error.code]} "
-                                                      f"(column {error.offset + 1})") from None
+        raise ImportFailure(
+            path,
+            error.lineno,
+            None,
+            f"not well-formed XML: {expat.errors.messages[error.code]} (column {error.offset + 1})",
+        ) from None
     return root[0]
 
 
@@ -248,8 +252,13 @@ def _time(node: Node, name: str, path: str, required: bool = True) -> Stamp | No
             return Stamp(raw, clock=dt.datetime.strptime(raw, pattern).time())
         except ValueError:
             continue
-    raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{raw!r} is not a time of day (HH:MM:SS.ffffff), "
-                        "seconds from the session's start (143.512957) or NA")
+    raise ImportFailure(
+        path,
+        node.line,
+        f"{node.tag}@{name}",
+        f"{raw!r} is not a time of day (HH:MM:SS.ffffff), "
+        "seconds from the session's start (143.512957) or NA",
+    )
 
 
 def _others(node: Node, *known: str) -> dict:
@@ -277,15 +286,23 @@ def read_log(data: bytes, path: str) -> Log:
             if notation is None:
                 notation = (kind, node.line)
             elif kind != notation[0]:
-                raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{stamp.raw!r} mixes notations: line "
-                                    f"{notation[1]} set {_NOTATION_NAMES[notation[0]]}")
+                raise ImportFailure(
+                    path,
+                    node.line,
+                    f"{node.tag}@{name}",
+                    f"{stamp.raw!r} mixes notations: line {notation[1]} set {_NOTATION_NAMES[notation[0]]}",
+                )
         return stamp
 
     for session_node in root.all("session"):
         num = _int(session_node, "num", path)
         if num in seen_sessions:
-            raise ImportFailure(path, session_node.line, "session@num",
-                                f"session {num} already appears on line {seen_sessions[num]}")
+            raise ImportFailure(
+                path,
+                session_node.line,
+                "session@num",
+                f"session {num} already appears on line {seen_sessions[num]}",
+            )
         seen_sessions[num] = session_node.line
         session_start = timed(session_node, "starttime", required=False)
         topic_node = session_node.one("topic", path)
@@ -309,21 +326,38 @@ def read_log(data: bytes, path: str) -> Log:
             for result_node in [] if results_node is None else results_node.all("result"):
                 tags = [tag for tag in DOC_ID_TAGS if result_node.all(tag)]
                 if not tags:
-                    raise ImportFailure(path, result_node.line, "clueweb09id", "<result> has no document id "
-                                        f"({', '.join(DOC_ID_TAGS)})")
+                    raise ImportFailure(
+                        path,
+                        result_node.line,
+                        "clueweb09id",
+                        f"<result> has no document id ({', '.join(DOC_ID_TAGS)})",
+                    )
                 id_tag = id_tag or tags[0]
                 docid = _text(result_node, tags[0], path).strip()  # an id, not a text
                 if not docid or len(docid) > 200:
-                    raise ImportFailure(path, result_node.line, tags[0], "empty or longer than 200 characters")
-                results.append(Result(
-                    rank=_int(result_node, "rank", path), url=_text(result_node, "url", path, False) or "",
-                    docid=docid, title=_text(result_node, "title", path, False) or "",
-                    snippet=_text(result_node, "snippet", path, False) or "", line=result_node.line))
+                    raise ImportFailure(
+                        path, result_node.line, tags[0], "empty or longer than 200 characters"
+                    )
+                results.append(
+                    Result(
+                        rank=_int(result_node, "rank", path),
+                        url=_text(result_node, "url", path, False) or "",
+                        docid=docid,
+                        title=_text(result_node, "title", path, False) or "",
+                        snippet=_text(result_node, "snippet", path, False) or "",
+                        line=result_node.line,
+                    )
+                )
             # Ranks run on one by one in file order; a later page of results may start after 1 (11, 12, ...).
             for before, result in zip(results, results[1:], strict=False):
                 if result.rank != before.rank + 1:
-                    raise ImportFailure(path, result.line, "result@rank", "ranks must run 1..n in order (a later "
-                                        f"page's from its first): expected {before.rank + 1}, found {result.rank}")
+                    raise ImportFailure(
+                        path,
+                        result.line,
+                        "result@rank",
+                        "ranks must run 1..n in order (a later "
+                        f"page's from its first): expected {before.rank + 1}, found {result.rank}",
+                    )
             shown_ranks = {result.rank for result in results}
             clicks = []
             clicked = interaction_node.one("clicked", path, required=False)
@@ -331,26 +365,55 @@ def read_log(data: bytes, path: str) -> Log:
                 rank_node = click_node.one("rank", path)
                 rank = _int_text(rank_node, path)
                 if rank not in shown_ranks:
-                    raise ImportFailure(path, rank_node.line, "rank", f"click on rank {rank}, but only "
-                                        f"{len(results)} results were shown" + (
-                                            f" (ranks {results[0].rank}-{results[-1].rank})" if results else ""))
-                clicks.append(Click(
-                    _int(click_node, "num", path), timed(click_node, "starttime"), timed(click_node, "endtime"),
-                    rank, click_node.line, _others(click_node, "num", "starttime", "endtime"),
-                    [(child.tag, child.text) for child in click_node.children if child.tag != "rank"]))
+                    raise ImportFailure(
+                        path,
+                        rank_node.line,
+                        "rank",
+                        f"click on rank {rank}, but only "
+                        f"{len(results)} results were shown"
+                        + (f" (ranks {results[0].rank}-{results[-1].rank})" if results else ""),
+                    )
+                clicks.append(
+                    Click(
+                        _int(click_node, "num", path),
+                        timed(click_node, "starttime"),
+                        timed(click_node, "endtime"),
+                        rank,
+                        click_node.line,
+                        _others(click_node, "num", "starttime", "endtime"),
+                        [(child.tag, child.text) for child in click_node.children if child.tag != "rank"],
+                    )
+                )
             query_node = interaction_node.one("query", path)
             query = query_node.text
             if not query.strip():
                 raise ImportFailure(path, query_node.line, "query", "empty query")
-            interactions.append(Interaction(_int(interaction_node, "num", path), interaction_start, query,
-                                            results, clicks, interaction_node.line,
-                                            _others(interaction_node, "num", "starttime")))
+            interactions.append(
+                Interaction(
+                    _int(interaction_node, "num", path),
+                    interaction_start,
+                    query,
+                    results,
+                    clicks,
+                    interaction_node.line,
+                    _others(interaction_node, "num", "starttime"),
+                )
+            )
         current = session_node.one("currentquery", path, required=False)
         current_query = None
         if current is not None:
             current_query = (_text(current, "query", path), timed(current, "starttime", required=False))
-        sessions.append(LogSession(num, session_start, topic, interactions, current_query, session_node.line,
-                                   _others(session_node, "num", "starttime")))
+        sessions.append(
+            LogSession(
+                num,
+                session_start,
+                topic,
+                interactions,
+                current_query,
+                session_node.line,
+                _others(session_node, "num", "starttime"),
+            )
+        )
     if not sessions:
         raise ImportFailure(path, root.line, "session", f"<{root.tag}> holds no <session>")
     return Log(root.tag, id_tag or DOC_ID_TAGS[0], sessions, notation[0] if notation else "clock")
@@ -409,7 +472,9 @@ def _session_timeline(session: LogSession, day: dt.date):
     placed = []
     for interaction in session.interactions:
         issued = clock.at(interaction.start)
-        placed.append((issued, [(click, clock.at(click.start), clock.at(click.end)) for click in interaction.clicks]))
+        placed.append(
+            (issued, [(click, clock.at(click.start), clock.at(click.end)) for click in interaction.clicks])
+        )
     current = session.current_query[1] if session.current_query is not None else None
     current_at = clock.at(current)
     if started is None:
@@ -456,11 +521,19 @@ def _mapped_qrels(lines: list[str], path: str, negative_grades: str) -> tuple[li
         fields = raw.split()
         if fields and int(fields[3]) < 0:
             if negative_grades == "refuse":
-                raise ImportFailure(path, number, "grade", f"grade {fields[3]} is negative (choose "
-                                                           "--negative-grades keep, clip or drop)")
+                raise ImportFailure(
+                    path,
+                    number,
+                    "grade",
+                    f"grade {fields[3]} is negative (choose --negative-grades keep, clip or drop)",
+                )
             if negative_grades == "keep" and int(fields[3]) not in NEGATIVE_REFERENCE_GRADES:
-                raise ImportFailure(path, number, "grade", f"grade {fields[3]} is below -9, the lowest a "
-                                                           "reference grade can be")
+                raise ImportFailure(
+                    path,
+                    number,
+                    "grade",
+                    f"grade {fields[3]} is below -9, the lowest a reference grade can be",
+                )
             mapped += 1
             if negative_grades != "keep":
                 raw = f"{fields[0]} {fields[1]} {fields[2]} 0" if negative_grades == "clip" else ""
@@ -495,25 +568,40 @@ def session_track_import(
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise ImportFailure(qrels_path, raw[: error.start].count(b"\n") + 1, None, "not UTF-8 text") from None
+            raise ImportFailure(
+                qrels_path, raw[: error.start].count(b"\n") + 1, None, "not UTF-8 text"
+            ) from None
         qrels_lines, negatives = _mapped_qrels(text.splitlines(), qrels_path, negative_grades)
         grades = [int(line.split()[3]) for line in qrels_lines if line.strip()]
         top_grade = max([top_grade, *grades])
         if top_grade > 9:
-            number = next(n for n, line in enumerate(qrels_lines, 1) if line.strip() and int(line.split()[3]) > 9)
+            number = next(
+                n for n, line in enumerate(qrels_lines, 1) if line.strip() and int(line.split()[3]) > 9
+            )
             raise ImportFailure(qrels_path, number, "grade", "grades above 9 do not fit a SessionLab scale")
     labels = list(TRACK_GRADE_LABELS) + [f"grade {g}" for g in range(len(TRACK_GRADE_LABELS), top_grade + 1)]
 
     collection = Collection.objects.filter(name=collection_name).first()
     if collection is None:
         collection = Collection.objects.create(
-            name=collection_name, owner=owner, description="Documents named by TREC Session Track logs.")
+            name=collection_name, owner=owner, description="Documents named by TREC Session Track logs."
+        )
     elif not collection_usable_by(user=owner, collection=collection):
         # Another lab's documents are not this log's to reuse (nor which ids they hold to learn).
-        raise ImportFailure(path, None, "collection", f"a collection named {collection_name!r} exists and is not "
-                            f"shared with {owner.username!r}; ask its owner to share it, or name another")
-    study = services.study_create(owner=owner, name=name, grade_labels=labels, collection=collection,
-                                  description=f"Imported from the TREC Session Track log {Path(path).name}.")
+        raise ImportFailure(
+            path,
+            None,
+            "collection",
+            f"a collection named {collection_name!r} exists and is not "
+            f"shared with {owner.username!r}; ask its owner to share it, or name another",
+        )
+    study = services.study_create(
+        owner=owner,
+        name=name,
+        grade_labels=labels,
+        collection=collection,
+        description=f"Imported from the TREC Session Track log {Path(path).name}.",
+    )
 
     # Documents: reuse the collection's, create the others (from results first, so they get titles and urls).
     wanted: dict[str, dict] = {}
@@ -528,15 +616,27 @@ def session_track_import(
     documents = dict(_values_in(collection.documents, "external_id", list(wanted), ("external_id", "pk")))
     existing = set(documents)
     fresh = [
-        Document(collection=collection, external_id=docid, title=info["title"],
-                 extra={"url": info["url"]} if info["url"] is not None else {})
-        for docid, info in wanted.items() if docid not in existing
+        Document(
+            collection=collection,
+            external_id=docid,
+            title=info["title"],
+            extra={"url": info["url"]} if info["url"] is not None else {},
+        )
+        for docid, info in wanted.items()
+        if docid not in existing
     ]
     Document.objects.bulk_create(fresh, batch_size=2000)
-    documents.update(_values_in(collection.documents, "external_id", [d.external_id for d in fresh],
-                                ("external_id", "pk")))
-    urls = dict(_values_in(collection.documents, "pk", [documents[d] for d in wanted if wanted[d]["url"] is not None],
-                           ("pk", "extra__url")))
+    documents.update(
+        _values_in(collection.documents, "external_id", [d.external_id for d in fresh], ("external_id", "pk"))
+    )
+    urls = dict(
+        _values_in(
+            collection.documents,
+            "pk",
+            [documents[d] for d in wanted if wanted[d]["url"] is not None],
+            ("pk", "extra__url"),
+        )
+    )
 
     # Design: a scenario per topic (first session's text), one system, a participant per session.
     scenarios: dict[str, Scenario] = {}
@@ -544,75 +644,158 @@ def session_track_import(
         topic = session.topic
         if topic.num not in scenarios:
             scenarios[topic.num] = services.scenario_add(
-                study=study, code=f"T{topic.num}"[:40], title=(topic.subject or f"Topic {topic.num}")[:200],
-                text=topic.desc, topic_id=topic.num)
-    system = services.system_add(study=study, code=system_code, name="The Session Track's search engine",
-                                 backend=System.Backend.EXTERNAL)  # the log holds the results shown
+                study=study,
+                code=f"T{topic.num}"[:40],
+                title=(topic.subject or f"Topic {topic.num}")[:200],
+                text=topic.desc,
+                topic_id=topic.num,
+            )
+    system = services.system_add(
+        study=study,
+        code=system_code,
+        name="The Session Track's search engine",
+        backend=System.Backend.EXTERNAL,
+    )  # the log holds the results shown
     participants = Participant.objects.bulk_create(
         Participant(study=study, code=_participant_code(session.num), enrolment_index=index)
-        for index, session in enumerate(log.sessions))
+        for index, session in enumerate(log.sessions)
+    )
     assignments = Assignment.objects.bulk_create(
         Assignment(participant=participant, position=1, scenario=scenarios[session.topic.num], system=system)
-        for participant, session in zip(participants, log.sessions, strict=True))
+        for participant, session in zip(participants, log.sessions, strict=True)
+    )
     Study.objects.filter(pk=study.pk).update(design_locked_at=timezone.now())
 
     # Every time of a session placed on one timeline, in file order.
     timeline = [_session_timeline(session, day) for session in log.sessions]
     search_sessions = SearchSession.objects.bulk_create(
-        SearchSession(assignment=assignment, started_at=started, ended_at=ended,
-                      end_reason=SearchSession.EndReason.SATISFIED)
-        for assignment, (started, _inter, _current, ended) in zip(assignments, timeline, strict=True))
+        SearchSession(
+            assignment=assignment,
+            started_at=started,
+            ended_at=ended,
+            end_reason=SearchSession.EndReason.SATISFIED,
+        )
+        for assignment, (started, _inter, _current, ended) in zip(assignments, timeline, strict=True)
+    )
 
     queries = []
-    for search_session, session, (_s, inter, _c, _e) in zip(search_sessions, log.sessions, timeline, strict=True):
-        for position, (interaction, (issued, _clicks)) in enumerate(zip(session.interactions, inter, strict=True), 1):
-            queries.append(Query(session=search_session, position=position, text=interaction.query, issued_at=issued))
+    for search_session, session, (_s, inter, _c, _e) in zip(
+        search_sessions, log.sessions, timeline, strict=True
+    ):
+        for position, (interaction, (issued, _clicks)) in enumerate(
+            zip(session.interactions, inter, strict=True), 1
+        ):
+            queries.append(
+                Query(session=search_session, position=position, text=interaction.query, issued_at=issued)
+            )
     queries = Query.objects.bulk_create(queries)
     query_of = {(q.session_id, q.position): q for q in queries}
 
     shown, events = [], []
     counts = defaultdict(int)
     for participant, search_session, session, (started, inter, current_at, ended) in zip(
-            participants, search_sessions, log.sessions, timeline, strict=True):
+        participants, search_sessions, log.sessions, timeline, strict=True
+    ):
         sequence = iter(range(1, 10**6))
 
-        def event(kind, cid, moment, data, ack, _participant=participant, _session=search_session, _seq=sequence,
-                  _ended=ended):
+        def event(
+            kind,
+            cid,
+            moment,
+            data,
+            ack,
+            _participant=participant,
+            _session=search_session,
+            _seq=sequence,
+            _ended=ended,
+        ):
             # The log is the only record of when an event happened: its server time is the log's time too,
             # as the sessions' and queries' are, so the two clocks agree (and an archive keeps them).
-            events.append(Event(participant=_participant, session=_session, type=kind,
-                                client_event_id=EVENT_PREFIX + cid, sequence=next(_seq), client_time=moment,
-                                server_time=moment or _ended, payload={"data": data, "ack": ack}))
+            events.append(
+                Event(
+                    participant=_participant,
+                    session=_session,
+                    type=kind,
+                    client_event_id=EVENT_PREFIX + cid,
+                    sequence=next(_seq),
+                    client_time=moment,
+                    server_time=moment or _ended,
+                    payload={"data": data, "ack": ack},
+                )
+            )
 
         topic = session.topic
-        event("session_start", "session", started, {
-            "assignment": 1,
-            "session_track": {"root": log.root, "id_tag": log.id_tag, "notation": log.notation,
-                              "session": session.num, "attrs": session.attrs,
-                              "starttime": None if session.start is None else session.start.raw, "topic": {
-                "num": topic.num, "attrs": topic.attrs, "subject": topic.subject, "subject_num": topic.subject_num,
-                "desc": topic.desc, "narr": topic.narr}},
-        }, {"ok": True, "session": search_session.pk})
-        for position, (interaction, (issued, clicks)) in enumerate(zip(session.interactions, inter, strict=True), 1):
+        event(
+            "session_start",
+            "session",
+            started,
+            {
+                "assignment": 1,
+                "session_track": {
+                    "root": log.root,
+                    "id_tag": log.id_tag,
+                    "notation": log.notation,
+                    "session": session.num,
+                    "attrs": session.attrs,
+                    "starttime": None if session.start is None else session.start.raw,
+                    "topic": {
+                        "num": topic.num,
+                        "attrs": topic.attrs,
+                        "subject": topic.subject,
+                        "subject_num": topic.subject_num,
+                        "desc": topic.desc,
+                        "narr": topic.narr,
+                    },
+                },
+            },
+            {"ok": True, "session": search_session.pk},
+        )
+        for position, (interaction, (issued, clicks)) in enumerate(
+            zip(session.interactions, inter, strict=True), 1
+        ):
             query = query_of[(search_session.pk, position)]
             other_urls = {}
             for result in interaction.results:
                 document_id = documents[result.docid]
                 if result.url != (urls.get(document_id) or ""):
                     other_urls[str(result.rank)] = result.url
-                shown.append(ShownResult(query=query, rank=result.rank, document_id=document_id, title=result.title,
-                                         snippet=result.snippet, page=(result.rank - 1) // 10 + 1, shown_at=issued))
+                shown.append(
+                    ShownResult(
+                        query=query,
+                        rank=result.rank,
+                        document_id=document_id,
+                        title=result.title,
+                        snippet=result.snippet,
+                        page=(result.rank - 1) // 10 + 1,
+                        shown_at=issued,
+                    )
+                )
             counts["results"] += len(interaction.results)
             # The log's own notation of each time is kept, so the export writes it back as read.
-            data = {"text": interaction.query, "interaction": interaction.num,
-                    "times": {"start": interaction.start.raw}}
+            data = {
+                "text": interaction.query,
+                "interaction": interaction.num,
+                "times": {"start": interaction.start.raw},
+            }
             if interaction.attrs:
                 data["attrs"] = interaction.attrs
             if other_urls:
                 data["urls"] = other_urls
-            event("query", f"i{interaction.num}.query", issued, data,
-                  {"ok": True, "query": position, "query_id": query.pk, "page": 1, "total": None, "message": "",
-                   "query_used": interaction.query})
+            event(
+                "query",
+                f"i{interaction.num}.query",
+                issued,
+                data,
+                {
+                    "ok": True,
+                    "query": position,
+                    "query_id": query.pk,
+                    "page": 1,
+                    "total": None,
+                    "message": "",
+                    "query_used": interaction.query,
+                },
+            )
             by_rank = {result.rank: result.docid for result in interaction.results}
             for click, opened, closed in clicks:
                 doc = by_rank[click.rank]
@@ -622,21 +805,44 @@ def session_track_import(
                     opening["attrs"] = click.attrs
                 if click.extra:
                     opening["extra"] = click.extra
-                event("document_open", f"i{interaction.num}.c{click.num}.open", opened, opening,
-                      {"ok": True, "doc": doc})
+                event(
+                    "document_open",
+                    f"i{interaction.num}.c{click.num}.open",
+                    opened,
+                    opening,
+                    {"ok": True, "doc": doc},
+                )
                 if closed is not None:  # an end time NA: the document was opened, its dwell time not recorded
                     dwell = int((closed - opened).total_seconds() * 1000)
-                    event("document_close", f"i{interaction.num}.c{click.num}.close", closed,
-                          {**common, "dwell_ms": dwell}, {"ok": True, "doc": doc})
+                    event(
+                        "document_close",
+                        f"i{interaction.num}.c{click.num}.close",
+                        closed,
+                        {**common, "dwell_ms": dwell},
+                        {"ok": True, "doc": doc},
+                    )
                 counts["clicks"] += 1
             counts["interactions"] += 1
         if session.current_query is not None:
             text, stamp = session.current_query
-            event("current_query", "current", current_at, {"text": text, "has_time": stamp is not None,
-                                                           "starttime": None if stamp is None else stamp.raw},
-                  {"ok": True})
-        event("session_end", "end", ended, {"reason": SearchSession.EndReason.SATISFIED}, {"ok": True,
-                                                                                         "reason": "satisfied"})
+            event(
+                "current_query",
+                "current",
+                current_at,
+                {
+                    "text": text,
+                    "has_time": stamp is not None,
+                    "starttime": None if stamp is None else stamp.raw,
+                },
+                {"ok": True},
+            )
+        event(
+            "session_end",
+            "end",
+            ended,
+            {"reason": SearchSession.EndReason.SATISFIED},
+            {"ok": True, "reason": "satisfied"},
+        )
     ShownResult.objects.bulk_create(shown, batch_size=2000)
     with stored_timestamps():
         Event.objects.bulk_create(events, batch_size=2000)
@@ -644,11 +850,25 @@ def session_track_import(
     version, judged = None, 0
     if qrels_path is not None:
         version = reference_version_import_qrels(
-            study=study, lines=qrels_lines, path=qrels_path, created_by=owner,
-            note=f"qrels {Path(qrels_path).name} (negative grades: {negative_grades})")
+            study=study,
+            lines=qrels_lines,
+            path=qrels_path,
+            created_by=owner,
+            note=f"qrels {Path(qrels_path).name} (negative grades: {negative_grades})",
+        )
         judged = version.judgments.count()
-    return ImportSummary(study, len(log.sessions), counts["interactions"], counts["results"], counts["clicks"],
-                         len(fresh), version, judged, negative_grades, negatives)
+    return ImportSummary(
+        study,
+        len(log.sessions),
+        counts["interactions"],
+        counts["results"],
+        counts["clicks"],
+        len(fresh),
+        version,
+        judged,
+        negative_grades,
+        negatives,
+    )
 
 
 # --- export ---------------------------------------------------------------------------------------------
@@ -664,8 +884,11 @@ class _TimeWriter:
 
     def __init__(self, notation: str, started: dt.datetime | None):
         self.notation = notation
-        self.midnight = None if started is None else dt.datetime.combine(started.astimezone(dt.UTC).date(),
-                                                                         dt.time(), tzinfo=dt.UTC)
+        self.midnight = (
+            None
+            if started is None
+            else dt.datetime.combine(started.astimezone(dt.UTC).date(), dt.time(), tzinfo=dt.UTC)
+        )
 
     def text(self, moment: dt.datetime | None, raw: str | None = None) -> str:
         if raw is not None:
@@ -695,18 +918,24 @@ def session_track_export(*, study: Study) -> bytes:
     numbers in order of participant and position, topic = the scenario (topic_id, title as subject, text as
     desc), clicks from document_open events (end time from the matching document_close, NA without one)."""
     # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
-    scope = SearchSession.objects.filter(assignment__participant__study=study,  # never a preview's
-                                         assignment__participant__preview_at__isnull=True).values("pk")
+    scope = SearchSession.objects.filter(
+        assignment__participant__study=study,  # never a preview's
+        assignment__participant__preview_at__isnull=True,
+    ).values("pk")
     sessions = list(
         SearchSession.objects.filter(pk__in=scope)
         .select_related("assignment__participant", "assignment__scenario")
-        .order_by("assignment__participant__enrolment_index", "assignment__position"))
+        .order_by("assignment__participant__enrolment_index", "assignment__position")
+    )
     queries = defaultdict(list)
     for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
         queries[query.session_id].append(query)
     results = defaultdict(list)
-    for row in (ShownResult.objects.filter(query__session__in=scope).select_related("document")
-                .order_by("query_id", "rank")):
+    for row in (
+        ShownResult.objects.filter(query__session__in=scope)
+        .select_related("document")
+        .order_by("query_id", "rank")
+    ):
         results[row.query_id].append(row)
     events = defaultdict(list)
     for event in events_read(Event.objects.filter(session__in=scope).order_by("id")):  # old rows' times
@@ -728,8 +957,14 @@ def session_track_export(*, study: Study) -> bytes:
         if "starttime" not in info or info["starttime"] is not None:
             attrs["starttime"] = times.text(session.started_at, info.get("starttime"))
         session_element = _sub(root, "session", **attrs, **info.get("attrs", {}))
-        topic = info.get("topic") or {"num": scenario.topic_id, "attrs": {}, "subject": scenario.title,
-                                      "subject_num": None, "desc": scenario.text, "narr": None}
+        topic = info.get("topic") or {
+            "num": scenario.topic_id,
+            "attrs": {},
+            "subject": scenario.title,
+            "subject_num": None,
+            "desc": scenario.text,
+            "narr": None,
+        }
         topic_element = _sub(session_element, "topic", num=topic["num"], **topic.get("attrs", {}))
         if topic.get("subject") is not None:
             attrs = {"num": topic["subject_num"]} if topic.get("subject_num") is not None else {}
@@ -754,16 +989,22 @@ def session_track_export(*, study: Study) -> bytes:
         for query in queries[session.pk]:
             data = query_events.get(query.position, {})
             other_urls = data.get("urls", {})
-            interaction = _sub(session_element, "interaction", num=data.get("interaction", query.position),
-                               starttime=times.text(query.issued_at, (data.get("times") or {}).get("start")),
-                               **data.get("attrs", {}))
+            interaction = _sub(
+                session_element,
+                "interaction",
+                num=data.get("interaction", query.position),
+                starttime=times.text(query.issued_at, (data.get("times") or {}).get("start")),
+                **data.get("attrs", {}),
+            )
             _sub(interaction, "query", query.text)
             results_element = _sub(interaction, "results")
             ranks = {}
             for row in results[query.pk]:
                 ranks.setdefault(row.document.external_id, row.rank)
                 result = _sub(results_element, "result", rank=row.rank)
-                _sub(result, "url", other_urls.get(str(row.rank), (row.document.extra or {}).get("url") or ""))
+                _sub(
+                    result, "url", other_urls.get(str(row.rank), (row.document.extra or {}).get("url") or "")
+                )
                 _sub(result, id_tag, row.document.external_id)
                 _sub(result, "title", row.title)
                 _sub(result, "snippet", row.snippet)
@@ -779,10 +1020,14 @@ def session_track_export(*, study: Study) -> bytes:
                 closed = next((c for c in pending if _when(c, offset) >= _when(opened, offset)), None)
                 if closed is not None:
                     pending.remove(closed)
-                click = _sub(clicked, "click", num=data.get("click", index),
-                             starttime=times.text(_when(opened, offset), raw.get("start")),
-                             endtime=times.text(_when(closed, offset) if closed is not None else None, raw.get("end")),
-                             **data.get("attrs", {}))
+                click = _sub(
+                    clicked,
+                    "click",
+                    num=data.get("click", index),
+                    starttime=times.text(_when(opened, offset), raw.get("start")),
+                    endtime=times.text(_when(closed, offset) if closed is not None else None, raw.get("end")),
+                    **data.get("attrs", {}),
+                )
                 _sub(click, "rank", str(rank))
                 for tag, text in data.get("extra", []):
                     _sub(click, tag, text)
@@ -800,5 +1045,11 @@ def read_log_file(path: str | Path) -> Log:
     return read_log(_read_bytes(path), str(path))
 
 
-__all__ = ["InputError", "ImportSummary", "read_log", "read_log_file", "session_track_export",
-           "session_track_import"]
+__all__ = [
+    "InputError",
+    "ImportSummary",
+    "read_log",
+    "read_log_file",
+    "session_track_export",
+    "session_track_import",
+]

@@ -26,11 +26,33 @@ from studies.models import Event, Judgment, Query, SearchSession, ShownResult, S
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
 TABLES = {
-    "sessions": DESIGN + ["started_at", "ended_at", "end_reason", "duration_s", "queries", "results_shown",
-                          "documents_opened", "judgments", "excluded", "excluded_reason", "pre_task_answers",
-                          "post_task_answers", "gold_passed"],
-    "queries": DESIGN + ["query", "text", "issued_at", "seconds_from_start", "results_shown", "scan_mark_rank",
-                         "documents_opened", "system_message"],
+    "sessions": DESIGN
+    + [
+        "started_at",
+        "ended_at",
+        "end_reason",
+        "duration_s",
+        "queries",
+        "results_shown",
+        "documents_opened",
+        "judgments",
+        "excluded",
+        "excluded_reason",
+        "pre_task_answers",
+        "post_task_answers",
+        "gold_passed",
+    ],
+    "queries": DESIGN
+    + [
+        "query",
+        "text",
+        "issued_at",
+        "seconds_from_start",
+        "results_shown",
+        "scan_mark_rank",
+        "documents_opened",
+        "system_message",
+    ],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
     "judgments": DESIGN + ["doc", "grade", "first_grade", "changes", "created_at", "updated_at"],
 }
@@ -57,26 +79,43 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
     """{table name: rows (header first)}; a fixed number of queries whatever the size of the study."""
     # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
     # A preview's sessions are never exported (studies/design/lifecycle.py).
-    scope = SearchSession.objects.filter(assignment__participant__study=study,
-                                         assignment__participant__preview_at__isnull=True).values("pk")
-    sessions = list(SearchSession.objects.filter(pk__in=scope)
-                    .select_related("assignment__participant", "assignment__scenario", "assignment__system")
-                    .order_by("assignment__participant__enrolment_index", "assignment__position"))
+    scope = SearchSession.objects.filter(
+        assignment__participant__study=study, assignment__participant__preview_at__isnull=True
+    ).values("pk")
+    sessions = list(
+        SearchSession.objects.filter(pk__in=scope)
+        .select_related("assignment__participant", "assignment__scenario", "assignment__system")
+        .order_by("assignment__participant__enrolment_index", "assignment__position")
+    )
     design = {}
     for session in sessions:
         a = session.assignment
-        design[session.pk] = [study.slug, a.participant.code, a.position, a.scenario.code, a.scenario.topic_id,
-                              a.system.code, int(a.retake_of_id is not None)]
+        design[session.pk] = [
+            study.slug,
+            a.participant.code,
+            a.position,
+            a.scenario.code,
+            a.scenario.topic_id,
+            a.system.code,
+            int(a.retake_of_id is not None),
+        ]
     queries = defaultdict(list)
     for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
         queries[query.session_id].append(query)
     shown = defaultdict(list)
-    for row in (ShownResult.objects.filter(query__session__in=scope).select_related("document")
-                .order_by("query_id", "rank")):
+    for row in (
+        ShownResult.objects.filter(query__session__in=scope)
+        .select_related("document")
+        .order_by("query_id", "rank")
+    ):
         shown[row.query_id].append(row)
     judgments = defaultdict(list)
-    for judgment in (Judgment.objects.filter(session__in=scope).select_related("document")
-                     .prefetch_related("history").order_by("session_id", "created_at", "id")):
+    for judgment in (
+        Judgment.objects.filter(session__in=scope)
+        .select_related("document")
+        .prefetch_related("history")
+        .order_by("session_id", "created_at", "id")
+    ):
         judgments[judgment.session_id].append(judgment)
     # A document shown twice in a list is two rows; an open counts on the row of the rank that was clicked
     # (the event's rank), or on the document's first row when the event names no rank it showed.
@@ -86,8 +125,9 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
             for row in shown[query.pk]:
                 ranks_of[(session_id, query.position, row.document.external_id)].append(row.rank)
     opened = Counter()  # (session, query position, rank) -> opens; also (session, query) and (session,)
-    for session_id, data in (Event.objects.filter(session__in=scope, type="document_open", payload__ack__ok=True)
-                             .values_list("session_id", "payload__data")):
+    for session_id, data in Event.objects.filter(
+        session__in=scope, type="document_open", payload__ack__ok=True
+    ).values_list("session_id", "payload__data"):
         data = data or {}
         ranks = ranks_of.get((session_id, data.get("query"), data.get("doc")), [])
         clicked = data.get("rank")
@@ -97,39 +137,79 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
         opened[(session_id,)] += 1
 
     # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
-    gold = {session_id: bool(ack.get("passed")) for session_id, ack in
-            Event.objects.filter(session__in=scope, type="gold").order_by("id").values_list("session_id", "payload__ack")
-            if isinstance(ack, dict) and ack.get("ok")}
+    gold = {
+        session_id: bool(ack.get("passed"))
+        for session_id, ack in Event.objects.filter(session__in=scope, type="gold")
+        .order_by("id")
+        .values_list("session_id", "payload__ack")
+        if isinstance(ack, dict) and ack.get("ok")
+    }
 
     tables = {name: [header] for name, header in TABLES.items()}
     for session in sessions:
         key = design[session.pk]
         session_queries = queries[session.pk]
         grades = {j.document.external_id: j.grade for j in judgments[session.pk]}
-        tables["sessions"].append(key + [
-            _time(session.started_at), _time(session.ended_at), session.end_reason,
-            _seconds(session.ended_at, session.started_at), len(session_queries),
-            sum(len(shown[q.pk]) for q in session_queries), opened[(session.pk,)], len(judgments[session.pk]),
-            # The study's agreement rule's mark on the participant (studies/assessment/exclusion.py): kept, marked.
-            int(session.assignment.participant.excluded_at is not None),
-            session.assignment.participant.excluded_reason or "",
-            _answers(session.assignment.pre_task_answers), _answers(session.post_task_answers),
-            int(gold[session.pk]) if session.pk in gold else ""])
+        tables["sessions"].append(
+            key
+            + [
+                _time(session.started_at),
+                _time(session.ended_at),
+                session.end_reason,
+                _seconds(session.ended_at, session.started_at),
+                len(session_queries),
+                sum(len(shown[q.pk]) for q in session_queries),
+                opened[(session.pk,)],
+                len(judgments[session.pk]),
+                # The study's agreement rule's mark on the participant (studies/assessment/exclusion.py): kept, marked.
+                int(session.assignment.participant.excluded_at is not None),
+                session.assignment.participant.excluded_reason or "",
+                _answers(session.assignment.pre_task_answers),
+                _answers(session.post_task_answers),
+                int(gold[session.pk]) if session.pk in gold else "",
+            ]
+        )
         for query in session_queries:
-            tables["queries"].append(key + [
-                query.position, query.text, _time(query.issued_at), _seconds(query.issued_at, session.started_at),
-                len(shown[query.pk]), query.scan_mark_rank if query.scan_mark_rank is not None else "", opened[(session.pk, query.position)],
-                query.system_message])
+            tables["queries"].append(
+                key
+                + [
+                    query.position,
+                    query.text,
+                    _time(query.issued_at),
+                    _seconds(query.issued_at, session.started_at),
+                    len(shown[query.pk]),
+                    query.scan_mark_rank if query.scan_mark_rank is not None else "",
+                    opened[(session.pk, query.position)],
+                    query.system_message,
+                ]
+            )
             for row in shown[query.pk]:
                 doc = row.document.external_id
-                tables["shown_results"].append(key + [
-                    query.position, row.rank, row.page, doc, _time(row.shown_at),
-                    opened.get((session.pk, query.position, row.rank), 0), grades.get(doc, "")])
+                tables["shown_results"].append(
+                    key
+                    + [
+                        query.position,
+                        row.rank,
+                        row.page,
+                        doc,
+                        _time(row.shown_at),
+                        opened.get((session.pk, query.position, row.rank), 0),
+                        grades.get(doc, ""),
+                    ]
+                )
         for judgment in judgments[session.pk]:
             history = list(judgment.history.all())
-            tables["judgments"].append(key + [
-                judgment.document.external_id, judgment.grade, history[0].grade if history else judgment.grade,
-                max(len(history) - 1, 0), _time(judgment.created_at), _time(judgment.updated_at)])
+            tables["judgments"].append(
+                key
+                + [
+                    judgment.document.external_id,
+                    judgment.grade,
+                    history[0].grade if history else judgment.grade,
+                    max(len(history) - 1, 0),
+                    _time(judgment.created_at),
+                    _time(judgment.updated_at),
+                ]
+            )
     return tables
 
 

@@ -41,14 +41,17 @@ def _word(text: str) -> str:
 
 def reference_version_for(*, study: Study, number: int | None = None) -> ReferenceVersion:
     versions = ReferenceVersion.objects.filter(study=study)
-    version = versions.filter(number=number).first() if number is not None else versions.order_by("-number").first()
+    version = (
+        versions.filter(number=number).first() if number is not None else versions.order_by("-number").first()
+    )
     if version is None:
         raise ExportError(f"study {study.slug!r} has no reference version" + (f" {number}" if number else ""))
     return version
 
 
-def study_qrels(*, study: Study, number: int | None = None,
-                repeats: str | None = None) -> tuple[ReferenceVersion, str]:
+def study_qrels(
+    *, study: Study, number: int | None = None, repeats: str | None = None
+) -> tuple[ReferenceVersion, str]:
     """The reference version `number` (default: the latest) as qrels text; with `repeats` (a unit), a line for
     each repeated showing the study's runs of that unit write (`<docid>#<k>`), with its document's grade. Only
     that unit's: a copy judged relevant enters trec_eval's ideal for its topic, in every run of the topic."""
@@ -63,12 +66,19 @@ def study_qrels(*, study: Study, number: int | None = None,
             base, mark, k = doc.rpartition(REPEAT_MARK)
             if mark and k.isdigit():
                 copies[(topic, base)] = max(copies[(topic, base)], int(k))
-    grades = {(_word(t), _word(d)): g for t, d, g in version.judgments.values_list("topic_id", "document__external_id",
-                                                                                    "grade")}
-    lines = [f"{topic} 0 {doc}{REPEAT_MARK}{k} {grades[(topic, doc)]}\n"
-             for (topic, doc), most in copies.items() if (topic, doc) in grades for k in range(2, most + 1)]
-    return version, "".join(sorted([*text.splitlines(keepends=True), *lines],
-                                   key=lambda line: tuple(line.split()[0:3:2])))
+    grades = {
+        (_word(t), _word(d)): g
+        for t, d, g in version.judgments.values_list("topic_id", "document__external_id", "grade")
+    }
+    lines = [
+        f"{topic} 0 {doc}{REPEAT_MARK}{k} {grades[(topic, doc)]}\n"
+        for (topic, doc), most in copies.items()
+        if (topic, doc) in grades
+        for k in range(2, most + 1)
+    ]
+    return version, "".join(
+        sorted([*text.splitlines(keepends=True), *lines], key=lambda line: tuple(line.split()[0:3:2]))
+    )
 
 
 @dataclass
@@ -81,7 +91,9 @@ class RunFile:
 
 def _lines(topic: str, docs: list[str], tag: str) -> str:
     n = len(docs)
-    return "".join(f"{topic} Q0 {doc} {rank} {n - rank + 1} {tag}\n" for rank, doc in enumerate(docs, start=1))
+    return "".join(
+        f"{topic} Q0 {doc} {rank} {n - rank + 1} {tag}\n" for rank, doc in enumerate(docs, start=1)
+    )
 
 
 def _showings(docs: list[str]) -> list[str]:
@@ -94,37 +106,53 @@ def _showings(docs: list[str]) -> list[str]:
     return out
 
 
-def study_runs(*, study: Study, unit: str = "query", system: str | None = None,
-               repeats: str = "keep") -> list[RunFile]:
+def study_runs(
+    *, study: Study, unit: str = "query", system: str | None = None, repeats: str = "keep"
+) -> list[RunFile]:
     """The study's runs (see the module docstring), in order of participant, position and query."""
     if unit not in UNITS:
         raise ExportError(f"unit is one of {', '.join(UNITS)}")
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
     listed = _showings if repeats == "keep" else (lambda docs: list(dict.fromkeys(docs)))
-    sessions = (SearchSession.objects.filter(assignment__participant__study=study,  # never a preview's
-                                             assignment__participant__preview_at__isnull=True)
-                .select_related("assignment__participant", "assignment__scenario", "assignment__system")
-                .order_by("assignment__participant__enrolment_index", "assignment__position"))
+    sessions = (
+        SearchSession.objects.filter(
+            assignment__participant__study=study,  # never a preview's
+            assignment__participant__preview_at__isnull=True,
+        )
+        .select_related("assignment__participant", "assignment__scenario", "assignment__system")
+        .order_by("assignment__participant__enrolment_index", "assignment__position")
+    )
     if system is not None:
         sessions = sessions.filter(assignment__system__code=system)
     scope = sessions.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
     sessions = list(sessions)
     docs = defaultdict(list)
-    rows = (ShownResult.objects.filter(query__session__in=scope)
-            .order_by("query__session_id", "query__position", "rank")
-            .values_list("query_id", "document__external_id"))
+    rows = (
+        ShownResult.objects.filter(query__session__in=scope)
+        .order_by("query__session_id", "query__position", "rank")
+        .values_list("query_id", "document__external_id")
+    )
     for query_id, doc in rows:
         docs[query_id].append(_word(doc))
     queries = defaultdict(list)
-    for query in Query.objects.filter(session__in=scope).order_by("position").only("id", "session_id", "position"):
+    for query in (
+        Query.objects.filter(session__in=scope).order_by("position").only("id", "session_id", "position")
+    ):
         queries[query.session_id].append(query)
     runs = []
     for session in sessions:
         assignment = session.assignment
         topic, tag = _word(assignment.scenario.topic_id), _word(assignment.system.code)
-        stem = "_".join(_UNSAFE.sub("-", part) for part in (
-            assignment.participant.code, str(assignment.position), assignment.scenario.code, assignment.system.code))
+        stem = "_".join(
+            _UNSAFE.sub("-", part)
+            for part in (
+                assignment.participant.code,
+                str(assignment.position),
+                assignment.scenario.code,
+                assignment.system.code,
+            )
+        )
         if unit == "session":
             ranked = listed([doc for query in queries[session.pk] for doc in docs[query.pk]])
             if ranked:

@@ -29,7 +29,9 @@ def downloads(request, slug):
             "study": study,
             "versions": study.reference_versions.order_by("-number"),
             "units": UNITS,
-            "sessions": study.participants.filter(assignments__session__isnull=False, preview_at__isnull=True).distinct().count(),
+            "sessions": study.participants.filter(assignments__session__isnull=False, preview_at__isnull=True)
+            .distinct()
+            .count(),
         },
     )
 

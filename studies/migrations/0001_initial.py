@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,367 +15,724 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Collection',
+            name="Collection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(help_text='Pseudonymous code; the only identity exports carry.', max_length=40)),
-                ('access_token', models.CharField(default=studies.models.new_access_token, editable=False, max_length=64, unique=True)),
-                ('enrolment_index', models.PositiveIntegerField()),
-                ('questionnaire_answers', models.JSONField(blank=True, default=dict)),
-                ('consent_version', models.CharField(blank=True, max_length=40)),
-                ('consented_at', models.DateTimeField(blank=True, null=True)),
-                ('declined_at', models.DateTimeField(blank=True, null=True)),
-                ('withdrawn_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "code",
+                    models.CharField(
+                        help_text="Pseudonymous code; the only identity exports carry.", max_length=40
+                    ),
+                ),
+                (
+                    "access_token",
+                    models.CharField(
+                        default=studies.models.new_access_token, editable=False, max_length=64, unique=True
+                    ),
+                ),
+                ("enrolment_index", models.PositiveIntegerField()),
+                ("questionnaire_answers", models.JSONField(blank=True, default=dict)),
+                ("consent_version", models.CharField(blank=True, max_length=40)),
+                ("consented_at", models.DateTimeField(blank=True, null=True)),
+                ("declined_at", models.DateTimeField(blank=True, null=True)),
+                ("withdrawn_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['study', 'enrolment_index'],
+                "ordering": ["study", "enrolment_index"],
             },
         ),
         migrations.CreateModel(
-            name='Scenario',
+            name="Scenario",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(max_length=40)),
-                ('title', models.CharField(max_length=200)),
-                ('text', models.TextField(help_text='The scenario a participant reads before searching.')),
-                ('topic_id', models.CharField(help_text='Links the scenario to its reference judgments (qrels topic).', max_length=100)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("code", models.CharField(max_length=40)),
+                ("title", models.CharField(max_length=200)),
+                ("text", models.TextField(help_text="The scenario a participant reads before searching.")),
+                (
+                    "topic_id",
+                    models.CharField(
+                        help_text="Links the scenario to its reference judgments (qrels topic).",
+                        max_length=100,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(max_length=200)),
-                ('title', models.TextField(blank=True)),
-                ('text', models.TextField(blank=True)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('collection', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='studies.collection')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("external_id", models.CharField(max_length=200)),
+                ("title", models.TextField(blank=True)),
+                ("text", models.TextField(blank=True)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="documents",
+                        to="studies.collection",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Judgment',
+            name="Judgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('grade', models.SmallIntegerField()),
-                ('created_at', models.DateTimeField()),
-                ('updated_at', models.DateTimeField()),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='studies.document')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("grade", models.SmallIntegerField()),
+                ("created_at", models.DateTimeField()),
+                ("updated_at", models.DateTimeField()),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="studies.document"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='JudgmentChange',
+            name="JudgmentChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('grade', models.SmallIntegerField()),
-                ('changed_at', models.DateTimeField()),
-                ('judgment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='history', to='studies.judgment')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("grade", models.SmallIntegerField()),
+                ("changed_at", models.DateTimeField()),
+                (
+                    "judgment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="history",
+                        to="studies.judgment",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['judgment', 'changed_at', 'id'],
+                "ordering": ["judgment", "changed_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='ReferenceVersion',
+            name="ReferenceVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('note', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("note", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'number'],
+                "ordering": ["study", "number"],
             },
         ),
         migrations.CreateModel(
-            name='ReferenceJudgment',
+            name="ReferenceJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('topic_id', models.CharField(max_length=100)),
-                ('grade', models.SmallIntegerField()),
-                ('source', models.CharField(blank=True, help_text='Who or what produced it, e.g. an imported qrels file.', max_length=200)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='studies.document')),
-                ('judged_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='studies.referenceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("topic_id", models.CharField(max_length=100)),
+                ("grade", models.SmallIntegerField()),
+                (
+                    "source",
+                    models.CharField(
+                        blank=True,
+                        help_text="Who or what produced it, e.g. an imported qrels file.",
+                        max_length=200,
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="studies.document"
+                    ),
+                ),
+                (
+                    "judged_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="judgments",
+                        to="studies.referenceversion",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('retake_reason', models.TextField(blank=True)),
-                ('retake_of', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.RESTRICT, related_name='retake', to='studies.assignment')),
-                ('participant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='studies.participant')),
-                ('scenario', models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='assignments', to='studies.scenario')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("retake_reason", models.TextField(blank=True)),
+                (
+                    "retake_of",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.RESTRICT,
+                        related_name="retake",
+                        to="studies.assignment",
+                    ),
+                ),
+                (
+                    "participant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="studies.participant",
+                    ),
+                ),
+                (
+                    "scenario",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.RESTRICT,
+                        related_name="assignments",
+                        to="studies.scenario",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['participant', 'position'],
+                "ordering": ["participant", "position"],
             },
         ),
         migrations.CreateModel(
-            name='SearchSession',
+            name="SearchSession",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('started_at', models.DateTimeField()),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('end_reason', models.CharField(blank=True, choices=[('satisfied', 'Found what they needed'), ('gave_up', 'Gave up'), ('timed_out', 'Timed out'), ('withdrawn', 'Withdrawn')], max_length=20)),
-                ('post_task_answers', models.JSONField(blank=True, default=dict)),
-                ('assignment', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='session', to='studies.assignment')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "end_reason",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("satisfied", "Found what they needed"),
+                            ("gave_up", "Gave up"),
+                            ("timed_out", "Timed out"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("post_task_answers", models.JSONField(blank=True, default=dict)),
+                (
+                    "assignment",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="session",
+                        to="studies.assignment",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Query',
+            name="Query",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('text', models.TextField()),
-                ('issued_at', models.DateTimeField()),
-                ('scan_mark_rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('system_message', models.TextField(blank=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='queries', to='studies.searchsession')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("text", models.TextField()),
+                ("issued_at", models.DateTimeField()),
+                ("scan_mark_rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("system_message", models.TextField(blank=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="queries",
+                        to="studies.searchsession",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'queries',
-                'ordering': ['session', 'position'],
+                "verbose_name_plural": "queries",
+                "ordering": ["session", "position"],
             },
         ),
         migrations.AddField(
-            model_name='judgment',
-            name='session',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='studies.searchsession'),
+            model_name="judgment",
+            name="session",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="judgments",
+                to="studies.searchsession",
+            ),
         ),
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('type', models.CharField(max_length=40)),
-                ('client_event_id', models.CharField(max_length=64)),
-                ('sequence', models.PositiveIntegerField(blank=True, null=True)),
-                ('client_time', models.DateTimeField(blank=True, null=True)),
-                ('server_time', models.DateTimeField(auto_now_add=True)),
-                ('payload', models.JSONField(blank=True, default=dict)),
-                ('participant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='studies.participant')),
-                ('session', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='events', to='studies.searchsession')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("type", models.CharField(max_length=40)),
+                ("client_event_id", models.CharField(max_length=64)),
+                ("sequence", models.PositiveIntegerField(blank=True, null=True)),
+                ("client_time", models.DateTimeField(blank=True, null=True)),
+                ("server_time", models.DateTimeField(auto_now_add=True)),
+                ("payload", models.JSONField(blank=True, default=dict)),
+                (
+                    "participant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="studies.participant",
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="studies.searchsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['participant', 'server_time', 'id'],
+                "ordering": ["participant", "server_time", "id"],
             },
         ),
         migrations.CreateModel(
-            name='ShownResult',
+            name="ShownResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rank', models.PositiveIntegerField()),
-                ('title', models.TextField(blank=True)),
-                ('snippet', models.TextField(blank=True)),
-                ('page', models.PositiveSmallIntegerField(default=1)),
-                ('shown_at', models.DateTimeField()),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='studies.document')),
-                ('query', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='shown_results', to='studies.query')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rank", models.PositiveIntegerField()),
+                ("title", models.TextField(blank=True)),
+                ("snippet", models.TextField(blank=True)),
+                ("page", models.PositiveSmallIntegerField(default=1)),
+                ("shown_at", models.DateTimeField()),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="studies.document"
+                    ),
+                ),
+                (
+                    "query",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="shown_results",
+                        to="studies.query",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['query', 'rank'],
+                "ordering": ["query", "rank"],
             },
         ),
         migrations.CreateModel(
-            name='Study',
+            name="Study",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('slug', models.SlugField(max_length=80, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('consent_text', models.TextField(blank=True)),
-                ('consent_version', models.CharField(default='1', max_length=40)),
-                ('questionnaire', models.JSONField(blank=True, default=list)),
-                ('post_task_questionnaire', models.JSONField(blank=True, default=list)),
-                ('time_limit_minutes', models.PositiveIntegerField(blank=True, null=True)),
-                ('design_locked_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('collection', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='studies', to='studies.collection')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='owned_studies', to=settings.AUTH_USER_MODEL)),
-                ('researchers', models.ManyToManyField(blank=True, related_name='studies', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("slug", models.SlugField(max_length=80, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("consent_text", models.TextField(blank=True)),
+                ("consent_version", models.CharField(default="1", max_length=40)),
+                ("questionnaire", models.JSONField(blank=True, default=list)),
+                ("post_task_questionnaire", models.JSONField(blank=True, default=list)),
+                ("time_limit_minutes", models.PositiveIntegerField(blank=True, null=True)),
+                ("design_locked_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "collection",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="studies",
+                        to="studies.collection",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="owned_studies",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "researchers",
+                    models.ManyToManyField(blank=True, related_name="studies", to=settings.AUTH_USER_MODEL),
+                ),
             ],
             options={
-                'verbose_name_plural': 'studies',
-                'ordering': ['-created_at'],
+                "verbose_name_plural": "studies",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.AddField(
-            model_name='scenario',
-            name='study',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scenarios', to='studies.study'),
+            model_name="scenario",
+            name="study",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="scenarios", to="studies.study"
+            ),
         ),
         migrations.AddField(
-            model_name='referenceversion',
-            name='study',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reference_versions', to='studies.study'),
+            model_name="referenceversion",
+            name="study",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="reference_versions",
+                to="studies.study",
+            ),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='study',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='studies.study'),
+            model_name="participant",
+            name="study",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="participants", to="studies.study"
+            ),
         ),
         migrations.CreateModel(
-            name='GradeLevel',
+            name="GradeLevel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('value', models.SmallIntegerField()),
-                ('label', models.CharField(max_length=80)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='grade_levels', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("value", models.SmallIntegerField()),
+                ("label", models.CharField(max_length=80)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="grade_levels",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['value'],
+                "ordering": ["value"],
             },
         ),
         migrations.CreateModel(
-            name='AuditEntry',
+            name="AuditEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('participant_code', models.CharField(blank=True, max_length=40)),
-                ('action', models.CharField(max_length=60)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='audit_entries', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("participant_code", models.CharField(blank=True, max_length=40)),
+                ("action", models.CharField(max_length=60)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="audit_entries",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at'],
+                "ordering": ["-at"],
             },
         ),
         migrations.CreateModel(
-            name='System',
+            name="System",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(max_length=40)),
-                ('name', models.CharField(max_length=200)),
-                ('backend', models.CharField(choices=[('builtin', 'Built-in search engine'), ('http', "Researcher's system over HTTP")], default='builtin', max_length=20)),
-                ('config', models.JSONField(blank=True, default=dict)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='systems', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("code", models.CharField(max_length=40)),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "backend",
+                    models.CharField(
+                        choices=[
+                            ("builtin", "Built-in search engine"),
+                            ("http", "Researcher's system over HTTP"),
+                        ],
+                        default="builtin",
+                        max_length=20,
+                    ),
+                ),
+                ("config", models.JSONField(blank=True, default=dict)),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="systems",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='system',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='assignments', to='studies.system'),
+            model_name="assignment",
+            name="system",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.RESTRICT, related_name="assignments", to="studies.system"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='document',
-            constraint=models.UniqueConstraint(fields=('collection', 'external_id'), name='document_external_id_unique'),
+            model_name="document",
+            constraint=models.UniqueConstraint(
+                fields=("collection", "external_id"), name="document_external_id_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='referencejudgment',
-            constraint=models.UniqueConstraint(fields=('version', 'topic_id', 'document'), name='reference_judgment_unique'),
+            model_name="referencejudgment",
+            constraint=models.UniqueConstraint(
+                fields=("version", "topic_id", "document"), name="reference_judgment_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='searchsession',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('ended_at__isnull', True), ('end_reason', '')), models.Q(('ended_at__isnull', False), ('end_reason__in', ['satisfied', 'gave_up', 'timed_out', 'withdrawn'])), _connector='OR'), name='session_end_has_reason'),
+            model_name="searchsession",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("ended_at__isnull", True), ("end_reason", "")),
+                    models.Q(
+                        ("ended_at__isnull", False),
+                        ("end_reason__in", ["satisfied", "gave_up", "timed_out", "withdrawn"]),
+                    ),
+                    _connector="OR",
+                ),
+                name="session_end_has_reason",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='searchsession',
-            constraint=models.CheckConstraint(condition=models.Q(('ended_at__isnull', True), ('ended_at__gte', models.F('started_at')), _connector='OR'), name='session_ends_after_start'),
+            model_name="searchsession",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("ended_at__isnull", True), ("ended_at__gte", models.F("started_at")), _connector="OR"
+                ),
+                name="session_ends_after_start",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='query',
-            constraint=models.UniqueConstraint(fields=('session', 'position'), name='query_position_unique'),
+            model_name="query",
+            constraint=models.UniqueConstraint(fields=("session", "position"), name="query_position_unique"),
         ),
         migrations.AddConstraint(
-            model_name='query',
-            constraint=models.CheckConstraint(condition=models.Q(('position__gte', 1)), name='query_position_from_1'),
+            model_name="query",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__gte", 1)), name="query_position_from_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='judgment',
-            constraint=models.UniqueConstraint(fields=('session', 'document'), name='judgment_once_per_document'),
+            model_name="judgment",
+            constraint=models.UniqueConstraint(
+                fields=("session", "document"), name="judgment_once_per_document"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='event',
-            constraint=models.UniqueConstraint(fields=('participant', 'client_event_id'), name='event_client_id_once'),
+            model_name="event",
+            constraint=models.UniqueConstraint(
+                fields=("participant", "client_event_id"), name="event_client_id_once"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='shownresult',
-            constraint=models.UniqueConstraint(fields=('query', 'rank'), name='shown_result_rank_unique'),
+            model_name="shownresult",
+            constraint=models.UniqueConstraint(fields=("query", "rank"), name="shown_result_rank_unique"),
         ),
         migrations.AddConstraint(
-            model_name='shownresult',
-            constraint=models.CheckConstraint(condition=models.Q(('rank__gte', 1)), name='shown_result_rank_from_1'),
+            model_name="shownresult",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("rank__gte", 1)), name="shown_result_rank_from_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='shownresult',
-            constraint=models.CheckConstraint(condition=models.Q(('page__gte', 1)), name='shown_result_page_from_1'),
+            model_name="shownresult",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("page__gte", 1)), name="shown_result_page_from_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='scenario',
-            constraint=models.UniqueConstraint(fields=('study', 'code'), name='scenario_code_unique'),
+            model_name="scenario",
+            constraint=models.UniqueConstraint(fields=("study", "code"), name="scenario_code_unique"),
         ),
         migrations.AddConstraint(
-            model_name='scenario',
-            constraint=models.UniqueConstraint(fields=('study', 'topic_id'), name='scenario_topic_unique'),
+            model_name="scenario",
+            constraint=models.UniqueConstraint(fields=("study", "topic_id"), name="scenario_topic_unique"),
         ),
         migrations.AddConstraint(
-            model_name='referenceversion',
-            constraint=models.UniqueConstraint(fields=('study', 'number'), name='reference_version_number_unique'),
+            model_name="referenceversion",
+            constraint=models.UniqueConstraint(
+                fields=("study", "number"), name="reference_version_number_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='referenceversion',
-            constraint=models.CheckConstraint(condition=models.Q(('number__gte', 1)), name='reference_version_from_1'),
+            model_name="referenceversion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("number__gte", 1)), name="reference_version_from_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.UniqueConstraint(fields=('study', 'code'), name='participant_code_unique'),
+            model_name="participant",
+            constraint=models.UniqueConstraint(fields=("study", "code"), name="participant_code_unique"),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.UniqueConstraint(fields=('study', 'enrolment_index'), name='participant_index_unique'),
+            model_name="participant",
+            constraint=models.UniqueConstraint(
+                fields=("study", "enrolment_index"), name="participant_index_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.CheckConstraint(condition=models.Q(('consented_at__isnull', True), models.Q(('consent_version', ''), _negated=True), _connector='OR'), name='participant_consent_has_version'),
+            model_name="participant",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("consented_at__isnull", True),
+                    models.Q(("consent_version", ""), _negated=True),
+                    _connector="OR",
+                ),
+                name="participant_consent_has_version",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gradelevel',
-            constraint=models.UniqueConstraint(fields=('study', 'value'), name='grade_level_value_unique'),
+            model_name="gradelevel",
+            constraint=models.UniqueConstraint(fields=("study", "value"), name="grade_level_value_unique"),
         ),
         migrations.AddConstraint(
-            model_name='gradelevel',
-            constraint=models.CheckConstraint(condition=models.Q(('value__gte', 0), ('value__lte', 9)), name='grade_level_value_0_9'),
+            model_name="gradelevel",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("value__gte", 0), ("value__lte", 9)), name="grade_level_value_0_9"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.UniqueConstraint(fields=('study', 'code'), name='system_code_unique'),
+            model_name="system",
+            constraint=models.UniqueConstraint(fields=("study", "code"), name="system_code_unique"),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.CheckConstraint(condition=models.Q(('backend__in', ['builtin', 'http'])), name='system_backend_known'),
+            model_name="system",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("backend__in", ["builtin", "http"])), name="system_backend_known"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('participant', 'position'), name='assignment_position_unique'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(
+                fields=("participant", "position"), name="assignment_position_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(condition=models.Q(('retake_of__isnull', True)), fields=('participant', 'scenario'), name='assignment_scenario_once'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("retake_of__isnull", True)),
+                fields=("participant", "scenario"),
+                name="assignment_scenario_once",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(('retake_of__isnull', True), models.Q(('retake_reason', ''), _negated=True), _connector='OR'), name='assignment_retake_has_reason'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("retake_of__isnull", True),
+                    models.Q(("retake_reason", ""), _negated=True),
+                    _connector="OR",
+                ),
+                name="assignment_retake_has_reason",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(('position__gte', 1)), name='assignment_position_from_1'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__gte", 1)), name="assignment_position_from_1"
+            ),
         ),
     ]

@@ -65,127 +65,328 @@ def drop_triggers(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0002_integrity_triggers'),
+        ("studies", "0002_integrity_triggers"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AssessmentPool',
+            name="AssessmentPool",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rule', models.CharField(choices=[('relevant', 'Judged relevant (grade >= 1) by a participant'), ('top_x', 'Shown in the top X of any query'), ('union', 'Both: judged relevant or shown in the top X')], default='relevant', max_length=20)),
-                ('top_x', models.PositiveIntegerField(default=10, help_text='X of the top-X rule (ignored by the relevant rule).')),
-                ('built_at', models.DateTimeField(blank=True, null=True)),
-                ('scenario', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='assessment_pool', to='studies.scenario')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "rule",
+                    models.CharField(
+                        choices=[
+                            ("relevant", "Judged relevant (grade >= 1) by a participant"),
+                            ("top_x", "Shown in the top X of any query"),
+                            ("union", "Both: judged relevant or shown in the top X"),
+                        ],
+                        default="relevant",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "top_x",
+                    models.PositiveIntegerField(
+                        default=10, help_text="X of the top-X rule (ignored by the relevant rule)."
+                    ),
+                ),
+                ("built_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "scenario",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessment_pool",
+                        to="studies.scenario",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PoolDocument',
+            name="PoolDocument",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('rule', 'Pool rule'), ('manual', 'Added by hand'), ('qrels', 'Imported qrels')], max_length=20)),
-                ('source_detail', models.CharField(blank=True, max_length=300)),
-                ('added_at', models.DateTimeField(auto_now_add=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='studies.document')),
-                ('pool', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='studies.assessmentpool')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("rule", "Pool rule"),
+                            ("manual", "Added by hand"),
+                            ("qrels", "Imported qrels"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("source_detail", models.CharField(blank=True, max_length=300)),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="studies.document"
+                    ),
+                ),
+                (
+                    "pool",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="documents",
+                        to="studies.assessmentpool",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pool', 'id'],
+                "ordering": ["pool", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AssessorJudgment',
+            name="AssessorJudgment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('grade', models.SmallIntegerField()),
-                ('created_at', models.DateTimeField()),
-                ('updated_at', models.DateTimeField()),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assessor_judgments', to=settings.AUTH_USER_MODEL)),
-                ('pool_document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assessor_judgments', to='studies.pooldocument')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("grade", models.SmallIntegerField()),
+                ("created_at", models.DateTimeField()),
+                ("updated_at", models.DateTimeField()),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="assessor_judgments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "pool_document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessor_judgments",
+                        to="studies.pooldocument",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='AdjudicationDecision',
+            name="AdjudicationDecision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('grade', models.SmallIntegerField()),
-                ('method', models.CharField(choices=[('agreed', 'All assessors agreed'), ('in_turn', 'One-point difference: judge taken in turn (2002 rule)'), ('majority', 'Majority of assessors'), ('researcher', 'Decided by the researcher')], max_length=20)),
-                ('preset', models.CharField(blank=True, help_text='The preset that produced it; blank by hand.', max_length=20)),
-                ('note', models.CharField(blank=True, max_length=300)),
-                ('decided_at', models.DateTimeField()),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('judged_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('pool_document', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='decision', to='studies.pooldocument')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("grade", models.SmallIntegerField()),
+                (
+                    "method",
+                    models.CharField(
+                        choices=[
+                            ("agreed", "All assessors agreed"),
+                            ("in_turn", "One-point difference: judge taken in turn (2002 rule)"),
+                            ("majority", "Majority of assessors"),
+                            ("researcher", "Decided by the researcher"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        blank=True, help_text="The preset that produced it; blank by hand.", max_length=20
+                    ),
+                ),
+                ("note", models.CharField(blank=True, max_length=300)),
+                ("decided_at", models.DateTimeField()),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "judged_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "pool_document",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decision",
+                        to="studies.pooldocument",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='StudyAssessor',
+            name="StudyAssessor",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('order_seed', models.CharField(default=studies.assessment_models.new_order_seed, editable=False, max_length=32)),
-                ('invited_at', models.DateTimeField(auto_now_add=True)),
-                ('invited_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assessors', to='studies.study')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assessor_memberships', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "order_seed",
+                    models.CharField(
+                        default=studies.assessment_models.new_order_seed, editable=False, max_length=32
+                    ),
+                ),
+                ("invited_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "invited_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessors",
+                        to="studies.study",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessor_memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['study', 'id'],
+                "ordering": ["study", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AssessorAssignment',
+            name="AssessorAssignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('pool_document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assessor_assignments', to='studies.pooldocument')),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='studies.studyassessor')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "pool_document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessor_assignments",
+                        to="studies.pooldocument",
+                    ),
+                ),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="studies.studyassessor",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='AssessmentPlan',
+            name="AssessmentPlan",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('assessors_per_document', models.PositiveSmallIntegerField(default=1)),
-                ('study', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='assessment_plan', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("assessors_per_document", models.PositiveSmallIntegerField(default=1)),
+                (
+                    "study",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessment_plan",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('assessors_per_document__gte', 1)), name='plan_assessors_at_least_1')],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("assessors_per_document__gte", 1)),
+                        name="plan_assessors_at_least_1",
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='assessmentpool',
-            constraint=models.CheckConstraint(condition=models.Q(('rule__in', ['relevant', 'top_x', 'union'])), name='pool_rule_known'),
+            model_name="assessmentpool",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("rule__in", ["relevant", "top_x", "union"])), name="pool_rule_known"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assessmentpool',
-            constraint=models.CheckConstraint(condition=models.Q(('top_x__gte', 1)), name='pool_top_x_at_least_1'),
+            model_name="assessmentpool",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("top_x__gte", 1)), name="pool_top_x_at_least_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pooldocument',
-            constraint=models.UniqueConstraint(fields=('pool', 'document'), name='pool_document_once'),
+            model_name="pooldocument",
+            constraint=models.UniqueConstraint(fields=("pool", "document"), name="pool_document_once"),
         ),
         migrations.AddConstraint(
-            model_name='pooldocument',
-            constraint=models.CheckConstraint(condition=models.Q(('source__in', ['rule', 'manual', 'qrels'])), name='pool_document_source_known'),
+            model_name="pooldocument",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("source__in", ["rule", "manual", "qrels"])),
+                name="pool_document_source_known",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assessorjudgment',
-            constraint=models.UniqueConstraint(fields=('assessor', 'pool_document'), name='assessor_judgment_once'),
+            model_name="assessorjudgment",
+            constraint=models.UniqueConstraint(
+                fields=("assessor", "pool_document"), name="assessor_judgment_once"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='adjudicationdecision',
-            constraint=models.CheckConstraint(condition=models.Q(('method__in', ['agreed', 'in_turn', 'majority', 'researcher'])), name='decision_method_known'),
+            model_name="adjudicationdecision",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("method__in", ["agreed", "in_turn", "majority", "researcher"])),
+                name="decision_method_known",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='studyassessor',
-            constraint=models.UniqueConstraint(fields=('study', 'user'), name='study_assessor_once'),
+            model_name="studyassessor",
+            constraint=models.UniqueConstraint(fields=("study", "user"), name="study_assessor_once"),
         ),
         migrations.AddConstraint(
-            model_name='assessorassignment',
-            constraint=models.UniqueConstraint(fields=('assessor', 'pool_document'), name='assessor_assignment_once'),
+            model_name="assessorassignment",
+            constraint=models.UniqueConstraint(
+                fields=("assessor", "pool_document"), name="assessor_assignment_once"
+            ),
         ),
         migrations.RunPython(create_triggers, drop_triggers),
     ]
-

@@ -21,43 +21,67 @@ def triggers_remake(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0004_token_digest'),
+        ("studies", "0004_token_digest"),
     ]
 
     operations = [
         # Undone last when the migration is reversed: the rebuilt tables get their triggers back.
         migrations.RunPython(migrations.RunPython.noop, triggers_remake),
         migrations.AlterField(
-            model_name='event',
-            name='participant',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='events', to='studies.participant'),
+            model_name="event",
+            name="participant",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="events",
+                to="studies.participant",
+            ),
         ),
         migrations.AlterField(
-            model_name='judgment',
-            name='session',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='judgments', to='studies.searchsession'),
+            model_name="judgment",
+            name="session",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="judgments",
+                to="studies.searchsession",
+            ),
         ),
         migrations.AlterField(
-            model_name='query',
-            name='session',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='queries', to='studies.searchsession'),
+            model_name="query",
+            name="session",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="queries",
+                to="studies.searchsession",
+            ),
         ),
         migrations.AlterField(
-            model_name='shownresult',
-            name='query',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='shown_results', to='studies.query'),
+            model_name="shownresult",
+            name="query",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="shown_results",
+                to="studies.query",
+            ),
         ),
         # The document's own index becomes (document, query), which "shown in this session?" reads alone.
         migrations.AlterField(
-            model_name='shownresult',
-            name='document',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='studies.document'),
+            model_name="shownresult",
+            name="document",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="studies.document",
+            ),
         ),
         migrations.AddIndex(
-            model_name='shownresult',
-            index=models.Index(fields=['document', 'query'], name='shown_result_document_query'),
+            model_name="shownresult",
+            index=models.Index(fields=["document", "query"], name="shown_result_document_query"),
         ),
         migrations.RunPython(triggers_remake, triggers_remake),
     ]

@@ -4,33 +4,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0007_reference_negative_grades'),
+        ("studies", "0007_reference_negative_grades"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='system',
-            name='system_backend_known',
+            model_name="system",
+            name="system_backend_known",
         ),
         migrations.AddField(
-            model_name='searchsession',
-            name='clock_delay_ms',
+            model_name="searchsession",
+            name="clock_delay_ms",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='searchsession',
-            name='clock_offset_ms',
+            model_name="searchsession",
+            name="clock_offset_ms",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='system',
-            name='backend',
-            field=models.CharField(choices=[('builtin', 'Built-in search engine'), ('http', "Researcher's system over HTTP"), ('external', "Researcher's own front-end (logs the results it showed)")], default='builtin', max_length=20),
+            model_name="system",
+            name="backend",
+            field=models.CharField(
+                choices=[
+                    ("builtin", "Built-in search engine"),
+                    ("http", "Researcher's system over HTTP"),
+                    ("external", "Researcher's own front-end (logs the results it showed)"),
+                ],
+                default="builtin",
+                max_length=20,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.CheckConstraint(condition=models.Q(('backend__in', ['builtin', 'http', 'external'])), name='system_backend_known'),
+            model_name="system",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("backend__in", ["builtin", "http", "external"])),
+                name="system_backend_known",
+            ),
         ),
     ]

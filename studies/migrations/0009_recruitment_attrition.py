@@ -6,129 +6,229 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0008_session_clock_external_systems'),
+        ("studies", "0008_session_clock_external_systems"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PanelNotification',
+            name="PanelNotification",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=200)),
-                ('panel_id', models.CharField(max_length=64)),
-                ('status', models.CharField(choices=[('returned', 'Returned'), ('timed_out', 'Timed out'), ('approved', 'Approved'), ('rejected', 'Rejected'), ('awaiting_review', 'Awaiting review'), ('active', 'Active'), ('screened_out', 'Screened out')], max_length=20)),
-                ('sent_at', models.DateTimeField(blank=True, null=True)),
-                ('received_at', models.DateTimeField(auto_now_add=True)),
-                ('source', models.CharField(default='endpoint', max_length=20)),
-                ('outcome', models.JSONField(blank=True, default=dict)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=200)),
+                ("panel_id", models.CharField(max_length=64)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("returned", "Returned"),
+                            ("timed_out", "Timed out"),
+                            ("approved", "Approved"),
+                            ("rejected", "Rejected"),
+                            ("awaiting_review", "Awaiting review"),
+                            ("active", "Active"),
+                            ("screened_out", "Screened out"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("sent_at", models.DateTimeField(blank=True, null=True)),
+                ("received_at", models.DateTimeField(auto_now_add=True)),
+                ("source", models.CharField(default="endpoint", max_length=20)),
+                ("outcome", models.JSONField(blank=True, default=dict)),
             ],
             options={
-                'ordering': ['study', 'received_at', 'id'],
+                "ordering": ["study", "received_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Recruitment',
+            name="Recruitment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_link_open', models.BooleanField(default=False)),
-                ('public_token', models.CharField(default=studies.models.recruitment.new_public_token, editable=False, max_length=40, unique=True)),
-                ('panel', models.CharField(choices=[('prolific', 'Prolific'), ('mturk', 'Amazon Mechanical Turk'), ('generic', 'Generic pool (?pid=)')], default='prolific', max_length=20)),
-                ('completion_url', models.CharField(blank=True, max_length=500)),
-                ('code_completed', models.CharField(default=studies.models.recruitment.new_completion_code, max_length=40)),
-                ('code_screened_out', models.CharField(default=studies.models.recruitment.new_completion_code, max_length=40)),
-                ('code_failed_checks', models.CharField(default=studies.models.recruitment.new_completion_code, max_length=40)),
-                ('status_secret', models.CharField(default=studies.models.recruitment.new_status_secret, editable=False, max_length=64)),
-                ('time_limit_minutes', models.PositiveIntegerField(blank=True, null=True)),
-                ('closed_at', models.DateTimeField(blank=True, null=True)),
-                ('closed_cells', models.JSONField(blank=True, default=list)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("public_link_open", models.BooleanField(default=False)),
+                (
+                    "public_token",
+                    models.CharField(
+                        default=studies.models.recruitment.new_public_token,
+                        editable=False,
+                        max_length=40,
+                        unique=True,
+                    ),
+                ),
+                (
+                    "panel",
+                    models.CharField(
+                        choices=[
+                            ("prolific", "Prolific"),
+                            ("mturk", "Amazon Mechanical Turk"),
+                            ("generic", "Generic pool (?pid=)"),
+                        ],
+                        default="prolific",
+                        max_length=20,
+                    ),
+                ),
+                ("completion_url", models.CharField(blank=True, max_length=500)),
+                (
+                    "code_completed",
+                    models.CharField(default=studies.models.recruitment.new_completion_code, max_length=40),
+                ),
+                (
+                    "code_screened_out",
+                    models.CharField(default=studies.models.recruitment.new_completion_code, max_length=40),
+                ),
+                (
+                    "code_failed_checks",
+                    models.CharField(default=studies.models.recruitment.new_completion_code, max_length=40),
+                ),
+                (
+                    "status_secret",
+                    models.CharField(
+                        default=studies.models.recruitment.new_status_secret, editable=False, max_length=64
+                    ),
+                ),
+                ("time_limit_minutes", models.PositiveIntegerField(blank=True, null=True)),
+                ("closed_at", models.DateTimeField(blank=True, null=True)),
+                ("closed_cells", models.JSONField(blank=True, default=list)),
             ],
         ),
         migrations.AddField(
-            model_name='participant',
-            name='panel_id',
+            model_name="participant",
+            name="panel_id",
             field=models.CharField(blank=True, max_length=64, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='panel_session_id',
+            model_name="participant",
+            name="panel_session_id",
             field=models.CharField(blank=True, max_length=64, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='panel_status',
+            model_name="participant",
+            name="panel_status",
             field=models.CharField(blank=True, max_length=20, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='panel_status_at',
+            model_name="participant",
+            name="panel_status_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='panel_study_id',
+            model_name="participant",
+            name="panel_study_id",
             field=models.CharField(blank=True, max_length=64, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='plan_row',
+            model_name="participant",
+            name="plan_row",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='reissue_of',
-            field=models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='studies.participant'),
+            model_name="participant",
+            name="reissue_of",
+            field=models.ForeignKey(
+                blank=True,
+                db_index=False,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="studies.participant",
+            ),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='started_at',
+            model_name="participant",
+            name="started_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='state',
-            field=models.CharField(blank=True, choices=[('invited', 'Invited'), ('started', 'Started'), ('active', 'Active'), ('completed', 'Completed'), ('returned', 'Returned'), ('timed_out', 'Timed out'), ('screened_out', 'Screened out'), ('withdrawn', 'Withdrawn')], max_length=20, null=True),
+            model_name="participant",
+            name="state",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("invited", "Invited"),
+                    ("started", "Started"),
+                    ("active", "Active"),
+                    ("completed", "Completed"),
+                    ("returned", "Returned"),
+                    ("timed_out", "Timed out"),
+                    ("screened_out", "Screened out"),
+                    ("withdrawn", "Withdrawn"),
+                ],
+                max_length=20,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='state_changed_at',
+            model_name="participant",
+            name="state_changed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='state_reason',
+            model_name="participant",
+            name="state_reason",
             field=models.CharField(blank=True, max_length=300, null=True),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.UniqueConstraint(condition=models.Q(('panel_id__isnull', False)), fields=('study', 'panel_id'), name='participant_panel_id_unique'),
+            model_name="participant",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("panel_id__isnull", False)),
+                fields=("study", "panel_id"),
+                name="participant_panel_id_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.UniqueConstraint(condition=models.Q(('reissue_of__isnull', False)), fields=('reissue_of',), name='participant_row_reissued_once'),
+            model_name="participant",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("reissue_of__isnull", False)),
+                fields=("reissue_of",),
+                name="participant_row_reissued_once",
+            ),
         ),
         migrations.AddField(
-            model_name='panelnotification',
-            name='participant',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='studies.participant'),
+            model_name="panelnotification",
+            name="participant",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="studies.participant",
+            ),
         ),
         migrations.AddField(
-            model_name='panelnotification',
-            name='study',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='panel_notifications', to='studies.study'),
+            model_name="panelnotification",
+            name="study",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="panel_notifications",
+                to="studies.study",
+            ),
         ),
         migrations.AddField(
-            model_name='recruitment',
-            name='study',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='recruitment', to='studies.study'),
+            model_name="recruitment",
+            name="study",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE, related_name="recruitment", to="studies.study"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='panelnotification',
-            constraint=models.UniqueConstraint(fields=('study', 'key'), name='panel_notification_once'),
+            model_name="panelnotification",
+            constraint=models.UniqueConstraint(fields=("study", "key"), name="panel_notification_once"),
         ),
         migrations.AddConstraint(
-            model_name='recruitment',
-            constraint=models.CheckConstraint(condition=models.Q(('panel__in', ['prolific', 'mturk', 'generic'])), name='recruitment_panel_known'),
+            model_name="recruitment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("panel__in", ["prolific", "mturk", "generic"])),
+                name="recruitment_panel_known",
+            ),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0010_collection_uploads'),
+        ("studies", "0010_collection_uploads"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='recruitment',
-            name='checks',
+            model_name="recruitment",
+            name="checks",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

@@ -4,25 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0011_recruitment_checks'),
+        ("studies", "0011_recruitment_checks"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='participant',
-            name='preview_at',
+            model_name="participant",
+            name="preview_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='study',
-            name='status',
-            field=models.CharField(blank=True, choices=[('open', 'Open'), ('paused', 'Paused'), ('closed', 'Closed')], max_length=10, null=True),
+            model_name="study",
+            name="status",
+            field=models.CharField(
+                blank=True,
+                choices=[("open", "Open"), ("paused", "Paused"), ("closed", "Closed")],
+                max_length=10,
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='status_changed_at',
+            model_name="study",
+            name="status_changed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

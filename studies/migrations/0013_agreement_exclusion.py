@@ -4,40 +4,39 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0012_study_status_and_preview'),
+        ("studies", "0012_study_status_and_preview"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='participant',
-            name='excluded_agreement',
+            model_name="participant",
+            name="excluded_agreement",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='excluded_at',
+            model_name="participant",
+            name="excluded_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='excluded_reason',
+            model_name="participant",
+            name="excluded_reason",
             field=models.CharField(blank=True, max_length=300, null=True),
         ),
         migrations.AddField(
-            model_name='study',
-            name='exclusion_measure',
+            model_name="study",
+            name="exclusion_measure",
             field=models.CharField(blank=True, max_length=20, null=True),
         ),
         migrations.AddField(
-            model_name='study',
-            name='exclusion_min_agreement',
+            model_name="study",
+            name="exclusion_min_agreement",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='study',
-            name='exclusion_min_documents',
+            model_name="study",
+            name="exclusion_min_documents",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
     ]

@@ -18,21 +18,20 @@ def triggers_remake(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0013_agreement_exclusion'),
+        ("studies", "0013_agreement_exclusion"),
     ]
 
     operations = [
         migrations.RunPython(_triggers.drop_triggers, triggers_remake),
         migrations.AddField(
-            model_name='assignment',
-            name='pre_task_answers',
+            model_name="assignment",
+            name="pre_task_answers",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='study',
-            name='pre_task_questionnaire',
+            model_name="study",
+            name="pre_task_questionnaire",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.RunPython(triggers_remake, _triggers.drop_triggers),

@@ -45,10 +45,17 @@ class Collection(models.Model):
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="owned_collections")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="owned_collections",
+    )
     # Shared explicitly, one researcher at a time, through studies.design.services.collection_share.
-    shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_collections")
+    shared_with = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="shared_collections"
+    )
 
     def __str__(self):
         return self.name
@@ -81,9 +88,13 @@ class Study(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_studies"
+    )
     researchers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="studies")
-    collection = models.ForeignKey(Collection, null=True, blank=True, on_delete=models.PROTECT, related_name="studies")
+    collection = models.ForeignKey(
+        Collection, null=True, blank=True, on_delete=models.PROTECT, related_name="studies"
+    )
     consent_text = models.TextField(blank=True)
     consent_version = models.CharField(max_length=40, default="1")
     # Pre-study and post-task questionnaires: lists of {"name", "label", "kind", ...} (see docs/running-a-study.md).
@@ -141,7 +152,9 @@ class Scenario(models.Model):
     code = models.CharField(max_length=40)
     title = models.CharField(max_length=200)
     text = models.TextField(help_text="The scenario a participant reads before searching.")
-    topic_id = models.CharField(max_length=100, help_text="Links the scenario to its reference judgments (qrels topic).")
+    topic_id = models.CharField(
+        max_length=100, help_text="Links the scenario to its reference judgments (qrels topic)."
+    )
 
     class Meta:
         ordering = ["id"]
@@ -174,7 +187,9 @@ class System(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["study", "code"], name="system_code_unique"),
-            models.CheckConstraint(condition=Q(backend__in=["builtin", "http", "external"]), name="system_backend_known"),
+            models.CheckConstraint(
+                condition=Q(backend__in=["builtin", "http", "external"]), name="system_backend_known"
+            ),
         ]
 
     def __str__(self):
@@ -224,12 +239,15 @@ class Participant(models.Model):
     state = models.CharField(max_length=20, null=True, blank=True, choices=PARTICIPANT_STATES)  # noqa: DJ001
     state_changed_at = models.DateTimeField(null=True, blank=True)
     state_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
-    started_at = models.DateTimeField(null=True, blank=True)  # first opened their link: the study clock starts
+    started_at = models.DateTimeField(
+        null=True, blank=True
+    )  # first opened their link: the study clock starts
     # The row of the assignment plan this participant works; null reads as enrolment_index (enrolled before
     # re-issuing existed). A re-issued row names the participant who freed it (once: the unique constraint).
     plan_row = models.PositiveIntegerField(null=True, blank=True)
-    reissue_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                   db_index=False)  # served by participant_row_reissued_once
+    reissue_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )  # served by participant_row_reissued_once
     # The panel's identifiers, from the public link (Prolific PROLIFIC_PID/STUDY_ID/SESSION_ID, MTurk
     # workerId/hitId/assignmentId, generic pid), and the panel's last word on the submission.
     panel_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
@@ -255,10 +273,16 @@ class Participant(models.Model):
             models.UniqueConstraint(fields=["study", "code"], name="participant_code_unique"),
             models.UniqueConstraint(fields=["study", "enrolment_index"], name="participant_index_unique"),
             # Conditional, so SQLite creates them as indexes (a plain unique constraint rebuilds the table).
-            models.UniqueConstraint(fields=["study", "panel_id"], condition=Q(panel_id__isnull=False),
-                                    name="participant_panel_id_unique"),
-            models.UniqueConstraint(fields=["reissue_of"], condition=Q(reissue_of__isnull=False),
-                                    name="participant_row_reissued_once"),
+            models.UniqueConstraint(
+                fields=["study", "panel_id"],
+                condition=Q(panel_id__isnull=False),
+                name="participant_panel_id_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["reissue_of"],
+                condition=Q(reissue_of__isnull=False),
+                name="participant_row_reissued_once",
+            ),
             models.CheckConstraint(
                 condition=Q(consented_at__isnull=True) | ~Q(consent_version=""),
                 name="participant_consent_has_version",
@@ -284,7 +308,9 @@ class Assignment(models.Model):
     scenario = models.ForeignKey(Scenario, on_delete=models.RESTRICT, related_name="assignments")
     system = models.ForeignKey(System, on_delete=models.RESTRICT, related_name="assignments")
     # A participant works each scenario once; a retake points at the assignment it repeats and says why.
-    retake_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.RESTRICT, related_name="retake")
+    retake_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.RESTRICT, related_name="retake"
+    )
     retake_reason = models.TextField(blank=True)
     # The answers to the study's pre-task questionnaire, given before this assignment's session started.
     pre_task_answers = models.JSONField(default=dict, blank=True)
@@ -332,7 +358,10 @@ class SearchSession(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(Q(ended_at__isnull=True) & Q(end_reason=""))
-                | (Q(ended_at__isnull=False) & Q(end_reason__in=["satisfied", "gave_up", "timed_out", "withdrawn"])),
+                | (
+                    Q(ended_at__isnull=False)
+                    & Q(end_reason__in=["satisfied", "gave_up", "timed_out", "withdrawn"])
+                ),
                 name="session_end_has_reason",
             ),
             models.CheckConstraint(
@@ -346,8 +375,9 @@ class SearchSession(models.Model):
 
 
 class Query(models.Model):
-    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="queries",
-                                db_index=False)  # served by the unique (session, position)
+    session = models.ForeignKey(
+        SearchSession, on_delete=models.CASCADE, related_name="queries", db_index=False
+    )  # served by the unique (session, position)
     position = models.PositiveSmallIntegerField()
     text = models.TextField()
     issued_at = models.DateTimeField()
@@ -372,7 +402,9 @@ class ShownResult(models.Model):
     # Served by the unique (query, rank), as below: one index less to write for each result shown.
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="shown_results", db_index=False)
     rank = models.PositiveIntegerField()
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+", db_index=False)  # see Meta
+    document = models.ForeignKey(
+        Document, on_delete=models.PROTECT, related_name="+", db_index=False
+    )  # see Meta
     title = models.TextField(blank=True)
     snippet = models.TextField(blank=True)
     page = models.PositiveSmallIntegerField(default=1)
@@ -403,8 +435,12 @@ class Event(models.Model):
 
     # No index of its own: the unique (participant, client_event_id) serves lookups by participant, and every
     # index is one more write for each event logged (docs/performance-load.md).
-    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="events", db_index=False)
-    session = models.ForeignKey(SearchSession, null=True, blank=True, on_delete=models.CASCADE, related_name="events")
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="events", db_index=False
+    )
+    session = models.ForeignKey(
+        SearchSession, null=True, blank=True, on_delete=models.CASCADE, related_name="events"
+    )
     type = models.CharField(max_length=40)
     client_event_id = models.CharField(max_length=64)
     sequence = models.PositiveIntegerField(null=True, blank=True)
@@ -425,8 +461,9 @@ class Event(models.Model):
 class Judgment(models.Model):
     """A participant's current grade for a document in a session; every change is kept in JudgmentChange."""
 
-    session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="judgments",
-                                db_index=False)  # served by the unique (session, document)
+    session = models.ForeignKey(
+        SearchSession, on_delete=models.CASCADE, related_name="judgments", db_index=False
+    )  # served by the unique (session, document)
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     grade = models.SmallIntegerField()
     created_at = models.DateTimeField()
@@ -482,11 +519,15 @@ class ReferenceJudgment(models.Model):
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     grade = models.SmallIntegerField()
     judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    source = models.CharField(max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file.")
+    source = models.CharField(
+        max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file."
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["version", "topic_id", "document"], name="reference_judgment_unique"),
+            models.UniqueConstraint(
+                fields=["version", "topic_id", "document"], name="reference_judgment_unique"
+            ),
         ]
 
     def __str__(self):
@@ -507,4 +548,3 @@ class AuditEntry(models.Model):
 
     def __str__(self):
         return f"{self.action} {self.participant_code}"
-

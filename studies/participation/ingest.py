@@ -89,6 +89,7 @@ class _Query:
 class _SessionState:
     """What the checks of a session's events need, read under the session's lock: only what the batch names
     (its documents, its queries), so a batch costs the same in a long session as in a short one."""
+
     id: int
     started_at: datetime
     ended_at: datetime | None
@@ -97,8 +98,12 @@ class _SessionState:
     offset_ms: float | None = None  # the client's clock offset (clock.py), after this batch's sample
     delay_ms: float | None = None
     queries: dict[int, _Query] = field(default_factory=dict)  # by position: those the batch names, or logs
-    pages: dict[tuple[int, int], list[dict]] = field(default_factory=dict)  # (query id, page) -> shown results
-    shown: dict[str, int] = field(default_factory=dict)  # external id -> document pk, of those the batch names
+    pages: dict[tuple[int, int], list[dict]] = field(
+        default_factory=dict
+    )  # (query id, page) -> shown results
+    shown: dict[str, int] = field(
+        default_factory=dict
+    )  # external id -> document pk, of those the batch names
     texts: dict[int, dict] = field(default_factory=dict)  # document pk -> {"doc", "title", "text"}
     judgments: dict[int, tuple[int, int]] = field(default_factory=dict)  # document pk -> (judgment id, grade)
 
@@ -120,7 +125,19 @@ class _SessionState:
         return statements.session_queries(self.id, participant_id, positions, refs)
 
     def queries_load(self, rows) -> None:
-        for query_id, position, text, mark, rank, page, document_id, external_id, title, snippet, body in rows:
+        for (
+            query_id,
+            position,
+            text,
+            mark,
+            rank,
+            page,
+            document_id,
+            external_id,
+            title,
+            snippet,
+            body,
+        ) in rows:
             query = self.queries.get(position)
             if query is None:
                 query = self.queries[position] = _Query(query_id, position, text, mark)
@@ -128,7 +145,9 @@ class _SessionState:
                 _shown_add(self, query, rank, page, document_id, external_id, title, snippet, body)
 
 
-def _shown_add(state, query, rank, page, document_id, external_id, title, snippet, text, highlights=()) -> None:
+def _shown_add(
+    state, query, rank, page, document_id, external_id, title, snippet, text, highlights=()
+) -> None:
     """A shown result, as the page gets it: with its document's text, so opening it needs no round trip, and
     the system's highlights ([start, end] in the snippet) when it gave some (the page guesses otherwise)."""
     query.ranks.add(rank)
@@ -140,10 +159,16 @@ def _shown_add(state, query, rank, page, document_id, external_id, title, snippe
     state.shown.setdefault(external_id, document_id)
 
 
-
-
-_EVENT_COLUMNS = ("participant", "session", "type", "client_event_id", "sequence", "client_time", "server_time",
-                  "payload")
+_EVENT_COLUMNS = (
+    "participant",
+    "session",
+    "type",
+    "client_event_id",
+    "sequence",
+    "client_time",
+    "server_time",
+    "payload",
+)
 
 
 def _int(value) -> bool:
@@ -167,12 +192,14 @@ def _minute_key(participant, now: datetime) -> str:
 def _times_shift(session_id: int, delta: timedelta) -> None:
     """Move every time derived from a session's events by `delta` (its clock offset changed): they stay on one
     timeline, client time + the offset (clock.py). Only when a better estimate arrives, a few times a session."""
-    SearchSession.objects.filter(pk=session_id).update(started_at=F("started_at") + delta,
-                                                       ended_at=F("ended_at") + delta)
+    SearchSession.objects.filter(pk=session_id).update(
+        started_at=F("started_at") + delta, ended_at=F("ended_at") + delta
+    )
     Query.objects.filter(session_id=session_id).update(issued_at=F("issued_at") + delta)
     ShownResult.objects.filter(query__session_id=session_id).update(shown_at=F("shown_at") + delta)
-    Judgment.objects.filter(session_id=session_id).update(created_at=F("created_at") + delta,
-                                                          updated_at=F("updated_at") + delta)
+    Judgment.objects.filter(session_id=session_id).update(
+        created_at=F("created_at") + delta, updated_at=F("updated_at") + delta
+    )
     JudgmentChange.objects.filter(judgment__session_id=session_id).update(changed_at=F("changed_at") + delta)
 
 
@@ -189,8 +216,10 @@ def _external_results(data: Mapping, first_rank: int) -> list[tuple]:
     the first item it cannot be. Highlights are checked pair by pair, a bad pair dropped (highlights_checked)."""
     results = data.get("results")
     if not isinstance(results, list) or not results:
-        raise Refused("data.results: the list of results the front-end showed (document ids, or objects "
-                      "{doc, title, snippet}), at least one")
+        raise Refused(
+            "data.results: the list of results the front-end showed (document ids, or objects "
+            "{doc, title, snippet}), at least one"
+        )
     if len(results) > MAX_RESULTS:
         raise Refused(f"data.results: at most {MAX_RESULTS} results an event")
     out = []
@@ -205,8 +234,10 @@ def _external_results(data: Mapping, first_rank: int) -> list[tuple]:
                 if value is not None and (not isinstance(value, str) or len(value) > MAX_RESULT_TEXT):
                     raise Refused(f"{where}.{name}: text of at most {MAX_RESULT_TEXT} characters")
             if set(item) - RESULT_KEYS:
-                raise Refused(f"{where}: only doc, title, snippet and highlights "
-                              f"({', '.join(sorted(set(item) - RESULT_KEYS))} given)")
+                raise Refused(
+                    f"{where}: only doc, title, snippet and highlights "
+                    f"({', '.join(sorted(set(item) - RESULT_KEYS))} given)"
+                )
             highlights = highlights_checked(item.get("highlights"), snippet or "")
             where += ".doc"
         else:
@@ -218,7 +249,9 @@ def _external_results(data: Mapping, first_rank: int) -> list[tuple]:
 
 
 class _Batch:
-    def __init__(self, participant, *, store_refusals: bool, capped: bool = False, clock_sample: Sample | None = None):
+    def __init__(
+        self, participant, *, store_refusals: bool, capped: bool = False, clock_sample: Sample | None = None
+    ):
         self.participant = participant
         self.clock_sample = clock_sample  # this batch's estimate of the client's clock offset (clock.py)
         self.study = participant.study
@@ -236,9 +269,13 @@ class _Batch:
         self.writes: list[tuple[str, list]] = []
         # Judgments are written with the batch's Events: new ones inserted, changed ones updated, each change kept.
         # Each with the participant's action time on the session's timeline (`at`), not the batch's arrival.
-        self.judgments_new: dict[tuple[int, int], tuple] = {}  # (session id, document id) -> (grade, created, at)
+        self.judgments_new: dict[
+            tuple[int, int], tuple
+        ] = {}  # (session id, document id) -> (grade, created, at)
         self.judgments_changed: dict[int, tuple] = {}  # judgment id -> (grade, at)
-        self.judgment_changes: list[tuple[tuple[int, int], int, datetime]] = []  # ((session, document), grade, at)
+        self.judgment_changes: list[
+            tuple[tuple[int, int], int, datetime]
+        ] = []  # ((session, document), grade, at)
         self.now = timezone.now()
         self._grades: list[int] | None = None
         self.systems: dict[int, System] = {}
@@ -251,7 +288,9 @@ class _Batch:
         the documents and queries it names: all in one round trip on PostgreSQL (plain_sql.rows_together), the
         lock first, so that the reads after it see what a batch that held it before has stored."""
         names = {e["id"] for e in events}
-        needs: dict[int, tuple[set[str], set[int], set[str]]] = {}  # session id -> (docs, positions, query refs)
+        needs: dict[
+            int, tuple[set[str], set[int], set[str]]
+        ] = {}  # session id -> (docs, positions, query refs)
         for e in events:
             data = e["data"] if isinstance(e.get("data"), dict) else {}
             ref = data.get("query_event")
@@ -276,7 +315,9 @@ class _Batch:
         # Another participant's session is read here too, and dropped below: the lock's read names only theirs.
         named, loads = {}, []
         for session_id, (docs, positions, refs) in needs.items():
-            state = named[session_id] = _SessionState(session_id, None, None, 0, 0)  # the lock's row fills the rest
+            state = named[session_id] = _SessionState(
+                session_id, None, None, 0, 0
+            )  # the lock's row fills the rest
             if docs:
                 batch_statements.append(state.documents_statement(self.study.collection_id, docs))
                 loads.append(state.documents_load)
@@ -287,7 +328,17 @@ class _Batch:
         self._stored_load(stored_rows)
         for load, rows in zip(loads, named_rows, strict=True):
             load(rows)
-        for session_id, started_at, ended_at, offset_ms, delay_ms, system_id, scenario_id, *system, grades in locked:
+        for (
+            session_id,
+            started_at,
+            ended_at,
+            offset_ms,
+            delay_ms,
+            system_id,
+            scenario_id,
+            *system,
+            grades,
+        ) in locked:
             self.system_rows[system_id] = tuple(system)
             if self._grades is None:
                 self._grades = sorted(int(value) for value in (grades or "").split(",") if value)
@@ -299,7 +350,9 @@ class _Batch:
             deadline = deadline_at(state.started_at, self.study.time_limit_minutes)
             if ended_at is None and deadline and self.now >= deadline + TIME_LIMIT_GRACE:
                 # past its time: the service ends it (timed_out), once
-                session = SearchSession.objects.select_related("assignment__participant__study").get(pk=session_id)
+                session = SearchSession.objects.select_related("assignment__participant__study").get(
+                    pk=session_id
+                )
                 if session_expire_if_due(session=session, now=self.now):
                     state.ended_at = session.ended_at
 
@@ -310,8 +363,9 @@ class _Batch:
         if sample is None or not is_better(sample, state.offset_ms, state.delay_ms):
             return
         delta = offset_delta(sample.offset_ms) - offset_delta(state.offset_ms)
-        SearchSession.objects.filter(pk=state.id).update(clock_offset_ms=sample.offset_ms,
-                                                         clock_delay_ms=sample.delay_ms)
+        SearchSession.objects.filter(pk=state.id).update(
+            clock_offset_ms=sample.offset_ms, clock_delay_ms=sample.delay_ms
+        )
         if delta:
             _times_shift(state.id, delta)
             state.started_at += delta
@@ -321,8 +375,11 @@ class _Batch:
     def at(self, raw: Mapping, state: _SessionState) -> datetime:
         """When the event happened, on its session's timeline: its client time + the session's offset, or the
         server's receive time when it sent none or one refused (clock.py)."""
-        moment, _, _ = client_time_checked(raw.get("time"), received_at=self.now,
-                                           window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+        moment, _, _ = client_time_checked(
+            raw.get("time"),
+            received_at=self.now,
+            window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS),
+        )
         return self.now if moment is None else moment + offset_delta(state.offset_ms)
 
     def _stored_load(self, rows) -> None:
@@ -394,16 +451,28 @@ class _Batch:
 
     def log(self, raw, state: _SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
         sequence = raw.get("seq")  # event_check keeps it within the column
-        client_time, time_text, _ = client_time_checked(raw.get("time"), received_at=self.now,
-                                                     window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS))
+        client_time, time_text, _ = client_time_checked(
+            raw.get("time"),
+            received_at=self.now,
+            window=timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS),
+        )
         if time_text is not None:  # never a timestamp: the raw text only
             data = {**data, "client_time_raw": time_text}
         if raw.get("normalized"):  # the text was cleaned (event_checks.text_clean): the log says where
             data = {**data, "normalized": raw["normalized"]}
             ack = {**ack, "normalized": raw["normalized"]}
-        self.rows.append((self.participant.pk, state.id if state else None, kind or raw["type"], raw["id"],
-                          sequence if _int(sequence) and sequence >= 0 else None, client_time,
-                          self.now, {"data": data, "ack": ack}))
+        self.rows.append(
+            (
+                self.participant.pk,
+                state.id if state else None,
+                kind or raw["type"],
+                raw["id"],
+                sequence if _int(sequence) and sequence >= 0 else None,
+                client_time,
+                self.now,
+                {"data": data, "ack": ack},
+            )
+        )
         self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
         return ack
 
@@ -417,15 +486,22 @@ class _Batch:
         results = _external_results(data, first_rank)
         total = data.get("total")
         # A title not given is None: _shown_store gives the document's own.
-        return SearchPage([Hit(doc, rank, None, title, snippet or "", highlights)
-                           for doc, rank, title, snippet, highlights in results],
-                          total if _int(total) and 0 <= total <= 2**31 - 1 else None, page, query_used=None)
+        return SearchPage(
+            [
+                Hit(doc, rank, None, title, snippet or "", highlights)
+                for doc, rank, title, snippet, highlights in results
+            ],
+            total if _int(total) and 0 <= total <= 2**31 - 1 else None,
+            page,
+            query_used=None,
+        )
 
     def external_documents(self, result: SearchPage) -> list[tuple]:
         """documents_statement's rows for an external page, read before anything is written: a document the
         collection does not hold refuses the event, naming its position."""
-        rows = plain_sql.rows(*statements.collection_documents(self.study.collection_id,
-                                                               {h.doc_id for h in result.results}))
+        rows = plain_sql.rows(
+            *statements.collection_documents(self.study.collection_id, {h.doc_id for h in result.results})
+        )
         known = {row[0] for row in rows}
         for n, hit in enumerate(result.results):
             if hit.doc_id not in known:
@@ -451,13 +527,18 @@ class _Batch:
             try:
                 used = cache.get(_minute_key(self.participant, self.now)) or 0
             except Exception:  # noqa: BLE001 (a cache that is down, Redis with CACHE_URL: the cap fails open)
-                logger.warning("search cap: the cache cannot be read; searches are not counted", exc_info=True)
+                logger.warning(
+                    "search cap: the cache cannot be read; searches are not counted", exc_info=True
+                )
                 used = 0
             self.minute_left = settings.EVENTS_SEARCHES_PER_MINUTE - used
         if self.searches >= per_batch or self.searches >= self.minute_left:
             self.waiting.add(state.id)
-            raise RetryLater(TOO_MANY.format(limit=per_batch, scope="a batch") if self.searches >= per_batch
-                             else TOO_MANY.format(limit=settings.EVENTS_SEARCHES_PER_MINUTE, scope="a minute"))
+            raise RetryLater(
+                TOO_MANY.format(limit=per_batch, scope="a batch")
+                if self.searches >= per_batch
+                else TOO_MANY.format(limit=settings.EVENTS_SEARCHES_PER_MINUTE, scope="a minute")
+            )
         self.searches += 1
 
     def searches_count(self) -> None:
@@ -477,8 +558,18 @@ class _Batch:
         """The session's system (read with the session), with the participant's study (and its collection's id)
         as its study."""
         study_id, code, name, backend, config = self.system_rows[system_id]
-        system = System.from_db("default", ["id", "study_id", "code", "name", "backend", "config"], [
-            system_id, study_id, code, name, backend, json.loads(config) if isinstance(config, str) else config])
+        system = System.from_db(
+            "default",
+            ["id", "study_id", "code", "name", "backend", "config"],
+            [
+                system_id,
+                study_id,
+                code,
+                name,
+                backend,
+                json.loads(config) if isinstance(config, str) else config,
+            ],
+        )
         if study_id == self.study.id:
             if self.study.collection_id is not None and not plain_sql.is_loaded(self.study, "collection"):
                 self.study.collection = Collection.from_db("default", ["id"], [self.study.collection_id])
@@ -489,8 +580,9 @@ class _Batch:
         """The documents of a page of results (their keys and text); a statement that matches none if empty."""
         return statements.collection_documents(self.study.collection_id, {h.doc_id for h in result.results})
 
-    def _shown_store(self, state: _SessionState, query: _Query, result, page: int, document_rows,
-                     shown_at: datetime) -> None:
+    def _shown_store(
+        self, state: _SessionState, query: _Query, result, page: int, document_rows, shown_at: datetime
+    ) -> None:
         """Store the results of a page as shown (and keep them in the state for later events and the answer);
         `document_rows`: what documents_statement(result) read. A result without a title (an external
         front-end's bare id) gets its document's."""
@@ -499,16 +591,31 @@ class _Batch:
         for hit in result.results:
             if hit.doc_id not in documents:
                 # An HTTP system answered with a document the study's collection does not hold.
-                logger.warning("query %s: result %r at rank %d is not in the collection; not shown", query.id,
-                               hit.doc_id, hit.rank)
+                logger.warning(
+                    "query %s: result %r at rank %d is not in the collection; not shown",
+                    query.id,
+                    hit.doc_id,
+                    hit.rank,
+                )
                 continue
             document_id, text, document_title = documents[hit.doc_id]
             title = hit.title if hit.title is not None else document_title
             rows.append((query.id, hit.rank, document_id, title, hit.snippet, page, shown_at))
-            _shown_add(state, query, hit.rank, page, document_id, hit.doc_id, title, hit.snippet, text,
-                       hit.highlights)
+            _shown_add(
+                state,
+                query,
+                hit.rank,
+                page,
+                document_id,
+                hit.doc_id,
+                title,
+                hit.snippet,
+                text,
+                hit.highlights,
+            )
         self.writes += plain_sql.insert_statements(
-            ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows)
+            ShownResult, ("query", "rank", "document", "title", "snippet", "page", "shown_at"), rows
+        )
         state.pages.setdefault((query.id, page), [])
 
     def _on_query(self, raw, data):
@@ -527,14 +634,26 @@ class _Batch:
             result = self._search(state, text, 1)
             # The next position and the insert in one statement (the session's lock keeps positions in order),
             # in one round trip with the read of the results' documents.
-            [(query_id, position)], documents = plain_sql.rows_together([
-                statements.query_insert(state.id, text, at, result.error or ""), self.documents_statement(result)])
+            [(query_id, position)], documents = plain_sql.rows_together(
+                [
+                    statements.query_insert(state.id, text, at, result.error or ""),
+                    self.documents_statement(result),
+                ]
+            )
             logged = {"text": text}
         message = result.error or ""
         query = state.queries[position] = _Query(query_id, position, text, None, total=result.total)
         self._shown_store(state, query, result, 1, documents, at)
-        ack = {"ok": True, "query": position, "query_id": query.id, "page": 1, "total": result.total,
-               "message": message, "query_used": result.query_used, **_marks(state, query, 1)}
+        ack = {
+            "ok": True,
+            "query": position,
+            "query_id": query.id,
+            "page": 1,
+            "total": result.total,
+            "message": message,
+            "query_used": result.query_used,
+            **_marks(state, query, 1),
+        }
         return self.log(raw, state, logged, ack)
 
     def open_query(self, raw, data) -> tuple[_SessionState, _Query]:
@@ -567,23 +686,40 @@ class _Batch:
             total = result.total if result.total is not None else self.query_total(query)
             message = result.error or ""
             marks = _marks(state, query, page)
-        ack = {"ok": True, "query": query.position, "query_id": query.id, "page": page, "total": total,
-               "message": message, **marks}
+        ack = {
+            "ok": True,
+            "query": query.position,
+            "query_id": query.id,
+            "page": page,
+            "total": total,
+            "message": message,
+            **marks,
+        }
         return self.log(raw, state, logged, ack)
 
     def query_marks(self, query: _Query, page: int) -> dict:
         """The highlights of a page shown in an earlier batch, as its first acknowledgement kept them."""
-        for payload in Event.objects.filter(participant=self.participant, payload__ack__query_id=query.id,
-                                            payload__ack__page=page, payload__ack__has_key="highlights").order_by(
-                "id").values_list("payload", flat=True)[:1]:
+        for payload in (
+            Event.objects.filter(
+                participant=self.participant,
+                payload__ack__query_id=query.id,
+                payload__ack__page=page,
+                payload__ack__has_key="highlights",
+            )
+            .order_by("id")
+            .values_list("payload", flat=True)[:1]
+        ):
             return {"highlights": (payload.get("ack") or {}).get("highlights")}
         return {}
 
     def query_total(self, query: _Query) -> int | None:
         """The total the system reported for this query (kept in the acknowledgement of its query event)."""
         if query.total is None:
-            for payload in Event.objects.filter(participant=self.participant, payload__ack__query_id=query.id).order_by(
-                    "-id").values_list("payload", flat=True):
+            for payload in (
+                Event.objects.filter(participant=self.participant, payload__ack__query_id=query.id)
+                .order_by("-id")
+                .values_list("payload", flat=True)
+            ):
                 query.total = (payload.get("ack") or {}).get("total")
                 if query.total is not None:
                     break
@@ -609,8 +745,9 @@ class _Batch:
         logged = {"doc": doc, "query": position, "rank": data.get("rank")}
         if action == "close":
             dwell_ms = data.get("dwell_ms")
-            if dwell_ms is not None and (not isinstance(dwell_ms, int | float) or isinstance(dwell_ms, bool)
-                                         or dwell_ms < 0):
+            if dwell_ms is not None and (
+                not isinstance(dwell_ms, int | float) or isinstance(dwell_ms, bool) or dwell_ms < 0
+            ):
                 raise Refused("The dwell time must be a non-negative number of milliseconds.")
             logged["dwell_ms"] = None if dwell_ms is None else int(dwell_ms)
         ack = {"ok": True, "doc": doc}
@@ -643,7 +780,7 @@ class _Batch:
         return self.log(raw, state, {"doc": doc, "grade": grade}, ack)
 
     def _on_scan_mark(self, raw, data):
-        """"I stopped scanning here": the query keeps the deepest rank marked."""
+        """ "I stopped scanning here": the query keeps the deepest rank marked."""
         state, query = self.open_query(raw, data)
         rank = data.get("rank")
         if not _int(rank) or rank not in query.ranks:
@@ -655,7 +792,7 @@ class _Batch:
         return self.log(raw, state, {"query": query.position, "rank": rank}, ack)
 
     def _on_session_end(self, raw, data):
-        """"satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran out)."""
+        """ "satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran out)."""
         state = self.state(raw)
         reason = str(data.get("reason", ""))
         if reason not in END_REASONS:
@@ -667,7 +804,9 @@ class _Batch:
         at = self.at(raw, state)
         ended_at = min(at, deadline) if reason == SearchSession.EndReason.TIMED_OUT and deadline else at
         ended_at = max(ended_at, state.started_at)  # a client clock that stepped back: never before the start
-        SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(ended_at=ended_at, end_reason=reason)
+        SearchSession.objects.filter(pk=state.id, ended_at__isnull=True).update(
+            ended_at=ended_at, end_reason=reason
+        )
         state.ended_at = ended_at
         sessions_changed(self.participant.study_id, [state.id], [state.scenario_id])
         return self.log(raw, state, {"reason": reason}, {"ok": True, "reason": reason})
@@ -676,9 +815,13 @@ class _Batch:
         """The batch's judgments: the new ones in one statement, one update per changed one, and the history,
         each change naming its judgment by (session, document) so that no statement waits on another's ids."""
         self.writes += plain_sql.insert_statements(
-            Judgment, ("session", "document", "grade", "created_at", "updated_at"),
-            [(*key, grade, created_at, updated_at)
-             for key, (grade, created_at, updated_at) in self.judgments_new.items()])
+            Judgment,
+            ("session", "document", "grade", "created_at", "updated_at"),
+            [
+                (*key, grade, created_at, updated_at)
+                for key, (grade, created_at, updated_at) in self.judgments_new.items()
+            ],
+        )
         for judgment_id, (grade, updated_at) in self.judgments_changed.items():
             self.writes.append(statements.judgment_update(judgment_id, grade, updated_at))
         self.writes += statements.judgment_changes_insert(self.judgment_changes)
@@ -701,11 +844,18 @@ class _Batch:
         documents = {}
         for state in self.sessions.values():
             documents.update(state.texts)
-        wanted = {a["open_document_id"] for a in acks if a.get("ok") and a.get("open_document_id")} - set(documents)
+        wanted = {a["open_document_id"] for a in acks if a.get("ok") and a.get("open_document_id")} - set(
+            documents
+        )
         if wanted:  # replays of opens from earlier batches
-            documents.update({d["pk"]: {"doc": d["external_id"], "title": d["title"], "text": d["text"]}
-                              for d in Document.objects.filter(pk__in=wanted).values("pk", "external_id", "title",
-                                                                                     "text")})
+            documents.update(
+                {
+                    d["pk"]: {"doc": d["external_id"], "title": d["title"], "text": d["text"]}
+                    for d in Document.objects.filter(pk__in=wanted).values(
+                        "pk", "external_id", "title", "text"
+                    )
+                }
+            )
         out = []
         for ack in acks:
             ack = dict(ack)
@@ -726,7 +876,9 @@ def _marks(state, query, page: int) -> dict:
     """A page's highlights by rank, for the event's stored answer ({"highlights": {"3": [[s, e], ...]}}, none
     when no result has any): a replay or a revisit of the page answers with them, as the first answer did
     (ShownResult keeps no highlights)."""
-    marks = {str(r["rank"]): r["highlights"] for r in state.pages.get((query.id, page), ()) if "highlights" in r}
+    marks = {
+        str(r["rank"]): r["highlights"] for r in state.pages.get((query.id, page), ()) if "highlights" in r
+    }
     return {"highlights": marks} if marks else {}
 
 
@@ -741,10 +893,15 @@ def results_marked(results: list[dict], marks) -> list[dict]:
 
 
 def _results(query_id: int, page: int) -> list[dict]:
-    rows = ShownResult.objects.filter(query_id=query_id, page=page).order_by("rank").values_list(
-        "rank", "document__external_id", "title", "snippet", "document__text")
-    return [{"rank": rank, "doc": doc, "title": title, "snippet": snippet, "text": text}
-            for rank, doc, title, snippet, text in rows]
+    rows = (
+        ShownResult.objects.filter(query_id=query_id, page=page)
+        .order_by("rank")
+        .values_list("rank", "document__external_id", "title", "snippet", "document__text")
+    )
+    return [
+        {"rank": rank, "doc": doc, "title": title, "snippet": snippet, "text": text}
+        for rank, doc, title, snippet, text in rows
+    ]
 
 
 def _id_of(raw) -> str | None:
@@ -754,8 +911,14 @@ def _id_of(raw) -> str | None:
     return cid if isinstance(cid, str) and CLIENT_ID.match(cid) else None
 
 
-def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool = True,
-                 capped: bool = False, clock_sample: Sample | None = None) -> list[dict]:
+def batch_ingest(
+    *,
+    participant,
+    events: Sequence[Mapping],
+    store_refusals: bool = True,
+    capped: bool = False,
+    clock_sample: Sample | None = None,
+) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id, and answer one
     acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
     "refused": message} when refused (stored too, so a re-send gets the same answer), {"id", "ok": false,
@@ -770,8 +933,13 @@ def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool
     valid = []
     for n, raw in enumerate(events):
         if n >= MAX_BATCH:  # said, never silently dropped
-            answers.append({"id": _id_of(raw), "ok": False,
-                            "retry_later": f"A batch holds at most {MAX_BATCH} events; send this one again."})
+            answers.append(
+                {
+                    "id": _id_of(raw),
+                    "ok": False,
+                    "retry_later": f"A batch holds at most {MAX_BATCH} events; send this one again.",
+                }
+            )
             continue
         try:
             valid.append(event_check(raw))
@@ -800,8 +968,12 @@ def batch_ingest(*, participant, events: Sequence[Mapping], store_refusals: bool
         except OperationalError as error:
             # SQLite: a write transaction takes its lock at BEGIN (transaction_mode IMMEDIATE) and waits up to
             # its busy timeout; should that run out, the batch is tried again a few times, never answered 500.
-            if connection.vendor != "sqlite" or "locked" not in str(error) or attempt == LOCKED_RETRIES \
-                    or connection.in_atomic_block:
+            if (
+                connection.vendor != "sqlite"
+                or "locked" not in str(error)
+                or attempt == LOCKED_RETRIES
+                or connection.in_atomic_block
+            ):
                 raise
             time.sleep(0.05 * attempt)
     batch.searches_count()

@@ -73,7 +73,9 @@ def join(request, public_token):
         # The accepted HIT inside MTurk's frame: a cross-site frame's cookies (session, CSRF) are unreliable, so
         # the study runs in a tab of its own, opened by a link to this same URL; nobody is made here.
         open_url = f"{request.path}?{recruitment.mturk_tab_query(request.GET)}"
-        return _mturk_landing(request, "participate/join_mturk_frame.html", {"study": study, "open_url": open_url})
+        return _mturk_landing(
+            request, "participate/join_mturk_frame.html", {"study": study, "open_url": open_url}
+        )
     try:
         joined = recruitment.participant_join(study=study, ids=ids)
     except Refused as refusal:  # the link is closed, the study full or not ready

@@ -599,7 +599,10 @@ def check_answer_record(
         )
         if passed:
             return ack
-        if item["kind"] == "attention" and attention_failures + 1 >= policy["attention_failures_to_screen_out"]:
+        if (
+            item["kind"] == "attention"
+            and attention_failures + 1 >= policy["attention_failures_to_screen_out"]
+        ):
             participant_screen_out(
                 participant=participant,
                 failed_checks=True,
@@ -830,9 +833,13 @@ def rows_to_issue(
     )
     chosen = []
     for _ in range(count):
-        row, freed_from = row_to_issue(holders=holders, freed=freed, next_fresh=next_fresh, closed_rows=closed)
+        row, freed_from = row_to_issue(
+            holders=holders, freed=freed, next_fresh=next_fresh, closed_rows=closed
+        )
         if row in closed or (row not in window and freed_from is None):
-            raise RecruitmentError("every row of the plan touches a closed cell: open one to take participants")
+            raise RecruitmentError(
+                "every row of the plan touches a closed cell: open one to take participants"
+            )
         if freed_from is None:
             next_fresh = row + 1
         else:

@@ -158,7 +158,9 @@ def pivot_queries(terms: Sequence[str], length: int, count: int) -> list[list[st
 # --- stopping within a list ------------------------------------------------------------------------------------
 
 
-def stop_examining(strategy: Strategy, *, examined: int, relevant: int, not_relevant: int, drawn_depth: int) -> bool:
+def stop_examining(
+    strategy: Strategy, *, examined: int, relevant: int, not_relevant: int, drawn_depth: int
+) -> bool:
     """Whether the searcher leaves the result list before the next snippet, after `examined` snippets of which
     `relevant` were judged relevant and `not_relevant` were not (not opened, or judged 0)."""
     if examined >= strategy.depth:
@@ -196,8 +198,10 @@ def misjudge_rate(agreement: float, grades: Sequence[int], max_grade: int) -> fl
     share = change_share(grades, max_grade)
     rate = (1.0 - agreement) / share
     if rate > 1:
-        raise StrategyError(f"agreement: {agreement:g} is below what one-grade slips can give on these grades "
-                            f"(at least {1 - share:.3f})")
+        raise StrategyError(
+            f"agreement: {agreement:g} is below what one-grade slips can give on these grades "
+            f"(at least {1 - share:.3f})"
+        )
     return rate
 
 
@@ -213,8 +217,14 @@ def perceived(rng: random.Random, grade: int, rate: float, max_grade: int) -> in
 class StrategicParticipant(SimulatedParticipant):
     """The demo's simulated participant with its behaviour chosen by a Strategy (see the module's docstring)."""
 
-    def __init__(self, participant: Participant, reference: Mapping[str, Mapping[str, int]], rng: random.Random,
-                 strategy: Strategy, relevant_texts: Mapping[str, Sequence[str]] | None = None):
+    def __init__(
+        self,
+        participant: Participant,
+        reference: Mapping[str, Mapping[str, int]],
+        rng: random.Random,
+        strategy: Strategy,
+        relevant_texts: Mapping[str, Sequence[str]] | None = None,
+    ):
         super().__init__(participant, reference, rng)
         self.strategy = strategy
         self.relevant_texts = relevant_texts or {}
@@ -241,8 +251,11 @@ class StrategicParticipant(SimulatedParticipant):
     def _search(self, session: SearchSession, scenario) -> None:
         rng, profile, strategy = self.rng, self.profile, self.strategy
         grades = self.reference.get(scenario.topic_id, {})
-        self.rate = profile.misjudge if strategy.agreement is None else misjudge_rate(
-            strategy.agreement, list(grades.values()), self.max_grade)
+        self.rate = (
+            profile.misjudge
+            if strategy.agreement is None
+            else misjudge_rate(strategy.agreement, list(grades.values()), self.max_grade)
+        )
         self.budget = strategy.time_limit
         words = content_words(f"{scenario.title} {scenario.text}") or ["search"]
         query_words = words[: rng.choice((2, 3))]
@@ -253,14 +266,19 @@ class StrategicParticipant(SimulatedParticipant):
         judged: set[str] = set()
         reason = SearchSession.EndReason.GAVE_UP
         # The budget's end is the study's time limit only if it has one; otherwise the searcher gives up.
-        out = (SearchSession.EndReason.TIMED_OUT if self.participant.study.time_limit_minutes
-               else SearchSession.EndReason.GAVE_UP)
+        out = (
+            SearchSession.EndReason.TIMED_OUT
+            if self.participant.study.time_limit_minutes
+            else SearchSession.EndReason.GAVE_UP
+        )
         for number in range(patience):
             if not self._spend(strategy.costs.query):
                 reason = out
                 break
             text = " ".join(planned[number] if planned else query_words)
-            ack = participation.query_log(participant=self.participant, session=session, text=text, **self._event())
+            ack = participation.query_log(
+                participant=self.participant, session=session, text=text, **self._event()
+            )
             results = (ack.get("results") or [])[:PAGE]
             drawn = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
             found_here, out_of_time = self._examine(session, ack["query"], results, grades, judged, drawn)
@@ -275,12 +293,17 @@ class StrategicParticipant(SimulatedParticipant):
                 break
             if not planned:
                 query_words = self._reformulate(query_words, words)
-        participation.session_end(participant=self.participant, session=session, reason=reason, **self._event())
+        participation.session_end(
+            participant=self.participant, session=session, reason=reason, **self._event()
+        )
         if not self._gold(session, scenario, self._event):
             return
         participation.post_task_save(
-            participant=self.participant, session=session,
-            answers={"search_went_well": 4 if reason == SearchSession.EndReason.SATISFIED else rng.randint(1, 3)},
+            participant=self.participant,
+            session=session,
+            answers={
+                "search_went_well": 4 if reason == SearchSession.EndReason.SATISFIED else rng.randint(1, 3)
+            },
             **self._event(),
         )
 
@@ -292,8 +315,9 @@ class StrategicParticipant(SimulatedParticipant):
         relevant = not_relevant = examined = deepest = 0
         out_of_time = False
         for result in results:
-            if stop_examining(strategy, examined=examined, relevant=relevant, not_relevant=not_relevant,
-                              drawn_depth=drawn):
+            if stop_examining(
+                strategy, examined=examined, relevant=relevant, not_relevant=not_relevant, drawn_depth=drawn
+            ):
                 break
             if not self._spend(costs.snippet):
                 out_of_time = True
@@ -302,20 +326,37 @@ class StrategicParticipant(SimulatedParticipant):
             deepest = result["rank"]
             doc = result["doc"]
             looks_relevant = grades.get(doc, 0) > 0
-            if doc in judged or rng.random() > (profile.click_relevant if looks_relevant else profile.click_other):
+            if doc in judged or rng.random() > (
+                profile.click_relevant if looks_relevant else profile.click_other
+            ):
                 not_relevant += doc not in judged
                 continue
             if not self._spend(costs.document + costs.judgment):
                 out_of_time = True
                 break
-            participation.document_view_log(participant=self.participant, session=session, action="open", doc=doc,
-                                            query_position=query_position, rank=result["rank"], **self._event())
+            participation.document_view_log(
+                participant=self.participant,
+                session=session,
+                action="open",
+                doc=doc,
+                query_position=query_position,
+                rank=result["rank"],
+                **self._event(),
+            )
             grade = perceived(rng, grades.get(doc, 0), self.rate, self.max_grade)
-            participation.document_view_log(participant=self.participant, session=session, action="close", doc=doc,
-                                            query_position=query_position, rank=result["rank"],
-                                            dwell_ms=int(costs.document * 1000), **self._event())
-            participation.judgment_record(participant=self.participant, session=session, doc=doc, grade=grade,
-                                          **self._event())
+            participation.document_view_log(
+                participant=self.participant,
+                session=session,
+                action="close",
+                doc=doc,
+                query_position=query_position,
+                rank=result["rank"],
+                dwell_ms=int(costs.document * 1000),
+                **self._event(),
+            )
+            participation.judgment_record(
+                participant=self.participant, session=session, doc=doc, grade=grade, **self._event()
+            )
             judged.add(doc)
             given.append(grade)
             if grade > 0:
@@ -323,19 +364,33 @@ class StrategicParticipant(SimulatedParticipant):
             else:
                 not_relevant += 1
         if deepest:
-            participation.scan_mark_record(participant=self.participant, session=session,
-                                           query_position=query_position, rank=deepest, **self._event())
+            participation.scan_mark_record(
+                participant=self.participant,
+                session=session,
+                query_position=query_position,
+                rank=deepest,
+                **self._event(),
+            )
         return given, out_of_time
 
     def _event(self) -> dict:
         # The clock moves by the actions' costs (_spend), not by the demo's random seconds per event.
         self.sequence += 1
-        return {"client_event_id": f"sim-{self.participant.code}-{self.sequence}", "sequence": self.sequence,
-                "client_time": self.clock.now.isoformat()}
+        return {
+            "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
+            "sequence": self.sequence,
+            "client_time": self.clock.now.isoformat(),
+        }
 
 
-def participants_simulate_with(*, participants, reference: Mapping[str, Mapping[str, int]], strategy: Strategy,
-                               relevant_texts: Mapping[str, Sequence[str]] | None = None, seed: int = 2008) -> int:
+def participants_simulate_with(
+    *,
+    participants,
+    reference: Mapping[str, Mapping[str, int]],
+    strategy: Strategy,
+    relevant_texts: Mapping[str, Sequence[str]] | None = None,
+    seed: int = 2008,
+) -> int:
     """As `simulation.participants_simulate`, with a strategy; returns the number of sessions worked."""
     sessions = 0
     for participant in participants:

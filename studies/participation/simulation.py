@@ -111,7 +111,9 @@ class _Clock:
 
 
 class SimulatedParticipant:
-    def __init__(self, participant: Participant, reference: Mapping[str, Mapping[str, int]], rng: random.Random):
+    def __init__(
+        self, participant: Participant, reference: Mapping[str, Mapping[str, int]], rng: random.Random
+    ):
         self.participant = participant
         self.reference = reference  # {topic_id: {external_id: grade}}
         self.rng = rng
@@ -120,7 +122,9 @@ class SimulatedParticipant:
         self.pace = (1.0, 4.0)  # the seconds the next event's action takes (_next sets it from PACE)
         self.sequence = 0
         self.max_grade = max(participant.study.grade_values())
-        self.stopped = False  # screened out (a gold pair judged wrongly past the preset's limit): nothing more
+        self.stopped = (
+            False  # screened out (a gold pair judged wrongly past the preset's limit): nothing more
+        )
 
     def _event(self) -> dict:
         self.sequence += 1
@@ -138,8 +142,11 @@ class SimulatedParticipant:
 
     def run(self) -> None:
         participant, rng = self.participant, self.rng
-        participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
-                                     **self._next("consent"))
+        participation.consent_record(
+            participant=participant,
+            consent_version=participant.study.consent_version,
+            **self._next("consent"),
+        )
         answers = {
             "search_engine_years": max(0, round(rng.gauss(7.2, 2.8))),
             "domain_years": max(0, round(rng.gauss(21.4, 7.6))),
@@ -148,10 +155,13 @@ class SimulatedParticipant:
         own = usable_items(participant.study.questionnaire)
         if own:  # the study's own questionnaire (built on its set-up page), answered item by item
             answers = answers_to(own, random.Random(f"answers-{participant.code}"))
-        participation.questionnaire_save(participant=participant, answers=answers, **self._next("questionnaire"))
+        participation.questionnaire_save(
+            participant=participant, answers=answers, **self._next("questionnaire")
+        )
         for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
-            session = participation.session_start(participant=participant, assignment=assignment,
-                                                  **self._next("session_start"))
+            session = participation.session_start(
+                participant=participant, assignment=assignment, **self._next("session_start")
+            )
             self._search(session, assignment.scenario)
             if self.stopped:
                 break
@@ -168,17 +178,32 @@ class SimulatedParticipant:
         judged: set[str] = set()
         reason = SearchSession.EndReason.GAVE_UP
         for _ in range(patience):
-            ack = participation.query_log(participant=self.participant, session=session,
-                                          text=" ".join(query_words), **self._next("query"))
+            ack = participation.query_log(
+                participant=self.participant,
+                session=session,
+                text=" ".join(query_words),
+                **self._next("query"),
+            )
             results = ack.get("results") or []
             depth = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
             found_here = self._scan(session, ack["query"], results[:depth], grades, judged)
-            if not found_here and len(results) >= 10 and ack.get("total", 0) > 10 and rng.random() < profile.page_two:
-                page = participation.results_page_log(participant=self.participant, session=session,
-                                                      query_position=ack["query"], page=2,
-                                                      **self._next("results_page"))
+            if (
+                not found_here
+                and len(results) >= 10
+                and ack.get("total", 0) > 10
+                and rng.random() < profile.page_two
+            ):
+                page = participation.results_page_log(
+                    participant=self.participant,
+                    session=session,
+                    query_position=ack["query"],
+                    page=2,
+                    **self._next("results_page"),
+                )
                 more = page.get("results") or []
-                found_here = self._scan(session, ack["query"], more[: rng.randint(1, len(more) or 1)], grades, judged)
+                found_here = self._scan(
+                    session, ack["query"], more[: rng.randint(1, len(more) or 1)], grades, judged
+                )
             for grade in found_here:
                 found_high += grade >= self.max_grade
                 found_fair += grade >= self.max_grade - 1
@@ -186,12 +211,14 @@ class SimulatedParticipant:
                 reason = SearchSession.EndReason.SATISFIED
                 break
             query_words = self._reformulate(query_words, words)
-        participation.session_end(participant=self.participant, session=session, reason=reason,
-                                  **self._next("session_end"))
+        participation.session_end(
+            participant=self.participant, session=session, reason=reason, **self._next("session_end")
+        )
         if not self._gold(session, scenario, lambda: self._next("gold")):
             return
         participation.post_task_save(
-            participant=self.participant, session=session,
+            participant=self.participant,
+            session=session,
             answers=self._post_task_answers(reason, session),
             **self._next("post_task"),
         )
@@ -205,10 +232,14 @@ class SimulatedParticipant:
             return True
         grades = self.reference.get(scenario.topic_id, {})
         ack = gold_documents.gold_answer_record(
-            participant=self.participant, session=session,
-            grades={doc.external_id: min(self.max_grade, max(0, grades.get(doc.external_id, grade)))
-                    for doc, grade in ((pair.relevant, pair.relevant_grade), (pair.off_topic, 0))},
-            **event())
+            participant=self.participant,
+            session=session,
+            grades={
+                doc.external_id: min(self.max_grade, max(0, grades.get(doc.external_id, grade)))
+                for doc, grade in ((pair.relevant, pair.relevant_grade), (pair.off_topic, 0))
+            },
+            **event(),
+        )
         self.stopped = bool(ack.get("screened_out"))
         return not self.stopped
 
@@ -231,22 +262,41 @@ class SimulatedParticipant:
             relevant = grades.get(doc, 0) > 0
             if doc in judged or rng.random() > (profile.click_relevant if relevant else profile.click_other):
                 continue
-            participation.document_view_log(participant=self.participant, session=session, action="open",
-                                            doc=doc, query_position=query_position, rank=result["rank"],
-                                            **self._next("document_open"))
+            participation.document_view_log(
+                participant=self.participant,
+                session=session,
+                action="open",
+                doc=doc,
+                query_position=query_position,
+                rank=result["rank"],
+                **self._next("document_open"),
+            )
             dwell = rng.uniform(10, 60)
             self.clock.tick(self.rng, dwell, dwell)
             grade = self._perceived(grades.get(doc, 0))
-            participation.document_view_log(participant=self.participant, session=session, action="close",
-                                            doc=doc, query_position=query_position, rank=result["rank"],
-                                            dwell_ms=int(dwell * 1000), **self._next("document_close"))
-            participation.judgment_record(participant=self.participant, session=session, doc=doc, grade=grade,
-                                          **self._next("judgment"))
+            participation.document_view_log(
+                participant=self.participant,
+                session=session,
+                action="close",
+                doc=doc,
+                query_position=query_position,
+                rank=result["rank"],
+                dwell_ms=int(dwell * 1000),
+                **self._next("document_close"),
+            )
+            participation.judgment_record(
+                participant=self.participant, session=session, doc=doc, grade=grade, **self._next("judgment")
+            )
             judged.add(doc)
             given.append(grade)
         if deepest:
-            participation.scan_mark_record(participant=self.participant, session=session,
-                                           query_position=query_position, rank=deepest, **self._next("scan_mark"))
+            participation.scan_mark_record(
+                participant=self.participant,
+                session=session,
+                query_position=query_position,
+                rank=deepest,
+                **self._next("scan_mark"),
+            )
         return given
 
     def _perceived(self, grade: int) -> int:
@@ -281,7 +331,9 @@ def answers_to(items: list[dict], rng: random.Random) -> dict:
             answers[item["name"]] = rng.randint(low, max(low, 10 if high is None else high))
         elif kind == "number":
             low = 0.0 if low is None else float(low)
-            answers[item["name"]] = round(rng.uniform(low, max(low, 10.0 if high is None else float(high))), 1)
+            answers[item["name"]] = round(
+                rng.uniform(low, max(low, 10.0 if high is None else float(high))), 1
+            )
         elif kind == "choice":
             answers[item["name"]] = rng.choice(item["choices"])
         elif item.get("required", True):
@@ -292,16 +344,23 @@ def answers_to(items: list[dict], rng: random.Random) -> dict:
 def first_search_start(*, participant: Participant, answers: Mapping) -> SearchSession:
     """A participant who consents, answers the questionnaire and starts their first scenario, through the same
     services as the pages: the starting point of the load benchmark and the fault tests."""
-    participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
-                                 client_event_id=f"ready-consent-{participant.pk}")
-    participation.questionnaire_save(participant=participant, answers=answers,
-                                     client_event_id=f"ready-questionnaire-{participant.pk}")
+    participation.consent_record(
+        participant=participant,
+        consent_version=participant.study.consent_version,
+        client_event_id=f"ready-consent-{participant.pk}",
+    )
+    participation.questionnaire_save(
+        participant=participant, answers=answers, client_event_id=f"ready-questionnaire-{participant.pk}"
+    )
     assignment = participant.assignments.order_by("position").first()
-    return participation.session_start(participant=participant, assignment=assignment,
-                                       client_event_id=f"ready-start-{participant.pk}")
+    return participation.session_start(
+        participant=participant, assignment=assignment, client_event_id=f"ready-start-{participant.pk}"
+    )
 
 
-def participants_simulate(*, participants, reference: Mapping[str, Mapping[str, int]], seed: int = 2008) -> int:
+def participants_simulate(
+    *, participants, reference: Mapping[str, Mapping[str, int]], seed: int = 2008
+) -> int:
     """Play each participant through their whole order; returns the number of sessions worked."""
     sessions = 0
     for participant in participants:

@@ -156,8 +156,12 @@ def judgment_changes_insert(changes: Sequence[tuple[tuple[int, int], int, object
                 [
                     value
                     for (session_id, document_id), grade, changed_at in chunk
-                    for value in (session_id, document_id, grade,
-                                  plain_sql.prepared(JudgmentChange, "changed_at", changed_at))
+                    for value in (
+                        session_id,
+                        document_id,
+                        grade,
+                        plain_sql.prepared(JudgmentChange, "changed_at", changed_at),
+                    )
                 ],
             )
         )

@@ -60,17 +60,26 @@ logger = logging.getLogger(__name__)
 
 # --- questionnaires -------------------------------------------------------------------------------------
 
+
 def questionnaire_items(*, study, post_task: bool = False, pre_task: bool = False) -> list[dict]:
     """The items of the pre-study questionnaire, or the post-task or pre-task one. The first two fall back to
     their defaults; the pre-task one has none (empty: no questions before each task)."""
-    stored = (study.post_task_questionnaire if post_task else
-              study.pre_task_questionnaire if pre_task else study.questionnaire)
+    stored = (
+        study.post_task_questionnaire
+        if post_task
+        else study.pre_task_questionnaire
+        if pre_task
+        else study.questionnaire
+    )
     # A malformed item (stored before the API checked them, or by a path that does not) is left out, not a 500.
     items = usable_items(stored)
     if len(items) != (len(stored) if isinstance(stored, list) else 1 if stored else 0):
-        logger.warning("study %s: malformed %squestionnaire items left out: %s", study.slug,
-                       "post-task " if post_task else "pre-task " if pre_task else "",
-                       "; ".join(questionnaire_errors(stored)))
+        logger.warning(
+            "study %s: malformed %squestionnaire items left out: %s",
+            study.slug,
+            "post-task " if post_task else "pre-task " if pre_task else "",
+            "; ".join(questionnaire_errors(stored)),
+        )
     if pre_task:
         return items
     return items or (DEFAULT_POST_TASK_QUESTIONNAIRE if post_task else DEFAULT_QUESTIONNAIRE)
@@ -118,10 +127,14 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
 
 # --- events ---------------------------------------------------------------------------------------------
 
+
 def _stored(participant: Participant, client_event_id: str) -> Event | None:
     # Not its client time: a row stored before the client-time rule may hold one Python cannot read.
-    return Event.objects.filter(participant=participant, client_event_id=client_event_id).defer(
-        "client_time").first()
+    return (
+        Event.objects.filter(participant=participant, client_event_id=client_event_id)
+        .defer("client_time")
+        .first()
+    )
 
 
 def _replay(participant: Participant, client_event_id: str) -> dict | None:
@@ -148,6 +161,7 @@ def _once(participant: Participant, client_event_id: str, write: Callable[[], di
 
 # --- checks ---------------------------------------------------------------------------------------------
 
+
 def _check_own(participant: Participant, session: SearchSession) -> None:
     if session.assignment.participant_id != participant.pk:
         raise Refused("This is not one of your search sessions.")
@@ -155,8 +169,15 @@ def _check_own(participant: Participant, session: SearchSession) -> None:
 
 # --- the steps before searching -------------------------------------------------------------------------
 
-def consent_record(*, participant: Participant, consent_version: str, client_event_id: str,
-                   sequence: int | None = None, client_time=None) -> Participant:
+
+def consent_record(
+    *,
+    participant: Participant,
+    consent_version: str,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> Participant:
     """Record consent to the consent text of version `consent_version` (the version the page showed)."""
     client_id_check(client_event_id)
     participant_check_active(participant)
@@ -170,12 +191,21 @@ def consent_record(*, participant: Participant, consent_version: str, client_eve
     def write():
         now = timezone.now()
         updated = Participant.objects.filter(pk=participant.pk, consented_at__isnull=True).update(
-            consented_at=now, consent_version=study.consent_version)
+            consented_at=now, consent_version=study.consent_version
+        )
         if updated:
             participant.consented_at, participant.consent_version = now, study.consent_version
         ack = {"ok": True, "consent_version": study.consent_version}
-        event_create(participant=participant, session=None, type="consent", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"consent_version": consent_version}, ack=ack)
+        event_create(
+            participant=participant,
+            session=None,
+            type="consent",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={"consent_version": consent_version},
+            ack=ack,
+        )
         return ack
 
     _once(participant, client_event_id, write)
@@ -183,8 +213,9 @@ def consent_record(*, participant: Participant, consent_version: str, client_eve
     return participant
 
 
-def consent_decline(*, participant: Participant, client_event_id: str, sequence: int | None = None,
-                    client_time=None) -> Participant:
+def consent_decline(
+    *, participant: Participant, client_event_id: str, sequence: int | None = None, client_time=None
+) -> Participant:
     """The participant declines: nothing else about them is recorded (the Event says only that they declined)."""
     client_id_check(client_event_id)
     if _stored(participant, client_event_id) is not None:  # the decline sent again: the same answer
@@ -198,8 +229,16 @@ def consent_decline(*, participant: Participant, client_event_id: str, sequence:
         if Participant.objects.filter(pk=participant.pk, declined_at__isnull=True).update(declined_at=now):
             participant.declined_at = now
         ack = {"ok": True}
-        event_create(participant=participant, session=None, type="consent_declined",
-                      client_event_id=client_event_id, sequence=sequence, client_time=client_time, data={}, ack=ack)
+        event_create(
+            participant=participant,
+            session=None,
+            type="consent_declined",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={},
+            ack=ack,
+        )
         return ack
 
     _once(participant, client_event_id, write)
@@ -207,8 +246,14 @@ def consent_decline(*, participant: Participant, client_event_id: str, sequence:
     return participant
 
 
-def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], client_event_id: str,
-                       sequence: int | None = None, client_time=None) -> Participant:
+def questionnaire_save(
+    *,
+    participant: Participant,
+    answers: Mapping[str, Any],
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> Participant:
     """Save the pre-study questionnaire (once). Raises InvalidAnswers with a message per question."""
     client_id_check(client_event_id)
     participant_check_consented(participant)
@@ -221,16 +266,30 @@ def questionnaire_save(*, participant: Participant, answers: Mapping[str, Any], 
         Participant.objects.filter(pk=participant.pk).update(questionnaire_answers=cleaned)
         participant.questionnaire_answers = cleaned
         ack = {"ok": True}
-        event_create(participant=participant, session=None, type="questionnaire", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"answers": cleaned}, ack=ack)
+        event_create(
+            participant=participant,
+            session=None,
+            type="questionnaire",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={"answers": cleaned},
+            ack=ack,
+        )
         return ack
 
     _once(participant, client_event_id, write)
     return participant
 
 
-def session_start(*, participant: Participant, assignment: Assignment, client_event_id: str,
-                  sequence: int | None = None, client_time=None) -> SearchSession:
+def session_start(
+    *,
+    participant: Participant,
+    assignment: Assignment,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> SearchSession:
     """Start (or resume) the search session of the participant's current assignment."""
     client_id_check(client_event_id)
     participant_check_consented(participant)
@@ -255,12 +314,20 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
     def write():
         # On the session's timeline (docs/time-model.md), with its first clock estimate.
         session = SearchSession.objects.create(
-            assignment=assignment, **session_clock_start(participant=participant, client_time=client_time,
-                                                         now=timezone.now()))
+            assignment=assignment,
+            **session_clock_start(participant=participant, client_time=client_time, now=timezone.now()),
+        )
         ack = {"ok": True, "session": session.pk}
-        event_create(participant=participant, session=session, type="session_start",
-                      client_event_id=client_event_id, sequence=sequence, client_time=client_time,
-                      data={"assignment": assignment.position}, ack=ack)
+        event_create(
+            participant=participant,
+            session=session,
+            type="session_start",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={"assignment": assignment.position},
+            ack=ack,
+        )
         return ack
 
     ack = _once(participant, client_event_id, write)
@@ -269,73 +336,165 @@ def session_start(*, participant: Participant, assignment: Assignment, client_ev
 
 # --- searching: batches of one through studies/participation/ingest.py ------------------------------------------------
 
-def _one(participant: Participant, session: SearchSession, kind: str, data: dict, client_event_id: str,
-         sequence: int | None, client_time) -> dict:
+
+def _one(
+    participant: Participant,
+    session: SearchSession,
+    kind: str,
+    data: dict,
+    client_event_id: str,
+    sequence: int | None,
+    client_time,
+) -> dict:
     """One search-page event, checked and stored as the browser's batches are; a refusal raises Refused and
     stores nothing. Returns the acknowledgement (with the results of a page, the text of a document opened)."""
     client_id_check(client_event_id)
-    event = {"id": client_event_id, "type": kind, "session": session.pk, "seq": sequence, "time": client_time,
-             "data": data}
+    event = {
+        "id": client_event_id,
+        "type": kind,
+        "session": session.pk,
+        "seq": sequence,
+        "time": client_time,
+        "data": data,
+    }
     ack = batch_ingest(participant=participant, events=[event], store_refusals=False)[0]
     ack.pop("id")
     return ack
 
 
-def query_log(*, participant: Participant, session: SearchSession, text: str, client_event_id: str,
-              sequence: int | None = None, client_time=None) -> dict:
+def query_log(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    text: str,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
     """Run the query on the session's system and store Query + ShownResults (page 1) + Event in one transaction.
 
     Returns {"ok", "query" (position), "query_id", "page", "total", "message", "query_used", "results"}."""
     return _one(participant, session, "query", {"text": text}, client_event_id, sequence, client_time)
 
 
-def results_page_log(*, participant: Participant, session: SearchSession, query_position: int, page: int,
-                     client_event_id: str, sequence: int | None = None, client_time=None) -> dict:
+def results_page_log(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    query_position: int,
+    page: int,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
     """Show page `page` of a query: the first showing of a page searches and stores its ShownResults; a page
     shown before is served from what was stored. Each showing is an Event."""
-    return _one(participant, session, "results_page", {"query": query_position, "page": page}, client_event_id,
-                sequence, client_time)
+    return _one(
+        participant,
+        session,
+        "results_page",
+        {"query": query_position, "page": page},
+        client_event_id,
+        sequence,
+        client_time,
+    )
 
 
-def document_view_log(*, participant: Participant, session: SearchSession, action: str, doc: str,
-                      client_event_id: str, query_position: int | None = None, rank: int | None = None,
-                      dwell_ms: int | None = None, sequence: int | None = None, client_time=None) -> dict:
+def document_view_log(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    action: str,
+    doc: str,
+    client_event_id: str,
+    query_position: int | None = None,
+    rank: int | None = None,
+    dwell_ms: int | None = None,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
     """A document opened (the answer carries its title and text) or closed (with the client's dwell time in
     milliseconds). Only documents shown in this session can be opened; a close is logged even after the
     session ended, so the dwell time of a document open at the stop is kept."""
     if action not in ("open", "close"):
         raise Refused("A document is opened or closed.")
-    return _one(participant, session, f"document_{action}",
-                {"doc": doc, "query": query_position, "rank": rank, "dwell_ms": dwell_ms}, client_event_id,
-                sequence, client_time)
+    return _one(
+        participant,
+        session,
+        f"document_{action}",
+        {"doc": doc, "query": query_position, "rank": rank, "dwell_ms": dwell_ms},
+        client_event_id,
+        sequence,
+        client_time,
+    )
 
 
-def judgment_record(*, participant: Participant, session: SearchSession, doc: str, grade: int,
-                    client_event_id: str, sequence: int | None = None, client_time=None) -> dict:
+def judgment_record(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    doc: str,
+    grade: int,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
     """Judge (or re-judge) a shown document: the Judgment holds the current grade, every change is kept in
     JudgmentChange. The grade must be one of the study's grade levels."""
-    return _one(participant, session, "judgment", {"doc": doc, "grade": grade}, client_event_id, sequence,
-                client_time)
+    return _one(
+        participant, session, "judgment", {"doc": doc, "grade": grade}, client_event_id, sequence, client_time
+    )
 
 
-def scan_mark_record(*, participant: Participant, session: SearchSession, query_position: int, rank: int,
-                     client_event_id: str, sequence: int | None = None, client_time=None) -> dict:
-    """"I stopped scanning here" at `rank` of a query's results; the query keeps the deepest rank marked."""
-    return _one(participant, session, "scan_mark", {"query": query_position, "rank": rank}, client_event_id,
-                sequence, client_time)
+def scan_mark_record(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    query_position: int,
+    rank: int,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
+    """ "I stopped scanning here" at `rank` of a query's results; the query keeps the deepest rank marked."""
+    return _one(
+        participant,
+        session,
+        "scan_mark",
+        {"query": query_position, "rank": rank},
+        client_event_id,
+        sequence,
+        client_time,
+    )
 
 
-def session_end(*, participant: Participant, session: SearchSession, reason: str, client_event_id: str,
-                sequence: int | None = None, client_time=None) -> dict:
+def session_end(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    reason: str,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
     """End the session: "satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran out)."""
     try:
-        return _one(participant, session, "session_end", {"reason": reason}, client_event_id, sequence, client_time)
+        return _one(
+            participant, session, "session_end", {"reason": reason}, client_event_id, sequence, client_time
+        )
     finally:
         session.refresh_from_db(fields=["ended_at", "end_reason"])
 
 
-def pre_task_save(*, participant: Participant, assignment: Assignment, answers: Mapping[str, Any],
-                  client_event_id: str, sequence: int | None = None, client_time=None) -> Assignment:
+def pre_task_save(
+    *,
+    participant: Participant,
+    assignment: Assignment,
+    answers: Mapping[str, Any],
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> Assignment:
     """Save the answers to the study's questions before a task (once per assignment), before its session
     starts. Refused out of order, once the session started, or when the study asks none. Raises
     InvalidAnswers with a message per question."""
@@ -350,7 +509,9 @@ def pre_task_save(*, participant: Participant, assignment: Assignment, answers: 
     if SearchSession.objects.filter(assignment=assignment).exists():
         raise Refused("This task has started already: its questions come before it.")
     participant_check_accepting(participant)
-    if checks_progress(participant).pending:  # the study's checks come before the first task, as for its start
+    if checks_progress(
+        participant
+    ).pending:  # the study's checks come before the first task, as for its start
         raise Refused("Please answer the questions before the tasks first.")
     step = participant_step(participant=participant)
     if step.kind != "pre_task" or step.assignment.pk != assignment.pk:
@@ -358,13 +519,22 @@ def pre_task_save(*, participant: Participant, assignment: Assignment, answers: 
     cleaned = answers_clean(questionnaire_items(study=participant.study, pre_task=True), answers)
 
     def write():
-        if not Assignment.objects.filter(pk=assignment.pk, pre_task_answers={}).update(pre_task_answers=cleaned):
+        if not Assignment.objects.filter(pk=assignment.pk, pre_task_answers={}).update(
+            pre_task_answers=cleaned
+        ):
             raise Refused("You have already answered these questions.")
         assignment.pre_task_answers = cleaned
         ack = {"ok": True}
-        event_create(participant=participant, session=None, type="pre_task", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time,
-                      data={"assignment": assignment.position, "answers": cleaned}, ack=ack)
+        event_create(
+            participant=participant,
+            session=None,
+            type="pre_task",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={"assignment": assignment.position, "answers": cleaned},
+            ack=ack,
+        )
         return ack
 
     _once(participant, client_event_id, write)
@@ -372,8 +542,15 @@ def pre_task_save(*, participant: Participant, assignment: Assignment, answers: 
     return assignment
 
 
-def post_task_save(*, participant: Participant, session: SearchSession, answers: Mapping[str, Any],
-                   client_event_id: str, sequence: int | None = None, client_time=None) -> SearchSession:
+def post_task_save(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    answers: Mapping[str, Any],
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> SearchSession:
     """Save the short questionnaire after a finished session (once)."""
     client_id_check(client_event_id)
     participant_check_consented(participant)
@@ -385,17 +562,30 @@ def post_task_save(*, participant: Participant, session: SearchSession, answers:
         raise Refused("Please finish the search first.")
     if session.post_task_answers:
         raise Refused("You have already answered these questions.")
-    if gold_pending(participant=participant, session=session, scenario=session.assignment.scenario) is not None:
+    if (
+        gold_pending(participant=participant, session=session, scenario=session.assignment.scenario)
+        is not None
+    ):
         raise Refused("Please judge the two documents of this task first.")
     cleaned = answers_clean(questionnaire_items(study=participant.study, post_task=True), answers)
 
     def write():
-        if not SearchSession.objects.filter(pk=session.pk, post_task_answers={}).update(post_task_answers=cleaned):
+        if not SearchSession.objects.filter(pk=session.pk, post_task_answers={}).update(
+            post_task_answers=cleaned
+        ):
             raise Refused("You have already answered these questions.")
         session.post_task_answers = cleaned
         ack = {"ok": True}
-        event_create(participant=participant, session=session, type="post_task", client_event_id=client_event_id,
-                      sequence=sequence, client_time=client_time, data={"answers": cleaned}, ack=ack)
+        event_create(
+            participant=participant,
+            session=session,
+            type="post_task",
+            client_event_id=client_event_id,
+            sequence=sequence,
+            client_time=client_time,
+            data={"answers": cleaned},
+            ack=ack,
+        )
         return ack
 
     _once(participant, client_event_id, write)
@@ -404,6 +594,7 @@ def post_task_save(*, participant: Participant, session: SearchSession, answers:
 
 
 # --- withdrawal -----------------------------------------------------------------------------------------
+
 
 @transaction.atomic
 def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
@@ -431,11 +622,16 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
     session_rows = list(sessions.values_list("pk", "assignment__scenario_id"))
     if session_rows:
         sessions_changed(participant.study_id, [pk for pk, _ in session_rows], [sc for _, sc in session_rows])
-    return AuditEntry.objects.create(study=participant.study, participant_code=participant.code,
-                                     action="participant_withdrawn", detail={"deleted": counts})
+    return AuditEntry.objects.create(
+        study=participant.study,
+        participant_code=participant.code,
+        action="participant_withdrawn",
+        detail={"deleted": counts},
+    )
 
 
 # --- the browser's event batches ------------------------------------------------------------------------
+
 
 def too_many_events(events: Sequence) -> str | None:
     """Why a batch body is refused whole for its length (the endpoints answer 413), or None."""

@@ -41,7 +41,9 @@ def _participant_or_404(token: str):
 
 def _sequence(request) -> int | None:
     raw = request.POST.get("sequence", "")
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None  # the service checks the range
+    return (
+        int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 else None
+    )  # the service checks the range
 
 
 def _pk(raw: str) -> int | None:
@@ -53,9 +55,14 @@ def _pk(raw: str) -> int | None:
 def _common(request) -> dict:
     client_event_id = request.POST.get("client_event_id", "")
     if not client_event_id:
-        client_event_id = uuid.uuid4().hex  # a form sent without its id (should not happen): still logged once
-    return {"client_event_id": client_event_id, "sequence": _sequence(request),
-            "client_time": request.POST.get("client_time") or None}
+        client_event_id = (
+            uuid.uuid4().hex
+        )  # a form sent without its id (should not happen): still logged once
+    return {
+        "client_event_id": client_event_id,
+        "sequence": _sequence(request),
+        "client_time": request.POST.get("client_time") or None,
+    }
 
 
 def _bad_event(invalid: InvalidEvent):
@@ -68,8 +75,12 @@ def _home(participant):
 
 
 def _refused(request, participant, refusal: Refused, status: int = 409):
-    return render(request, "participate/refused.html", {"participant": participant, "study": participant.study,
-                                                         "message": refusal.message}, status=status)
+    return render(
+        request,
+        "participate/refused.html",
+        {"participant": participant, "study": participant.study, "message": refusal.message},
+        status=status,
+    )
 
 
 def _form_items(items, answers, errors) -> list[dict]:
@@ -93,8 +104,14 @@ def _context(participant, step, **extra) -> dict:
         "eventsUrl": reverse("participate:events", kwargs={"token": token}),
         "homeUrl": reverse("participate:home", kwargs={"token": token}),
     }
-    return {"participant": participant, "study": study, "step": step, "client_event_id": uuid.uuid4().hex,
-            "client": client, **extra}
+    return {
+        "participant": participant,
+        "study": study,
+        "step": step,
+        "client_event_id": uuid.uuid4().hex,
+        "client": client,
+        **extra,
+    }
 
 
 @never_cache
@@ -106,43 +123,65 @@ def participant_home(request, token):
     where = participant_where(participant=participant)
     step = where.step
     if where.kind == "ended":
-        return _completion_policy(request, where.completion, render(request, "participate/ended.html", _context(
-            participant, None, message=where.message, completion=where.completion)))
+        return _completion_policy(
+            request,
+            where.completion,
+            render(
+                request,
+                "participate/ended.html",
+                _context(participant, None, message=where.message, completion=where.completion),
+            ),
+        )
     study = participant.study
     if where.kind == "paused":
-        return render(request, "participate/paused.html", _context(
-            participant, step, message=where.message, status=where.status))
+        return render(
+            request,
+            "participate/paused.html",
+            _context(participant, step, message=where.message, status=where.status),
+        )
     if where.kind == "checks":
-        return render(request, "participate/checks.html", _context(
-            participant, step, check=check_shown(where.check), retry=where.retry))
+        return render(
+            request,
+            "participate/checks.html",
+            _context(participant, step, check=check_shown(where.check), retry=where.retry),
+        )
     if step.kind == "consent":
         return render(request, "participate/consent.html", _context(participant, step))
     if step.kind == "questionnaire":
         items = participation.questionnaire_items(study=study)
-        return render(request, "participate/questionnaire.html",
-                      _context(participant, step, items=_form_items(items, {}, {})))
+        return render(
+            request,
+            "participate/questionnaire.html",
+            _context(participant, step, items=_form_items(items, {}, {})),
+        )
     if step.kind == "pre_task":
         items = participation.questionnaire_items(study=study, pre_task=True)
-        return render(request, "participate/pre_task.html",
-                      _context(participant, step, items=_form_items(items, {}, {})))
+        return render(
+            request,
+            "participate/pre_task.html",
+            _context(participant, step, items=_form_items(items, {}, {})),
+        )
     if step.kind == "scenario":
         return render(request, "participate/scenario.html", _context(participant, step))
     if step.kind == "search":
         context = _context(participant, step, grades=selectors.grade_levels(study=study))
         deadline = rules.session_deadline(step.session)
-        context["client"].update({
-            "session": step.session.pk,
-            "deadline": deadline.isoformat() if deadline else None,
-            "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
-            "pageSize": 10,
-            "serverNow": timezone.now().isoformat(),
-        })
+        context["client"].update(
+            {
+                "session": step.session.pk,
+                "deadline": deadline.isoformat() if deadline else None,
+                "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
+                "pageSize": 10,
+                "serverNow": timezone.now().isoformat(),
+            }
+        )
         # Opened again (a reload, another device): the last list shown and the grades come back, no query is
         # logged, and the reload is (by the server, so nothing on the page can lose it).
         restored = reload.search_state(session=step.session)
         if restored is not None and request.method == "GET":
-            reload.page_reload_record(session=step.session, state=restored,
-                                      user_agent=request.META.get("HTTP_USER_AGENT", ""))
+            reload.page_reload_record(
+                session=step.session, state=restored, user_agent=request.META.get("HTTP_USER_AGENT", "")
+            )
         context["restored"] = restored
         context["client"]["restored"] = restored
         return render(request, "participate/search.html", context)
@@ -150,10 +189,18 @@ def participant_home(request, token):
         return _gold_page(request, participant, step)
     if step.kind == "post_task":
         items = participation.questionnaire_items(study=study, post_task=True)
-        return render(request, "participate/post_task.html",
-                      _context(participant, step, items=_form_items(items, {}, {})))
-    return _completion_policy(request, where.completion, render(
-        request, f"participate/{step.kind}.html", _context(participant, step, completion=where.completion)))
+        return render(
+            request,
+            "participate/post_task.html",
+            _context(participant, step, items=_form_items(items, {}, {})),
+        )
+    return _completion_policy(
+        request,
+        where.completion,
+        render(
+            request, f"participate/{step.kind}.html", _context(participant, step, completion=where.completion)
+        ),
+    )
 
 
 def _completion_policy(request, completion, response):
@@ -168,13 +215,28 @@ def _completion_policy(request, completion, response):
 def _gold_page(request, participant, step, errors=None, chosen=None, status=200):
     """The scenario's two gold documents (studies/design/gold.py), in this participant's order, never saying
     which is which, with the study's grade buttons."""
-    documents = gold.gold_order(participant=participant, scenario_id=step.assignment.scenario_id, pair=step.gold)
+    documents = gold.gold_order(
+        participant=participant, scenario_id=step.assignment.scenario_id, pair=step.gold
+    )
     grades = selectors.grade_levels(study=participant.study)
     chosen, errors = chosen or {}, errors or {}
-    rows = [{"number": n, "doc": d.external_id, "title": d.title, "text": d.text, "error": errors.get(d.external_id, ""),
-             "chosen": str(chosen.get(f"grade-{d.external_id}", ""))} for n, d in enumerate(documents, start=1)]
-    return render(request, "participate/gold.html", _context(participant, step, documents=rows, grades=grades),
-                  status=status)
+    rows = [
+        {
+            "number": n,
+            "doc": d.external_id,
+            "title": d.title,
+            "text": d.text,
+            "error": errors.get(d.external_id, ""),
+            "chosen": str(chosen.get(f"grade-{d.external_id}", "")),
+        }
+        for n, d in enumerate(documents, start=1)
+    ]
+    return render(
+        request,
+        "participate/gold.html",
+        _context(participant, step, documents=rows, grades=grades),
+        status=status,
+    )
 
 
 @require_POST
@@ -185,11 +247,14 @@ def gold_submit(request, token):
     if session_id is None:
         return HttpResponseBadRequest("Which search?")
     # Another participant's session is a 404, the same answer as one that does not exist.
-    session = (SearchSession.objects.select_related("assignment__participant__study", "assignment__scenario")
-               .filter(pk=session_id, assignment__participant=participant).first())
+    session = (
+        SearchSession.objects.select_related("assignment__participant__study", "assignment__scenario")
+        .filter(pk=session_id, assignment__participant=participant)
+        .first()
+    )
     if session is None:
         raise Http404("Not one of your searches.")
-    grades = {key[len("grade-"):]: value for key, value in request.POST.items() if key.startswith("grade-")}
+    grades = {key[len("grade-") :]: value for key, value in request.POST.items() if key.startswith("grade-")}
     try:
         gold.gold_answer_record(participant=participant, session=session, grades=grades, **_common(request))
     except InvalidAnswers as invalid:
@@ -212,15 +277,23 @@ def completion_status(request, token):
     until it has reached its own)."""
     participant = _participant_or_404(token)
     completion = recruitment.completion_of(participant)
-    return JsonResponse({
-        "state": recruitment.state_of(participant),
-        "last_sequence": recruitment.last_stored_sequence(participant),
-        "completion": None if completion is None else {
-            "kind": completion.kind, "code": completion.code, "redirect_url": completion.redirect_url,
-            # MTurk: the page posts these fields to this address (a form), instead of a redirect.
-            "submit": {"action": completion.submit_url, "fields": completion.submit_fields}
-            if completion.submit_url else None},
-    })
+    return JsonResponse(
+        {
+            "state": recruitment.state_of(participant),
+            "last_sequence": recruitment.last_stored_sequence(participant),
+            "completion": None
+            if completion is None
+            else {
+                "kind": completion.kind,
+                "code": completion.code,
+                "redirect_url": completion.redirect_url,
+                # MTurk: the page posts these fields to this address (a form), instead of a redirect.
+                "submit": {"action": completion.submit_url, "fields": completion.submit_fields}
+                if completion.submit_url
+                else None,
+            },
+        }
+    )
 
 
 @require_POST
@@ -228,8 +301,12 @@ def check_submit(request, token):
     """One answer to one of the study's attention or comprehension checks (recruitment.check_answer_record)."""
     participant = _participant_or_404(token)
     try:
-        recruitment.check_answer_record(participant=participant, name=request.POST.get("check", ""),
-                                        answer=request.POST.get("answer", ""), **_common(request))
+        recruitment.check_answer_record(
+            participant=participant,
+            name=request.POST.get("check", ""),
+            answer=request.POST.get("answer", ""),
+            **_common(request),
+        )
     except InvalidEvent as invalid:
         return _bad_event(invalid)
     except Refused as refusal:
@@ -243,8 +320,11 @@ def consent_submit(request, token):
     decision = request.POST.get("decision")
     try:
         if decision == "accept":
-            participation.consent_record(participant=participant,
-                                         consent_version=request.POST.get("consent_version", ""), **_common(request))
+            participation.consent_record(
+                participant=participant,
+                consent_version=request.POST.get("consent_version", ""),
+                **_common(request),
+            )
         elif decision == "decline":
             participation.consent_decline(participant=participant, **_common(request))
         else:
@@ -297,7 +377,10 @@ def pre_task_submit(request, token):
     if assignment is None:
         return HttpResponseBadRequest("Which scenario?")
     return _answers_submit(
-        request, participant, functools.partial(participation.pre_task_save, assignment=assignment), "pre_task"
+        request,
+        participant,
+        functools.partial(participation.pre_task_save, assignment=assignment),
+        "pre_task",
     )
 
 
@@ -308,8 +391,11 @@ def post_task_submit(request, token):
     if session_id is None:
         return HttpResponseBadRequest("Which search?")
     # Another participant's session is a 404, the same answer as one that does not exist.
-    session = (SearchSession.objects.select_related("assignment__participant__study")
-               .filter(pk=session_id, assignment__participant=participant).first())
+    session = (
+        SearchSession.objects.select_related("assignment__participant__study")
+        .filter(pk=session_id, assignment__participant=participant)
+        .first()
+    )
     if session is None:
         raise Http404("Not one of your searches.")
     return _answers_submit(
@@ -327,9 +413,12 @@ def _answers_submit(request, participant, save, which: str):
         items = participation.questionnaire_items(
             study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
         )
-        return render(request, f"participate/{which}.html",
-                      _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
-                      status=400)
+        return render(
+            request,
+            f"participate/{which}.html",
+            _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
+            status=400,
+        )
     except InvalidEvent as invalid:
         return _bad_event(invalid)
     except Refused as refusal:
@@ -380,4 +469,6 @@ def withdraw(request, token):
     if request.method == "POST":
         participation.participant_withdraw(participant=participant)
         return _home(participant)
-    return render(request, "participate/withdraw.html", {"participant": participant, "study": participant.study})
+    return render(
+        request, "participate/withdraw.html", {"participant": participant, "study": participant.study}
+    )

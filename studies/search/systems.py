@@ -90,8 +90,9 @@ def collection_index_build(*, collection: Collection, configuration: str) -> int
     index_dir = collection_index_dir(collection=collection, configuration=configuration)
     documents = (
         ParsedDocument(external_id, title, text)
-        for external_id, title, text in collection.documents.order_by("pk").values_list(
-            "external_id", "title", "text").iterator(chunk_size=2000)
+        for external_id, title, text in collection.documents.order_by("pk")
+        .values_list("external_id", "title", "text")
+        .iterator(chunk_size=2000)
     )
     count = build_index(documents, index_dir, configuration)
     with _searchers_lock:
@@ -106,7 +107,9 @@ def collection_index_status(*, collection: Collection) -> dict[str, int | None]:
     status: dict[str, int | None] = {}
     for name in CONFIGURATIONS:
         try:
-            status[name] = read_index_meta(collection_index_dir(collection=collection, configuration=name))["documents"]
+            status[name] = read_index_meta(collection_index_dir(collection=collection, configuration=name))[
+                "documents"
+            ]
         except IndexMismatchError:
             status[name] = None
     return status
@@ -136,13 +139,17 @@ def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
     back as `SearchPage.error` (shown) and `SearchPage.detail` (logged)."""
     if system.backend == System.Backend.HTTP:
         try:
-            engine = HttpSearchSystem(system.config.get("url_template", ""), system.config.get("timeout", 5.0))
+            engine = HttpSearchSystem(
+                system.config.get("url_template", ""), system.config.get("timeout", 5.0)
+            )
         except ValueError as exc:
             logger.error("system %s of study %s is misconfigured: %s", system.code, system.study_id, exc)
             return _failed(page, MISCONFIGURED, str(exc))
         result = engine.search(query, page, PAGE_SIZE)
         if result.detail and not result.results:
-            logger.warning("http system %s of study %s failed: %s", system.code, system.study_id, result.detail)
+            logger.warning(
+                "http system %s of study %s failed: %s", system.code, system.study_id, result.detail
+            )
         return result
     configuration = system_configuration(system.config)
     collection = system.study.collection

@@ -13,7 +13,9 @@ def scored_run(worked_study, alice, django_capture_on_commit_callbacks):  # noqa
     from scoring import services
 
     lines = [f"{topic} 0 d{n} {(n + topic) % 4}" for topic in range(1, 5) for n in range(1, 9)]
-    references.reference_version_import_qrels(study=worked_study, lines=lines, path="ref.qrels", created_by=alice)
+    references.reference_version_import_qrels(
+        study=worked_study, lines=lines, path="ref.qrels", created_by=alice
+    )
     with django_capture_on_commit_callbacks(execute=True):
         run = services.scoring_run_create(study=worked_study, created_by=alice)
     run.refresh_from_db()

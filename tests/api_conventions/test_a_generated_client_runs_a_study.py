@@ -45,9 +45,14 @@ def researcher(django_user_model, settings, tmp_path):
     user = django_user_model.objects.create_user("rita", password="rita-password", is_staff=True)
     collection = Collection.objects.create(name="Generated client", owner=user)
     Document.objects.bulk_create(
-        Document(collection=collection, external_id=str(n), title=f"Report {n}",
-                 text=" ".join(WORDS[(n + k) % len(WORDS)] for k in range(12)) + (" wing" if n <= 12 else ""))
-        for n in range(1, 31))
+        Document(
+            collection=collection,
+            external_id=str(n),
+            title=f"Report {n}",
+            text=" ".join(WORDS[(n + k) % len(WORDS)] for k in range(12)) + (" wing" if n <= 12 else ""),
+        )
+        for n in range(1, 31)
+    )
     call_command("build_index", str(collection.pk), verbosity=0)
     return user, collection
 
@@ -61,9 +66,23 @@ def generated(live_server, tmp_path):
     (tmp_path / "config.yaml").write_text(CONFIG)
     out = tmp_path / "client"
     result = subprocess.run(
-        [str(GENERATOR), "generate", "--path", str(tmp_path / "schema.yaml"), "--output-path", str(out / PACKAGE),
-         "--meta", "none", "--config", str(tmp_path / "config.yaml"), "--fail-on-warning"],
-        capture_output=True, text=True, timeout=300)
+        [
+            str(GENERATOR),
+            "generate",
+            "--path",
+            str(tmp_path / "schema.yaml"),
+            "--output-path",
+            str(out / PACKAGE),
+            "--meta",
+            "none",
+            "--config",
+            str(tmp_path / "config.yaml"),
+            "--fail-on-warning",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     sys.path.insert(0, str(out))
     try:
@@ -100,64 +119,134 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
 
     # Sign in: the token endpoint takes JSON only.
     anonymous = c.Client(base_url=live_server.url)
-    token = _ok(api("auth.auth_token_create").sync_detailed(
-        client=anonymous, body=models.AuthTokenRequest(username="rita", password="rita-password"))).token
+    token = _ok(
+        api("auth.auth_token_create").sync_detailed(
+            client=anonymous, body=models.AuthTokenRequest(username="rita", password="rita-password")
+        )
+    ).token
     rita = c.AuthenticatedClient(base_url=live_server.url, token=token, prefix="Token")
     refused = api("studies.studies_list").sync_detailed(client=anonymous)
     assert refused.status_code == 401 and refused.headers["WWW-Authenticate"] == "Token"
 
     # A study with its design.
-    study = _ok(api("studies.studies_create").sync_detailed(
-        client=rita, body=models.StudyCreateRequest(name="Generated", collection=collection.pk)), 201)
+    study = _ok(
+        api("studies.studies_create").sync_detailed(
+            client=rita, body=models.StudyCreateRequest(name="Generated", collection=collection.pk)
+        ),
+        201,
+    )
     for code, text, topic in (("S1", "Find reports on wings.", "1"), ("S2", "Find reports on heat.", "2")):
-        _ok(api("studies.studies_scenarios_create").sync_detailed(
-            study.id, client=rita, body=models.ScenarioRequest(code=code, title=code, text=text, topic_id=topic)),
-            201)
+        _ok(
+            api("studies.studies_scenarios_create").sync_detailed(
+                study.id,
+                client=rita,
+                body=models.ScenarioRequest(code=code, title=code, text=text, topic_id=topic),
+            ),
+            201,
+        )
     for code, configuration in (("A", "bm25_title_text"), ("B", "bm25_text")):
-        _ok(api("studies.studies_systems_create").sync_detailed(
-            study.id, client=rita, body=models.SystemRequest(code=code, name=code,
-                                                             config={"configuration": configuration})), 201)
+        _ok(
+            api("studies.studies_systems_create").sync_detailed(
+                study.id,
+                client=rita,
+                body=models.SystemRequest(code=code, name=code, config={"configuration": configuration}),
+            ),
+            201,
+        )
 
     # Enrol one participant; their own interface takes them the whole way through the participant endpoints.
-    [participant] = _ok(api("studies.studies_participants_enrol_create").sync_detailed(
-        study.id, client=rita, body=models.EnrolRequest(count=1)), 201)
+    [participant] = _ok(
+        api("studies.studies_participants_enrol_create").sync_detailed(
+            study.id, client=rita, body=models.EnrolRequest(count=1)
+        ),
+        201,
+    )
     p = c.AuthenticatedClient(base_url=live_server.url, token=participant.access_token, prefix="Participant")
     step = _ok(api("participant.participant_step_retrieve").sync_detailed(client=p))
     assert step.kind.value == "consent" and step.consent.version == "1"
-    step = _ok(api("participant.participant_consent_create").sync_detailed(client=p, body=models.ConsentRequest(
-        decision=models.DecisionEnum.AGREE, consent_version=step.consent.version, client_event_id="consent"))).step
+    step = _ok(
+        api("participant.participant_consent_create").sync_detailed(
+            client=p,
+            body=models.ConsentRequest(
+                decision=models.DecisionEnum.AGREE,
+                consent_version=step.consent.version,
+                client_event_id="consent",
+            ),
+        )
+    ).step
     assert step.kind.value == "questionnaire"
     answers = {item.name: str(int(item.min_)) if item.min_ is not None else "x" for item in step.items}
-    step = _ok(api("participant.participant_questionnaire_create").sync_detailed(
-        client=p, body=models.QuestionnaireAnswersRequest(
-            answers=models.QuestionnaireAnswersRequestAnswers.from_dict(answers), client_event_id="q"))).step
-    assert step.kind.value == "scenario" and step.assignment == 1 and step.task.text == "Find reports on wings."
+    step = _ok(
+        api("participant.participant_questionnaire_create").sync_detailed(
+            client=p,
+            body=models.QuestionnaireAnswersRequest(
+                answers=models.QuestionnaireAnswersRequestAnswers.from_dict(answers), client_event_id="q"
+            ),
+        )
+    ).step
+    assert (
+        step.kind.value == "scenario" and step.assignment == 1 and step.task.text == "Find reports on wings."
+    )
 
-    session = _ok(api("participant.participant_sessions_create").sync_detailed(
-        client=p, body=models.SessionStartRequest(assignment=1, client_event_id="start-1")), 201)
-    events = [("q1", "query", {"text": "wing"}), ("q2", "query", {"text": "wing flow"}),
-              ("j1", "judgment", {"doc": "1", "grade": 2}), ("end", "session_end", {"reason": "satisfied"})]
-    acks = _ok(api("participant.participant_events_create").sync_detailed(client=p, body=models.EventBatchDocRequest(
-        events=[models.ClientEventRequest(id=i, type_=t, session=session.id, data=models.ClientEventRequestData
-                                          .from_dict(d)) for i, t, d in events]))).acks
-    assert [(ack.id, ack.ok) for ack in acks] == [(i, True) for i, _t, _d in events], [a.to_dict() for a in acks]
+    session = _ok(
+        api("participant.participant_sessions_create").sync_detailed(
+            client=p, body=models.SessionStartRequest(assignment=1, client_event_id="start-1")
+        ),
+        201,
+    )
+    events = [
+        ("q1", "query", {"text": "wing"}),
+        ("q2", "query", {"text": "wing flow"}),
+        ("j1", "judgment", {"doc": "1", "grade": 2}),
+        ("end", "session_end", {"reason": "satisfied"}),
+    ]
+    acks = _ok(
+        api("participant.participant_events_create").sync_detailed(
+            client=p,
+            body=models.EventBatchDocRequest(
+                events=[
+                    models.ClientEventRequest(
+                        id=i, type_=t, session=session.id, data=models.ClientEventRequestData.from_dict(d)
+                    )
+                    for i, t, d in events
+                ]
+            ),
+        )
+    ).acks
+    assert [(ack.id, ack.ok) for ack in acks] == [(i, True) for i, _t, _d in events], [
+        a.to_dict() for a in acks
+    ]
     step = _ok(api("participant.participant_step_retrieve").sync_detailed(client=p))
     assert step.kind.value == "post_task" and step.session == session.id
     answers = {item.name: str(int(item.min_)) if item.min_ is not None else "x" for item in step.items}
-    step = _ok(api("participant.participant_post_task_create").sync_detailed(
-        client=p, body=models.PostTaskAnswersRequest(
-            session=session.id, answers=models.PostTaskAnswersRequestAnswers.from_dict(answers),
-            client_event_id="post-1"))).step
+    step = _ok(
+        api("participant.participant_post_task_create").sync_detailed(
+            client=p,
+            body=models.PostTaskAnswersRequest(
+                session=session.id,
+                answers=models.PostTaskAnswersRequestAnswers.from_dict(answers),
+                client_event_id="post-1",
+            ),
+        )
+    ).step
     assert step.kind.value == "scenario" and step.assignment == 2
 
     # Reference judgments as an uploaded qrels file (multipart), then a scoring run.
     qrels = "".join(f"{topic} 0 {doc} {(doc + topic) % 4}\n" for topic in (1, 2) for doc in range(1, 31))
     upload = c.types.File(payload=io.BytesIO(qrels.encode()), file_name="team.qrels", mime_type="text/plain")
-    version = _ok(api("studies.studies_reference_versions_import_qrels_create").sync_detailed(
-        study.id, client=rita, body=models.QrelsImportRequest(file=upload, note="generated client")), 201)
+    version = _ok(
+        api("studies.studies_reference_versions_import_qrels_create").sync_detailed(
+            study.id, client=rita, body=models.QrelsImportRequest(file=upload, note="generated client")
+        ),
+        201,
+    )
     assert version.judgment_count == 60
-    run = _ok(api("studies.studies_scoring_runs_create").sync_detailed(
-        study.id, client=rita, body=models.ScoringRunCreateRequest(label="generated client")), 201)
+    run = _ok(
+        api("studies.studies_scoring_runs_create").sync_detailed(
+            study.id, client=rita, body=models.ScoringRunCreateRequest(label="generated client")
+        ),
+        201,
+    )
     deadline = time.monotonic() + 60
     while run.status.value not in ("done", "failed") and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -167,16 +256,22 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
     # Every per-query score of the run, page by page (cursor), equal to the stored rows.
     scores, cursor = [], None
     while True:
-        page = _ok(api("studies.studies_scoring_runs_query_scores_list").sync_detailed(
-            study.id, run.id, client=rita, page_size=1, **({"cursor": cursor} if cursor else {})))
+        page = _ok(
+            api("studies.studies_scoring_runs_query_scores_list").sync_detailed(
+                study.id, run.id, client=rita, page_size=1, **({"cursor": cursor} if cursor else {})
+            )
+        )
         scores.extend(page.results)
         if not page.next_:
             break
         cursor = httpx.URL(page.next_).params["cursor"]
-    stored = list(QueryScore.objects.filter(run_id=run.id).order_by("position").values_list("query_id", "sdcg"))
+    stored = list(
+        QueryScore.objects.filter(run_id=run.id).order_by("position").values_list("query_id", "sdcg")
+    )
     assert len(stored) == 2
     assert [(row.query, row.sdcg) for row in scores] == stored
     assert [(row.session, row.position, row.text, row.system) for row in scores] == [
-        (session.id, 1, "wing", session.system), (session.id, 2, "wing flow", session.system)]
+        (session.id, 1, "wing", session.system),
+        (session.id, 2, "wing flow", session.system),
+    ]
     assert scores[-1].is_last and not scores[0].is_last
-

@@ -8,8 +8,18 @@ from tests.interchange.api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
-LISTS = ["participants", "sessions", "queries", "judgments", "events", "scenarios", "systems",
-         "reference-versions", "grade-levels", "scoring-runs"]
+LISTS = [
+    "participants",
+    "sessions",
+    "queries",
+    "judgments",
+    "events",
+    "scenarios",
+    "systems",
+    "reference-versions",
+    "grade-levels",
+    "scoring-runs",
+]
 
 
 @pytest.mark.parametrize("name", LISTS)
@@ -39,18 +49,21 @@ def test_the_parameters_a_list_takes_are_accepted(worked_study, alice, scored_ru
         assert client.get(url, params).status_code == 200, (url, client.get(url, params).content)
 
 
-@pytest.mark.parametrize(("name", "params", "words"), [
-    ("sessions", {"end_reason": "bored"}, "is not one of satisfied, gave_up, timed_out, withdrawn"),
-    ("sessions", {"system": "Z"}, "'Z' is not a system code of this study"),
-    ("sessions", {"scenario": "S9"}, "'S9' is not a scenario code of this study"),
-    ("queries", {"participant": "P999"}, "'P999' is not a participant code of this study"),
-    ("judgments", {"grade": 7}, "'7' is not one of 0, 1, 2, 3"),
-    ("judgments", {"grade": "high"}, "expected an integer"),
-    ("events", {"participant": "nobody"}, "not a participant code"),
-    ("systems", {"backend": "solr"}, "is not one of builtin, http"),
-    ("participants", {"consented": "maybe"}, "expected true or false"),
-    ("scoring-runs", {"status": "finished"}, "is not one of pending, running, done, failed"),
-])
+@pytest.mark.parametrize(
+    ("name", "params", "words"),
+    [
+        ("sessions", {"end_reason": "bored"}, "is not one of satisfied, gave_up, timed_out, withdrawn"),
+        ("sessions", {"system": "Z"}, "'Z' is not a system code of this study"),
+        ("sessions", {"scenario": "S9"}, "'S9' is not a scenario code of this study"),
+        ("queries", {"participant": "P999"}, "'P999' is not a participant code of this study"),
+        ("judgments", {"grade": 7}, "'7' is not one of 0, 1, 2, 3"),
+        ("judgments", {"grade": "high"}, "expected an integer"),
+        ("events", {"participant": "nobody"}, "not a participant code"),
+        ("systems", {"backend": "solr"}, "is not one of builtin, http"),
+        ("participants", {"consented": "maybe"}, "expected true or false"),
+        ("scoring-runs", {"status": "finished"}, "is not one of pending, running, done, failed"),
+    ],
+)
 def test_an_invalid_value_is_a_400_naming_the_parameter(worked_study, alice, name, params, words):
     response = client_for(alice).get(f"/api/studies/{worked_study.pk}/{name}/", params)
     assert response.status_code == 400, response.content
@@ -71,8 +84,11 @@ def test_valid_choices_still_filter(worked_study, alice):
 
 def test_a_page_size_that_is_no_positive_integer_is_a_400(worked_study, alice, scored_run):
     client = client_for(alice)
-    for url in (f"/api/studies/{worked_study.pk}/sessions/", "/api/studies/",
-                f"/api/studies/{worked_study.pk}/scoring-runs/{scored_run.pk}/query-scores/"):
+    for url in (
+        f"/api/studies/{worked_study.pk}/sessions/",
+        "/api/studies/",
+        f"/api/studies/{worked_study.pk}/scoring-runs/{scored_run.pk}/query-scores/",
+    ):
         for size in ("ten", "0", "-5", "1.5"):
             response = client.get(url, {"page_size": size})
             assert response.status_code == 400 and "page_size" in response.json(), (url, size)

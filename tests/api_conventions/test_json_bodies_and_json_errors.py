@@ -49,8 +49,16 @@ def test_the_upload_takes_multipart_only(worked_study, alice):
     assert as_text_field.json()["judgment_count"] == 1
 
 
-@pytest.mark.parametrize("path", ["/api/", "/api/no-such-thing/", "/api/studies/1/no-such-list/",
-                                  "/api/studies/not-a-number/", "/api/studies/1/scoring-runs/x/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/",
+        "/api/no-such-thing/",
+        "/api/studies/1/no-such-list/",
+        "/api/studies/not-a-number/",
+        "/api/studies/1/scoring-runs/x/",
+    ],
+)
 def test_an_unknown_api_url_is_a_json_404(path, alice):
     for client in (Client(), _logged_in(alice)):
         for method in ("get", "post", "delete"):
@@ -76,8 +84,12 @@ def test_the_html_pages_keep_their_own_404(alice):
 
 def test_a_method_an_endpoint_does_not_take_is_a_json_405(worked_study, alice):
     client = _logged_in(alice)
-    for method, path in (("put", "/api/studies/"), ("delete", f"/api/studies/{worked_study.pk}/sessions/"),
-                         ("post", f"/api/studies/{worked_study.pk}/grade-levels/"), ("get", "/api/auth/token/")):
+    for method, path in (
+        ("put", "/api/studies/"),
+        ("delete", f"/api/studies/{worked_study.pk}/sessions/"),
+        ("post", f"/api/studies/{worked_study.pk}/grade-levels/"),
+        ("get", "/api/auth/token/"),
+    ):
         response = getattr(client, method)(path, content_type="application/json")
         assert response.status_code == 405, (method, path)
         assert response["Content-Type"] == "application/json"
@@ -115,8 +127,9 @@ def test_a_token_works_and_the_session_still_needs_its_csrf_token(worked_study, 
     assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
     browser.get("/accounts/login/")  # a page with a form: it sets the CSRF cookie
     csrf = browser.cookies["csrftoken"].value
-    allowed = browser.post("/api/studies/", {"name": "With CSRF"}, content_type="application/json",
-                           HTTP_X_CSRFTOKEN=csrf)
+    allowed = browser.post(
+        "/api/studies/", {"name": "With CSRF"}, content_type="application/json", HTTP_X_CSRFTOKEN=csrf
+    )
     assert allowed.status_code == 201, allowed.content
 
 

@@ -23,10 +23,15 @@ def record_session(participant, scenario_code, queries, judgments):
     start = timezone.now() - timedelta(minutes=30)
     session = SearchSession.objects.create(assignment=assignment, started_at=start)
     for position, shown in enumerate(queries, start=1):
-        query = Query.objects.create(session=session, position=position, text=f"query {position}", issued_at=start)
+        query = Query.objects.create(
+            session=session, position=position, text=f"query {position}", issued_at=start
+        )
         for rank, external_id in shown.items():
             ShownResult.objects.create(
-                query=query, rank=rank, document=collection.documents.get(external_id=external_id), shown_at=start
+                query=query,
+                rank=rank,
+                document=collection.documents.get(external_id=external_id),
+                shown_at=start,
             )
     for external_id, grade in judgments.items():
         Judgment.objects.create(
@@ -43,7 +48,9 @@ def record_session(participant, scenario_code, queries, judgments):
 def collection(db):
     collection = Collection.objects.create(name="Test collection")
     Document.objects.bulk_create(
-        Document(collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Full text of document {n}.")
+        Document(
+            collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Full text of document {n}."
+        )
         for n in range(1, 13)
     )
     return collection
@@ -63,7 +70,9 @@ def assessed_study(designed_study, collection):
 @pytest.fixture
 def sessions_study(assessed_study):
     p1, p2 = assessed_study.participants.order_by("enrolment_index")
-    record_session(p1, "S1", [{1: "d1", 2: "d2", 3: "d3", 4: "d4", 5: "d5"}, {1: "d6", 12: "d7"}], {"d2": 2, "d4": 0})
+    record_session(
+        p1, "S1", [{1: "d1", 2: "d2", 3: "d3", 4: "d4", 5: "d5"}, {1: "d6", 12: "d7"}], {"d2": 2, "d4": 0}
+    )
     record_session(p2, "S1", [{1: "d3"}], {"d3": 1, "d8": 3})
     return assessed_study
 
@@ -80,7 +89,9 @@ def make_assessors(db):
     def make(study, *names, per_document=None):
         users = []
         for name in names:
-            membership, _password = assessors.assessor_invite(study=study, username=name, invited_by=study.owner)
+            membership, _password = assessors.assessor_invite(
+                study=study, username=name, invited_by=study.owner
+            )
             users.append(membership.user)
         if per_document is not None:
             assessors.assessment_plan_set(study=study, assessors_per_document=per_document)

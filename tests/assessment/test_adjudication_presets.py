@@ -11,10 +11,14 @@ from .conftest import grade_all
 
 def decisions(study):
     return {
-        d.pool_document.document.external_id: (d.grade, d.method, d.judged_by.username if d.judged_by else None)
-        for d in AdjudicationDecision.objects.filter(pool_document__pool__scenario__study=study).select_related(
-            "pool_document__document", "judged_by"
+        d.pool_document.document.external_id: (
+            d.grade,
+            d.method,
+            d.judged_by.username if d.judged_by else None,
         )
+        for d in AdjudicationDecision.objects.filter(
+            pool_document__pool__scenario__study=study
+        ).select_related("pool_document__document", "judged_by")
     }
 
 
@@ -48,7 +52,9 @@ def test_the_2002_rule_takes_one_point_differences_from_each_judge_in_turn(two_j
     assert result.awaiting_judgments == 1
 
 
-def test_the_2002_rule_rotates_over_four_judges_and_sends_two_points_to_the_researcher(assessed_study, make_assessors, alice):
+def test_the_2002_rule_rotates_over_four_judges_and_sends_two_points_to_the_researcher(
+    assessed_study, make_assessors, alice
+):
     judges = make_assessors(assessed_study, "ann", "ben", "cat", "dan", per_document=4)
     grade_all(
         assessed_study,
@@ -76,7 +82,12 @@ def test_the_2002_rule_rotates_over_four_judges_and_sends_two_points_to_the_rese
 def test_researcher_preset_leaves_every_disagreement_to_the_researcher(two_judges, alice):
     result = adjudication.adjudicate(study=two_judges, preset="researcher", decided_by=alice)
     assert decisions(two_judges) == {"d1": (2, "agreed", "ann")}
-    assert sorted(row.pool_document.document.external_id for row in result.to_researcher) == ["d2", "d3", "d4", "d5"]
+    assert sorted(row.pool_document.document.external_id for row in result.to_researcher) == [
+        "d2",
+        "d3",
+        "d4",
+        "d5",
+    ]
 
 
 def test_majority_preset_takes_a_strict_majority_then_the_researcher(assessed_study, make_assessors, alice):

@@ -53,7 +53,9 @@ def test_alpha_matches_the_krippendorff_package_on_random_data_with_gaps():
             ours = agreement.krippendorff_alpha(data, level, values=[0, 1, 2, 3])
             with np.errstate(all="ignore"):
                 try:
-                    theirs = krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=[0, 1, 2, 3])
+                    theirs = krippendorff.alpha(
+                        reliability_data=data, level_of_measurement=level, value_domain=[0, 1, 2, 3]
+                    )
                 except ValueError:  # the package refuses data with one value or no pairable unit
                     theirs = float("nan")
             assert ours == pytest.approx(theirs, nan_ok=True), (level, data.tolist())

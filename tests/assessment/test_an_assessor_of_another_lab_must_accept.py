@@ -17,9 +17,7 @@ def bobs_study(alice, bob, collection):
     services.scenario_add(study=study, code="S1", title="S", text="T", topic_id="1")
     study.collection = collection
     study.save(update_fields=["collection"])
-    pools.pool_add_documents(
-        scenario=study.scenarios.get(), external_ids=["d1", "d2", "d3"], added_by=bob
-    )
+    pools.pool_add_documents(scenario=study.scenarios.get(), external_ids=["d1", "d2", "d3"], added_by=bob)
     return study
 
 

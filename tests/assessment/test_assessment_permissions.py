@@ -27,8 +27,19 @@ def ann(sessions_study, make_assessors):
 
 def researcher_urls(slug):
     names = [
-        "manage", "pool_build", "pool_refresh", "pool_add", "pool_import", "plan_set", "assessor_invite",
-        "agreement", "disagreements", "adjudicate", "decide", "publish", "version_import",
+        "manage",
+        "pool_build",
+        "pool_refresh",
+        "pool_add",
+        "pool_import",
+        "plan_set",
+        "assessor_invite",
+        "agreement",
+        "disagreements",
+        "adjudicate",
+        "decide",
+        "publish",
+        "version_import",
     ]
     return [reverse(f"assessment:{name}", args=[slug]) for name in names] + [
         reverse("assessment:version_qrels", args=[slug, 1])
@@ -36,7 +47,10 @@ def researcher_urls(slug):
 
 
 def assessor_urls(slug):
-    return [reverse("assessment:assessor_study", args=[slug]), reverse("assessment:assessor_form", args=[slug, "S1"])]
+    return [
+        reverse("assessment:assessor_study", args=[slug]),
+        reverse("assessment:assessor_form", args=[slug, "S1"]),
+    ]
 
 
 def test_an_assessor_of_one_study_gets_404_on_another(client, ann, sessions_study, other_study):
@@ -84,7 +98,11 @@ def test_a_researcher_is_not_an_assessor_of_their_own_study(client, alice, ann, 
 def test_a_participant_reaches_no_assessment_page(client, ann, sessions_study):
     participant = sessions_study.participants.get(code="P001")
     client.get(f"/p/{participant.access_token}/")  # whatever the participant pages do, they hold no account
-    urls = [reverse("assessment:home")] + assessor_urls(sessions_study.slug) + researcher_urls(sessions_study.slug)
+    urls = (
+        [reverse("assessment:home")]
+        + assessor_urls(sessions_study.slug)
+        + researcher_urls(sessions_study.slug)
+    )
     for url in urls:
         response = client.get(url)
         assert response.status_code == 302 and response.url.startswith(reverse("login")), url

@@ -19,7 +19,10 @@ def pooled(sessions_study, make_assessors):
 
 def queue_of(study, user, code="S1"):
     membership = StudyAssessor.objects.get(study=study, user=user)
-    return [pd.document.external_id for pd in selectors.assessor_queue(membership=membership, scenario=study.scenarios.get(code=code))]
+    return [
+        pd.document.external_id
+        for pd in selectors.assessor_queue(membership=membership, scenario=study.scenarios.get(code=code))
+    ]
 
 
 def form_url(study, code="S1"):
@@ -28,7 +31,11 @@ def form_url(study, code="S1"):
 
 def test_each_assessor_has_their_own_stable_shuffled_order(pooled):
     study, ann, ben = pooled
-    assert sorted(queue_of(study, ann)) == sorted(queue_of(study, ben)) == ["d1", "d2", "d3", "d4", "d5", "d6", "d8"]
+    assert (
+        sorted(queue_of(study, ann))
+        == sorted(queue_of(study, ben))
+        == ["d1", "d2", "d3", "d4", "d5", "d6", "d8"]
+    )
     assert queue_of(study, ann) != queue_of(study, ben)
     assert queue_of(study, ann) == queue_of(study, ann)
 
@@ -36,7 +43,9 @@ def test_each_assessor_has_their_own_stable_shuffled_order(pooled):
 def test_a_grown_pool_keeps_the_old_documents_in_their_order(pooled):
     study, ann, _ben = pooled
     before = queue_of(study, ann)
-    pools.pool_add_documents(scenario=study.scenarios.get(code="S1"), external_ids=["d11"], added_by=study.owner)
+    pools.pool_add_documents(
+        scenario=study.scenarios.get(code="S1"), external_ids=["d11"], added_by=study.owner
+    )
     after = queue_of(study, ann)
     assert [doc for doc in after if doc != "d11"] == before
 
@@ -64,7 +73,11 @@ def test_grading_saves_and_moves_to_the_next_document_and_returning_resumes(clie
     response = client.post(form_url(study), {"pool_document": ids[order[0]], "grade": 3})
     assert response.url == f"{form_url(study)}?doc={ids[order[1]]}"
     client.post(form_url(study), {"pool_document": ids[order[1]], "grade": 0})
-    assert dict(AssessorJudgment.objects.filter(assessor=ann).values_list("pool_document__document__external_id", "grade")) == {
+    assert dict(
+        AssessorJudgment.objects.filter(assessor=ann).values_list(
+            "pool_document__document__external_id", "grade"
+        )
+    ) == {
         order[0]: 3,
         order[1]: 0,
     }

@@ -65,7 +65,9 @@ def test_new_assessors_get_documents_of_an_existing_pool(assessed_study, alice, 
     assert AssessorAssignment.objects.filter(assessor__user=ben).count() == 2
 
 
-def test_the_database_refuses_a_grade_outside_the_scale_or_from_a_non_member(assessed_study, alice, make_assessors, django_user_model):
+def test_the_database_refuses_a_grade_outside_the_scale_or_from_a_non_member(
+    assessed_study, alice, make_assessors, django_user_model
+):
     scenario = assessed_study.scenarios.get(code="S1")
     pools.pool_add_documents(scenario=scenario, external_ids=["d1"], added_by=alice)
     (ann,) = make_assessors(assessed_study, "ann")
@@ -74,8 +76,12 @@ def test_the_database_refuses_a_grade_outside_the_scale_or_from_a_non_member(ass
     now = timezone.now()
     for user, grade, message in ((ann, 4, "grade scale"), (stranger, 1, "assessors of the study")):
         with pytest.raises(IntegrityError, match=message), transaction.atomic():
-            AssessorJudgment.objects.create(pool_document=pool_document, assessor=user, grade=grade, created_at=now, updated_at=now)
-    judgment = AssessorJudgment.objects.create(pool_document=pool_document, assessor=ann, grade=3, created_at=now, updated_at=now)
+            AssessorJudgment.objects.create(
+                pool_document=pool_document, assessor=user, grade=grade, created_at=now, updated_at=now
+            )
+    judgment = AssessorJudgment.objects.create(
+        pool_document=pool_document, assessor=ann, grade=3, created_at=now, updated_at=now
+    )
     with pytest.raises(IntegrityError, match="grade scale"), transaction.atomic():
         AssessorJudgment.objects.filter(pk=judgment.pk).update(grade=9)
 
@@ -89,8 +95,13 @@ def test_progress_counts_per_assessor_and_per_scenario(assessed_study, alice, ma
         pd = pool.documents.get(document__external_id=external_id)
         assessors.assessor_judgment_record(assessor=ann, pool_document=pd, grade=a)
         assessors.assessor_judgment_record(assessor=ben, pool_document=pd, grade=b)
-    assessors.assessor_judgment_record(assessor=ann, pool_document=pool.documents.get(document__external_id="d3"), grade=3)
+    assessors.assessor_judgment_record(
+        assessor=ann, pool_document=pool.documents.get(document__external_id="d3"), grade=3
+    )
     per_assessor, per_scenario = selectors.assessment_progress(study=assessed_study)
-    assert [(row.membership.user.username, row.assigned, row.judged) for row in per_assessor] == [("ann", 3, 3), ("ben", 3, 2)]
+    assert [(row.membership.user.username, row.assigned, row.judged) for row in per_assessor] == [
+        ("ann", 3, 3),
+        ("ben", 3, 2),
+    ]
     s1 = per_scenario[0]
     assert (s1.documents, s1.complete, s1.disagreements, s1.decided) == (3, 2, 1, 0)

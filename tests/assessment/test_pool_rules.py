@@ -27,9 +27,9 @@ def test_union_rule_pools_both(sessions_study):
     assert pool_ids(sessions_study) == {"d1", "d2", "d3", "d4", "d5", "d6", "d8"}
     assert changes["S1"].added == 7
     why = dict(
-        PoolDocument.objects.filter(pool__scenario__code="S1", pool__scenario__study=sessions_study).values_list(
-            "document__external_id", "source_detail"
-        )
+        PoolDocument.objects.filter(
+            pool__scenario__code="S1", pool__scenario__study=sessions_study
+        ).values_list("document__external_id", "source_detail")
     )
     assert why["d2"] == "judged relevant + top 10"
     assert why["d8"] == "judged relevant"
@@ -50,7 +50,9 @@ def test_a_narrower_rule_keeps_documents_an_assessor_already_judged(sessions_stu
     pools.pool_build(study=sessions_study, rule="union", top_x=10)
     (ann,) = make_assessors(sessions_study, "ann")
     pool = sessions_study.scenarios.get(code="S1").assessment_pool
-    assessors.assessor_judgment_record(assessor=ann, pool_document=pool.documents.get(document__external_id="d1"), grade=1)
+    assessors.assessor_judgment_record(
+        assessor=ann, pool_document=pool.documents.get(document__external_id="d1"), grade=1
+    )
     changes = pools.pool_build(study=sessions_study, rule="relevant")
     assert pool_ids(sessions_study) == {"d1", "d2", "d3", "d8"}
     assert (changes["S1"].removed, changes["S1"].kept_judged) == (3, 1)

@@ -73,7 +73,9 @@ def test_qrels_export_then_import_gives_the_same_judgments(adjudicated, alice):
 )
 def test_a_bad_qrels_file_creates_no_version(assessed_study, alice, lines, line, reason):
     with pytest.raises(InputError) as caught:
-        references.reference_version_import_qrels(study=assessed_study, lines=lines, path="ref.qrels", created_by=alice)
+        references.reference_version_import_qrels(
+            study=assessed_study, lines=lines, path="ref.qrels", created_by=alice
+        )
     assert (caught.value.path, caught.value.line) == ("ref.qrels", line)
     assert reason in caught.value.reason
     assert not ReferenceVersion.objects.exists()
@@ -88,7 +90,9 @@ def test_the_admin_neither_adds_nor_edits_reference_versions(client, django_user
     client.force_login(root)
     for model, pk in (("referenceversion", version.pk), ("referencejudgment", judgment.pk)):
         assert client.get(f"/admin/studies/{model}/add/").status_code == 403
-        assert client.post(f"/admin/studies/{model}/{pk}/change/", {"note": "x", "grade": 9}).status_code == 403
+        assert (
+            client.post(f"/admin/studies/{model}/{pk}/change/", {"note": "x", "grade": 9}).status_code == 403
+        )
         assert client.get(f"/admin/studies/{model}/{pk}/change/").status_code == 200  # still readable
     judgment.refresh_from_db()
     version.refresh_from_db()

@@ -22,7 +22,9 @@ def messages_of(response):
 
 def test_a_researcher_builds_pools_invites_adjudicates_and_publishes(client, alice, sessions_study):
     client.force_login(alice)
-    response = client.post(url("pool_build", sessions_study), {"pool-rule": "relevant", "pool-top_x": 10}, follow=True)
+    response = client.post(
+        url("pool_build", sessions_study), {"pool-rule": "relevant", "pool-top_x": 10}, follow=True
+    )
     assert "S1: +3 −0" in messages_of(response)[0]
     response = client.post(url("assessor_invite", sessions_study), {"invite-username": "ann"}, follow=True)
     password = re.search(r"one-time password: (\S+)", messages_of(response)[0]).group(1)
@@ -47,8 +49,9 @@ def test_a_researcher_builds_pools_invites_adjudicates_and_publishes(client, ali
     response = client.get(url("publish", sessions_study), {"publish-note": "first"})
     assert "First version" in response.content.decode() and not ReferenceVersion.objects.exists()
     digest = response.context["plan"].digest
-    response = client.post(url("publish", sessions_study), {"publish-note": "first", "publish-digest": digest},
-                           follow=True)
+    response = client.post(
+        url("publish", sessions_study), {"publish-note": "first", "publish-digest": digest}, follow=True
+    )
     assert "Reference version 1 published (3 judgments)" in messages_of(response)[-1]
     qrels = client.get(url("version_qrels", sessions_study, 1))
     assert qrels["Content-Disposition"].endswith('-v1.qrels"')
@@ -79,7 +82,9 @@ def test_pool_documents_can_be_added_by_hand_and_from_qrels_through_the_page(cli
     assert assessed_study.scenarios.get(code="S3").assessment_pool.documents.count() == 1
 
 
-def test_publishing_with_undecided_disagreements_is_refused_on_the_page(client, alice, assessed_study, make_assessors):
+def test_publishing_with_undecided_disagreements_is_refused_on_the_page(
+    client, alice, assessed_study, make_assessors
+):
     ann, ben = make_assessors(assessed_study, "ann", "ben", per_document=2)
     grade_all(assessed_study, {"d1": [0, 3]}, [ann, ben])
     client.force_login(alice)

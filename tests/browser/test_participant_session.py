@@ -1,7 +1,6 @@
 """The end-to-end "bot": Playwright drives Debian's chromium through a whole participant, with a network cut on
 the events endpoint in the middle, and the database must hold every event the page generated exactly once."""
 
-
 import pytest
 
 from studies.models import Event, Judgment, Query, SearchSession, ShownResult
@@ -10,10 +9,6 @@ from .csp import csp_listen, csp_violations
 from .steps import consent_and_questionnaire, end_task, post_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-
-
 
 
 def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromium, live_server, token):
@@ -29,11 +24,15 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.press("#query", "Enter")
     page.wait_for_function("() => document.querySelectorAll('.result').length === 10")
     page.click("#next-page")
-    page.wait_for_function("() => document.getElementById('results-info').textContent.startsWith('Results 11–20')")
+    page.wait_for_function(
+        "() => document.getElementById('results-info').textContent.startsWith('Results 11–20')"
+    )
     page.click(".result:nth-child(1) .result-title")
     page.wait_for_function("() => document.getElementById('document-text').textContent.includes('wing')")
     page.keyboard.press("2")
-    page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('fairly relevant')")
+    page.wait_for_function(
+        "() => document.getElementById('judgment-status').textContent.includes('fairly relevant')"
+    )
     page.keyboard.press("Escape")
     page.click(".result:nth-child(3) .scan-mark")
     page.wait_for_selector(".result.marked")
@@ -60,7 +59,9 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     assert attempts["n"] >= 2
     page.unroute("**/events/")
     page.wait_for_function("() => window.sessionlabOutbox.pending() === 0", timeout=30_000)
-    page.wait_for_function("() => document.getElementById('results-info').textContent.startsWith('Results 1–10')")
+    page.wait_for_function(
+        "() => document.getElementById('results-info').textContent.startsWith('Results 1–10')"
+    )
     end_task(page, "satisfied")
 
     # Post-task questionnaire, then scenario 2, stopped by giving up.
@@ -73,7 +74,9 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     page.click(".result:nth-child(1) .result-title")
     page.wait_for_function("() => document.getElementById('document-text').textContent.length > 20")
     page.keyboard.press("3")
-    page.wait_for_function("() => document.getElementById('judgment-status').textContent.includes('highly relevant')")
+    page.wait_for_function(
+        "() => document.getElementById('judgment-status').textContent.includes('highly relevant')"
+    )
     end_task(page, "gave_up")
     post_task(page, 2)
 
@@ -88,9 +91,12 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     assert not events.filter(payload__ack__ok=False).exists()
 
     first, second = SearchSession.objects.filter(assignment__participant__access_token=token).order_by(
-        "assignment__position")
+        "assignment__position"
+    )
     assert (first.end_reason, second.end_reason) == ("satisfied", "gave_up")
-    assert first.post_task_answers == {"search_went_well": 4} and second.post_task_answers == {"search_went_well": 2}
+    assert first.post_task_answers == {"search_went_well": 4} and second.post_task_answers == {
+        "search_went_well": 2
+    }
     assert list(first.queries.values_list("text", flat=True)) == ["wing", "heat transfer"]
     # Marks at ranks 13 and then (during the cut, on the same page of the first query) 14: the deepest is kept.
     assert list(first.queries.values_list("scan_mark_rank", flat=True)) == [14, None]

@@ -26,14 +26,21 @@ END_REASONS = ["satisfied", "gave_up", "timed_out"]
 def make_session(assignment, result_lists, *, end_reason="satisfied", scan_marks=None, docs):
     """A finished session of `assignment` whose query q showed the documents result_lists[q] (external ids)."""
     start = timezone.now() - timedelta(hours=1)
-    session = SearchSession.objects.create(assignment=assignment, started_at=start, ended_at=start + timedelta(minutes=5),
-                                           end_reason=end_reason)
+    session = SearchSession.objects.create(
+        assignment=assignment, started_at=start, ended_at=start + timedelta(minutes=5), end_reason=end_reason
+    )
     for position, ranked in enumerate(result_lists, start=1):
         mark = None if scan_marks is None else scan_marks[position - 1]
-        query = Query.objects.create(session=session, position=position, text=f"query {position}",
-                                     issued_at=start + timedelta(seconds=position), scan_mark_rank=mark)
+        query = Query.objects.create(
+            session=session,
+            position=position,
+            text=f"query {position}",
+            issued_at=start + timedelta(seconds=position),
+            scan_mark_rank=mark,
+        )
         ShownResult.objects.bulk_create(
-            ShownResult(query=query, rank=rank, document=docs[ext], shown_at=start) for rank, ext in enumerate(ranked, 1)
+            ShownResult(query=query, rank=rank, document=docs[ext], shown_at=start)
+            for rank, ext in enumerate(ranked, 1)
         )
     return session
 
@@ -43,7 +50,8 @@ def reference_version(study, grades_by_topic, *, docs, number=None):
     version = ReferenceVersion.objects.create(study=study, number=number, note=f"v{number}")
     ReferenceJudgment.objects.bulk_create(
         ReferenceJudgment(version=version, topic_id=topic, document=docs[ext], grade=grade)
-        for topic, grades in grades_by_topic.items() for ext, grade in grades.items()
+        for topic, grades in grades_by_topic.items()
+        for ext, grade in grades.items()
     )
     return version
 
@@ -70,7 +78,9 @@ def _fresh_chart_cache():
 @pytest.fixture
 def collection_docs(designed_study):
     collection = Collection.objects.create(name="Dashboard test collection")
-    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}") for i in range(30))
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}") for i in range(30)
+    )
     designed_study.collection = collection
     designed_study.save(update_fields=["collection"])
     return {doc.external_id: doc for doc in collection.documents.all()}
@@ -81,7 +91,9 @@ class Constructed:
     """The study and what was put in it, for computing the expected numbers with the library directly."""
 
     study: object
-    sessions: list = field(default_factory=list)  # dicts: id, topic, lists, marks, system, scenario, participant, end
+    sessions: list = field(
+        default_factory=list
+    )  # dicts: id, topic, lists, marks, system, scenario, participant, end
     grades: dict = field(default_factory=dict)  # topic -> {external id: grade}
 
 
@@ -91,20 +103,30 @@ def build_study(study, docs, *, participants=8, seed=2008, skip=()):
     enrolled = study_services.participants_enrol(study=study, count=participants)
     for index, participant in enumerate(enrolled):
         participant.questionnaire_answers = {
-            "search_engine_years": int(rng.integers(1, 15)), "domain_years": int(rng.integers(1, 30)),
+            "search_engine_years": int(rng.integers(1, 15)),
+            "domain_years": int(rng.integers(1, 30)),
             "search_skill": int(rng.integers(1, 6)),
         }
         participant.consent_version, participant.consented_at = "1", timezone.now()
         participant.save(update_fields=["questionnaire_answers", "consent_version", "consented_at"])
         for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
             n_queries = int(rng.integers(1, 6))
-            lists = [[f"d{i}" for i in rng.choice(30, size=int(rng.integers(3, 15)), replace=False)]
-                     for _ in range(n_queries)]
+            lists = [
+                [f"d{i}" for i in rng.choice(30, size=int(rng.integers(3, 15)), replace=False)]
+                for _ in range(n_queries)
+            ]
             marks = [int(rng.integers(1, len(ranked) + 1)) for ranked in lists]
             end = END_REASONS[(index + assignment.position) % 3]
-            record = {"topic": assignment.scenario.topic_id, "lists": lists, "marks": marks,
-                      "system": assignment.system.code, "scenario": assignment.scenario.code,
-                      "participant": participant.code, "end": end, "assignment": assignment}
+            record = {
+                "topic": assignment.scenario.topic_id,
+                "lists": lists,
+                "marks": marks,
+                "system": assignment.system.code,
+                "scenario": assignment.scenario.code,
+                "participant": participant.code,
+                "end": end,
+                "assignment": assignment,
+            }
             if (participant.code, assignment.position) in skip:
                 record["id"] = None
             else:
@@ -141,6 +163,11 @@ def library_scores(built, params=None, *, sessions=None, curves=True):
 
     sessions = [s for s in (sessions or built.sessions) if s["id"] is not None]
     params = params or SessionParams()
-    batch = encode_sessions([s["topic"] for s in sessions], [s["lists"] for s in sessions], built.grades,
-                            depth=100, scanned_to=[s["marks"] for s in sessions])
+    batch = encode_sessions(
+        [s["topic"] for s in sessions],
+        [s["lists"] for s in sessions],
+        built.grades,
+        depth=100,
+        scanned_to=[s["marks"] for s in sessions],
+    )
     return sessions, batch, score_sessions(batch, params, curves=curves)

@@ -33,8 +33,9 @@ def test_each_chart_is_a_fixed_number_of_queries(client, scored, chart, django_a
         assert client.get(url).status_code == 200
 
 
-def test_the_cached_chart_changes_when_the_scores_do(client, scored, collection_docs,
-                                                     django_capture_on_commit_callbacks):
+def test_the_cached_chart_changes_when_the_scores_do(
+    client, scored, collection_docs, django_capture_on_commit_callbacks
+):
     from .conftest import reference_version
 
     built, run = scored

@@ -29,7 +29,7 @@ def _held(matrix_rows, width):
     out = np.zeros((len(matrix_rows), width))
     for row, values in zip(out, matrix_rows, strict=True):
         row[: len(values)] = values
-        row[len(values):] = values[-1]
+        row[len(values) :] = values[-1]
     return out
 
 
@@ -60,15 +60,25 @@ def test_figure_2_is_the_mean_normalized_curve_per_system_with_a_95_percent_band
         np.testing.assert_allclose(bands[1]["y"], rows.mean(axis=0) - half, atol=1e-6)
     assert figure["layout"]["xaxis"]["ticktext"][0] == "Q1"
     table = _get(client, run, "curves", "csv")
-    assert table[0] == ["system", "position", "mean", "ci_low", "ci_high", "sessions", "averaged_over",
-                        "unjudged_sessions_left_out"]
+    assert table[0] == [
+        "system",
+        "position",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "sessions",
+        "averaged_over",
+        "unjudged_sessions_left_out",
+    ]
     assert {row[-2] for row in table[1:]} == {"sessions"} and {row[-1] for row in table[1:]} == {"0"}
     assert len(table) == 1 + 2 * width
 
 
 def test_figure_3_is_a_scenarios_unnormalized_mean_and_the_same_for_sessions_of_at_least_k_queries(logged_in):
     client, built, run = logged_in
-    sessions, _, expected = library_scores(built, sessions=[s for s in built.sessions if s["scenario"] == "S2"])
+    sessions, _, expected = library_scores(
+        built, sessions=[s for s in built.sessions if s["scenario"] == "S2"]
+    )
     figure = _get(client, run, "scenario", scenario="S2", k=3)["figure"]
     assert "Scenario S2" in figure["layout"]["title"]["text"]
     for system in ("A", "B"):
@@ -118,8 +128,11 @@ def test_figure_1_compares_last_and_earlier_queries_and_the_best_by_rank_to_100(
         mine = [(i, s) for i, s in enumerate(sessions) if s["system"] == system]
         last = [by_rank(s, len(s["lists"])) for _, s in mine]
         # The unit is the session: a session's earlier queries are averaged first, then the sessions.
-        earlier = [np.mean([by_rank(s, q) for q in range(1, len(s["lists"]))], axis=0)
-                   for _, s in mine if len(s["lists"]) > 1]
+        earlier = [
+            np.mean([by_rank(s, q) for q in range(1, len(s["lists"]))], axis=0)
+            for _, s in mine
+            if len(s["lists"]) > 1
+        ]
         best = [by_rank(s, int(np.argmax(expected.per_query_of(i))) + 1) for i, s in mine]
         for name, vectors in (("LQ", last), ("Non-last Q", earlier), ("best Q", best)):
             trace = _trace(figure, f"{system} {name} (n={len(vectors)})")
@@ -132,9 +145,11 @@ def test_table_1_gives_each_questionnaire_features_mean_and_sd(logged_in):
     answers = [p.questionnaire_answers for p in built.study.participants.all()]
     table = _get(client, run, "participants", "csv")
     rows = {row[0]: row for row in table[1:]}
-    for key, label in (("search_engine_years", "Experience using Internet search engines (years)"),
-                       ("domain_years", "Professional experience in the domain (years)"),
-                       ("search_skill", "Your searching skill (1 = low, 5 = high)")):
+    for key, label in (
+        ("search_engine_years", "Experience using Internet search engines (years)"),
+        ("domain_years", "Professional experience in the domain (years)"),
+        ("search_skill", "Your searching skill (1 = low, 5 = high)"),
+    ):
         values = np.array([a[key] for a in answers], dtype=float)
         assert float(rows[label][1]) == pytest.approx(values.mean())
         assert float(rows[label][2]) == pytest.approx(values.std(ddof=1))
@@ -146,8 +161,14 @@ def test_table_2_counts_sessions_by_number_of_queries_per_system(logged_in):
     client, built, run = logged_in
     table = _get(client, run, "query-counts", "csv")
     longest = max(len(s["lists"]) for s in built.sessions)
-    assert table[0] == ["system", "sessions", *[str(n) for n in range(1, longest + 1)], "mean_per_session",
-                        "averaged_over", "unjudged_sessions_left_out"]
+    assert table[0] == [
+        "system",
+        "sessions",
+        *[str(n) for n in range(1, longest + 1)],
+        "mean_per_session",
+        "averaged_over",
+        "unjudged_sessions_left_out",
+    ]
     for row in table[1:]:
         lengths = [len(s["lists"]) for s in built.sessions if s["system"] == row[0]]
         assert int(row[1]) == len(lengths) == 16
@@ -163,8 +184,12 @@ def test_statistics_test_the_librarys_per_session_values(logged_in, summary):
     values = getattr(expected, summary)
     boxes = {t["name"]: t["y"] for t in payload["figure"]["data"] if t["type"] == "box"}
     for system in ("A", "B"):  # each participant's mean on the system: every one used both systems
-        means = [np.mean([values[i] for i, s in enumerate(sessions) if s["system"] == system
-                          and s["participant"] == p]) for p in sorted({s["participant"] for s in sessions})]
+        means = [
+            np.mean(
+                [values[i] for i, s in enumerate(sessions) if s["system"] == system and s["participant"] == p]
+            )
+            for p in sorted({s["participant"] for s in sessions})
+        ]
         assert sorted(boxes[system]) == pytest.approx(sorted(means), abs=1e-6)
     result = compare_systems(values, [s["system"] for s in sessions], [s["participant"] for s in sessions])
     table = _get(client, run, "statistics", "csv", summary=summary, unit="participant")

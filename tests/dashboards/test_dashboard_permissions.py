@@ -10,11 +10,17 @@ pytestmark = pytest.mark.django_db
 
 def _urls(run):
     slug = run.study.slug
-    urls = [reverse("scoring:runs", args=[slug]), reverse("scoring:compare", args=[slug]),
-            reverse("scoring:run_detail", args=[slug, run.pk]), reverse("scoring:run_status", args=[slug, run.pk])]
+    urls = [
+        reverse("scoring:runs", args=[slug]),
+        reverse("scoring:compare", args=[slug]),
+        reverse("scoring:run_detail", args=[slug, run.pk]),
+        reverse("scoring:run_status", args=[slug, run.pk]),
+    ]
     for name in CHARTS:
-        urls += [reverse("scoring:chart_json", args=[slug, run.pk, name]),
-                 reverse("scoring:chart_csv", args=[slug, run.pk, name])]
+        urls += [
+            reverse("scoring:chart_json", args=[slug, run.pk, name]),
+            reverse("scoring:chart_csv", args=[slug, run.pk, name]),
+        ]
     return urls
 
 
@@ -24,7 +30,10 @@ def test_a_researcher_without_access_gets_404_everywhere(client, charlie, scored
     for url in _urls(run):
         assert client.get(url).status_code == 404, url
     assert client.post(reverse("scoring:run_make_default", args=[run.study.slug, run.pk])).status_code == 404
-    assert client.post(reverse("scoring:runs", args=[run.study.slug]), {"weights": "0,1,10,100"}).status_code == 404
+    assert (
+        client.post(reverse("scoring:runs", args=[run.study.slug]), {"weights": "0,1,10,100"}).status_code
+        == 404
+    )
 
 
 def test_a_co_researcher_sees_everything(client, bob, scored):

@@ -20,7 +20,9 @@ def _wait(run, seconds=90):
         if run.is_finished:
             return run
         time.sleep(0.25)
-    pytest.fail(f"run {run.pk} did not finish in {seconds} s: {run.status} {run.progress_done}/{run.progress_total}")
+    pytest.fail(
+        f"run {run.pk} did not finish in {seconds} s: {run.status} {run.progress_done}/{run.progress_total}"
+    )
 
 
 def _wait_for_generation(run, generation, seconds=90):
@@ -47,7 +49,9 @@ def test_a_real_worker_scores_a_run_in_chunks_and_rescores_a_stale_session(real_
     run = _wait_for_generation(run, generation)
     assert run.status == ScoringRun.Status.DONE and run.progress_done == 32
     assert dict(SessionScore.objects.filter(run=run).values_list("session_id", "final")) == finals
-    assert set(SessionScore.objects.filter(run=run).values_list("pass_number", flat=True)) == {run.current_pass}
+    assert set(SessionScore.objects.filter(run=run).values_list("pass_number", flat=True)) == {
+        run.current_pass
+    }
 
     generation, target = run.generation, constructed.sessions[0]["id"]
     services.study_scores_mark_stale(study_id=constructed.study.pk, session_ids=[target])

@@ -18,9 +18,19 @@ def owner(client, constructed):
     return client, constructed.study
 
 
-FORM = {"weights": "0,1,2,3", "b": "4", "bq": "10", "top": "5", "formulation": "2002", "gain": "linear",
-        "duplicates": "first", "short_lists": "as_is", "scan": "observed", "judgments": "reference",
-        "label": "patient searcher"}
+FORM = {
+    "weights": "0,1,2,3",
+    "b": "4",
+    "bq": "10",
+    "top": "5",
+    "formulation": "2002",
+    "gain": "linear",
+    "duplicates": "first",
+    "short_lists": "as_is",
+    "scan": "observed",
+    "judgments": "reference",
+    "label": "patient searcher",
+}
 
 
 def test_a_run_is_created_with_every_option_and_scored(owner, django_capture_on_commit_callbacks):
@@ -28,14 +38,33 @@ def test_a_run_is_created_with_every_option_and_scored(owner, django_capture_on_
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("scoring:runs", args=[study.slug]), FORM)
     run = ScoringRun.objects.get(study=study)
-    assert response.status_code == 302 and response.url == reverse("scoring:run_detail", args=[study.slug, run.pk])
-    assert (run.weights, run.b, run.bq, run.top, run.formulation, run.duplicates, run.short_lists, run.scan,
-            run.judgments, run.label) == ([0, 1, 2, 3], 4, 10, 5, "2002", "first", "as_is", "observed",
-                                          "reference", "patient searcher")
+    assert response.status_code == 302 and response.url == reverse(
+        "scoring:run_detail", args=[study.slug, run.pk]
+    )
+    assert (
+        run.weights,
+        run.b,
+        run.bq,
+        run.top,
+        run.formulation,
+        run.duplicates,
+        run.short_lists,
+        run.scan,
+        run.judgments,
+        run.label,
+    ) == ([0, 1, 2, 3], 4, 10, 5, "2002", "first", "as_is", "observed", "reference", "patient searcher")
     assert run.is_default and run.reference_version.number == 1
     status = client.get(reverse("scoring:run_status", args=[study.slug, run.pk])).json()
-    assert status == {"status": "done", "done": 32, "total": 32, "stale": False, "error": "", "finished": True,
-                      "scored": 32, "text": "32 sessions scored"}
+    assert status == {
+        "status": "done",
+        "done": 32,
+        "total": 32,
+        "stale": False,
+        "error": "",
+        "finished": True,
+        "scored": 32,
+        "text": "32 sessions scored",
+    }
     page = client.get(reverse("scoring:run_detail", args=[study.slug, run.pk])).content.decode()
     assert "vendor/plotly-4.1.1.min.js" in page and "js/charts.js" in page
     assert page.count('class="chart"') == len(CHARTS) == 10 and "data-url=" in page

@@ -10,8 +10,11 @@ pytestmark = pytest.mark.django_db
 
 
 def _snapshot(run):
-    return sorted(SessionScore.objects.filter(run=run).values_list("session_id", "final", "normalized_final",
-                                                                   "average", "curve", "pass_number"))
+    return sorted(
+        SessionScore.objects.filter(run=run).values_list(
+            "session_id", "final", "normalized_final", "average", "curve", "pass_number"
+        )
+    )
 
 
 def test_running_the_same_chunk_twice_leaves_one_result_set(scored):
@@ -28,8 +31,9 @@ def test_running_the_same_chunk_twice_leaves_one_result_set(scored):
     assert run.progress_done == 32
 
 
-def test_a_study_is_scored_in_chunks_and_progress_counts_rows_not_deliveries(constructed, monkeypatch,
-                                                                            django_capture_on_commit_callbacks):
+def test_a_study_is_scored_in_chunks_and_progress_counts_rows_not_deliveries(
+    constructed, monkeypatch, django_capture_on_commit_callbacks
+):
     monkeypatch.setattr(services, "CHUNK_SIZE", 5)
     plan = []
     real_start = services.scoring_pass_start
@@ -59,11 +63,15 @@ def test_a_second_full_pass_rewrites_the_rows_and_bumps_the_chart_generation(sco
     scoring_run_start_task.apply(args=(run.pk, None))
     run.refresh_from_db()
     assert sorted(SessionScore.objects.filter(run=run).values_list("session_id", "final")) == before
-    assert set(SessionScore.objects.filter(run=run).values_list("pass_number", flat=True)) == {run.current_pass}
+    assert set(SessionScore.objects.filter(run=run).values_list("pass_number", flat=True)) == {
+        run.current_pass
+    }
     assert run.generation == generation + 1
 
 
-def test_a_grade_without_a_weight_fails_the_run_with_a_message(constructed, django_capture_on_commit_callbacks):
+def test_a_grade_without_a_weight_fails_the_run_with_a_message(
+    constructed, django_capture_on_commit_callbacks
+):
     from studies.models import GradeLevel, ReferenceJudgment
 
     GradeLevel.objects.create(study=constructed.study, value=4, label="vital")

@@ -24,8 +24,9 @@ def _passes(run):
     return dict(SessionScore.objects.filter(run=run).values_list("session_id", "pass_number"))
 
 
-def test_a_new_session_is_scored_alone(scored_with_a_missing_session, collection_docs,
-                                       django_capture_on_commit_callbacks):
+def test_a_new_session_is_scored_alone(
+    scored_with_a_missing_session, collection_docs, django_capture_on_commit_callbacks
+):
     built, run = scored_with_a_missing_session
     assert SessionScore.objects.filter(run=run).count() == 31
     before = _passes(run)
@@ -47,8 +48,9 @@ def test_a_new_session_is_scored_alone(scored_with_a_missing_session, collection
     assert run.progress_total == 1 and run.generation == generation + 1
 
 
-def test_changed_participant_judgments_rescore_their_session(scored, collection_docs,
-                                                              django_capture_on_commit_callbacks):
+def test_changed_participant_judgments_rescore_their_session(
+    scored, collection_docs, django_capture_on_commit_callbacks
+):
     built, run = scored
     target = built.sessions[5]["id"]
     before = _passes(run)
@@ -60,7 +62,8 @@ def test_changed_participant_judgments_rescore_their_session(scored, collection_
 
 
 def test_a_new_reference_version_rescores_only_the_scenarios_whose_judgments_changed(
-        scored, collection_docs, django_capture_on_commit_callbacks):
+    scored, collection_docs, django_capture_on_commit_callbacks
+):
     built, run = scored
     before = dict(SessionScore.objects.filter(run=run).values_list("session_id", "final"))
     passes = _passes(run)
@@ -79,7 +82,9 @@ def test_a_new_reference_version_rescores_only_the_scenarios_whose_judgments_cha
     assert any(after[k] > before[k] for k in topic_2)
 
 
-def test_an_identical_reference_version_rescores_nothing(scored, collection_docs, django_capture_on_commit_callbacks):
+def test_an_identical_reference_version_rescores_nothing(
+    scored, collection_docs, django_capture_on_commit_callbacks
+):
     built, run = scored
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         version = reference_version(built.study, built.grades, docs=collection_docs)

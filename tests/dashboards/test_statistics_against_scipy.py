@@ -51,15 +51,21 @@ def test_compare_systems_runs_scipys_tests_on_the_design():
     values = rng.normal(size=40) + (systems == "B") * 0.8
     sessions = compare_systems(values, systems, participants, summary="final", paired=False)
     one_way = stats.f_oneway(values[systems == "A"], values[systems == "B"])
-    assert {t.test: t for t in sessions.tests}["one-way ANOVA (sessions)"].p_value == pytest.approx(one_way.pvalue)
+    assert {t.test: t for t in sessions.tests}["one-way ANOVA (sessions)"].p_value == pytest.approx(
+        one_way.pvalue
+    )
     result = compare_systems(values, systems, participants, summary="final")
     tests = {t.test: t for t in result.tests}
     assert "one-way ANOVA (sessions)" not in tests  # one unit per comparison: the participants' means
     labels, blocks, matrix = block_means(values, systems, participants)
     assert labels == ["A", "B"] and len(blocks) == 10
     assert matrix[0, 0] == pytest.approx(values[:2].mean())
-    assert tests["paired t-test (participant means)"].p_value == pytest.approx(stats.ttest_rel(matrix[:, 1], matrix[:, 0]).pvalue)
-    assert tests["Wilcoxon signed-rank (participant means)"].p_value == pytest.approx(stats.wilcoxon(matrix[:, 1], matrix[:, 0]).pvalue)
+    assert tests["paired t-test (participant means)"].p_value == pytest.approx(
+        stats.ttest_rel(matrix[:, 1], matrix[:, 0]).pvalue
+    )
+    assert tests["Wilcoxon signed-rank (participant means)"].p_value == pytest.approx(
+        stats.wilcoxon(matrix[:, 1], matrix[:, 0]).pvalue
+    )
     diff = result.differences[0]
     assert diff.mean_difference == pytest.approx((matrix[:, 1] - matrix[:, 0]).mean())
     assert diff.low < diff.mean_difference < diff.high and diff.paired
@@ -85,7 +91,10 @@ def test_the_readings_say_in_words_whether_a_difference_is_significant():
     assert "excludes 0" in clear.differences[0].reading
     rng = np.random.default_rng(4)
     noise = compare_systems(rng.normal(size=60), systems, participants)
-    assert "not significant" in next(t for t in noise.tests if t.test == "paired t-test (participant means)").reading
+    assert (
+        "not significant"
+        in next(t for t in noise.tests if t.test == "paired t-test (participant means)").reading
+    )
 
 
 def test_unpaired_designs_use_welchs_t_and_one_system_is_only_described():

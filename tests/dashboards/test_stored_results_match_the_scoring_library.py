@@ -21,7 +21,9 @@ def test_every_summary_and_curve_is_the_librarys(scored):
         row = stored[session["id"]]
         assert row.n_queries == len(session["lists"])
         for name in SUMMARIES:
-            assert getattr(row, name) == pytest.approx(float(getattr(expected, name)[s]), rel=1e-12, abs=1e-12)
+            assert getattr(row, name) == pytest.approx(
+                float(getattr(expected, name)[s]), rel=1e-12, abs=1e-12
+            )
         length = int(expected.lengths[s])
         assert row.length == length
         np.testing.assert_allclose(row.curve_array(), expected.curve[s, :length], rtol=1e-12)
@@ -48,7 +50,9 @@ def test_each_querys_sdcg_at_x_and_by_rank_to_100_are_stored(scored):
             gains[: len(ranked)] = [(0, 1, 10, 100)[grades[session["topic"]].get(d, 0)] for d in ranked]
             ranks = np.arange(1, 101)
             by_hand = np.cumsum(gains / (1 + np.log2(ranks))) / (1 + np.log(q) / np.log(4))
-            np.testing.assert_allclose(np.frombuffer(bytes(row.by_rank), dtype=np.float32), by_hand, rtol=1e-5)
+            np.testing.assert_allclose(
+                np.frombuffer(bytes(row.by_rank), dtype=np.float32), by_hand, rtol=1e-5
+            )
 
 
 def test_the_grid_is_session_grid_in_one_pass(scored):
@@ -58,19 +62,24 @@ def test_the_grid_is_session_grid_in_one_pass(scored):
     stored = {row.session_id: row for row in SessionScore.objects.filter(run=run)}
     for s, session in enumerate(sessions):
         values = np.frombuffer(bytes(stored[session["id"]].grid), dtype=np.float32).reshape(
-            len(run.grid_b), len(run.grid_bq), len(SUMMARIES))
+            len(run.grid_b), len(run.grid_bq), len(SUMMARIES)
+        )
         for k, name in enumerate(SUMMARIES):
             np.testing.assert_allclose(values[:, :, k], getattr(grid, name)[:, :, s], rtol=1e-5)
 
 
-@pytest.mark.parametrize("options", [
-    {"b": 4.0, "bq": 2.0, "top": 5, "duplicates": "first"},
-    {"formulation": "kanoulas2011"},
-    {"short_lists": "as_is", "formulation": "2002"},
-    {"scan": "observed"},
-])
-def test_a_run_with_other_options_scores_as_the_library_does(constructed, django_capture_on_commit_callbacks,
-                                                             options):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"b": 4.0, "bq": 2.0, "top": 5, "duplicates": "first"},
+        {"formulation": "kanoulas2011"},
+        {"short_lists": "as_is", "formulation": "2002"},
+        {"scan": "observed"},
+    ],
+)
+def test_a_run_with_other_options_scores_as_the_library_does(
+    constructed, django_capture_on_commit_callbacks, options
+):
     with django_capture_on_commit_callbacks(execute=True):
         run = services.scoring_run_create(study=constructed.study, make_default=False, **options)
     run.refresh_from_db()
@@ -80,13 +89,18 @@ def test_a_run_with_other_options_scores_as_the_library_does(constructed, django
     for s, session in enumerate(sessions):
         row = stored[session["id"]]
         assert row.final == pytest.approx(float(expected.final[s]), rel=1e-12, abs=1e-12)
-        assert row.normalized_final == pytest.approx(float(expected.normalized_final[s]), rel=1e-12, abs=1e-12)
+        assert row.normalized_final == pytest.approx(
+            float(expected.normalized_final[s]), rel=1e-12, abs=1e-12
+        )
         assert row.average == pytest.approx(float(expected.average[s]), rel=1e-12, abs=1e-12)
-        np.testing.assert_allclose(row.curve_array(), expected.curve[s, : int(expected.lengths[s])], rtol=1e-12)
+        np.testing.assert_allclose(
+            row.curve_array(), expected.curve[s, : int(expected.lengths[s])], rtol=1e-12
+        )
 
 
-def test_participant_judgments_score_each_session_against_its_own_grades(constructed, collection_docs,
-                                                                        django_capture_on_commit_callbacks):
+def test_participant_judgments_score_each_session_against_its_own_grades(
+    constructed, collection_docs, django_capture_on_commit_callbacks
+):
     from django.utils import timezone
 
     from scoring.lib.session import encode_sessions, score_sessions
@@ -95,10 +109,14 @@ def test_participant_judgments_score_each_session_against_its_own_grades(constru
     first = next(s for s in constructed.sessions if s["id"] is not None)
     now = timezone.now()
     own = {first["lists"][0][0]: 3, first["lists"][-1][-1]: 2}
-    Judgment.objects.bulk_create(Judgment(session_id=first["id"], document=collection_docs[d], grade=g,
-                                          created_at=now, updated_at=now) for d, g in own.items())
+    Judgment.objects.bulk_create(
+        Judgment(session_id=first["id"], document=collection_docs[d], grade=g, created_at=now, updated_at=now)
+        for d, g in own.items()
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        run = services.scoring_run_create(study=constructed.study, judgments="participant", make_default=False)
+        run = services.scoring_run_create(
+            study=constructed.study, judgments="participant", make_default=False
+        )
     run.refresh_from_db()
     expected = score_sessions(encode_sessions(["t"], [first["lists"]], {"t": own}, depth=100))
     row = SessionScore.objects.get(run=run, session_id=first["id"])

@@ -90,7 +90,9 @@ def test_the_api_says_which_sessions_are_unjudged(client, s4_unjudged):
     assert len(rows) == 8 and {row["scenario"] for row in rows} == {"S4"}
 
 
-def test_the_comparison_page_says_what_each_run_left_out(client, s4_unjudged, django_capture_on_commit_callbacks):
+def test_the_comparison_page_says_what_each_run_left_out(
+    client, s4_unjudged, django_capture_on_commit_callbacks
+):
     built, run = s4_unjudged
     client.force_login(built.study.owner)
     with django_capture_on_commit_callbacks(execute=True):

@@ -51,7 +51,11 @@ def test_enrolling_in_steps_gives_the_same_orders_as_at_once(designed_study, ali
         for p in other.participants.order_by("enrolment_index")
     ]
     assert stepwise == at_once
-    assert [p.code for p in designed_study.participants.order_by("enrolment_index")][:3] == ["P001", "P002", "P003"]
+    assert [p.code for p in designed_study.participants.order_by("enrolment_index")][:3] == [
+        "P001",
+        "P002",
+        "P003",
+    ]
 
 
 def test_the_balance_table_counts_planned_sessions(designed_study):

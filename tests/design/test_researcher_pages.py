@@ -12,12 +12,19 @@ def test_it_creates_a_study_with_the_default_grade_scale(client, alice):
     client.force_login(alice)
     response = client.post(
         reverse("studies:study_create"),
-        {"name": "Clinical search", "grade_labels": "not\nmarginally\nfairly\nhighly", "consent_version": "2"},
+        {
+            "name": "Clinical search",
+            "grade_labels": "not\nmarginally\nfairly\nhighly",
+            "consent_version": "2",
+        },
     )
     study = Study.objects.get(name="Clinical search")
     assert response.status_code == 302 and response.url == reverse("studies:study_detail", args=[study.slug])
     assert [(g.value, g.label) for g in study.grade_levels.all()] == [
-        (0, "not"), (1, "marginally"), (2, "fairly"), (3, "highly"),
+        (0, "not"),
+        (1, "marginally"),
+        (2, "fairly"),
+        (3, "highly"),
     ]
     assert study.owner == alice and alice in study.researchers.all()
 
@@ -27,7 +34,12 @@ def test_it_builds_the_design_and_enrols_from_the_study_page(client, alice, stud
     for n in range(1, 5):
         client.post(
             reverse("studies:scenario_add", args=[study.slug]),
-            {"scenario-code": f"S{n}", "scenario-title": f"T{n}", "scenario-text": "Read me", "scenario-topic_id": str(n)},
+            {
+                "scenario-code": f"S{n}",
+                "scenario-title": f"T{n}",
+                "scenario-text": "Read me",
+                "scenario-topic_id": str(n),
+            },
         )
     for code in "AB":
         client.post(
@@ -58,7 +70,12 @@ def test_a_duplicate_scenario_code_is_reported_not_a_server_error(client, alice,
 def test_a_researcher_without_access_gets_404(client, charlie, study):
     client.force_login(charlie)
     assert client.get(reverse("studies:study_detail", args=[study.slug])).status_code == 404
-    assert client.post(reverse("studies:participants_enrol", args=[study.slug]), {"enrol-count": "3"}).status_code == 404
+    assert (
+        client.post(
+            reverse("studies:participants_enrol", args=[study.slug]), {"enrol-count": "3"}
+        ).status_code
+        == 404
+    )
     assert study.participants.count() == 0
 
 
@@ -72,12 +89,16 @@ def test_anonymous_visitors_are_sent_to_log_in(client, study):
     assert response.status_code == 302 and reverse("login") in response.url
 
 
-def test_the_study_page_takes_a_fixed_number_of_queries(client, alice, designed_study, django_assert_max_num_queries):
+def test_the_study_page_takes_a_fixed_number_of_queries(
+    client, alice, designed_study, django_assert_max_num_queries
+):
     from studies.design import services
 
     services.participants_enrol(study=designed_study, count=30)
     client.force_login(alice)
-    with django_assert_max_num_queries(17):  # 15, and the status box's two counts (studies/design/lifecycle.py)
+    with django_assert_max_num_queries(
+        17
+    ):  # 15, and the status box's two counts (studies/design/lifecycle.py)
         assert client.get(reverse("studies:study_detail", args=[designed_study.slug])).status_code == 200
 
 

@@ -109,8 +109,10 @@ def test_after_enrolment_the_admin_refuses_to_remove_one(admin_client, designed_
     assert model.objects.filter(study=designed_study).count() == (4 if model is Scenario else 2)
 
 
-@pytest.mark.parametrize("prefix, field, value", [("scenarios", "text", "A silently changed task."),
-                                                   ("systems", "name", "Renamed")])
+@pytest.mark.parametrize(
+    "prefix, field, value",
+    [("scenarios", "text", "A silently changed task."), ("systems", "name", "Renamed")],
+)
 def test_after_enrolment_the_admin_refuses_to_change_one(admin_client, designed_study, prefix, field, value):
     services.participants_enrol(study=designed_study, count=2)
     url, data = _change_form(admin_client, designed_study)

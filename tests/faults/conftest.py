@@ -49,15 +49,22 @@ def fault_services():
     database = os.environ.get("DATABASE_URL", "")
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not database.startswith(("postgres://", "postgresql://")) or not broker:
-        _skip_or_fail("fault tests need PostgreSQL and Redis: set DATABASE_URL=postgres://... and "
-                      "CELERY_BROKER_URL=redis://... (CI's second pass does)", fail_in_ci=False)
+        _skip_or_fail(
+            "fault tests need PostgreSQL and Redis: set DATABASE_URL=postgres://... and "
+            "CELERY_BROKER_URL=redis://... (CI's second pass does)",
+            fail_in_ci=False,
+        )
     configured = bool(database and broker)
     for name, url in (("PostgreSQL", database), ("Redis", broker)):
         parts = urlsplit(url)
-        if not _reachable(parts.hostname or "127.0.0.1", parts.port or (5432 if name == "PostgreSQL" else 6379)):
+        if not _reachable(
+            parts.hostname or "127.0.0.1", parts.port or (5432 if name == "PostgreSQL" else 6379)
+        ):
             _skip_or_fail(f"{name} at {parts.hostname}:{parts.port} cannot be reached", fail_in_ci=configured)
     if not shutil.which("redis-server"):
-        _skip_or_fail("the fault tests start their own redis-server, and none is installed", fail_in_ci=configured)
+        _skip_or_fail(
+            "the fault tests start their own redis-server, and none is installed", fail_in_ci=configured
+        )
 
 
 def free_port() -> int:
@@ -89,8 +96,9 @@ class Process:
 
     def start(self) -> Process:
         log = open(self.log_path, "ab")  # noqa: SIM115 (kept open by the child)
-        self.popen = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                      start_new_session=True)
+        self.popen = subprocess.Popen(
+            self.command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         log.close()
         return self
 
@@ -149,9 +157,23 @@ class OwnRedis:
         return f"redis://127.0.0.1:{self.port}/{db}"
 
     def start(self) -> OwnRedis:
-        self.process = self.processes.start("redis", [
-            shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--daemonize", "no"], os.environ.copy())
+        self.process = self.processes.start(
+            "redis",
+            [
+                shutil.which("redis-server"),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+            ],
+            os.environ.copy(),
+        )
         wait_for(lambda: _reachable("127.0.0.1", self.port), 10, f"redis-server on port {self.port}", 0.05)
         return self
 
@@ -185,14 +207,24 @@ def index_root(settings, tmp_path):
 def base_env(test_database_url, own_redis, index_root):
     """The environment of our subprocesses: the test database, our own Redis, quiet logs."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "CACHE_URL"))}
-    env.update({
-        "DATABASE_URL": test_database_url, "CELERY_BROKER_URL": own_redis.url(0),
-        "CELERY_RESULT_BACKEND": own_redis.url(1), "INDEX_ROOT": str(index_root),
-        "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "sessionlab.settings", "PYTHONPATH": str(ROOT),
-        "DEBUG": "0", "SECRET_KEY": "fault-tests-" + uuid.uuid4().hex, "ALLOWED_HOSTS": "127.0.0.1",
-        "SECURE_SSL_REDIRECT": "0", "SESSION_COOKIE_SECURE": "0", "CSRF_COOKIE_SECURE": "0",
-        "SECURE_HSTS_SECONDS": "0",
-    })
+    env.update(
+        {
+            "DATABASE_URL": test_database_url,
+            "CELERY_BROKER_URL": own_redis.url(0),
+            "CELERY_RESULT_BACKEND": own_redis.url(1),
+            "INDEX_ROOT": str(index_root),
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_SETTINGS_MODULE": "sessionlab.settings",
+            "PYTHONPATH": str(ROOT),
+            "DEBUG": "0",
+            "SECRET_KEY": "fault-tests-" + uuid.uuid4().hex,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "0",
+            "SESSION_COOKIE_SECURE": "0",
+            "CSRF_COOKIE_SECURE": "0",
+            "SECURE_HSTS_SECONDS": "0",
+        }
+    )
     return env
 
 
@@ -203,16 +235,30 @@ def scored_study_build(study, participants: int):
     from tests.dashboards.conftest import build_study
 
     collection = Collection.objects.create(name=f"Fault collection {uuid.uuid4().hex[:6]}")
-    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}")
-                                 for i in range(30))
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}") for i in range(30)
+    )
     study.collection = collection
     study.save(update_fields=["collection"])
-    return build_study(study, {d.external_id: d for d in collection.documents.all()}, participants=participants)
+    return build_study(
+        study, {d.external_id: d for d in collection.documents.all()}, participants=participants
+    )
 
 
 def worker_command(concurrency: int = 1) -> list[str]:
-    return [str(BIN / "celery"), "-A", "sessionlab", "worker", "--concurrency", str(concurrency), "--loglevel",
-            "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"]
+    return [
+        str(BIN / "celery"),
+        "-A",
+        "sessionlab",
+        "worker",
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        "INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
 
 
 def worker_ready(process: Process) -> bool:
@@ -220,9 +266,23 @@ def worker_ready(process: Process) -> bool:
 
 
 def gunicorn_command(port: int, workers: int = 2, threads: int = 2) -> list[str]:
-    return [str(BIN / "gunicorn"), "sessionlab.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers",
-            str(workers), "--worker-class", "gthread", "--threads", str(threads), "--timeout", "30",
-            "--graceful-timeout", "3", "--preload"]
+    return [
+        str(BIN / "gunicorn"),
+        "sessionlab.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--worker-class",
+        "gthread",
+        "--threads",
+        str(threads),
+        "--timeout",
+        "30",
+        "--graceful-timeout",
+        "3",
+        "--preload",
+    ]
 
 
 def gunicorn_up(port: int) -> bool:
@@ -275,8 +335,9 @@ def live_study(designed_study, index_root, transactional_db):
     from tests.participation.conftest import make_documents
 
     collection = Collection.objects.create(name="Generated 40")
-    Document.objects.bulk_create(Document(collection=collection, external_id=i, title=t, text=x)
-                                 for i, t, x in make_documents())
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=i, title=t, text=x) for i, t, x in make_documents()
+    )
     designed_study.collection = collection
     designed_study.save(update_fields=["collection"])
     for configuration in ("bm25_title_text", "bm25_text"):
@@ -306,9 +367,14 @@ class OutboxClient:
 
     def enqueue(self, kind: str, data: dict | None = None) -> str:
         self.seq += 1
-        event = {"id": f"F{self.player['pk']}-{self.seq}-{uuid.uuid4().hex[:6]}", "seq": self.seq,
-                 "type": kind, "session": self.player["session"], "time": int(time.time() * 1000),
-                 "data": data or {}}
+        event = {
+            "id": f"F{self.player['pk']}-{self.seq}-{uuid.uuid4().hex[:6]}",
+            "seq": self.seq,
+            "type": kind,
+            "session": self.player["session"],
+            "time": int(time.time() * 1000),
+            "data": data or {},
+        }
         self.outbox.append(event)
         self.sent.add(event["id"])
         return event["id"]
@@ -343,10 +409,20 @@ class OutboxClient:
         batch = self.outbox[:50]
         try:
             status, _, body = self._request(
-                "POST", f"/p/{self.player['token']}/events/", json.dumps({"events": batch}),
-                {"Content-Type": "application/json", "X-CSRFToken": self.csrf, "Cookie": self.cookie,
-                 "Referer": f"http://127.0.0.1:{self.port}/"})
-        except (OSError, HTTPException) as exc:  # refused, reset, timed out, cut off mid-answer (IncompleteRead)
+                "POST",
+                f"/p/{self.player['token']}/events/",
+                json.dumps({"events": batch}),
+                {
+                    "Content-Type": "application/json",
+                    "X-CSRFToken": self.csrf,
+                    "Cookie": self.cookie,
+                    "Referer": f"http://127.0.0.1:{self.port}/",
+                },
+            )
+        except (
+            OSError,
+            HTTPException,
+        ) as exc:  # refused, reset, timed out, cut off mid-answer (IncompleteRead)
             self.statuses.append((time.monotonic(), type(exc).__name__))
             return False
         self.statuses.append((time.monotonic(), status))

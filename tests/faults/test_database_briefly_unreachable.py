@@ -111,12 +111,17 @@ def proxy(test_database_url):
     running.stop()
 
 
-def test_requests_fail_cleanly_while_the_database_is_cut_and_succeed_after(live_study, base_env, processes, proxy):
+def test_requests_fail_cleanly_while_the_database_is_cut_and_succeed_after(
+    live_study, base_env, processes, proxy
+):
     parts = urlsplit(base_env["DATABASE_URL"])
     through_proxy = urlunsplit(parts._replace(netloc=f"{parts.username}@127.0.0.1:{proxy.port}"))
     port = free_port()
-    processes.start("gunicorn", gunicorn_command(port), {**base_env, "DATABASE_URL": through_proxy,
-                                                         "DB_CONN_MAX_AGE": "60"})
+    processes.start(
+        "gunicorn",
+        gunicorn_command(port),
+        {**base_env, "DATABASE_URL": through_proxy, "DB_CONN_MAX_AGE": "60"},
+    )
     wait_for(lambda: gunicorn_up(port), 60, "gunicorn to answer")
     clients = [OutboxClient(port, player, timeout=10) for player in live_study.players[:4]]
     for client in clients:
@@ -155,13 +160,20 @@ def test_requests_fail_cleanly_while_the_database_is_cut_and_succeed_after(live_
     after = [s for client in clients for t, s in client.statuses if t >= restored_at + 1]
     assert during and all(isinstance(s, int) and s >= 500 for s in during), during  # no 4xx, no 200
     assert after and set(after) == {200}, Counter(after)
-    assert all(not client.outbox for client in clients), "events left unacknowledged after the database came back"
+    assert all(not client.outbox for client in clients), (
+        "events left unacknowledged after the database came back"
+    )
 
     counts = stored_counts(clients)
     assert set(counts.values()) == {1}, {cid: n for cid, n in counts.items() if n != 1}
     assert all(client.acks[cid].get("ok") for client in clients for cid in client.sent)
     queries = Query.objects.filter(session__assignment__participant__study=live_study)
     with_results = set(ShownResult.objects.filter(query__in=queries).values_list("query_id", flat=True))
-    logged = {e.payload["ack"]["query_id"] for e in Event.objects.filter(participant__study=live_study, type="query")}
+    logged = {
+        e.payload["ack"]["query_id"]
+        for e in Event.objects.filter(participant__study=live_study, type="query")
+    }
     ids = set(queries.values_list("pk", flat=True))
-    assert ids and ids == with_results == logged  # no Query without its results or its Event, and no orphan Event
+    assert (
+        ids and ids == with_results == logged
+    )  # no Query without its results or its Event, and no orphan Event

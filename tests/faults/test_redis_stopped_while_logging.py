@@ -47,8 +47,9 @@ def search_and_finish(client: OutboxClient) -> float:
     return slowest
 
 
-def test_logging_goes_on_without_redis_and_scoring_is_queued_again(live_study, base_env, processes, own_redis,
-                                                                   queue_to_own_redis):
+def test_logging_goes_on_without_redis_and_scoring_is_queued_again(
+    live_study, base_env, processes, own_redis, queue_to_own_redis
+):
     worker = processes.start("worker", worker_command(), {**base_env, "CELERY_VISIBILITY_TIMEOUT": "30"})
     port = free_port()
     web = processes.start("gunicorn", gunicorn_command(port), base_env)
@@ -76,18 +77,29 @@ def test_logging_goes_on_without_redis_and_scoring_is_queued_again(live_study, b
     # the request as usual, and requeue_stale_runs queues the full pass the outage left owing.
     own_redis.start()
     search_and_finish(clients[5])
-    out = subprocess.run([str(BIN / "python"), "manage.py", "requeue_stale_runs"], env=base_env, timeout=60,
-                         capture_output=True, text=True, cwd=base_env["PYTHONPATH"])
+    out = subprocess.run(
+        [str(BIN / "python"), "manage.py", "requeue_stale_runs"],
+        env=base_env,
+        timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=base_env["PYTHONPATH"],
+    )
     assert out.returncode == 0 and f"queued 1 run(s): {run.pk}" in out.stdout, out.stdout + out.stderr
 
-    ended = set(SearchSession.objects.filter(assignment__participant__study=live_study, ended_at__isnull=False)
-                .values_list("pk", flat=True))
+    ended = set(
+        SearchSession.objects.filter(
+            assignment__participant__study=live_study, ended_at__isnull=False
+        ).values_list("pk", flat=True)
+    )
     assert len(ended) == 6
 
     def scored():
         fresh = ScoringRun.objects.get(pk=run.pk)
         done = set(SessionScore.objects.filter(run=run).values_list("session_id", flat=True))
-        return fresh.status == ScoringRun.Status.DONE and not fresh.stale and fresh.error == "" and done == ended
+        return (
+            fresh.status == ScoringRun.Status.DONE and not fresh.stale and fresh.error == "" and done == ended
+        )
 
     try:
         wait_for(scored, 90, "every finished session scored once the broker is back", interval=0.5)

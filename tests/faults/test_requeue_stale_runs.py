@@ -43,11 +43,14 @@ def broker(monkeypatch):
 @pytest.fixture
 def scored(designed_study, broker, django_capture_on_commit_callbacks):
     collection = Collection.objects.create(name="Requeue collection")
-    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}")
-                                 for i in range(30))
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=f"d{i}", title=f"Doc {i}") for i in range(30)
+    )
     designed_study.collection = collection
     designed_study.save(update_fields=["collection"])
-    built = build_study(designed_study, {d.external_id: d for d in collection.documents.all()}, participants=4)
+    built = build_study(
+        designed_study, {d.external_id: d for d in collection.documents.all()}, participants=4
+    )
     broker.up()
     with django_capture_on_commit_callbacks(execute=True):
         run = services.scoring_run_create(study=designed_study, weights=[0, 1, 10, 100])
@@ -56,11 +59,14 @@ def scored(designed_study, broker, django_capture_on_commit_callbacks):
     return built, run
 
 
-def test_a_pass_that_cannot_be_queued_is_owed_until_a_full_pass_runs(scored, broker, caplog,
-                                                                      django_capture_on_commit_callbacks):
+def test_a_pass_that_cannot_be_queued_is_owed_until_a_full_pass_runs(
+    scored, broker, caplog, django_capture_on_commit_callbacks
+):
     built, run = scored
     first, second = built.sessions[0]["id"], built.sessions[1]["id"]
-    SessionScore.objects.filter(run=run, session_id__in=[first, second]).delete()  # what the lost pass would redo
+    SessionScore.objects.filter(
+        run=run, session_id__in=[first, second]
+    ).delete()  # what the lost pass would redo
 
     broker.down()
     with django_capture_on_commit_callbacks(execute=True):

@@ -30,15 +30,24 @@ ENTRY = "requeue-stale-runs"
 
 def _settings_in_a_fresh_process(**env) -> dict:
     """The beat schedule as a new process reads it from the environment (settings are read once)."""
-    environment = {k: v for k, v in os.environ.items() if k != "REQUEUE_STALE_RUNS_SECONDS"
-                   and not k.startswith("PYTEST")}
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "REQUEUE_STALE_RUNS_SECONDS" and not k.startswith("PYTEST")
+    }
     environment.update({"DJANGO_SETTINGS_MODULE": "sessionlab.settings", "PYTHONPATH": str(ROOT)}, **env)
-    code = ("import json, django; from django.conf import settings; django.setup(); "
-            "print(json.dumps(settings.CELERY_BEAT_SCHEDULE))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True,
-                            text=True, timeout=120)
-    return {"returncode": result.returncode, "stderr": result.stderr,
-            "schedule": json.loads(result.stdout.strip().splitlines()[-1]) if result.returncode == 0 else None}
+    code = (
+        "import json, django; from django.conf import settings; django.setup(); "
+        "print(json.dumps(settings.CELERY_BEAT_SCHEDULE))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120
+    )
+    return {
+        "returncode": result.returncode,
+        "stderr": result.stderr,
+        "schedule": json.loads(result.stdout.strip().splitlines()[-1]) if result.returncode == 0 else None,
+    }
 
 
 def test_the_beat_schedule_names_a_registered_task_at_the_configured_interval():
@@ -88,8 +97,9 @@ def test_the_task_queues_a_run_stuck_longer_than_REQUEUE_STUCK_MINUTES(scored, b
     from django.utils import timezone
 
     _, run = scored
-    ScoringRun.objects.filter(pk=run.pk).update(status=ScoringRun.Status.RUNNING,
-                                                started_at=timezone.now() - timedelta(minutes=10))
+    ScoringRun.objects.filter(pk=run.pk).update(
+        status=ScoringRun.Status.RUNNING, started_at=timezone.now() - timedelta(minutes=10)
+    )
     settings.REQUEUE_STUCK_MINUTES = 30
     assert stale_runs_requeue_task.delay().get() == []  # running for 10 minutes: not yet stuck
     settings.REQUEUE_STUCK_MINUTES = 5
@@ -100,16 +110,25 @@ def test_the_task_queues_a_run_stuck_longer_than_REQUEUE_STUCK_MINUTES(scored, b
 
 @pytest.mark.needs_worker
 @pytest.mark.django_db(transaction=True)
-def test_a_beat_in_the_worker_scores_an_owed_run_by_itself(designed_study, base_env, processes, tmp_path,
-                                                           queue_to_own_redis):
+def test_a_beat_in_the_worker_scores_an_owed_run_by_itself(
+    designed_study, base_env, processes, tmp_path, queue_to_own_redis
+):
     scored_study_build(designed_study, participants=2)
     # Created but never queued, as when the broker was down at creation: owed.
-    run = ScoringRun.objects.create(study=designed_study, reference_version=designed_study.reference_versions.get(),
-                                    weights=[0, 1, 10, 100], grid_b=[2.0], grid_bq=[4.0], is_default=True)
+    run = ScoringRun.objects.create(
+        study=designed_study,
+        reference_version=designed_study.reference_versions.get(),
+        weights=[0, 1, 10, 100],
+        grid_b=[2.0],
+        grid_bq=[4.0],
+        is_default=True,
+    )
     assert run.status == ScoringRun.Status.PENDING and run.started_at is None
 
     env = {**base_env, "REQUEUE_STALE_RUNS_SECONDS": "1"}
-    worker = processes.start("worker-beat", [*worker_command(), "-B", "-s", str(tmp_path / "beat-schedule")], env)
+    worker = processes.start(
+        "worker-beat", [*worker_command(), "-B", "-s", str(tmp_path / "beat-schedule")], env
+    )
     wait_for(lambda: worker_ready(worker), 60, "the worker (with its beat) to be ready")
 
     def scored_by_itself():

@@ -61,7 +61,13 @@ def test_outboxes_resend_through_restarts_and_nothing_is_stored_twice(live_study
     assert len(counts) == sum(len(client.sent) for client in clients)
     assert set(counts.values()) == {1}, {cid: n for cid, n in counts.items() if n != 1}
     assert all(client.acks[cid].get("ok") for client in clients for cid in client.sent)
-    query_events = Event.objects.filter(participant__study=live_study, type="query", client_event_id__startswith="F")
-    assert Query.objects.filter(session__assignment__participant__study=live_study).count() == query_events.count()
+    query_events = Event.objects.filter(
+        participant__study=live_study, type="query", client_event_id__startswith="F"
+    )
+    assert (
+        Query.objects.filter(session__assignment__participant__study=live_study).count()
+        == query_events.count()
+    )
     assert {e.payload["ack"]["query_id"] for e in query_events} == set(
-        Query.objects.filter(session__assignment__participant__study=live_study).values_list("pk", flat=True))
+        Query.objects.filter(session__assignment__participant__study=live_study).values_list("pk", flat=True)
+    )

@@ -19,8 +19,9 @@ pytestmark = [pytest.mark.needs_worker, pytest.mark.django_db(transaction=True)]
 VISIBILITY_TIMEOUT = 4
 
 
-def test_a_run_completes_once_after_its_worker_is_killed(designed_study, base_env, processes,
-                                                          queue_to_own_redis):
+def test_a_run_completes_once_after_its_worker_is_killed(
+    designed_study, base_env, processes, queue_to_own_redis
+):
     built = scored_study_build(designed_study, participants=16)
     sessions = [s["id"] for s in built.sessions]
     assert len(sessions) == 64
@@ -30,9 +31,17 @@ def test_a_run_completes_once_after_its_worker_is_killed(designed_study, base_en
     wait_for(lambda: worker_ready(first), 60, "the first worker to be ready")
 
     # The run is queued (to our Redis) in chunks of one session: 64 tasks, a chord closing the pass.
-    run = ScoringRun.objects.create(study=designed_study, reference_version=designed_study.reference_versions.get(),
-                                    weights=[0, 1, 10, 100], grid_b=[2.0], grid_bq=[4.0], is_default=True)
-    queue_to_own_redis.send_task("scoring.tasks.scoring_run_start_task", args=[run.pk, None, 1], ignore_result=True)
+    run = ScoringRun.objects.create(
+        study=designed_study,
+        reference_version=designed_study.reference_versions.get(),
+        weights=[0, 1, 10, 100],
+        grid_b=[2.0],
+        grid_bq=[4.0],
+        is_default=True,
+    )
+    queue_to_own_redis.send_task(
+        "scoring.tasks.scoring_run_start_task", args=[run.pk, None, 1], ignore_result=True
+    )
 
     def scoring_begun():
         run.refresh_from_db()
@@ -47,8 +56,12 @@ def test_a_run_completes_once_after_its_worker_is_killed(designed_study, base_en
     # (kombu's "unacked_mutex") for as long as the workers' settings let a lock live. Until it expires nobody
     # sweeps; kombu's own 300 s would outlast this test's wait.
     mutex_expire = broker_transport_options(VISIBILITY_TIMEOUT)["unacked_mutex_expire"]
-    assert redis.Redis.from_url(queue_to_own_redis.conf.broker_url).set("unacked_mutex", "the killed worker",
-                                                                         ex=mutex_expire, nx=True) is not None
+    assert (
+        redis.Redis.from_url(queue_to_own_redis.conf.broker_url).set(
+            "unacked_mutex", "the killed worker", ex=mutex_expire, nx=True
+        )
+        is not None
+    )
 
     second = processes.start("worker-2", worker_command(), env)
     wait_for(lambda: worker_ready(second), 60, "the second worker to be ready")

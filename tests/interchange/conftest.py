@@ -1,6 +1,5 @@
 """Fixtures for the interchange tests: a small study with two participants who searched and judged."""
 
-
 import pytest
 
 from studies.models import Collection, Document
@@ -16,9 +15,15 @@ def session_track_2012(shared_data):
 def collection(db):
     collection = Collection.objects.create(name="tiny")
     Document.objects.bulk_create(
-        Document(collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Text {n}",
-                 extra={"url": f"http://example.org/{n}"})
-        for n in range(1, 9))
+        Document(
+            collection=collection,
+            external_id=f"d{n}",
+            title=f"Title {n}",
+            text=f"Text {n}",
+            extra={"url": f"http://example.org/{n}"},
+        )
+        for n in range(1, 9)
+    )
     return collection
 
 

@@ -69,7 +69,12 @@ def test_the_api_refuses_every_design_change_once_participants_are_enrolled(
     updates, deletes = _spy(monkeypatch, "design_row_update"), _spy(monkeypatch, "design_row_delete")
     client = client_for(alice)
     base = f"/api/studies/{designed_study.pk}/{kind}/"
-    assert client.post(f"/api/studies/{designed_study.pk}/participants/enrol/", {"count": 2}, format="json").status_code == 201
+    assert (
+        client.post(
+            f"/api/studies/{designed_study.pk}/participants/enrol/", {"count": 2}, format="json"
+        ).status_code
+        == 201
+    )
     rows = getattr(designed_study, kind)
     before = list(rows.order_by("id").values())
     row = rows.order_by("id").first()

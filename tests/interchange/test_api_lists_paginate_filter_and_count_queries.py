@@ -13,7 +13,16 @@ from .api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
-LISTS = ["participants", "sessions", "queries", "judgments", "events", "scenarios", "systems", "reference-versions"]
+LISTS = [
+    "participants",
+    "sessions",
+    "queries",
+    "judgments",
+    "events",
+    "scenarios",
+    "systems",
+    "reference-versions",
+]
 
 
 def count_queries(client, url):
@@ -31,10 +40,15 @@ def add_sessions(study):
     for assignment in participant.assignments.all():
         session = SearchSession.objects.create(assignment=assignment, started_at=now)
         for position in (1, 2, 3):
-            query = Query.objects.create(session=session, position=position, text=f"more {position}",
-                                         issued_at=now + dt.timedelta(seconds=position))
-            ShownResult.objects.bulk_create(ShownResult(query=query, rank=r, document=documents[r], shown_at=now)
-                                            for r in range(1, 6))
+            query = Query.objects.create(
+                session=session,
+                position=position,
+                text=f"more {position}",
+                issued_at=now + dt.timedelta(seconds=position),
+            )
+            ShownResult.objects.bulk_create(
+                ShownResult(query=query, rank=r, document=documents[r], shown_at=now) for r in range(1, 6)
+            )
 
 
 def test_list_queries_do_not_grow_with_rows(worked_study, alice, django_assert_max_num_queries):

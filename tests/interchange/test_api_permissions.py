@@ -79,7 +79,9 @@ def test_the_participant_endpoints_refuse_researchers_and_unknown_tokens(worked_
     anonymous = APIClient()
     assert anonymous.post("/api/participant/events/", {"events": []}, format="json").status_code == 401
     anonymous.credentials(HTTP_AUTHORIZATION="Participant nope")
-    response = anonymous.post("/api/participant/events/", {"events": [{"id": "a", "type": "x"}]}, format="json")
+    response = anonymous.post(
+        "/api/participant/events/", {"events": [{"id": "a", "type": "x"}]}, format="json"
+    )
     assert response.status_code == 401
     assert worked_study.participants.get(code="P001").events.filter(client_event_id="a").count() == 0
 
@@ -90,10 +92,16 @@ def test_a_participant_cannot_log_into_another_participants_session(worked_study
     other.consented_at, other.consent_version = owner.consented_at, "1"
     other.save()
     session = owner.assignments.get(position=1).session
-    response = participant_client(other).post("/api/participant/events/", {"events": [
-        {"id": "e1", "type": "tab_hidden", "session": session.pk},
-        {"id": "e2", "type": "judgment", "session": session.pk, "data": {"doc": "d1", "grade": 1}},
-    ]}, format="json")
+    response = participant_client(other).post(
+        "/api/participant/events/",
+        {
+            "events": [
+                {"id": "e1", "type": "tab_hidden", "session": session.pk},
+                {"id": "e2", "type": "judgment", "session": session.pk, "data": {"doc": "d1", "grade": 1}},
+            ]
+        },
+        format="json",
+    )
     assert response.status_code == 200
     acks = response.json()["acks"]
     assert [a["ok"] for a in acks] == [False, False]
@@ -110,8 +118,11 @@ def test_an_object_of_another_study_is_404_under_ones_own_study(worked_study, ch
     session = worked_study.participants.get(code="P001").assignments.get(position=1).session
     scenario = worked_study.scenarios.first()
     participant = worked_study.participants.first()
-    for url in [f"/api/studies/{own.pk}/sessions/{session.pk}/", f"/api/studies/{own.pk}/scenarios/{scenario.pk}/",
-                f"/api/studies/{own.pk}/participants/{participant.pk}/"]:
+    for url in [
+        f"/api/studies/{own.pk}/sessions/{session.pk}/",
+        f"/api/studies/{own.pk}/scenarios/{scenario.pk}/",
+        f"/api/studies/{own.pk}/participants/{participant.pk}/",
+    ]:
         assert client.get(url).status_code == 404, url
     assert client.patch(f"/api/studies/{own.pk}/scenarios/{scenario.pk}/", {"title": "x"}).status_code == 404
     assert client.post(f"/api/studies/{own.pk}/participants/{participant.pk}/withdraw/").status_code == 404

@@ -29,8 +29,9 @@ def without_ids(value):
 
 @pytest.fixture
 def full_study(worked_study, alice):
-    reference_version_import_qrels(study=worked_study, lines=["1 0 d1 2", "2 0 d3 1"], path="a.qrels",
-                                   created_by=alice)
+    reference_version_import_qrels(
+        study=worked_study, lines=["1 0 d1 2", "2 0 d3 1"], path="a.qrels", created_by=alice
+    )
     reference_version_import_qrels(study=worked_study, lines=["1 0 d1 3"], path="b.qrels", created_by=alice)
     return worked_study
 
@@ -47,10 +48,18 @@ def test_export_import_export_is_equal_except_ids(full_study, alice, tmp_path):
     assert without_ids(second) == without_ids(first)
     # What the counts say, in case a level were missing from both sides.
     assert len(first["participants"][0]["events"]) == 14
-    assert sum(len(a["session"]["queries"]) for a in first["participants"][0]["assignments"] if a["session"]) == 4
+    assert (
+        sum(len(a["session"]["queries"]) for a in first["participants"][0]["assignments"] if a["session"])
+        == 4
+    )
     assert [v["number"] for v in first["reference_versions"]] == [1, 2]
-    used = {r["doc"] for a in first["participants"][0]["assignments"] if a["session"]
-            for q in a["session"]["queries"] for r in q["shown_results"]} | {"d1", "d3"}
+    used = {
+        r["doc"]
+        for a in first["participants"][0]["assignments"]
+        if a["session"]
+        for q in a["session"]["queries"]
+        for r in q["shown_results"]
+    } | {"d1", "d3"}
     assert sorted(d["external_id"] for d in first["documents"]) == sorted(used)
 
 
@@ -64,7 +73,9 @@ def test_event_answers_point_at_the_new_rows(full_study, alice, tmp_path):
         assert query.session_id == event.session_id and query.position == event.payload["ack"]["query"]
     for event in Event.objects.filter(participant__study=copy, type="session_start"):
         assert event.payload["ack"]["session"] == event.session_id
-    assert copy.name == "Copy" and copy.owner == alice and copy.design_locked_at == full_study.design_locked_at
+    assert (
+        copy.name == "Copy" and copy.owner == alice and copy.design_locked_at == full_study.design_locked_at
+    )
     tokens = set(copy.participants.values_list("access_token", flat=True))
     assert tokens.isdisjoint(full_study.participants.values_list("access_token", flat=True))
 
@@ -73,8 +84,12 @@ def test_a_session_track_study_survives_the_archive(alice, tmp_path, shared_data
     from studies.interchange.session_track import session_track_export, session_track_import
 
     folder = shared_data / "peer-data" / "trec-session-2012"
-    imported = session_track_import(path=folder / "sessiontrack2012.xml", qrels_path=folder / "qrels2012.txt",
-                                    owner=alice, name="TREC 2012")
+    imported = session_track_import(
+        path=folder / "sessiontrack2012.xml",
+        qrels_path=folder / "qrels2012.txt",
+        owner=alice,
+        name="TREC 2012",
+    )
     path = tmp_path / "st.json"
     call_command("export_study", imported.study.slug, "-o", str(path))
     copy = study_archive_import(path=path, owner=alice)

@@ -22,23 +22,55 @@ def open_session(worked_study):
     session = SearchSession.objects.create(assignment=assignment, started_at=timezone.now())
     query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())
     documents = list(worked_study.collection.documents.order_by("external_id")[:4])
-    ShownResult.objects.bulk_create(ShownResult(query=query, rank=r, document=d, shown_at=timezone.now())
-                                    for r, d in enumerate(documents, start=1))
+    ShownResult.objects.bulk_create(
+        ShownResult(query=query, rank=r, document=d, shown_at=timezone.now())
+        for r, d in enumerate(documents, start=1)
+    )
     return session
 
 
 def batch(session):
-    return {"events": [
-        {"id": "x-1", "type": "document_open", "session": session.pk, "seq": 1,
-         "data": {"doc": "d1", "query": 1, "rank": 1}},
-        {"id": "x-2", "type": "document_close", "session": session.pk, "seq": 2,
-         "data": {"doc": "d1", "query": 1, "rank": 1, "dwell_ms": 4200}},
-        {"id": "x-3", "type": "judgment", "session": session.pk, "seq": 3, "data": {"doc": "d1", "grade": 2}},
-        {"id": "x-4", "type": "scan_mark", "session": session.pk, "seq": 4, "data": {"query": 1, "rank": 3}},
-        {"id": "x-5", "type": "tab_hidden", "session": session.pk, "seq": 5, "time": 1767225600000},
-        {"id": "x-6", "type": "judgment", "session": session.pk, "seq": 6, "data": {"doc": "d1", "grade": 8}},
-        {"type": "judgment"},
-    ]}
+    return {
+        "events": [
+            {
+                "id": "x-1",
+                "type": "document_open",
+                "session": session.pk,
+                "seq": 1,
+                "data": {"doc": "d1", "query": 1, "rank": 1},
+            },
+            {
+                "id": "x-2",
+                "type": "document_close",
+                "session": session.pk,
+                "seq": 2,
+                "data": {"doc": "d1", "query": 1, "rank": 1, "dwell_ms": 4200},
+            },
+            {
+                "id": "x-3",
+                "type": "judgment",
+                "session": session.pk,
+                "seq": 3,
+                "data": {"doc": "d1", "grade": 2},
+            },
+            {
+                "id": "x-4",
+                "type": "scan_mark",
+                "session": session.pk,
+                "seq": 4,
+                "data": {"query": 1, "rank": 3},
+            },
+            {"id": "x-5", "type": "tab_hidden", "session": session.pk, "seq": 5, "time": 1767225600000},
+            {
+                "id": "x-6",
+                "type": "judgment",
+                "session": session.pk,
+                "seq": 6,
+                "data": {"doc": "d1", "grade": 8},
+            },
+            {"type": "judgment"},
+        ]
+    }
 
 
 def test_a_resent_batch_stores_nothing_twice_and_answers_the_same(open_session):
@@ -66,7 +98,10 @@ def test_a_participant_starts_their_session_through_the_api(worked_study):
     participant.questionnaire_answers = {"search_skill": 3}
     participant.save()
     client = participant_client(participant)
-    assert client.post("/api/participant/sessions/", {"assignment": 2, "client_event_id": "s-2"}).status_code == 409
+    assert (
+        client.post("/api/participant/sessions/", {"assignment": 2, "client_event_id": "s-2"}).status_code
+        == 409
+    )
     started = client.post("/api/participant/sessions/", {"assignment": 1, "client_event_id": "s-1"})
     assert started.status_code == 201
     again = client.post("/api/participant/sessions/", {"assignment": 1, "client_event_id": "s-1"})

@@ -15,21 +15,29 @@ from ..samples import SESSION_TRACK_XML
 pytestmark = pytest.mark.django_db
 
 
-
 def counts():
-    return (Study.objects.count(), Document.objects.count(), Collection.objects.count(), Participant.objects.count(),
-            Event.objects.count(), ReferenceVersion.objects.count())
+    return (
+        Study.objects.count(),
+        Document.objects.count(),
+        Collection.objects.count(),
+        Participant.objects.count(),
+        Event.objects.count(),
+        ReferenceVersion.objects.count(),
+    )
 
 
-@pytest.mark.parametrize("old, new, line, field, words", [
-    ('<rank>2</rank></click></clicked>', '<rank>2</rank></click>', 11, None, "not well-formed"),
-    ('starttime="10:00:09.000000"', 'starttime="ten"', 10, "click@starttime", "not a time of day"),
-    ('<rank>2</rank>', '<rank>5</rank>', 10, "rank", "only 2 results"),
-    ('<result rank="2">', '<result rank="3">', 8, "result@rank", "ranks must run 1..n"),
-    ('<clueweb09id>doc-b</clueweb09id>', '', 8, "clueweb09id", "no document id"),
-    ('<query>things</query>', '<query> </query>', 5, "query", "empty query"),
-    ('<interaction num="1"', '<interaction num="x"', 4, "interaction@num", "not an integer"),
-])
+@pytest.mark.parametrize(
+    "old, new, line, field, words",
+    [
+        ("<rank>2</rank></click></clicked>", "<rank>2</rank></click>", 11, None, "not well-formed"),
+        ('starttime="10:00:09.000000"', 'starttime="ten"', 10, "click@starttime", "not a time of day"),
+        ("<rank>2</rank>", "<rank>5</rank>", 10, "rank", "only 2 results"),
+        ('<result rank="2">', '<result rank="3">', 8, "result@rank", "ranks must run 1..n"),
+        ("<clueweb09id>doc-b</clueweb09id>", "", 8, "clueweb09id", "no document id"),
+        ("<query>things</query>", "<query> </query>", 5, "query", "empty query"),
+        ('<interaction num="1"', '<interaction num="x"', 4, "interaction@num", "not an integer"),
+    ],
+)
 def test_a_bad_log_names_file_line_and_field(alice, tmp_path, old, new, line, field, words):
     path = tmp_path / "log.xml"
     assert old in SESSION_TRACK_XML

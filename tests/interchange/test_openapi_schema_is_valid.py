@@ -13,9 +13,13 @@ def test_the_schema_validates_without_warnings(tmp_path):
     schema = yaml.safe_load(path.read_text())
     assert schema["openapi"].startswith("3.")
     paths = schema["paths"]
-    for expected in ["/api/studies/", "/api/studies/{study_pk}/sessions/{id}/", "/api/participant/events/",
-                     "/api/studies/{study_pk}/reference-versions/import-qrels/",
-                     "/api/studies/{study_pk}/participants/enrol/"]:
+    for expected in [
+        "/api/studies/",
+        "/api/studies/{study_pk}/sessions/{id}/",
+        "/api/participant/events/",
+        "/api/studies/{study_pk}/reference-versions/import-qrels/",
+        "/api/studies/{study_pk}/participants/enrol/",
+    ]:
         assert expected in paths, expected
     names = [p["name"] for p in paths["/api/studies/{study_pk}/sessions/"]["get"]["parameters"]]
     assert {"participant", "scenario", "system", "page", "page_size"} <= set(names)

@@ -18,17 +18,28 @@ from .api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
 
-PARAMETERS = {"label": "paper", "weights": [0, 1, 10, 100], "b": 2, "bq": 4, "top": 10, "formulation": "2008",
-              "gain": "linear", "duplicates": "every", "short_lists": "pad", "scan": "fixed",
-              "judgments": "reference"}
+PARAMETERS = {
+    "label": "paper",
+    "weights": [0, 1, 10, 100],
+    "b": 2,
+    "bq": 4,
+    "top": 10,
+    "formulation": "2008",
+    "gain": "linear",
+    "duplicates": "every",
+    "short_lists": "pad",
+    "scan": "fixed",
+    "judgments": "reference",
+}
 
 
 @pytest.fixture
 def judged_study(worked_study, alice):
     """The worked study with a reference version grading every document for every topic."""
     lines = [f"{topic} 0 d{n} {(n + topic) % 4}" for topic in range(1, 5) for n in range(1, 9)]
-    references.reference_version_import_qrels(study=worked_study, lines=lines, path="ref.qrels", created_by=alice,
-                                              note="v1")
+    references.reference_version_import_qrels(
+        study=worked_study, lines=lines, path="ref.qrels", created_by=alice, note="v1"
+    )
     return worked_study
 
 
@@ -48,19 +59,30 @@ def end_more_sessions(study):
     documents = list(study.collection.documents.order_by("external_id"))
     now = timezone.now()
     for assignment in participant.assignments.all():
-        session = SearchSession.objects.create(assignment=assignment, started_at=now,
-                                               ended_at=now + dt.timedelta(minutes=3), end_reason="gave_up")
+        session = SearchSession.objects.create(
+            assignment=assignment,
+            started_at=now,
+            ended_at=now + dt.timedelta(minutes=3),
+            end_reason="gave_up",
+        )
         for position in (1, 2, 3):
-            query = Query.objects.create(session=session, position=position, text=f"more {position}",
-                                         issued_at=now + dt.timedelta(seconds=position))
-            ShownResult.objects.bulk_create(ShownResult(query=query, rank=r, document=documents[(r + position) % 8],
-                                                        shown_at=now) for r in range(1, 6))
+            query = Query.objects.create(
+                session=session,
+                position=position,
+                text=f"more {position}",
+                issued_at=now + dt.timedelta(seconds=position),
+            )
+            ShownResult.objects.bulk_create(
+                ShownResult(query=query, rank=r, document=documents[(r + position) % 8], shown_at=now)
+                for r in range(1, 6)
+            )
 
 
 def test_a_researcher_creates_a_run_and_reads_it(judged_study, alice, django_capture_on_commit_callbacks):
     client = client_for(alice)
-    response = create_run(client, judged_study, {**PARAMETERS, "make_default": True},
-                          django_capture_on_commit_callbacks)
+    response = create_run(
+        client, judged_study, {**PARAMETERS, "make_default": True}, django_capture_on_commit_callbacks
+    )
     assert response.status_code == 201, response.content
     created = response.json()
     assert created["status"] == "pending"  # answered before the commit queued the scoring
@@ -88,8 +110,12 @@ def test_a_researcher_creates_a_run_and_reads_it(judged_study, alice, django_cap
 def test_session_results_are_the_stored_scores(judged_study, alice, django_capture_on_commit_callbacks):
     client = client_for(alice)
     run_id = create_run(client, judged_study, PARAMETERS, django_capture_on_commit_callbacks).json()["id"]
-    stored = {s.session_id: s for s in SessionScore.objects.filter(run_id=run_id).select_related(
-        "participant", "scenario", "system")}
+    stored = {
+        s.session_id: s
+        for s in SessionScore.objects.filter(run_id=run_id).select_related(
+            "participant", "scenario", "system"
+        )
+    }
     assert len(stored) == 2
 
     page = client.get(runs_url(judged_study, f"{run_id}/sessions/")).json()
@@ -108,7 +134,9 @@ def test_session_results_are_the_stored_scores(judged_study, alice, django_captu
         ideal = np.frombuffer(bytes(score.ideal), dtype=np.float64)
         assert row["curve"] == curve.tolist() and row["ideal"] == ideal.tolist()
         assert len(row["curve"]) == score.length
-        assert row["normalized"] == pytest.approx(np.where(ideal > 0, curve / np.where(ideal > 0, ideal, 1), 0))
+        assert row["normalized"] == pytest.approx(
+            np.where(ideal > 0, curve / np.where(ideal > 0, ideal, 1), 0)
+        )
         assert row["final"] == pytest.approx(row["curve"][-1]) and row["final"] > 0
 
     # Filters and paging.
@@ -119,14 +147,19 @@ def test_session_results_are_the_stored_scores(judged_study, alice, django_captu
     assert client.get(url, {"participant": "P002"}).json()["count"] == 0
     assert client.get(url, {"min_queries": 2}).json()["count"] == 2
     assert client.get(url, {"min_queries": 3}).json()["count"] == 0
-    assert client.get(url, {"scenario": rows[0]["scenario"]}).json()["results"][0]["session"] == rows[0]["session"]
+    assert (
+        client.get(url, {"scenario": rows[0]["scenario"]}).json()["results"][0]["session"]
+        == rows[0]["session"]
+    )
     bad = client.get(url, {"min_queries": "many"})
     assert bad.status_code == 400 and "min_queries" in bad.json()
     first = client.get(url, {"page_size": 1}).json()
     assert len(first["results"]) == 1 and first["next"] is not None
 
 
-def test_per_query_results_are_the_stored_scores(judged_study, alice, charlie, django_capture_on_commit_callbacks):
+def test_per_query_results_are_the_stored_scores(
+    judged_study, alice, charlie, django_capture_on_commit_callbacks
+):
     client = client_for(alice)
     run_id = create_run(client, judged_study, PARAMETERS, django_capture_on_commit_callbacks).json()["id"]
     session_id = SessionScore.objects.filter(run_id=run_id).order_by("session_id").first().session_id
@@ -148,27 +181,38 @@ def test_per_query_results_are_the_stored_scores(judged_study, alice, charlie, d
 
     other = services.study_create(owner=charlie, name="Charlie's")
     assert client.get(runs_url(judged_study, f"{run_id}/sessions/999999/queries/")).status_code == 404
-    assert client.get(f"/api/studies/{other.pk}/scoring-runs/{run_id}/sessions/{session_id}/queries/"
-                      ).status_code == 404
+    assert (
+        client.get(
+            f"/api/studies/{other.pk}/scoring-runs/{run_id}/sessions/{session_id}/queries/"
+        ).status_code
+        == 404
+    )
 
 
 def test_make_default(judged_study, alice, bob, django_capture_on_commit_callbacks):
     client = client_for(bob)  # a co-researcher may
     first = create_run(client, judged_study, PARAMETERS, django_capture_on_commit_callbacks).json()
     assert first["is_default"] is True  # the study's first run
-    second = create_run(client, judged_study, {"b": 10, "bq": 10, "make_default": False},
-                        django_capture_on_commit_callbacks).json()
+    second = create_run(
+        client, judged_study, {"b": 10, "bq": 10, "make_default": False}, django_capture_on_commit_callbacks
+    ).json()
     assert second["is_default"] is False and second["weights"] == [0.0, 1.0, 10.0, 100.0]
     response = client.post(runs_url(judged_study, f"{second['id']}/make-default/"))
     assert response.status_code == 200 and response.json()["is_default"] is True
-    assert list(ScoringRun.objects.filter(study=judged_study, is_default=True).values_list("pk", flat=True)) == [
-        second["id"]]
-    assert client.get(runs_url(judged_study), {"is_default": "true"}).json()["results"][0]["id"] == second["id"]
+    assert list(
+        ScoringRun.objects.filter(study=judged_study, is_default=True).values_list("pk", flat=True)
+    ) == [second["id"]]
+    assert (
+        client.get(runs_url(judged_study), {"is_default": "true"}).json()["results"][0]["id"] == second["id"]
+    )
 
 
-def test_other_researchers_get_404_and_anonymous_callers_nothing(judged_study, alice, charlie,
-                                                                 django_capture_on_commit_callbacks):
-    run_id = create_run(client_for(alice), judged_study, PARAMETERS, django_capture_on_commit_callbacks).json()["id"]
+def test_other_researchers_get_404_and_anonymous_callers_nothing(
+    judged_study, alice, charlie, django_capture_on_commit_callbacks
+):
+    run_id = create_run(
+        client_for(alice), judged_study, PARAMETERS, django_capture_on_commit_callbacks
+    ).json()["id"]
     session_id = SessionScore.objects.filter(run_id=run_id).first().session_id
     paths = ["", f"{run_id}/", f"{run_id}/sessions/", f"{run_id}/sessions/{session_id}/queries/"]
     outsider, anonymous = client_for(charlie), client_for()
@@ -187,36 +231,44 @@ def test_other_researchers_get_404_and_anonymous_callers_nothing(judged_study, a
     assert outsider.get(f"/api/studies/{own.pk}/scoring-runs/{run_id}/").status_code == 404
 
 
-@pytest.mark.parametrize(("data", "field"), [
-    ({"bq": 1}, "bq"),
-    ({"bq": 1000}, "bq"),
-    ({"b": 1}, "b"),
-    ({"weights": [0, 1]}, "weights"),  # the scale goes to grade 3
-    ({"weights": []}, "weights"),
-    ({"weights": ["x", 1, 2, 3]}, "weights"),
-    ({"top": 0}, "top"),
-    ({"formulation": "1999"}, "formulation"),
-    ({"gain": "huge"}, "gain"),
-    ({"scan": "random"}, "scan"),
-    ({"judgments": "oracle"}, "judgments"),
-])
-def test_bad_parameters_are_400s_naming_the_field(judged_study, alice, data, field,
-                                                   django_capture_on_commit_callbacks):
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"bq": 1}, "bq"),
+        ({"bq": 1000}, "bq"),
+        ({"b": 1}, "b"),
+        ({"weights": [0, 1]}, "weights"),  # the scale goes to grade 3
+        ({"weights": []}, "weights"),
+        ({"weights": ["x", 1, 2, 3]}, "weights"),
+        ({"top": 0}, "top"),
+        ({"formulation": "1999"}, "formulation"),
+        ({"gain": "huge"}, "gain"),
+        ({"scan": "random"}, "scan"),
+        ({"judgments": "oracle"}, "judgments"),
+    ],
+)
+def test_bad_parameters_are_400s_naming_the_field(
+    judged_study, alice, data, field, django_capture_on_commit_callbacks
+):
     assert max(judged_study.grade_values()) == 3
-    response = create_run(client_for(alice), judged_study, {**PARAMETERS, **data}, django_capture_on_commit_callbacks)
+    response = create_run(
+        client_for(alice), judged_study, {**PARAMETERS, **data}, django_capture_on_commit_callbacks
+    )
     assert response.status_code == 400, response.content
     assert field in response.json(), response.json()
     assert not ScoringRun.objects.exists()
 
 
-def test_reference_judgments_are_needed_unless_scoring_the_participants_own(worked_study, alice,
-                                                                             django_capture_on_commit_callbacks):
+def test_reference_judgments_are_needed_unless_scoring_the_participants_own(
+    worked_study, alice, django_capture_on_commit_callbacks
+):
     client = client_for(alice)
     response = create_run(client, worked_study, PARAMETERS, django_capture_on_commit_callbacks)
     assert response.status_code == 400 and "judgments" in response.json()
     assert not ScoringRun.objects.exists()
-    response = create_run(client, worked_study, {**PARAMETERS, "judgments": "participant"},
-                          django_capture_on_commit_callbacks)
+    response = create_run(
+        client, worked_study, {**PARAMETERS, "judgments": "participant"}, django_capture_on_commit_callbacks
+    )
     assert response.status_code == 201, response.content
     run = ScoringRun.objects.get()
     assert run.status == "done" and run.reference_version is None
@@ -230,22 +282,27 @@ def count_queries(client, url, params=None):
     return len(context)
 
 
-def test_queries_do_not_grow_with_rows(judged_study, alice, django_assert_max_num_queries,
-                                       django_capture_on_commit_callbacks):
+def test_queries_do_not_grow_with_rows(
+    judged_study, alice, django_assert_max_num_queries, django_capture_on_commit_callbacks
+):
     client = client_for(alice)
     first = create_run(client, judged_study, PARAMETERS, django_capture_on_commit_callbacks).json()["id"]
     session_id = SessionScore.objects.filter(run_id=first).first().session_id
 
     def urls(run_id):
-        return [(runs_url(judged_study), {}), (runs_url(judged_study, f"{run_id}/"), {}),
-                (runs_url(judged_study, f"{run_id}/sessions/"), {}),
-                (runs_url(judged_study, f"{run_id}/sessions/"), {"curves": "1", "system": "A"}),
-                (runs_url(judged_study, f"{run_id}/sessions/{session_id}/queries/"), {"by_rank": "1"})]
+        return [
+            (runs_url(judged_study), {}),
+            (runs_url(judged_study, f"{run_id}/"), {}),
+            (runs_url(judged_study, f"{run_id}/sessions/"), {}),
+            (runs_url(judged_study, f"{run_id}/sessions/"), {"curves": "1", "system": "A"}),
+            (runs_url(judged_study, f"{run_id}/sessions/{session_id}/queries/"), {"by_rank": "1"}),
+        ]
 
     before = [count_queries(client, url, params) for url, params in urls(first)]
     end_more_sessions(judged_study)
-    second = create_run(client, judged_study, {**PARAMETERS, "make_default": False},
-                        django_capture_on_commit_callbacks).json()["id"]
+    second = create_run(
+        client, judged_study, {**PARAMETERS, "make_default": False}, django_capture_on_commit_callbacks
+    ).json()["id"]
     assert SessionScore.objects.filter(run_id=second).count() == 6
     assert client.get(runs_url(judged_study)).json()["count"] == 2
     for (url, params), limit in zip(urls(second), before, strict=True):

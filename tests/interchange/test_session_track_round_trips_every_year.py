@@ -26,17 +26,28 @@ def independent_parse(data: bytes):
     for session in root.findall("session"):
         topic = session.find("topic")
         current = session.find("currentquery")
-        sessions.append({
-            "attrs": dict(session.attrib),
-            "topic": (dict(topic.attrib), leaves(topic)),
-            "interactions": [{
-                "attrs": dict(interaction.attrib),
-                "query": interaction.find("query").text or "",
-                "results": [(dict(r.attrib), leaves(r)) for r in interaction.iterfind("results/result")],
-                "clicks": [(dict(c.attrib), leaves(c)) for c in interaction.iterfind("clicked/click")],
-            } for interaction in session.findall("interaction")],
-            "current": None if current is None else (dict(current.attrib), current.find("query").text or ""),
-        })
+        sessions.append(
+            {
+                "attrs": dict(session.attrib),
+                "topic": (dict(topic.attrib), leaves(topic)),
+                "interactions": [
+                    {
+                        "attrs": dict(interaction.attrib),
+                        "query": interaction.find("query").text or "",
+                        "results": [
+                            (dict(r.attrib), leaves(r)) for r in interaction.iterfind("results/result")
+                        ],
+                        "clicks": [
+                            (dict(c.attrib), leaves(c)) for c in interaction.iterfind("clicked/click")
+                        ],
+                    }
+                    for interaction in session.findall("interaction")
+                ],
+                "current": None
+                if current is None
+                else (dict(current.attrib), current.find("query").text or ""),
+            }
+        )
     return root.tag, sessions
 
 
@@ -44,9 +55,12 @@ def log_2013() -> bytes:
     """A log in the 2013 layout: seconds from the session's start, clueweb12id, a userid, an interaction type,
     a second page of results (ranks 11..), clicks whose end is NA, a session without a start time, texts with
     surrounding whitespace, and a click with a child this app does not model (<docno>)."""
+
     def result(rank, doc, title=None):
-        return (f'<result rank="{rank}"><url>http://example.org/{doc}</url><clueweb12id>clueweb12-{doc}'
-                f'</clueweb12id><title>{title or "Title " + doc}</title><snippet>about {doc} ...</snippet></result>')
+        return (
+            f'<result rank="{rank}"><url>http://example.org/{doc}</url><clueweb12id>clueweb12-{doc}'
+            f"</clueweb12id><title>{title or 'Title ' + doc}</title><snippet>about {doc} ...</snippet></result>"
+        )
 
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <sessiontrack2013>
@@ -98,14 +112,19 @@ def test_a_2013_log_imports_and_exports_as_read(alice, path_2013):
 def test_seconds_from_the_start_are_placed_on_the_timeline_and_na_is_no_dwell(alice, path_2013):
     study = session_track_import(path=path_2013, owner=alice, name="TREC 2013", day=dt.date(2013, 5, 1)).study
     midnight = dt.datetime(2013, 5, 1, tzinfo=dt.UTC)
-    first = Query.objects.get(session__assignment__participant__study=study,
-                              session__assignment__participant__code="ST001", position=1)
+    first = Query.objects.get(
+        session__assignment__participant__study=study,
+        session__assignment__participant__code="ST001",
+        position=1,
+    )
     assert first.issued_at == midnight + dt.timedelta(seconds=4.434)
     assert first.session.started_at == midnight
     assert first.session.ended_at == midnight + dt.timedelta(seconds=160.75)
     events = Event.objects.filter(participant__study=study, session=first.session)
     opened = events.filter(type="document_open").order_by("sequence")
-    assert [e.client_time for e in opened] == [midnight + dt.timedelta(seconds=s) for s in (20.5, 143.512957, 151.25)]
+    assert [e.client_time for e in opened] == [
+        midnight + dt.timedelta(seconds=s) for s in (20.5, 143.512957, 151.25)
+    ]
     closes = events.filter(type="document_close")
     assert [c.payload["data"]["dwell_ms"] for c in closes] == [62521]  # the two NA ends have no close
     assert opened[1].payload["data"]["times"] == {"start": "143.512957", "end": "NA"}
@@ -113,17 +132,26 @@ def test_seconds_from_the_start_are_placed_on_the_timeline_and_na_is_no_dwell(al
     assert opened[2].payload["data"]["doc"] == "clueweb12-0012-02"
     assert ShownResult.objects.get(query__session=first.session, query__position=2, rank=12).page == 2
     # A session without a start time starts at its first time.
-    second = Query.objects.get(session__assignment__participant__study=study,
-                               session__assignment__participant__code="ST002", position=1)
+    second = Query.objects.get(
+        session__assignment__participant__study=study,
+        session__assignment__participant__code="ST002",
+        position=1,
+    )
     assert second.session.started_at == second.issued_at == midnight + dt.timedelta(seconds=2.5)
 
 
 def test_texts_keep_their_whitespace(alice, path_2013):
     study = session_track_import(path=path_2013, owner=alice, name="TREC 2013").study
-    texts = set(Query.objects.filter(session__assignment__participant__study=study).values_list("text", flat=True))
+    texts = set(
+        Query.objects.filter(session__assignment__participant__study=study).values_list("text", flat=True)
+    )
     assert " roth ira limits " in texts
-    assert ShownResult.objects.filter(query__session__assignment__participant__study=study,
-                                      title=" padded title ").count() == 1
+    assert (
+        ShownResult.objects.filter(
+            query__session__assignment__participant__study=study, title=" padded title "
+        ).count()
+        == 1
+    )
     assert study.scenarios.get(topic_id="38").text == "Find out about  tax-free savings. "
 
 
@@ -134,11 +162,18 @@ def test_the_2012_log_round_trips_to_an_independent_parse(alice, session_track_2
     original = independent_parse(log.read_bytes())
     assert independent_parse(session_track_export(study=study)) == original
     # The 14 queries written with surrounding whitespace (7 of interactions, 7 current queries) are stored so.
-    texts = [i["query"] for s in original[1] for i in s["interactions"]] + [s["current"][1] for s in original[1]]
+    texts = [i["query"] for s in original[1] for i in s["interactions"]] + [
+        s["current"][1] for s in original[1]
+    ]
     padded = sorted(t for t in texts if t != t.strip())
     assert len(padded) == 14
-    stored = list(Query.objects.filter(session__assignment__participant__study=study).values_list("text", flat=True))
-    stored += [e.payload["data"]["text"] for e in Event.objects.filter(participant__study=study, type="current_query")]
+    stored = list(
+        Query.objects.filter(session__assignment__participant__study=study).values_list("text", flat=True)
+    )
+    stored += [
+        e.payload["data"]["text"]
+        for e in Event.objects.filter(participant__study=study, type="current_query")
+    ]
     assert sorted(t for t in stored if t != t.strip()) == padded
 
 
@@ -149,7 +184,9 @@ def test_a_log_mixing_notations_is_refused_naming_the_line(alice, tmp_path):
     with pytest.raises(ImportFailure) as failure:
         session_track_import(path=path, owner=alice, name="mixed")
     line = data[: data.index(b"10:02:30")].count(b"\n") + 1
-    assert str(failure.value).startswith(f"{path}:{line}: interaction@starttime: '10:02:30.000' mixes notations")
+    assert str(failure.value).startswith(
+        f"{path}:{line}: interaction@starttime: '10:02:30.000' mixes notations"
+    )
     assert not Query.objects.exists()
 
 

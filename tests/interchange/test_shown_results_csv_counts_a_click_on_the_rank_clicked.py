@@ -17,13 +17,18 @@ pytestmark = pytest.mark.django_db
 def rows(study, participant, query, position=1):
     """The shown_results.csv rows of one query of the participant's session at `position`, by rank."""
     table = list(csv.DictReader(io.StringIO(table_csv(study_tables(study=study)["shown_results"]))))
-    return {int(r["rank"]): r for r in table
-            if (r["participant"], r["position"], r["query"]) == (participant, str(position), str(query))}
+    return {
+        int(r["rank"]): r
+        for r in table
+        if (r["participant"], r["position"], r["query"]) == (participant, str(position), str(query))
+    }
 
 
 @pytest.mark.needs_data
 def test_a_click_on_the_first_of_two_showings_counts_once(alice, session_track_2012):
-    study = session_track_import(path=session_track_2012 / "sessiontrack2012.xml", owner=alice, name="2012").study
+    study = session_track_import(
+        path=session_track_2012 / "sessiontrack2012.xml", owner=alice, name="2012"
+    ).study
     shown = rows(study, "ST039", 2)
     assert shown[11]["doc"] == shown[12]["doc"] == "clueweb09-en0042-55-10584"
     assert (shown[11]["opened"], shown[12]["opened"]) == ("1", "0")
@@ -38,9 +43,17 @@ def test_an_open_counts_on_its_rank_or_the_first_showing_without_one(worked_stud
     assert rows(worked_study, "P001", 1)[2]["opened"] == "1"
     assert rows(worked_study, "P001", 1)[4]["opened"] == "0"
     doc = clicked.document.external_id
-    for cid, data in (("again.4", {"doc": doc, "query": 1, "rank": 4}), ("again.none", {"doc": doc, "query": 1})):
-        Event.objects.create(participant=session.assignment.participant, session=session, type="document_open",
-                             client_event_id=cid, payload={"data": data, "ack": {"ok": True, "doc": doc}})
+    for cid, data in (
+        ("again.4", {"doc": doc, "query": 1, "rank": 4}),
+        ("again.none", {"doc": doc, "query": 1}),
+    ):
+        Event.objects.create(
+            participant=session.assignment.participant,
+            session=session,
+            type="document_open",
+            client_event_id=cid,
+            payload={"data": data, "ack": {"ok": True, "doc": doc}},
+        )
     # The open at rank 4 counts there; the one naming no rank counts on the first showing (rank 2).
     shown = rows(worked_study, "P001", 1)
     assert (shown[2]["opened"], shown[4]["opened"]) == ("2", "1")

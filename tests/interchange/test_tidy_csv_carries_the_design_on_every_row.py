@@ -28,8 +28,12 @@ def test_each_level_has_its_file_and_columns(worked_study, tmp_path):
     assert len(tables["shown_results"]) == 16 and len(tables["judgments"]) == 4
     first = worked_study.participants.get(code="P001").assignments.get(position=1)
     session_row = tables["sessions"][0]
-    assert (session_row["position"], session_row["scenario"], session_row["system"], session_row["topic"]) == (
-        "1", first.scenario.code, first.system.code, first.scenario.topic_id)
+    assert (
+        session_row["position"],
+        session_row["scenario"],
+        session_row["system"],
+        session_row["topic"],
+    ) == ("1", first.scenario.code, first.system.code, first.scenario.topic_id)
     assert session_row["queries"] == "2" and session_row["documents_opened"] == "2"
     assert session_row["duration_s"] == "300.000"
     opened = [r for r in tables["shown_results"] if r["opened"] == "1"]

@@ -43,8 +43,11 @@ def test_one_run_per_query_topic_is_the_scenario_tag_the_system(judged_study, tm
     lines = [line.split() for line in first.text.splitlines()]
     assert {line[0] for line in lines} == {session.scenario.topic_id}
     assert {line[5] for line in lines} == {session.system.code}
-    shown = list(session.session.queries.get(position=1).shown_results.order_by("rank")
-                 .values_list("document__external_id", flat=True))
+    shown = list(
+        session.session.queries.get(position=1)
+        .shown_results.order_by("rank")
+        .values_list("document__external_id", flat=True)
+    )
     run = read_run(tmp_path / "runs" / first.name)[session.scenario.topic_id]
     assert sorted(run, key=run.get, reverse=True) == shown  # score order is the order shown
     with open(tmp_path / "runs" / first.name) as handle:
@@ -57,10 +60,16 @@ def test_scoring_eval_reads_the_exported_files(judged_study, tmp_path):
     runs = sorted((tmp_path / "runs").iterdir())
     assert len(runs) == 2
     for run in runs:
-        result = subprocess.run([sys.executable, "-m", "scoring", "eval", str(tmp_path / "q"), str(run),
-                                 "-m", "ndcg_cut_10"], capture_output=True, text=True, check=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "scoring", "eval", str(tmp_path / "q"), str(run), "-m", "ndcg_cut_10"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         assert result.stdout.splitlines()[-1].split()[:2] == ["ndcg_cut_10", "all"]
-        evaluator = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(open(tmp_path / "q")), {"ndcg_cut_10"})
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            pytrec_eval.parse_qrel(open(tmp_path / "q")), {"ndcg_cut_10"}
+        )
         ours = float(result.stdout.splitlines()[-1].split()[2])
         theirs = list(evaluator.evaluate(pytrec_eval.parse_run(open(run))).values())[0]["ndcg_cut_10"]
         assert ours == pytest.approx(theirs, abs=1e-4)

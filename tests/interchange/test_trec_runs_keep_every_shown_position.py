@@ -30,17 +30,24 @@ def app_ndcg_10(judged: dict[str, int], shown: list[str]) -> float:
     topic's judged documents, trec_eval's gains and log2 discount."""
     gains = np.array([[max(judged.get(doc, 0), 0) for doc in shown]], dtype=float)
     ideal = metrics.ideal_gains(np.array([list(judged.values())], dtype=float))
-    return float(metrics.normalized(metrics.dcg_at(gains, [10], "log2"), metrics.dcg_at(ideal, [10], "log2"))[0, 0])
+    return float(
+        metrics.normalized(metrics.dcg_at(gains, [10], "log2"), metrics.dcg_at(ideal, [10], "log2"))[0, 0]
+    )
 
 
 @pytest.fixture
 def exported_2012(alice, session_track_2012, tmp_path):
-    summary = session_track_import(path=session_track_2012 / "sessiontrack2012.xml",
-                                   qrels_path=session_track_2012 / "qrels2012.txt", owner=alice, name="TREC 2012")
+    summary = session_track_import(
+        path=session_track_2012 / "sessiontrack2012.xml",
+        qrels_path=session_track_2012 / "qrels2012.txt",
+        owner=alice,
+        name="TREC 2012",
+    )
     call_command("export_run", summary.study.slug, "-o", str(tmp_path / "runs"))
     call_command("export_run", summary.study.slug, "-o", str(tmp_path / "first"), "--repeats", "first")
-    call_command("export_qrels", summary.study.slug, "--repeats", "query", "-o",
-                 str(tmp_path / "repeats.qrels"))
+    call_command(
+        "export_qrels", summary.study.slug, "--repeats", "query", "-o", str(tmp_path / "repeats.qrels")
+    )
     return summary.study, tmp_path
 
 
@@ -79,8 +86,11 @@ def test_a_session_run_writes_each_showing_and_the_qrels_map_it_back(worked_stud
     lines = [f"{topic} 0 d{n} {(n + int(topic)) % 4}" for topic in "1234" for n in range(1, 9)]
     reference_version_import_qrels(study=worked_study, lines=lines, path="team.qrels", created_by=alice)
     session = worked_study.participants.get(code="P001").assignments.get(position=1).session
-    shown = [doc for query in session.queries.order_by("position")
-             for doc in query.shown_results.order_by("rank").values_list("document__external_id", flat=True)]
+    shown = [
+        doc
+        for query in session.queries.order_by("position")
+        for doc in query.shown_results.order_by("rank").values_list("document__external_id", flat=True)
+    ]
     run = study_runs(study=worked_study, unit="session")[0]
     written = [line.split()[2] for line in run.text.splitlines()]
     assert len(written) == len(shown) == 8
@@ -93,6 +103,11 @@ def test_a_session_run_writes_each_showing_and_the_qrels_map_it_back(worked_stud
         assert grades[(topic, doc)] == grades[(topic, doc.split("#")[0])]
     _version, plain = study_qrels(study=worked_study)
     assert "#" not in plain and len(plain.splitlines()) == 32
-    assert len(qrels.splitlines()) == 32 + len({(r.topic, d) for r in study_runs(study=worked_study, unit="session")
-                                                 for d in (line.split()[2] for line in r.text.splitlines())
-                                                 if "#" in d})
+    assert len(qrels.splitlines()) == 32 + len(
+        {
+            (r.topic, d)
+            for r in study_runs(study=worked_study, unit="session")
+            for d in (line.split()[2] for line in r.text.splitlines())
+            if "#" in d
+        }
+    )

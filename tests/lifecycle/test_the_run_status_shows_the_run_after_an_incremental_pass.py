@@ -10,8 +10,13 @@ from tests.dashboards.conftest import build_study, collection_docs, make_session
 pytestmark = pytest.mark.django_db
 
 
-def test_the_status_shows_the_run_and_its_last_update(client, alice, designed_study, collection_docs,  # noqa: F811
-                                                      django_capture_on_commit_callbacks):
+def test_the_status_shows_the_run_and_its_last_update(
+    client,
+    alice,
+    designed_study,
+    collection_docs,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
     built = build_study(designed_study, collection_docs, skip={("P003", 2)})
     with django_capture_on_commit_callbacks(execute=True):
         run = services.scoring_run_create(study=designed_study)

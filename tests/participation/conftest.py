@@ -14,8 +14,28 @@ from studies.search.engines.search import build_index
 from studies.search.systems import collection_index_dir
 from tests.factories import study_enrolled
 
-WORDS = ("wing", "flow", "boundary", "layer", "shock", "heat", "transfer", "panel", "buckling", "shell",
-         "pressure", "supersonic", "laminar", "turbulent", "nozzle", "jet", "drag", "lift", "vortex", "plate")
+WORDS = (
+    "wing",
+    "flow",
+    "boundary",
+    "layer",
+    "shock",
+    "heat",
+    "transfer",
+    "panel",
+    "buckling",
+    "shell",
+    "pressure",
+    "supersonic",
+    "laminar",
+    "turbulent",
+    "nozzle",
+    "jet",
+    "drag",
+    "lift",
+    "vortex",
+    "plate",
+)
 
 
 def make_documents(count=40, seed=7):
@@ -49,16 +69,19 @@ def index_root(settings, tmp_path):
 @pytest.fixture
 def small_collection(db):
     collection = Collection.objects.create(name="Generated 40")
-    Document.objects.bulk_create(Document(collection=collection, external_id=i, title=t, text=x)
-                                 for i, t, x in make_documents())
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=i, title=t, text=x) for i, t, x in make_documents()
+    )
     return collection
 
 
 @pytest.fixture
 def running_study(designed_study, small_collection, index_root, prebuilt_indexes):
     for configuration in ("bm25_title_text", "bm25_text"):
-        shutil.copytree(prebuilt_indexes / configuration,
-                        collection_index_dir(collection=small_collection, configuration=configuration))
+        shutil.copytree(
+            prebuilt_indexes / configuration,
+            collection_index_dir(collection=small_collection, configuration=configuration),
+        )
     return study_enrolled(designed_study, 2, collection=small_collection)
 
 
@@ -78,10 +101,14 @@ def cid():
 
 def ready(participant):
     """Consented, questionnaire answered."""
-    participation.consent_record(participant=participant, consent_version=participant.study.consent_version,
-                                 client_event_id=cid())
-    participation.questionnaire_save(participant=participant, client_event_id=cid(),
-                                      answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2})
+    participation.consent_record(
+        participant=participant, consent_version=participant.study.consent_version, client_event_id=cid()
+    )
+    participation.questionnaire_save(
+        participant=participant,
+        client_event_id=cid(),
+        answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
+    )
     return participant
 
 

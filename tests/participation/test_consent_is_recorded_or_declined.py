@@ -19,8 +19,10 @@ def test_the_link_shows_the_consent_text_and_its_version(client, participant):
 
 
 def test_accepting_records_the_version_and_time(client, participant):
-    response = client.post(url(participant, "consent"), {"decision": "accept", "consent_version": "1",
-                                                         "client_event_id": "c-1", "sequence": "1"})
+    response = client.post(
+        url(participant, "consent"),
+        {"decision": "accept", "consent_version": "1", "client_event_id": "c-1", "sequence": "1"},
+    )
     assert response.status_code == 302
     participant.refresh_from_db()
     assert participant.consent_version == "1" and participant.consented_at is not None

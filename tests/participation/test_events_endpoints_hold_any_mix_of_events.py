@@ -89,7 +89,6 @@ NON_FINITE = st.tuples(
 )
 
 
-
 def _body(part) -> str:
     return "[" + ", ".join(e if isinstance(e, Raw) else json.dumps(e) for _, e in part) + "]"
 
@@ -104,6 +103,7 @@ def _under_the_byte_limit(part):
         piece.append(item)
     if piece:
         yield piece
+
 
 class Raw(str):
     """An event written as JSON text (NaN and Infinity, which json.dumps would not write as a client does)."""

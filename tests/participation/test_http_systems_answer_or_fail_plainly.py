@@ -19,9 +19,16 @@ class Engine(BaseHTTPRequestHandler):
             self.send_response(500)
             self.end_headers()
             return
-        body = json.dumps({"results": [{"id": "3", "title": "Three", "snippet": "s3"},
-                                       {"id": "not-in-collection", "title": "?"},
-                                       {"id": 5, "title": "Five", "snippet": "s5"}], "total": 3}).encode()
+        body = json.dumps(
+            {
+                "results": [
+                    {"id": "3", "title": "Three", "snippet": "s3"},
+                    {"id": "not-in-collection", "title": "?"},
+                    {"id": 5, "title": "Five", "snippet": "s5"},
+                ],
+                "total": 3,
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -45,14 +52,16 @@ def engine_url():
 def http_participant(running_study, engine_url):
     # The design is locked after enrolment; the systems' configuration (not their identity) may still change.
     System.objects.filter(study=running_study).update(
-        backend="http", config={"url_template": engine_url + "/search?q={query}&p={page}", "timeout": 2})
+        backend="http", config={"url_template": engine_url + "/search?q={query}&p={page}", "timeout": 2}
+    )
     return running_study.participants.order_by("enrolment_index")[0]
 
 
 def test_an_http_systems_results_are_recorded_as_shown_results(http_participant):
     session = start(http_participant)
-    ack = participation.query_log(participant=http_participant, session=session, text="wing",
-                                  client_event_id=cid())
+    ack = participation.query_log(
+        participant=http_participant, session=session, text="wing", client_event_id=cid()
+    )
     assert [r["doc"] for r in ack["results"]] == ["3", "5"]
     # Ranks are the engine's: the document the collection lacks is left out (and logged), not renumbered.
     assert list(ShownResult.objects.values_list("rank", "document__external_id")) == [(1, "3"), (3, "5")]
@@ -60,10 +69,12 @@ def test_an_http_systems_results_are_recorded_as_shown_results(http_participant)
 
 def test_an_http_system_error_is_a_plain_message_kept_with_the_query(http_participant, caplog):
     System.objects.filter(study=http_participant.study).update(
-        config={"url_template": "http://127.0.0.1:9/fail?q={query}", "timeout": 1})
+        config={"url_template": "http://127.0.0.1:9/fail?q={query}", "timeout": 1}
+    )
     session = start(http_participant)
-    ack = participation.query_log(participant=http_participant, session=session, text="wing",
-                                  client_event_id=cid())
+    ack = participation.query_log(
+        participant=http_participant, session=session, text="wing", client_event_id=cid()
+    )
     assert ack["results"] == [] and ack["message"].startswith("The search system is not available right now")
     assert session.queries.get().system_message == ack["message"]
     assert "failed" in caplog.text

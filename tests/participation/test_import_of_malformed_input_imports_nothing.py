@@ -8,15 +8,22 @@ from studies.models import Collection, Document, ReferenceJudgment, ReferenceVer
 
 
 def nothing_imported():
-    return (Collection.objects.count(), Document.objects.count(), Scenario.objects.count(),
-            ReferenceVersion.objects.count(), ReferenceJudgment.objects.count()) == (0, 0, 0, 0, 0)
+    return (
+        Collection.objects.count(),
+        Document.objects.count(),
+        Scenario.objects.count(),
+        ReferenceVersion.objects.count(),
+        ReferenceJudgment.objects.count(),
+    ) == (0, 0, 0, 0, 0)
 
 
 @pytest.fixture
 def cranfield_copy(tmp_path):
     folder = tmp_path / "cran"
     folder.mkdir()
-    (folder / "cran.all.1400").write_text(".I 1\n.T\nfirst title\n.W\nfirst text\n.I 2\n.T\nsecond\n.W\nmore text\n")
+    (folder / "cran.all.1400").write_text(
+        ".I 1\n.T\nfirst title\n.W\nfirst text\n.I 2\n.T\nsecond\n.W\nmore text\n"
+    )
     (folder / "cran.qry").write_text(".I 001\n.W\nwhat is first\n")
     (folder / "cranqrel").write_text("1 1 1\n1 2 -1\n")
     return folder
@@ -52,16 +59,28 @@ def test_a_document_marker_out_of_place_imports_nothing(cranfield_copy):
 @pytest.mark.django_db
 def test_a_grade_the_study_scale_lacks_imports_nothing(cranfield_copy, study):
     with pytest.raises(CommandError, match=r"maps to grade 7, which is not in the study's scale"):
-        call_command("import_collection", str(cranfield_copy), format="cranfield", name="C", study=study.slug,
-                     grade_map="1:7,-1:0")
+        call_command(
+            "import_collection",
+            str(cranfield_copy),
+            format="cranfield",
+            name="C",
+            study=study.slug,
+            grade_map="1:7,-1:0",
+        )
     assert nothing_imported()
 
 
 @pytest.mark.django_db
 def test_a_topic_that_is_not_there_cannot_become_a_scenario(cranfield_copy, study):
     with pytest.raises(CommandError, match=r"topic '9' is not among the 1 topics read"):
-        call_command("import_collection", str(cranfield_copy), format="cranfield", name="C", study=study.slug,
-                     scenarios="1,9")
+        call_command(
+            "import_collection",
+            str(cranfield_copy),
+            format="cranfield",
+            name="C",
+            study=study.slug,
+            scenarios="1,9",
+        )
     assert nothing_imported()
 
 
@@ -72,7 +91,9 @@ def test_a_qrels_line_naming_an_unknown_document_names_its_line(tmp_path, study)
     qrels = tmp_path / "run.qrels"
     qrels.write_text("1 0 a 1\n1 0 zz 2\n")
     with pytest.raises(CommandError, match=r"run\.qrels:2: judged document 'zz' is not in the collection"):
-        call_command("import_collection", str(docs), format="jsonl", name="J", qrels=str(qrels), study=study.slug)
+        call_command(
+            "import_collection", str(docs), format="jsonl", name="J", qrels=str(qrels), study=study.slug
+        )
     assert nothing_imported()
 
 
@@ -100,7 +121,9 @@ def test_a_failure_while_writing_rolls_everything_back(cranfield_copy, study, mo
 
     monkeypatch.setattr(module.ReferenceJudgment.objects, "bulk_create", boom)
     with pytest.raises(CollectionImportError):
-        collection_import(name="C", format="cranfield", paths=[cranfield_copy], study=study, scenario_topics=["1"])
+        collection_import(
+            name="C", format="cranfield", paths=[cranfield_copy], study=study, scenario_topics=["1"]
+        )
     assert nothing_imported()
 
 

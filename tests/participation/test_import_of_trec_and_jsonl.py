@@ -30,25 +30,35 @@ def test_trec_topics_become_scenarios_and_qrels_a_reference_version(tmp_path, st
     (tmp_path / "docs.trec").write_text(TREC_DOCS)
     (tmp_path / "topics.txt").write_text(TOPICS)
     (tmp_path / "qrels").write_text("301 0 FT-1 2\n301 0 FT-2 0\n")
-    call_command("import_collection", str(tmp_path / "docs.trec"), format="trec", name="FT",
-                 topics=str(tmp_path / "topics.txt"), qrels=str(tmp_path / "qrels"), study=study.slug,
-                 scenarios="301")
+    call_command(
+        "import_collection",
+        str(tmp_path / "docs.trec"),
+        format="trec",
+        name="FT",
+        topics=str(tmp_path / "topics.txt"),
+        qrels=str(tmp_path / "qrels"),
+        study=study.slug,
+        scenarios="301",
+    )
     collection = Collection.objects.get(name="FT")
     document = collection.documents.get(external_id="FT-1")
     assert document.title == "Wing flutter" and document.text == "Flutter of a swept wing & its control."
     scenario = study.scenarios.get()
     assert (scenario.code, scenario.title, scenario.topic_id) == ("T301", "wing flutter", "301")
     assert scenario.text == "How is flutter of swept wings controlled?"
-    assert sorted(ReferenceJudgment.objects.values_list("document__external_id", "grade")) == [("FT-1", 2),
-                                                                                                ("FT-2", 0)]
+    assert sorted(ReferenceJudgment.objects.values_list("document__external_id", "grade")) == [
+        ("FT-1", 2),
+        ("FT-2", 0),
+    ]
 
 
 @pytest.mark.django_db
 def test_json_lines_from_several_files_make_one_collection(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"id": 1, "title": "One", "text": "x", "year": 1999}\n')
     (tmp_path / "b.jsonl").write_text('{"id": "2", "text": "y"}\n')
-    call_command("import_collection", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), format="jsonl",
-                 name="J")
+    call_command(
+        "import_collection", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), format="jsonl", name="J"
+    )
     collection = Collection.objects.get(name="J")
     assert sorted(collection.documents.values_list("external_id", flat=True)) == ["1", "2"]
     assert collection.documents.get(external_id="1").extra == {"year": 1999}
@@ -61,6 +71,11 @@ def test_a_document_id_in_two_files_is_refused(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"id": 1, "text": "x"}\n')
     (tmp_path / "b.jsonl").write_text('{"id": "1", "text": "y"}\n')
     with pytest.raises(CommandError, match=r"b\.jsonl: document id '1' is also in .*a\.jsonl"):
-        call_command("import_collection", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), format="jsonl",
-                     name="J")
+        call_command(
+            "import_collection",
+            str(tmp_path / "a.jsonl"),
+            str(tmp_path / "b.jsonl"),
+            format="jsonl",
+            name="J",
+        )
     assert not Collection.objects.exists()

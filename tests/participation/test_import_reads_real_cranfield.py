@@ -11,8 +11,14 @@ pytestmark = pytest.mark.needs_data
 
 
 def test_it_imports_1400_documents_and_the_judgments_through_the_default_mapping(shared_data, study):
-    call_command("import_collection", str(shared_data / "cranfield"), format="cranfield", name="Cranfield",
-                 study=study.slug, scenarios="1,2")
+    call_command(
+        "import_collection",
+        str(shared_data / "cranfield"),
+        format="cranfield",
+        name="Cranfield",
+        study=study.slug,
+        scenarios="1,2",
+    )
     collection = Collection.objects.get(name="Cranfield")
     assert collection.documents.count() == 1400
     study.refresh_from_db()
@@ -28,10 +34,19 @@ def test_it_imports_1400_documents_and_the_judgments_through_the_default_mapping
 
 
 def test_it_applies_a_grade_map_given_on_the_command_line(shared_data, study):
-    call_command("import_collection", str(shared_data / "cranfield"), format="cranfield", name="Binary",
-                 study=study.slug, grade_map="1:1,2:1,3:1,4:0,-1:0")
+    call_command(
+        "import_collection",
+        str(shared_data / "cranfield"),
+        format="cranfield",
+        name="Binary",
+        study=study.slug,
+        grade_map="1:1,2:1,3:1,4:0,-1:0",
+    )
     grades = Counter(ReferenceJudgment.objects.values_list("grade", flat=True))
-    assert grades == {1: 128 + 387 + 1097 - grades_of_code_4(shared_data), 0: 225 + grades_of_code_4(shared_data)}
+    assert grades == {
+        1: 128 + 387 + 1097 - grades_of_code_4(shared_data),
+        0: 225 + grades_of_code_4(shared_data),
+    }
 
 
 def grades_of_code_4(shared_data):

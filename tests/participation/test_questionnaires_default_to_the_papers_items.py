@@ -22,9 +22,10 @@ def test_the_default_questionnaire_asks_the_table_1_items(client, participant):
 
 def test_answers_are_checked_and_the_form_shown_again(client, participant):
     consent(participant)
-    response = client.post(f"/p/{participant.access_token}/questionnaire/",
-                           {"search_engine_years": "seven", "domain_years": "21", "search_skill": "9",
-                            "client_event_id": cid()})
+    response = client.post(
+        f"/p/{participant.access_token}/questionnaire/",
+        {"search_engine_years": "seven", "domain_years": "21", "search_skill": "9", "client_event_id": cid()},
+    )
     assert response.status_code == 400
     assert b"Please give a whole number." in response.content and b"from 1 to 5" in response.content
     participant.refresh_from_db()
@@ -33,12 +34,17 @@ def test_answers_are_checked_and_the_form_shown_again(client, participant):
 
 def test_valid_answers_are_saved_and_lead_to_the_first_scenario(client, participant):
     consent(participant)
-    response = client.post(f"/p/{participant.access_token}/questionnaire/",
-                           {"search_engine_years": "7", "domain_years": "21", "search_skill": "2",
-                            "client_event_id": cid()})
+    response = client.post(
+        f"/p/{participant.access_token}/questionnaire/",
+        {"search_engine_years": "7", "domain_years": "21", "search_skill": "2", "client_event_id": cid()},
+    )
     assert response.status_code == 302
     participant.refresh_from_db()
-    assert participant.questionnaire_answers == {"search_engine_years": 7, "domain_years": 21, "search_skill": 2}
+    assert participant.questionnaire_answers == {
+        "search_engine_years": 7,
+        "domain_years": 21,
+        "search_skill": 2,
+    }
     first = participant.assignments.order_by("position").first()
     page = client.get(f"/p/{participant.access_token}/").content.decode()
     assert first.scenario.text in page and "Start searching" in page
@@ -46,12 +52,16 @@ def test_valid_answers_are_saved_and_lead_to_the_first_scenario(client, particip
 
 def test_a_study_questionnaire_replaces_the_default(participant):
     study = participant.study
-    study.questionnaire = [{"name": "role", "label": "Your role", "kind": "choice", "choices": ["GP", "nurse"]}]
+    study.questionnaire = [
+        {"name": "role", "label": "Your role", "kind": "choice", "choices": ["GP", "nurse"]}
+    ]
     study.save(update_fields=["questionnaire"])
     participant.study.refresh_from_db()
     consent(participant)
     with pytest.raises(participation.InvalidAnswers) as refused:
-        participation.questionnaire_save(participant=participant, answers={"role": "pilot"}, client_event_id=cid())
+        participation.questionnaire_save(
+            participant=participant, answers={"role": "pilot"}, client_event_id=cid()
+        )
     assert refused.value.errors == {"role": "Please pick one of the options."}
     participation.questionnaire_save(participant=participant, answers={"role": "GP"}, client_event_id=cid())
     assert participant.questionnaire_answers == {"role": "GP"}

@@ -11,7 +11,13 @@ from studies.participation import steps as participation
 from .conftest import cid, ready
 
 ITEMS = [
-    {"name": "familiarity", "label": "How familiar are you with this topic?", "kind": "scale", "min": 1, "max": 5},
+    {
+        "name": "familiarity",
+        "label": "How familiar are you with this topic?",
+        "kind": "scale",
+        "min": 1,
+        "max": 5,
+    },
     {"name": "expect", "label": "What do you expect to find?", "kind": "text", "required": False},
 ]
 
@@ -30,12 +36,19 @@ def test_the_questions_come_before_the_scenario_starts(client, asking):
     assert b"How familiar are you with this topic?" in page.content
     first = asking.assignments.get(position=1)
     # Starting the search first is refused: the questions come first.
-    started = client.post(f"/p/{asking.access_token}/start/", {"assignment": first.pk, "client_event_id": cid()})
+    started = client.post(
+        f"/p/{asking.access_token}/start/", {"assignment": first.pk, "client_event_id": cid()}
+    )
     assert started.status_code == 409 and b"questions before this task" in started.content
     assert not SearchSession.objects.exists()
 
-    form = {"assignment": first.pk, "client_event_id": "pre-1", "sequence": "4", "familiarity": "2",
-            "expect": "wings"}
+    form = {
+        "assignment": first.pk,
+        "client_event_id": "pre-1",
+        "sequence": "4",
+        "familiarity": "2",
+        "expect": "wings",
+    }
     assert client.post(f"/p/{asking.access_token}/pre-task/", form).status_code == 302
     first.refresh_from_db()
     assert first.pre_task_answers == {"familiarity": 2, "expect": "wings"}
@@ -52,8 +65,10 @@ def test_the_questions_come_before_the_scenario_starts(client, asking):
 
 def test_wrong_answers_show_the_page_again_with_a_message(client, asking):
     first = asking.assignments.get(position=1)
-    response = client.post(f"/p/{asking.access_token}/pre-task/",
-                           {"assignment": first.pk, "client_event_id": cid(), "familiarity": "9"})
+    response = client.post(
+        f"/p/{asking.access_token}/pre-task/",
+        {"assignment": first.pk, "client_event_id": cid(), "familiarity": "9"},
+    )
     assert response.status_code == 400 and b"from 1 to 5" in response.content
     first.refresh_from_db()
     assert first.pre_task_answers == {} and not Event.objects.filter(type="pre_task").exists()
@@ -62,25 +77,35 @@ def test_wrong_answers_show_the_page_again_with_a_message(client, asking):
 def test_refusals_out_of_order_twice_or_when_none_are_asked(asking, other_participant):
     first, second = (asking.assignments.get(position=n) for n in (1, 2))
     with pytest.raises(Refused, match="in the order given"):
-        participation.pre_task_save(participant=asking, assignment=second, answers={"familiarity": 3},
-                                    client_event_id=cid())
+        participation.pre_task_save(
+            participant=asking, assignment=second, answers={"familiarity": 3}, client_event_id=cid()
+        )
     with pytest.raises(Refused, match="not one of your scenarios"):
-        participation.pre_task_save(participant=asking,
-                                    assignment=other_participant.assignments.get(position=1),
-                                    answers={"familiarity": 3}, client_event_id=cid())
+        participation.pre_task_save(
+            participant=asking,
+            assignment=other_participant.assignments.get(position=1),
+            answers={"familiarity": 3},
+            client_event_id=cid(),
+        )
     with pytest.raises(InvalidAnswers):
         participation.pre_task_save(participant=asking, assignment=first, answers={}, client_event_id=cid())
-    participation.pre_task_save(participant=asking, assignment=first, answers={"familiarity": 3},
-                                client_event_id=cid())
+    participation.pre_task_save(
+        participant=asking, assignment=first, answers={"familiarity": 3}, client_event_id=cid()
+    )
     with pytest.raises(Refused, match="already answered"):
-        participation.pre_task_save(participant=asking, assignment=first, answers={"familiarity": 4},
-                                    client_event_id=cid())
+        participation.pre_task_save(
+            participant=asking, assignment=first, answers={"familiarity": 4}, client_event_id=cid()
+        )
     # The second task asks again, once the first is done.
     session = participation.session_start(participant=asking, assignment=first, client_event_id=cid())
     participation.session_end(participant=asking, session=session, reason="satisfied", client_event_id=cid())
     items = participation.questionnaire_items(study=asking.study, post_task=True)
-    participation.post_task_save(participant=asking, session=session, client_event_id=cid(),
-                                 answers={item["name"]: item.get("min", 1) for item in items})
+    participation.post_task_save(
+        participant=asking,
+        session=session,
+        client_event_id=cid(),
+        answers={item["name"]: item.get("min", 1) for item in items},
+    )
     step = participant_step(participant=asking)
     assert step.kind == "pre_task" and step.assignment.pk == second.pk
 
@@ -89,8 +114,10 @@ def test_a_study_without_questions_goes_straight_to_the_scenario(client, partici
     ready(participant)
     first = participant.assignments.get(position=1)
     assert b'id="start-search"' in client.get(f"/p/{participant.access_token}/").content
-    response = client.post(f"/p/{participant.access_token}/pre-task/",
-                           {"assignment": first.pk, "client_event_id": cid(), "familiarity": "3"})
+    response = client.post(
+        f"/p/{participant.access_token}/pre-task/",
+        {"assignment": first.pk, "client_event_id": cid(), "familiarity": "3"},
+    )
     assert response.status_code == 409
     first.refresh_from_db()
     assert first.pre_task_answers == {}
@@ -98,8 +125,9 @@ def test_a_study_without_questions_goes_straight_to_the_scenario(client, partici
 
 def test_withdrawal_deletes_the_answers(asking):
     first = asking.assignments.get(position=1)
-    participation.pre_task_save(participant=asking, assignment=first, answers={"familiarity": 3},
-                                client_event_id=cid())
+    participation.pre_task_save(
+        participant=asking, assignment=first, answers={"familiarity": 3}, client_event_id=cid()
+    )
     participation.participant_withdraw(participant=asking)
     first.refresh_from_db()
     assert first.pre_task_answers == {}

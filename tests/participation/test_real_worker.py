@@ -17,8 +17,9 @@ pytestmark = [pytest.mark.needs_worker, pytest.mark.django_db(transaction=True)]
 
 def test_a_real_worker_builds_an_index_the_test_process_can_search(real_worker):
     collection = Collection.objects.create(name="Worker test collection")
-    Document.objects.bulk_create(Document(collection=collection, external_id=i, title=t, text=x)
-                                 for i, t, x in make_documents())
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=i, title=t, text=x) for i, t, x in make_documents()
+    )
     # The worker uses the default settings.INDEX_ROOT, so this test does too (no tmp override).
     folder = collection_index_dir(collection=collection, configuration="bm25_title_text")
     try:

@@ -9,10 +9,16 @@ from .conftest import cid
 
 
 def test_a_resent_query_returns_the_stored_results_without_searching_again(participant, session, monkeypatch):
-    first = participation.query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
+    first = participation.query_log(
+        participant=participant, session=session, text="wing", client_event_id="q-1"
+    )
     calls = []
-    monkeypatch.setattr(ingest, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw))
-    again = participation.query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
+    monkeypatch.setattr(
+        ingest, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw)
+    )
+    again = participation.query_log(
+        participant=participant, session=session, text="wing", client_event_id="q-1"
+    )
     assert again == first and calls == []
     assert Query.objects.count() == 1 and ShownResult.objects.count() == 10
     assert Event.objects.filter(client_event_id="q-1").count() == 1
@@ -21,15 +27,33 @@ def test_a_resent_query_returns_the_stored_results_without_searching_again(parti
 def test_a_resent_batch_stores_each_event_once_and_acknowledges_it_the_same_way(participant, session):
     batch = [
         {"id": "e1", "seq": 1, "type": "query", "session": session.pk, "data": {"text": "wing"}},
-        {"id": "e2", "seq": 2, "type": "results_page", "session": session.pk,
-         "data": {"query_event": "e1", "page": 2}},
-        {"id": "e3", "seq": 3, "type": "scan_mark", "session": session.pk, "data": {"query_event": "e1", "rank": 12}},
+        {
+            "id": "e2",
+            "seq": 2,
+            "type": "results_page",
+            "session": session.pk,
+            "data": {"query_event": "e1", "page": 2},
+        },
+        {
+            "id": "e3",
+            "seq": 3,
+            "type": "scan_mark",
+            "session": session.pk,
+            "data": {"query_event": "e1", "rank": 12},
+        },
     ]
     first = participation.events_ingest(participant=participant, events=batch)
     doc = first[0]["results"][0]["doc"]
-    batch += [{"id": "e4", "seq": 4, "type": "document_open", "session": session.pk,
-               "data": {"doc": doc, "query_event": "e1", "rank": 1}},
-              {"id": "e5", "seq": 5, "type": "judgment", "session": session.pk, "data": {"doc": doc, "grade": 2}}]
+    batch += [
+        {
+            "id": "e4",
+            "seq": 4,
+            "type": "document_open",
+            "session": session.pk,
+            "data": {"doc": doc, "query_event": "e1", "rank": 1},
+        },
+        {"id": "e5", "seq": 5, "type": "judgment", "session": session.pk, "data": {"doc": doc, "grade": 2}},
+    ]
     second = participation.events_ingest(participant=participant, events=batch)
     assert second[:3] == first
     third = participation.events_ingest(participant=participant, events=batch)
@@ -53,8 +77,11 @@ def test_a_resent_form_is_stored_once(participant):
     for _ in range(2):
         participation.consent_record(participant=participant, consent_version="1", client_event_id="same")
     assert Event.objects.filter(participant=participant).count() == 1
-    participation.questionnaire_save(participant=participant, client_event_id="qq",
-                                     answers={"search_engine_years": 1, "domain_years": 1, "search_skill": 1})
+    participation.questionnaire_save(
+        participant=participant,
+        client_event_id="qq",
+        answers={"search_engine_years": 1, "domain_years": 1, "search_skill": 1},
+    )
     participation.questionnaire_save(participant=participant, client_event_id="qq", answers={})
     assert Event.objects.filter(participant=participant, type="questionnaire").count() == 1
     assert cid() != cid()

@@ -24,6 +24,8 @@ def test_start_searching_starts_the_current_assignments_session(client, particip
 def test_a_later_assignment_cannot_be_started_first(client, participant):
     ready(participant)
     third = participant.assignments.get(position=3)
-    response = client.post(f"/p/{participant.access_token}/start/", {"assignment": third.pk, "client_event_id": "s"})
+    response = client.post(
+        f"/p/{participant.access_token}/start/", {"assignment": third.pk, "client_event_id": "s"}
+    )
     assert response.status_code == 409 and b"in the order given" in response.content
     assert not SearchSession.objects.exists()

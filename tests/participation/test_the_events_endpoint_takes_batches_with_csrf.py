@@ -16,14 +16,22 @@ def browser(participant, session):
 
 
 def batch(session, *ids):
-    return {"events": [{"id": i, "seq": n, "type": "query", "session": session.pk, "data": {"text": "wing"}}
-                       for n, i in enumerate(ids, start=1)]}
+    return {
+        "events": [
+            {"id": i, "seq": n, "type": "query", "session": session.pk, "data": {"text": "wing"}}
+            for n, i in enumerate(ids, start=1)
+        ]
+    }
 
 
 def test_a_json_batch_with_the_csrf_header_is_acknowledged(browser, participant, session):
     token = browser.cookies["csrftoken"].value
-    response = browser.post(f"/p/{participant.access_token}/events/", json.dumps(batch(session, "a", "b")),
-                            content_type="application/json", headers={"X-CSRFToken": token})
+    response = browser.post(
+        f"/p/{participant.access_token}/events/",
+        json.dumps(batch(session, "a", "b")),
+        content_type="application/json",
+        headers={"X-CSRFToken": token},
+    )
     assert response.status_code == 200
     acks = response.json()["acks"]
     assert [a["id"] for a in acks] == ["a", "b"] and all(a["ok"] for a in acks)
@@ -32,8 +40,11 @@ def test_a_json_batch_with_the_csrf_header_is_acknowledged(browser, participant,
 
 
 def test_a_batch_without_the_csrf_token_is_rejected(browser, participant, session):
-    response = browser.post(f"/p/{participant.access_token}/events/", json.dumps(batch(session, "a")),
-                            content_type="application/json")
+    response = browser.post(
+        f"/p/{participant.access_token}/events/",
+        json.dumps(batch(session, "a")),
+        content_type="application/json",
+    )
     assert response.status_code == 403
     assert not Event.objects.filter(client_event_id="a").exists()
 

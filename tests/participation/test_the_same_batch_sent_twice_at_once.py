@@ -12,8 +12,10 @@ from studies.participation import steps as participation
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql",
-                       reason="needs two connections writing at once: PostgreSQL (CI's second pass)"),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs two connections writing at once: PostgreSQL (CI's second pass)",
+    ),
 ]
 
 
@@ -40,25 +42,50 @@ def _at_once(participant, batch):
 
 
 def test_a_batch_sent_twice_at_once_is_stored_once_and_answered_alike(participant, session):
-    first = participation.events_ingest(participant=participant, events=[
-        {"id": "q0", "type": "query", "session": session.pk, "data": {"text": "wing"}}])
+    first = participation.events_ingest(
+        participant=participant,
+        events=[{"id": "q0", "type": "query", "session": session.pk, "data": {"text": "wing"}}],
+    )
     doc = first[0]["results"][0]["doc"]
     for round_ in range(8):
         batch = [
             {"id": f"q{round_}-1", "type": "query", "session": session.pk, "data": {"text": "heat transfer"}},
-            {"id": f"p{round_}", "type": "results_page", "session": session.pk,
-             "data": {"query_event": "q0", "page": 2 + round_ % 2}},
-            {"id": f"o{round_}", "type": "document_open", "session": session.pk,
-             "data": {"doc": doc, "query_event": "q0", "rank": 1}},
-            {"id": f"j{round_}", "type": "judgment", "session": session.pk, "data": {"doc": doc, "grade": round_ % 4}},
-            {"id": f"m{round_}", "type": "scan_mark", "session": session.pk, "data": {"query_event": "q0", "rank": 5}},
+            {
+                "id": f"p{round_}",
+                "type": "results_page",
+                "session": session.pk,
+                "data": {"query_event": "q0", "page": 2 + round_ % 2},
+            },
+            {
+                "id": f"o{round_}",
+                "type": "document_open",
+                "session": session.pk,
+                "data": {"doc": doc, "query_event": "q0", "rank": 1},
+            },
+            {
+                "id": f"j{round_}",
+                "type": "judgment",
+                "session": session.pk,
+                "data": {"doc": doc, "grade": round_ % 4},
+            },
+            {
+                "id": f"m{round_}",
+                "type": "scan_mark",
+                "session": session.pk,
+                "data": {"query_event": "q0", "rank": 5},
+            },
         ]
         one, other = _at_once(participant, batch)
         assert one == other and all(ack["ok"] for ack in one)
-    assert Event.objects.filter(participant=participant, client_event_id__regex=r"^[qpojm]").count() == 1 + 8 * 5
+    assert (
+        Event.objects.filter(participant=participant, client_event_id__regex=r"^[qpojm]").count() == 1 + 8 * 5
+    )
     assert Query.objects.filter(session=session).count() == 1 + 8
-    assert ShownResult.objects.filter(query__session=session).count() == 10 * (1 + 8) + 10 + 5  # pages 2 and 3
+    assert (
+        ShownResult.objects.filter(query__session=session).count() == 10 * (1 + 8) + 10 + 5
+    )  # pages 2 and 3
     judgment = Judgment.objects.get(session=session)
     assert judgment.grade == 7 % 4
-    assert list(JudgmentChange.objects.filter(judgment=judgment).order_by("id").values_list("grade", flat=True)) == [
-        0, 1, 2, 3, 0, 1, 2, 3]
+    assert list(
+        JudgmentChange.objects.filter(judgment=judgment).order_by("id").values_list("grade", flat=True)
+    ) == [0, 1, 2, 3, 0, 1, 2, 3]

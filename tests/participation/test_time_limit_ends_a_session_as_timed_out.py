@@ -39,7 +39,9 @@ def test_the_server_ends_an_overdue_session_when_the_link_is_reopened(client, ti
     session.refresh_from_db()
     assert session.end_reason == "timed_out" and session.ended_at == session.started_at + timedelta(minutes=5)
     logged = Event.objects.get(session=session, type="session_end")
-    assert logged.client_event_id == f"server-timeout-{session.pk}" and logged.payload["data"]["by"] == "server"
+    assert (
+        logged.client_event_id == f"server-timeout-{session.pk}" and logged.payload["data"]["by"] == "server"
+    )
 
 
 def test_an_action_after_the_deadline_is_refused(timed, session):
@@ -51,5 +53,6 @@ def test_an_action_after_the_deadline_is_refused(timed, session):
 
 def test_without_a_time_limit_timed_out_is_refused(participant, session):
     with pytest.raises(participation.Refused, match="no time limit"):
-        participation.session_end(participant=participant, session=session, reason="timed_out",
-                                  client_event_id=cid())
+        participation.session_end(
+            participant=participant, session=session, reason="timed_out", client_event_id=cid()
+        )

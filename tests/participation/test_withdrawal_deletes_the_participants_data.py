@@ -9,12 +9,14 @@ from .conftest import cid, start
 
 def work(participant, session):
     q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    participation.judgment_record(participant=participant, session=session, doc=q["results"][0]["doc"], grade=3,
-                                  client_event_id=cid())
+    participation.judgment_record(
+        participant=participant, session=session, doc=q["results"][0]["doc"], grade=3, client_event_id=cid()
+    )
 
 
-def test_withdrawing_by_link_deletes_the_data_and_leaves_an_audit_entry(client, participant, session,
-                                                                        other_participant):
+def test_withdrawing_by_link_deletes_the_data_and_leaves_an_audit_entry(
+    client, participant, session, other_participant
+):
     work(participant, session)
     other_session = start(other_participant)
     work(other_participant, other_session)
@@ -48,9 +50,14 @@ def test_withdrawing_twice_leaves_one_audit_entry(participant, session):
 
 def test_the_closing_page_has_the_withdraw_button(client, participant, session):
     for assignment in participant.assignments.order_by("position"):
-        current = participation.session_start(participant=participant, assignment=assignment, client_event_id=cid())
-        participation.session_end(participant=participant, session=current, reason="satisfied", client_event_id=cid())
-        participation.post_task_save(participant=participant, session=current, answers={"search_went_well": 5},
-                                     client_event_id=cid())
+        current = participation.session_start(
+            participant=participant, assignment=assignment, client_event_id=cid()
+        )
+        participation.session_end(
+            participant=participant, session=current, reason="satisfied", client_event_id=cid()
+        )
+        participation.post_task_save(
+            participant=participant, session=current, answers={"search_went_well": 5}, client_event_id=cid()
+        )
     page = client.get(f"/p/{participant.access_token}/").content.decode()
     assert f'action="/p/{participant.access_token}/withdraw/"' in page

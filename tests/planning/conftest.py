@@ -13,14 +13,26 @@ from tests.dashboards.conftest import (  # noqa: F401  (fixtures, re-exported fo
 )
 
 TOPICS = {
-    "1": ("Wing flutter", "Flutter of a swept wing at transonic speed: wing flutter boundaries and damping.",
-          "wing flutter swept transonic damping"),
-    "2": ("Boundary layer heat", "Heat transfer through a laminar boundary layer on a heated flat plate.",
-          "boundary layer heat laminar plate"),
-    "3": ("Shell buckling", "Buckling of thin cylindrical shells under axial compression and pressure.",
-          "buckling shell cylindrical axial compression"),
-    "4": ("Nozzle flow", "Supersonic flow in a convergent divergent nozzle with shock waves.",
-          "nozzle supersonic shock divergent convergent"),
+    "1": (
+        "Wing flutter",
+        "Flutter of a swept wing at transonic speed: wing flutter boundaries and damping.",
+        "wing flutter swept transonic damping",
+    ),
+    "2": (
+        "Boundary layer heat",
+        "Heat transfer through a laminar boundary layer on a heated flat plate.",
+        "boundary layer heat laminar plate",
+    ),
+    "3": (
+        "Shell buckling",
+        "Buckling of thin cylindrical shells under axial compression and pressure.",
+        "buckling shell cylindrical axial compression",
+    ),
+    "4": (
+        "Nozzle flow",
+        "Supersonic flow in a convergent divergent nozzle with shock waves.",
+        "nozzle supersonic shock divergent convergent",
+    ),
 }
 FILLER = "analysis method results theory model conditions effect range parameters general linear".split()
 
@@ -46,8 +58,11 @@ def searchable_study(study, settings, tmp_path):
             share = 0.5 if n < 12 else 0.1
             body = [rng.choice(vocabulary) if rng.random() < share else rng.choice(FILLER) for _ in range(40)]
             external = f"T{topic}-{n:02d}"
-            documents.append(Document(collection=collection, external_id=external, title=" ".join(body[:4]),
-                                      text=" ".join(body)))
+            documents.append(
+                Document(
+                    collection=collection, external_id=external, title=" ".join(body[:4]), text=" ".join(body)
+                )
+            )
             if n < 12:
                 grades[(topic, external)] = 3 - n // 3
     Document.objects.bulk_create(documents)
@@ -55,14 +70,21 @@ def searchable_study(study, settings, tmp_path):
     study.save(update_fields=["collection"])
     for topic, (title, text, _words) in TOPICS.items():
         services.scenario_add(study=study, code=f"S{topic}", title=title, text=text, topic_id=topic)
-    services.system_add(study=study, code="A", name="Title and text", config={"configuration": "bm25_title_text"})
+    services.system_add(
+        study=study, code="A", name="Title and text", config={"configuration": "bm25_title_text"}
+    )
     services.system_add(study=study, code="B", name="Text only", config={"configuration": "bm25_text"})
     for configuration in ("bm25_title_text", "bm25_text"):
         collection_index_build(collection=collection, configuration=configuration)
     pk_of = dict(collection.documents.values_list("external_id", "pk"))
-    reference_version_create(study=study, note="test", judgments=[
-        ReferenceJudgment(topic_id=topic, document_id=pk_of[doc], grade=grade, source="test")
-        for (topic, doc), grade in grades.items()])
+    reference_version_create(
+        study=study,
+        note="test",
+        judgments=[
+            ReferenceJudgment(topic_id=topic, document_id=pk_of[doc], grade=grade, source="test")
+            for (topic, doc), grade in grades.items()
+        ],
+    )
     return study
 
 

@@ -14,8 +14,14 @@ pytestmark = pytest.mark.django_db
 
 def _ask(study, **overrides):
     a, b = study.systems.order_by("id")
-    options = {"first_system": a, "second_system": b, "counts": [8, 16], "difference": 0.3, "spread": 1.0,
-               "replications": 300}
+    options = {
+        "first_system": a,
+        "second_system": b,
+        "counts": [8, 16],
+        "difference": 0.3,
+        "spread": 1.0,
+        "replications": 300,
+    }
     options.update(overrides)
     return services.power_plan_create(study=study, **options)
 
@@ -49,8 +55,9 @@ def test_a_pilot_plan_is_made_again_once_its_run_is_rescored(scored):
     assert not reused and fresh.pk != plan.pk
 
 
-def test_a_finished_curve_is_served_from_the_cache(client, designed_study, django_capture_on_commit_callbacks,
-                                                   django_assert_max_num_queries):
+def test_a_finished_curve_is_served_from_the_cache(
+    client, designed_study, django_capture_on_commit_callbacks, django_assert_max_num_queries
+):
     with django_capture_on_commit_callbacks(execute=True):
         plan, _ = _ask(designed_study)
     client.force_login(designed_study.owner)

@@ -12,8 +12,15 @@ pytestmark = pytest.mark.django_db
 
 def _plan(study):
     a, b = study.systems.order_by("id")
-    plan, reused = services.power_plan_create(study=study, first_system=a, second_system=b, counts=[8, 16],
-                                              difference=0.4, spread=1.0, replications=500)
+    plan, reused = services.power_plan_create(
+        study=study,
+        first_system=a,
+        second_system=b,
+        counts=[8, 16],
+        difference=0.4,
+        spread=1.0,
+        replications=500,
+    )
     assert not reused
     return plan
 

@@ -11,13 +11,22 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_the_power_curve_is_drawn_from_local_files_only(chromium, live_server, designed_study, client):
     a, b = designed_study.systems.order_by("id")
-    plan, _ = services.power_plan_create(study=designed_study, first_system=a, second_system=b, counts=[8, 16, 24],
-                                         difference=0.5, spread=1.0, replications=200)  # autocommit: eager
+    plan, _ = services.power_plan_create(
+        study=designed_study,
+        first_system=a,
+        second_system=b,
+        counts=[8, 16, 24],
+        difference=0.5,
+        spread=1.0,
+        replications=200,
+    )  # autocommit: eager
     plan.refresh_from_db()
     assert plan.status == "done"
     client.force_login(designed_study.owner)
     context = chromium.new_context()
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     page = context.new_page()
     outside, errors, refused = [], [], []
     page.on("request", lambda r: None if r.url.startswith(live_server.url) else outside.append(r.url))

@@ -13,12 +13,12 @@ def _design(n: int) -> Design:
     """Four scenarios, two systems, two sessions each, rotated like a Latin square's rows."""
     orders = [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
     systems = [[0, 0, 1, 1], [1, 1, 0, 0]]
-    return Design.from_rows([
-        list(zip(orders[i % 4], systems[(i // 4) % 2], strict=True)) for i in range(n)
-    ])
+    return Design.from_rows([list(zip(orders[i % 4], systems[(i // 4) % 2], strict=True)) for i in range(n)])
 
 
-@pytest.mark.parametrize(("difference", "n"), [(0.3, 10), (0.5, 20), (0.8, 12), (0.5, 40), (1.0, 6), (0.0, 15)])
+@pytest.mark.parametrize(
+    ("difference", "n"), [(0.3, 10), (0.5, 20), (0.8, 12), (0.5, 40), (1.0, 6), (0.0, 15)]
+)
 def test_monte_carlo_paired_t_power_equals_the_noncentral_t_power(difference, n):
     replications = 4000
     sampler = SpecifiedEffect(difference=difference, spread=1.0, between=0.7)
@@ -31,8 +31,9 @@ def test_monte_carlo_paired_t_power_equals_the_noncentral_t_power(difference, n)
 
 
 def test_one_sided_monte_carlo_power_equals_the_closed_form():
-    hits = power.simulated_rejections(SpecifiedEffect(0.4, 1.0), _design(16), 16, 4000, first=0, second=1,
-                                      alternative="greater", seed=3)
+    hits = power.simulated_rejections(
+        SpecifiedEffect(0.4, 1.0), _design(16), 16, 4000, first=0, second=1, alternative="greater", seed=3
+    )
     exact = power.paired_t_power(16, 0.4, 1.0, alternative="greater")
     assert abs(hits / 4000 - exact) <= 3.5 * np.sqrt(exact * (1 - exact) / 4000)
 
@@ -54,8 +55,9 @@ def test_the_vectorised_tests_give_scipys_p_values():
     wilcoxon = power.p_values(values, design, first=0, second=1, test="wilcoxon")
     assert wilcoxon == pytest.approx([stats.wilcoxon(d).pvalue for d in diffs])
     welch = power.p_values(values, design, first=0, second=1, test="welch")
-    expected = [stats.ttest_ind(v[design.system == 1], v[design.system == 0], equal_var=False).pvalue
-                for v in values]
+    expected = [
+        stats.ttest_ind(v[design.system == 1], v[design.system == 0], equal_var=False).pvalue for v in values
+    ]
     assert welch == pytest.approx(expected)
 
 
@@ -67,7 +69,9 @@ def test_a_replication_without_variation_does_not_reject():
 
 def test_wilson_and_clopper_pearson_intervals_are_the_textbook_ones():
     assert power.proportion_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
-    assert power.proportion_interval(8, 10, method="clopper-pearson") == pytest.approx((0.4439, 0.9748), abs=1e-4)
+    assert power.proportion_interval(8, 10, method="clopper-pearson") == pytest.approx(
+        (0.4439, 0.9748), abs=1e-4
+    )
     assert power.proportion_interval(0, 50) == pytest.approx((0.0, 0.0713), abs=1e-4)
     assert power.proportion_interval(50, 50, method="clopper-pearson")[1] == 1.0
     with pytest.raises(PowerError):
@@ -75,7 +79,9 @@ def test_wilson_and_clopper_pearson_intervals_are_the_textbook_ones():
 
 
 def test_the_smallest_count_needs_every_larger_count_to_reach_the_target():
-    points = [power.power_point(n, hits, 100) for n, hits in [(8, 40), (16, 81), (24, 78), (32, 90), (40, 97)]]
+    points = [
+        power.power_point(n, hits, 100) for n, hits in [(8, 40), (16, 81), (24, 78), (32, 90), (40, 97)]
+    ]
     assert power.smallest_count(points, 0.8) == 32  # 16 reached 0.81 by luck: 24 fell back below
     assert power.smallest_count(points, 0.8, surely=True) == 32  # 90/100: Wilson 0.826 to 0.945
     assert power.smallest_count(points, 0.85, surely=True) == 40
@@ -87,9 +93,12 @@ def test_a_pilot_fit_recovers_the_additive_effects():
     design = _design(40)
     people = rng.normal(0, 1, 40)
     topics = np.array([0.5, -0.2, 0.1, -0.4])
-    values = 2 + people[:, None] + topics[design.scenario] + 0.3 * design.system + rng.normal(0, 0.05, (40, 4))
-    model = PilotModel.fit(values.ravel(), np.repeat(np.arange(40), 4), design.scenario.ravel(),
-                           design.system.ravel(), systems=2)
+    values = (
+        2 + people[:, None] + topics[design.scenario] + 0.3 * design.system + rng.normal(0, 0.05, (40, 4))
+    )
+    model = PilotModel.fit(
+        values.ravel(), np.repeat(np.arange(40), 4), design.scenario.ravel(), design.system.ravel(), systems=2
+    )
     assert model.difference(0, 1) == pytest.approx(0.3, abs=0.02)
     assert model.scenario_effects == pytest.approx(topics - topics.mean(), abs=0.02)
     assert model.residuals.std() == pytest.approx(0.05, rel=0.2)
@@ -100,8 +109,14 @@ def test_resampling_a_large_normal_pilot_gives_the_closed_form_power():
     rng = np.random.default_rng(13)
     pilot_design = _design(400)
     pilot = SpecifiedEffect(difference=0.4, spread=1.0, between=1.0).sample(rng, pilot_design, 1)[0]
-    model = PilotModel.fit(pilot.ravel(), np.repeat(np.arange(400), 4), pilot_design.scenario.ravel(),
-                           pilot_design.system.ravel(), systems=2, scenarios=False)
+    model = PilotModel.fit(
+        pilot.ravel(),
+        np.repeat(np.arange(400), 4),
+        pilot_design.scenario.ravel(),
+        pilot_design.system.ravel(),
+        systems=2,
+        scenarios=False,
+    )
     n = 30
     hits = power.simulated_rejections(model, _design(n), n, 3000, first=0, second=1, seed=2)
     # The pilot's own estimates of the difference and of the spread set the expected power.
@@ -112,8 +127,13 @@ def test_resampling_a_large_normal_pilot_gives_the_closed_form_power():
 
 def test_resampling_scenarios_adds_their_variation():
     design = _design(8)
-    model = PilotModel(mean=0.0, participant_effects=np.zeros(3), scenario_effects=np.array([-1.0, 1.0]),
-                       system_effects=np.zeros(2), residuals=np.zeros(3))
+    model = PilotModel(
+        mean=0.0,
+        participant_effects=np.zeros(3),
+        scenario_effects=np.array([-1.0, 1.0]),
+        system_effects=np.zeros(2),
+        residuals=np.zeros(3),
+    )
     values = model.sample(np.random.default_rng(1), design, 200)
     # each replication draws one effect per design scenario, the same for every participant who works it
     for replication in values[:5]:
@@ -128,8 +148,9 @@ def test_a_pilot_that_cannot_be_resampled_is_refused_with_the_reason():
     with pytest.raises(PowerError, match=r"no session on system\(s\) \[1\]"):
         PilotModel.fit([1.0, 2.0, 3.0], ["P1", "P2", "P3"], ["S1", "S1", "S2"], [0, 0, 0], systems=2)
     with pytest.raises(PowerError, match="residual degrees of freedom"):
-        PilotModel.fit([1.0, 2.0, 3.0, 4.0], ["P1", "P1", "P2", "P2"], ["S1", "S2", "S1", "S2"], [0, 1, 1, 0],
-                       systems=2)
+        PilotModel.fit(
+            [1.0, 2.0, 3.0, 4.0], ["P1", "P1", "P2", "P2"], ["S1", "S2", "S1", "S2"], [0, 1, 1, 0], systems=2
+        )
 
 
 def test_bad_plans_are_refused():

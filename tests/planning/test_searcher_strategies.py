@@ -10,8 +10,9 @@ from studies.participation.searchers import Costs, Strategy, StrategyError
 
 
 def test_scenario_terms_are_ranked_by_frequency_with_the_title_counted_twice():
-    terms = searchers.ranked_terms("Flow over a heated plate; the plate's boundary layer and its heat flow.",
-                                   title="Boundary layer")
+    terms = searchers.ranked_terms(
+        "Flow over a heated plate; the plate's boundary layer and its heat flow.", title="Boundary layer"
+    )
     # boundary and layer: 1 in the text + 2 for the title; flow and plate: 2; heated, heat: 1
     assert terms[:4] == ["boundary", "layer", "flow", "plate"]
     assert "the" not in terms and "over" not in terms
@@ -29,23 +30,34 @@ def test_pivot_queries_keep_the_top_terms_and_append_each_next_one():
     assert searchers.pivot_queries([], 3, 2) == [["search"], ["search"]]
 
 
-@pytest.mark.parametrize(("strategy", "seen", "stops"), [
-    (Strategy(stopping="fixed", depth=3), (2, 0, 2), False),
-    (Strategy(stopping="fixed", depth=3), (3, 0, 3), True),
-    (Strategy(stopping="patience"), (4, 0, 4), True),  # the drawn depth (4 below)
-    (Strategy(stopping="patience"), (3, 0, 3), False),
-    (Strategy(stopping="satisfaction", satisfied_after=2), (5, 1, 4), False),
-    (Strategy(stopping="satisfaction", satisfied_after=2), (5, 2, 3), True),
-    (Strategy(stopping="frustration", frustrated_after=3), (3, 1, 2), False),
-    (Strategy(stopping="frustration", frustrated_after=3), (4, 1, 3), True),
-    (Strategy(stopping="combined", satisfied_after=1, frustrated_after=9), (2, 1, 1), True),
-    (Strategy(stopping="combined", satisfied_after=5, frustrated_after=2), (2, 0, 2), True),
-    (Strategy(stopping="satisfaction", satisfied_after=9, depth=6), (6, 0, 6), True),  # depth caps every rule
-])
+@pytest.mark.parametrize(
+    ("strategy", "seen", "stops"),
+    [
+        (Strategy(stopping="fixed", depth=3), (2, 0, 2), False),
+        (Strategy(stopping="fixed", depth=3), (3, 0, 3), True),
+        (Strategy(stopping="patience"), (4, 0, 4), True),  # the drawn depth (4 below)
+        (Strategy(stopping="patience"), (3, 0, 3), False),
+        (Strategy(stopping="satisfaction", satisfied_after=2), (5, 1, 4), False),
+        (Strategy(stopping="satisfaction", satisfied_after=2), (5, 2, 3), True),
+        (Strategy(stopping="frustration", frustrated_after=3), (3, 1, 2), False),
+        (Strategy(stopping="frustration", frustrated_after=3), (4, 1, 3), True),
+        (Strategy(stopping="combined", satisfied_after=1, frustrated_after=9), (2, 1, 1), True),
+        (Strategy(stopping="combined", satisfied_after=5, frustrated_after=2), (2, 0, 2), True),
+        (
+            Strategy(stopping="satisfaction", satisfied_after=9, depth=6),
+            (6, 0, 6),
+            True,
+        ),  # depth caps every rule
+    ],
+)
 def test_each_stopping_rule_leaves_the_list_when_it_says(strategy, seen, stops):
     examined, relevant, not_relevant = seen
-    assert searchers.stop_examining(strategy, examined=examined, relevant=relevant, not_relevant=not_relevant,
-                                    drawn_depth=4) is stops
+    assert (
+        searchers.stop_examining(
+            strategy, examined=examined, relevant=relevant, not_relevant=not_relevant, drawn_depth=4
+        )
+        is stops
+    )
 
 
 @pytest.mark.parametrize("target", [0.95, 0.8, 0.65])
@@ -65,16 +77,19 @@ def test_a_slip_at_either_end_of_the_scale_changes_half_the_time():
         searchers.misjudge_rate(0.3, [0, 0, 3], 3)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"queries": "random"}, "queries: 'random' is not one of scenario, terms, relevant"),
-    ({"stopping": "bored"}, "stopping: 'bored' is not one of"),
-    ({"depth": 0}, "depth: at least 1"),
-    ({"time_limit": -5}, "time_limit: seconds > 0"),
-    ({"agreement": 1.5}, "agreement: a share in (0, 1]"),
-    ({"costs": {"query": -1}}, "costs.query: seconds must be >= 0"),
-    ({"costs": {"typing": 3}}, "costs: a mapping of query, snippet, document, judgment"),
-    ({"patience": 3}, "unknown strategy parameter(s): patience"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"queries": "random"}, "queries: 'random' is not one of scenario, terms, relevant"),
+        ({"stopping": "bored"}, "stopping: 'bored' is not one of"),
+        ({"depth": 0}, "depth: at least 1"),
+        ({"time_limit": -5}, "time_limit: seconds > 0"),
+        ({"agreement": 1.5}, "agreement: a share in (0, 1]"),
+        ({"costs": {"query": -1}}, "costs.query: seconds must be >= 0"),
+        ({"costs": {"typing": 3}}, "costs: a mapping of query, snippet, document, judgment"),
+        ({"patience": 3}, "unknown strategy parameter(s): patience"),
+    ],
+)
 def test_a_bad_strategy_parameter_is_refused_by_name(options, message):
     with pytest.raises(StrategyError) as refused:
         Strategy.from_dict(options)

@@ -319,7 +319,10 @@ def test_the_page_shows_a_grade_off_the_scale_at_its_document(client, person):
     )
     assert response.status_code == 400
     page = response.content.decode()
-    assert page.count("has-error") == 1 and "grade &#x27;7&#x27; for document 3 is not on this study&#x27;s scale" in page
+    assert (
+        page.count("has-error") == 1
+        and "grade &#x27;7&#x27; for document 3 is not on this study&#x27;s scale" in page
+    )
     assert not Event.objects.filter(type="gold").exists()
 
 

@@ -39,8 +39,11 @@ def _judge(built, docs):
             items = items[:1]
         for ext, grade in items:
             own = 3 - grade if record["participant"] in (*DISAGREEING, FEW) else grade
-            rows.append(Judgment(session_id=record["id"], document=docs[ext], grade=own, created_at=now,
-                                 updated_at=now))
+            rows.append(
+                Judgment(
+                    session_id=record["id"], document=docs[ext], grade=own, created_at=now, updated_at=now
+                )
+            )
     Judgment.objects.bulk_create(rows)
 
 
@@ -55,10 +58,16 @@ def _snapshot(study):
     return (
         list(SearchSession.objects.filter(assignment__participant__study=study).order_by("pk").values()),
         list(Query.objects.filter(session__assignment__participant__study=study).order_by("pk").values()),
-        list(ShownResult.objects.filter(query__session__assignment__participant__study=study).order_by("pk")
-             .values_list("pk", "document_id", "rank")),
-        list(Judgment.objects.filter(session__assignment__participant__study=study).order_by("pk")
-             .values_list("pk", "grade", "updated_at")),
+        list(
+            ShownResult.objects.filter(query__session__assignment__participant__study=study)
+            .order_by("pk")
+            .values_list("pk", "document_id", "rank")
+        ),
+        list(
+            Judgment.objects.filter(session__assignment__participant__study=study)
+            .order_by("pk")
+            .values_list("pk", "grade", "updated_at")
+        ),
     )
 
 
@@ -70,20 +79,32 @@ def test_the_rule_marks_exactly_the_participants_below_it_and_changes_no_session
     built, _run = judged
     study = built.study
     before = _snapshot(study)
-    response = _set_rule(client_for(study.owner), study, exclusion_min_agreement=0.5, exclusion_min_documents=5)
+    response = _set_rule(
+        client_for(study.owner), study, exclusion_min_agreement=0.5, exclusion_min_documents=5
+    )
     assert response.status_code == 200, response.content
-    assert (response.json()["exclusion_min_agreement"], response.json()["exclusion_min_documents"]) == (0.5, 5)
+    assert (response.json()["exclusion_min_agreement"], response.json()["exclusion_min_documents"]) == (
+        0.5,
+        5,
+    )
     marked = Participant.objects.filter(study=study, excluded_at__isnull=False)
     assert sorted(marked.values_list("code", flat=True)) == list(DISAGREEING)
     for person in marked:
         assert person.excluded_agreement < 0.5
         assert "linear weighted kappa" in person.excluded_reason
-        assert f"{person.excluded_agreement:.3f}" in person.excluded_reason and "minimum 0.5" in person.excluded_reason
+        assert (
+            f"{person.excluded_agreement:.3f}" in person.excluded_reason
+            and "minimum 0.5" in person.excluded_reason
+        )
     assert _snapshot(study) == before  # the mark is on the participant only
 
     # The API and the tidy CSV show the mark; every session is still there.
-    rows = {row["code"]: row for row in client_for(study.owner).get(
-        f"/api/studies/{study.pk}/participants/?page_size=100").json()["results"]}
+    rows = {
+        row["code"]: row
+        for row in client_for(study.owner)
+        .get(f"/api/studies/{study.pk}/participants/?page_size=100")
+        .json()["results"]
+    }
     assert rows["P001"]["excluded_reason"] and rows["P001"]["excluded_at"]
     assert rows["P004"]["excluded_at"] is None and rows["P004"]["excluded_reason"] is None
     header, *sessions = study_tables(study=study)["sessions"]
@@ -108,10 +129,16 @@ def test_the_rule_marks_exactly_the_participants_below_it_and_changes_no_session
     assert _snapshot(study) == before
 
 
-@pytest.mark.parametrize("field, value", [
-    ("exclusion_min_agreement", 1.5), ("exclusion_min_agreement", -0.1), ("exclusion_min_agreement", "high"),
-    ("exclusion_measure", "accuracy"), ("exclusion_min_documents", 0),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("exclusion_min_agreement", 1.5),
+        ("exclusion_min_agreement", -0.1),
+        ("exclusion_min_agreement", "high"),
+        ("exclusion_measure", "accuracy"),
+        ("exclusion_min_documents", 0),
+    ],
+)
 def test_a_bad_setting_is_a_400_naming_the_field(judged, field, value):
     built, _run = judged
     response = _set_rule(client_for(built.study.owner), built.study, **{field: value})
@@ -133,8 +160,10 @@ def test_the_dashboards_leave_them_out_by_default_count_them_and_include_them_on
     assert _set_rule(client_for(study.owner), study, exclusion_min_agreement=0.5).status_code == 200
     client.force_login(study.owner)
     n = {system: sum(s["system"] == system for s in built.sessions) for system in ("A", "B")}
-    gone = {system: sum(s["system"] == system and s["participant"] in DISAGREEING for s in built.sessions)
-            for system in ("A", "B")}
+    gone = {
+        system: sum(s["system"] == system and s["participant"] in DISAGREEING for s in built.sessions)
+        for system in ("A", "B")
+    }
 
     payload = _chart(client, run, "curves")
     names = {t["name"] for t in payload["figure"]["data"] if t.get("name")}
@@ -146,8 +175,11 @@ def test_the_dashboards_leave_them_out_by_default_count_them_and_include_them_on
 
     included = _chart(client, run, "curves", excluded="include")
     assert {t["name"] for t in included["figure"]["data"] if t.get("name")} == {
-        f"{system} (n={n[system]})" for system in ("A", "B")}
-    assert any("Excluded participants (P001, P002): counted, 8 sessions" in note for note in included["notes"])
+        f"{system} (n={n[system]})" for system in ("A", "B")
+    }
+    assert any(
+        "Excluded participants (P001, P002): counted, 8 sessions" in note for note in included["notes"]
+    )
 
     # Every chart and table names the rule in its notes.
     from scoring.dashboards.registry import CHARTS
@@ -159,7 +191,9 @@ def test_the_dashboards_leave_them_out_by_default_count_them_and_include_them_on
     assert any("8 sessions left out" in note for note in queries["notes"])
 
     page = client.get(reverse("scoring:run_detail", args=[study.slug, run.pk]))
-    assert page.status_code == 200 and b"Excluded participants (P001, P002): 8 sessions left out" in page.content
+    assert (
+        page.status_code == 200 and b"Excluded participants (P001, P002): 8 sessions left out" in page.content
+    )
 
 
 def test_a_bad_excluded_value_is_a_400(client, judged):
@@ -167,8 +201,12 @@ def test_a_bad_excluded_value_is_a_400(client, judged):
     client.force_login(built.study.owner)
     response = _chart(client, run, "curves", status=400, excluded="maybe")
     assert b"excluded is exclude or include" in response.content
-    assert client.get(reverse("scoring:run_detail", args=[built.study.slug, run.pk]),
-                      {"excluded": "maybe"}).status_code == 400
+    assert (
+        client.get(
+            reverse("scoring:run_detail", args=[built.study.slug, run.pk]), {"excluded": "maybe"}
+        ).status_code
+        == 400
+    )
 
 
 def test_without_a_rule_nothing_is_left_out_and_the_notes_say_so(client, judged):
@@ -185,12 +223,18 @@ def test_the_agreement_page_sets_the_rule_and_shows_the_marks(client, judged):
     client.force_login(study.owner)
     url = reverse("assessment:agreement", args=[study.slug])
     bad = client.post(url, {"exclusion_min_agreement": "2", "exclusion_measure": "kappa_linear"})
-    assert bad.status_code == 400 and not Participant.objects.filter(study=study, excluded_at__isnull=False).exists()
+    assert (
+        bad.status_code == 400
+        and not Participant.objects.filter(study=study, excluded_at__isnull=False).exists()
+    )
     response = client.post(url, {"exclusion_min_agreement": "0.5", "exclusion_measure": "kappa_linear"})
     assert response.status_code == 302
     study.refresh_from_db()
     assert (study.exclusion_min_agreement, study.exclusion_measure, study.exclusion_min_documents) == (
-        0.5, "kappa_linear", None)
+        0.5,
+        "kappa_linear",
+        None,
+    )
     marked = Participant.objects.filter(study=study, excluded_at__isnull=False).values_list("code", flat=True)
     assert sorted(marked) == list(DISAGREEING)
     page = client.get(url)

@@ -23,8 +23,12 @@ scores = st.one_of(
     st.sampled_from([0.0, 1.0, 0.5, -1.0, 2.25]),
     st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False),
 )
-qrels_strategy = st.dictionaries(topic_ids, st.dictionaries(doc_ids, grades, min_size=1, max_size=12), max_size=4)
-run_strategy = st.dictionaries(topic_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=15), max_size=4)
+qrels_strategy = st.dictionaries(
+    topic_ids, st.dictionaries(doc_ids, grades, min_size=1, max_size=12), max_size=4
+)
+run_strategy = st.dictionaries(
+    topic_ids, st.dictionaries(doc_ids, scores, min_size=1, max_size=15), max_size=4
+)
 
 
 ZERO = {"ndcg": 0.0, **{f"ndcg_cut_{k}": 0.0 for k in CUTOFFS}}
@@ -58,7 +62,9 @@ def test_ndcg_from_dicts_agrees_with_pytrec_eval(qrels, run):
 
 def as_columns(qrels, run):
     """The dicts as the column form trec_io's readers give (qrels docs sorted within a topic)."""
-    judged = {topic: sorted((doc.encode(), grade) for doc, grade in docs.items()) for topic, docs in qrels.items()}
+    judged = {
+        topic: sorted((doc.encode(), grade) for doc, grade in docs.items()) for topic, docs in qrels.items()
+    }
     qrels_columns = QrelsColumns(
         list(judged),
         np.cumsum([0] + [len(pairs) for pairs in judged.values()]),

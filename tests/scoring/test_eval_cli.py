@@ -54,7 +54,12 @@ def test_it_prints_measure_topic_value_per_topic_then_the_mean(files, capsys):
     assert status == 0
     rows = [line.split("\t") for line in out.splitlines()]
     assert [(r[0].strip(), r[1]) for r in rows] == [
-        ("ndcg", "1"), ("dcg_cut_2", "1"), ("ndcg", "2"), ("dcg_cut_2", "2"), ("ndcg", "all"), ("dcg_cut_2", "all"),
+        ("ndcg", "1"),
+        ("dcg_cut_2", "1"),
+        ("ndcg", "2"),
+        ("dcg_cut_2", "2"),
+        ("ndcg", "all"),
+        ("dcg_cut_2", "all"),
     ]
     assert all(len(r[2].split(".")[1]) == 4 for r in rows)
     # Topic 1: d3 (0), then d5 and d1 tied at 8.0 with d5 first (ids descending), then d2 (2).
@@ -82,7 +87,19 @@ def test_the_default_measure_is_ndcg(files, capsys):
 
 def test_the_paper_formulations_take_weights_and_a_base(files, capsys):
     qrels, run = files()
-    argv = ["eval", qrels, run, "-m", "dcg_cut_4", "--formulation", "2008", "--b", "4", "--weights", "0,1,2,3"]
+    argv = [
+        "eval",
+        qrels,
+        run,
+        "-m",
+        "dcg_cut_4",
+        "--formulation",
+        "2008",
+        "--b",
+        "4",
+        "--weights",
+        "0,1,2,3",
+    ]
     status, out, _ = run_main(capsys, argv)
     assert status == 0
     # Topic 1 ranks grades 0, unjudged, 3, 2: 3/(1 + log_4 3) + 2/(1 + log_4 4) = 1.6737 + 1 = 2.6737.
@@ -131,7 +148,13 @@ def test_a_grade_outside_the_weights_is_refused_with_the_qrels_line(files, capsy
 
 @pytest.mark.parametrize(
     "options",
-    [["-m", "ndcg_cut_0"], ["-m", "precision"], ["--formulation", "1999"], ["--weights", "a,b"], ["--b", "1"]],
+    [
+        ["-m", "ndcg_cut_0"],
+        ["-m", "precision"],
+        ["--formulation", "1999"],
+        ["--weights", "a,b"],
+        ["--b", "1"],
+    ],
 )
 def test_a_bad_option_exits_2_with_nothing_on_stdout(files, capsys, options):
     qrels, run = files()
@@ -144,7 +167,10 @@ def test_python_dash_m_scoring_runs_as_a_process(files):
     qrels, run = files()
     done = subprocess.run(
         [sys.executable, "-m", "scoring", "eval", qrels, run, "-m", "ndcg_cut_10"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("ndcg_cut_10           \tall\t")

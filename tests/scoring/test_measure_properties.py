@@ -18,7 +18,10 @@ NORMALIZED = ("nsdcg", "ndcg_mean", "ndcg_max", "ndcg_first", "ndcg_last", "esnd
 @st.composite
 def sessions(draw, max_queries=4):
     grades = {doc: draw(st.integers(0, 3)) for doc in DOCS}
-    lists = [draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=5)) for _ in range(draw(st.integers(1, max_queries)))]
+    lists = [
+        draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=5))
+        for _ in range(draw(st.integers(1, max_queries)))
+    ]
     return grades, lists
 
 
@@ -72,7 +75,11 @@ def test_showing_a_better_document_never_lowers_a_measure(session, data):
     cells = [(q, r) for q, ranked in enumerate(lists) for r in range(min(len(ranked), 5))]
     assume(cells)
     q, r = data.draw(st.sampled_from(cells))
-    unseen = [doc for doc in DOCS if doc not in {d for ranked in lists for d in ranked} and grades[doc] > grades[lists[q][r]]]
+    unseen = [
+        doc
+        for doc in DOCS
+        if doc not in {d for ranked in lists for d in ranked} and grades[doc] > grades[lists[q][r]]
+    ]
     assume(unseen)
     better = [list(ranked) for ranked in lists]
     better[q][r] = data.draw(st.sampled_from(unseen))
@@ -110,7 +117,9 @@ def test_srbp_with_b_1_is_rbp_of_the_first_query(session, p):
 def test_srbp_with_b_0_reads_the_first_result_of_each_query(session, p):
     grades, lists = session
     expected = (1 - p) * sum(p**q * grades[ranked[0]] / 3 for q, ranked in enumerate(lists) if ranked)
-    assert measure(grades, lists, ["srbp"], srbp_p=p, srbp_b=0.0)["srbp"] == pytest.approx(expected, abs=1e-12)
+    assert measure(grades, lists, ["srbp"], srbp_p=p, srbp_b=0.0)["srbp"] == pytest.approx(
+        expected, abs=1e-12
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -119,7 +128,8 @@ def test_esndcg_without_reformulation_is_the_first_querys_expected_ndcg(session,
     grades, lists = session
     only_first = measure(grades, lists[:1], ["esndcg"], p_reformulate=0.0, p_down=p_down)["esndcg"]
     assert measure(grades, lists, ["esndcg"], p_reformulate=0.0, p_down=p_down)["esndcg"] == pytest.approx(
-        only_first, abs=1e-12)
+        only_first, abs=1e-12
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -139,7 +149,9 @@ def test_esndcg_of_a_user_who_reads_everything_is_the_ndcg_of_the_whole_concaten
 def test_a_session_that_shows_the_ideal_list_every_time_scores_1(n, b, bq):
     grades = {doc: 3 - i % 4 for i, doc in enumerate(DOCS)}
     ideal = sorted(DOCS, key=lambda doc: -grades[doc])[:5]
-    values = measure(grades, [ideal] * n, ["nsdcg", "ndcg_mean", "ndcg_max", "ndcg_first", "ndcg_last"], b=b, bq=bq)
+    values = measure(
+        grades, [ideal] * n, ["nsdcg", "ndcg_mean", "ndcg_max", "ndcg_first", "ndcg_last"], b=b, bq=bq
+    )
     assert all(v == pytest.approx(1.0, abs=1e-12) for v in values.values())
 
 

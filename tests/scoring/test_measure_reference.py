@@ -26,9 +26,14 @@ DOCS = [f"d{i}" for i in range(12)]
 
 @st.composite
 def sessions(draw, max_queries=4, max_len=6):
-    grades = {doc: draw(st.integers(0, 3)) for doc in draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=10))}
+    grades = {
+        doc: draw(st.integers(0, 3))
+        for doc in draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=10))
+    }
     n = draw(st.integers(1, max_queries))
-    lists = [draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=0, max_size=max_len)) for _ in range(n)]
+    lists = [
+        draw(st.lists(st.sampled_from(DOCS), unique=True, min_size=0, max_size=max_len)) for _ in range(n)
+    ]
     return grades, lists
 
 
@@ -38,6 +43,7 @@ def batch_of(grades, lists, depth):
 
 # --- references -------------------------------------------------------------------------------------------------
 
+
 def ref_dcg(grades, ranked, k, b=2.0):
     total = 0.0
     for rank, doc in enumerate(ranked[:k], start=1):
@@ -46,8 +52,10 @@ def ref_dcg(grades, ranked, k, b=2.0):
 
 
 def ref_sdcg(grades, lists, k, b=2.0, bq=4.0):
-    return sum(ref_dcg(grades, ranked, k, b) * math.log(bq) / math.log(q + bq - 1)
-               for q, ranked in enumerate(lists, start=1))
+    return sum(
+        ref_dcg(grades, ranked, k, b) * math.log(bq) / math.log(q + bq - 1)
+        for q, ranked in enumerate(lists, start=1)
+    )
 
 
 def ref_ideal(grades):
@@ -64,14 +72,17 @@ def ref_kanoulas(grades, lists, k, b=2.0, bq=4.0):
     ideal = ref_sdcg(grades, [ref_ideal(grades)] * len(lists), k, b, bq)
     per_query = [ref_ndcg(grades, ranked, k) for ranked in lists]
     return {
-        "sdcg_per_query": sdcg / len(lists), "nsdcg": sdcg / ideal if ideal else 0.0,
-        "ndcg_mean": sum(per_query) / len(per_query), "ndcg_max": max(per_query),
-        "ndcg_first": per_query[0], "ndcg_last": per_query[-1],
+        "sdcg_per_query": sdcg / len(lists),
+        "nsdcg": sdcg / ideal if ideal else 0.0,
+        "ndcg_mean": sum(per_query) / len(per_query),
+        "ndcg_max": max(per_query),
+        "ndcg_first": per_query[0],
+        "ndcg_last": per_query[-1],
     }
 
 
 def ref_esndcg(grades, lists, k, p_ref, p_down):
-    ideal = [2 ** g - 1.0 for g in sorted(grades.values(), reverse=True) if g > 0]
+    ideal = [2**g - 1.0 for g in sorted(grades.values(), reverse=True) if g > 0]
 
     def dcg(gains):
         return sum(g / math.log2(i + 2) for i, g in enumerate(gains))
@@ -124,7 +135,9 @@ def ref_timed(grades, lists, trail, params):
             events.append((clock, "reach", doc))
             clock += params.summary_seconds
             if seen.opened is None:
-                events.append((clock + params.document_seconds, "read", doc) if relevant else (clock, "skip", doc))
+                events.append(
+                    (clock + params.document_seconds, "read", doc) if relevant else (clock, "skip", doc)
+                )
                 clock += (0.64 if relevant else 0.39) * params.document_seconds
             elif r in seen.opened:
                 dwell = seen.opened[r] if seen.opened[r] is not None else params.document_seconds
@@ -155,12 +168,16 @@ def ref_timed(grades, lists, trail, params):
 
 # --- the comparisons --------------------------------------------------------------------------------------------
 
+
 @settings(max_examples=150, deadline=None)
 @given(sessions(), st.integers(1, 6), st.sampled_from([1.5, 2.0, 10.0]), st.sampled_from([2.0, 4.0, 10.0]))
 def test_the_kanoulas_forms_and_aggregates_equal_the_reference_to_1e_9(session, k, b, bq):
     grades, lists = session
-    values = score_measures(batch_of(grades, lists, k), ["sdcg_per_query", "nsdcg", "ndcg_mean", "ndcg_max",
-                                                         "ndcg_first", "ndcg_last"], MeasureParams(k=k, b=b, bq=bq))
+    values = score_measures(
+        batch_of(grades, lists, k),
+        ["sdcg_per_query", "nsdcg", "ndcg_mean", "ndcg_max", "ndcg_first", "ndcg_last"],
+        MeasureParams(k=k, b=b, bq=bq),
+    )
     expected = ref_kanoulas(grades, lists, k, b, bq)  # each query's nDCG@k at log2(r + 1) whatever b
     for name, value in expected.items():
         assert values[name][0] == pytest.approx(value, abs=1e-9), name
@@ -170,8 +187,9 @@ def test_the_kanoulas_forms_and_aggregates_equal_the_reference_to_1e_9(session, 
 @given(sessions(max_queries=3, max_len=4), st.integers(1, 4), st.floats(0, 1), st.floats(0, 1))
 def test_the_exact_esndcg_is_the_sum_over_every_path(session, k, p_ref, p_down):
     grades, lists = session
-    value = score_measures(batch_of(grades, lists, k), ["esndcg"],
-                           MeasureParams(k=k, p_reformulate=p_ref, p_down=p_down))["esndcg"][0]
+    value = score_measures(
+        batch_of(grades, lists, k), ["esndcg"], MeasureParams(k=k, p_reformulate=p_ref, p_down=p_down)
+    )["esndcg"][0]
     assert value == pytest.approx(ref_esndcg(grades, lists, k, p_ref, p_down), abs=1e-12)
 
 
@@ -179,8 +197,10 @@ def test_the_exact_esndcg_is_the_sum_over_every_path(session, k, p_ref, p_down):
 def test_the_exact_esndcg_lies_in_the_95_percent_interval_of_10000_paths(seed):
     rng = np.random.default_rng(100 + seed)
     grades = {f"d{i}": int(rng.integers(0, 4)) for i in range(20)}
-    lists = [[f"d{i}" for i in rng.choice(25, size=int(rng.integers(3, 11)), replace=False)]
-             for _ in range(int(rng.integers(2, 7)))]
+    lists = [
+        [f"d{i}" for i in rng.choice(25, size=int(rng.integers(3, 11)), replace=False)]
+        for _ in range(int(rng.integers(2, 7)))
+    ]
     batch = batch_of(grades, lists, 10)
     params = MeasureParams(k=10, mc_paths=10_000)
     exact = float(score_measures(batch, ["esndcg"], params)["esndcg"][0])
@@ -192,8 +212,9 @@ def test_the_exact_esndcg_lies_in_the_95_percent_interval_of_10000_paths(seed):
 @given(sessions(), st.integers(1, 6), st.floats(0, 0.99), st.floats(0, 1))
 def test_srbp_is_the_user_models_examination_probabilities_times_relevance(session, k, p, b):
     grades, lists = session
-    value = score_measures(batch_of(grades, lists, k), ["srbp"],
-                           MeasureParams(k=k, srbp_p=p, srbp_b=b, grade_max=3))["srbp"][0]
+    value = score_measures(
+        batch_of(grades, lists, k), ["srbp"], MeasureParams(k=k, srbp_p=p, srbp_b=b, grade_max=3)
+    )["srbp"][0]
     assert value == pytest.approx(ref_srbp(grades, lists, k, p, b, 3), abs=1e-12)
 
 
@@ -209,13 +230,20 @@ def test_tbg_and_u_are_the_sums_over_the_written_out_trail(session, k, data):
             start += data.draw(st.floats(0, 120))
             depth = data.draw(st.none() | st.integers(0, 6))
             ranks = range(1, min(len(ranked), k if depth is None else depth) + 1)
-            opened = None if data.draw(st.booleans()) else {
-                r: data.draw(st.none() | st.floats(0, 90)) for r in ranks if data.draw(st.booleans())}
+            opened = (
+                None
+                if data.draw(st.booleans())
+                else {r: data.draw(st.none() | st.floats(0, 90)) for r in ranks if data.draw(st.booleans())}
+            )
             trail.append(TrailQuery(start=data.draw(st.none() | st.just(start)), depth=depth, opened=opened))
     params = MeasureParams(k=k)
     depth = max([k] + [q.depth or 0 for q in trail or []])
-    values = score_measures(batch_of(grades, lists, depth), ["tbg", "u_measure"], params,
-                            trails=None if trail is None else [trail])
+    values = score_measures(
+        batch_of(grades, lists, depth),
+        ["tbg", "u_measure"],
+        params,
+        trails=None if trail is None else [trail],
+    )
     expected = ref_timed(grades, lists, trail, params)
     assert values["tbg"][0] == pytest.approx(expected["tbg"], abs=1e-12)
     assert values["u_measure"][0] == pytest.approx(expected["u_measure"], abs=1e-12)

@@ -32,19 +32,35 @@ def _create(study, capture, **options):
 
 def _library(built, params, *, trails=True):
     sessions = [s for s in built.sessions if s["id"] is not None]
-    batch = encode_sessions([s["topic"] for s in sessions], [s["lists"] for s in sessions], built.grades, depth=100)
+    batch = encode_sessions(
+        [s["topic"] for s in sessions], [s["lists"] for s in sessions], built.grades, depth=100
+    )
     # The constructed sessions: query q issued q seconds after the start, examined to its scan mark, none opened.
-    timed = [[TrailQuery(start=float(q), depth=mark, opened={}) for q, mark in enumerate(s["marks"], start=1)]
-             for s in sessions] if trails else None
+    timed = (
+        [
+            [TrailQuery(start=float(q), depth=mark, opened={}) for q, mark in enumerate(s["marks"], start=1)]
+            for s in sessions
+        ]
+        if trails
+        else None
+    )
     return sessions, score_measures(batch, MEASURES, params, trails=timed, keys=[s["id"] for s in sessions])
 
 
 def test_every_selected_measure_is_stored_per_session_as_the_library_computes_it(
-        constructed, django_capture_on_commit_callbacks):  # noqa: F811
-    run = _create(constructed.study, django_capture_on_commit_callbacks, measures=list(MEASURES), top=5, bq=2.0)
+    constructed,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    run = _create(
+        constructed.study, django_capture_on_commit_callbacks, measures=list(MEASURES), top=5, bq=2.0
+    )
     assert run.measures == list(MEASURES)
     params = MeasureParams(k=5, bq=2.0, grade_max=3)
-    assert run.measure_params["k"] == 5 and run.measure_params["bq"] == 2.0 and run.measure_params["grade_max"] == 3
+    assert (
+        run.measure_params["k"] == 5
+        and run.measure_params["bq"] == 2.0
+        and run.measure_params["grade_max"] == 3
+    )
     sessions, expected = _library(constructed, params)
     stored = {row.session_id: row.measures for row in SessionScore.objects.filter(run=run)}
     assert len(stored) == len(sessions) == 32
@@ -65,7 +81,9 @@ def test_a_run_without_measures_stores_none(constructed, django_capture_on_commi
 
 
 def test_a_rescore_of_some_sessions_gives_them_the_same_sampled_values(
-        constructed, django_capture_on_commit_callbacks):  # noqa: F811
+    constructed,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
     run = _create(constructed.study, django_capture_on_commit_callbacks, measures=["esndcg_mc"])
     before = dict(SessionScore.objects.filter(run=run).values_list("session_id", "measures"))
     some = sorted(before)[::5]
@@ -83,33 +101,56 @@ def test_opened_documents_and_their_dwell_time_the_trail(constructed, django_cap
     late = session["lists"][1][0]
 
     def event(kind, key, data):
-        Event.objects.create(participant=participant, session_id=session["id"], type=kind, client_event_id=key,
-                             payload={"data": data, "ack": {"ok": True}})
+        Event.objects.create(
+            participant=participant,
+            session_id=session["id"],
+            type=kind,
+            client_event_id=key,
+            payload={"data": data, "ack": {"ok": True}},
+        )
 
-    event("document_open", "o1", {"doc": second, "query": 1, "rank": 99})  # the rank shown counts, not the client's
+    event(
+        "document_open", "o1", {"doc": second, "query": 1, "rank": 99}
+    )  # the rank shown counts, not the client's
     event("document_close", "c1", {"doc": second, "query": 1, "dwell_ms": 20_000})
     event("document_close", "c2", {"doc": second, "query": 1, "dwell_ms": 5_500})  # opened twice: dwells add
     event("document_open", "o2", {"doc": late, "query": 2})  # never closed: dwell unknown
-    Event.objects.create(participant=participant, session_id=session["id"], type="document_open",
-                         client_event_id="refused", payload={"data": {"doc": first, "query": 1}, "ack": {"ok": False}})
+    Event.objects.create(
+        participant=participant,
+        session_id=session["id"],
+        type="document_open",
+        client_event_id="refused",
+        payload={"data": {"doc": first, "query": 1}, "ack": {"ok": False}},
+    )
     Query.objects.filter(session_id=session["id"], position=2).update(
-        issued_at=Query.objects.get(session_id=session["id"], position=1).issued_at + timedelta(seconds=90))
-    queries = {session["id"]: list(Query.objects.filter(session_id=session["id"]).order_by("position")
-                                   .values_list("pk", flat=True))}
+        issued_at=Query.objects.get(session_id=session["id"], position=1).issued_at + timedelta(seconds=90)
+    )
+    queries = {
+        session["id"]: list(
+            Query.objects.filter(session_id=session["id"]).order_by("position").values_list("pk", flat=True)
+        )
+    }
     [trail] = services._trails([session["id"]], queries, {})
     assert trail[0].start == pytest.approx(1.0) and trail[1].start == pytest.approx(91.0)
     assert trail[0].opened == {2: pytest.approx(25.5)} and trail[1].opened == {1: None}
     assert all(q.opened == {} for q in trail[2:]) and all(q.depth is None for q in trail)
 
-    run = _create(constructed.study, django_capture_on_commit_callbacks, measures=["tbg", "u_measure"], top=10)
+    run = _create(
+        constructed.study, django_capture_on_commit_callbacks, measures=["tbg", "u_measure"], top=10
+    )
     row = SessionScore.objects.get(run=run, session_id=session["id"])
     sessions = [s for s in constructed.sessions if s["id"] == session["id"]]
-    batch = encode_sessions([s["topic"] for s in sessions], [s["lists"] for s in sessions], constructed.grades,
-                            depth=100)
+    batch = encode_sessions(
+        [s["topic"] for s in sessions], [s["lists"] for s in sessions], constructed.grades, depth=100
+    )
     marks = session["marks"]
-    expected_trail = [TrailQuery(start=q.start, depth=max(marks[i], 2 if i == 0 else 1 if i == 1 else 0),
-                                 opened=q.opened) for i, q in enumerate(trail)]
-    expected = score_measures(batch, ["tbg", "u_measure"], MeasureParams(k=10, grade_max=3), trails=[expected_trail])
+    expected_trail = [
+        TrailQuery(start=q.start, depth=max(marks[i], 2 if i == 0 else 1 if i == 1 else 0), opened=q.opened)
+        for i, q in enumerate(trail)
+    ]
+    expected = score_measures(
+        batch, ["tbg", "u_measure"], MeasureParams(k=10, grade_max=3), trails=[expected_trail]
+    )
     assert row.measures["tbg"] == pytest.approx(float(expected["tbg"][0]), rel=1e-12)
     assert row.measures["u_measure"] == pytest.approx(float(expected["u_measure"][0]), rel=1e-12)
 
@@ -121,16 +162,29 @@ def test_an_unknown_measure_is_refused_and_nothing_is_created(constructed):  # n
 
 
 def test_the_run_form_offers_the_measures_as_checkboxes_in_plain_words(
-        client, constructed, django_capture_on_commit_callbacks):  # noqa: F811
+    client,
+    constructed,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
     study = constructed.study
     client.force_login(study.owner)
     page = client.get(reverse("scoring:runs", args=[study.slug])).content.decode()
     for name in MEASURES:
         assert f'type="checkbox" name="measures" value="{name}"' in page
         assert escape(MEASURE_LABELS[name]) in page
-    form = {"weights": "0,1,10,100", "b": "2", "bq": "4", "top": "10", "formulation": "2008", "gain": "linear",
-            "duplicates": "every", "short_lists": "pad", "scan": "fixed", "judgments": "reference",
-            "measures": ["nsdcg", "srbp"]}
+    form = {
+        "weights": "0,1,10,100",
+        "b": "2",
+        "bq": "4",
+        "top": "10",
+        "formulation": "2008",
+        "gain": "linear",
+        "duplicates": "every",
+        "short_lists": "pad",
+        "scan": "fixed",
+        "judgments": "reference",
+        "measures": ["nsdcg", "srbp"],
+    }
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("scoring:runs", args=[study.slug]), form)
     run = ScoringRun.objects.get(study=study)

@@ -58,7 +58,9 @@ def test_the_observed_trail_times_tbg_and_u(batch):
     values = score_measures(batch, TIME_MEASURES, PARAMS, trails=[TRAIL])
     decay = np.log(2) / 224
     # a reached at 4.4 s; Q2 starts at 60 s: c at 60 s, b at 64.4 s. U: only a was read, by 38.8 s.
-    assert values["tbg"][0] == pytest.approx(0.4928 * sum(np.exp(-decay * t) for t in (4.4, 60.0, 64.4)), rel=1e-12)
+    assert values["tbg"][0] == pytest.approx(
+        0.4928 * sum(np.exp(-decay * t) for t in (4.4, 60.0, 64.4)), rel=1e-12
+    )
     assert values["u_measure"][0] == pytest.approx(2 * (1 - 38.8 / 600), rel=1e-12)
 
 
@@ -85,6 +87,10 @@ def test_the_spec_session_example_agrees_with_the_session_library_under_kanoulas
     library = score_sessions(batch, SessionParams(formulation="kanoulas2011", top=5))
     values = score_measures(batch, ["nsdcg", "ndcg_last"], MeasureParams(k=5))
     assert values["nsdcg"][0] == pytest.approx(library.normalized_final[0], rel=1e-12)
-    assert values["ndcg_last"][0] == pytest.approx(library.per_query_of(0)[-1] / (np.log(4) / np.log(6))
-                                                   / library.ideal_final[0] * (1 + np.log(4) / np.log(5) + np.log(4) / np.log(6)),
-                                                   rel=1e-12)
+    assert values["ndcg_last"][0] == pytest.approx(
+        library.per_query_of(0)[-1]
+        / (np.log(4) / np.log(6))
+        / library.ideal_final[0]
+        * (1 + np.log(4) / np.log(5) + np.log(4) / np.log(6)),
+        rel=1e-12,
+    )

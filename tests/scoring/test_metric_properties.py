@@ -37,8 +37,12 @@ def test_moving_a_more_relevant_document_up_never_lowers_dcg(row, data, formulat
 
 grades = st.integers(min_value=-1, max_value=3)
 docs = st.sampled_from([f"d{i}" for i in range(12)])
-qrels_strategy = st.dictionaries(st.sampled_from("abc"), st.dictionaries(docs, grades, min_size=1), min_size=1)
-run_strategy = st.dictionaries(st.sampled_from("abcd"), st.dictionaries(docs, st.sampled_from([0.0, 1.0, 2.5])))
+qrels_strategy = st.dictionaries(
+    st.sampled_from("abc"), st.dictionaries(docs, grades, min_size=1), min_size=1
+)
+run_strategy = st.dictionaries(
+    st.sampled_from("abcd"), st.dictionaries(docs, st.sampled_from([0.0, 1.0, 2.5]))
+)
 
 
 @settings(max_examples=150, deadline=None)

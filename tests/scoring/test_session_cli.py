@@ -13,15 +13,23 @@ from scoring.lib.session_cli import add_session_subcommand
 ROOT = Path(__file__).resolve().parents[2]
 QRELS = "T 0 d1 3\nT 0 d2 2\nT 0 d3 1\nT 0 d4 3\nT 0 d5 0\nT 0 d6 2\nT 0 d7 1\nU 0 e1 1\n"
 EXAMPLE = {
-    "id": "s1", "system": "S1", "scenario": "T", "participant": "p01",
+    "id": "s1",
+    "system": "S1",
+    "scenario": "T",
+    "participant": "p01",
     "queries": [
         {"text": "first", "results": ["d9", "d5", "d3"]},
         {"text": "second", "results": ["d2", "d8", "d1", "d6", "d3"]},
         {"text": "third", "results": ["d4", "d1", "d7", "d2", "d10"]},
     ],
 }
-SHORT = {"id": 2, "system": "S2", "scenario": "U", "participant": "p02",
-         "queries": [{"text": "only", "results": ["e1"], "scanned_to": 1}]}
+SHORT = {
+    "id": 2,
+    "system": "S2",
+    "scenario": "U",
+    "participant": "p02",
+    "queries": [{"text": "only", "results": ["e1"], "scanned_to": 1}],
+}
 
 
 def run(capsys, tmp_path, sessions, *options, qrels=QRELS):
@@ -31,7 +39,14 @@ def run(capsys, tmp_path, sessions, *options, qrels=QRELS):
     parser = argparse.ArgumentParser(prog="scoring")
     add_session_subcommand(parser.add_subparsers(required=True))
     args = parser.parse_args(
-        ["session", "--qrels", str(tmp_path / "qrels"), "--sessions", str(tmp_path / "sessions.jsonl"), *options]
+        [
+            "session",
+            "--qrels",
+            str(tmp_path / "qrels"),
+            "--sessions",
+            str(tmp_path / "sessions.jsonl"),
+            *options,
+        ]
     )
     code = args.func(args)
     out, err = capsys.readouterr()
@@ -42,8 +57,21 @@ def test_it_prints_one_json_line_per_session_with_every_summary(capsys, tmp_path
     code, out, err = run(capsys, tmp_path, [EXAMPLE, SHORT], "--top", "5")
     assert code == 0 and err == ""
     first, second = (json.loads(line) for line in out.splitlines())
-    assert set(first) == {"id", "system", "scenario", "participant", "curve", "ideal", "normalized", "per_query",
-                          "final", "normalized_final", "last_query", "best_query", "average"}
+    assert set(first) == {
+        "id",
+        "system",
+        "scenario",
+        "participant",
+        "curve",
+        "ideal",
+        "normalized",
+        "per_query",
+        "final",
+        "normalized_final",
+        "last_query",
+        "best_query",
+        "average",
+    }
     assert (first["id"], first["system"], first["participant"]) == ("s1", "S1", "p01")
     assert len(first["curve"]) == len(first["ideal"]) == len(first["normalized"]) == 15
     assert len(first["per_query"]) == 3
@@ -74,14 +102,34 @@ def test_a_scenario_without_relevant_documents_is_reported_and_scores_zero(capsy
 def bad_input_cases():
     bad_results = {"id": "x", "scenario": "T", "queries": [{"results": ["d1", 7]}]}
     return {
-        "json line without queries": ([EXAMPLE, {"id": "x", "scenario": "T"}], [], "sessions.jsonl:2: missing \"queries\""),
+        "json line without queries": (
+            [EXAMPLE, {"id": "x", "scenario": "T"}],
+            [],
+            'sessions.jsonl:2: missing "queries"',
+        ),
         "invalid json": ([EXAMPLE, "{not json"], [], "sessions.jsonl:2: invalid JSON"),
-        "results not strings": ([bad_results], [], "sessions.jsonl:1: query 1: \"results\" must be a list"),
-        "empty queries": ([{"id": "x", "scenario": "T", "queries": []}], [], "sessions.jsonl:1: \"queries\" must be"),
-        "repeated id": ([EXAMPLE, EXAMPLE], [], "sessions.jsonl:2: session id 's1' was already used on line 1"),
-        "observed without depth": ([EXAMPLE], ["--scan", "observed"], "sessions.jsonl:1: query 1 has no \"scanned_to\""),
+        "results not strings": ([bad_results], [], 'sessions.jsonl:1: query 1: "results" must be a list'),
+        "empty queries": (
+            [{"id": "x", "scenario": "T", "queries": []}],
+            [],
+            'sessions.jsonl:1: "queries" must be',
+        ),
+        "repeated id": (
+            [EXAMPLE, EXAMPLE],
+            [],
+            "sessions.jsonl:2: session id 's1' was already used on line 1",
+        ),
+        "observed without depth": (
+            [EXAMPLE],
+            ["--scan", "observed"],
+            'sessions.jsonl:1: query 1 has no "scanned_to"',
+        ),
         "pad-to too short": ([EXAMPLE], ["--pad-to", "2"], "sessions.jsonl:1: the session has 3 queries"),
-        "grade outside the weights": ([EXAMPLE], ["--weights", "0,1,10"], "qrels:1: grade 3 of document 'd1'"),
+        "grade outside the weights": (
+            [EXAMPLE],
+            ["--weights", "0,1,10"],
+            "qrels:1: grade 3 of document 'd1'",
+        ),
         "bq out of range": ([EXAMPLE], ["--bq", "1000"], "1 < bq < 1000"),
         "bq of one": ([EXAMPLE], ["--bq", "1"], "1 < bq < 1000"),
         "weights not numbers": ([EXAMPLE], ["--weights", "0,a"], "--weights must be numbers"),
@@ -105,7 +153,9 @@ def test_a_grade_in_the_qrels_is_found_at_its_line(capsys, tmp_path):
 
 
 def test_kanoulas2011_accepts_negative_grades(capsys, tmp_path):
-    code, out, _ = run(capsys, tmp_path, [EXAMPLE], "--formulation", "kanoulas2011", qrels=QRELS + "T 0 d9 -1\n")
+    code, out, _ = run(
+        capsys, tmp_path, [EXAMPLE], "--formulation", "kanoulas2011", qrels=QRELS + "T 0 d9 -1\n"
+    )
     assert code == 0 and json.loads(out)["curve"][0] == -0.5
 
 
@@ -116,13 +166,21 @@ def test_a_negative_grade_counts_as_unjudged_as_in_eval(capsys, tmp_path):
 
 def test_python_m_scoring_session_runs_the_command(tmp_path):
     (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "sessions.jsonl").write_text(json.dumps(EXAMPLE) + "\n" + json.dumps({"id": "x", "scenario": "T"}))
+    (tmp_path / "sessions.jsonl").write_text(
+        json.dumps(EXAMPLE) + "\n" + json.dumps({"id": "x", "scenario": "T"})
+    )
     command = [sys.executable, "-m", "scoring", "session", "--qrels", str(tmp_path / "qrels"), "--sessions"]
-    not_json = subprocess.run([*command, str(tmp_path / "qrels"), "--top", "5"], capture_output=True, text=True, cwd=ROOT)
-    bad = subprocess.run([*command, str(tmp_path / "sessions.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    not_json = subprocess.run(
+        [*command, str(tmp_path / "qrels"), "--top", "5"], capture_output=True, text=True, cwd=ROOT
+    )
+    bad = subprocess.run(
+        [*command, str(tmp_path / "sessions.jsonl")], capture_output=True, text=True, cwd=ROOT
+    )
     assert not_json.returncode == 2 and ":1: invalid JSON" in not_json.stderr
     assert (bad.returncode, bad.stdout) == (2, "")
-    assert bad.stderr.strip() == f"{tmp_path / 'sessions.jsonl'}:2: missing \"queries\""
+    assert bad.stderr.strip() == f'{tmp_path / "sessions.jsonl"}:2: missing "queries"'
     (tmp_path / "one.jsonl").write_text(json.dumps(EXAMPLE) + "\n")
-    ok = subprocess.run([*command, str(tmp_path / "one.jsonl"), "--top", "5"], capture_output=True, text=True, cwd=ROOT)
+    ok = subprocess.run(
+        [*command, str(tmp_path / "one.jsonl"), "--top", "5"], capture_output=True, text=True, cwd=ROOT
+    )
     assert ok.returncode == 0 and round(json.loads(ok.stdout)["normalized_final"], 4) == 0.3454

@@ -39,8 +39,9 @@ def many_sessions(n_sessions, seed=11, negative=False):
     ],
 )
 @pytest.mark.parametrize("threads", [1, 2])
-def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(options, negative_grades, threads,
-                                                                                   monkeypatch):
+def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(
+    options, negative_grades, threads, monkeypatch
+):
     # Two threads for this batch of 4000 (real batches go on two threads from 20,000 sessions).
     monkeypatch.setattr(session, "_PARALLEL_SESSIONS", 1 if threads == 2 else 10**9)
     monkeypatch.setattr(session.os, "cpu_count", lambda: 2)
@@ -51,15 +52,23 @@ def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(
     rank_disc = session._rank_discounts(prep.width, params.formulation, params.b)
     query_disc = session._query_discounts(prep.max_queries, params.formulation, params.bq)
     width = max((params.pad_to or 0) * params.top, int(prep.lengths.max()))
-    assert prep.inside is None and len(topics) > 2 * (session._BLOCK_CELLS // width)  # blocks, and a partial one
+    assert prep.inside is None and len(topics) > 2 * (
+        session._BLOCK_CELLS // width
+    )  # blocks, and a partial one
 
     assert len(session._parallel_ranges(len(topics), session._BLOCK_CELLS // width)) == threads
     curve, ideal, normalized = prep.curves(rank_disc, query_disc, width)
 
     one_pass_curve = prep.curve(rank_disc, query_disc, width)
     one_pass_ideal = prep.ideal_curve(rank_disc, query_disc, width)
-    one_pass_normalized = session._normalize(one_pass_curve, one_pass_ideal, out=np.empty_like(one_pass_curve))
-    for built, expected in [(curve, one_pass_curve), (ideal, one_pass_ideal), (normalized, one_pass_normalized)]:
+    one_pass_normalized = session._normalize(
+        one_pass_curve, one_pass_ideal, out=np.empty_like(one_pass_curve)
+    )
+    for built, expected in [
+        (curve, one_pass_curve),
+        (ideal, one_pass_ideal),
+        (normalized, one_pass_normalized),
+    ]:
         assert built.shape == expected.shape and built.flags.c_contiguous
         assert built.tobytes() == expected.tobytes()  # bit for bit, signed zeros included
 

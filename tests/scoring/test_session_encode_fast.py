@@ -22,7 +22,9 @@ def reference_encode(topics, results, qrels, depth):
     code_of = {doc: code for code, doc in enumerate(dict.fromkeys(shown_docs))}
     lengths = np.asarray(list_lengths, dtype=np.int64)
     row = len(lengths)
-    cells = np.repeat(np.arange(row) * depth - np.cumsum(lengths) + lengths, lengths) + np.arange(len(shown_docs))
+    cells = np.repeat(np.arange(row) * depth - np.cumsum(lengths) + lengths, lengths) + np.arange(
+        len(shown_docs)
+    )
     docs = np.full(row * depth, -1, dtype=np.int64)
     docs[cells] = [code_of[doc] for doc in shown_docs]
     flat = np.asarray(shown_grades, dtype=np.int64)
@@ -35,11 +37,15 @@ def reference_encode(topics, results, qrels, depth):
 
 result_lists = st.lists(st.sampled_from(DOCS), min_size=0, max_size=6, unique=True)
 sessions = st.lists(
-    st.tuples(st.sampled_from(["t1", "t2", "t3", "unjudged"]), st.lists(result_lists, min_size=1, max_size=4)),
-    min_size=1, max_size=8,
+    st.tuples(
+        st.sampled_from(["t1", "t2", "t3", "unjudged"]), st.lists(result_lists, min_size=1, max_size=4)
+    ),
+    min_size=1,
+    max_size=8,
 )
 judgments = st.dictionaries(
-    st.sampled_from(["t1", "t2", "t3"]), st.dictionaries(st.sampled_from(DOCS + ["never-shown"]), st.integers(-2, 3))
+    st.sampled_from(["t1", "t2", "t3"]),
+    st.dictionaries(st.sampled_from(DOCS + ["never-shown"]), st.integers(-2, 3)),
 )
 
 
@@ -60,8 +66,12 @@ def test_a_large_sparse_batch_looks_grades_up_by_sorted_keys():
     rng = np.random.default_rng(3)
     topics = [f"t{t}" for t in rng.integers(0, 400, size=300)]
     results = [[[f"d{x}" for x in rng.choice(5000, size=5, replace=False)]] for _ in topics]
-    qrels = {f"t{t}": {f"d{x}": int(g) for x, g in zip(rng.choice(5000, 300), rng.integers(0, 4, 300), strict=True)}
-             for t in range(400)}
+    qrels = {
+        f"t{t}": {
+            f"d{x}": int(g) for x, g in zip(rng.choice(5000, 300), rng.integers(0, 4, 300), strict=True)
+        }
+        for t in range(400)
+    }
     batch = encode_sessions(topics, results, qrels, depth=5)
     docs, grades, judged = reference_encode(topics, results, qrels, 5)
     assert np.array_equal(batch.docs, docs) and np.array_equal(batch.grades, grades)

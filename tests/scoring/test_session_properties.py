@@ -78,9 +78,13 @@ def test_with_non_negative_weights_first_never_scores_above_every(case):
 
 @SLOW
 @given(judgments, sessions, st.integers(0, 4), st.sampled_from(FORMULATIONS), st.integers(1, 5))
-def test_holding_a_session_after_its_last_query_keeps_its_final_value(judged, queries, extra, formulation, top):
+def test_holding_a_session_after_its_last_query_keeps_its_final_value(
+    judged, queries, extra, formulation, top
+):
     alone = score({"T": judged}, [("T", queries)], top=top, formulation=formulation)
-    held = score({"T": judged}, [("T", queries)], top=top, formulation=formulation, pad_to=len(queries) + extra)
+    held = score(
+        {"T": judged}, [("T", queries)], top=top, formulation=formulation, pad_to=len(queries) + extra
+    )
     end = len(queries) * top
     np.testing.assert_allclose(held.curve[0, :end], alone.curve[0])
     np.testing.assert_allclose(held.curve[0, end - 1 :], held.final[0])
@@ -165,8 +169,13 @@ def test_a_large_batch_over_few_scenarios_equals_the_reference(pad_to):
     rng = np.random.default_rng(7)
     qrels = {t: {d: int(rng.integers(0, 4)) for d in DOCS[:10]} for t in ("A", "B", "C")}
     batch = [
-        (str(rng.choice(["A", "B", "C"])),
-         [list(rng.choice(DOCS, size=rng.integers(0, 8), replace=False)) for _ in range(rng.integers(1, 12))])
+        (
+            str(rng.choice(["A", "B", "C"])),
+            [
+                list(rng.choice(DOCS, size=rng.integers(0, 8), replace=False))
+                for _ in range(rng.integers(1, 12))
+            ],
+        )
         for _ in range(300)
     ]
     scores = score(qrels, batch, top=6, pad_to=pad_to)

@@ -9,10 +9,40 @@ from scoring.lib.session import SessionParams, encode_sessions, score_sessions, 
 
 QRELS = {"T": {"d1": 3, "d2": 2, "d3": 1, "d4": 3, "d5": 0, "d6": 2, "d7": 1}}
 QUERIES = [["d9", "d5", "d3"], ["d2", "d8", "d1", "d6", "d3"], ["d4", "d1", "d7", "d2", "d10"]]
-SPEC_CURVE = [0, 0, 0.3869, 0.3869, 0.3869, 7.0535, 7.0535, 32.8437, 35.0659, 35.2666, 91.0552, 118.9495,
-              119.1653, 121.0249, 121.0249]
-SPEC_IDEAL = [100, 150, 153.8685, 157.2019, 157.5029, 224.1696, 257.5029, 260.0819, 262.3041, 262.5048,
-              318.2934, 346.1877, 348.3459, 350.2055, 350.3735]
+SPEC_CURVE = [
+    0,
+    0,
+    0.3869,
+    0.3869,
+    0.3869,
+    7.0535,
+    7.0535,
+    32.8437,
+    35.0659,
+    35.2666,
+    91.0552,
+    118.9495,
+    119.1653,
+    121.0249,
+    121.0249,
+]
+SPEC_IDEAL = [
+    100,
+    150,
+    153.8685,
+    157.2019,
+    157.5029,
+    224.1696,
+    257.5029,
+    260.0819,
+    262.3041,
+    262.5048,
+    318.2934,
+    346.1877,
+    348.3459,
+    350.2055,
+    350.3735,
+]
 
 
 def score_example(**options):
@@ -68,8 +98,11 @@ def test_kanoulas2011_by_hand_with_a_negative_grade():
     np.testing.assert_allclose(scores.curve[0], [-0.5, 1.392789, 2.254142, 2.254142], atol=1e-6)
     # Ideal: the positive gains 3, 1 per query: 3, 3.630930, + 3 * 0.861353 = 6.214989, + 0.543454 = 6.758443.
     np.testing.assert_allclose(scores.ideal[0], [3, 3.630930, 6.214989, 6.758443], atol=1e-6)
-    np.testing.assert_allclose(scores.normalized[0], [-0.5 / 3, 1.392789 / 3.630930, 2.254142 / 6.214989,
-                                                      2.254142 / 6.758443], atol=1e-6)
+    np.testing.assert_allclose(
+        scores.normalized[0],
+        [-0.5 / 3, 1.392789 / 3.630930, 2.254142 / 6.214989, 2.254142 / 6.758443],
+        atol=1e-6,
+    )
     np.testing.assert_allclose(scores.per_query_of(0), [1.392789, 0.861353], atol=1e-6)
     assert round(float(scores.normalized_final[0]), 4) == 0.3335
     assert scores.best_query[0] == pytest.approx(1.392789, abs=1e-6)

@@ -69,14 +69,24 @@ def test_each_correlation_is_scipys_with_its_p_and_a_seeded_bootstrap_interval()
 def test_the_interval_is_scipys_bootstrap_within_monte_carlo_error():
     measures, ratings, systems = _study(seed=2, n=80)
     x, y = measures["good"], ratings["went_well"]
-    row = next(a for a in meta_evaluate({"good": x}, ratings, systems, resamples=4000).correlations
-               if a.scope == ALL_SYSTEMS and a.coefficient == "spearman")
+    row = next(
+        a
+        for a in meta_evaluate({"good": x}, ratings, systems, resamples=4000).correlations
+        if a.scope == ALL_SYSTEMS and a.coefficient == "spearman"
+    )
 
     def rho(a, b):
         return stats.spearmanr(a, b).statistic
 
-    reference = stats.bootstrap((x, y), rho, paired=True, vectorized=False, n_resamples=4000, method="percentile",
-                                rng=np.random.default_rng(5)).confidence_interval
+    reference = stats.bootstrap(
+        (x, y),
+        rho,
+        paired=True,
+        vectorized=False,
+        n_resamples=4000,
+        method="percentile",
+        rng=np.random.default_rng(5),
+    ).confidence_interval
     assert row.low == pytest.approx(reference.low, abs=0.03)
     assert row.high == pytest.approx(reference.high, abs=0.03)
 
@@ -98,8 +108,11 @@ def test_unanswered_ratings_are_left_out_pairwise():
     measures, ratings, systems = _study()
     y = ratings["went_well"].copy()
     y[:7] = np.nan
-    row = next(a for a in meta_evaluate(measures, {"went_well": y}, systems, resamples=200).correlations
-               if a.scope == ALL_SYSTEMS and a.measure == "good" and a.coefficient == "pearson")
+    row = next(
+        a
+        for a in meta_evaluate(measures, {"went_well": y}, systems, resamples=200).correlations
+        if a.scope == ALL_SYSTEMS and a.measure == "good" and a.coefficient == "pearson"
+    )
     assert row.n == 53
     assert row.value == pytest.approx(stats.pearsonr(measures["good"][7:], y[7:]).statistic)
 
@@ -115,8 +128,10 @@ def test_the_system_rankings_are_compared_by_kendalls_tau():
     measures, ratings, systems = _study()
     result = meta_evaluate(measures, ratings, systems, resamples=100)
     s = np.asarray(systems)
-    means = {name: [values[s == label].mean() for label in "ABC"]
-             for name, values in {**measures, "rating: went_well": ratings["went_well"]}.items()}
+    means = {
+        name: [values[s == label].mean() for label in "ABC"]
+        for name, values in {**measures, "rating: went_well": ratings["went_well"]}.items()
+    }
     for name, per_system in result.system_means.items():
         assert [per_system[label] for label in "ABC"] == pytest.approx(means[name])
     pairs = {(r.first, r.second): r for r in result.rankings}

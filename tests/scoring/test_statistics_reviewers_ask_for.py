@@ -88,8 +88,15 @@ def test_the_rank_biserial_interval_is_the_bootstrap_of_the_pairs():
         t_plus = stats.wilcoxon(d, alternative="greater").statistic
         return 2 * t_plus / (len(d) * (len(d) + 1) / 2) - 1
 
-    reference = stats.bootstrap((a, b), r, paired=True, vectorized=False, n_resamples=4000, method="percentile",
-                                rng=np.random.default_rng(1)).confidence_interval
+    reference = stats.bootstrap(
+        (a, b),
+        r,
+        paired=True,
+        vectorized=False,
+        n_resamples=4000,
+        method="percentile",
+        rng=np.random.default_rng(1),
+    ).confidence_interval
     assert effect.low == pytest.approx(reference.low, abs=0.06)
     assert effect.high == pytest.approx(reference.high, abs=0.06)
 
@@ -104,7 +111,9 @@ def test_kendalls_w_is_friedmans_chi_square_over_n_k_minus_1():
 
 
 def test_kendalls_w_without_ties_is_the_textbook_formula():
-    matrix = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 1.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0], [1.0, 2.0, 4.0, 3.0]])
+    matrix = np.array(
+        [[1.0, 2.0, 3.0, 4.0], [2.0, 1.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0], [1.0, 2.0, 4.0, 3.0]]
+    )
     n, k = matrix.shape
     sums = stats.rankdata(matrix, axis=1).sum(axis=0)
     s = ((sums - sums.mean()) ** 2).sum()
@@ -118,8 +127,9 @@ def test_the_exact_permutation_test_is_scipys(n):
     a = rng.normal(size=n)
     b = a + rng.normal(0.4, 1.0, size=n)
     mine = paired_permutation_test(a, b)
-    theirs = stats.permutation_test((a, b), _mean_difference, permutation_type="samples", vectorized=True,
-                                    n_resamples=np.inf)
+    theirs = stats.permutation_test(
+        (a, b), _mean_difference, permutation_type="samples", vectorized=True, n_resamples=np.inf
+    )
     assert mine.exact and mine.arrangements == 2**n
     assert mine.statistic == pytest.approx(theirs.statistic)
     assert mine.p_value == pytest.approx(theirs.pvalue, abs=1e-12)
@@ -128,8 +138,9 @@ def test_the_exact_permutation_test_is_scipys(n):
 def test_the_exact_permutation_test_with_ties_and_zero_differences():
     a = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
     b = a + np.array([0.5, -0.5, 0.5, 0.0, 1.0, 0.5, -1.0, 0.5])
-    theirs = stats.permutation_test((a, b), _mean_difference, permutation_type="samples", vectorized=True,
-                                    n_resamples=np.inf)
+    theirs = stats.permutation_test(
+        (a, b), _mean_difference, permutation_type="samples", vectorized=True, n_resamples=np.inf
+    )
     assert paired_permutation_test(a, b).p_value == pytest.approx(theirs.pvalue, abs=1e-12)
 
 
@@ -137,16 +148,23 @@ def test_the_monte_carlo_permutation_test_is_seeded_and_near_the_exact_p():
     rng = np.random.default_rng(8)
     a = rng.normal(size=18)
     b = a + rng.normal(0.45, 1.0, size=18)
-    exact = stats.permutation_test((a, b), _mean_difference, permutation_type="samples", vectorized=True,
-                                   n_resamples=np.inf).pvalue
+    exact = stats.permutation_test(
+        (a, b), _mean_difference, permutation_type="samples", vectorized=True, n_resamples=np.inf
+    ).pvalue
     mine = paired_permutation_test(a, b, exact_up_to=10, resamples=20_000)
     assert not mine.exact and mine.arrangements == 20_000
     assert mine == paired_permutation_test(a, b, exact_up_to=10, resamples=20_000)
     # Three standard errors of a Monte Carlo p of 20,000 draws: two-sided is twice a one-sided p of exact / 2.
     one_sided = exact / 2
     assert mine.p_value == pytest.approx(exact, abs=3 * 2 * np.sqrt(one_sided * (1 - one_sided) / 20_000))
-    theirs = stats.permutation_test((a, b), _mean_difference, permutation_type="samples", vectorized=True,
-                                    n_resamples=20_000, rng=np.random.default_rng(1)).pvalue
+    theirs = stats.permutation_test(
+        (a, b),
+        _mean_difference,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=20_000,
+        rng=np.random.default_rng(1),
+    ).pvalue
     assert mine.p_value == pytest.approx(theirs, abs=0.02)
 
 
@@ -156,8 +174,13 @@ def _latin_square(participants, seed, effect=0.5):
     who = np.repeat(np.arange(participants), 4)
     scenario = np.tile(np.arange(4), participants)
     system = np.where((who + scenario) % 2 == 1, "B", "A")
-    values = (1.0 + effect * (system == "B") + rng.normal(0, 0.6, participants)[who]
-              + rng.normal(0, 0.3, 4)[scenario] + rng.normal(0, 0.5, len(who)))
+    values = (
+        1.0
+        + effect * (system == "B")
+        + rng.normal(0, 0.6, participants)[who]
+        + rng.normal(0, 0.3, 4)[scenario]
+        + rng.normal(0, 0.5, len(who))
+    )
     return values, system, [f"P{p}" for p in who], [f"S{s}" for s in scenario]
 
 
@@ -170,8 +193,11 @@ def test_the_mixed_model_is_statsmodels_mixedlm_with_crossed_variance_components
     p_codes, p_names = pd.factorize(np.asarray(participant))
     s_codes, s_names = pd.factorize(np.asarray(scenario))
     exog = np.column_stack([np.ones(n), (np.asarray(system) == "B").astype(float)])
-    vc = VCSpec(["participant", "scenario"], [list(p_names), list(s_names)],
-                [[np.eye(len(p_names))[p_codes]], [np.eye(len(s_names))[s_codes]]])
+    vc = VCSpec(
+        ["participant", "scenario"],
+        [list(p_names), list(s_names)],
+        [[np.eye(len(p_names))[p_codes]], [np.eye(len(s_names))[s_codes]]],
+    )
     fit = MixedLM(values, exog, groups=np.zeros(n), exog_vc=vc).fit(reml=True)
     effect = result.effects[0]
     assert effect.estimate == pytest.approx(fit.fe_params[1], rel=1e-4)
@@ -206,8 +232,11 @@ def test_compare_systems_adjusts_each_pairwise_family_and_carries_effects():
     systems = np.tile(["A", "B", "C"], 10)
     values = rng.normal(size=30) + (systems == "C") * 0.9
     result = compare_systems(values, systems, participants, summary="final")
-    for name in ("paired t-test (participant means)", "Wilcoxon signed-rank (participant means)",
-                 "paired permutation test (participant means)"):
+    for name in (
+        "paired t-test (participant means)",
+        "Wilcoxon signed-rank (participant means)",
+        "paired permutation test (participant means)",
+    ):
         family = [t for t in result.tests if t.test == name]
         assert [t.systems for t in family] == ["A vs B", "A vs C", "B vs C"]
         raw = [t.p_value for t in family]
@@ -217,13 +246,21 @@ def test_compare_systems_adjusts_each_pairwise_family_and_carries_effects():
     friedman = tests[("Friedman (participant means)", "all")]
     assert friedman.p_holm is None and friedman.effect.name == "Kendall's W"
     assert friedman.effect.value == pytest.approx(friedman.statistic / (10 * 2))
-    _, _, matrix = __import__("scoring.lib.statistics", fromlist=["block_means"]).block_means(values, systems,
-                                                                                             participants)
+    _, _, matrix = __import__("scoring.lib.statistics", fromlist=["block_means"]).block_means(
+        values, systems, participants
+    )
     t_ac = tests[("paired t-test (participant means)", "A vs C")]
-    assert t_ac.effect.value == pytest.approx(stats.ttest_rel(matrix[:, 2], matrix[:, 0]).statistic / np.sqrt(10))
+    assert t_ac.effect.value == pytest.approx(
+        stats.ttest_rel(matrix[:, 2], matrix[:, 0]).statistic / np.sqrt(10)
+    )
     perm = tests[("paired permutation test (participant means)", "A vs C")]
-    exact = stats.permutation_test((matrix[:, 0], matrix[:, 2]), _mean_difference, permutation_type="samples",
-                                   vectorized=True, n_resamples=np.inf)
+    exact = stats.permutation_test(
+        (matrix[:, 0], matrix[:, 2]),
+        _mean_difference,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=np.inf,
+    )
     assert perm.p_value == pytest.approx(exact.pvalue) and "exact" in perm.df
 
 
@@ -240,5 +277,6 @@ def test_compare_systems_fits_the_mixed_model_on_the_sessions_when_given_the_des
     result = compare_systems(values, system, participant, design=(participant, scenario))
     assert result.mixed is not None and result.mixed.fitted
     assert result.mixed.effects[0].estimate == pytest.approx(
-        mixed_model(values, system, participant, scenario).effects[0].estimate)
+        mixed_model(values, system, participant, scenario).effects[0].estimate
+    )
     assert compare_systems(values, system, participant).mixed is None

@@ -128,33 +128,44 @@ def test_read_ranked_ranks_as_rank_columns(tmp_path, monkeypatch, order, all_top
         if t % 7 != 3:  # some run topics have no judgments
             judged = rng.choice(400, size=25, replace=False)
             names = [f"d{x}" if x % 2 else f"DOC-{x:012d}" for x in judged]
-            qrels_lines += [f"{topic} 0 {d} {g}" for d, g in zip(names, rng.integers(-1, 4, size=25), strict=True)]
+            qrels_lines += [
+                f"{topic} 0 {d} {g}" for d, g in zip(names, rng.integers(-1, 4, size=25), strict=True)
+            ]
     qrels_lines += ["only-judged 0 d1 2", "only-judged 0 d3 1"]  # a judged topic missing from the run
-    qrels_path, run_path = _write(tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode())
+    qrels_path, run_path = _write(
+        tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode()
+    )
     _mode(monkeypatch, True)
     assert trec_io._arrow_table(run_path.read_bytes(), 6, {0: trec_io._binary}) is not None
     expected, got = _ranked_both(monkeypatch, qrels_path, run_path, all_topics)
     _assert_same_ranking(expected, got)
     assert (got.grades != metrics.UNJUDGED).sum() > 20  # the join found judged documents
-    by_rows = trec_io._rank_by_rows(trec_io.read_qrels_columns(qrels_path), trec_io._run_columns(
-        run_path.read_bytes(), str(run_path)), all_topics)
+    by_rows = trec_io._rank_by_rows(
+        trec_io.read_qrels_columns(qrels_path),
+        trec_io._run_columns(run_path.read_bytes(), str(run_path)),
+        all_topics,
+    )
     assert by_rows is not None  # not the general path
     _assert_same_ranking(expected, by_rows)
 
 
 @pytest.mark.parametrize("id_length", [3, 8, 11, 16])
 @pytest.mark.parametrize("shuffled", [False, True])
-def test_a_rectangular_run_of_ids_of_one_length_ranks_as_rank_columns(tmp_path, monkeypatch, id_length, shuffled):
+def test_a_rectangular_run_of_ids_of_one_length_ranks_as_rank_columns(
+    tmp_path, monkeypatch, id_length, shuffled
+):
     """Every topic lists as many documents, every id has the same length: the shortcuts of both."""
     rng = np.random.default_rng(id_length)
     qrels_lines, run_lines = [], []
     for t in range(12):
-        ids = [f"{x:0{id_length}d}" for x in rng.choice(10**min(id_length, 6), size=40, replace=False)]
+        ids = [f"{x:0{id_length}d}" for x in rng.choice(10 ** min(id_length, 6), size=40, replace=False)]
         scores = np.round(rng.gamma(2.0, 1.0, size=40), 1)
         listing = rng.permutation(40) if shuffled else np.argsort(-scores, kind="stable")
         run_lines += [f"{t} Q0 {ids[i]} {r} {scores[i]} run" for r, i in enumerate(listing, 1)]
         qrels_lines += [f"{t} 0 {d} {g}" for d, g in zip(ids[::3], rng.integers(0, 4, size=14), strict=True)]
-    qrels_path, run_path = _write(tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode() + b"\n")
+    qrels_path, run_path = _write(
+        tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode() + b"\n"
+    )
     _mode(monkeypatch, True)
     run = trec_io._run_columns(run_path.read_bytes(), str(run_path))
     _mode(monkeypatch, False)
@@ -195,8 +206,26 @@ def test_a_document_listed_twice_is_refused_at_its_second_line(tmp_path, monkeyp
 
 TOPICS = ["1", "2", "10", "q3", "topic-longer-than-8", "é"]
 DOCS = ["a", "b", "d1", "D2", "doc-0000000001", "doc-0000000002", "é", "x" * 17]
-SCORES = ["1", "2.5", "-0", "0", "-1.25", "1e3", "2E-2", "+3", ".5", "7.", "inf", "-inf", "1_0", "nan", "abc",
-          "0x10", "12345678901234567890.5", "0.1000000000000000055511151231257827"]
+SCORES = [
+    "1",
+    "2.5",
+    "-0",
+    "0",
+    "-1.25",
+    "1e3",
+    "2E-2",
+    "+3",
+    ".5",
+    "7.",
+    "inf",
+    "-inf",
+    "1_0",
+    "nan",
+    "abc",
+    "0x10",
+    "12345678901234567890.5",
+    "0.1000000000000000055511151231257827",
+]
 GRADES = ["0", "1", "2", "3", "-1", "+1", "0x1", "1.0", "x"]
 BREAKS = ["", "", "", "  ", "  ", "\t", "\r", "\n", "\x0b", "\x00", " extra", "\xff"]
 
@@ -209,7 +238,9 @@ def files(draw):
         qrels.append(f"{draw(st.sampled_from(TOPICS))} 0 {draw(st.sampled_from(DOCS))} {grade}")
     run = []
     for rank in range(draw(st.integers(1, 25))):
-        score = draw(st.sampled_from(SCORES[:7])) if draw(st.integers(0, 4)) else draw(st.sampled_from(SCORES))
+        score = (
+            draw(st.sampled_from(SCORES[:7])) if draw(st.integers(0, 4)) else draw(st.sampled_from(SCORES))
+        )
         run.append(f"{draw(st.sampled_from(TOPICS))} Q0 {draw(st.sampled_from(DOCS))} {rank} {score} run")
     for lines in (qrels, run):  # now and then a damaged line: a bad separator, a missing field, junk bytes
         if draw(st.integers(0, 3)) == 0:
@@ -225,7 +256,10 @@ def files(draw):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(case=files(), options=st.sampled_from([[], ["-c"], ["-m", "ndcg_cut.1,3", "-m", "dcg_cut_2"], ["--vectors"]]))
+@given(
+    case=files(),
+    options=st.sampled_from([[], ["-c"], ["-m", "ndcg_cut.1,3", "-m", "dcg_cut_2"], ["--vectors"]]),
+)
 def test_eval_prints_the_same_bytes_and_errors_on_both_paths(tmp_path, monkeypatch, capsys, case, options):
     qrels_path, run_path = _write(tmp_path, *case)
     slow, fast = _both(monkeypatch, capsys, qrels_path, run_path, options)
@@ -237,8 +271,14 @@ def test_eval_prints_the_same_bytes_and_errors_on_both_paths(tmp_path, monkeypat
     [
         ("1 Q0 d1 1 2.0 tag\n1 Q0 d2 2 nan tag\n", "run:2: score 'nan' is not a number"),
         ("1 Q0 d1 1 2.0 tag\n1 Q0 d2 2 two tag\n", "run:2: score 'two' is not a number"),
-        ("1 Q0 d1 1 2.0 tag\n1 Q0 d2 2 1.0\n", "run:2: expected at least 6 fields (topic Q0 docid rank score tag), found 5"),
-        ("1 Q0 d1 1 2.0 tag\n\n1 Q0 d2 2  tag\n", "run:3: expected at least 6 fields (topic Q0 docid rank score tag), found 5"),
+        (
+            "1 Q0 d1 1 2.0 tag\n1 Q0 d2 2 1.0\n",
+            "run:2: expected at least 6 fields (topic Q0 docid rank score tag), found 5",
+        ),
+        (
+            "1 Q0 d1 1 2.0 tag\n\n1 Q0 d2 2  tag\n",
+            "run:3: expected at least 6 fields (topic Q0 docid rank score tag), found 5",
+        ),
         # (the numpy scalar's repr is what it always printed: unchanged here, on purpose)
         ("1 Q0 d1 1 2.0 tag\n\xff Q0 d2 2 1.0 tag\n", "run:2: topic np.bytes_(b'\\xff') is not UTF-8 text"),
     ],
@@ -281,6 +321,10 @@ def test_read_run_columns_refuses_a_repeated_document_on_the_fast_path(tmp_path,
 def test_the_blocked_hashes_are_metrics_id_hashes():
     rng = np.random.default_rng(5)
     for longest in (1, 3, 8, 9, 17, 30):
-        ids = np.array([bytes(rng.integers(1, 256, size=rng.integers(1, longest + 1)).astype(np.uint8))
-                        for _ in range(70_000)])
+        ids = np.array(
+            [
+                bytes(rng.integers(1, 256, size=rng.integers(1, longest + 1)).astype(np.uint8))
+                for _ in range(70_000)
+            ]
+        )
         assert np.array_equal(trec_io._id_hashes(ids), metrics.id_hashes(ids))

@@ -59,8 +59,9 @@ def test_cranfield_empty_w_documents_are_kept(cranfield):
 
 
 def test_cranfield_repeated_fields_are_joined_and_flagged(cranfield):
-    flagged = {d.external_id: d.extra["repeated_fields"] for d in cranfield.documents
-               if "repeated_fields" in d.extra}
+    flagged = {
+        d.external_id: d.extra["repeated_fields"] for d in cranfield.documents if "repeated_fields" in d.extra
+    }
     assert flagged == {"240": ["A", "B"], "576": ["W"], "578": ["W"]}
     assert "compressor operation with one or more blade rows stalled" in cranfield.documents[577].text
 
@@ -77,8 +78,11 @@ def test_cranfield_query_ids_are_positions(cranfield):
 
 
 def test_cranfield_default_grade_mapping(cranfield, cranfield_folder):
-    codes = Counter(int(line.split()[2]) for line in
-                    (cranfield_folder / "cranqrel").read_text().splitlines() if line.strip())
+    codes = Counter(
+        int(line.split()[2])
+        for line in (cranfield_folder / "cranqrel").read_text().splitlines()
+        if line.strip()
+    )
     grades = Counter(j.grade for j in cranfield.judgments)
     assert dict(DEFAULT_CRANFIELD_GRADES) == {1: 3, 2: 2, 3: 1, 4: 1, -1: 0}
     assert grades == Counter({3: codes[1], 2: codes[2], 1: codes[3] + codes[4], 0: codes[-1]})
@@ -115,19 +119,22 @@ def test_cranfield_small_valid(tmp_path):
     assert parsed.judgments == [Judgment("1", "2", 3), Judgment("2", "1", 0)]
 
 
-@pytest.mark.parametrize("docs, queries, qrels, file, line, reason", [
-    (DOCS + ".I 1\n.W\nagain\n", QUERIES, "", "cran.all.1400", 16, "duplicate record id '1'"),
-    ("stray\n" + DOCS, QUERIES, "", "cran.all.1400", 1, "text before the first .I"),
-    (DOCS + ".X\n", QUERIES, "", "cran.all.1400", 16, "unknown field marker .X"),
-    (".I\n" + DOCS, QUERIES, "", "cran.all.1400", 1, ".I without a record id"),
-    (DOCS, QUERIES + ".I 005\n.W\n", "", "cran.qry", 7, "has no text"),
-    (DOCS, QUERIES, "1 2 1\n1 2\n", "cranqrel", 2, "expected 3 fields"),
-    (DOCS, QUERIES, "1 2 x\n", "cranqrel", 1, "not an integer"),
-    (DOCS, QUERIES, "1 2 1\n1 2 3\n", "cranqrel", 2, "judged twice"),
-    (DOCS, QUERIES, "3 1 1\n", "cranqrel", 1, "not a position 1..2"),
-    (DOCS, QUERIES, "1 9 1\n", "cranqrel", 1, "document '9' is not in"),
-    (DOCS, QUERIES, "1 1 5\n", "cranqrel", 1, "relevance code 5"),
-])
+@pytest.mark.parametrize(
+    "docs, queries, qrels, file, line, reason",
+    [
+        (DOCS + ".I 1\n.W\nagain\n", QUERIES, "", "cran.all.1400", 16, "duplicate record id '1'"),
+        ("stray\n" + DOCS, QUERIES, "", "cran.all.1400", 1, "text before the first .I"),
+        (DOCS + ".X\n", QUERIES, "", "cran.all.1400", 16, "unknown field marker .X"),
+        (".I\n" + DOCS, QUERIES, "", "cran.all.1400", 1, ".I without a record id"),
+        (DOCS, QUERIES + ".I 005\n.W\n", "", "cran.qry", 7, "has no text"),
+        (DOCS, QUERIES, "1 2 1\n1 2\n", "cranqrel", 2, "expected 3 fields"),
+        (DOCS, QUERIES, "1 2 x\n", "cranqrel", 1, "not an integer"),
+        (DOCS, QUERIES, "1 2 1\n1 2 3\n", "cranqrel", 2, "judged twice"),
+        (DOCS, QUERIES, "3 1 1\n", "cranqrel", 1, "not a position 1..2"),
+        (DOCS, QUERIES, "1 9 1\n", "cranqrel", 1, "document '9' is not in"),
+        (DOCS, QUERIES, "1 1 5\n", "cranqrel", 1, "relevance code 5"),
+    ],
+)
 def test_cranfield_malformed(tmp_path, docs, queries, qrels, file, line, reason):
     folder = _cranfield_copy(tmp_path, docs, queries, qrels)
     with pytest.raises(FormatError, match=reason) as info:
@@ -175,16 +182,19 @@ def test_trec_documents(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("text, line, reason", [
-    ("<DOC>\n<DOCNO>A</DOCNO>\n<TEXT>x\n</DOC>\n", 3, "<TEXT> is not closed"),
-    ("<DOC>\n<TEXT>x</TEXT>\n</DOC>\n", 1, "without a <DOCNO>"),
-    ("<DOC><DOCNO>A</DOCNO></DOC>\n<DOC>\n<DOCNO>A</DOCNO></DOC>\n", 2, "duplicate document id 'A'"),
-    ("<DOC><DOCNO>A</DOCNO>\n", 1, "<doc> is never closed"),
-    ("<DOC><DOCNO>A</DOCNO></DOC>\nstray words\n", 2, "text outside <doc>"),
-    ("<DOC><DOCNO>A</DOCNO>\n<DOC><DOCNO>B</DOCNO></DOC>\n", 2, "inside the <doc> opened at line 1"),
-    ("<DOC><DOCNO>A</DOCNO>\nloose text\n</DOC>\n", 2, "text outside any element"),
-    ("<DOC><DOCNO>A</DOCNO><DOCNO>B</DOCNO></DOC>", 1, "2 <DOCNO> elements"),
-])
+@pytest.mark.parametrize(
+    "text, line, reason",
+    [
+        ("<DOC>\n<DOCNO>A</DOCNO>\n<TEXT>x\n</DOC>\n", 3, "<TEXT> is not closed"),
+        ("<DOC>\n<TEXT>x</TEXT>\n</DOC>\n", 1, "without a <DOCNO>"),
+        ("<DOC><DOCNO>A</DOCNO></DOC>\n<DOC>\n<DOCNO>A</DOCNO></DOC>\n", 2, "duplicate document id 'A'"),
+        ("<DOC><DOCNO>A</DOCNO>\n", 1, "<doc> is never closed"),
+        ("<DOC><DOCNO>A</DOCNO></DOC>\nstray words\n", 2, "text outside <doc>"),
+        ("<DOC><DOCNO>A</DOCNO>\n<DOC><DOCNO>B</DOCNO></DOC>\n", 2, "inside the <doc> opened at line 1"),
+        ("<DOC><DOCNO>A</DOCNO>\nloose text\n</DOC>\n", 2, "text outside any element"),
+        ("<DOC><DOCNO>A</DOCNO><DOCNO>B</DOCNO></DOC>", 1, "2 <DOCNO> elements"),
+    ],
+)
 def test_trec_documents_malformed(tmp_path, text, line, reason):
     path = tmp_path / "docs.trec"
     path.write_text(text)
@@ -222,18 +232,24 @@ def test_trec_topics(tmp_path):
     assert first.title == "International Organized Crime"
     assert first.text == "Identify organizations that participate in international criminal activity."
     assert first.extra == {"narrative": "A relevant document must as a minimum identify the organization."}
-    assert (second.topic_id, second.title, second.text) == ("302", "Poliomyelitis and Post-Polio",
-                                                            "Is the disease under control?")
+    assert (second.topic_id, second.title, second.text) == (
+        "302",
+        "Poliomyelitis and Post-Polio",
+        "Is the disease under control?",
+    )
 
 
-@pytest.mark.parametrize("text, line, reason", [
-    ("<top>\n<title> t\n</top>\n", 1, "without a <num>"),
-    ("<top><num>1<title>a</top>\n\n<top>\n<num>1<title>b</top>\n", 3, "duplicate topic number '1'"),
-    ("<top>\n<num> Number: 7\n<desc> d\n</top>\n", 1, "topic 7 has no <title>"),
-    ("<top>\n<num>1<title>a\n", 1, "<top> is never closed"),
-    ("<top><num>1<title>a</top>\njunk\n", 2, "text outside <top>"),
-    ("<top>\n<num>1<title>a<title>b</top>", 2, "<title> appears twice"),
-])
+@pytest.mark.parametrize(
+    "text, line, reason",
+    [
+        ("<top>\n<title> t\n</top>\n", 1, "without a <num>"),
+        ("<top><num>1<title>a</top>\n\n<top>\n<num>1<title>b</top>\n", 3, "duplicate topic number '1'"),
+        ("<top>\n<num> Number: 7\n<desc> d\n</top>\n", 1, "topic 7 has no <title>"),
+        ("<top>\n<num>1<title>a\n", 1, "<top> is never closed"),
+        ("<top><num>1<title>a</top>\njunk\n", 2, "text outside <top>"),
+        ("<top>\n<num>1<title>a<title>b</top>", 2, "<title> appears twice"),
+    ],
+)
 def test_trec_topics_malformed(tmp_path, text, line, reason):
     path = tmp_path / "topics.txt"
     path.write_text(text)
@@ -247,23 +263,28 @@ def test_trec_topics_malformed(tmp_path, text, line, reason):
 
 def test_jsonl_documents(tmp_path):
     path = tmp_path / "docs.jsonl"
-    path.write_text('{"id": "d1", "title": "T", "text": "body", "year": 1999, "tags": ["a"]}\n\n'
-                    '{"id": 2, "text": "only text"}\r\n')
+    path.write_text(
+        '{"id": "d1", "title": "T", "text": "body", "year": 1999, "tags": ["a"]}\n\n'
+        '{"id": 2, "text": "only text"}\r\n'
+    )
     assert read_jsonl_documents(path) == [
         Document("d1", "T", "body", {"year": 1999, "tags": ["a"]}),
         Document("2", "", "only text", {}),
     ]
 
 
-@pytest.mark.parametrize("text, line, reason", [
-    ('{"id": "a"}\n{"id": "b", \n', 2, "not valid JSON"),
-    ('{"id": "a"}\n\n[1, 2]\n', 3, "expected a JSON object, found list"),
-    ('{"title": "x"}\n', 1, 'without an "id"'),
-    ('{"id": true}\n', 1, '"id" must be a string or an integer'),
-    ('{"id": "  "}\n', 1, '"id" is empty'),
-    ('{"id": "a", "text": 3}\n', 1, '"text" must be a string'),
-    ('{"id": "a"}\n{"id": "b"}\n{"id": "a"}\n', 3, "duplicate document id 'a' \\(first at line 1\\)"),
-])
+@pytest.mark.parametrize(
+    "text, line, reason",
+    [
+        ('{"id": "a"}\n{"id": "b", \n', 2, "not valid JSON"),
+        ('{"id": "a"}\n\n[1, 2]\n', 3, "expected a JSON object, found list"),
+        ('{"title": "x"}\n', 1, 'without an "id"'),
+        ('{"id": true}\n', 1, '"id" must be a string or an integer'),
+        ('{"id": "  "}\n', 1, '"id" is empty'),
+        ('{"id": "a", "text": 3}\n', 1, '"text" must be a string'),
+        ('{"id": "a"}\n{"id": "b"}\n{"id": "a"}\n', 3, "duplicate document id 'a' \\(first at line 1\\)"),
+    ],
+)
 def test_jsonl_malformed(tmp_path, text, line, reason):
     path = tmp_path / "docs.jsonl"
     path.write_text(text)
@@ -284,15 +305,25 @@ def test_qrels_reader_is_the_scoring_one(tmp_path):
     path = tmp_path / "qrels"
     path.write_text("301 0 FT-1 2\n301 0 FT-2 0\n302 0 LA-9 1\n")
     assert judgments_from_qrels(read_qrels(path)) == [
-        Judgment("301", "FT-1", 2), Judgment("301", "FT-2", 0), Judgment("302", "LA-9", 1)]
+        Judgment("301", "FT-1", 2),
+        Judgment("301", "FT-2", 0),
+        Judgment("302", "LA-9", 1),
+    ]
 
 
 def test_engines_package_does_not_import_django():
     import subprocess
     import sys
 
-    code = ("import sys, studies.search.engines.formats, studies.search.engines.search, studies.search.engines.http; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PATH": "", "PYTHONPATH": "."})
+    code = (
+        "import sys, studies.search.engines.formats, studies.search.engines.search, studies.search.engines.http; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "", "PYTHONPATH": "."},
+    )
     assert out.stdout.strip() == "[]"

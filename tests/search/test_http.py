@@ -30,8 +30,10 @@ class Handler(BaseHTTPRequestHandler):
         params = {k: v[0] for k, v in parse_qs(url.query).items()}
         if url.path == "/search":
             page, size = int(params["p"]), int(params["n"])
-            results = [{"id": f"d{i}", "title": f"T{i}", "snippet": params["q"], "url": f"https://x.org/{i}"}
-                       for i in range((page - 1) * size, page * size)]
+            results = [
+                {"id": f"d{i}", "title": f"T{i}", "snippet": params["q"], "url": f"https://x.org/{i}"}
+                for i in range((page - 1) * size, page * size)
+            ]
             self._send(200, json.dumps({"results": results, "total": 95}))
         elif url.path == "/list":
             self._send(200, json.dumps([{"id": 7, "score": 1.5}, {"id": "b", "title": "B"}]))
@@ -81,7 +83,9 @@ def test_bare_list_response(server):
     page = HttpSearchSystem(server + "/list?q={query}").search("x")
     assert page.error is None and page.total is None
     assert [(h.doc_id, h.rank, h.score, h.title, h.snippet) for h in page.results] == [
-        ("7", 1, 1.5, "", ""), ("b", 2, None, "B", "")]
+        ("7", 1, 1.5, "", ""),
+        ("b", 2, None, "B", ""),
+    ]
 
 
 def test_query_is_url_encoded(server):
@@ -107,14 +111,17 @@ def _closed_port():
         return sock.getsockname()[1]
 
 
-@pytest.mark.parametrize("path, detail", [
-    ("/broken?q={query}", "not valid JSON"),
-    ("/shape?q={query}", 'no usable "id"'),
-    ("/script-url?q={query}", '"url" must be an http'),
-    ("/error?q={query}", "HTTP status 500"),
-    ("/missing?q={query}", "HTTP status 404"),
-    ("/accepted?q={query}", "HTTP status 202"),
-])
+@pytest.mark.parametrize(
+    "path, detail",
+    [
+        ("/broken?q={query}", "not valid JSON"),
+        ("/shape?q={query}", 'no usable "id"'),
+        ("/script-url?q={query}", '"url" must be an http'),
+        ("/error?q={query}", "HTTP status 500"),
+        ("/missing?q={query}", "HTTP status 404"),
+        ("/accepted?q={query}", "HTTP status 202"),
+    ],
+)
 def test_failures_are_messages(server, path, detail):
     page = HttpSearchSystem(server + path).search("x", page=3)
     assert page.results == [] and page.total is None and page.page == 3
@@ -127,13 +134,16 @@ def test_connection_refused():
     assert page.results == [] and page.error == UNAVAILABLE and "cannot connect" in page.detail
 
 
-@pytest.mark.parametrize("template, reason", [
-    ("http://h/s?q=x", "no {query}"),
-    ("http://h/s?q={query}&k={key}", "unknown placeholder {key}"),
-    ("http://h/s?q={query", "bad URL template"),
-    ("ftp://h/{query}", "not an http"),
-    ("file:///etc/{query}", "not an http"),
-])
+@pytest.mark.parametrize(
+    "template, reason",
+    [
+        ("http://h/s?q=x", "no {query}"),
+        ("http://h/s?q={query}&k={key}", "unknown placeholder {key}"),
+        ("http://h/s?q={query", "bad URL template"),
+        ("ftp://h/{query}", "not an http"),
+        ("file:///etc/{query}", "not an http"),
+    ],
+)
 def test_bad_templates_are_refused_when_configured(template, reason):
     with pytest.raises(ValueError, match=reason.replace("{", "\\{").replace("}", "\\}")):
         HttpSearchSystem(template)

@@ -54,15 +54,19 @@ def test_cranfield_query_1_finds_relevant_documents(cran, searchers, name):
 
 
 def test_configurations_rank_differently(cran, searchers):
-    rankings = {name: [hit.doc_id for hit in searchers[name].search(cran.topics[0].text).results]
-                for name in CONFIGURATIONS}
+    rankings = {
+        name: [hit.doc_id for hit in searchers[name].search(cran.topics[0].text).results]
+        for name in CONFIGURATIONS
+    }
     assert rankings["bm25_title_text"] != rankings["bm25_text"]
 
 
 def test_stemming_only_in_title_text(searchers):
     # "slipstreams" only matches "slipstream" through the English stemmer.
     assert searchers["bm25_title_text"].search("slipstreams").total > 0
-    assert searchers["bm25_text"].search("slipstreams").total < searchers["bm25_text"].search("slipstream").total
+    assert (
+        searchers["bm25_text"].search("slipstreams").total < searchers["bm25_text"].search("slipstream").total
+    )
 
 
 def test_mean_precision_at_10_is_sane(cran, searchers):
@@ -111,18 +115,28 @@ def test_ties_are_ordered_by_document_id(tmp_path):
     docs = [Document(str(i), "", "same words here") for i in (10, 2, 33, 1, 21, 3)]
     build_index(docs, tmp_path / "i", "bm25_text")
     searcher = Searcher(tmp_path / "i", "bm25_text")
-    assert [h.doc_id for h in searcher.search("same", page_size=6).results] == ["1", "2", "3", "10", "21", "33"]
+    assert [h.doc_id for h in searcher.search("same", page_size=6).results] == [
+        "1",
+        "2",
+        "3",
+        "10",
+        "21",
+        "33",
+    ]
     assert [h.doc_id for h in searcher.search("same", page=2, page_size=2).results] == ["3", "10"]
 
 
-@pytest.mark.parametrize("query, says", [
-    ('"wing slipstream', "quotation mark is not closed"),
-    ("(wing slipstream", "brackets do not match"),
-    ("wing slipstream)", "brackets do not match"),
-    ("author:wing slipstream", "no searchable field called 'author'"),
-    ("wing AND", "could not be read"),
-    ("wing^", "could not be read"),
-])
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ('"wing slipstream', "quotation mark is not closed"),
+        ("(wing slipstream", "brackets do not match"),
+        ("wing slipstream)", "brackets do not match"),
+        ("author:wing slipstream", "no searchable field called 'author'"),
+        ("wing AND", "could not be read"),
+        ("wing^", "could not be read"),
+    ],
+)
 def test_syntax_errors_fall_back_to_results_and_a_message(searchers, query, says):
     for searcher in searchers.values():
         page = searcher.search(query)

@@ -16,8 +16,15 @@ from studies.design import services
 from studies.models import Collection, Document, Participant, ReferenceVersion, SearchSession, Study
 from tests.factories import study_judged
 
-ROLES = ("anonymous", "participant", "other_participant", "assessor", "other_assessor", "other_researcher",
-         "researcher")
+ROLES = (
+    "anonymous",
+    "participant",
+    "other_participant",
+    "assessor",
+    "other_assessor",
+    "other_researcher",
+    "researcher",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -56,8 +63,10 @@ def world(designed_study, alice, bob, charlie, django_user_model):
 
     study = designed_study
     collection = Collection.objects.create(name="security")
-    Document.objects.bulk_create(Document(collection=collection, external_id=f"d{n}", title=f"Title {n}",
-                                          text=f"Text {n} wing") for n in range(1, 9))
+    Document.objects.bulk_create(
+        Document(collection=collection, external_id=f"d{n}", title=f"Title {n}", text=f"Text {n} wing")
+        for n in range(1, 9)
+    )
     participant, other_participant, session = study_judged(study, collection)
 
     other_study = services.study_create(owner=charlie, name="Charlie's study", consent_text="Other consent.")
@@ -69,14 +78,23 @@ def world(designed_study, alice, bob, charlie, django_user_model):
     StudyAssessor.objects.create(study=other_study, user=zoe, invited_by=charlie)
     invitation, _ = assessors.assessor_invite(study=study, username="zoe", invited_by=alice)
 
-    version = references.reference_version_import_qrels(study=study, lines=["1 0 d1 2", "1 0 d2 0"],
-                                                        path="ref.qrels", created_by=alice, note="v1")
+    version = references.reference_version_import_qrels(
+        study=study, lines=["1 0 d1 2", "1 0 d2 0"], path="ref.qrels", created_by=alice, note="v1"
+    )
     pools.pool_build(study=study)
     from studies.models import PoolDocument
 
     pool_document = PoolDocument.objects.filter(pool__scenario__study=study).first()
     run = scoring_services.scoring_run_create(study=study, created_by=alice)
-    return World(study=study, other_study=other_study, participant=participant,
-                 other_participant=other_participant, session=session, version=version, run=run,
-                 pool_document=pool_document, invitation=invitation,
-                 users={"alice": alice, "bob": bob, "charlie": charlie, "ann": ann, "zoe": zoe})
+    return World(
+        study=study,
+        other_study=other_study,
+        participant=participant,
+        other_participant=other_participant,
+        session=session,
+        version=version,
+        run=run,
+        pool_document=pool_document,
+        invitation=invitation,
+        users={"alice": alice, "bob": bob, "charlie": charlie, "ann": ann, "zoe": zoe},
+    )

@@ -41,8 +41,14 @@ def _headers(world, path: str) -> dict:
 
 
 def _fuzz(strategy, headers):
-    @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=True,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=strategy)
     def call(case):
         response = case.call(headers=headers)
@@ -66,7 +72,12 @@ def test_every_api_operation_answers_without_5xx_and_as_its_schema_says(world, s
         call = _fuzz(strategy, headers)
         try:
             call()
-        except (Exception, BaseExceptionGroup) as error:  # gathered: one run reports every operation's failure
-            failures.append(f"{operation.method.upper()} {operation.path}: {type(error).__name__}: {error}"[:2000])
+        except (
+            Exception,
+            BaseExceptionGroup,
+        ) as error:  # gathered: one run reports every operation's failure
+            failures.append(
+                f"{operation.method.upper()} {operation.path}: {type(error).__name__}: {error}"[:2000]
+            )
     assert operations >= 25
     assert not failures, "\n\n".join(failures)

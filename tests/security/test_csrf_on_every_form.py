@@ -16,10 +16,19 @@ from .test_permission_matrix import ALL_ROWS, MATRIX, OK, _clients, _send, _snap
 # Authenticated by `Authorization: Participant <token>` (never a cookie) or by the username and password in
 # the body (no session is opened): a cross-site form cannot forge either, so no CSRF token is asked.
 # The panel's status endpoint authenticates only by the study's secret in `X-SessionLab-Secret`, a header too.
-DOCUMENTED_EXEMPT = {"api:token", "api:participant_session_start", "api:participant_events", "panel:status",
-                     "api:participant_consent", "api:participant_questionnaire", "api:participant_check",
-                     "api:participant_pre_task", "api:participant_gold", "api:participant_post_task",
-                     "api:participant_withdraw_self"}
+DOCUMENTED_EXEMPT = {
+    "api:token",
+    "api:participant_session_start",
+    "api:participant_events",
+    "panel:status",
+    "api:participant_consent",
+    "api:participant_questionnaire",
+    "api:participant_check",
+    "api:participant_pre_task",
+    "api:participant_gold",
+    "api:participant_post_task",
+    "api:participant_withdraw_self",
+}
 PREFERRED = ("researcher", "assessor", "participant", "other_participant", "anonymous", "other_researcher")
 FORM = re.compile(r"<form\b([^>]*)>(.*?)</form>", re.S | re.I)
 
@@ -30,7 +39,9 @@ def _allowed_role(row):
 
 
 def _post_forms(html: str):
-    return [(attrs, body) for attrs, body in FORM.findall(html) if re.search(r"method=[\"']?post", attrs, re.I)]
+    return [
+        (attrs, body) for attrs, body in FORM.findall(html) if re.search(r"method=[\"']?post", attrs, re.I)
+    ]
 
 
 def _csrf_clients(world):
@@ -81,13 +92,19 @@ def test_every_step_of_the_participants_way_carries_the_csrf_token(world):
         return html
 
     assert "consent" in forms_ok().lower()
-    participation.consent_record(participant=p, consent_version=p.study.consent_version, client_event_id=cid())
+    participation.consent_record(
+        participant=p, consent_version=p.study.consent_version, client_event_id=cid()
+    )
     forms_ok()
-    participation.questionnaire_save(participant=p, client_event_id=cid(),
-                                      answers={"search_engine_years": 1, "domain_years": 1, "search_skill": 1})
+    participation.questionnaire_save(
+        participant=p,
+        client_event_id=cid(),
+        answers={"search_engine_years": 1, "domain_years": 1, "search_skill": 1},
+    )
     forms_ok()
-    session = participation.session_start(participant=p, assignment=p.assignments.order_by("position").first(),
-                                          client_event_id=cid())
+    session = participation.session_start(
+        participant=p, assignment=p.assignments.order_by("position").first(), client_event_id=cid()
+    )
     html = client.get(home).content.decode()
     assert "csrfmiddlewaretoken" in html or "csrftoken" in client.cookies  # the search page posts by fetch
     participation.session_end(participant=p, session=session, reason="satisfied", client_event_id=cid())
@@ -95,8 +112,9 @@ def test_every_step_of_the_participants_way_carries_the_csrf_token(world):
     forms_ok(home + "withdraw/")
 
 
-@pytest.mark.parametrize("key", sorted((k for k in ALL_ROWS if k[1] != "GET"), key=str),
-                         ids=lambda k: f"{k[1]} {k[0]}")
+@pytest.mark.parametrize(
+    "key", sorted((k for k in ALL_ROWS if k[1] != "GET"), key=str), ids=lambda k: f"{k[1]} {k[0]}"
+)
 def test_a_state_changing_request_without_the_token_is_refused(key, world):
     row = ALL_ROWS[key]
     role = _allowed_role(row)
@@ -141,7 +159,9 @@ def test_the_api_refuses_a_session_write_without_the_token_but_takes_a_token_hea
 def test_the_participants_event_batch_needs_the_token_from_a_browser(world):
     client = Client(enforce_csrf_checks=True)
     path = f"/p/{world.participant.access_token}/events/"
-    body = {"events": [{"id": secrets.token_hex(8), "type": "page_view", "session": world.session.pk, "data": {}}]}
+    body = {
+        "events": [{"id": secrets.token_hex(8), "type": "page_view", "session": world.session.pk, "data": {}}]
+    }
     assert client.post(path, body, content_type="application/json").status_code == 403
     client.get(f"/p/{world.participant.access_token}/")  # sets the csrftoken cookie
     token = client.cookies["csrftoken"].value

@@ -40,8 +40,10 @@ def test_check_deploy_reports_it_without_CACHE_URL_and_not_with_it():
     assert result.returncode != 0 and "sessionlab.W001" in result.stderr
     assert "LocMemCache" in result.stderr
 
-    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                  {**env, "CACHE_URL": "redis://127.0.0.1:6379/2"})
+    result = _run(
+        ["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        {**env, "CACHE_URL": "redis://127.0.0.1:6379/2"},
+    )
     assert result.returncode == 0 and "sessionlab.W001" not in result.stdout + result.stderr
 
 

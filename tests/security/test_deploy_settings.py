@@ -9,9 +9,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OVERRIDES = ("SECURE_SSL_REDIRECT", "SECURE_PROXY_SSL_HEADER", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE",
-             "SECURE_HSTS_SECONDS", "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "DEBUG",
-             "SECRET_KEY", "ALLOWED_HOSTS")
+OVERRIDES = (
+    "SECURE_SSL_REDIRECT",
+    "SECURE_PROXY_SSL_HEADER",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+)
 
 
 def _env(**extra):
@@ -21,19 +30,35 @@ def _env(**extra):
 
 
 def _production(**extra):
-    return _env(DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="sessionlab.example.org", **extra)
+    return _env(
+        DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), ALLOWED_HOSTS="sessionlab.example.org", **extra
+    )
 
 
 def _run(args, env):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def _settings(env) -> dict:
-    names = ["DEBUG", "SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_HSTS_SECONDS",
-             "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "SECURE_PROXY_SSL_HEADER",
-             "SESSION_COOKIE_HTTPONLY", "X_FRAME_OPTIONS", "SECURE_CONTENT_TYPE_NOSNIFF"]
-    code = ("import json, django; from django.conf import settings; django.setup(); "
-            f"print(json.dumps({{n: getattr(settings, n, None) for n in {names!r}}}))")
+    names = [
+        "DEBUG",
+        "SECURE_SSL_REDIRECT",
+        "SESSION_COOKIE_SECURE",
+        "CSRF_COOKIE_SECURE",
+        "SECURE_HSTS_SECONDS",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+        "SECURE_HSTS_PRELOAD",
+        "SECURE_PROXY_SSL_HEADER",
+        "SESSION_COOKIE_HTTPONLY",
+        "X_FRAME_OPTIONS",
+        "SECURE_CONTENT_TYPE_NOSNIFF",
+    ]
+    code = (
+        "import json, django; from django.conf import settings; django.setup(); "
+        f"print(json.dumps({{n: getattr(settings, n, None) for n in {names!r}}}))"
+    )
     result = _run(["-c", code], env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -41,8 +66,10 @@ def _settings(env) -> dict:
 
 def test_check_deploy_is_clean_with_production_settings():
     # Shared sign-in counts; without CACHE_URL, sessionlab.W001 (test_deploy_check_warns_of_a_per_process_cache.py).
-    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                  _production(CACHE_URL="redis://127.0.0.1:6379/2"))
+    result = _run(
+        ["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        _production(CACHE_URL="redis://127.0.0.1:6379/2"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 

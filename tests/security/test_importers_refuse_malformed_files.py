@@ -28,15 +28,59 @@ from studies.search.engines import formats
 from ..samples import SESSION_TRACK_XML
 
 MAX_EXAMPLES = 50
-FUZZ = settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                       HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 
 # Text that looks like the formats' own pieces, so mutations reach past the first syntax check.
-PIECES = st.sampled_from(["<DOC>", "</DOC>", "<DOCNO>", "<top>", "</top>", "<num>", ".I 3", ".W", ".T", "{", "}",
-                          "\"id\":", "[", "]", "0", "-1", "9", "1 0 d1 2", "<session", "</session>", "<query>",
-                          "\t", " ", "\x00", "\ufeff", "é", "&amp;", "&bogus;", "\"", ",", ":", "null", "true",
-                          "99999999999999999999", "1e309", "NaN"])
+PIECES = st.sampled_from(
+    [
+        "<DOC>",
+        "</DOC>",
+        "<DOCNO>",
+        "<top>",
+        "</top>",
+        "<num>",
+        ".I 3",
+        ".W",
+        ".T",
+        "{",
+        "}",
+        '"id":',
+        "[",
+        "]",
+        "0",
+        "-1",
+        "9",
+        "1 0 d1 2",
+        "<session",
+        "</session>",
+        "<query>",
+        "\t",
+        " ",
+        "\x00",
+        "\ufeff",
+        "é",
+        "&amp;",
+        "&bogus;",
+        '"',
+        ",",
+        ":",
+        "null",
+        "true",
+        "99999999999999999999",
+        "1e309",
+        "NaN",
+    ]
+)
 LINE = st.one_of(st.text(max_size=40), st.lists(PIECES, max_size=6).map(" ".join))
 
 
@@ -59,7 +103,7 @@ def mutated(draw, valid: str) -> bytes:
             lines.insert(at, lines[at])
         elif kind == "edit" and lines and lines[at]:
             cut = draw(st.integers(0, len(lines[at])))
-            lines[at] = lines[at][:cut] + draw(LINE) + lines[at][cut + draw(st.integers(0, 3)):]
+            lines[at] = lines[at][:cut] + draw(LINE) + lines[at][cut + draw(st.integers(0, 3)) :]
         elif kind == "cut":
             lines = lines[:at]
     data = "\n".join(lines).encode("utf-8", "surrogatepass") + b"\n"
@@ -86,10 +130,30 @@ def _check_error(error: Exception, path: Path, data: bytes, expected: tuple[type
         assert 1 <= line <= data.count(b"\n") + 1, f"line {line} is outside the file: {error}"
 
 
-WATCHED = [("studies", m) for m in ("Collection", "Document", "Study", "GradeLevel", "Scenario", "System",
-                                   "Participant", "Assignment", "SearchSession", "Query", "ShownResult",
-                                   "Judgment", "JudgmentChange", "Event", "ReferenceVersion",
-                                   "ReferenceJudgment", "AssessmentPool", "PoolDocument", "AuditEntry")]
+WATCHED = [
+    ("studies", m)
+    for m in (
+        "Collection",
+        "Document",
+        "Study",
+        "GradeLevel",
+        "Scenario",
+        "System",
+        "Participant",
+        "Assignment",
+        "SearchSession",
+        "Query",
+        "ShownResult",
+        "Judgment",
+        "JudgmentChange",
+        "Event",
+        "ReferenceVersion",
+        "ReferenceJudgment",
+        "AssessmentPool",
+        "PoolDocument",
+        "AuditEntry",
+    )
+]
 
 
 def _counts() -> dict:
@@ -113,13 +177,32 @@ def _in_database(run, path: Path, data: bytes, expected: tuple[type, ...], other
 
 QRELS = "1 0 d1 2\n1 0 d2 0\n2 0 d3 1\n2 0 d1 3\n"
 RUN = "1 Q0 d1 1 12.5 tag\n1 Q0 d2 2 11.0 tag\n2 Q0 d3 1 3.25 tag\n"
-SESSIONS = "\n".join(json.dumps(s) for s in [
-    {"id": "s1", "system": "A", "scenario": "1", "participant": "p1",
-     "queries": [{"text": "wing", "results": ["d1", "d2"], "scanned_to": 2}]},
-    {"id": "s2", "system": "B", "scenario": "2", "participant": "p2", "queries": [{"text": "x", "results": ["d3"]}]},
-]) + "\n"
-TREC_DOCS = "<DOC>\n<DOCNO> FT-1 </DOCNO>\n<HEADLINE>Wing flutter</HEADLINE>\n<TEXT>Flutter &amp; <P>x</P>.</TEXT>\n" \
-            "</DOC>\n<DOC>\n<DOCNO> FT-2 </DOCNO>\n<TITLE>Heat</TITLE>\n<TEXT>Ablation.</TEXT>\n</DOC>\n"
+SESSIONS = (
+    "\n".join(
+        json.dumps(s)
+        for s in [
+            {
+                "id": "s1",
+                "system": "A",
+                "scenario": "1",
+                "participant": "p1",
+                "queries": [{"text": "wing", "results": ["d1", "d2"], "scanned_to": 2}],
+            },
+            {
+                "id": "s2",
+                "system": "B",
+                "scenario": "2",
+                "participant": "p2",
+                "queries": [{"text": "x", "results": ["d3"]}],
+            },
+        ]
+    )
+    + "\n"
+)
+TREC_DOCS = (
+    "<DOC>\n<DOCNO> FT-1 </DOCNO>\n<HEADLINE>Wing flutter</HEADLINE>\n<TEXT>Flutter &amp; <P>x</P>.</TEXT>\n"
+    "</DOC>\n<DOC>\n<DOCNO> FT-2 </DOCNO>\n<TITLE>Heat</TITLE>\n<TEXT>Ablation.</TEXT>\n</DOC>\n"
+)
 TOPICS = "<top>\n<num> Number: 301\n<title> wing flutter\n<desc> Description: How?\n<narr> Narrative: Ways.\n</top>\n"
 JSONL = '{"id": 1, "title": "One", "text": "x", "year": 1999}\n{"id": "2", "text": "y"}\n'
 CRAN_DOCS = ".I 1\n.T\nfirst title\n.W\nfirst text\n.I 2\n.T\nsecond\n.W\nmore text\n"
@@ -127,14 +210,18 @@ CRAN_QRY = ".I 001\n.W\nwhat is first\n"
 CRANQREL = "1 1 1\n1 2 -1\n"
 
 
-@pytest.mark.parametrize("reader, valid, name", [
-    (trec_io.read_qrels, QRELS, "qrels"),
-    (trec_io.read_run, RUN, "run.txt"),
-    (session_io.read_sessions, SESSIONS, "sessions.jsonl"),
-    (formats.read_trec_documents, TREC_DOCS, "docs.trec"),
-    (formats.read_trec_topics, TOPICS, "topics.txt"),
-    (formats.read_jsonl_documents, JSONL, "docs.jsonl"),
-], ids=["qrels", "trec-run", "sessions-jsonl", "trec-docs", "trec-topics", "jsonl-docs"])
+@pytest.mark.parametrize(
+    "reader, valid, name",
+    [
+        (trec_io.read_qrels, QRELS, "qrels"),
+        (trec_io.read_run, RUN, "run.txt"),
+        (session_io.read_sessions, SESSIONS, "sessions.jsonl"),
+        (formats.read_trec_documents, TREC_DOCS, "docs.trec"),
+        (formats.read_trec_topics, TOPICS, "topics.txt"),
+        (formats.read_jsonl_documents, JSONL, "docs.jsonl"),
+    ],
+    ids=["qrels", "trec-run", "sessions-jsonl", "trec-docs", "trec-topics", "jsonl-docs"],
+)
 def test_a_file_reader_accepts_or_names_file_and_line(reader, valid, name):
     reader(_write(valid.encode(), name))  # the seed itself is valid
 
@@ -178,10 +265,12 @@ def test_a_qrels_upload_into_a_study_accepts_or_changes_nothing(world, kind):
 
     def run(lines, path):
         if kind == "pool":
-            return pools.pool_import_qrels(study=world.study, lines=lines, path=path,
-                                                added_by=world.users["alice"])
-        return references.reference_version_import_qrels(study=world.study, lines=lines, path=path,
-                                                         created_by=world.users["alice"])
+            return pools.pool_import_qrels(
+                study=world.study, lines=lines, path=path, added_by=world.users["alice"]
+            )
+        return references.reference_version_import_qrels(
+            study=world.study, lines=lines, path=path, created_by=world.users["alice"]
+        )
 
     @FUZZ
     @given(data=mutated(valid))
@@ -203,14 +292,24 @@ def test_the_collection_import_accepts_or_changes_nothing(alice, study):
         folder = Path(tempfile.mkdtemp(prefix="fuzz-collection-"))
         for name, text in valid.items():
             (folder / name).write_bytes(content if name == which else text.encode())
-        _in_database(lambda: collection_import(
-            name="Fuzzed", format="trec", paths=[folder / "docs"], topics_path=folder / "topics",
-            qrels_path=folder / "qrels", study=study, scenario_topics=["301"], created_by=alice),
-            folder / which, content, (CollectionImportError,), others=[folder / n for n in valid if n != which])
+        _in_database(
+            lambda: collection_import(
+                name="Fuzzed",
+                format="trec",
+                paths=[folder / "docs"],
+                topics_path=folder / "topics",
+                qrels_path=folder / "qrels",
+                study=study,
+                scenario_topics=["301"],
+                created_by=alice,
+            ),
+            folder / which,
+            content,
+            (CollectionImportError,),
+            others=[folder / n for n in valid if n != which],
+        )
 
     check()
-
-
 
 
 @pytest.mark.django_db
@@ -219,8 +318,12 @@ def test_the_session_track_import_accepts_or_changes_nothing(alice):
     @given(data=mutated(SESSION_TRACK_XML))
     def check(data):
         path = _write(data, "log.xml")
-        _in_database(lambda: session_track_import(path=path, owner=alice, name="Fuzzed log"), path, data,
-                     (ImportFailure, InputError))
+        _in_database(
+            lambda: session_track_import(path=path, owner=alice, name="Fuzzed log"),
+            path,
+            data,
+            (ImportFailure, InputError),
+        )
 
     check()
 
@@ -233,7 +336,11 @@ def test_the_study_archive_import_accepts_or_changes_nothing(world):
     @given(data=mutated(valid))
     def check(data):
         path = _write(data, "study.json")
-        _in_database(lambda: study_archive_import(path=path, owner=world.users["charlie"], name="Fuzzed"),
-                     path, data, (ImportFailure,))
+        _in_database(
+            lambda: study_archive_import(path=path, owner=world.users["charlie"], name="Fuzzed"),
+            path,
+            data,
+            (ImportFailure,),
+        )
 
     check()

@@ -76,19 +76,26 @@ def test_a_success_clears_the_usernames_failures(limits, alice):
 def test_the_api_token_endpoint_is_limited_too(limits, alice):
     client = Client()
     for _ in range(3):
-        response = client.post("/api/auth/token/", {"username": "alice", "password": "wrong"},
-                               content_type="application/json")
+        response = client.post(
+            "/api/auth/token/", {"username": "alice", "password": "wrong"}, content_type="application/json"
+        )
         assert response.status_code == 400
-    response = client.post("/api/auth/token/", {"username": "alice", "password": "alice-password"},
-                           content_type="application/json")
+    response = client.post(
+        "/api/auth/token/",
+        {"username": "alice", "password": "alice-password"},
+        content_type="application/json",
+    )
     assert response.status_code == 429 and "Too many failed sign-ins" in response.json()["detail"]
     assert "Retry-After" in response
 
 
 @pytest.mark.django_db
 def test_the_api_token_endpoint_gives_a_token_to_the_right_password(limits, alice):
-    response = Client().post("/api/auth/token/", {"username": "alice", "password": "alice-password"},
-                             content_type="application/json")
+    response = Client().post(
+        "/api/auth/token/",
+        {"username": "alice", "password": "alice-password"},
+        content_type="application/json",
+    )
     assert response.status_code == 200 and len(response.json()["token"]) == 40
 
 
@@ -107,7 +114,11 @@ def test_the_window_starts_at_the_first_failure_and_does_not_slide(settings, rf)
     from django.core.cache import cache
 
     cache.clear()
-    settings.LOGIN_RATE_PER_USERNAME, settings.LOGIN_RATE_PER_IP, settings.LOGIN_RATE_WINDOW_SECONDS = 2, 99, 30
+    settings.LOGIN_RATE_PER_USERNAME, settings.LOGIN_RATE_PER_IP, settings.LOGIN_RATE_WINDOW_SECONDS = (
+        2,
+        99,
+        30,
+    )
     request = rf.post("/accounts/login/", REMOTE_ADDR="10.1.1.1")
     assert ratelimit.retry_after(request, "Someone") is None
     ratelimit.failure(request, "someone")
@@ -119,5 +130,8 @@ def test_the_window_starts_at_the_first_failure_and_does_not_slide(settings, rf)
 
 def test_a_trusted_proxy_header_names_the_address(settings, rf):
     settings.LOGIN_RATE_IP_META = "HTTP_X_REAL_IP"
-    assert ratelimit.client_address(rf.get("/", HTTP_X_REAL_IP="192.0.2.7", REMOTE_ADDR="10.0.0.1")) == "192.0.2.7"
+    assert (
+        ratelimit.client_address(rf.get("/", HTTP_X_REAL_IP="192.0.2.7", REMOTE_ADDR="10.0.0.1"))
+        == "192.0.2.7"
+    )
     assert ratelimit.client_address(rf.get("/", REMOTE_ADDR="10.0.0.1")) == "10.0.0.1"

@@ -15,7 +15,9 @@ def test_a_new_token_carries_at_least_128_bits():
     tokens = {new_access_token() for _ in range(1000)}
     assert len(tokens) == 1000
     assert all(len(t) == 43 for t in tokens)  # 32 bytes of secrets.token_urlsafe: 256 bits
-    assert {c for t in tokens for c in t} <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert {c for t in tokens for c in t} <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    )
 
 
 @pytest.mark.django_db

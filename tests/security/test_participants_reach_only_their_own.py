@@ -17,9 +17,20 @@ def test_the_participant_api_answers_with_the_callers_own_rows(world):
 def test_another_participants_session_is_refused_in_their_event_batch(world):
     theirs = Client(HTTP_AUTHORIZATION=f"Participant {world.other_participant.access_token}")
     queries, judgments = Query.objects.count(), Judgment.objects.count()
-    response = theirs.post("/api/participant/events/", {"events": [
-        {"id": secrets.token_hex(8), "type": "query", "session": world.session.pk, "data": {"text": "wing"}},
-    ]}, content_type="application/json")
+    response = theirs.post(
+        "/api/participant/events/",
+        {
+            "events": [
+                {
+                    "id": secrets.token_hex(8),
+                    "type": "query",
+                    "session": world.session.pk,
+                    "data": {"text": "wing"},
+                },
+            ]
+        },
+        content_type="application/json",
+    )
     assert response.status_code == 200 and response.json()["acks"][0]["ok"] is False
     assert (Query.objects.count(), Judgment.objects.count()) == (queries, judgments)
     assert not Event.objects.filter(participant=world.participant, session=world.session, type="query")
@@ -28,8 +39,10 @@ def test_another_participants_session_is_refused_in_their_event_batch(world):
 def test_an_unknown_session_and_another_participants_get_the_same_answer(world):
     own = f"/p/{world.other_participant.access_token}"
     client = Client()
-    for field, path, foreign in (("session", "post-task/", world.session.pk),
-                                 ("assignment", "start/", world.participant.assignments.first().pk)):
+    for field, path, foreign in (
+        ("session", "post-task/", world.session.pk),
+        ("assignment", "start/", world.participant.assignments.first().pk),
+    ):
         unknown = client.post(f"{own}/{path}", {field: 10**9, "client_event_id": "x"})
         other = client.post(f"{own}/{path}", {field: foreign, "client_event_id": "y"})
         assert unknown.status_code == other.status_code == 404

@@ -117,7 +117,9 @@ def test_refusals_before_the_upload_is_stored_are_a_400_with_the_reason(
 def test_a_name_already_taken_is_refused(alice_client, django_capture_on_commit_callbacks):
     Collection.objects.create(name="Mine")
     response = upload(alice_client, django_capture_on_commit_callbacks, documents=("docs.jsonl", GOOD))
-    assert response.status_code == 400 and "already exists" in " ".join(response.context["form"].errors["name"])
+    assert response.status_code == 400 and "already exists" in " ".join(
+        response.context["form"].errors["name"]
+    )
 
 
 def test_trec_documents_with_topics_and_qrels_are_kept_with_the_collection(
@@ -155,14 +157,18 @@ def test_trec_documents_with_topics_and_qrels_are_kept_with_the_collection(
 
 
 def test_an_id_longer_than_its_column_is_refused_by_name(alice_client, django_capture_on_commit_callbacks):
-    upload(alice_client, django_capture_on_commit_callbacks,
-           documents=("docs.jsonl", json.dumps({"id": "x" * 201, "text": "t"})))
+    upload(
+        alice_client,
+        django_capture_on_commit_callbacks,
+        documents=("docs.jsonl", json.dumps({"id": "x" * 201, "text": "t"})),
+    )
     row = CollectionUpload.objects.get()
     assert row.status == "failed" and "longer than 200 characters" in row.error
 
 
-def test_a_bug_ends_the_upload_as_failed_not_stuck(alice_client, django_capture_on_commit_callbacks,
-                                                   monkeypatch):
+def test_a_bug_ends_the_upload_as_failed_not_stuck(
+    alice_client, django_capture_on_commit_callbacks, monkeypatch
+):
     def broken(**kwargs):
         raise RuntimeError("a bug")
 
@@ -175,7 +181,9 @@ def test_a_bug_ends_the_upload_as_failed_not_stuck(alice_client, django_capture_
 def test_an_unreachable_queue_ends_the_upload_saying_so(alice, tmp_path):
     from studies.library.services import upload_not_queued, upload_root
 
-    row = CollectionUpload.objects.create(owner=alice, name="Mine", format="jsonl", files={"documents": "d.jsonl"})
+    row = CollectionUpload.objects.create(
+        owner=alice, name="Mine", format="jsonl", files={"documents": "d.jsonl"}
+    )
     (upload_root() / f"upload-{row.pk}").mkdir(parents=True)
     upload_not_queued(upload_id=row.pk)
     row.refresh_from_db()

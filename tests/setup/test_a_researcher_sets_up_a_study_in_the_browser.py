@@ -139,6 +139,9 @@ def test_a_researcher_sets_up_a_study_in_the_browser(live_server, chromium, cran
         ("B", {"configuration": "bm25_text"}),
     ]
     assert list(study.scenarios.values_list("topic_id", flat=True)) == ["1", "2", "3", "4"]
-    assert len(study.post_task_questionnaire) == 6 and study.participants.filter(preview_at__isnull=True).count() == 8
+    assert (
+        len(study.post_task_questionnaire) == 6
+        and study.participants.filter(preview_at__isnull=True).count() == 8
+    )
     assert study.reference_versions.get().judgments.count() > 0  # Cranfield's qrels, on the 0..3 scale
     assert csp_violations(page, reports) == []

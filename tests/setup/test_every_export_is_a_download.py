@@ -95,8 +95,9 @@ def test_the_api_serves_the_same_files(alice, worked, alice_client):
     api = client_for(alice)
     base = f"/api/studies/{worked.pk}"
     page = f"/studies/{worked.slug}/downloads/"
-    archive, downloaded = (json.loads(r.content) for r in (api.get(f"{base}/archive/"),
-                                                           alice_client.get(page + "archive.json")))
+    archive, downloaded = (
+        json.loads(r.content) for r in (api.get(f"{base}/archive/"), alice_client.get(page + "archive.json"))
+    )
     archive.pop("exported_at", None), downloaded.pop("exported_at", None)
     assert archive == downloaded
     tables = api.get(f"{base}/tables/")

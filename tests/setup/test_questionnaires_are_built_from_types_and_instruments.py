@@ -138,8 +138,11 @@ def test_simulated_participants_answer_the_study_s_own_questionnaires():
     from studies.design.instruments import NASA_TLX
     from studies.participation.simulation import answers_to
 
-    items = [*NASA_TLX.items, {"name": "role", "label": "Role", "kind": "choice", "choices": ["GP", "nurse"]},
-             {"name": "notes", "label": "Notes", "kind": "text", "required": False}]
+    items = [
+        *NASA_TLX.items,
+        {"name": "role", "label": "Role", "kind": "choice", "choices": ["GP", "nurse"]},
+        {"name": "notes", "label": "Notes", "kind": "text", "required": False},
+    ]
     answers = answers_to(items, random.Random(1))
     assert all(0 <= answers[f"tlx_{n}"] <= 20 for n in ("mental", "effort", "frustration"))
     assert answers["role"] in ("GP", "nurse") and "notes" not in answers

@@ -60,7 +60,9 @@ def test_it_refuses_a_participant_grade_outside_the_study_scale(session, documen
     Judgment.objects.create(session=session, document=document, grade=3, created_at=now, updated_at=now)
     refused(Judgment.objects.filter(session=session).update, grade=4)
     Judgment.objects.all().delete()
-    refused(Judgment.objects.create, session=session, document=document, grade=-1, created_at=now, updated_at=now)
+    refused(
+        Judgment.objects.create, session=session, document=document, grade=-1, created_at=now, updated_at=now
+    )
 
 
 def test_it_refuses_a_reference_grade_outside_the_study_scale(designed_study, document):
@@ -80,10 +82,20 @@ def test_a_custom_scale_moves_the_bounds(alice, document):
 def test_a_participant_works_each_scenario_once_unless_a_retake_says_why(session):
     first = session.assignment
     participant = first.participant
-    refused(Assignment.objects.create, participant=participant, position=9, scenario=first.scenario, system=first.system)
     refused(
         Assignment.objects.create,
-        participant=participant, position=9, scenario=first.scenario, system=first.system, retake_of=first,
+        participant=participant,
+        position=9,
+        scenario=first.scenario,
+        system=first.system,
+    )
+    refused(
+        Assignment.objects.create,
+        participant=participant,
+        position=9,
+        scenario=first.scenario,
+        system=first.system,
+        retake_of=first,
     )
     retake = services.assignment_retake(assignment=first, reason="browser crashed")
     assert retake.position == 5 and retake.retake_of == first
@@ -92,7 +104,9 @@ def test_a_participant_works_each_scenario_once_unless_a_retake_says_why(session
 def test_it_stores_a_client_event_id_once_per_participant(session):
     participant = session.assignment.participant
     Event.objects.create(participant=participant, session=session, type="query", client_event_id="e1")
-    refused(Event.objects.create, participant=participant, session=session, type="query", client_event_id="e1")
+    refused(
+        Event.objects.create, participant=participant, session=session, type="query", client_event_id="e1"
+    )
 
 
 def test_the_event_log_refuses_updates(session):

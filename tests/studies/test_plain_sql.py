@@ -13,15 +13,26 @@ from studies.design import selectors, services
 from studies.models import Assignment, Collection, Document, Event, Judgment, Participant, SearchSession
 
 pytestmark = pytest.mark.django_db
-EVENT_COLUMNS = ("participant", "session", "type", "client_event_id", "sequence", "client_time", "server_time",
-                 "payload")
+EVENT_COLUMNS = (
+    "participant",
+    "session",
+    "type",
+    "client_event_id",
+    "sequence",
+    "client_time",
+    "server_time",
+    "payload",
+)
 
 
 @pytest.fixture
 def participant(designed_study):
     participant = services.participants_enrol(study=designed_study, count=1)[0]
     Participant.objects.filter(pk=participant.pk).update(
-        consented_at=timezone.now(), consent_version="v1", questionnaire_answers={"search_skill": 3, "note": "é 'quoted'"})
+        consented_at=timezone.now(),
+        consent_version="v1",
+        questionnaire_answers={"search_skill": 3, "note": "é 'quoted'"},
+    )
     return Participant.objects.get(pk=participant.pk)
 
 
@@ -31,8 +42,19 @@ def _fields(instance) -> dict:
 
 def test_many_rows_go_in_statements_of_at_most_50_parameters_and_all_arrive(participant):
     now = timezone.now()
-    rows = [(participant.pk, None, "note", f"c{n}", n if n % 2 else None, now - timedelta(seconds=n), now,
-             {"n": n, "text": "it's \"quoted\" ✓"}) for n in range(23)]
+    rows = [
+        (
+            participant.pk,
+            None,
+            "note",
+            f"c{n}",
+            n if n % 2 else None,
+            now - timedelta(seconds=n),
+            now,
+            {"n": n, "text": 'it\'s "quoted" ✓'},
+        )
+        for n in range(23)
+    ]
     with CaptureQueriesContext(connection) as queries:
         plain_sql.run_all(plain_sql.insert_statements(Event, EVENT_COLUMNS, rows))
     assert len(queries) == 4  # 8 columns: 6 rows per statement
@@ -41,7 +63,11 @@ def test_many_rows_go_in_statements_of_at_most_50_parameters_and_all_arrive(part
     for n in range(23):
         event = stored[f"c{n}"]
         assert (event.sequence, event.client_time, event.server_time, event.payload) == (
-            n if n % 2 else None, now - timedelta(seconds=n), now, {"n": n, "text": "it's \"quoted\" ✓"})
+            n if n % 2 else None,
+            now - timedelta(seconds=n),
+            now,
+            {"n": n, "text": 'it\'s "quoted" ✓'},
+        )
 
 
 def test_the_participant_read_by_token_is_the_one_the_orm_reads(participant):
@@ -58,15 +84,21 @@ def test_the_assignments_are_those_of_the_orm_with_their_sessions_or_none(partic
     first = participant.assignments.get(position=1)
     SearchSession.objects.create(assignment=first, started_at=timezone.now(), post_task_answers={"ok": True})
     # As the pages call it: with the participant read by their token, study included.
-    found = selectors.participant_assignments(participant=selectors.participant_by_token(participant.access_token))
-    expected = list(Assignment.objects.filter(participant=participant).select_related(
-        "scenario", "system", "session").order_by("position"))
+    found = selectors.participant_assignments(
+        participant=selectors.participant_by_token(participant.access_token)
+    )
+    expected = list(
+        Assignment.objects.filter(participant=participant)
+        .select_related("scenario", "system", "session")
+        .order_by("position")
+    )
     assert [_fields(a) for a in found] == [_fields(a) for a in expected]
     for got, want in zip(found, expected, strict=True):
         assert _fields(got.scenario) == _fields(want.scenario)
         assert _fields(got.system) == _fields(want.system)
         assert (_fields(got.session) if hasattr(got, "session") else None) == (
-            _fields(want.session) if hasattr(want, "session") else None)
+            _fields(want.session) if hasattr(want, "session") else None
+        )
     assert found[0].session.post_task_answers == {"ok": True}
     assert not hasattr(found[1], "session")  # no session yet, as with the ORM
     with CaptureQueriesContext(connection) as queries:
@@ -78,7 +110,8 @@ def test_the_assignments_are_those_of_the_orm_with_their_sessions_or_none(partic
 def test_the_grade_scale_is_the_study_s_lowest_first(participant):
     levels = selectors.grade_levels(study=participant.study)
     assert [(g.value, g.label) for g in levels] == list(
-        participant.study.grade_levels.order_by("value").values_list("value", "label"))
+        participant.study.grade_levels.order_by("value").values_list("value", "label")
+    )
     assert [g.value for g in levels] == [0, 1, 2, 3]
 
 
@@ -87,17 +120,24 @@ def _event_row(participant, client_id, now):
 
 
 def test_writes_run_together_in_their_order(participant):
-    session = SearchSession.objects.create(assignment=participant.assignments.get(position=1),
-                                           started_at=timezone.now())
+    session = SearchSession.objects.create(
+        assignment=participant.assignments.get(position=1), started_at=timezone.now()
+    )
     collection = Collection.objects.create(name="plain")
-    documents = Document.objects.bulk_create(Document(collection=collection, external_id=f"d{n}") for n in range(12))
+    documents = Document.objects.bulk_create(
+        Document(collection=collection, external_id=f"d{n}") for n in range(12)
+    )
     now = timezone.now()
-    statements = plain_sql.insert_statements(Judgment, ("session", "document", "grade", "created_at", "updated_at"),
-                                             [(session.pk, d.pk, 1, now, now) for d in documents])
+    statements = plain_sql.insert_statements(
+        Judgment,
+        ("session", "document", "grade", "created_at", "updated_at"),
+        [(session.pk, d.pk, 1, now, now) for d in documents],
+    )
     assert len(statements) == 2  # 5 columns: 10 rows per statement
     # An update of a row inserted by an earlier statement of the same run sees it: they run in order.
-    statements.append((f"UPDATE {plain_sql.table(Judgment)} SET grade = %s WHERE document_id = %s",
-                       [3, documents[-1].pk]))
+    statements.append(
+        (f"UPDATE {plain_sql.table(Judgment)} SET grade = %s WHERE document_id = %s", [3, documents[-1].pk])
+    )
     plain_sql.run_all(statements)
     assert sorted(Judgment.objects.values_list("grade", flat=True)) == [1] * 11 + [3]
 
@@ -107,7 +147,9 @@ def test_a_failing_write_is_djangos_integrity_error_and_its_transaction_keeps_no
     statements = plain_sql.insert_statements(Event, EVENT_COLUMNS, [_event_row(participant, "dup", now)]) * 2
     with pytest.raises(IntegrityError), transaction.atomic():  # (participant, client event id) is unique
         plain_sql.run_all(
-            plain_sql.insert_statements(Event, EVENT_COLUMNS, [_event_row(participant, "first", now)]) + statements)
+            plain_sql.insert_statements(Event, EVENT_COLUMNS, [_event_row(participant, "first", now)])
+            + statements
+        )
     assert not Event.objects.filter(client_event_id__in=["first", "dup"]).exists()
     # The connection is usable again afterwards.
     plain_sql.run_all(statements[:1])

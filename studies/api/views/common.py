@@ -22,8 +22,9 @@ class ApiPagination(PageNumberPagination):
 
 def query_parameter(name: str, type_=str, description: str = "", enum=None) -> OpenApiParameter:
     kind = {str: OpenApiTypes.STR, int: OpenApiTypes.INT, bool: OpenApiTypes.BOOL}[type_]
-    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, required=False, description=description,
-                            enum=enum)
+    return OpenApiParameter(
+        name, kind, OpenApiParameter.QUERY, required=False, description=description, enum=enum
+    )
 
 
 class OneOf:
@@ -92,8 +93,9 @@ class FilterMixin:
         unknown = sorted(set(self.request.query_params) - known)
         if unknown:
             takes = ", ".join(sorted(known))
-            raise ValidationError({name[:40]: f"unknown query parameter (this list takes {takes})"
-                                   for name in unknown})
+            raise ValidationError(
+                {name[:40]: f"unknown query parameter (this list takes {takes})" for name in unknown}
+            )
         # DRF's paginators ignore a page size they cannot read (the default page, as if it were not sent).
         size_parameter = getattr(self.paginator, "page_size_query_param", None)
         size = self.request.query_params.get(size_parameter) if size_parameter else None

@@ -93,7 +93,9 @@ class ParticipantEvents(ParticipantScoped, APIView):
             return Response({"events": too_many}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
         clock_sample, clock_refused = clock.batch_sample(request.data.get("clock"), received_at=received_at)
-        acks = participation.events_ingest(participant=self.participant, events=events, clock_sample=clock_sample)
+        acks = participation.events_ingest(
+            participant=self.participant, events=events, clock_sample=clock_sample
+        )
         if "clock" not in request.data:
             return Response({"acks": acks})
         return Response({"acks": acks, "clock": clock.answer(received_at, timezone.now(), clock_refused)})

@@ -60,7 +60,8 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
     def perform_update(self, serializer):
         serializer.instance = services.study_update(study=serializer.instance, **serializer.validated_data)
         if {"exclusion_min_agreement", "exclusion_measure", "exclusion_min_documents"} & set(
-                serializer.validated_data):
+            serializer.validated_data
+        ):
             exclusion_apply(study=serializer.instance)  # marks (or clears) the participants now
 
     def perform_destroy(self, instance):

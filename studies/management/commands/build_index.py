@@ -15,9 +15,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("collection", nargs="?", help="collection id or name")
         parser.add_argument("--study", metavar="SLUG", help="build what this study's built-in systems use")
-        parser.add_argument("--configuration", action="append", choices=sorted(CONFIGURATIONS),
-                            help="only this configuration (repeatable)")
-        parser.add_argument("--queue", action="store_true", help="queue Celery tasks instead of building here")
+        parser.add_argument(
+            "--configuration",
+            action="append",
+            choices=sorted(CONFIGURATIONS),
+            help="only this configuration (repeatable)",
+        )
+        parser.add_argument(
+            "--queue", action="store_true", help="queue Celery tasks instead of building here"
+        )
 
     def handle(self, *args, collection, study, configuration, queue, **options):
         if bool(collection) == bool(study):
@@ -28,9 +34,13 @@ class Command(BaseCommand):
             if found is None:
                 raise CommandError(f"no study with slug {study!r}")
             if found.collection is None:
-                raise CommandError(f"study {study!r} has no collection yet (manage.py import_collection --study)")
+                raise CommandError(
+                    f"study {study!r} has no collection yet (manage.py import_collection --study)"
+                )
             target = found.collection
-            used = {system_configuration(s.config) for s in found.systems.filter(backend=System.Backend.BUILTIN)}
+            used = {
+                system_configuration(s.config) for s in found.systems.filter(backend=System.Backend.BUILTIN)
+            }
             configurations = configurations or sorted(c for c in used if c in CONFIGURATIONS)
             if not configurations:
                 raise CommandError(f"study {study!r} has no built-in systems")

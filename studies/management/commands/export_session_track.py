@@ -8,9 +8,11 @@ from studies.interchange.session_track import session_track_export
 
 
 class Command(BaseCommand):
-    help = ("Export a study's sessions as a TREC Session Track XML log (topics, queries, shown results, clicks, "
-            "current queries). A study imported from a log is written back as it was read, each time in its "
-            "year's notation.")
+    help = (
+        "Export a study's sessions as a TREC Session Track XML log (topics, queries, shown results, clicks, "
+        "current queries). A study imported from a log is written back as it was read, each time in its "
+        "year's notation."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's slug")

@@ -15,22 +15,44 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("paths", nargs="*", help="cranfield: the folder; trec/jsonl: one or more document files")
+        parser.add_argument(
+            "paths", nargs="*", help="cranfield: the folder; trec/jsonl: one or more document files"
+        )
         parser.add_argument("--format", choices=["cranfield", "trec", "jsonl"], help="input format")
-        parser.add_argument("--ir-datasets", metavar="ID", help="load through the ir_datasets package instead "
-                            "(needs the package and network access to its sources)")
+        parser.add_argument(
+            "--ir-datasets",
+            metavar="ID",
+            help="load through the ir_datasets package instead "
+            "(needs the package and network access to its sources)",
+        )
         parser.add_argument("--name", required=True, help="name of the new collection (unique)")
         parser.add_argument("--description", default="")
         parser.add_argument("--topics", metavar="FILE", help="TREC topics file (trec/jsonl formats)")
         parser.add_argument("--qrels", metavar="FILE", help="TREC qrels file of graded judgments")
-        parser.add_argument("--grade-map", metavar="MAP", help="source grade -> study grade, e.g. 1:3,2:2,3:1,4:1,-1:0 "
-                            "(cranfield default: 1:3,2:2,3:1,4:1,-1:0; qrels default: grades as they are)")
-        parser.add_argument("--owner", metavar="USER", help="the researcher who owns the new collection (with "
-                            "--study: the study's owner); without either, only superusers may use it")
-        parser.add_argument("--study", metavar="SLUG", help="attach to this study: its collection, scenarios, "
-                            "and a new reference version from the judgments")
-        parser.add_argument("--scenarios", metavar="TOPIC_IDS", default="",
-                            help="comma-separated topic ids to turn into the study's scenarios")
+        parser.add_argument(
+            "--grade-map",
+            metavar="MAP",
+            help="source grade -> study grade, e.g. 1:3,2:2,3:1,4:1,-1:0 "
+            "(cranfield default: 1:3,2:2,3:1,4:1,-1:0; qrels default: grades as they are)",
+        )
+        parser.add_argument(
+            "--owner",
+            metavar="USER",
+            help="the researcher who owns the new collection (with "
+            "--study: the study's owner); without either, only superusers may use it",
+        )
+        parser.add_argument(
+            "--study",
+            metavar="SLUG",
+            help="attach to this study: its collection, scenarios, "
+            "and a new reference version from the judgments",
+        )
+        parser.add_argument(
+            "--scenarios",
+            metavar="TOPIC_IDS",
+            default="",
+            help="comma-separated topic ids to turn into the study's scenarios",
+        )
 
     def handle(self, *args, **options):
         paths = options["paths"]
@@ -68,14 +90,22 @@ class Command(BaseCommand):
             )
         except CollectionImportError as exc:
             raise CommandError(f"{exc} (nothing was imported)") from None
-        self.stdout.write(self.style.SUCCESS(
-            f"Collection {result.collection.name!r} (id {result.collection.pk}): {result.documents} documents, "
-            f"{result.topics} topics, {result.judgments} judgments read."
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Collection {result.collection.name!r} (id {result.collection.pk}): {result.documents} documents, "
+                f"{result.topics} topics, {result.judgments} judgments read."
+            )
+        )
         if study is not None:
-            self.stdout.write(f"Study {study.slug!r}: {len(result.scenarios)} scenarios added"
-                              + (f", reference version {result.reference_version.number} with "
-                                 f"{result.judgments} judgments" if result.reference_version else "") + ".")
+            self.stdout.write(
+                f"Study {study.slug!r}: {len(result.scenarios)} scenarios added"
+                + (
+                    f", reference version {result.reference_version.number} with {result.judgments} judgments"
+                    if result.reference_version
+                    else ""
+                )
+                + "."
+            )
         elif result.judgments:
             self.stdout.write("Judgments were checked but not stored: pass --study SLUG to store them.")
         self.stdout.write(f"Next: manage.py build_index {result.collection.pk}")

@@ -18,13 +18,21 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--participants", type=int, default=SIMULATED, help="simulated participants")
         parser.add_argument(
-            "--data", default=None,
+            "--data",
+            default=None,
             help="a Cranfield folder, or 'generated' (default: $DEMO_DATA, else the shipped Cranfield collection)",
         )
-        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000),
-                            help="the port the printed links use (default: $PORT, else 8000)")
-        parser.add_argument("--serve", action="store_true",
-                            help="then serve on 127.0.0.1:PORT, the logins staying the last lines printed")
+        parser.add_argument(
+            "--port",
+            type=int,
+            default=int(os.environ.get("PORT") or 8000),
+            help="the port the printed links use (default: $PORT, else 8000)",
+        )
+        parser.add_argument(
+            "--serve",
+            action="store_true",
+            help="then serve on 127.0.0.1:PORT, the logins staying the last lines printed",
+        )
 
     def handle(self, *args, participants, data, port, serve, **options):
         for name in QUIET_LOGGERS:
@@ -36,10 +44,12 @@ class Command(BaseCommand):
         celery_app.loader.import_default_modules()
         loaded = demo_study_load(participants=participants, data_dir=data)
         study = loaded.study
-        self.stdout.write(self.style.SUCCESS(
-            f"Demo study “{study.name}”: {participants} simulated participants worked {loaded.sessions} sessions "
-            f"on {loaded.collection_source}; {loaded.scoring_note}."
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo study “{study.name}”: {participants} simulated participants worked {loaded.sessions} sessions "
+                f"on {loaded.collection_source}; {loaded.scoring_note}."
+            )
+        )
         base = f"http://127.0.0.1:{port}"
         links = "\n".join(f"         {base}{link}" for link in loaded.try_links)
         stop = "  Stop the server with Control-C.\n" if serve else ""

@@ -131,8 +131,13 @@ def _read_smart_records(path: Path, allowed: str) -> list[tuple[str, int, dict[s
                 current, field_name = {}, None
                 continue
             if letter not in allowed:
-                raise FormatError(str(path), number, f"unknown field marker .{letter} (expected one of "
-                                  + ", ".join("." + c for c in "I" + allowed) + ")")
+                raise FormatError(
+                    str(path),
+                    number,
+                    f"unknown field marker .{letter} (expected one of "
+                    + ", ".join("." + c for c in "I" + allowed)
+                    + ")",
+                )
             if current is None:
                 raise FormatError(str(path), number, f"field .{letter} before the first .I")
             if rest:
@@ -149,12 +154,15 @@ def _read_smart_records(path: Path, allowed: str) -> list[tuple[str, int, dict[s
             continue
         current[field_name].append(line)
     close()
-    return [(rid, line, {**fields, "repeated": "".join(repeated[rid])} if rid in repeated else fields)
-            for rid, line, fields in records]
+    return [
+        (rid, line, {**fields, "repeated": "".join(repeated[rid])} if rid in repeated else fields)
+        for rid, line, fields in records
+    ]
 
 
-def _read_cranqrel(path: Path, topic_ids: set[str], doc_ids: set[str],
-                   grade_map: Mapping[int, int]) -> list[Judgment]:
+def _read_cranqrel(
+    path: Path, topic_ids: set[str], doc_ids: set[str], grade_map: Mapping[int, int]
+) -> list[Judgment]:
     text = _read_text(path)
     judgments: list[Judgment] = []
     seen: dict[tuple[str, str], int] = {}
@@ -170,25 +178,34 @@ def _read_cranqrel(path: Path, topic_ids: set[str], doc_ids: set[str],
         except ValueError:
             raise FormatError(str(path), number, f"relevance code {code_text!r} is not an integer") from None
         if code not in grade_map:
-            raise FormatError(str(path), number, f"relevance code {code} has no grade in the grade mapping "
-                              f"(mapped codes: {sorted(grade_map)})")
+            raise FormatError(
+                str(path),
+                number,
+                f"relevance code {code} has no grade in the grade mapping "
+                f"(mapped codes: {sorted(grade_map)})",
+            )
         topic = str(int(topic)) if topic.isdigit() else topic
         doc = str(int(doc)) if doc.isdigit() else doc
         if topic not in topic_ids:
-            raise FormatError(str(path), number, f"query number {topic!r} is not a position 1..{len(topic_ids)}"
-                              " in cran.qry")
+            raise FormatError(
+                str(path), number, f"query number {topic!r} is not a position 1..{len(topic_ids)} in cran.qry"
+            )
         if doc not in doc_ids:
             raise FormatError(str(path), number, f"document {doc!r} is not in cran.all.1400")
         if (topic, doc) in seen:
-            raise FormatError(str(path), number, f"query {topic} document {doc} judged twice "
-                              f"(first at line {seen[topic, doc]})")
+            raise FormatError(
+                str(path),
+                number,
+                f"query {topic} document {doc} judged twice (first at line {seen[topic, doc]})",
+            )
         seen[topic, doc] = number
         judgments.append(Judgment(topic, doc, int(grade_map[code])))
     return judgments
 
 
-def read_cranfield(folder: str | Path,
-                   grade_map: Mapping[int, int] = DEFAULT_CRANFIELD_GRADES) -> ParsedCollection:
+def read_cranfield(
+    folder: str | Path, grade_map: Mapping[int, int] = DEFAULT_CRANFIELD_GRADES
+) -> ParsedCollection:
     """Read cran.all.1400, cran.qry and cranqrel from `folder`.
 
     Documents keep their `.I` as external_id, `.T` as title, `.W` as text (possibly empty) and `.A`/`.B` in
@@ -198,21 +215,27 @@ def read_cranfield(folder: str | Path,
     folder = Path(folder)
     documents: list[Document] = []
     for rid, _line, fields in _read_smart_records(folder / "cran.all.1400", "TABW"):
-        documents.append(Document(
-            external_id=rid,
-            title=_squash(fields.get("T", "")),
-            text=_squash(fields.get("W", "")),
-            extra={"author": _squash(fields.get("A", "")), "bibliography": _squash(fields.get("B", "")),
-                   **({"repeated_fields": sorted(set(fields["repeated"]))} if "repeated" in fields else {})},
-        ))
+        documents.append(
+            Document(
+                external_id=rid,
+                title=_squash(fields.get("T", "")),
+                text=_squash(fields.get("W", "")),
+                extra={
+                    "author": _squash(fields.get("A", "")),
+                    "bibliography": _squash(fields.get("B", "")),
+                    **({"repeated_fields": sorted(set(fields["repeated"]))} if "repeated" in fields else {}),
+                },
+            )
+        )
     topics: list[Topic] = []
     for position, (rid, line, fields) in enumerate(_read_smart_records(folder / "cran.qry", "W"), start=1):
         query = _squash(fields.get("W", ""))
         if not query:
             raise FormatError(str(folder / "cran.qry"), line, f"query .I {rid} has no text")
         topics.append(Topic(topic_id=str(position), title=query, text=query, extra={"original_id": rid}))
-    judgments = _read_cranqrel(folder / "cranqrel", {t.topic_id for t in topics},
-                               {d.external_id for d in documents}, grade_map)
+    judgments = _read_cranqrel(
+        folder / "cranqrel", {t.topic_id for t in topics}, {d.external_id for d in documents}, grade_map
+    )
     return ParsedCollection(documents, topics, judgments)
 
 
@@ -251,7 +274,7 @@ def _blocks(text: str, path: str, lines: _Lines, name: str) -> list[tuple[int, i
         if tag.group(2).lower() != name:
             continue
         if open_at is None:
-            stray = text[position:tag.start()]
+            stray = text[position : tag.start()]
             if stray.strip():
                 offset = position + len(stray) - len(stray.lstrip())
                 raise FormatError(path, lines(offset), f"text outside <{name}>: {stray.strip()[:40]!r}")
@@ -261,8 +284,9 @@ def _blocks(text: str, path: str, lines: _Lines, name: str) -> list[tuple[int, i
             content_start = tag.end()
         else:
             if not tag.group(1):
-                raise FormatError(path, lines(tag.start()),
-                                  f"<{name}> inside the <{name}> opened at line {lines(open_at)}")
+                raise FormatError(
+                    path, lines(tag.start()), f"<{name}> inside the <{name}> opened at line {lines(open_at)}"
+                )
             blocks.append((content_start, tag.start(), lines(open_at)))
             open_at = None
             position = tag.end()
@@ -295,7 +319,7 @@ def read_trec_documents(path: str | Path) -> list[Document]:
         position = start
         while True:
             tag = _TAG.search(text, position, end)
-            stray = text[position:tag.start() if tag else end]
+            stray = text[position : tag.start() if tag else end]
             if stray.strip():
                 offset = position + len(stray) - len(stray.lstrip())
                 raise FormatError(path_s, lines(offset), f"text outside any element: {stray.strip()[:40]!r}")
@@ -304,10 +328,14 @@ def read_trec_documents(path: str | Path) -> list[Document]:
             name = tag.group(2).lower()
             if tag.group(1):
                 raise FormatError(path_s, lines(tag.start()), f"</{tag.group(2)}> without an opening tag")
-            closing = re.compile(rf"</{re.escape(tag.group(2))}\s*>", re.IGNORECASE).search(text, tag.end(), end)
+            closing = re.compile(rf"</{re.escape(tag.group(2))}\s*>", re.IGNORECASE).search(
+                text, tag.end(), end
+            )
             if closing is None:
-                raise FormatError(path_s, lines(tag.start()), f"<{tag.group(2)}> is not closed inside its <DOC>")
-            fields.setdefault(name, []).append(_clean(text[tag.end():closing.start()]))
+                raise FormatError(
+                    path_s, lines(tag.start()), f"<{tag.group(2)}> is not closed inside its <DOC>"
+                )
+            fields.setdefault(name, []).append(_clean(text[tag.end() : closing.start()]))
             position = closing.end()
         docnos = fields.pop("docno", [])
         if not docnos or not docnos[0]:
@@ -343,12 +371,18 @@ def read_trec_topics(path: str | Path) -> list[Topic]:
         current_start = start
         position = start
         for tag in _TOPIC_FIELD.finditer(text, start, end):
-            if current is None and text[position:tag.start()].strip():
-                raise FormatError(path_s, lines(position + len(text[position:tag.start()])
-                                                - len(text[position:tag.start()].lstrip())),
-                                  "text before the first field of the topic")
+            if current is None and text[position : tag.start()].strip():
+                raise FormatError(
+                    path_s,
+                    lines(
+                        position
+                        + len(text[position : tag.start()])
+                        - len(text[position : tag.start()].lstrip())
+                    ),
+                    "text before the first field of the topic",
+                )
             if current is not None:
-                fields[current] = fields.get(current, "") + " " + text[current_start:tag.start()]
+                fields[current] = fields.get(current, "") + " " + text[current_start : tag.start()]
             name = tag.group(1).lower()
             if tag.group(0).startswith("</"):
                 current = None
@@ -368,7 +402,7 @@ def read_trec_topics(path: str | Path) -> list[Topic]:
             value = _squash(html.unescape(raw))
             prefix = _TOPIC_PREFIXES.get(name)
             if prefix and value.lower().startswith(prefix.lower()):
-                value = value[len(prefix):].strip()
+                value = value[len(prefix) :].strip()
             values[name] = value
         number = values.pop("num", "")
         if not number:
@@ -387,6 +421,7 @@ def read_trec_topics(path: str | Path) -> list[Topic]:
 
 
 # --- JSON lines -----------------------------------------------------------------------------------------
+
 
 def read_jsonl_documents(path: str | Path) -> list[Document]:
     """One JSON object per line: "id" (string or integer, required), "title" and "text" (strings, optional),

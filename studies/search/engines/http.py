@@ -39,14 +39,19 @@ class HttpSearchSystem:
             for _literal, name, spec, conversion in string.Formatter().parse(url_template):
                 if name is not None:
                     if name not in PLACEHOLDERS or spec or conversion:
-                        raise ValueError(f"unknown placeholder {{{name}}} in the URL template "
-                                         f"(allowed: {{query}}, {{page}}, {{page_size}})")
+                        raise ValueError(
+                            f"unknown placeholder {{{name}}} in the URL template "
+                            f"(allowed: {{query}}, {{page}}, {{page_size}})"
+                        )
                     names.add(name)
         except ValueError as exc:
             raise ValueError(f"bad URL template {url_template!r}: {exc}") from None
         if "query" not in names:
             raise ValueError(f"URL template {url_template!r} has no {{query}} placeholder")
-        if urllib.parse.urlsplit(url_template.format(query="q", page=1, page_size=10)).scheme not in ("http", "https"):
+        if urllib.parse.urlsplit(url_template.format(query="q", page=1, page_size=10)).scheme not in (
+            "http",
+            "https",
+        ):
             raise ValueError(f"URL template {url_template!r} is not an http:// or https:// URL")
         if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
@@ -54,8 +59,9 @@ class HttpSearchSystem:
         self.timeout = float(timeout)
 
     def url_for(self, query_text: str, page: int = 1, page_size: int = 10) -> str:
-        return self.url_template.format(query=urllib.parse.quote(query_text, safe=""), page=page,
-                                        page_size=page_size)
+        return self.url_template.format(
+            query=urllib.parse.quote(query_text, safe=""), page=page, page_size=page_size
+        )
 
     def search(self, query_text: str, page: int = 1, page_size: int = 10) -> SearchPage:
         if page < 1 or page_size < 1:
@@ -143,8 +149,15 @@ def parse_response(body: bytes, page: int = 1, page_size: int = 10) -> tuple[lis
         score = item.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
             raise _BadResponse(f'result {position}: "score" must be a number')
-        hits.append(Hit(doc_id, (page - 1) * page_size + position + 1,
-                        None if score is None else float(score),
-                        values["title"] or "", values["snippet"] or "",
-                        highlights_checked(item.get("highlights"), values["snippet"] or ""), values["url"]))
+        hits.append(
+            Hit(
+                doc_id,
+                (page - 1) * page_size + position + 1,
+                None if score is None else float(score),
+                values["title"] or "",
+                values["snippet"] or "",
+                highlights_checked(item.get("highlights"), values["snippet"] or ""),
+                values["url"],
+            )
+        )
     return hits, total
