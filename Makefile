@@ -39,8 +39,27 @@ lint: $(STAMP) ## Run ruff and the import contracts (pyproject.toml: the one dir
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-test: lint ## Run ruff, then the whole test suite
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# The suite runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process), a test file per worker
+# (--dist loadfile) so that a module's fixtures are built once. Where a broker is configured (CI's second
+# pass), the needs_worker tests run first, alone and serially: the real Celery worker reads the one test
+# database test_<name>, while each xdist worker has its own (test_<name>_gw0, ...). Both runs go to the end;
+# exit 5 (nothing selected, e.g. a PYTEST_ARGS path without needs_worker tests) is no failure. Without a
+# broker those tests skip (tests/conftest.py), in the one parallel run.
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest
+XDIST := -n $(PYTEST_WORKERS) --dist loadfile
+test: lint ## Run ruff and the import contracts, then the whole test suite (in parallel)
+	@if [ -n "$$CELERY_BROKER_URL" ]; then \
+	  status=0; \
+	  echo "--- the needs_worker tests, serially (the real worker reads their database) ---"; \
+	  $(PYTEST) -p no:xdist -m needs_worker $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	  echo "--- every other test, in parallel ---"; \
+	  $(PYTEST) $(XDIST) -m "not needs_worker" $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	  exit $$status; \
+	else \
+	  echo "$(PYTEST) $(XDIST) $(PYTEST_ARGS)"; \
+	  $(PYTEST) $(XDIST) $(PYTEST_ARGS); \
+	fi
 
 bench: $(STAMP) ## Run the benchmark scripts (prints figures)
 	$(BIN)/python bench/scoring.py

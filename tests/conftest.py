@@ -135,12 +135,31 @@ def _eager_celery_unless_real_worker(request):
     app.conf.task_always_eager = saved
 
 
+def pytest_collection_modifyitems(config, items):
+    """`make test` runs the needs_worker tests in a serial pytest of their own (the real worker reads the
+    one test database test_<name>); a test asking for `real_worker` without the marker would run among the
+    parallel ones, on a database the worker never sees. Refused here rather than failing or hanging later."""
+    unmarked = [
+        i.nodeid
+        for i in items
+        if "real_worker" in getattr(i, "fixturenames", ()) and not i.get_closest_marker("needs_worker")
+    ]
+    if unmarked:
+        raise pytest.UsageError("tests using real_worker must be marked needs_worker: " + ", ".join(unmarked))
+
+
 @pytest.fixture
 def real_worker():
     """The real Celery worker that .ci/run starts in its second pass (PostgreSQL + Redis). A plain checkout
-    skips the test; in CI a broker without a worker is a failure, not a skip."""
+    skips the test; in CI a broker without a worker is a failure, not a skip. Under pytest-xdist the test
+    database is test_<name>_gwN, which the worker (on test_<name>) never sees: a failure too, never a skip."""
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if broker and os.environ.get("SESSIONLAB_WORKER_RUNNING") == "1":
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            pytest.fail(
+                "a needs_worker test ran under pytest-xdist, on a database the worker does not read: run the "
+                "needs_worker tests serially (`-p no:xdist -m needs_worker`, as `make test` does)"
+            )
         return
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"} and broker:
         pytest.fail("CELERY_BROKER_URL is set but SESSIONLAB_WORKER_RUNNING is not 1: CI must start a worker")

@@ -9,7 +9,16 @@ SECRET_KEY themselves.
 """
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("DEBUG", "1")
+
+# Under pytest-xdist (`make test`) each worker process has its own test database, so its collections' primary
+# keys repeat the other workers': their index folders (INDEX_ROOT/collection-<pk>) must not be shared either,
+# or one worker's deleted collection removes another's index. Set in the environment for the subprocesses too.
+if os.environ.get("PYTEST_XDIST_WORKER") and "INDEX_ROOT" not in os.environ:
+    os.environ["INDEX_ROOT"] = str(
+        Path(__file__).resolve().parents[1] / "indexes" / f"xdist-{os.environ['PYTEST_XDIST_WORKER']}"
+    )
 
 from sessionlab.settings import *  # noqa: E402,F403
