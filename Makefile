@@ -8,7 +8,7 @@ APP_STAMP := $(VENV)/.installed-app
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help demo demo-data test lint bench clean
+.PHONY: help demo demo-data test lint typecheck bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -35,9 +35,12 @@ demo: $(APP_STAMP) ## Install the app, migrate, load and score the demo study, s
 	@DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	@DEBUG=1 $(BIN)/python manage.py load_demo --port $(PORT) --serve
 
-lint: $(STAMP) ## Run ruff and the import contracts (pyproject.toml: the one direction of imports)
+lint: $(STAMP) typecheck ## Run mypy, ruff and the import contracts (pyproject.toml: the one direction of imports)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+
+typecheck: $(STAMP) ## Run mypy with the django-stubs plugin (pyproject.toml [tool.mypy])
+	$(BIN)/mypy
 
 # The suite runs on every core (pytest-xdist; PYTEST_WORKERS=0 runs it in one process), a test file per worker
 # (--dist loadfile) so that a module's fixtures are built once. Where a broker is configured (CI's second
@@ -48,7 +51,7 @@ lint: $(STAMP) ## Run ruff and the import contracts (pyproject.toml: the one dir
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/python -m pytest
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile
-test: lint ## Run ruff and the import contracts, then the whole test suite (in parallel)
+test: lint ## Run ruff, the import contracts and mypy, then the whole test suite (in parallel)
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
 	  status=0; \
 	  echo "--- the needs_worker tests, serially (the real worker reads their database) ---"; \
