@@ -50,7 +50,8 @@ def study_with_sessions(study, collection):
     study_enrolled(study, 2, collection=collection)
     participants = list(study.participants.order_by("enrolment_index"))[already:]
     # Client times an hour before now, within CLIENT_TIME_WINDOW_SECONDS of the events' server times (which
-    # are now): an archive's import keeps a client time further off only as text (studies/participation/event_checks.py).
+    # are now): an archive's import keeps a client time further off only as text
+    # (studies/participation/event_checks.py).
     base = (timezone.now() - dt.timedelta(hours=1)).replace(microsecond=123456)
     documents = {d.external_id: d for d in collection.documents.all()}
     participant = participants[0]

@@ -1,6 +1,6 @@
-"""scoring.api.CSVRenderer is a real renderer: what a view answers in JSON (rows, or a page of them) as CSV, the
-same bytes whether rendered whole or streamed a line at a time; lists become numbered columns, text cells that
-a spreadsheet would run as formulas are made safe unless ?raw=1."""
+"""scoring.api.CSVRenderer is a real renderer: what a view answers in JSON (rows, or a page of them) as CSV,
+the same bytes whether rendered whole or streamed a line at a time; lists become numbered columns, text cells
+that a spreadsheet would run as formulas are made safe unless ?raw=1."""
 
 import pytest
 from rest_framework.test import APIRequestFactory

@@ -1,6 +1,6 @@
-"""MTurk's page frames the HIT (ExternalQuestion): the landing renders inside a frame on an allowed origin, a page
-on any other origin cannot frame it, and its "Open the study in a new tab" link runs the study in a tab of its
-own, where the worker's cookies are first-party (consent, a POST with its CSRF cookie, goes through).
+"""MTurk's page frames the HIT (ExternalQuestion): the landing renders inside a frame on an allowed origin, a
+page on any other origin cannot frame it, and its "Open the study in a new tab" link runs the study in a tab
+of its own, where the worker's cookies are first-party (consent, a POST with its CSRF cookie, goes through).
 
 MTurk's hosts are https and the live server is plain http on localhost (an https page cannot frame it: mixed
 content), so the stand-in MTurk page is served by a small server on another origin (127.0.0.1, its own port)
@@ -20,7 +20,10 @@ MTURK = ("https://www.mturk.com", "https://worker.mturk.com", "https://workersan
 
 def frame_page(landing: str) -> ThreadingHTTPServer:
     """A page on http://127.0.0.1:<port> that shows the landing in a frame, as MTurk's HIT page does."""
-    body = f'<!doctype html><title>HIT</title><iframe id="hit" src="{landing}" width="900" height="600"></iframe>'
+    body = (
+        f'<!doctype html><title>HIT</title><iframe id="hit" src="{landing}" width="900" height="600">'
+        "</iframe>"
+    )
 
     class Page(BaseHTTPRequestHandler):
         def do_GET(self):

@@ -71,8 +71,8 @@ def _context(chromium, live_server, user):
     return context
 
 
-# ReDoc's sidebar footer shows Redocly's logo from their CDN; the policy blocks it (the page stays offline) and
-# ReDoc hides the image when it fails to load. The only violation we accept, and only on that page.
+# ReDoc's sidebar footer shows Redocly's logo from their CDN; the policy blocks it (the page stays offline)
+# and ReDoc hides the image when it fails to load. The only violation we accept, and only on that page.
 REDOCLY_LOGO = "img-src blocked https://cdn.redoc.ly/redoc/logo-mini.svg"
 
 

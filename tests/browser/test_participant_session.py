@@ -1,5 +1,6 @@
-"""The end-to-end "bot": Playwright drives Debian's chromium through a whole participant, with a network cut on
-the events endpoint in the middle, and the database must hold every event the page generated exactly once."""
+"""The end-to-end "bot": Playwright drives Debian's chromium through a whole participant, with a network cut
+on the events endpoint in the middle, and the database
+must hold every event the page generated exactly once."""
 
 import pytest
 
@@ -98,7 +99,8 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
         "search_went_well": 2
     }
     assert list(first.queries.values_list("text", flat=True)) == ["wing", "heat transfer"]
-    # Marks at ranks 13 and then (during the cut, on the same page of the first query) 14: the deepest is kept.
+    # Marks at ranks 13 and then (during the cut, on the
+    # same page of the first query) 14: the deepest is kept.
     assert list(first.queries.values_list("scan_mark_rank", flat=True)) == [14, None]
     assert ShownResult.objects.filter(query__session=first, query__position=1).count() == 20
     assert ShownResult.objects.filter(query__session=first, query__position=2).count() == 10

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BOXES = """() => {
   const panel = document.getElementById('document-view').getBoundingClientRect();
   const top = Math.max(panel.top, 0), bottom = Math.min(panel.bottom, window.innerHeight);
-  return { top, bottom, scrollY: window.scrollY, buttons: Array.from(document.querySelectorAll('.grade-button'))
+  return { top, bottom, scrollY: window.scrollY,
+    buttons: Array.from(document.querySelectorAll('.grade-button'))
     .map((b) => { const r = b.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; }) };
 }"""
 

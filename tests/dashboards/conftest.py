@@ -24,7 +24,8 @@ END_REASONS = ["satisfied", "gave_up", "timed_out"]
 
 
 def make_session(assignment, result_lists, *, end_reason="satisfied", scan_marks=None, docs):
-    """A finished session of `assignment` whose query q showed the documents result_lists[q] (external ids)."""
+    """A finished session of `assignment` whose query q
+    showed the documents result_lists[q] (external ids)."""
     start = timezone.now() - timedelta(hours=1)
     session = SearchSession.objects.create(
         assignment=assignment, started_at=start, ended_at=start + timedelta(minutes=5), end_reason=end_reason

@@ -1,4 +1,5 @@
-"""The numbers behind every chart, computed here from scoring/lib/session.py (and by hand) on the constructed study."""
+"""The numbers behind every chart, computed here from
+scoring/lib/session.py (and by hand) on the constructed study."""
 
 import csv
 import io

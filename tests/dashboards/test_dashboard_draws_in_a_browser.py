@@ -1,4 +1,5 @@
-"""Chromium draws every chart of a run page with the vendored Plotly, offline: no request leaves the server."""
+"""Chromium draws every chart of a run page with the
+vendored Plotly, offline: no request leaves the server."""
 
 import pytest
 from django.urls import reverse

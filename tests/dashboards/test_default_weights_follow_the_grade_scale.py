@@ -1,5 +1,6 @@
-"""The default weights follow the study's grade scale: the paper's 0,1,10,100 on 0..3, and each grade ten times
-the one below on other scales, so the first run on a Session Track import (grades 0..4) is not refused."""
+"""The default weights follow the study's grade scale: the paper's 0,1,10,100 on 0..3, and each grade ten
+times the one below on other scales, so the first run on
+a Session Track import (grades 0..4) is not refused."""
 
 import pytest
 from django.urls import reverse
@@ -29,7 +30,8 @@ def test_default_weights_extend_the_papers_to_any_scale(scale, weights):
 
 @pytest.fixture
 def scale_0_to_4(constructed):
-    """The constructed study on the Session Track's scale 0..4, with some documents graded 4 (navigational)."""
+    """The constructed study on the Session Track's scale
+    0..4, with some documents graded 4 (navigational)."""
     study = constructed.study
     GradeLevel.objects.create(study=study, value=4, label="navigational")
     grades = {topic: dict(judged) for topic, judged in constructed.grades.items()}

@@ -1,5 +1,6 @@
-"""The meta-evaluation page and charts, and the statistics card's new rows, on a small built study: the numbers
-the pages print are scipy's and statsmodels' on the stored scores and the participants' post-task answers."""
+"""The meta-evaluation page and charts, and the statistics card's new rows, on a small built study: the
+numbers the pages print are scipy's and statsmodels' on the
+stored scores and the participants' post-task answers."""
 
 import csv
 import html

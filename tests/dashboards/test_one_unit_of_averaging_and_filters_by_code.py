@@ -1,5 +1,5 @@
-"""Every chart and test of a dashboard averages over one unit, named on it (sessions by default; participants or
-scenarios on request), so the statistics card and the (b, bq) heatmap cannot disagree because they averaged
+"""Every chart and test of a dashboard averages over one unit, named on it (sessions by default; participants
+or scenarios on request), so the statistics card and the (b, bq) heatmap cannot disagree because they averaged
 different things. Filters take the codes the pages show; a value naming nothing in the study is a 400."""
 
 import csv

@@ -1,4 +1,5 @@
-"""A run's stored per-session and per-query results are what scoring/lib/session.py gives on the same sessions."""
+"""A run's stored per-session and per-query results are
+what scoring/lib/session.py gives on the same sessions."""
 
 import numpy as np
 import pytest

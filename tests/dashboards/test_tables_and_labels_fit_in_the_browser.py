@@ -1,6 +1,6 @@
-"""In Chromium: Figure 4's stop labels do not sit on one another, Tables 1 and 2 show every row without an inner
-scroll and without a tall empty chart, and the agreement page's 4-row table is as tall as its 4 rows beside a
-16-row one (issue 19)."""
+"""In Chromium: Figure 4's stop labels do not sit on one another, Tables 1 and 2 show every row without an
+inner scroll and without a tall empty chart, and the agreement page's
+4-row table is as tall as its 4 rows beside a 16-row one (issue 19)."""
 
 import pytest
 from django.urls import reverse
@@ -17,7 +17,8 @@ OVERLAPS = """(selector) => {
   const hits = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i], b = boxes[j];
-    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) hits.push([i, j]);
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+      hits.push([i, j]);
   }
   return [boxes.length, hits];
 }"""

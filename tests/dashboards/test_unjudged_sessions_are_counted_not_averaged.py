@@ -1,5 +1,5 @@
-"""Sessions on a scenario without any reference judgment are marked unjudged, left out of every mean and test by
-default (unjudged=include counts them), and every chart, table and CSV says how many were left out."""
+"""Sessions on a scenario without any reference judgment are marked unjudged, left out of every mean and test
+by default (unjudged=include counts them), and every chart, table and CSV says how many were left out."""
 
 import csv
 import io
@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def s4_unjudged(constructed, collection_docs, django_capture_on_commit_callbacks):
-    """Reference v2 judges topics 1-3 only: the 8 sessions of scenario S4 (topic 4) have nothing to score against."""
+    """Reference v2 judges topics 1-3 only: the 8 sessions of
+    scenario S4 (topic 4) have nothing to score against."""
     grades = {topic: judged for topic, judged in constructed.grades.items() if topic != "4"}
     reference_version(constructed.study, grades, docs=collection_docs)
     with django_capture_on_commit_callbacks(execute=True):

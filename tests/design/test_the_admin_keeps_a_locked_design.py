@@ -1,5 +1,6 @@
-"""Once participants are enrolled the study's scenarios and systems are fixed (the Latin square's balance), and
-the admin asks the same rule as the pages, the API and the importers: it refuses to add, change or remove one."""
+"""Once participants are enrolled the study's scenarios and systems are fixed (the Latin square's balance),
+and the admin asks the same rule as the pages, the API and the
+importers: it refuses to add, change or remove one."""
 
 from html.parser import HTMLParser
 

@@ -45,7 +45,8 @@ def _skip_or_fail(message: str, *, fail_in_ci: bool):
 
 @pytest.fixture(scope="session")
 def fault_services():
-    """PostgreSQL and a broker configured (CI's pass 2), reachable, and a redis-server binary to start our own."""
+    """PostgreSQL and a broker configured (CI's pass 2),
+    reachable, and a redis-server binary to start our own."""
     database = os.environ.get("DATABASE_URL", "")
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not database.startswith(("postgres://", "postgresql://")) or not broker:

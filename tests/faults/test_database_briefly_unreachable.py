@@ -1,8 +1,8 @@
-"""The database briefly unreachable: gunicorn reaches PostgreSQL through a TCP proxy (a thread of this test, on
-127.0.0.1), which the test cuts while participants are logging queries (each one a Query, its ShownResults and
-its Event in one transaction) and then restores. While it is cut, requests fail cleanly (a 5xx answer, the
-events left in the outbox); afterwards they succeed again, and no query is half-written: every stored Query has
-its results and its Event, and every event is stored exactly once."""
+"""The database briefly unreachable: gunicorn reaches PostgreSQL through a TCP proxy (a thread of this test,
+on 127.0.0.1), which the test cuts while participants are logging queries (each one a Query, its ShownResults
+and its Event in one transaction) and then restores. While it is cut, requests fail cleanly (a 5xx answer, the
+events left in the outbox); afterwards they succeed again, and no query is half-written: every stored Query
+has its results and its Event, and every event is stored exactly once."""
 
 import selectors
 import socket

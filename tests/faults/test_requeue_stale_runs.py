@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def broker(monkeypatch):
-    """broker.down(): queueing raises as kombu does when Redis is unreachable; broker.up(): tasks run eagerly."""
+    """broker.down(): queueing raises as kombu does when
+    Redis is unreachable; broker.up(): tasks run eagerly."""
     saved = app.conf.task_always_eager
 
     class Broker:

@@ -1,7 +1,7 @@
-"""A Celery worker killed (SIGKILL, the whole process group) in the middle of a scoring run, holding the lock of
-kombu's sweep for unacknowledged messages: a new worker picks up the unacknowledged chunk after the broker's
-visibility timeout (acks_late) and the lock's expiry, the queued chunks as they are, and the run completes with
-every session scored exactly once (the chunk tasks are upserts keyed by run and session)."""
+"""A Celery worker killed (SIGKILL, the whole process group) in the middle of a scoring run, holding the lock
+of kombu's sweep for unacknowledged messages: a new worker picks up the unacknowledged chunk after the
+broker's visibility timeout (acks_late) and the lock's expiry, the queued chunks as they are, and the run
+completes with every session scored exactly once (the chunk tasks are upserts keyed by run and session)."""
 
 import signal
 

@@ -1,4 +1,5 @@
-"""List endpoints page, filter, and load their rows in a number of queries that does not grow with the rows."""
+"""List endpoints page, filter, and load their rows in a
+number of queries that does not grow with the rows."""
 
 import datetime as dt
 

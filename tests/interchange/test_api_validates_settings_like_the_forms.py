@@ -1,5 +1,6 @@
 """The study API checks every settings field as the pages' forms do, naming the field in the 400, and changes
-nothing on a refusal. A malformed questionnaire (accepted before) broke every participant's questionnaire page."""
+nothing on a refusal. A malformed questionnaire (accepted
+before) broke every participant's questionnaire page."""
 
 import pytest
 

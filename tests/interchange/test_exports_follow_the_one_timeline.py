@@ -1,6 +1,6 @@
-"""Exports follow the one timeline (docs/time-model.md): a session uploaded an hour late by an external front-end
-(client times an hour before the arrival) is exported on the client's timeline, in its own order, with its own
-durations, in the Session Track log, the tidy CSV and the archive."""
+"""Exports follow the one timeline (docs/time-model.md): a session uploaded an hour late by an external
+front-end (client times an hour before the arrival) is exported on the client's timeline, in its own order,
+with its own durations, in the Session Track log, the tidy CSV and the archive."""
 
 import json
 import xml.etree.ElementTree as ET

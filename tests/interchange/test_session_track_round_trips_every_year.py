@@ -59,16 +59,20 @@ def log_2013() -> bytes:
     def result(rank, doc, title=None):
         return (
             f'<result rank="{rank}"><url>http://example.org/{doc}</url><clueweb12id>clueweb12-{doc}'
-            f"</clueweb12id><title>{title or 'Title ' + doc}</title><snippet>about {doc} ...</snippet></result>"
+            f"</clueweb12id><title>{title or 'Title ' + doc}</title>"
+            f"<snippet>about {doc} ...</snippet></result>"
         )
 
+    first_page = "".join(
+        result(r, f"00{r:02d}-01", " padded title " if r == 2 else None) for r in range(1, 11)
+    )
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <sessiontrack2013>
 <session num="1" starttime="0" userid="7">
   <topic num="38"><desc>Find out about  tax-free savings. </desc></topic>
   <interaction num="1" starttime="4.434" type="reformulate">
     <query> roth ira limits </query>
-    <results>{"".join(result(r, f"00{r:02d}-01", " padded title " if r == 2 else None) for r in range(1, 11))}</results>
+    <results>{first_page}</results>
     <clicked>
       <click num="1" starttime="20.5" endtime="83.021"><rank>2</rank></click>
       <click num="2" starttime="143.512957" endtime="NA"><rank>5</rank></click>
@@ -77,7 +81,8 @@ def log_2013() -> bytes:
   <interaction num="2" starttime="150.000" type="page">
     <query> roth ira limits </query>
     <results>{"".join(result(r, f"00{r:02d}-02") for r in range(11, 14))}</results>
-    <clicked><click num="1" starttime="151.25" endtime="NA"><rank>12</rank><docno>clueweb12-0012-02</docno></click>
+    <clicked><click num="1" starttime="151.25" endtime="NA"><rank>12</rank>\
+<docno>clueweb12-0012-02</docno></click>
     </clicked>
   </interaction>
   <currentquery starttime="160.75"><query>roth ira income limits 2013</query></currentquery>

@@ -8,8 +8,8 @@ With `scan` "observed" (the paper's ideal, which its log could not record), each
 rank of a document the participant clicked in it (the rank it was first shown at), or at 10 without a click,
 as the app reads the imported click events.
 
-The track's engine showed a document twice in one list in one query of each of 12 sessions (e.g. session 29, query
-3, ranks 6 and 7). The command's reader refuses such a list, so those 12 sessions are compared with the
+The track's engine showed a document twice in one list in one query of each of 12 sessions (e.g. session 29,
+query 3, ranks 6 and 7). The command's reader refuses such a list, so those 12 sessions are compared with the
 functions the command calls (read_qrels, encode_sessions, score_sessions), on the list as shown.
 """
 

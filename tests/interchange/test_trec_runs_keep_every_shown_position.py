@@ -1,7 +1,7 @@
 """A TREC run keeps every position that was shown: a document shown again in the same list is written
-`<docid>#<k>`, and the qrels of `export_qrels --repeats` give it its document's grade, so trec_eval (pytrec_eval,
-its C code) scores the list the participant saw. Before, the repeat was dropped and the documents after it
-moved up: 2012 session 90, query 2 scored 0.4938 in trec_eval against the app's 0.4912."""
+`<docid>#<k>`, and the qrels of `export_qrels --repeats` give it its document's grade, so trec_eval
+(pytrec_eval, its C code) scores the list the participant saw. Before, the repeat was dropped and the
+documents after it moved up: 2012 session 90, query 2 scored 0.4938 in trec_eval against the app's 0.4912."""
 
 import numpy as np
 import pytest

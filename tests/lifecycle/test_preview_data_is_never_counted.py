@@ -19,7 +19,8 @@ from tests.factories import study_with_sessions
 
 @pytest.fixture
 def previewed(designed_study, collection, alice):
-    """A worked study (P001 worked two sessions) and a preview participant who finished a session of its own."""
+    """A worked study (P001 worked two sessions) and a
+    preview participant who finished a session of its own."""
     study = study_with_sessions(designed_study, collection)
     preview = lifecycle.preview_start(study=study, by=alice)
     now = timezone.now()

@@ -52,7 +52,8 @@ def make_documents(count=40, seed=7):
 
 @pytest.fixture(scope="session")
 def prebuilt_indexes(tmp_path_factory):
-    """The generated collection's two indexes, built once per test run and copied into each test's INDEX_ROOT."""
+    """The generated collection's two indexes, built once
+    per test run and copied into each test's INDEX_ROOT."""
     root = tmp_path_factory.mktemp("prebuilt-indexes")
     documents = [ParsedDocument(i, t, x) for i, t, x in make_documents()]
     for configuration in ("bm25_title_text", "bm25_text"):

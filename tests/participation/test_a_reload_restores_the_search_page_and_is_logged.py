@@ -1,5 +1,5 @@
-"""A reload (or the link opened on another device) shows the last list and the grades again, logs no query, and
-is itself logged by the server as a page_reload event."""
+"""A reload (or the link opened on another device) shows the last list and the grades again, logs no query,
+and is itself logged by the server as a page_reload event."""
 
 from studies.models import Event, Query
 from studies.participation import steps as participation

@@ -1,4 +1,5 @@
-"""The private link opens on the consent text; accepting records its version and time, declining ends politely."""
+"""The private link opens on the consent text; accepting
+records its version and time, declining ends politely."""
 
 import pytest
 

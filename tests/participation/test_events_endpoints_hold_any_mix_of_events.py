@@ -1,7 +1,8 @@
-"""Property: whatever mix of valid and hostile events a participant sends to either events endpoint (the page's
-/p/<token>/events/ and the API's /api/participant/events/), the answer is never a 5xx, there is one ack per
-event, every valid event is stored exactly once (or answered "retry later" and stored later), every hostile
-one is refused on its own, and nothing else changes. Runs on SQLite and, with DATABASE_URL, on PostgreSQL.
+"""Property: whatever mix of valid and hostile events a participant sends to either events endpoint (the
+page's /p/<token>/events/ and the API's /api/participant/events/), the answer is never a 5xx, there is one ack
+per event, every valid event is stored exactly once (or answered "retry later" and stored later), every
+hostile one is refused on its own, and nothing else changes.
+Runs on SQLite and, with DATABASE_URL, on PostgreSQL.
 
 Valid here: any text (lone surrogates, NUL, 100,000 characters), client times anywhere (0001-01-01+14:00,
 1e30 ms), numbers the columns hold, pages and positions that refer to nothing, replays, events that name

@@ -1,6 +1,6 @@
-"""`scan = observed` cuts each query where the participant stopped: the deeper of the scan mark and the deepest
-document opened from its list. The session is built through the participant's own services (the same ingest
-as the browser's batches), scored through the app, and compared with the scoring library."""
+"""`scan = observed` cuts each query where the participant stopped: the deeper of the scan mark and the
+deepest document opened from its list. The session is built through the participant's own services (the same
+ingest as the browser's batches), scored through the app, and compared with the scoring library."""
 
 import numpy as np
 import pytest

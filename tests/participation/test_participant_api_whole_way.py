@@ -221,7 +221,8 @@ def test_an_api_only_participant_goes_the_whole_way(study, participant):
     assert sessions.count() == total and all(s.post_task_answers for s in sessions)
     gold = Event.objects.filter(participant=participant, type="gold")
     assert gold.count() == total and all(e.payload["ack"]["passed"] for e in gold)
-    # The gold grades never became the sessions' judgments: one judgment per session, the one logged (grade 2).
+    # The gold grades never became the sessions' judgments:
+    # one judgment per session, the one logged (grade 2).
     assert list(Judgment.objects.filter(session__in=sessions).values_list("grade", flat=True)) == [2] * total
 
 

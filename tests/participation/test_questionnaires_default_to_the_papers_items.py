@@ -1,4 +1,5 @@
-"""The pre-study questionnaire (default: the paper's Table 1 items) and the post-task one (default: one 1-5 item)."""
+"""The pre-study questionnaire (default: the paper's Table
+1 items) and the post-task one (default: one 1-5 item)."""
 
 import pytest
 

@@ -1,5 +1,5 @@
-"""A real Celery worker (started by .ci/run against PostgreSQL and Redis) builds an index that this process can
-search. Skipped on a plain checkout; in CI a broker without a worker is a failure, not a skip."""
+"""A real Celery worker (started by .ci/run against PostgreSQL and Redis) builds an index that this process
+can search. Skipped on a plain checkout; in CI a broker without a worker is a failure, not a skip."""
 
 import shutil
 

@@ -1,6 +1,6 @@
 """The demo's simulated participants act at a person's pace on the one timeline (docs/time-model.md): seconds
-to read, type, scan and judge, so their sessions last minutes, not the instant the server took, and every click
-falls between its query and the next."""
+to read, type, scan and judge, so their sessions last minutes, not the instant the server took, and every
+click falls between its query and the next."""
 
 from datetime import timedelta
 from itertools import pairwise

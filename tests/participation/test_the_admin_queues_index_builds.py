@@ -1,4 +1,5 @@
-"""A researcher can build a collection's indexes from the admin: one task per configuration, queued on commit."""
+"""A researcher can build a collection's indexes from the
+admin: one task per configuration, queued on commit."""
 
 from studies.search.systems import collection_index_status
 from studies.tasks import collection_index_build_task
@@ -7,7 +8,8 @@ from studies.tasks import collection_index_build_task
 def test_the_admin_action_builds_every_configuration(
     admin_client, small_collection, index_root, django_capture_on_commit_callbacks, monkeypatch
 ):
-    # Run the queued tasks here even when a real broker is configured (the worker cannot see this test's rows).
+    # Run the queued tasks here even when a real broker is
+    # configured (the worker cannot see this test's rows).
     monkeypatch.setattr(
         collection_index_build_task, "delay", lambda *args: collection_index_build_task.apply(args)
     )

@@ -1,7 +1,8 @@
-"""The query's acknowledgement carries each result's highlights ([start, end] character offsets in its snippet),
-so the participant's page marks what the engine matched instead of guessing the terms (static/js/participant.js,
-fillSnippet). The engine's offsets come through as they are; an external front-end's or an HTTP system's are
-checked pair by pair, a bad pair dropped, at most MAX_HIGHLIGHTS a result."""
+"""The query's acknowledgement carries each result's highlights ([start, end] character offsets in its
+snippet), so the participant's page marks what the engine matched instead of guessing the terms
+(static/js/participant.js, fillSnippet). The engine's offsets come through as they are; an external
+front-end's or an HTTP system's are checked pair by pair,
+a bad pair dropped, at most MAX_HIGHLIGHTS a result."""
 
 import json
 

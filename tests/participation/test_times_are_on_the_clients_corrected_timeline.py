@@ -1,6 +1,6 @@
-"""One time model (issue 18, item 2; docs/time-model.md): every derived time is the event's client time plus the
-session's estimate of the client's clock offset, taken from the batches' round trips (the least delay wins);
-the server's receive time only where the client sent no usable time."""
+"""One time model (issue 18, item 2; docs/time-model.md): every derived time is the event's client time plus
+the session's estimate of the client's clock offset, taken from the batches' round trips (the least delay
+wins); the server's receive time only where the client sent no usable time."""
 
 import json
 from contextlib import contextmanager
@@ -191,7 +191,8 @@ def test_a_session_lasts_as_long_as_its_events_span(participant, session):
 
 
 def test_a_late_upload_keeps_its_order_and_durations(participant, session):
-    """All of a session's events sent an hour after they happened: the times are the client's, not the arrival's."""
+    """All of a session's events sent an hour after they
+    happened: the times are the client's, not the arrival's."""
     session.refresh_from_db()
     start = session.started_at
     events = [

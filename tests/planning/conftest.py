@@ -39,9 +39,9 @@ FILLER = "analysis method results theory model conditions effect range parameter
 
 @pytest.fixture
 def searchable_study(study, settings, tmp_path):
-    """Alice's study with four real-text scenarios, systems A and B over a 120-document collection indexed in a
-    temporary INDEX_ROOT, and a reference version grading 12 documents per topic (3 highly, 3 fairly, 3
-    marginally relevant, 3 not)."""
+    """Alice's study with four real-text scenarios, systems A and B over a 120-document collection indexed in
+    a temporary INDEX_ROOT, and a reference version grading 12 documents
+    per topic (3 highly, 3 fairly, 3 marginally relevant, 3 not)."""
     from scoring.planning.simulate import studies_services
     from studies.models import Collection, Document, ReferenceJudgment
     from studies.search.systems import collection_index_build

@@ -1,6 +1,7 @@
 """The planner's simulated effect: simulated searchers work the study's design on its own systems through the
 real services, are scored with the plan's parameters and rolled back; the pool is resampled into a power
-curve; the page compares the simulation with the real sessions (the pilot) and shows the calibration report."""
+curve; the page compares the simulation with the real
+sessions (the pilot) and shows the calibration report."""
 
 import pytest
 from django.urls import reverse
@@ -115,7 +116,8 @@ def test_the_same_seed_simulates_the_same_pool(searchable_study, django_capture_
 def test_with_real_sessions_the_page_says_how_simulation_and_pilot_differ(
     client, searchable_study, django_capture_on_commit_callbacks
 ):
-    # a "pilot": eight participants who took part (played here by the demo's searchers), scored by a default run
+    # a "pilot": eight participants who took part (played
+    # here by the demo's searchers), scored by a default run
     people = studies_services()[0].participants_enrol(study=searchable_study, count=8)
     participants_simulate_with(
         participants=people, reference=reference_of(searchable_study), strategy=Strategy(), seed=1

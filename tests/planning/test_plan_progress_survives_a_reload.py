@@ -1,5 +1,5 @@
-"""A plan's progress lives on the plan: a reload of its page (or the status JSON) shows how far the chunks have
-got, and a chunk delivered twice counts once."""
+"""A plan's progress lives on the plan: a reload of its page (or the status JSON) shows how far the chunks
+have got, and a chunk delivered twice counts once."""
 
 import pytest
 from django.urls import reverse

@@ -1,5 +1,5 @@
-"""The planner page uses charts.js's loader and progress follower (window.SessionLabCharts) instead of copies of
-them: a running plan's bar and count follow its status JSON, and its curve is re-plotted on each tick."""
+"""The planner page uses charts.js's loader and progress follower (window.SessionLabCharts) instead of copies
+of them: a running plan's bar and count follow its status JSON, and its curve is re-plotted on each tick."""
 
 import json
 from pathlib import Path

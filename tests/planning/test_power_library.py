@@ -105,7 +105,8 @@ def test_a_pilot_fit_recovers_the_additive_effects():
 
 
 def test_resampling_a_large_normal_pilot_gives_the_closed_form_power():
-    """A pilot drawn from the specified model: resampling it must give (nearly) the same power as the model."""
+    """A pilot drawn from the specified model: resampling
+    it must give (nearly) the same power as the model."""
     rng = np.random.default_rng(13)
     pilot_design = _design(400)
     pilot = SpecifiedEffect(difference=0.4, spread=1.0, between=1.0).sample(rng, pilot_design, 1)[0]

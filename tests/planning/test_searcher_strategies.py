@@ -1,5 +1,6 @@
 """Each strategy of the simulated searchers (studies/participation/searchers.py) on its own: query generation,
-the stopping rules, the judging noise calibrated to a target agreement, and the refusals naming the parameter."""
+the stopping rules, the judging noise calibrated to a
+target agreement, and the refusals naming the parameter."""
 
 import random
 

@@ -1,5 +1,5 @@
-"""Recruitment fixtures: the participant's way's running study (tests/participation/conftest.py), a study with a
-public Prolific link and a study-level time limit, and helpers that play a participant's way."""
+"""Recruitment fixtures: the participant's way's running study (tests/participation/conftest.py), a study with
+a public Prolific link and a study-level time limit, and helpers that play a participant's way."""
 
 import secrets
 

@@ -1,7 +1,7 @@
 """Gold documents inside a scenario: with the study's setting on, each scenario whose topic has, in the newest
 reference version, a document at its top grade and one judged 0 gets a step after its search and before its
-post-task questions, where the participant judges those two; the answer is scored (relevant >= 1, off-topic 0),
-a failure counts as a failed attention check, and the gold grades never become the session's judgments."""
+post-task questions, where the participant judges those two; the answer is scored (relevant >= 1, off-topic
+0), a failure counts as a failed attention check, and the gold grades never become the session's judgments."""
 
 import pytest
 

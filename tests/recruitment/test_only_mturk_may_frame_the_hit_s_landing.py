@@ -1,8 +1,8 @@
-"""MTurk shows an ExternalQuestion HIT in a frame on its own site: the MTurk arrival landing (the preview, and an
-accepted HIT opened inside a frame) may be framed by MTurk's three hosts and nobody else, and creates nobody;
-its "Open the study in a new tab" link carries MTurk's parameters to the same join URL, where the study runs in
-a tab of its own. Every other page keeps frame-ancestors 'none' and X-Frame-Options DENY, and nothing in the
-request (Referer, Origin, a forwarded host, the query) widens the list."""
+"""MTurk shows an ExternalQuestion HIT in a frame on its own site: the MTurk arrival landing (the preview, and
+an accepted HIT opened inside a frame) may be framed by MTurk's three hosts and nobody else, and creates
+nobody; its "Open the study in a new tab" link carries MTurk's parameters to the same join URL, where the
+study runs in a tab of its own. Every other page keeps frame-ancestors 'none' and X-Frame-Options DENY, and
+nothing in the request (Referer, Origin, a forwarded host, the query) widens the list."""
 
 from urllib.parse import parse_qs, urlsplit
 

@@ -1,7 +1,7 @@
-"""The researcher's enrolment (study page, API, services) takes its rows as public-link arrivals do: a row freed
-by a return or a time-out goes to the next enrolled participant, once, recorded as re-issued (reissue_of) and
-shown so in the balance table; N enrolled at once take the freed rows first (lowest first), then fresh rows;
-rows touching a closed cell are never issued."""
+"""The researcher's enrolment (study page, API, services) takes its rows as public-link arrivals do: a row
+freed by a return or a time-out goes to the next enrolled participant, once, recorded as re-issued
+(reissue_of) and shown so in the balance table; N enrolled at once take the freed rows first (lowest first),
+then fresh rows; rows touching a closed cell are never issued."""
 
 from datetime import timedelta
 

@@ -1,7 +1,7 @@
 """The agreement exclusion rule (issue 17, "Checks") is re-applied on its own when its inputs change: a new
 reference version committed marks those who now fall below the minimum and unmarks those who rise above it, a
-finished session re-applies it for its study, each change is audited with what triggered it, the dashboards never
-serve a chart cached under the old marks, and with the rule off nothing runs."""
+finished session re-applies it for its study, each change is audited with what triggered it, the dashboards
+never serve a chart cached under the old marks, and with the rule off nothing runs."""
 
 import pytest
 from django.db import transaction
@@ -99,7 +99,8 @@ def test_a_new_reference_version_marks_those_below_and_unmarks_those_above(
     assert sorted(marks.values_list("participant_code", flat=True)) == now_marked
     assert sorted(clears.values_list("participant_code", flat=True)) == list(DISAGREEING)
 
-    # Publishing the original grades again flips them back; the marks set first by "rule saved" were audited too.
+    # Publishing the original grades again flips them back;
+    # the marks set first by "rule saved" were audited too.
     rows = [
         ReferenceJudgment(topic_id=topic, document=built.docs[ext], grade=grade)
         for topic, grades in built.grades.items()

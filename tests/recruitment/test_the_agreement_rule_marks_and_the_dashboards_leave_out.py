@@ -1,7 +1,7 @@
-"""The exclusion rule on a participant's agreement with the reference (issue 17, "Checks"): the researcher sets
-it on the study (API, validated), it marks exactly the participants below the minimum with the figure and the
-reason, the stored sessions stay as they were (the tidy CSV and the API show the mark), and the dashboards leave
-the marked participants' sessions out by default, say so, count them, and include them on request."""
+"""The exclusion rule on a participant's agreement with the reference (issue 17, "Checks"): the researcher
+sets it on the study (API, validated), it marks exactly the participants below the minimum with the figure and
+the reason, the stored sessions stay as they were (the tidy CSV and the API show the mark), and the dashboards
+leave the marked participants' sessions out by default, say so, count them, and include them on request."""
 
 import csv
 import io
@@ -112,7 +112,8 @@ def test_the_rule_marks_exactly_the_participants_below_it_and_changes_no_session
     flagged = {row[header.index("participant")] for row in sessions if row[header.index("excluded")] == 1}
     assert flagged == set(DISAGREEING)
 
-    # P003 (4 documents in common) is marked once the least number allows it; percent agreement is 0 for all 3.
+    # P003 (4 documents in common) is marked once the least
+    # number allows it; percent agreement is 0 for all 3.
     study.refresh_from_db()
     study.exclusion_min_documents, study.exclusion_measure = 4, "percent"
     study.save(update_fields=["exclusion_min_documents", "exclusion_measure"])

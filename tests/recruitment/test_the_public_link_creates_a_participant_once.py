@@ -1,6 +1,7 @@
 """The public link /join/<token>/ creates a participant on first visit from the panel's ids in the URL
 (Prolific, MTurk, a generic ?pid=), gives the same panel id the same participant back (server side), and
-shows MTurk's preview without a participant, refuses malformed ids and a closed link with a reason, never a 500."""
+shows MTurk's preview without a participant, refuses malformed
+ids and a closed link with a reason, never a 500."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""`python -m scoring eval`: trec_eval-style output, and bad input refused with file:line, exit 2, no stdout."""
+"""`python -m scoring eval`: trec_eval-style output, and
+bad input refused with file:line, exit 2, no stdout."""
 
 import json
 import subprocess

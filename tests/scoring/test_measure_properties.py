@@ -51,8 +51,8 @@ def test_every_measure_is_finite_and_within_its_bounds(session):
     assert all(math.isfinite(v) and v >= 0 for v in values.values())
     shown = [doc for ranked in lists for doc in ranked[:5] if grades[doc] > 0]
     for name in NORMALIZED:
-        # A path that meets one relevant document twice can beat the ideal path of its length, which holds each
-        # relevant document once (docs: esNDCG counts duplicates, as Jiang & Allan's code does).
+        # A path that meets one relevant document twice can beat the ideal path of its length, which holds
+        # each relevant document once (docs: esNDCG counts duplicates, as Jiang & Allan's code does).
         if name.startswith("esndcg") and len(shown) != len(set(shown)):
             continue
         assert values[name] <= 1 + 1e-12, name
@@ -68,9 +68,9 @@ def test_every_measure_is_finite_and_within_its_bounds(session):
 @settings(max_examples=200, deadline=None)
 @given(sessions(), st.data())
 def test_showing_a_better_document_never_lowers_a_measure(session, data):
-    """Replace a shown document by an unshown one of a higher grade: the recall base (so every ideal) is the same,
-    the session only got better. With observed clicks the times do not depend on relevance, so TBG and U are
-    included; without them the click model reads relevant documents longer (see the docs)."""
+    """Replace a shown document by an unshown one of a higher grade: the recall base (so every ideal) is the
+    same, the session only got better. With observed clicks the times do not depend on relevance, so TBG and U
+    are included; without them the click model reads relevant documents longer (see the docs)."""
     grades, lists = session
     cells = [(q, r) for q, ranked in enumerate(lists) for r in range(min(len(ranked), 5))]
     assume(cells)
@@ -170,8 +170,8 @@ def test_the_mean_and_best_ndcg_ignore_the_order_of_the_queries(session, order):
 @settings(max_examples=200, deadline=None)
 @given(sessions(), st.data())
 def test_a_repeated_list_adds_nothing_to_tbg_or_u(session, data):
-    """Smucker & Clarke credit a document once; so does U. Repeating an earlier list later in the session, with
-    nothing opened from it, only costs time that no later result pays for."""
+    """Smucker & Clarke credit a document once; so does U. Repeating an earlier list later in the session,
+    with nothing opened from it, only costs time that no later result pays for."""
     grades, lists = session
     trail = data.draw(observed_trails(lists, 5))
     again = data.draw(st.sampled_from(range(len(lists))))

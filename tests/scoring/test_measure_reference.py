@@ -1,12 +1,12 @@
 """Every measure against a plain, independent implementation written from its published definition.
 
-- Kanoulas forms and per-query aggregates: the definitions of Jiang & Allan's public session metrics (CHIIR 2016,
-  SDCG / NSDCG / SDCGQ / SQMetric over NDCG), rewritten here as straightforward loops (their code is Python 2 and
-  not installable): equal to 1e-9.
+- Kanoulas forms and per-query aggregates: the definitions of Jiang & Allan's public session metrics (CHIIR
+  2016, SDCG / NSDCG / SDCGQ / SQMetric over NDCG), rewritten here as straightforward loops (their code is
+  Python 2 and not installable): equal to 1e-9.
 - esNDCG: the sum over every path of the browsing model, enumerated one by one: equal to 1e-12; and the exact
   value inside the 95% interval of 10,000 sampled paths.
-- sRBP: the examination probability of each (query, rank) built step by step from the user model (continue with
-  p; then down with b, else to the next query's first result): equal to 1e-12.
+- sRBP: the examination probability of each (query, rank) built step by step from the user model (continue
+  with p; then down with b, else to the next query's first result): equal to 1e-12.
 - TBG and U: the trail written out as a list of timed events, then summed: equal to 1e-12.
 """
 
@@ -41,7 +41,7 @@ def batch_of(grades, lists, depth):
     return encode_sessions(["T"], [lists], {"T": grades}, depth=depth)
 
 
-# --- references -------------------------------------------------------------------------------------------------
+# --- references ---------------------------------------------------------------------------------------------
 
 
 def ref_dcg(grades, ranked, k, b=2.0):
@@ -105,7 +105,8 @@ def ref_esndcg(grades, lists, k, p_ref, p_down):
 
 
 def ref_srbp(grades, lists, k, p, b, grade_max):
-    # P(examine query 1 rank 1) = 1; from (q, r): down to (q, r + 1) with p b, on to (q + 1, 1) with p (1 - b).
+    # P(examine query 1 rank 1) = 1; from (q, r): down to
+    # (q, r + 1) with p b, on to (q + 1, 1) with p (1 - b).
     examine = {}
     first = 1.0
     total = 0.0
@@ -166,7 +167,7 @@ def ref_timed(grades, lists, trail, params):
     return {"tbg": tbg, "u_measure": u}
 
 
-# --- the comparisons --------------------------------------------------------------------------------------------
+# --- the comparisons ----------------------------------------------------------------------------------------
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,5 +1,5 @@
-"""A scoring run computes the measures it selected for every session, as the library does on the same sessions,
-and stores them in SessionScore.measures keyed by name; the run form offers them as checkboxes."""
+"""A scoring run computes the measures it selected for every session, as the library does on the same
+sessions, and stores them in SessionScore.measures keyed by name; the run form offers them as checkboxes."""
 
 from datetime import timedelta
 
@@ -35,7 +35,8 @@ def _library(built, params, *, trails=True):
     batch = encode_sessions(
         [s["topic"] for s in sessions], [s["lists"] for s in sessions], built.grades, depth=100
     )
-    # The constructed sessions: query q issued q seconds after the start, examined to its scan mark, none opened.
+    # The constructed sessions: query q issued q seconds after
+    # the start, examined to its scan mark, none opened.
     timed = (
         [
             [TrailQuery(start=float(q), depth=mark, opened={}) for q, mark in enumerate(s["marks"], start=1)]

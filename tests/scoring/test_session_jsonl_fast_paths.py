@@ -1,6 +1,6 @@
-"""The JSONL path of `python -m scoring session` is faster (orjson where installed, the garbage collector paused
-while it builds records) and gives the same bytes: what is accepted, every value and error message, and every
-output line are those of the standard library's json."""
+"""The JSONL path of `python -m scoring session` is faster (orjson where installed, the garbage collector
+paused while it builds records) and gives the same bytes: what is accepted, every value and error message, and
+every output line are those of the standard library's json."""
 
 import gc
 import json

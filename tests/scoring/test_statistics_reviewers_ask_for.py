@@ -1,6 +1,6 @@
-"""The statistics reviewers ask for (scoring/lib/statistics.py), each figure against the library that defines it:
-statsmodels' multipletests and MixedLM, scipy's permutation_test, ttest_rel, wilcoxon, friedmanchisquare and
-noncentral t. No database."""
+"""The statistics reviewers ask for (scoring/lib/statistics.py), each figure against the library that defines
+it: statsmodels' multipletests and MixedLM, scipy's permutation_test,
+ttest_rel, wilcoxon, friedmanchisquare and noncentral t. No database."""
 
 import numpy as np
 import pandas as pd

@@ -316,7 +316,8 @@ def test_engines_package_does_not_import_django():
     import sys
 
     code = (
-        "import sys, studies.search.engines.formats, studies.search.engines.search, studies.search.engines.http; "
+        "import sys, studies.search.engines.formats, studies.search.engines.search, "
+        "studies.search.engines.http; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
     )
     out = subprocess.run(

@@ -1,4 +1,5 @@
-"""HttpSearchSystem against a local http.server: good answers, and every failure as a message, never a raise."""
+"""HttpSearchSystem against a local http.server: good
+answers, and every failure as a message, never a raise."""
 
 import json
 import socket

@@ -1,5 +1,6 @@
-"""A body the API cannot read is a JSON 4xx that says why: JSON nested too deeply (a RecursionError: a 500, and
-with DEBUG on the technical page) and a body over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's HTML 400, no reason)."""
+"""A body the API cannot read is a JSON 4xx that says why: JSON nested too deeply (a RecursionError: a 500,
+and with DEBUG on the technical page) and a body over
+DATA_UPLOAD_MAX_MEMORY_SIZE (Django's HTML 400, no reason)."""
 
 import json
 

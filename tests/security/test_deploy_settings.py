@@ -65,7 +65,8 @@ def _settings(env) -> dict:
 
 
 def test_check_deploy_is_clean_with_production_settings():
-    # Shared sign-in counts; without CACHE_URL, sessionlab.W001 (test_deploy_check_warns_of_a_per_process_cache.py).
+    # Shared sign-in counts; without CACHE_URL, sessionlab.W001
+    # (test_deploy_check_warns_of_a_per_process_cache.py).
     result = _run(
         ["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         _production(CACHE_URL="redis://127.0.0.1:6379/2"),

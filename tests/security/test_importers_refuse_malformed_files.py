@@ -203,7 +203,10 @@ TREC_DOCS = (
     "<DOC>\n<DOCNO> FT-1 </DOCNO>\n<HEADLINE>Wing flutter</HEADLINE>\n<TEXT>Flutter &amp; <P>x</P>.</TEXT>\n"
     "</DOC>\n<DOC>\n<DOCNO> FT-2 </DOCNO>\n<TITLE>Heat</TITLE>\n<TEXT>Ablation.</TEXT>\n</DOC>\n"
 )
-TOPICS = "<top>\n<num> Number: 301\n<title> wing flutter\n<desc> Description: How?\n<narr> Narrative: Ways.\n</top>\n"
+TOPICS = (
+    "<top>\n<num> Number: 301\n<title> wing flutter\n<desc> Description: How?\n<narr> Narrative: Ways.\n"
+    "</top>\n"
+)
 JSONL = '{"id": 1, "title": "One", "text": "x", "year": 1999}\n{"id": "2", "text": "y"}\n'
 CRAN_DOCS = ".I 1\n.T\nfirst title\n.W\nfirst text\n.I 2\n.T\nsecond\n.W\nmore text\n"
 CRAN_QRY = ".I 001\n.W\nwhat is first\n"

@@ -314,7 +314,8 @@ MATRIX: dict[tuple[str, str], Row] = {
     ),
     # Assessment: the researchers' pages, then the assessors'.
     ("assessment:home", "GET"): Row("GET", fixed("/assess/"), LOGGED_IN),
-    # Zoe (of Charlie's lab) answers her invitation to Alice's study; it is nobody else's to answer, or to learn of.
+    # Zoe (of Charlie's lab) answers her invitation to Alice's
+    # study; it is nobody else's to answer, or to learn of.
     ("assessment:invitation_answer", "POST"): Row(
         "POST",
         lambda w, r: f"/assess/invitations/{w.invitation.pk}/answer/",

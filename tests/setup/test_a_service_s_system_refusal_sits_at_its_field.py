@@ -1,6 +1,7 @@
 """The design services check a system's kind and config once more when they store it (SystemConfigError,
 naming "backend" or "config"). When they refuse what the page's form let through, the set-up pages show the
-reason inside that field's block of the form (its error list, the input marked invalid), not above the form."""
+reason inside that field's block of the form (its error
+list, the input marked invalid), not above the form."""
 
 import re
 

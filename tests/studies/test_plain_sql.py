@@ -1,5 +1,5 @@
-"""The plain SQL of the events endpoint and a participant's pages (sessionlab/plain_sql.py) gives what the ORM gives,
-on SQLite (pass 1 of CI) and PostgreSQL (pass 2)."""
+"""The plain SQL of the events endpoint and a participant's pages (sessionlab/plain_sql.py) gives what the ORM
+gives, on SQLite (pass 1 of CI) and PostgreSQL (pass 2)."""
 
 from datetime import timedelta
 

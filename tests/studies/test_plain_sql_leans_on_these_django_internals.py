@@ -1,5 +1,5 @@
-"""The Django internals sessionlab/plain_sql.py relies on, one test each, so that a Django upgrade that changes
-one fails here by name rather than somewhere in the events endpoint."""
+"""The Django internals sessionlab/plain_sql.py relies on, one test each, so that a Django upgrade that
+changes one fails here by name rather than somewhere in the events endpoint."""
 
 import inspect
 
