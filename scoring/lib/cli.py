@@ -119,7 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--formulation",
         choices=metrics.FORMULATIONS,
         default="log2",
-        help="log2: 1/log2(i+1), exactly trec_eval (default); 2008: 1/(1+log_b i); 2002: 1/log_b i from i >= b",
+        help=(
+            "log2: 1/log2(i+1), exactly trec_eval (default); 2008: 1/(1+log_b i); 2002: 1/log_b i from i >= b"
+        ),
     )
     evaluate.add_argument("--b", type=float, default=2.0, help="rank log base of 2008 and 2002 (default 2)")
     evaluate.add_argument(
@@ -141,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--vectors",
         action="store_true",
-        help="print JSON lines {measure, topic, vector} with the whole vectors instead (topic 'all': avg-vect)",
+        help=(
+            "print JSON lines {measure, topic, vector} with the whole vectors instead (topic 'all': avg-vect)"
+        ),
     )
     evaluate.set_defaults(func=run_eval)
     add_session_subcommand(commands)

@@ -18,7 +18,10 @@ from scoring.lib.errors import InputError
 pytest.importorskip("pyarrow")
 
 QRELS = "1 0 d1 3\n1 0 d2 2\n1 0 d3 0\n1 0 d4 1\n2 0 d1 1\n3 0 d9 2\n"
-RUN = "1 Q0 d3 1 9.0 tag\n1 Q0 d1 2 8.0 tag\n1 Q0 d5 3 8.0 tag\n1 Q0 d2 4 7.5 tag\n2 Q0 d7 1 3.0 tag\n2 Q0 d1 2 2.0 tag\n"
+RUN = (
+    "1 Q0 d3 1 9.0 tag\n1 Q0 d1 2 8.0 tag\n1 Q0 d5 3 8.0 tag\n1 Q0 d2 4 7.5 tag\n"
+    "2 Q0 d7 1 3.0 tag\n2 Q0 d1 2 2.0 tag\n"
+)
 
 
 def _mode(monkeypatch, fast: bool) -> None:
