@@ -238,6 +238,7 @@ def _values(ranked, measure: Measure, args, weights, cache) -> np.ndarray:
         run_dcg = metrics.dcg_at(gains, [k], args.formulation, args.b)
         return metrics.normalized(run_dcg, metrics.dcg_at(ideal, [k], args.formulation, args.b))[:, 0]
     if family == "avg_pos":
+        assert k is not None  # parse_measure gives every cut family a cutoff
         return metrics.avg_pos(_vectors(ranked, Measure("", "ndcg_cut", k), args, weights, cache), k)
     raise ValueError(f"unknown measure family {family!r}")
 
@@ -279,9 +280,10 @@ def _value_lines(ranked, measures: list[Measure], args, weights) -> str:
         else None
     )
     lines = []
-    for row, topic in enumerate(ranked.topics):
-        for column, measure in enumerate(measures):
-            lines.append(f"{measure.name:<22}\t{topic}\t{table[row, column]:.4f}\n")
+    if table is not None:  # None: no topic, so no per-topic line
+        for row, topic in enumerate(ranked.topics):
+            for column, measure in enumerate(measures):
+                lines.append(f"{measure.name:<22}\t{topic}\t{table[row, column]:.4f}\n")
     means = table.mean(axis=0) if table is not None else np.zeros(len(measures))
     for column, measure in enumerate(measures):
         lines.append(f"{measure.name:<22}\tall\t{means[column]:.4f}\n")

@@ -103,7 +103,7 @@ def _bootstrap(measures, names, y_all, keep, resamples: int, seed: int) -> dict:
     columns = np.column_stack([xs, xs * xs, xs * y[:, None], y, y * y])
     m = len(names)
     rng = np.random.default_rng(seed)
-    out = {(name, c): [] for name in names for c in COEFFICIENTS}
+    out: dict[tuple[str, str], list] = {(name, c): [] for name in names for c in COEFFICIENTS}
     for start in range(0, resamples, BLOCK):
         counts = bootstrap_counts(len(y), min(BLOCK, resamples - start), rng)
         w = counts.sum(axis=1)[:, None]
@@ -178,10 +178,10 @@ def meta_evaluate(
     to one value per session (or unit), in the order of `systems`."""
     systems = [str(s) for s in systems]
     labels = sorted(set(systems), key=str)
-    measures = {k: np.asarray(v, dtype=np.float64) for k, v in measures.items()}
-    ratings = {k: np.asarray(v, dtype=np.float64) for k, v in ratings.items()}
+    measure_values = {k: np.asarray(v, dtype=np.float64) for k, v in measures.items()}
+    rating_values = {k: np.asarray(v, dtype=np.float64) for k, v in ratings.items()}
     result = MetaEvaluation()
-    if not ratings:
+    if not rating_values:
         result.notes.append(
             "The study has no numeric post-task rating: nothing to correlate the measures with."
         )
@@ -191,8 +191,8 @@ def meta_evaluate(
         scopes += [(label, system_array == label) for label in labels]
     for scope, in_scope in scopes:
         rows: list[dict] = []
-        for rating, y_all in ratings.items():
-            rows += _rating_rows(scope, in_scope, rating, y_all, measures, resamples, seed, level)
+        for rating, y_all in rating_values.items():
+            rows += _rating_rows(scope, in_scope, rating, y_all, measure_values, resamples, seed, level)
         for coefficient in COEFFICIENTS:
             family = [r for r in rows if r["coefficient"] == coefficient]
             p = [r["p_value"] for r in family]
@@ -206,7 +206,7 @@ def meta_evaluate(
             "vary: " + ", ".join(undefined[:12]) + (" ..." if len(undefined) > 12 else "") + "."
         )
 
-    rankers = {**measures, **{f"rating: {k}": v for k, v in ratings.items()}}
+    rankers = {**measure_values, **{f"rating: {k}": v for k, v in rating_values.items()}}
     for name, values in rankers.items():
         means = {}
         for label in labels:

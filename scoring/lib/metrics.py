@@ -318,8 +318,8 @@ def rank_run(
         scores = fromiter(listed.values(), float32, len(listed))
         ranks.append(probe_ranks(scores, probe_scores, probe_docs, lambda listed=listed: list(listed)))
         rows.append(np.full(len(hits), row))
-        grades = list(judged.values())
-        hit_grades.append([grades[i] for i in hits])
+        topic_grades = list(judged.values())
+        hit_grades.append([topic_grades[i] for i in hits])
     depth = int(lengths.max()) if lengths.size else 0
     if ranks:
         grades = scatter_grades(

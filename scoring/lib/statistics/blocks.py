@@ -31,7 +31,7 @@ def block_means(values, systems, blocks) -> tuple[list, list, np.ndarray]:
     cols = np.fromiter((s_index[s] for s in systems.tolist()), dtype=np.int64, count=len(systems))
     np.add.at(sums, (rows, cols), values)
     np.add.at(counts, (rows, cols), 1)
-    complete = (counts > 0).all(axis=1)
+    complete = np.asarray((counts > 0).all(axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums[complete] / counts[complete]
     return system_labels, [b for b, keep in zip(block_labels, complete, strict=True) if keep], means

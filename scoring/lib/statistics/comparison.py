@@ -96,9 +96,9 @@ def verdict(p: float | None) -> str:
 
 
 def compare_systems(
-    values: Sequence[float],
-    systems: Sequence,
-    blocks: Sequence,
+    values: Sequence[float] | np.ndarray,
+    systems: Sequence | np.ndarray,
+    blocks: Sequence | np.ndarray,
     *,
     summary: str = "value",
     block: str = "participant",
@@ -149,7 +149,7 @@ def compare_systems(
         result.notes.append("Some system has fewer than two sessions: the tests need at least two each.")
         return result
 
-    best = max(result.means, key=result.means.get)
+    best = max(result.means, key=lambda label: result.means[label])
     per = (
         f"per {block}, over the {len(block_labels)} {block}s that used every system"
         if paired

@@ -203,9 +203,9 @@ def _hit_ranks(
         cell = np.arange(n) + np.repeat(np.arange(n_segments) * width - run.bounds[:-1], sizes)
         ordered.ravel()[cell] = keys
         ordered.sort(axis=1)
-        ordered = ordered.ravel()
-        above = np.searchsorted(ordered, keys[hits], side="right")
-        below = np.searchsorted(ordered, keys[hits], side="left")
+        in_order = ordered.ravel()
+        above = np.searchsorted(in_order, keys[hits], side="right")
+        below = np.searchsorted(in_order, keys[hits], side="left")
         ranks = (owner + 1) * width - above
         tied_hits = np.flatnonzero(above - below > 1)
     for k in tied_hits.tolist():

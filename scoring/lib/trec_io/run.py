@@ -65,7 +65,8 @@ def run_columns(data: bytes, name: str) -> RunColumns:
 
 
 def check_listed_once(run: RunColumns, name: str) -> None:
-    if not maybe_duplicates(run.hashes, run.bounds):
+    hashes = run.hashes if run.hashes is not None else id_hashes(run.docs)
+    if not maybe_duplicates(hashes, run.bounds):
         return
     for i, topic in enumerate(run.topics):
         segment = run.docs[run.bounds[i] : run.bounds[i + 1]].tolist()
