@@ -1,8 +1,8 @@
 """Agreement between graders: weighted Cohen's kappa for a pair, Krippendorff's alpha for any number.
 
-Pure numpy, no Django: the assessment pages (studies/assessment/adjudication.py) feed it lists of grades, and it can be
-used on plain files. Undefined values (no pairs, or no expected disagreement because every grade is the
-same) are NaN rather than a made-up 0 or 1: the pages show them as "n/a".
+Pure numpy, no Django: the assessment pages (studies/assessment/adjudication.py) feed it lists of grades, and
+it can be used on plain files. Undefined values (no pairs, or no expected disagreement because every grade is
+the same) are NaN rather than a made-up 0 or 1: the pages show them as "n/a".
 
 Formulas (k categories c_0 < ... < c_{k-1}, indices i, j):
 

@@ -119,7 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--formulation",
         choices=metrics.FORMULATIONS,
         default="log2",
-        help="log2: 1/log2(i+1), exactly trec_eval (default); 2008: 1/(1+log_b i); 2002: 1/log_b i from i >= b",
+        help=(
+            "log2: 1/log2(i+1), exactly trec_eval (default); 2008: 1/(1+log_b i); 2002: 1/log_b i from i >= b"
+        ),
     )
     evaluate.add_argument("--b", type=float, default=2.0, help="rank log base of 2008 and 2002 (default 2)")
     evaluate.add_argument(
@@ -141,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--vectors",
         action="store_true",
-        help="print JSON lines {measure, topic, vector} with the whole vectors instead (topic 'all': avg-vect)",
+        help=(
+            "print JSON lines {measure, topic, vector} with the whole vectors instead (topic 'all': avg-vect)"
+        ),
     )
     evaluate.set_defaults(func=run_eval)
     add_session_subcommand(commands)
@@ -234,6 +238,7 @@ def _values(ranked, measure: Measure, args, weights, cache) -> np.ndarray:
         run_dcg = metrics.dcg_at(gains, [k], args.formulation, args.b)
         return metrics.normalized(run_dcg, metrics.dcg_at(ideal, [k], args.formulation, args.b))[:, 0]
     if family == "avg_pos":
+        assert k is not None  # parse_measure gives every cut family a cutoff
         return metrics.avg_pos(_vectors(ranked, Measure("", "ndcg_cut", k), args, weights, cache), k)
     raise ValueError(f"unknown measure family {family!r}")
 
@@ -275,9 +280,10 @@ def _value_lines(ranked, measures: list[Measure], args, weights) -> str:
         else None
     )
     lines = []
-    for row, topic in enumerate(ranked.topics):
-        for column, measure in enumerate(measures):
-            lines.append(f"{measure.name:<22}\t{topic}\t{table[row, column]:.4f}\n")
+    if table is not None:  # None: no topic, so no per-topic line
+        for row, topic in enumerate(ranked.topics):
+            for column, measure in enumerate(measures):
+                lines.append(f"{measure.name:<22}\t{topic}\t{table[row, column]:.4f}\n")
     means = table.mean(axis=0) if table is not None else np.zeros(len(measures))
     for column, measure in enumerate(measures):
         lines.append(f"{measure.name:<22}\tall\t{means[column]:.4f}\n")

@@ -2,8 +2,8 @@
 
 Session level: each measure's per-session value against each numeric post-task rating (how well the search
 went, ...), Pearson's r and Spearman's rho, each with a percentile bootstrap 95% interval (resampling the
-sessions, seeded) and scipy's p; over all systems and within each system. Holm and Benjamini-Hochberg adjust the
-p-values over the family of one table: every (measure, rating) pair of one scope and one coefficient.
+sessions, seeded) and scipy's p; over all systems and within each system. Holm and Benjamini-Hochberg adjust
+the p-values over the family of one table: every (measure, rating) pair of one scope and one coefficient.
 
 System level: the ranking of the systems that each measure gives (its mean per system), against every other
 measure's and each rating's, by Kendall's tau-b (scipy.stats.kendalltau).
@@ -103,7 +103,7 @@ def _bootstrap(measures, names, y_all, keep, resamples: int, seed: int) -> dict:
     columns = np.column_stack([xs, xs * xs, xs * y[:, None], y, y * y])
     m = len(names)
     rng = np.random.default_rng(seed)
-    out = {(name, c): [] for name in names for c in COEFFICIENTS}
+    out: dict[tuple[str, str], list] = {(name, c): [] for name in names for c in COEFFICIENTS}
     for start in range(0, resamples, BLOCK):
         counts = bootstrap_counts(len(y), min(BLOCK, resamples - start), rng)
         w = counts.sum(axis=1)[:, None]
@@ -148,8 +148,8 @@ def _point(coefficient: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float
 
 
 def unit_means(values: Mapping[str, np.ndarray], systems: Sequence[str], keys: Sequence) -> tuple[dict, list]:
-    """Each (unit, system)'s mean of every variable (NaN where the unit has none: an unanswered rating), and the
-    system of each such cell: a participant's sessions on a system become one point."""
+    """Each (unit, system)'s mean of every variable (NaN where the unit has none: an unanswered rating), and
+    the system of each such cell: a participant's sessions on a system become one point."""
     cells: dict = {}
     for i, (key, system) in enumerate(zip(keys, systems, strict=True)):
         cells.setdefault((key, system), []).append(i)
@@ -178,10 +178,10 @@ def meta_evaluate(
     to one value per session (or unit), in the order of `systems`."""
     systems = [str(s) for s in systems]
     labels = sorted(set(systems), key=str)
-    measures = {k: np.asarray(v, dtype=np.float64) for k, v in measures.items()}
-    ratings = {k: np.asarray(v, dtype=np.float64) for k, v in ratings.items()}
+    measure_values = {k: np.asarray(v, dtype=np.float64) for k, v in measures.items()}
+    rating_values = {k: np.asarray(v, dtype=np.float64) for k, v in ratings.items()}
     result = MetaEvaluation()
-    if not ratings:
+    if not rating_values:
         result.notes.append(
             "The study has no numeric post-task rating: nothing to correlate the measures with."
         )
@@ -191,43 +191,8 @@ def meta_evaluate(
         scopes += [(label, system_array == label) for label in labels]
     for scope, in_scope in scopes:
         rows: list[dict] = []
-        for rating, y_all in ratings.items():
-            # The measures valid on the same sessions share their draws, a block of resamples at a time.
-            groups: dict[bytes, list[str]] = {}
-            masks = {}
-            for measure, x_all in measures.items():
-                keep = in_scope & np.isfinite(x_all) & np.isfinite(y_all)
-                masks[measure] = keep
-                groups.setdefault(np.packbits(keep).tobytes(), []).append(measure)
-            boots = {}
-            for names in groups.values():
-                keep = masks[names[0]]
-                n = int(keep.sum())
-                points = {
-                    (m, c): _point(c, measures[m][keep], y_all[keep]) for m in names for c in COEFFICIENTS
-                }
-                wanted = [m for m in names if any(np.isfinite(points[(m, c)][0]) for c in COEFFICIENTS)]
-                if wanted:
-                    boots.update(_bootstrap(measures, wanted, y_all, keep, resamples, seed))
-                for measure in names:
-                    for coefficient in COEFFICIENTS:
-                        value, p = points[(measure, coefficient)]
-                        low = high = float("nan")
-                        if np.isfinite(value):
-                            low, high = _interval(boots[(measure, coefficient)], level)
-                        rows.append(
-                            {
-                                "scope": scope,
-                                "measure": measure,
-                                "rating": rating,
-                                "coefficient": coefficient,
-                                "n": n,
-                                "value": value,
-                                "low": low,
-                                "high": high,
-                                "p_value": p,
-                            }
-                        )
+        for rating, y_all in rating_values.items():
+            rows += _rating_rows(scope, in_scope, rating, y_all, measure_values, resamples, seed, level)
         for coefficient in COEFFICIENTS:
             family = [r for r in rows if r["coefficient"] == coefficient]
             p = [r["p_value"] for r in family]
@@ -241,7 +206,7 @@ def meta_evaluate(
             "vary: " + ", ".join(undefined[:12]) + (" ..." if len(undefined) > 12 else "") + "."
         )
 
-    rankers = {**measures, **{f"rating: {k}": v for k, v in ratings.items()}}
+    rankers = {**measure_values, **{f"rating: {k}": v for k, v in rating_values.items()}}
     for name, values in rankers.items():
         means = {}
         for label in labels:
@@ -255,13 +220,72 @@ def meta_evaluate(
         result.notes.append(
             "With two systems Kendall's tau is 1 (same order) or -1 (reversed); its p is not informative."
         )
+    result.rankings = _ranking_agreements(rankers, result.system_means, labels)
+    return result
+
+
+def _rating_rows(
+    scope: str,
+    in_scope: np.ndarray,
+    rating: str,
+    y_all: np.ndarray,
+    measures: dict[str, np.ndarray],
+    resamples: int,
+    seed: int,
+    level: float,
+) -> list[dict]:
+    """One row per measure and coefficient against one rating in one scope: the correlation, its bootstrap
+    interval and p (adjusted over the scope's family by the caller)."""
+    # The measures valid on the same sessions share their draws, a block of resamples at a time.
+    groups: dict[bytes, list[str]] = {}
+    masks = {}
+    for measure, x_all in measures.items():
+        keep = in_scope & np.isfinite(x_all) & np.isfinite(y_all)
+        masks[measure] = keep
+        groups.setdefault(np.packbits(keep).tobytes(), []).append(measure)
+    rows: list[dict] = []
+    boots = {}
+    for names in groups.values():
+        keep = masks[names[0]]
+        n = int(keep.sum())
+        points = {(m, c): _point(c, measures[m][keep], y_all[keep]) for m in names for c in COEFFICIENTS}
+        wanted = [m for m in names if any(np.isfinite(points[(m, c)][0]) for c in COEFFICIENTS)]
+        if wanted:
+            boots.update(_bootstrap(measures, wanted, y_all, keep, resamples, seed))
+        for measure in names:
+            for coefficient in COEFFICIENTS:
+                value, p = points[(measure, coefficient)]
+                low = high = float("nan")
+                if np.isfinite(value):
+                    low, high = _interval(boots[(measure, coefficient)], level)
+                rows.append(
+                    {
+                        "scope": scope,
+                        "measure": measure,
+                        "rating": rating,
+                        "coefficient": coefficient,
+                        "n": n,
+                        "value": value,
+                        "low": low,
+                        "high": high,
+                        "p_value": p,
+                    }
+                )
+    return rows
+
+
+def _ranking_agreements(
+    rankers: dict[str, np.ndarray], system_means: dict[str, dict[str, float]], labels: list[str]
+) -> list[RankingAgreement]:
+    """Kendall's tau between the systems' rankings by each pair of measures and ratings."""
+    agreements = []
     for first, second in combinations(rankers, 2):
-        a = np.array([result.system_means[first][s] for s in labels])
-        b = np.array([result.system_means[second][s] for s in labels])
+        a = np.array([system_means[first][s] for s in labels])
+        b = np.array([system_means[second][s] for s in labels])
         both = np.isfinite(a) & np.isfinite(b)
         tau = p = float("nan")
         if both.sum() >= 2 and np.ptp(a[both]) > 0 and np.ptp(b[both]) > 0:
             outcome = stats.kendalltau(a[both], b[both])
             tau, p = float(outcome.statistic), float(outcome.pvalue)
-        result.rankings.append(RankingAgreement(first, second, tau, p, int(both.sum())))
-    return result
+        agreements.append(RankingAgreement(first, second, tau, p, int(both.sum())))
+    return agreements

@@ -88,7 +88,8 @@ def grade_gains(
     """Gain of each grade, any shape in, same shape of float64 out.
 
     - `weights`: the gain of grades 0, 1, ..., len-1; a grade >= len raises GradeError.
-    - `gain_map` (trec_eval's `-mndcg.1=3,2=9`): listed grades get the listed gain, other grades their own value.
+    - `gain_map` (trec_eval's `-mndcg.1=3,2=9`): listed grades get the listed gain, other grades their own
+      value.
     - neither: gain = grade.
     - `gain="exponential"` then maps the value v to 2^v - 1 (seed 001/002's exponential gain).
     Negative grades (and UNJUDGED) always have gain 0: trec_eval treats them as unjudged.
@@ -109,7 +110,8 @@ def grade_gains(
                 shown = ",".join(f"{w:g}" for w in table)
                 raise GradeError(
                     top,
-                    f"grade {top} is outside the weights {shown} (they give gains for grades 0..{table.size - 1})",
+                    f"grade {top} is outside the weights {shown} "
+                    f"(they give gains for grades 0..{table.size - 1})",
                 )
         values = table[np.where(judged, grades, 0)]
     else:
@@ -162,7 +164,8 @@ def discounted_cumulative_gain(gains, formulation: str = "2008", b: float = 2.0)
 
 
 def normalized(values, ideal) -> np.ndarray:
-    """norm-vect(V, I) = V / I element by element, 0 where the ideal is 0 (an empty recall base): never NaN."""
+    """norm-vect(V, I) = V / I element by element, 0 where the ideal is 0 (an empty recall base): never
+    NaN."""
     values = np.asarray(values, dtype=np.float64)
     ideal = np.asarray(ideal, dtype=np.float64)
     out = np.zeros(np.broadcast_shapes(values.shape, ideal.shape))
@@ -315,8 +318,8 @@ def rank_run(
         scores = fromiter(listed.values(), float32, len(listed))
         ranks.append(probe_ranks(scores, probe_scores, probe_docs, lambda listed=listed: list(listed)))
         rows.append(np.full(len(hits), row))
-        grades = list(judged.values())
-        hit_grades.append([grades[i] for i in hits])
+        topic_grades = list(judged.values())
+        hit_grades.append([topic_grades[i] for i in hits])
     depth = int(lengths.max()) if lengths.size else 0
     if ranks:
         grades = scatter_grades(

@@ -1,4 +1,4 @@
-"""Statistical power of a study's comparison of two systems, in closed form and by Monte Carlo (numpy + scipy).
+"""Statistical power of a study's comparison of two systems, in closed form and by Monte Carlo (numpy, scipy).
 
 A study plan (docs/planning.md) asks: with N participants working the study's Latin-square design, how often
 would the test find the difference between two systems? This module answers it three ways, all pure:
@@ -40,7 +40,7 @@ class PowerError(ValueError):
     """A plan that cannot be computed as asked (a count below 2, a pilot without both systems, ...)."""
 
 
-# --- closed form ----------------------------------------------------------------------------------------------
+# --- closed form --------------------------------------------------------------------------------------------
 
 
 def paired_t_power(
@@ -98,14 +98,14 @@ def paired_t_smallest_n(
     return low
 
 
-# --- Monte Carlo intervals ------------------------------------------------------------------------------------
+# --- Monte Carlo intervals ----------------------------------------------------------------------------------
 
 
 def proportion_interval(
     successes: int, trials: int, *, level: float = 0.95, method: str = "wilson"
 ) -> tuple[float, float]:
-    """A confidence interval for a proportion: Wilson's score interval (good coverage, never outside [0, 1]) or
-    Clopper-Pearson's exact one (conservative)."""
+    """A confidence interval for a proportion: Wilson's score interval (good coverage, never outside [0, 1])
+    or Clopper-Pearson's exact one (conservative)."""
     if trials < 1:
         raise PowerError("an interval needs at least one replication")
     if not 0 <= successes <= trials:
@@ -162,13 +162,13 @@ def smallest_count(points: Sequence[PowerPoint], target: float, *, surely: bool 
     return found
 
 
-# --- designs --------------------------------------------------------------------------------------------------
+# --- designs ------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
 class Design:
-    """The design's rows in enrolment order: scenario[i, p] and system[i, p] are the scenario and system indices
-    participant i works at position p (every participant works the same number of positions)."""
+    """The design's rows in enrolment order: scenario[i, p] and system[i, p] are the scenario and system
+    indices participant i works at position p (every participant works the same number of positions)."""
 
     scenario: np.ndarray
     system: np.ndarray
@@ -194,7 +194,7 @@ class Design:
         return Design(scenario=self.scenario[:n], system=self.system[:n])
 
 
-# --- the tests, on every replication at once ------------------------------------------------------------------
+# --- the tests, on every replication at once ----------------------------------------------------------------
 
 
 def _participant_differences(values: np.ndarray, design: Design, first: int, second: int) -> np.ndarray:
@@ -268,18 +268,18 @@ def rejections(
     return int(np.count_nonzero(p < alpha))  # NaN compares False: not a rejection
 
 
-# --- samplers -------------------------------------------------------------------------------------------------
+# --- samplers -----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SpecifiedEffect:
     """Normal data with a given effect: session value = u_i + difference * [system is `second`] + e.
 
-    `spread` is the standard deviation of a participant's paired difference (their mean on `second` minus their
-    mean on `first`), the quantity a paired t-test sees, so this sampler's paired t power is `paired_t_power`
-    exactly. The session noise e is scaled to give it: sd(e) = spread / sqrt(1/m1 + 1/m2) for m1 and m2
-    sessions on each system. `between` is the standard deviation of the participants' own level u_i; it
-    cancels in paired tests and matters only for Welch's t-test on sessions."""
+    `spread` is the standard deviation of a participant's paired difference (their mean on `second` minus
+    their mean on `first`), the quantity a paired t-test sees, so this sampler's paired t power is
+    `paired_t_power` exactly. The session noise e is scaled to give it: sd(e) = spread / sqrt(1/m1 + 1/m2) for
+    m1 and m2 sessions on each system. `between` is the standard deviation of the participants' own level u_i;
+    it cancels in paired tests and matters only for Welch's t-test on sessions."""
 
     difference: float
     spread: float
@@ -311,10 +311,11 @@ class SpecifiedEffect:
 
 @dataclass(frozen=True, eq=False)
 class PilotModel:
-    """A pilot's sessions as an additive model, for resampling: value = mu + participant + scenario + system + e.
+    """A pilot's sessions as an additive model, for resampling:
+    value = mu + participant + scenario + system + e.
 
-    Fitted by least squares on the pilot's sessions (`fit`). A simulated study of N participants then takes the
-    design's first N rows and, for each replication, draws each participant's effect from the pilot's
+    Fitted by least squares on the pilot's sessions (`fit`). A simulated study of N participants then takes
+    the design's first N rows and, for each replication, draws each participant's effect from the pilot's
     participants with replacement, each of the design's scenarios' effects from the pilot's scenarios with
     replacement (participants and scenarios are the random units of a within-subject design; `scenarios=False`
     keeps the study's own scenarios), and each session's residual from the pilot's residuals (scaled up by
@@ -406,7 +407,7 @@ class PilotModel:
         return values + rng.choice(self.residuals, size=(replications, n, width))
 
 
-# --- the Monte Carlo loop -------------------------------------------------------------------------------------
+# --- the Monte Carlo loop -----------------------------------------------------------------------------------
 
 
 def simulated_rejections(

@@ -16,7 +16,7 @@ import numpy as np
 try:
     import orjson
 except ImportError:  # the output is the same, written by the standard library alone
-    orjson = None
+    orjson = None  # type: ignore[assignment]  # the module or None: checked before each use
 
 from .errors import InputError
 from .session import (
@@ -287,7 +287,7 @@ def read_trails(path: str, records: list[SessionRecord]) -> list[list[TrailQuery
             if opened is not None:
                 if not isinstance(opened, list):
                     raise bad('"opened" must be a list of {"rank": ..., "dwell": ...} objects')
-                dwell_of = {}
+                dwell_of: dict[int, float | None] = {}
                 for item in opened:
                     rank = item.get("rank") if isinstance(item, dict) else None
                     if (

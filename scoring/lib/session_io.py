@@ -29,7 +29,7 @@ from .errors import InputError
 try:
     from orjson import loads as _fast_loads
 except ImportError:  # the library runs without it, at the standard library's speed
-    _fast_loads = json.loads
+    _fast_loads = json.loads  # type: ignore[assignment]  # orjson's loads takes fewer options; both take bytes
 
 
 class QueryRecord(NamedTuple):

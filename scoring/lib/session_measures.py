@@ -7,8 +7,8 @@ docs/scoring-sessions.md ("Other session measures").
 
 - Kanoulas forms (Kanoulas, Carterette, Clough & Sanderson, SIGIR 2011; Jiang & Allan, CHIIR 2016): gain
   2^g - 1, rank discount 1 / log_b(r + b - 1), query discount 1 / log_bq(q + bq - 1), each query cut at k:
-  `sdcg_per_query` (sDCG / number of queries), `nsdcg` (sDCG over the scenario's ideal top-k list repeated once
-  per query), and each query's nDCG@k aggregated over the session: `ndcg_mean`, `ndcg_max`, `ndcg_first`,
+  `sdcg_per_query` (sDCG / number of queries), `nsdcg` (sDCG over the scenario's ideal top-k list repeated
+  once per query), and each query's nDCG@k aggregated over the session: `ndcg_mean`, `ndcg_max`, `ndcg_first`,
   `ndcg_last`.
 - `esndcg`: expected session nDCG over the browsing model's paths (p_reformulate, p_down), exactly, by a
   forward-backward sum over path lengths; `esndcg_mc`: the same by sampling paths.
@@ -48,7 +48,8 @@ MEASURE_LABELS = {
 
 @dataclass(frozen=True)
 class MeasureParams:
-    """The measures' parameters; each default is named in docs/scoring-sessions.md with where it comes from."""
+    """The measures' parameters; each default is named in docs/scoring-sessions.md with where it comes
+    from."""
 
     k: int = 10  # ranks of each query that count (the scanning length X)
     b: float = 2.0  # rank log base of the Kanoulas forms
@@ -144,8 +145,8 @@ def score_measures(
 ) -> dict[str, np.ndarray]:
     """{name: one value per session} for each measure named. `trails[s]` (one TrailQuery per query, or None)
     feeds the time measures; without it they use the papers' model times alone. esndcg_mc samples session s
-    with the generator seeded by (params.seed, keys[s]) (default: its index), so a session's sampled value does
-    not depend on which other sessions share its batch when keys are stable ids."""
+    with the generator seeded by (params.seed, keys[s]) (default: its index), so a session's sampled value
+    does not depend on which other sessions share its batch when keys are stable ids."""
     params = params or MeasureParams()
     names = check_measures(names)
     if trails is not None and len(trails) != batch.n_sessions:
@@ -209,8 +210,8 @@ class _View:
         self.gains = np.where(batch.judged[:, :k], np.exp2(batch.grades[:, :k].astype(np.float64)) - 1.0, 0.0)
         self.topic = batch.topic
         n_topics = int(max(batch.topic.max(), batch.recall_topic.max(initial=-1))) + 1
-        # Each scenario's recall base as positive Kanoulas gains, sorted descending (an ideal ranking would show
-        # an unjudged document before a negatively graded one).
+        # Each scenario's recall base as positive Kanoulas gains, sorted descending (an ideal ranking would
+        # show an unjudged document before a negatively graded one).
         width = max(int(counts.max()) * k, k)
         self.ideal = np.zeros((n_topics, width))
         for t in range(n_topics):
@@ -218,7 +219,7 @@ class _View:
             gains = np.sort(np.exp2(grades[grades > 0].astype(np.float64)) - 1.0)[::-1][:width]
             self.ideal[t, : len(gains)] = gains
 
-    # --- Kanoulas forms ---------------------------------------------------------------------------------------
+    # --- Kanoulas forms -------------------------------------------------------------------------------------
 
     def kanoulas(self) -> dict[str, np.ndarray]:
         p, counts = self.params, self.counts
@@ -242,15 +243,15 @@ class _View:
             "ndcg_last": ndcg[self.starts + counts - 1],
         }
 
-    # --- esNDCG -----------------------------------------------------------------------------------------------
+    # --- esNDCG ---------------------------------------------------------------------------------------------
 
     def _session_lists(self, s: int) -> tuple[np.ndarray, np.ndarray]:
         rows = slice(self.starts[s], self.starts[s] + self.counts[s])
         return self.gains[rows], self.lengths[rows]
 
     def _length_law(self, length: int) -> np.ndarray:
-        """P(L = l), l = 0..k: how far down a list of `length` results the user goes. Each result after the first
-        is examined with p_down; the list's end stops the user (an empty list: L = 0)."""
+        """P(L = l), l = 0..k: how far down a list of `length` results the user goes. Each result after the
+        first is examined with p_down; the list's end stops the user (an empty list: L = 0)."""
         law = np.zeros(self.params.k + 1)
         if length == 0:
             law[0] = 1.0
@@ -281,8 +282,8 @@ class _View:
 
         With F_i(a) = P(the user reaches query i having examined a results), P_i(l) = P(L_i = l) and B_i(u) =
         P(u more results are examined after query i), the expectation is
-        sum_i sum_a sum_l F_i(a) P_i(l) C_i(a, l) W_i(a + l), where C_i(a, l) = sum_{j<=l} g_ij d(a + j) is the
-        discounted gain of query i's first l results at path positions a+1..a+l, and
+        sum_i sum_a sum_l F_i(a) P_i(l) C_i(a, l) W_i(a + l), where C_i(a, l) = sum_{j<=l} g_ij d(a + j) is
+        the discounted gain of query i's first l results at path positions a+1..a+l, and
         W_i(m) = sum_u B_i(u) / IDCG(m + u) depends on m alone. Linear in queries x path length x k.
         """
         gains, lengths, n, longest, discount, inverse_ideal, laws = self._path_tables(s)
@@ -318,7 +319,8 @@ class _View:
         return table
 
     def esndcg_sampled(self, s: int, rng: np.random.Generator) -> tuple[float, float]:
-        """(mean, standard error) of DCG(path) / IDCG(len(path)) over params.mc_paths paths drawn from the model."""
+        """(mean, standard error) of DCG(path) / IDCG(len(path)) over params.mc_paths paths drawn from the
+        model."""
         gains, lengths, n, longest, discount, inverse_ideal, _ = self._path_tables(s)
         p = self.params
         paths = p.mc_paths
@@ -333,15 +335,15 @@ class _View:
             depth = np.minimum(rng.geometric(1.0 - p.p_down, size=(paths, n)), lengths[None, :])
         depth = np.where(np.arange(n)[None, :] < queries[:, None], depth, 0)
         offset = np.cumsum(depth, axis=1) - depth  # path position before each query's first result
-        # A path's DCG is the sum over its queries of the discounted gain of query i's first depth_i results at
-        # path positions offset_i + 1.., read from a prefix-sum table rather than result by result.
+        # A path's DCG is the sum over its queries of the discounted gain of query i's first depth_i results
+        # at path positions offset_i + 1.., read from a prefix-sum table rather than result by result.
         table = self._prefix_tables(gains, discount, longest + 1)
         dcg = table[np.arange(n)[None, :], offset, depth].sum(axis=1)
         values = dcg * inverse_ideal[depth.sum(axis=1)]
         spread = float(values.std(ddof=1)) if paths > 1 else 0.0
         return float(values.mean()), spread / np.sqrt(paths)
 
-    # --- sRBP -------------------------------------------------------------------------------------------------
+    # --- sRBP -----------------------------------------------------------------------------------------------
 
     def srbp(self) -> np.ndarray:
         """(1 - p) sum_m ((p - bp) / (1 - bp))^(m-1) sum_k (bp)^(k-1) r_mk, with r = grade / grade_max."""
@@ -353,19 +355,19 @@ class _View:
         per_query = (relevance @ down) * onward**self.qpos
         return (1.0 - p) * np.bincount(self.session_of, weights=per_query, minlength=len(self.counts))
 
-    # --- time measures ----------------------------------------------------------------------------------------
+    # --- time measures --------------------------------------------------------------------------------------
 
     def timed(self, s: int, trail: Sequence[TrailQuery] | None) -> dict[str, float]:
         """TBG and U over the session's trail: its queries in order, each list down to the examined depth.
 
         The clock starts at 0 (the session's start); a query's observed start resets it. Each result examined
         costs the summary time, plus the document's reading time if it was opened (the observed dwell, else
-        0.018 l + 7.8 s); where clicks were not recorded, TBG adds the expected reading time P(click | R) x that
-        time and U takes the user to read every relevant document reached. TBG credits each relevant document
-        the first time it is reached, with Smucker & Clarke's expected gain P(click | R=1) P(save | R=1) decayed
-        by exp(-t ln 2 / half_life) at the time t it is reached; U credits its grade at the time its reading
-        ends, decayed by max(0, 1 - t / L), for the relevant documents the user read (Sakai & Dou's trailtext,
-        measured in seconds).
+        0.018 l + 7.8 s); where clicks were not recorded, TBG adds the expected reading time P(click | R) x
+        that time and U takes the user to read every relevant document reached. TBG credits each relevant
+        document the first time it is reached, with Smucker & Clarke's expected gain
+        P(click | R=1) P(save | R=1) decayed by exp(-t ln 2 / half_life) at the time t it is reached; U
+        credits its grade at the time its reading ends, decayed by max(0, 1 - t / L), for the relevant
+        documents the user read (Sakai & Dou's trailtext, measured in seconds).
         """
         p = self.params
         counts = int(self.counts[s])

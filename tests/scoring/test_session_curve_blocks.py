@@ -43,25 +43,27 @@ def test_curves_built_block_by_block_equal_the_one_pass_construction_to_the_bit(
     options, negative_grades, threads, monkeypatch
 ):
     # Two threads for this batch of 4000 (real batches go on two threads from 20,000 sessions).
-    monkeypatch.setattr(session, "_PARALLEL_SESSIONS", 1 if threads == 2 else 10**9)
-    monkeypatch.setattr(session.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(session.prepared, "_PARALLEL_SESSIONS", 1 if threads == 2 else 10**9)
+    monkeypatch.setattr(session.prepared.os, "cpu_count", lambda: 2)
     topics, results, qrels = many_sessions(4000, negative=negative_grades)
     params = SessionParams(top=6, **options)
     batch = encode_sessions(topics, results, qrels, depth=6)
-    prep = session._Prepared(batch, params)
-    rank_disc = session._rank_discounts(prep.width, params.formulation, params.b)
-    query_disc = session._query_discounts(prep.max_queries, params.formulation, params.bq)
+    prep = session.prepared.Prepared(batch, params)
+    rank_disc = session.score._rank_discounts(prep.width, params.formulation, params.b)
+    query_disc = session.score._query_discounts(prep.max_queries, params.formulation, params.bq)
     width = max((params.pad_to or 0) * params.top, int(prep.lengths.max()))
     assert prep.inside is None and len(topics) > 2 * (
-        session._BLOCK_CELLS // width
+        session.prepared._BLOCK_CELLS // width
     )  # blocks, and a partial one
 
-    assert len(session._parallel_ranges(len(topics), session._BLOCK_CELLS // width)) == threads
+    assert (
+        len(session.prepared._parallel_ranges(len(topics), session.prepared._BLOCK_CELLS // width)) == threads
+    )
     curve, ideal, normalized = prep.curves(rank_disc, query_disc, width)
 
     one_pass_curve = prep.curve(rank_disc, query_disc, width)
     one_pass_ideal = prep.ideal_curve(rank_disc, query_disc, width)
-    one_pass_normalized = session._normalize(
+    one_pass_normalized = session.prepared._normalize(
         one_pass_curve, one_pass_ideal, out=np.empty_like(one_pass_curve)
     )
     for built, expected in [
@@ -77,7 +79,7 @@ def test_sessions_on_both_sides_of_a_block_boundary_equal_the_reference():
     topics, results, qrels = many_sessions(3000, seed=12)
     scores = score_sessions(encode_sessions(topics, results, qrels, depth=6), SessionParams(top=6, pad_to=12))
     width = scores.curve.shape[1]
-    step = session._BLOCK_CELLS // width
+    step = session.prepared._BLOCK_CELLS // width
     assert len(topics) > step
     for s in [0, step - 1, step, step + 1, len(topics) - 1]:
         expected = reference_session(qrels.get(topics[s], {}), results[s], top=6, width=width)

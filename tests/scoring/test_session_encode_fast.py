@@ -5,7 +5,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.lib.session import _NO_GRADE, encode_sessions
+from scoring.lib.session import encode_sessions
+from scoring.lib.session.batch import _NO_GRADE
 
 DOCS = ["a", "b", "c", "d", "é", "doc-1", "doc-2"]
 

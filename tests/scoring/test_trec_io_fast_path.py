@@ -25,7 +25,7 @@ RUN = (
 
 
 def _mode(monkeypatch, fast: bool) -> None:
-    monkeypatch.setattr(trec_io, "_ARROW_MIN_BYTES", 0 if fast else 1 << 62)
+    monkeypatch.setattr(trec_io.split, "_ARROW_MIN_BYTES", 0 if fast else 1 << 62)
 
 
 def _eval(monkeypatch, capsys, fast: bool, argv: list[str]):
@@ -52,7 +52,7 @@ def _write(tmp_path, qrels: bytes, run: bytes):
 def test_a_plain_file_is_split_by_arrow_with_the_numpy_splitters_result(monkeypatch):
     data = RUN.encode()
     _mode(monkeypatch, True)
-    assert trec_io._arrow_table(data, 6, {0: trec_io._binary}) is not None
+    assert trec_io.split.arrow_table(data, 6, {0: trec_io.split.binary}) is not None
     fast = trec_io.split_columns(data, "run", 6, (0, 2, 4), trec_io.RUN_FIELDS, extra_ok=True)
     _mode(monkeypatch, False)
     slow = trec_io.split_columns(data, "run", 6, (0, 2, 4), trec_io.RUN_FIELDS, extra_ok=True)
@@ -85,12 +85,12 @@ def test_a_plain_file_is_split_by_arrow_with_the_numpy_splitters_result(monkeypa
 )
 def test_anything_but_a_plain_file_goes_to_the_numpy_splitter(monkeypatch, data):
     _mode(monkeypatch, True)
-    assert trec_io._arrow_table(data, 6, {0: trec_io._binary}) is None
+    assert trec_io.split.arrow_table(data, 6, {0: trec_io.split.binary}) is None
 
 
 def test_small_files_skip_arrow_and_so_its_import():
-    assert trec_io._ARROW_MIN_BYTES >= 1 << 16
-    assert trec_io._arrow_table(RUN.encode(), 6, {0: trec_io._binary}) is None
+    assert trec_io.split._ARROW_MIN_BYTES >= 1 << 16
+    assert trec_io.split.arrow_table(RUN.encode(), 6, {0: trec_io.split.binary}) is None
 
 
 # --- read_ranked equals rank_columns of read_run_columns ---------------------------------------------------
@@ -139,13 +139,13 @@ def test_read_ranked_ranks_as_rank_columns(tmp_path, monkeypatch, order, all_top
         tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode()
     )
     _mode(monkeypatch, True)
-    assert trec_io._arrow_table(run_path.read_bytes(), 6, {0: trec_io._binary}) is not None
+    assert trec_io.split.arrow_table(run_path.read_bytes(), 6, {0: trec_io.split.binary}) is not None
     expected, got = _ranked_both(monkeypatch, qrels_path, run_path, all_topics)
     _assert_same_ranking(expected, got)
     assert (got.grades != metrics.UNJUDGED).sum() > 20  # the join found judged documents
-    by_rows = trec_io._rank_by_rows(
+    by_rows = trec_io.ranked._rank_by_rows(
         trec_io.read_qrels_columns(qrels_path),
-        trec_io._run_columns(run_path.read_bytes(), str(run_path)),
+        trec_io.run.run_columns(run_path.read_bytes(), str(run_path)),
         all_topics,
     )
     assert by_rows is not None  # not the general path
@@ -170,12 +170,12 @@ def test_a_rectangular_run_of_ids_of_one_length_ranks_as_rank_columns(
         tmp_path, "\n".join(qrels_lines).encode() + b"\n", "\n".join(run_lines).encode() + b"\n"
     )
     _mode(monkeypatch, True)
-    run = trec_io._run_columns(run_path.read_bytes(), str(run_path))
+    run = trec_io.run.run_columns(run_path.read_bytes(), str(run_path))
     _mode(monkeypatch, False)
     assert run.docs.tolist() == trec_io.read_run_columns(run_path).docs.tolist()
     expected, got = _ranked_both(monkeypatch, qrels_path, run_path, False)
     _assert_same_ranking(expected, got)
-    assert trec_io._rank_by_rows(trec_io.read_qrels_columns(qrels_path), run, False) is not None
+    assert trec_io.ranked._rank_by_rows(trec_io.read_qrels_columns(qrels_path), run, False) is not None
     assert (got.grades != metrics.UNJUDGED).sum() == 12 * 14
 
 
@@ -187,9 +187,10 @@ def test_a_topic_split_over_the_run_is_grouped_as_before(tmp_path, monkeypatch):
 
 
 def test_ids_whose_hashes_share_a_prefix_take_the_general_path(tmp_path, monkeypatch):
-    real = trec_io.id_hashes
-    monkeypatch.setattr(trec_io, "id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))  # prefixes all 0
-    monkeypatch.setattr(trec_io, "_id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
+    real = metrics.id_hashes
+    for module in (trec_io.qrels, trec_io.run, trec_io.ranked):  # prefixes all 0
+        monkeypatch.setattr(module, "id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
+    monkeypatch.setattr(trec_io.run, "blocked_id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
     qrels_path, run_path = _write(tmp_path, QRELS.encode(), RUN.encode())
     expected, got = _ranked_both(monkeypatch, qrels_path, run_path, True)
     _assert_same_ranking(expected, got)
@@ -330,4 +331,4 @@ def test_the_blocked_hashes_are_metrics_id_hashes():
                 for _ in range(70_000)
             ]
         )
-        assert np.array_equal(trec_io._id_hashes(ids), metrics.id_hashes(ids))
+        assert np.array_equal(trec_io.fields.blocked_id_hashes(ids), metrics.id_hashes(ids))
