@@ -111,7 +111,8 @@ class ScoringRun(models.Model):
         judged = f"reference {version}" if self.judgments == self.Judgments.REFERENCE else "participant"
         return (
             f"weights {weights}, b {self.b:g}, bq {self.bq:g}, top {self.top}, {self.formulation}"
-            f"{', exponential gain' if self.gain == self.Gain.EXPONENTIAL else ''}, duplicates {self.duplicates}, "
+            f"{', exponential gain' if self.gain == self.Gain.EXPONENTIAL else ''}, duplicates "
+            f"{self.duplicates}, "
             f"short lists {self.short_lists}, scan {self.scan}, judgments {judged}"
         )
 
@@ -165,7 +166,8 @@ class SessionScore(models.Model):
 
 
 class QueryScore(models.Model):
-    """One query's results: sDCG at X (the session curve's cut) and, for Figure 1, its sDCG by rank to top 100."""
+    """One query's results: sDCG at X (the session curve's cut) and, for Figure 1, its sDCG by rank to top
+    100."""
 
     run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="query_scores")
     session = models.ForeignKey(SearchSession, on_delete=models.CASCADE, related_name="+")
@@ -185,13 +187,14 @@ class QueryScore(models.Model):
         return f"run {self.run_id} query {self.query_id}: {self.sdcg:.4g}"
 
 
-# --- Study planning: power by simulation (issue 21, docs/planning.md; scoring/planning/) -----------------------
+# --- Study planning: power by simulation (issue 21, docs/planning.md; scoring/planning/) --------------------
 
 
 class PowerPlan(models.Model):
-    """A power curve asked for a study: the measure, the test, where the effect comes from, the participant counts
-    and replications. Its Monte Carlo counts are PowerChunk rows; progress is kept here so a reload shows it.
-    `key` hashes every parameter and the version of the data it reads, so an identical request reuses it."""
+    """A power curve asked for a study: the measure, the test, where the effect comes from, the participant
+    counts and replications. Its Monte Carlo counts are PowerChunk rows; progress is kept here so a reload
+    shows it. `key` hashes every parameter and the version of the data it reads, so an identical request
+    reuses it."""
 
     Status = ScoringRun.Status  # a plan runs through the same states as a scoring run
 
@@ -220,8 +223,8 @@ class PowerPlan(models.Model):
     target = models.FloatField(default=0.8)
     seed = models.PositiveIntegerField(default=2026)
     key = models.CharField(max_length=64, db_index=True)
-    # What the chunks resample, fixed when the plan starts: the pilot's (or the simulated) sessions' values with
-    # their participant, scenario and system; and what the page says about it.
+    # What the chunks resample, fixed when the plan starts: the pilot's (or the simulated) sessions' values
+    # with their participant, scenario and system; and what the page says about it.
     sample = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)

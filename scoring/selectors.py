@@ -125,7 +125,8 @@ def positive_int(query, name: str, default: int) -> int:
 
 @dataclass(frozen=True)
 class LeftOut:
-    """Sessions the filters matched but the charts leave out: their scenario has no judgment to score against."""
+    """Sessions the filters matched but the charts leave out: their scenario has no judgment to score
+    against."""
 
     sessions: int = 0
     scenarios: tuple[str, ...] = ()
@@ -143,8 +144,8 @@ class LeftOut:
             return "No session was left out: every scenario shown has judgments."
         return (
             f"{self.sessions} session{'s' if self.sessions != 1 else ''} on scenarios without any judgment "
-            f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean down "
-            "(add unjudged=include to count them)."
+            f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean "
+            "down (add unjudged=include to count them)."
         )
 
     def excluded_text(self) -> str:
@@ -170,8 +171,8 @@ class LeftOut:
                 "(excluded=include)."
             )
         return (
-            f"Excluded participants ({', '.join(self.excluded_participants)}): {sessions} left out, below the "
-            "study's agreement with the reference (add excluded=include to count them)."
+            f"Excluded participants ({', '.join(self.excluded_participants)}): {sessions} left out, below "
+            "the study's agreement with the reference (add excluded=include to count them)."
         )
 
 
@@ -277,7 +278,8 @@ def _excluded_counts(rows, at: int, filters: ChartFilters) -> dict:
 
 @dataclass(frozen=True)
 class QueryVectors:
-    """Figure 1's data: each query's sDCG by rank to top 100 with its session's system, participant, scenario."""
+    """Figure 1's data: each query's sDCG by rank to top 100 with its session's system, participant,
+    scenario."""
 
     system: list[str]
     session_id: np.ndarray
@@ -392,8 +394,9 @@ NUMERIC_KINDS = ("integer", "scale", "number", "float")
 
 @dataclass(frozen=True)
 class SessionExtras:
-    """What the meta-evaluation reads beside the summaries, aligned with a RunScores' sessions: the run's other
-    session measures (NaN where a session lacks one) and each numeric post-task rating (NaN: not answered)."""
+    """What the meta-evaluation reads beside the summaries, aligned with a RunScores' sessions: the run's
+    other session measures (NaN where a session lacks one) and each numeric post-task rating (NaN: not
+    answered)."""
 
     measures: dict[str, np.ndarray]
     ratings: dict[str, np.ndarray]
@@ -412,7 +415,8 @@ def numeric_items(items) -> list[dict]:
 def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> SessionExtras:
     """One query: each session's post-task answers (SearchSession.post_task_answers) and, where the run has
     them, its other measures (SessionScore.measures; read only if the field exists, so this works on a
-    database from before it). `items` is the study's post-task questionnaire; its numeric items are ratings."""
+    database from before it). `items` is the study's post-task questionnaire; its numeric items are
+    ratings."""
     has_measures = any(f.name == "measures" for f in SessionScore._meta.get_fields())
     columns = ["session_id", "session__post_task_answers"] + (["measures"] if has_measures else [])
     by_session = {row[0]: row for row in SessionScore.objects.filter(run=run).values_list(*columns)}

@@ -58,8 +58,8 @@ def scoring_run_failed_task(request, exc, traceback, run_id: int) -> None:
 
 @shared_task(name="scoring.tasks.stale_runs_requeue_task", acks_late=True, **TRANSIENT)
 def stale_runs_requeue_task() -> list[int]:
-    """What `manage.py requeue_stale_runs` does, for the beat schedule (CELERY_BEAT_SCHEDULE): queue a full pass
-    of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a worker
-    starts one, so a sweep that comes round before then queues it again, which costs time, not correctness
-    (passes are upserts; the latest pass number wins)."""
+    """What `manage.py requeue_stale_runs` does, for the beat schedule (CELERY_BEAT_SCHEDULE): queue a full
+    pass of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a
+    worker starts one, so a sweep that comes round before then queues it again, which costs time, not
+    correctness (passes are upserts; the latest pass number wins)."""
     return services.stale_runs_requeue(stuck_after_minutes=settings.REQUEUE_STUCK_MINUTES)

@@ -1,9 +1,9 @@
-"""Celery tasks: they take ids, call a service, and are idempotent (so acks_late is safe)."""
+"""Celery tasks: they take ids, call a selector and a service, and are idempotent (so acks_late is safe)."""
 
 from celery import shared_task
 
+from studies.design.selectors import collection_by_id
 from studies.library.tasks import collection_upload_process_task  # noqa: F401  (registered with the worker)
-from studies.models import Collection, Scenario
 from studies.search.systems import collection_index_build
 
 
@@ -11,8 +11,7 @@ from studies.search.systems import collection_index_build
 def collection_index_build_task(collection_id: int, configuration: str) -> int:
     """Build the index of one collection for one configuration; returns the number of documents indexed.
     Queue it with `transaction.on_commit(lambda: collection_index_build_task.delay(pk, name))`."""
-    collection = Collection.objects.get(pk=collection_id)
-    return collection_index_build(collection=collection, configuration=configuration)
+    return collection_index_build(collection=collection_by_id(collection_id), configuration=configuration)
 
 
 @shared_task(name="studies.tasks.assessment_pools_grow_task", acks_late=True)
@@ -20,12 +19,9 @@ def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
     """Grow the scenario's assessment pool with what new sessions brought (a pool_build is idempotent).
     Only pools a researcher has built grow by themselves; returns the number of documents added."""
     from studies.assessment.pools import pool_build
+    from studies.assessment.selectors import scenario_with_pool
 
-    scenario = (
-        Scenario.objects.select_related("study")
-        .filter(pk=scenario_id, study_id=study_id, assessment_pool__isnull=False)
-        .first()
-    )
+    scenario = scenario_with_pool(study_id=study_id, scenario_id=scenario_id)
     if scenario is None:
         return 0
     changes = pool_build(study=scenario.study, scenarios=[scenario])
@@ -35,25 +31,14 @@ def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
 @shared_task(name="studies.tasks.overdue_sweep_task", acks_late=True)
 def overdue_sweep_task(study_id: int | None = None) -> dict:
     """End overdue sessions and time out overdue participants (studies.participation.recruitment.study_sweep),
-    in one study or in every study that may hold something overdue: the beat schedule runs it every
-    OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out (and scored) without coming back.
-    Idempotent (conditional UPDATEs). Returns the totals."""
-    from django.db.models import Q
+    in one study or in every study that may hold something overdue (participation.selectors.studies_to_sweep):
+    the beat schedule runs it every OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out
+    (and scored) without coming back. Idempotent (conditional UPDATEs). Returns the totals."""
+    from studies.participation.recruitment import study_sweep
+    from studies.participation.selectors import studies_to_sweep
 
-    from studies.models import Study
-    from studies.participation.recruitment import ENDED, study_sweep
-
-    studies = Study.objects.all() if study_id is None else Study.objects.filter(pk=study_id)
-    if study_id is None:
-        open_session = Q(
-            participants__assignments__session__isnull=False,
-            participants__assignments__session__ended_at__isnull=True,
-            time_limit_minutes__isnull=False,
-        )
-        live = Q(recruitment__time_limit_minutes__isnull=False) & ~Q(participants__state__in=ENDED)
-        studies = studies.filter(open_session | live).distinct()
     totals = {"studies": 0, "sessions_ended": 0, "timed_out": 0, "states_changed": 0}
-    for study in studies.order_by("pk"):
+    for study in studies_to_sweep(study_id=study_id):
         result = study_sweep(study=study)
         totals["studies"] += 1
         totals["sessions_ended"] += result.sessions_ended

@@ -1,6 +1,6 @@
 """The dashboards' charts by name: which exist (CHARTS, in page order), and how a chart's options (filters,
-summary, scenario, systems) are read from the query string and turned into one of charts.py's builders.
-The views (views.py) only check access, cache and serialize."""
+summary, scenario, systems) are read from the query string and turned into one of the builders of charts/
+(CHART_BUILDERS). The views (views.py) only check access, cache and serialize."""
 
 import dataclasses
 import hashlib
@@ -65,113 +65,177 @@ def _system_names(run) -> dict[str, str]:
     return dict(run.study.systems.order_by("id").values_list("code", "name"))
 
 
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    """What every chart builder below reads besides the run, the query string and the filters."""
+
+    fixed: bool  # the run pads short lists and scans a fixed depth: the query axis is marked every top X
+    unit: str
+    names: dict[str, str] | None  # {code: name} of the study's systems; None for charts that name none
+    summary: str
+
+
 def _chart_of(run, name, query, filters):
     fixed = run.short_lists == "pad" and run.scan == "fixed"
-    unit = filters.unit
     names = None if name in NO_SYSTEM_NAMES else _system_names(run)  # the legends name the systems
     summary = _choice(query, "summary", SUMMARIES, "normalized_final")
-    if name == "curves":
-        scores = selectors.run_scores(run, filters, curves=True)
-        return charts.curves_chart(scores, top=run.top, fixed=fixed, unit=unit, names=names), scores.left_out
-    if name in ("scenario", "sessions"):
-        scores = selectors.run_scores(run, filters, curves=True)
-        scenarios = list(dict.fromkeys(scores.scenario))
-        # Figures 3 and 4 show one scenario: the scenario filter's, or the first with scores.
-        scenario = filters.scenario or (scenarios[0] if scenarios else "-")
-        keep = np.asarray(scores.scenario) == scenario
-        if name == "scenario":
-            k = selectors.positive_int(query, "k", 4)
-            subset = _subset(scores, keep)
-            return (
-                charts.scenario_chart(
-                    subset, scenario=scenario, top=run.top, fixed=fixed, k=k, unit=unit, names=names
-                ),
-                scores.left_out,
-            )
-        subset = _subset(scores, keep)
-        systems = list(names)  # the study's codes, in the order of the systems' ids
-        system = _choice(query, "system_one", systems, "") or (filters.systems[0] if filters.systems else "")
-        present = list(dict.fromkeys(subset.system))
-        system = system or (present[0] if present else "-")
-        subset = _subset(subset, np.asarray(subset.system) == system)
-        return (
-            charts.sessions_chart(
-                subset, scenario=scenario, system=system, top=run.top, fixed=fixed, names=names
-            ),
-            scores.left_out,
-        )
-    if name == "queries":
-        vectors = selectors.run_query_vectors(run, filters)
-        return charts.queries_chart(vectors, unit=unit, names=names), vectors.left_out
-    if name == "participants":
-        items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
-        answers = selectors.study_questionnaire_answers(run.study, filters)
-        return charts.participants_table(answers, items), selectors.LeftOut(
-            applies=False,
-            excluded_participants=filters.excluded_codes,
-            excluded_included=filters.include_excluded,
-            exclusion_on=filters.exclusion_on,
-        )
-    if name == "query-counts":
-        scores = selectors.run_scores(run, filters)
-        return charts.query_counts_table(scores, unit=unit, names=names), scores.left_out
-    if name == "statistics":
-        scores = selectors.run_scores(run, filters)
-        # The mixed model is fitted on the sessions whatever the unit: one fit serves the three.
-        mixed = _cached(
-            run,
-            "mixed",
-            dataclasses.replace(filters, unit="session"),
-            lambda: (
-                mixed_model(scores.summaries[summary], scores.system, scores.participant, scores.scenario)
-                if len(scores)
-                else None
-            ),
-            summary,
-        )
-        return charts.statistics_chart(scores, summary=summary, unit=unit, mixed=mixed), scores.left_out
-    if name == "sensitivity":
-        scores = selectors.run_scores(run, filters, grid=True)
-        codes = list(run.study.systems.order_by("id").values_list("code", flat=True))
-        systems = list(dict.fromkeys(scores.system))
-        first = _choice(query, "first", codes, "") or (systems[0] if systems else "-")
-        others = [s for s in systems if s != first]
-        second = _choice(query, "second", codes, "") or (others[0] if others else "-")
-        chart = charts.sensitivity_chart(
-            scores,
-            grid_b=run.grid_b,
-            grid_bq=run.grid_bq,
-            summary=summary,
-            first=first,
-            second=second,
-            b=run.b,
-            bq=run.bq,
-            unit=unit,
-        )
-        return chart, scores.left_out
-    if name in ("meta-evaluation", "meta-rankings"):
-        scores = selectors.run_scores(run, filters)
-        result, ratings, labels = _meta_evaluation(run, scores, filters)
-        if name == "meta-rankings":
-            return charts.meta_rankings_chart(result, labels=labels), scores.left_out
-        names = list(ratings) or ["-"]
-        rating = _choice(query, "rating", names, names[0])
-        coefficient = _choice(query, "coefficient", COEFFICIENTS, "pearson")
-        chart = charts.meta_evaluation_chart(
-            result,
-            rating=rating,
-            rating_label=ratings.get(rating, rating),
-            coefficient=coefficient,
-            labels=labels,
-            unit=unit,
-        )
-        return chart, scores.left_out
-    raise Http404("no such chart")
+    options = _Options(fixed=fixed, unit=filters.unit, names=names, summary=summary)
+    builder = CHART_BUILDERS.get(name)
+    if builder is None:
+        raise Http404("no such chart")
+    return builder(run, query, filters, options)
+
+
+def _curves(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters, curves=True)
+    chart = charts.curves_chart(
+        scores, top=run.top, fixed=options.fixed, unit=options.unit, names=options.names
+    )
+    return chart, scores.left_out
+
+
+def _one_scenario(run, filters):
+    """The run's curves, and the scenario Figures 3 and 4 show with its sessions: the scenario filter's, or
+    the first with scores."""
+    scores = selectors.run_scores(run, filters, curves=True)
+    scenarios = list(dict.fromkeys(scores.scenario))
+    scenario = filters.scenario or (scenarios[0] if scenarios else "-")
+    keep = np.asarray(scores.scenario) == scenario
+    return scores, scenario, keep
+
+
+def _scenario(run, query, filters, options: _Options):
+    scores, scenario, keep = _one_scenario(run, filters)
+    k = selectors.positive_int(query, "k", 4)
+    subset = _subset(scores, keep)
+    chart = charts.scenario_chart(
+        subset,
+        scenario=scenario,
+        top=run.top,
+        fixed=options.fixed,
+        k=k,
+        unit=options.unit,
+        names=options.names,
+    )
+    return chart, scores.left_out
+
+
+def _sessions(run, query, filters, options: _Options):
+    scores, scenario, keep = _one_scenario(run, filters)
+    subset = _subset(scores, keep)
+    systems = list(options.names or {})  # the study's codes, in the order of the systems' ids
+    system = _choice(query, "system_one", systems, "") or (filters.systems[0] if filters.systems else "")
+    present = list(dict.fromkeys(subset.system))
+    system = system or (present[0] if present else "-")
+    subset = _subset(subset, np.asarray(subset.system) == system)
+    chart = charts.sessions_chart(
+        subset, scenario=scenario, system=system, top=run.top, fixed=options.fixed, names=options.names
+    )
+    return chart, scores.left_out
+
+
+def _queries(run, query, filters, options: _Options):
+    vectors = selectors.run_query_vectors(run, filters)
+    return charts.queries_chart(vectors, unit=options.unit, names=options.names), vectors.left_out
+
+
+def _participants(run, query, filters, options: _Options):
+    items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
+    answers = selectors.study_questionnaire_answers(run.study, filters)
+    return charts.participants_table(answers, items), selectors.LeftOut(
+        applies=False,
+        excluded_participants=filters.excluded_codes,
+        excluded_included=filters.include_excluded,
+        exclusion_on=filters.exclusion_on,
+    )
+
+
+def _query_counts(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters)
+    return charts.query_counts_table(scores, unit=options.unit, names=options.names), scores.left_out
+
+
+def _statistics(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters)
+    summary = options.summary
+    # The mixed model is fitted on the sessions whatever the unit: one fit serves the three.
+    mixed = _cached(
+        run,
+        "mixed",
+        dataclasses.replace(filters, unit="session"),
+        lambda: (
+            mixed_model(scores.summaries[summary], scores.system, scores.participant, scores.scenario)
+            if len(scores)
+            else None
+        ),
+        summary,
+    )
+    chart = charts.statistics_chart(scores, summary=summary, unit=options.unit, mixed=mixed)
+    return chart, scores.left_out
+
+
+def _sensitivity(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters, grid=True)
+    codes = list(run.study.systems.order_by("id").values_list("code", flat=True))
+    systems = list(dict.fromkeys(scores.system))
+    first = _choice(query, "first", codes, "") or (systems[0] if systems else "-")
+    others = [s for s in systems if s != first]
+    second = _choice(query, "second", codes, "") or (others[0] if others else "-")
+    chart = charts.sensitivity_chart(
+        scores,
+        grid_b=run.grid_b,
+        grid_bq=run.grid_bq,
+        summary=options.summary,
+        first=first,
+        second=second,
+        b=run.b,
+        bq=run.bq,
+        unit=options.unit,
+    )
+    return chart, scores.left_out
+
+
+def _meta_rankings(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters)
+    result, _ratings, labels = _meta_evaluation(run, scores, filters)
+    return charts.meta_rankings_chart(result, labels=labels), scores.left_out
+
+
+def _meta_correlations(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters)
+    result, ratings, labels = _meta_evaluation(run, scores, filters)
+    rating_names = list(ratings) or ["-"]
+    rating = _choice(query, "rating", rating_names, rating_names[0])
+    coefficient = _choice(query, "coefficient", COEFFICIENTS, "pearson")
+    chart = charts.meta_evaluation_chart(
+        result,
+        rating=rating,
+        rating_label=ratings.get(rating, rating),
+        coefficient=coefficient,
+        labels=labels,
+        unit=options.unit,
+    )
+    return chart, scores.left_out
+
+
+# Each chart's builder by name (the names of CHARTS): it returns the chart and the sessions it left out.
+CHART_BUILDERS = {
+    "curves": _curves,
+    "scenario": _scenario,
+    "sessions": _sessions,
+    "queries": _queries,
+    "participants": _participants,
+    "query-counts": _query_counts,
+    "statistics": _statistics,
+    "sensitivity": _sensitivity,
+    "meta-evaluation": _meta_correlations,
+    "meta-rankings": _meta_rankings,
+}
 
 
 def meta_evaluation_tables(run, query):
-    """The meta-evaluation page's data: the result, the ratings' labels, every measure's label and the unjudged
-    sessions left out. FilterError as chart_build."""
+    """The meta-evaluation page's data: the result, the ratings' labels, every measure's label and the
+    unjudged sessions left out. FilterError as chart_build."""
     filters = selectors.ChartFilters.from_query(query, run.study)
     scores = selectors.run_scores(run, filters)
     result, ratings, labels = _meta_evaluation(run, scores, filters)
@@ -179,8 +243,9 @@ def meta_evaluation_tables(run, query):
 
 
 def _cached(run, what: str, filters, compute, *extra):
-    """A result of the run's stored scores cached under its generation and the filters that chose the sessions:
-    the meta-evaluation is shared by its two charts, their CSV and its page; the mixed model by every unit."""
+    """A result of the run's stored scores cached under its generation and the filters that chose the
+    sessions: the meta-evaluation is shared by its two charts, their CSV and its page; the mixed model by
+    every unit."""
     digest = hashlib.sha1(repr((filters, *extra)).encode()).hexdigest()
     key = f"scoring:{what}:{run.pk}:{run.generation}:{digest}"
     value = cache.get(key)

@@ -1,5 +1,5 @@
 """Scoring pages: runs (create, progress, default), dashboards, one JSON (and CSV) endpoint per chart (the
-charts are named in registry.py, built in charts.py).
+charts are named in registry.py, built in charts/).
 
 Thin: an access-checked fetch (404 for a study the researcher cannot see), a service or a chart builder,
 a response. Chart JSON is cached under the run's generation, which every finished pass bumps.
@@ -149,8 +149,8 @@ class RunForm(forms.Form):
         self.fields["weights"].help_text = (
             "What each grade is worth, in order, separated by commas; this study's default: "
             + "; ".join(f"{value} ({escape(label)}) = {w:g}" for value, label, w in self.grade_weights)
-            + ". Each grade above the lowest is worth ten times the one below (the paper's 0,1,10,100 on 0..3)."
-            + _doc_link("grades")
+            + ". Each grade above the lowest is worth ten times the one below "
+            "(the paper's 0,1,10,100 on 0..3)." + _doc_link("grades")
         )
 
     def clean_weights(self):
@@ -249,7 +249,7 @@ def run_status(request, slug, run_id):
     )
 
 
-# --- charts ----------------------------------------------------------------------------------------------------
+# --- charts -------------------------------------------------------------------------------------------------
 
 
 def _dashboard_context(request, run):
@@ -285,8 +285,8 @@ def _dashboard_context(request, run):
 
 @researcher_required
 def meta_evaluation(request, slug, run_id):
-    """Every measure against every post-task rating, as tables (overall and per system, both coefficients), and
-    the systems' rankings; cached like the charts under the run's generation."""
+    """Every measure against every post-task rating, as tables (overall and per system, both coefficients),
+    and the systems' rankings; cached like the charts under the run's generation."""
     run = _run_for(request, slug, run_id)
     try:
         context = _dashboard_context(request, run)
@@ -369,9 +369,9 @@ def chart(request, slug, run_id, chart, fmt):
     if chart not in CHARTS:
         raise Http404("no such chart")
     run = _run_for(request, slug, run_id)
-    # The key holds the study's exclusion rule and marks too: they change without a new generation (the rule is
-    # saved, or re-applied when a reference version or finished sessions change it) and the charts read them.
-    # With the rule off no marks are read by the charts, so none are queried.
+    # The key holds the study's exclusion rule and marks too: they change without a new generation (the rule
+    # is saved, or re-applied when a reference version or finished sessions change it) and the charts read
+    # them. With the rule off no marks are read by the charts, so none are queried.
     rule_on = run.study.exclusion_min_agreement is not None
     marks = (
         rule_on,
@@ -406,7 +406,8 @@ class _Echo:
 
 def _csv_text(built: charts.Chart, *, raw: bool = False) -> str:
     """Spreadsheet-safe (labels such as participant codes or scenario titles that start like a formula get a
-    leading '), or as they are with ?raw=1 (sessionlab/spreadsheet.py); the cache key holds the query string."""
+    leading '), or as they are with ?raw=1 (sessionlab/spreadsheet.py); the cache key holds the query
+    string."""
     buffer = _Echo()
     writer = csv.writer(buffer)
     writer.writerows(safe_rows([built.header, *built.rows], raw=raw))

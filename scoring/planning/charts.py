@@ -51,9 +51,10 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
             f"From {plan.sample.get('source', 'the pilot')} ({description['participants']} participants, "
             f"{description['sessions']} sessions): {second} minus {first} = {description['difference']:.4g} "
             f"(additive model of participant, scenario and system; the participants' raw paired differences "
-            f"average {description['raw_difference']:.4g} with standard deviation {description['spread']:.4g}). "
-            "Participants, scenarios and residuals are resampled; the power is that of finding a true difference "
-            "of this size."
+            f"average {description['raw_difference']:.4g} with standard deviation "
+            f"{description['spread']:.4g}). "
+            "Participants, scenarios and residuals are resampled; the power is that of finding a true "
+            "difference of this size."
         )
     pilot = (plan.sample or {}).get("pilot")
     if plan.effect == PowerPlan.Effect.SIMULATED and description:
@@ -61,10 +62,11 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
     if curve.simulation and description:
         number, simulated = curve.simulation
         gap = description["raw_difference"] - simulated["raw_difference"]
+        larger = abs(description["raw_difference"]) > abs(simulated["raw_difference"])
         notes.append(
             f"Against the simulated searchers of plan #{number} ({second} minus {first} = "
-            f"{simulated['raw_difference']:.4g}, spread {simulated['spread']:.4g}), the real sessions' difference "
-            f"is {'larger' if abs(description['raw_difference']) > abs(simulated['raw_difference']) else 'smaller'} "
+            f"{simulated['raw_difference']:.4g}, spread {simulated['spread']:.4g}), the real sessions' "
+            f"difference is {'larger' if larger else 'smaller'} "
             f"by {abs(gap):.4g} and their spread {description['spread']:.4g}."
         )
     if curve.complete:
@@ -92,21 +94,26 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
                 f"interval {at_own.low:.2f} to {at_own.high:.2f})."
             )
     if curve.closed_form:
-        reach = (
-            f"reaches {_pct(plan.target)} at {curve.closed_smallest} participants"
-            if curve.closed_smallest
-            else f"does not reach {_pct(plan.target)}"
-        )
-        given = (
-            ""
-            if plan.effect == PowerPlan.Effect.SPECIFIED
-            else (
-                " with the pilot's raw paired differences taken as normal (for comparison: the Monte Carlo curve "
-                "resamples the pilot as it is)"
-            )
-        )
-        notes.append(f"Closed form (noncentral t, dashed){given} {reach}.")
+        notes.append(_closed_form_note(plan, curve))
     return notes
+
+
+def _closed_form_note(plan: PowerPlan, curve: PlanCurve) -> str:
+    """Where the closed form's (dashed) curve reaches the target, and what it assumes of a pilot."""
+    reach = (
+        f"reaches {_pct(plan.target)} at {curve.closed_smallest} participants"
+        if curve.closed_smallest
+        else f"does not reach {_pct(plan.target)}"
+    )
+    given = (
+        ""
+        if plan.effect == PowerPlan.Effect.SPECIFIED
+        else (
+            " with the pilot's raw paired differences taken as normal (for comparison: the Monte Carlo "
+            "curve resamples the pilot as it is)"
+        )
+    )
+    return f"Closed form (noncentral t, dashed){given} {reach}."
 
 
 def _effect_size(description: dict) -> float | None:
@@ -121,8 +128,8 @@ def _simulation_against_pilot(
     strategy = (plan.sample or {}).get("strategy") or {}
     told = (
         f"Simulated searchers (queries {strategy.get('queries', 'scenario')}, stopping "
-        f"{strategy.get('stopping', 'patience')}): {second} minus {first} = {simulated['raw_difference']:.4g}, "
-        f"paired spread {simulated['spread']:.4g}"
+        f"{strategy.get('stopping', 'patience')}): {second} minus {first} = "
+        f"{simulated['raw_difference']:.4g}, paired spread {simulated['spread']:.4g}"
     )
     d_sim = _effect_size(simulated)
     told += f" (d = {d_sim:.2f})." if d_sim is not None else "."
@@ -152,13 +159,31 @@ def _simulation_against_pilot(
             return f"{n}" if n else "more than 100,000"
 
         told += (
-            f"; by the closed form, {_pct(plan.target)} power needs {needed(d_pilot)} participants on the real "
-            f"sessions' estimate and {needed(d_sim)} on the simulation's"
+            f"; by the closed form, {_pct(plan.target)} power needs {needed(d_pilot)} participants on the "
+            f"real sessions' estimate and {needed(d_sim)} on the simulation's"
         )
     return told + "."
 
 
 def plan_figure(plan: PowerPlan, curve: PlanCurve) -> dict:
+    shapes, annotations = _target_marks(plan, curve)
+    title = f"Power by number of participants: {SUMMARY_LABELS.get(plan.summary, plan.summary)}"
+    return {
+        "data": _power_traces(curve),
+        "layout": {
+            "title": {"text": title},
+            "xaxis": {"title": {"text": "participants"}},
+            "yaxis": {"title": {"text": "power"}, "range": [0, 1.02]},
+            "shapes": shapes,
+            "annotations": annotations,
+            "legend": {"orientation": "h", "y": -0.2},
+            "margin": {"t": 60},
+        },
+    }
+
+
+def _power_traces(curve: PlanCurve) -> list[dict]:
+    """The Monte Carlo power with its intervals, and the closed form's curve when the plan has one."""
     xs = [p.n for p in curve.points]
     ys = [p.power for p in curve.points]
     data = [
@@ -187,6 +212,11 @@ def plan_figure(plan: PowerPlan, curve: PlanCurve) -> dict:
                 "line": {"dash": "dash"},
             }
         )
+    return data
+
+
+def _target_marks(plan: PowerPlan, curve: PlanCurve) -> tuple[list[dict], list[dict]]:
+    """The lines and labels of the target power and, once found, of the smallest n that reaches it."""
     shapes = [
         {
             "type": "line",
@@ -231,19 +261,7 @@ def plan_figure(plan: PowerPlan, curve: PlanCurve) -> dict:
                 "yshift": 8,
             }
         )
-    title = f"Power by number of participants: {SUMMARY_LABELS.get(plan.summary, plan.summary)}"
-    return {
-        "data": data,
-        "layout": {
-            "title": {"text": title},
-            "xaxis": {"title": {"text": "participants"}},
-            "yaxis": {"title": {"text": "power"}, "range": [0, 1.02]},
-            "shapes": shapes,
-            "annotations": annotations,
-            "legend": {"orientation": "h", "y": -0.2},
-            "margin": {"t": 60},
-        },
-    }
+    return shapes, annotations
 
 
 def plan_rows(plan: PowerPlan, curve: PlanCurve) -> list[list]:

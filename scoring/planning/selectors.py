@@ -1,5 +1,5 @@
-"""Reads of a power plan: its curve so far (the stored chunks summed per count), with the closed form where one
-exists and the smallest counts reaching the target."""
+"""Reads of a power plan: its curve so far (the stored chunks summed per count), with the closed form where
+one exists and the smallest counts reaching the target."""
 
 from __future__ import annotations
 

@@ -27,14 +27,14 @@ from ..lib.power import (
     ALTERNATIVES,
     TESTS,
     Design,
-    PilotModel,
     PowerError,
     SpecifiedEffect,
     simulated_rejections,
 )
 from ..lib.session import SUMMARIES
-from ..models import PowerChunk, PowerPlan, ScoringRun, SessionScore
+from ..models import PowerChunk, PowerPlan, ScoringRun
 from . import simulate
+from .pilots import pilot_description, pilot_model, pilot_sample
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,8 @@ def _counts(counts: Sequence[int]) -> list[int]:
 
 
 def pilot_run(study: Study, run: ScoringRun | None) -> ScoringRun:
-    """The run whose scores a pilot plan resamples: the one given (it must be the study's), else the default."""
+    """The run whose scores a pilot plan resamples: the one given (it must be the study's), else the
+    default."""
     run = run or ScoringRun.objects.filter(study=study, is_default=True).first()
     _check(
         run is not None and run.study_id == study.pk,
@@ -104,58 +105,6 @@ def pilot_run(study: Study, run: ScoringRun | None) -> ScoringRun:
     )
     _check(run.status == ScoringRun.Status.DONE, f"run: scoring run {run.pk} is {run.status}, not done")
     return run
-
-
-def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> dict:
-    """The run's scored sessions (judged scenarios only, as the dashboards count them) as plain lists."""
-    rows = list(
-        SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
-        .order_by("session_id")
-        .values_list(summary, "participant_id", "scenario_id", "system_id")
-    )
-    index = {pk: i for i, pk in enumerate(system_ids)}
-    return {
-        "source": f"scoring run {run.pk}",
-        "run": run.pk,
-        "generation": run.generation,
-        "values": [float(r[0]) for r in rows],
-        "participant": [str(r[1]) for r in rows],
-        "scenario": [str(r[2]) for r in rows],
-        "system": [index[r[3]] for r in rows],
-    }
-
-
-def pilot_model(sample: dict, systems: int) -> PilotModel:
-    return PilotModel.fit(
-        sample["values"], sample["participant"], sample["scenario"], sample["system"], systems=systems
-    )
-
-
-def pilot_description(sample: dict, first: int, second: int, systems: int) -> dict:
-    """What the page says about a pilot: its size, the difference it estimates and the spread of the
-    participants' paired differences (the quantities the closed form would need)."""
-    model = pilot_model(sample, systems)
-    by_person: dict[str, dict[int, list[float]]] = {}
-    for value, person, system in zip(sample["values"], sample["participant"], sample["system"], strict=True):
-        by_person.setdefault(person, {}).setdefault(system, []).append(value)
-    diffs = [
-        sum(s[second]) / len(s[second]) - sum(s[first]) / len(s[first])
-        for s in by_person.values()
-        if s.get(first) and s.get(second)
-    ]
-    mean = sum(diffs) / len(diffs) if diffs else float("nan")
-    spread = (
-        (sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)) ** 0.5 if len(diffs) > 1 else float("nan")
-    )
-    return {
-        "participants": len(by_person),
-        "sessions": len(sample["values"]),
-        "paired": len(diffs),
-        "difference": model.difference(first, second),
-        "raw_difference": mean,
-        "spread": spread,
-        "residual_sd": float(model.residuals.std()),
-    }
 
 
 def _simulated_check(
@@ -180,8 +129,8 @@ def _simulated_check(
                 )
     except (StrategyError, TypeError, ValueError) as exc:
         raise PlanningError(str(exc)) from None  # the message starts with the parameter's name
-    # Sixteen blocks by default (128 in a 4 x 2 design): the pool's own estimate of the effect is a sample too,
-    # and four blocks (32) gave effect sizes from 0.16 to 0.43 on the demo with different seeds.
+    # Sixteen blocks by default (128 in a 4 x 2 design): the pool's own estimate of the effect is a sample
+    # too, and four blocks (32) gave effect sizes from 0.16 to 0.43 on the demo with different seeds.
     participants = int(participants or min(MAX_SIMULATED, 16 * block_size(n_scenarios, n_systems)))
     _check(
         2 <= participants <= MAX_SIMULATED,
@@ -236,6 +185,97 @@ def power_plan_create(
 ) -> tuple[PowerPlan, bool]:
     """Create a plan and queue it on commit, or return the plan already made with the same parameters on the
     same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
+    _check_choices(summary=summary, test=test, alternative=alternative, effect=effect)
+    _check_ranges(
+        study, first_system, second_system, replications, alpha=alpha, target=target, between=between
+    )
+    counts = _counts(counts)
+    design, scenario_ids, system_ids = study_design(study, counts[-1])
+    first, second = system_ids.index(first_system.pk), system_ids.index(second_system.pk)
+    data: dict = {"scenarios": scenario_ids, "systems": system_ids}
+    sample: dict = {}
+    if effect == PowerPlan.Effect.SPECIFIED:
+        _specified_check(difference, spread, first=first, second=second, between=between)
+        run, simulated_participants = None, 0
+    elif effect == PowerPlan.Effect.PILOT:
+        run = _pilot_check(study, run, summary, system_ids, first=first, second=second, data=data)
+        difference = spread = None
+        simulated_participants = 0
+    else:
+        run, simulated_participants, sample = _simulated_check(
+            study, run, simulated_participants, strategy, len(scenario_ids), len(system_ids)
+        )
+        difference = spread = None
+        _simulated_data(study, run, simulated_participants, sample, data=data)
+    # What the plan computes and from which data: an identical plan that has not failed is reused.
+    values = {
+        "summary": summary,
+        "test": test,
+        "alternative": alternative,
+        "effect": effect,
+        "difference": difference,
+        "spread": spread,
+        "between": between,
+        "counts": counts,
+        "replications": int(replications),
+        "alpha": alpha,
+        "target": target,
+        "seed": int(seed),
+    }
+    key = _key(
+        {"study": study.pk, "first": first_system.pk, "second": second_system.pk, "data": data, **values}
+    )
+    return _plan_reused_or_created(
+        study=study,
+        key=key,
+        values=values,
+        label=label,
+        created_by=created_by,
+        first_system=first_system,
+        second_system=second_system,
+        run=run,
+        sample=sample,
+        simulated_participants=simulated_participants,
+    )
+
+
+def _plan_reused_or_created(
+    *,
+    study: Study,
+    key: str,
+    values: dict,
+    label: str,
+    created_by,
+    first_system: System,
+    second_system: System,
+    run: ScoringRun | None,
+    sample: dict,
+    simulated_participants: int,
+) -> tuple[PowerPlan, bool]:
+    """The plan with this key that has not failed (reused=True), or a new one queued on commit."""
+    existing = PowerPlan.objects.filter(study=study, key=key).exclude(status=PowerPlan.Status.FAILED).first()
+    if existing is not None:
+        return existing, True
+    with transaction.atomic():
+        plan = PowerPlan.objects.create(
+            study=study,
+            label=label,
+            first_system=first_system,
+            second_system=second_system,
+            run=run,
+            key=key,
+            created_by=created_by,
+            sample=sample,
+            simulated_participants=simulated_participants,
+            progress_total=len(values["counts"]) * values["replications"] + simulated_participants,
+            **values,
+        )
+        _queue_start(plan.pk)
+    return plan, False
+
+
+def _check_choices(*, summary: str, test: str, alternative: str, effect: str) -> None:
+    """Refuse a plan's options that name nothing (PlanningError naming the field)."""
     _check(summary in SUMMARIES, f"summary: {summary!r} is not one of {', '.join(SUMMARIES)}")
     _check(test in TESTS, f"test: {test!r} is not one of {', '.join(TESTS)}")
     _check(
@@ -245,6 +285,19 @@ def power_plan_create(
         effect in PowerPlan.Effect.values,
         f"effect: {effect!r} is not one of {', '.join(PowerPlan.Effect.values)}",
     )
+
+
+def _check_ranges(
+    study: Study,
+    first_system: System,
+    second_system: System,
+    replications: int,
+    *,
+    alpha: float,
+    target: float,
+    between: float,
+) -> None:
+    """Refuse systems of another study or twice the same, and numbers out of range (PlanningError)."""
     _check(
         first_system.study_id == study.pk and second_system.study_id == study.pk,
         "systems: both systems must be the study's",
@@ -254,91 +307,51 @@ def power_plan_create(
     _check(0 < alpha < 1, "alpha: between 0 and 1")
     _check(0 < target < 1, "target: the target power is between 0 and 1")
     _check(between >= 0, "between: a standard deviation is at least 0")
-    counts = _counts(counts)
-    design, scenario_ids, system_ids = study_design(study, counts[-1])
-    first, second = system_ids.index(first_system.pk), system_ids.index(second_system.pk)
-    data: dict = {"scenarios": scenario_ids, "systems": system_ids}
-    sample: dict = {}
-    if effect == PowerPlan.Effect.SPECIFIED:
-        _check(difference is not None, "difference: a specified effect needs the difference")
-        _check(spread is not None and spread > 0, "spread: a specified effect needs a spread > 0")
-        run, simulated_participants = None, 0
-        try:
-            SpecifiedEffect(difference=difference, spread=spread, first=first, second=second, between=between)
-        except PowerError as exc:
-            raise PlanningError(str(exc)) from None
-    elif effect == PowerPlan.Effect.PILOT:
-        run = pilot_run(study, run)
-        difference = spread = None
-        simulated_participants = 0
-        try:  # refuse a pilot that cannot be resampled now, not in a worker
-            pilot_description(pilot_sample(run, summary, system_ids), first, second, len(system_ids))
-        except PowerError as exc:
-            raise PlanningError(f"pilot: {exc}") from None
-        data["run"], data["generation"] = run.pk, run.generation
-    else:
-        run, simulated_participants, sample = _simulated_check(
-            study, run, simulated_participants, strategy, len(scenario_ids), len(system_ids)
-        )
-        difference = spread = None
-        version = study.reference_versions.order_by("-number").first()
-        data.update(
-            collection=study.collection_id,
-            reference=version.pk,
-            participants=simulated_participants,
-            strategy=sample["strategy"],
-            scoring=simulate.run_options(run),
-            systems=list(study.systems.order_by("id").values_list("pk", "backend", "config")),
-        )
-    parameters = {
-        "study": study.pk,
-        "summary": summary,
-        "test": test,
-        "alternative": alternative,
-        "effect": effect,
-        "first": first_system.pk,
-        "second": second_system.pk,
-        "difference": difference,
-        "spread": spread,
-        "between": between,
-        "counts": counts,
-        "replications": int(replications),
-        "alpha": alpha,
-        "target": target,
-        "seed": int(seed),
-        "data": data,
-    }
-    key = _key(parameters)
-    existing = PowerPlan.objects.filter(study=study, key=key).exclude(status=PowerPlan.Status.FAILED).first()
-    if existing is not None:
-        return existing, True
-    with transaction.atomic():
-        plan = PowerPlan.objects.create(
-            study=study,
-            label=label,
-            summary=summary,
-            test=test,
-            alternative=alternative,
-            effect=effect,
-            first_system=first_system,
-            second_system=second_system,
-            difference=difference,
-            spread=spread,
-            between=between,
-            run=run,
-            counts=counts,
-            replications=int(replications),
-            alpha=alpha,
-            target=target,
-            seed=int(seed),
-            key=key,
-            created_by=created_by,
-            sample=sample,
-            simulated_participants=simulated_participants,
-            progress_total=len(counts) * int(replications) + simulated_participants,
-        )
-        _queue_start(plan.pk)
-    return plan, False
+
+
+def _specified_check(
+    difference: float | None, spread: float | None, *, first: int, second: int, between: float
+) -> None:
+    """Refuse a specified effect the library could not simulate."""
+    _check(difference is not None, "difference: a specified effect needs the difference")
+    _check(spread is not None and spread > 0, "spread: a specified effect needs a spread > 0")
+    try:
+        SpecifiedEffect(difference=difference, spread=spread, first=first, second=second, between=between)
+    except PowerError as exc:
+        raise PlanningError(str(exc)) from None
+
+
+def _pilot_check(
+    study: Study,
+    run: ScoringRun | None,
+    summary: str,
+    system_ids: list[int],
+    *,
+    first: int,
+    second: int,
+    data: dict,
+) -> ScoringRun:
+    """The pilot run, checked now rather than in a worker; its id and generation go into the plan's data."""
+    run = pilot_run(study, run)
+    try:  # refuse a pilot that cannot be resampled now, not in a worker
+        pilot_description(pilot_sample(run, summary, system_ids), first, second, len(system_ids))
+    except PowerError as exc:
+        raise PlanningError(f"pilot: {exc}") from None
+    data["run"], data["generation"] = run.pk, run.generation
+    return run
+
+
+def _simulated_data(study: Study, run: ScoringRun, participants: int, sample: dict, *, data: dict) -> None:
+    """What a simulated plan's searchers depend on, into the plan's data (and so its key)."""
+    version = study.reference_versions.order_by("-number").first()
+    data.update(
+        collection=study.collection_id,
+        reference=version.pk,
+        participants=participants,
+        strategy=sample["strategy"],
+        scoring=simulate.run_options(run),
+        systems=list(study.systems.order_by("id").values_list("pk", "backend", "config")),
+    )
 
 
 def _queue_start(plan_id: int) -> None:

@@ -1,15 +1,14 @@
-"""The planner's simulated effect: simulated searchers work the study's design on its own systems and collection,
-through the real services, and their sessions are scored with the plan's scoring parameters; then everything
-they wrote is rolled back. Only the scores and the behaviour figures are kept (on the plan).
+"""The planner's simulated effect: simulated searchers work the study's design on its own systems and
+collection, through the real services, and their sessions are scored with the plan's scoring parameters; then
+everything they wrote is rolled back. Only the scores and the behaviour figures are kept (on the plan).
 
 Simulating every replication's participants would take hours (a session costs about 0.2 s of searching and
 logging), so the planner simulates a pool once (a few of the design's blocks, in chunks that run in parallel)
 and resamples it as it resamples a pilot (scoring/lib/power.py, PilotModel).
 
-Each chunk works in a shadow of the study, made inside the transaction that is rolled back: the same scenarios,
-systems (configurations), grade scale, collection and latest reference judgments, so the real study is never
-locked, enrolled into or announced to, and chunks never wait for each other.
-"""
+Each chunk works in a shadow of the study, made inside the transaction that is rolled back: the same
+scenarios, systems (configurations), grade scale, collection and latest reference judgments, so the real study
+is never locked, enrolled into or announced to, and chunks never wait for each other."""
 
 from __future__ import annotations
 
@@ -49,7 +48,8 @@ def reference_grades(study: Study) -> tuple[dict[str, dict[str, int]], object]:
 
 
 def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
-    """The texts of each topic's relevant documents (reference grade > 0), for the "relevant" query strategy."""
+    """The texts of each topic's relevant documents (reference grade > 0), for the "relevant" query
+    strategy."""
     wanted = {doc for judged in grades.values() for doc, grade in judged.items() if grade > 0}
     text_of = {
         external: f"{title} {text}"
@@ -64,7 +64,8 @@ def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dic
 
 
 def studies_services():
-    """(studies' design services, its reference-version writer), imported when a plan runs, not at start-up."""
+    """(studies' design services, its reference-version writer), imported when a plan runs, not at
+    start-up."""
     from studies.assessment.references import reference_version_create
     from studies.design import services as design
 
@@ -111,7 +112,8 @@ def _shadow(study: Study, name: str, version) -> Study:
 
 
 def run_options(run: ScoringRun | None) -> dict:
-    """The scoring parameters of the plan's run (the study's default weights and the paper's options if none)."""
+    """The scoring parameters of the plan's run (the study's default weights and the paper's options if
+    none)."""
     if run is None:
         return {}
     return {
@@ -129,7 +131,8 @@ def run_options(run: ScoringRun | None) -> dict:
 
 def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> dict:
     """Simulate `participants` searchers (the design's first rows) with the plan's strategy, score their
-    sessions with the plan's parameters, read the scores and the behaviour figures, and roll everything back."""
+    sessions with the plan's parameters, read the scores and the behaviour figures, and roll everything
+    back."""
     from studies.participation.searchers import Strategy, participants_simulate_with
 
     from .. import services as scoring
@@ -237,7 +240,8 @@ def judgment_agreement(study: Study, grades: Mapping[str, Mapping[str, int]]) ->
 
 
 def behaviour_summary(figures: Mapping[str, list[float]], agreement: list[int] | None = None) -> dict:
-    """n, mean, standard deviation and median of each figure; and the share of judgments equal to the reference."""
+    """n, mean, standard deviation and median of each figure; and the share of judgments equal to the
+    reference."""
     summary = {}
     for name in BEHAVIOUR:
         values = figures.get(name) or []

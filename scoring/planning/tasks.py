@@ -1,6 +1,6 @@
-"""Celery tasks of a power plan: ids in, services called. A plan is a chord: its chunks (one participant count,
-a few hundred replications each) run in parallel on any worker, then one task closes it. Every chunk is an
-upsert keyed by (plan, count, start) with its own seed, so a re-delivered task changes nothing (acks_late).
+"""Celery tasks of a power plan: ids in, services called. A plan is a chord: its chunks (one participant
+count, a few hundred replications each) run in parallel on any worker, then one task closes it. Every chunk is
+an upsert keyed by (plan, count, start) with its own seed, so a re-delivered task changes nothing (acks_late).
 A simulated plan first runs a chord of pool chunks (a block of simulated searchers each, kept on the plan by
 chunk number), whose body joins the pool and starts the power chord.
 
@@ -25,8 +25,8 @@ def _power_chord(plan_id: int, chunks: list) -> int:
 
 @shared_task(name="scoring.planning.tasks.power_plan_start_task", acks_late=True, **TRANSIENT)
 def power_plan_start_task(plan_id: int) -> int:
-    """Start a plan: a simulated one simulates its pool first; otherwise fix its sample and run its chunks as a
-    chord. Returns the chunk count."""
+    """Start a plan: a simulated one simulates its pool first; otherwise fix its sample and run its chunks as
+    a chord. Returns the chunk count."""
     try:
         pool = services.power_pool_start(plan_id=plan_id)
         if pool:

@@ -1,4 +1,5 @@
-"""The planner's routes, under /scoring/<slug>/planning/ in scoring's namespace (scoring/urls.py includes them)."""
+"""The planner's routes, under /scoring/<slug>/planning/ in scoring's namespace (scoring/urls.py includes
+them)."""
 
 from django.urls import path
 

@@ -182,7 +182,8 @@ class PlanForm(forms.Form):
 
 
 def default_counts(study) -> list[int]:
-    """Ten counts, each a whole number of the design's balanced blocks (4 scenarios x 2 systems: 8, 16, ... 80)."""
+    """Ten counts, each a whole number of the design's balanced blocks (4 scenarios x 2 systems: 8, 16, ...
+    80)."""
     block = services.block_size(study.scenarios.count(), study.systems.count())
     return [block * i for i in range(1, 11)]
 
@@ -273,7 +274,8 @@ def plan_detail(request, slug, plan_id):
 
 
 def calibration_rows(plan: PowerPlan) -> list[dict]:
-    """The calibration report of a simulated plan: each behaviour figure of the real and the simulated sessions."""
+    """The calibration report of a simulated plan: each behaviour figure of the real and the simulated
+    sessions."""
     report = (plan.sample or {}).get("calibration")
     if not report:
         return []

@@ -150,3 +150,13 @@ def disagreements(
         for row in document_grades(study, scenario)
         if row.complete and row.spread > 0
     ]
+
+
+def scenario_with_pool(*, study_id: int, scenario_id: int) -> Scenario | None:
+    """The study's scenario, with its study, if a researcher has built its assessment pool; else None (only
+    built pools grow by themselves)."""
+    return (
+        Scenario.objects.select_related("study")
+        .filter(pk=scenario_id, study_id=study_id, assessment_pool__isnull=False)
+        .first()
+    )

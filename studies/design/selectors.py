@@ -390,3 +390,8 @@ def events_read(queryset):
     for event in events_readable(queryset):
         event.client_time = event.readable_client_time
         yield event
+
+
+def collection_by_id(collection_id: int) -> Collection:
+    """One collection by id (Collection.DoesNotExist when it is gone), for a task that was given its id."""
+    return Collection.objects.get(pk=collection_id)

@@ -131,7 +131,7 @@ def test_opened_documents_and_their_dwell_time_the_trail(constructed, django_cap
             Query.objects.filter(session_id=session["id"]).order_by("position").values_list("pk", flat=True)
         )
     }
-    [trail] = services._trails([session["id"]], queries, {})
+    [trail] = services.session_trails([session["id"]], queries, {})
     assert trail[0].start == pytest.approx(1.0) and trail[1].start == pytest.approx(91.0)
     assert trail[0].opened == {2: pytest.approx(25.5)} and trail[1].opened == {1: None}
     assert all(q.opened == {} for q in trail[2:]) and all(q.depth is None for q in trail)

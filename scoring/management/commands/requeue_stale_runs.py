@@ -8,8 +8,8 @@ from scoring.services import stale_runs_requeue
 
 class Command(BaseCommand):
     help = (
-        "Queue a full pass of every stale, never-started or stuck scoring run (after a broker outage; the beat "
-        "schedule does this every REQUEUE_STALE_RUNS_SECONDS)."
+        "Queue a full pass of every stale, never-started or stuck scoring run (after a broker outage; the "
+        "beat schedule does this every REQUEUE_STALE_RUNS_SECONDS)."
     )
 
     def add_arguments(self, parser):

@@ -1,0 +1,114 @@
+"""Tables 1 and 2 (the participants, the query counts) as Plotly tables sized to their text."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import UNIT_WORDS, Chart, system_groups, system_label, unit_keys, unit_means
+
+TABLE_LINE_PX = 18  # a line of a table cell at Plotly's default 12 px font
+
+
+TABLE_PAD_PX = 12  # a cell's padding, top and bottom together
+
+
+TABLE_WIDTH_PX = 640  # the narrowest width a table is planned for: wider screens only leave room below it
+
+
+TABLE_TITLE_PX = 100  # the title and the averaging line under it (charts.annotate)
+
+
+def _lines(text, width_px: float) -> int:
+    """Lines a cell's text takes in a column `width_px` wide (about 7 px a character at 12 px)."""
+    per_line = max(4, int(width_px / 7))
+    return sum(max(1, -(-len(part) // per_line)) for part in str(text).split("<br>"))
+
+
+def table_height(header: list[str], rows: list[list], weights: list[float] | None = None) -> int:
+    """The height a Plotly table needs for all its rows, wrapped text included, at TABLE_WIDTH_PX: set on the
+    figure, so that the table is never cut off inside a fixed-height chart (nor a short one stretched)."""
+    weights = weights or [1.0] * len(header)
+    widths = [TABLE_WIDTH_PX * w / sum(weights) for w in weights]
+
+    def row_px(cells) -> int:
+        return TABLE_PAD_PX + TABLE_LINE_PX * max(
+            (_lines(c, w) for c, w in zip(cells, widths, strict=True)), default=1
+        )
+
+    return TABLE_TITLE_PX + row_px(header) + sum(row_px(r) for r in rows) + 20
+
+
+def _table_figure(
+    title: str, header: list[str], rows: list[list], weights: list[float] | None = None
+) -> dict:
+    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in header]
+    table = {
+        "type": "table",
+        "header": {"values": header, "align": "left", "fill": {"color": "#e8f0fe"}},
+        "cells": {"values": [list(c) for c in columns], "align": "left"},
+    }
+    if weights:
+        table["columnwidth"] = weights
+    return {
+        "data": [table],
+        "layout": {
+            "title": {"text": title},
+            "height": table_height(header, rows, weights),
+            "margin": {"t": TABLE_TITLE_PX - 10, "b": 10, "l": 20, "r": 20},
+        },
+    }
+
+
+def participants_table(answers: list[dict], items: list[dict]) -> Chart:
+    """Table 1: each numeric questionnaire item's mean and standard deviation over the participants."""
+    header = ["feature", "mean", "sd", "n"]
+    rows = []
+    for item in items:
+        if item.get("kind") not in ("integer", "scale", "number", "float"):
+            continue
+        values = np.asarray(
+            [
+                a[item["name"]]
+                for a in answers
+                if isinstance(a.get(item["name"]), int | float) and not isinstance(a.get(item["name"]), bool)
+            ],
+            dtype=np.float64,
+        )
+        sd = float(values.std(ddof=1)) if len(values) > 1 else float("nan")
+        mean = float(values.mean()) if len(values) else float("nan")
+        rows.append([item.get("label", item["name"]), mean, sd, len(values)])
+    shown = [[r[0], f"{r[1]:.1f}", f"± {r[2]:.1f}", r[3]] for r in rows]
+    figure = _table_figure(
+        f"Participant features (N = {len(answers)})",
+        ["Feature", "Average", "Standard deviation", "N"],
+        shown,
+        weights=[4, 1, 1.4, 0.6],
+    )
+    return Chart(figure, header, rows)
+
+
+def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] | None = None) -> Chart:
+    """Table 2: sessions by their number of queries, per system, and the mean number of queries per session
+    (per participant's or scenario's sessions first, if that is the unit)."""
+    top = int(scores.n_queries.max()) if len(scores) else 0
+    rows = []
+    keys = unit_keys(scores, unit)
+    queries = scores.n_queries.astype(np.float64)[:, None]
+    for system, members in system_groups(scores.system):
+        counts = np.bincount(scores.n_queries[members], minlength=top + 1)[1:]
+        mean = float(unit_means(queries, members, keys).mean())
+        rows.append([system, len(members), *[int(c) for c in counts], mean])
+    header = ["system", "sessions", *[str(n) for n in range(1, top + 1)], "mean_per_session"]
+    shown = [[system_label(r[0], names), *r[1:-1], f"{r[-1]:.2f}"] for r in rows]
+    figure = _table_figure(
+        f"Sessions by number of queries, and the average per session over {UNIT_WORDS[unit]}",
+        [
+            "System",
+            "Sessions",
+            *[f"{n} query" if n == 1 else str(n) for n in range(1, top + 1)],
+            "Avg per session",
+        ],
+        shown,
+        weights=[4, 1.2, *[0.8] * top, 1.4],
+    )
+    return Chart(figure, header, rows)

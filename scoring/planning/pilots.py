@@ -1,0 +1,61 @@
+"""A pilot's sample for a power plan: a scoring run's scored sessions as plain lists, the model fitted to
+them, and what the planner page says about them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..lib.power import PilotModel
+from ..models import ScoringRun, SessionScore
+
+
+def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> dict:
+    """The run's scored sessions (judged scenarios only, as the dashboards count them) as plain lists."""
+    rows = list(
+        SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
+        .order_by("session_id")
+        .values_list(summary, "participant_id", "scenario_id", "system_id")
+    )
+    index = {pk: i for i, pk in enumerate(system_ids)}
+    return {
+        "source": f"scoring run {run.pk}",
+        "run": run.pk,
+        "generation": run.generation,
+        "values": [float(r[0]) for r in rows],
+        "participant": [str(r[1]) for r in rows],
+        "scenario": [str(r[2]) for r in rows],
+        "system": [index[r[3]] for r in rows],
+    }
+
+
+def pilot_model(sample: dict, systems: int) -> PilotModel:
+    return PilotModel.fit(
+        sample["values"], sample["participant"], sample["scenario"], sample["system"], systems=systems
+    )
+
+
+def pilot_description(sample: dict, first: int, second: int, systems: int) -> dict:
+    """What the page says about a pilot: its size, the difference it estimates and the spread of the
+    participants' paired differences (the quantities the closed form would need)."""
+    model = pilot_model(sample, systems)
+    by_person: dict[str, dict[int, list[float]]] = {}
+    for value, person, system in zip(sample["values"], sample["participant"], sample["system"], strict=True):
+        by_person.setdefault(person, {}).setdefault(system, []).append(value)
+    diffs = [
+        sum(s[second]) / len(s[second]) - sum(s[first]) / len(s[first])
+        for s in by_person.values()
+        if s.get(first) and s.get(second)
+    ]
+    mean = sum(diffs) / len(diffs) if diffs else float("nan")
+    spread = (
+        (sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)) ** 0.5 if len(diffs) > 1 else float("nan")
+    )
+    return {
+        "participants": len(by_person),
+        "sessions": len(sample["values"]),
+        "paired": len(diffs),
+        "difference": model.difference(first, second),
+        "raw_difference": mean,
+        "spread": spread,
+        "residual_sd": float(model.residuals.std()),
+    }
