@@ -111,7 +111,8 @@ def main(argv=None) -> int:
     n_rows = QueryScore.objects.filter(run=run).count()
     n_sessions = QueryScore.objects.filter(run=run).values("session").distinct().count()
     print(
-        f"run {run.pk}: {n_sessions} sessions, {n_rows} per-query scores; database {settings.DATABASES['default']['ENGINE']}"
+        f"run {run.pk}: {n_sessions} sessions, {n_rows} per-query scores; "
+        f"database {settings.DATABASES['default']['ENGINE']}"
     )
 
     token = Token.objects.get_or_create(user=study.owner)[0].key

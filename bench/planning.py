@@ -6,8 +6,8 @@ two Celery workers. It prints figures only.
 
 Needs the demo study in that database (`DATABASE_URL=... make demo-data`, DEMO_DATA for Cranfield). For the
 worker modes it starts `celery -A sessionlab worker --concurrency N` itself, with CELERY_BROKER_URL and
-CELERY_RESULT_BACKEND (a chord needs one) at Redis (default redis://127.0.0.1:6379/7), waits for it, queues the
-plan, times it from its creation until it is done (polling the database), and stops the worker it started.
+CELERY_RESULT_BACKEND (a chord needs one) at Redis (default redis://127.0.0.1:6379/7), waits for it, queues
+the plan, times it from its creation until it is done (polling the database), and stops the worker it started.
 Each measurement uses a fresh seed, so no plan is served from the planner's cache.
 """
 

@@ -1,4 +1,5 @@
-"""All scoring benchmarks: single-query eval (bench/scoring_eval.py), then sessions (bench/scoring_sessions.py).
+"""All scoring benchmarks: single-query eval (bench/scoring_eval.py), then sessions
+(bench/scoring_sessions.py).
 
     .venv/bin/python bench/scoring.py [--topics N ...]   (arguments go to the eval benchmark)
 

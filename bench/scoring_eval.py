@@ -10,8 +10,8 @@ a topic (half of them retrieved), scores rounded so that some tie.
    times (default 2), taking turns with pytrec_eval's, and the best wall time and the best CPU time count:
    the machine is shared.
 
-    .venv/bin/python bench/scoring_eval.py [--topics 10000 --depth 1000 --judged 100] [--no-files | --files-only]
-                                          [--file-repeat N]
+    .venv/bin/python bench/scoring_eval.py [--topics 10000 --depth 1000 --judged 100]
+                                          [--no-files | --files-only] [--file-repeat N]
 """
 
 from __future__ import annotations
@@ -138,7 +138,8 @@ def with_ranx(qrels, run, our_seconds: float) -> None:
         f"(Qrels/Run from the dicts {build_seconds:.3f} s + evaluate {eval_seconds:.3f} s)"
     )
     print(
-        f"ratio (ranx time / ours): {seconds / our_seconds:.2f}x; ranx's evaluate alone: {eval_seconds / our_seconds:.2f}x"
+        f"ratio (ranx time / ours): {seconds / our_seconds:.2f}x; "
+        f"ranx's evaluate alone: {eval_seconds / our_seconds:.2f}x"
     )
 
 
@@ -236,7 +237,8 @@ def from_files(qrels, run, keep: Path | None = None, repeat: int = 1) -> None:
         print(f"python -m scoring eval      {seconds:8.3f} s wall  {cpu:8.3f} s CPU  peak RSS {mib(peak)}")
         theirs_seconds, theirs_cpu, their_peak, theirs_out = best(theirs)
         print(
-            f"pytrec_eval parse+evaluate  {theirs_seconds:8.3f} s wall  {theirs_cpu:8.3f} s CPU  peak RSS {mib(their_peak)}"
+            f"pytrec_eval parse+evaluate  {theirs_seconds:8.3f} s wall  {theirs_cpu:8.3f} s CPU  "
+            f"peak RSS {mib(their_peak)}"
         )
         print(
             f"ratio (pytrec_eval / ours): {theirs_seconds / seconds:.2f}x wall time, "

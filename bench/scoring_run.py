@@ -6,10 +6,11 @@ By default it builds a synthetic study (the paper's design: 4 scenarios, 2 syste
 its Table 2, top-10 result lists, a reference version) in a fresh SQLite file, scores it in-process (Celery
 eager) and times every chart endpoint cold (cache cleared) and warm. It prints figures only.
 
-With workers: point DATABASE_URL at a database the workers share and CELERY_BROKER_URL (+ CELERY_RESULT_BACKEND,
-which a chord needs) at Redis, start `celery -A sessionlab worker --concurrency 1` (then 2) with the same
-environment, and run this script with that environment: the run is queued to the workers and timed until it
-is done. `--keep` keeps the built study, `--reuse` scores the study already there (build once, time twice).
+With workers: point DATABASE_URL at a database the workers share and CELERY_BROKER_URL
+(+ CELERY_RESULT_BACKEND, which a chord needs) at Redis, start `celery -A sessionlab worker --concurrency 1`
+(then 2) with the same environment, and run this script with that environment: the run is queued to the
+workers and timed until it is done. `--keep` keeps the built study, `--reuse` scores the study already there
+(build once, time twice).
 """
 
 from __future__ import annotations
@@ -50,23 +51,14 @@ def setup(args) -> str | None:
 
 
 def build(n_sessions: int, seed: int = 2008):
+    """The synthetic study, in one transaction: (study, number of queries). The draws come from one
+    generator in a fixed order (answers, query counts, pools, shown lists, grades): a seed gives one study."""
     import numpy as np
     from django.contrib.auth import get_user_model
     from django.db import transaction
     from django.utils import timezone
 
-    from studies.design import services as study_services
-    from studies.models import (
-        Assignment,
-        Collection,
-        Document,
-        Query,
-        ReferenceJudgment,
-        ReferenceVersion,
-        SearchSession,
-        ShownResult,
-        Study,
-    )
+    from studies.models import Study
 
     rng = np.random.default_rng(seed)
     user_model = get_user_model()
@@ -75,77 +67,108 @@ def build(n_sessions: int, seed: int = 2008):
     )
     Study.objects.filter(slug=STUDY_SLUG).delete()
     with transaction.atomic():
-        study = study_services.study_create(owner=owner, name="Bench scoring run")
-        Study.objects.filter(pk=study.pk).update(slug=STUDY_SLUG)
-        study.refresh_from_db()
-        collection = Collection.objects.create(name=f"bench collection {time.time()}", owner=owner)
-        study.collection = collection
-        study.save(update_fields=["collection"])
-        Document.objects.bulk_create(
-            (Document(collection=collection, external_id=f"d{i}") for i in range(5000)), batch_size=2000
-        )
-        docs = list(collection.documents.order_by("pk").values_list("pk", flat=True))
-        for n in range(1, 5):
-            study_services.scenario_add(
-                study=study, code=f"S{n}", title=f"S{n}", text="bench", topic_id=str(n)
-            )
-        for code in "AB":
-            study_services.system_add(study=study, code=code, name=f"System {code}")
-        participants = study_services.participants_enrol(study=study, count=max(1, n_sessions // 4))
-        answers = {"search_engine_years": 7, "domain_years": 21, "search_skill": 2}
-        for p in participants:
-            p.questionnaire_answers = {k: int(v + rng.integers(-2, 3)) for k, v in answers.items()}
-        type(participants[0]).objects.bulk_update(participants, ["questionnaire_answers"], batch_size=2000)
-
-        assignments = list(Assignment.objects.filter(participant__study=study).order_by("pk"))
+        study, docs = design_build(owner, n_sessions, rng)
         now = timezone.now()
-        reasons = ["satisfied", "gave_up", "timed_out"]
-        SearchSession.objects.bulk_create(
-            (
-                SearchSession(assignment=a, started_at=now, ended_at=now, end_reason=reasons[i % 3])
-                for i, a in enumerate(assignments)
-            ),
-            batch_size=2000,
-        )
-        sessions = list(
-            SearchSession.objects.filter(assignment__participant__study=study).values_list(
-                "pk", "assignment__scenario__topic_id"
-            )
-        )
-        probabilities = np.asarray(TABLE_2, dtype=float) / sum(TABLE_2)
-        counts = rng.choice(np.arange(1, 12), size=len(sessions), p=probabilities)
-        Query.objects.bulk_create(
-            (
-                Query(session_id=s, position=q, text=f"q{q}", issued_at=now)
-                for (s, _), n in zip(sessions, counts, strict=True)
-                for q in range(1, n + 1)
-            ),
-            batch_size=5000,
-        )
-        topic_of = dict(sessions)
-        # Each topic draws from its own 400 documents, so lists hit the judged ones now and then.
-        pools = {str(t): rng.choice(docs, size=400, replace=False) for t in range(1, 5)}
-        queries = Query.objects.filter(session__assignment__participant__study=study).values_list(
-            "pk", "session_id"
-        )
-
-        def shown():
-            for query_id, session_id in queries.iterator(chunk_size=5000):
-                for rank, doc in enumerate(
-                    rng.choice(pools[topic_of[session_id]], size=10, replace=False), 1
-                ):
-                    yield ShownResult(query_id=query_id, rank=rank, document_id=int(doc), shown_at=now)
-
-        ShownResult.objects.bulk_create(shown(), batch_size=5000)
-        version = ReferenceVersion.objects.create(study=study, number=1, note="bench")
-        ReferenceJudgment.objects.bulk_create(
-            ReferenceJudgment(
-                version=version, topic_id=topic, document_id=int(doc), grade=int(rng.integers(0, 4))
-            )
-            for topic, pool in pools.items()
-            for doc in pool[:120]
-        )
+        sessions, counts = sessions_build(study, rng, now)
+        pools = shown_results_build(study, sessions, docs, rng, now)
+        reference_build(study, pools, rng)
     return study, int(counts.sum())
+
+
+def design_build(owner, n_sessions: int, rng):
+    """The study over a 5,000-document collection, 4 scenarios, 2 systems, n_sessions / 4 participants with
+    questionnaire answers: (study, the documents' ids)."""
+    from studies.design import services as study_services
+    from studies.models import Collection, Document, Study
+
+    study = study_services.study_create(owner=owner, name="Bench scoring run")
+    Study.objects.filter(pk=study.pk).update(slug=STUDY_SLUG)
+    study.refresh_from_db()
+    collection = Collection.objects.create(name=f"bench collection {time.time()}", owner=owner)
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    Document.objects.bulk_create(
+        (Document(collection=collection, external_id=f"d{i}") for i in range(5000)), batch_size=2000
+    )
+    docs = list(collection.documents.order_by("pk").values_list("pk", flat=True))
+    for n in range(1, 5):
+        study_services.scenario_add(study=study, code=f"S{n}", title=f"S{n}", text="bench", topic_id=str(n))
+    for code in "AB":
+        study_services.system_add(study=study, code=code, name=f"System {code}")
+    participants = study_services.participants_enrol(study=study, count=max(1, n_sessions // 4))
+    answers = {"search_engine_years": 7, "domain_years": 21, "search_skill": 2}
+    for p in participants:
+        p.questionnaire_answers = {k: int(v + rng.integers(-2, 3)) for k, v in answers.items()}
+    type(participants[0]).objects.bulk_update(participants, ["questionnaire_answers"], batch_size=2000)
+    return study, docs
+
+
+def sessions_build(study, rng, now):
+    """A finished session per assignment and its queries, their counts drawn from Table 2:
+    ([(session id, topic id)], the query count of each)."""
+    import numpy as np
+
+    from studies.models import Assignment, Query, SearchSession
+
+    assignments = list(Assignment.objects.filter(participant__study=study).order_by("pk"))
+    reasons = ["satisfied", "gave_up", "timed_out"]
+    SearchSession.objects.bulk_create(
+        (
+            SearchSession(assignment=a, started_at=now, ended_at=now, end_reason=reasons[i % 3])
+            for i, a in enumerate(assignments)
+        ),
+        batch_size=2000,
+    )
+    sessions = list(
+        SearchSession.objects.filter(assignment__participant__study=study).values_list(
+            "pk", "assignment__scenario__topic_id"
+        )
+    )
+    probabilities = np.asarray(TABLE_2, dtype=float) / sum(TABLE_2)
+    counts = rng.choice(np.arange(1, 12), size=len(sessions), p=probabilities)
+    Query.objects.bulk_create(
+        (
+            Query(session_id=s, position=q, text=f"q{q}", issued_at=now)
+            for (s, _), n in zip(sessions, counts, strict=True)
+            for q in range(1, n + 1)
+        ),
+        batch_size=5000,
+    )
+    return sessions, counts
+
+
+def shown_results_build(study, sessions, docs, rng, now) -> dict:
+    """Ten results per query from its topic's pool: {topic id: the pool's documents}."""
+    from studies.models import Query, ShownResult
+
+    topic_of = dict(sessions)
+    # Each topic draws from its own 400 documents, so lists hit the judged ones now and then.
+    pools = {str(t): rng.choice(docs, size=400, replace=False) for t in range(1, 5)}
+    queries = Query.objects.filter(session__assignment__participant__study=study).values_list(
+        "pk", "session_id"
+    )
+
+    def shown():
+        for query_id, session_id in queries.iterator(chunk_size=5000):
+            for rank, doc in enumerate(rng.choice(pools[topic_of[session_id]], size=10, replace=False), 1):
+                yield ShownResult(query_id=query_id, rank=rank, document_id=int(doc), shown_at=now)
+
+    ShownResult.objects.bulk_create(shown(), batch_size=5000)
+    return pools
+
+
+def reference_build(study, pools: dict, rng) -> None:
+    """Reference version 1: random grades for the first 120 documents of each topic's pool."""
+    from studies.models import ReferenceJudgment, ReferenceVersion
+
+    version = ReferenceVersion.objects.create(study=study, number=1, note="bench")
+    ReferenceJudgment.objects.bulk_create(
+        ReferenceJudgment(
+            version=version, topic_id=topic, document_id=int(doc), grade=int(rng.integers(0, 4))
+        )
+        for topic, pool in pools.items()
+        for doc in pool[:120]
+    )
 
 
 def score(study, timeout: float):

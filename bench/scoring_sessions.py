@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  vectorized batch, curves and summaries:     {vectorized:.3f} s")
     print(f"  vectorized batch, summaries only:           {summaries_only:.3f} s")
     print(
-        f"  ratio encode / scoring (curves and summaries): {encode / vectorized:.2f}x  (target <= 3x; all best of 3)"
+        f"  ratio encode / scoring (curves and summaries): {encode / vectorized:.2f}x  "
+        "(target <= 3x; all best of 3)"
     )
 
     if not options.no_jsonl:
@@ -124,8 +125,9 @@ def main(argv: list[str] | None = None) -> None:
     bq_values = np.linspace(1.5, 10, 10)
     grid = best_of(3, lambda: session_grid(batch, params, b_values=b_values, bq_values=bq_values))
     print(
-        f"  10 x 10 (b, bq) grid, summaries:            {grid:.3f} s = {grid / summaries_only:.1f}x one setting "
-        f"(summaries), {grid / vectorized:.1f}x one setting (with curves)"
+        f"  10 x 10 (b, bq) grid, summaries:            {grid:.3f} s = "
+        f"{grid / summaries_only:.1f}x one setting (summaries), {grid / vectorized:.1f}x one setting "
+        "(with curves)"
     )
 
     tracemalloc.start()
@@ -197,8 +199,8 @@ def jsonl_figures(topics, results, qrels, params, scoring: float) -> None:
         f"(target <= 3x)"
     )
     print(
-        f"    read + encode:                            {read + encode:.3f} s = {(read + encode) / scoring:.2f}x "
-        f"the scoring"
+        f"    read + encode:                            {read + encode:.3f} s = "
+        f"{(read + encode) / scoring:.2f}x the scoring"
     )
     print(f"    the output's float arrays as JSON text:   {write:.3f} s")
     print(f"    the whole of it (score_session_file):     {whole:.3f} s (best of 1)")

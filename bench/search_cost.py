@@ -1,4 +1,5 @@
-"""Benchmark of the built-in search engine's cost per query (studies/search/engines/search.py): prints figures only.
+"""Benchmark of the built-in search engine's cost per query (studies/search/engines/search.py): prints figures
+only.
 
 Builds an index of 20,000 generated documents (5,000-word vocabulary, 5-word titles, 80-word texts), then
 times pages 1 and 10 of a plain two-word query, a match-all query (`*`) and a range query over the text

@@ -1,5 +1,5 @@
-"""Plain SQL for the statements the events endpoint runs on every batch (studies/participation/ingest.py), and the one module
-that touches Django's private or undocumented API for it. Each use, guarded by
+"""Plain SQL for the statements the events endpoint runs on every batch (studies/participation/ingest.py), and
+the one module that touches Django's private or undocumented API for it. Each use, guarded by
 tests/studies/test_plain_sql_leans_on_these_django_internals.py (which fails loudly if Django changes it):
 - `BaseDatabaseWrapper._prepare_cursor(cursor)`: wraps our server-binding psycopg cursors in Django's
   CursorWrapper (errors, query logging, thread checks) (_cursors);
@@ -8,10 +8,11 @@ tests/studies/test_plain_sql_leans_on_these_django_internals.py (which fails lou
 - `Model._state.fields_cache`: whether a related object is already loaded (is_loaded);
 - `ForwardOneToOneDescriptor.related.set_cached_value`: caching a reverse one-to-one (cache_reverse_one).
 
-Building the ORM's statements costs more than PostgreSQL takes to run them (docs/performance-load.md), so the hot
-path writes its SQL once. Values still go through the model fields' own preparation (datetimes, JSON), and the
-statements run on SQLite and PostgreSQL alike. On PostgreSQL, statements that do not wait on each other's results
-go together in a psycopg pipeline (rows_together, run_all): a sync web worker waits for every round trip.
+Building the ORM's statements costs more than PostgreSQL takes to run them (docs/performance-load.md), so the
+hot path writes its SQL once. Values still go through the model fields' own preparation (datetimes, JSON), and
+the statements run on SQLite and PostgreSQL alike. On PostgreSQL, statements that do not wait on each other's
+results go together in a psycopg pipeline (rows_together, run_all): a sync web worker waits for every round
+trip.
 """
 
 from __future__ import annotations
@@ -48,17 +49,17 @@ def marks(count: int) -> str:
 
 def _cursor(db):
     """On PostgreSQL a cursor that binds its parameters on the server: psycopg sends them as typed values
-    (dumped in C) instead of quoting each into the SQL text in Python, as the ORM's client-side cursors do (which
-    cost more than the statements here). Kept for the connection's life: making a psycopg cursor costs more than
-    a short statement. Still inside Django's wrapper (errors, query logging, thread checks)."""
+    (dumped in C) instead of quoting each into the SQL text in Python, as the ORM's client-side cursors do
+    (which cost more than the statements here). Kept for the connection's life: making a psycopg cursor costs
+    more than a short statement. Still inside Django's wrapper (errors, query logging, thread checks)."""
     if db.vendor != "postgresql":
         return db.cursor()
     return _cursors(db, 1)[0]
 
 
 def _cursors(db, count: int) -> list:
-    """`count` of the connection's server-binding cursors (PostgreSQL): a pipeline's reads need one each, since a
-    cursor holds the result of its last statement only."""
+    """`count` of the connection's server-binding cursors (PostgreSQL): a pipeline's reads need one each,
+    since a cursor holds the result of its last statement only."""
     import psycopg
 
     db.ensure_connection()
@@ -78,8 +79,9 @@ def rows(sql: str, params: list | tuple = ()) -> list[tuple]:
 def rows_together(statements: list[tuple[str, list]]) -> list[list[tuple]]:
     """The rows of several statements that do not depend on each other's results, in order. On PostgreSQL they
     go in one pipeline, each on a cursor of its own: one round trip for all of them, and for the BEGIN of a
-    transaction they open (psycopg sends a BEGIN on its own otherwise). PostgreSQL still runs them one after the
-    other, so a statement sees what the ones before it did (a lock taken first holds for the reads after it)."""
+    transaction they open (psycopg sends a BEGIN on its own otherwise). PostgreSQL still runs them one after
+    the other, so a statement sees what the ones before it did (a lock taken first holds for the reads after
+    it)."""
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":
         return [
@@ -104,7 +106,8 @@ def _run(method: str, sql: str, params, result, db=None):
 
 
 def joined(expression: str) -> str:
-    """An aggregate joining `expression` of a group's rows with commas, as text: string_agg or group_concat."""
+    """An aggregate joining `expression` of a group's rows with commas, as text: string_agg or
+    group_concat."""
     if connection.vendor == "postgresql":
         return f"string_agg(({expression})::text, ',')"
     return f"group_concat({expression}, ',')"

@@ -3,8 +3,9 @@
 `delay_on_commit(task, *args)` queues the task when the transaction commits. If the broker cannot be reached,
 the error is logged and swallowed: what the request wrote is committed and stays (events live in the
 database, not in the broker), and whatever the task would have done is owed. The scoring services mark the
-run stale before queueing, so `manage.py requeue_stale_runs` (the beat schedule runs it; or run it once the broker is back)
-queues every run that is stale with no pass since, and grows the assessment pools of their studies.
+run stale before queueing, so `manage.py requeue_stale_runs` (the beat schedule runs it; or run it once the
+broker is back) queues every run that is stale with no pass since, and grows the assessment pools of their
+studies.
 
 In eager mode (no broker: development, the test suite's first pass) the task runs in-process and its errors
 propagate as before.
@@ -26,10 +27,10 @@ BROKER_ERRORS = (BrokerError, RedisError, ConnectionError, TimeoutError)
 
 
 def task_named(name: str):
-    """The registered Celery task called `name` (its explicit `name=`). Services queue the tasks that call them
-    by name, so a service module never imports its tasks module: no import cycle, and the name is the one the
-    broker and the beat schedule hold. A process that has not imported its tasks modules yet (a web process
-    before its first queueing) imports them here, as a worker does at start."""
+    """The registered Celery task called `name` (its explicit `name=`). Services queue the tasks that call
+    them by name, so a service module never imports its tasks module: no import cycle, and the name is the one
+    the broker and the beat schedule hold. A process that has not imported its tasks modules yet (a web
+    process before its first queueing) imports them here, as a worker does at start."""
     if name not in current_app.tasks:
         current_app.loader.import_default_modules()
     return current_app.tasks[name]

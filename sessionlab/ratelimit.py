@@ -3,11 +3,11 @@ client address within a fixed window that starts at the first failure. Past eith
 429 until the window ends; nothing is locked for good, and the real user's own success clears the username's
 count (docs/security.md).
 
-Every sign-in goes through django.contrib.auth.authenticate(), so the limiter sits there: `RateLimitedModelBackend`
-(AUTHENTICATION_BACKENDS) refuses a blocked username or address before any password is checked, and
-the user_login_failed / user_logged_in signals count failures and clear them. That covers the login page, the
-admin's login and the API token endpoint alike; the first two views also answer 429 with a message
-(sessionlab/auth_views.py).
+Every sign-in goes through django.contrib.auth.authenticate(), so the limiter sits there:
+`RateLimitedModelBackend` (AUTHENTICATION_BACKENDS) refuses a blocked username or address before any password
+is checked, and the user_login_failed / user_logged_in signals count failures and clear them. That covers the
+login page, the admin's login and the API token endpoint alike; the first two views also answer 429 with a
+message (sessionlab/auth_views.py).
 
 With the default per-process cache each worker counts on its own; CACHE_URL (Redis) shares the counts, and
 `manage.py check --deploy` warns (sessionlab.W001, sessionlab/checks.py) while it is unset.
@@ -55,7 +55,8 @@ def _limits(request, username: str) -> list[Limit]:
 
 
 def retry_after(request, username: str) -> int | None:
-    """Seconds until sign-in is allowed again for this username and address, or None when it is allowed now."""
+    """Seconds until sign-in is allowed again for this username and address, or None when it is allowed
+    now."""
     waits = []
     for limit in _limits(request, username):
         values = cache.get_many([limit.key, limit.key + ":until"])

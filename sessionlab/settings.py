@@ -13,15 +13,15 @@ from .env import debug_exposed_hosts, envbool, envint, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-# Off unless asked for: the debug pages show settings and tracebacks to whoever triggers an error. `make demo`,
-# `make test` (tests/settings.py) and the documented development commands set DEBUG=1.
+# Off unless asked for: the debug pages show settings and tracebacks to whoever triggers an error. `make
+# demo`, `make test` (tests/settings.py) and the documented development commands set DEBUG=1.
 DEBUG = envbool("DEBUG", False)
 SECRET_KEY = envstr("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY must be set in the environment when DEBUG is off (DEBUG is off unless DEBUG=1 is set; "
-            "for development on this machine, set DEBUG=1)"
+            "SECRET_KEY must be set in the environment when DEBUG is off (DEBUG is off unless DEBUG=1 is "
+            "set; for development on this machine, set DEBUG=1)"
         )
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 ALLOWED_HOSTS = [h for h in envstr("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
@@ -29,9 +29,9 @@ if DEBUG:
     _exposed = debug_exposed_hosts(ALLOWED_HOSTS)
     if _exposed:
         raise ImproperlyConfigured(
-            f"DEBUG=1 with ALLOWED_HOSTS naming hosts beyond this machine ({', '.join(_exposed)}): the debug pages "
-            "would show settings and tracebacks to others. Set DEBUG=0 (and SECRET_KEY) for a server others "
-            "reach, or keep ALLOWED_HOSTS to loopback names (127.0.0.1, localhost, ::1, testserver)."
+            f"DEBUG=1 with ALLOWED_HOSTS naming hosts beyond this machine ({', '.join(_exposed)}): the debug "
+            "pages would show settings and tracebacks to others. Set DEBUG=0 (and SECRET_KEY) for a server "
+            "others reach, or keep ALLOWED_HOSTS to loopback names (127.0.0.1, localhost, ::1, testserver)."
         )
 
 # HTTPS and cookie flags: on by default whenever DEBUG is off (`manage.py check --deploy` is clean), each one
@@ -79,8 +79,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-# Content-Security-Policy directives that replace the strict defaults of sessionlab/csp.py under a path prefix,
-# where a vendored library needs them (docs/security.md says why); scripts stay 'self' everywhere.
+# Content-Security-Policy directives that replace the strict defaults of sessionlab/csp.py under a path
+# prefix, where a vendored library needs them (docs/security.md says why); scripts stay 'self' everywhere.
 CSP_PATH_DIRECTIVES = {
     # Plotly writes <style> elements and style attributes: without this the charts lose titles, legends and
     # the toolbar's layout (docs/security.md).
@@ -90,16 +90,16 @@ CSP_PATH_DIRECTIVES = {
     "/api/redoc/": {"style-src": "'self' 'unsafe-inline'", "worker-src": "'self' blob:"},
 }
 
-# Where an MTurk participant's completion page may post the HIT (MTurk's externalSubmit): the hosts MTurk passes
-# as turkSubmitTo, production and the sandbox. A constant, not an environment variable: anything else in
-# turkSubmitTo is refused on arrival (an open redirect for the worker's data otherwise); the page's
+# Where an MTurk participant's completion page may post the HIT (MTurk's externalSubmit): the hosts MTurk
+# passes as turkSubmitTo, production and the sandbox. A constant, not an environment variable: anything else
+# in turkSubmitTo is refused on arrival (an open redirect for the worker's data otherwise); the page's
 # Content-Security-Policy allows form-action to the participant's one host (docs/recruitment.md, "MTurk").
 MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
-# The only pages that may frame one of ours: MTurk's, which show an ExternalQuestion HIT in a frame. Only the MTurk
-# arrival landing (the public link's preview, or an accepted HIT opened inside that frame) gets them as its
-# frame-ancestors; every other page keeps 'none' and X-Frame-Options DENY. A constant, never taken from the
-# request (docs/security.md, "the one framing exception"; docs/recruitment.md, "MTurk").
+# The only pages that may frame one of ours: MTurk's, which show an ExternalQuestion HIT in a frame. Only the
+# MTurk arrival landing (the public link's preview, or an accepted HIT opened inside that frame) gets them as
+# its frame-ancestors; every other page keeps 'none' and X-Frame-Options DENY. A constant, never taken from
+# the request (docs/security.md, "the one framing exception"; docs/recruitment.md, "MTurk").
 MTURK_FRAME_ANCESTORS = (
     "https://www.mturk.com",
     "https://worker.mturk.com",
@@ -131,8 +131,9 @@ _database_url = envurl("DATABASE_URL", ("postgres", "postgresql", "sqlite"))
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=envint("DB_CONN_MAX_AGE", 60))}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # psycopg prepares a statement on the server after its 5th run on a connection. Only cursors that bind on
-        # the server prepare: the events endpoint's plain SQL (sessionlab/plain_sql.py), not the ORM's statements.
+        # psycopg prepares a statement on the server after its 5th run on a connection. Only cursors that bind
+        # on the server prepare: the events endpoint's plain SQL (sessionlab/plain_sql.py), not the ORM's
+        # statements.
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
 else:
     DATABASES = {
@@ -142,7 +143,8 @@ else:
             # Concurrent writers (two event batches, the dev server, an eager task) wait instead of failing:
             # a write transaction takes its lock at BEGIN (a deferred one that read first could not wait for
             # it and failed at once with "database is locked"), readers do not block the writer (WAL), and a
-            # writer waits up to 20 s for the lock (studies/participation/ingest.py then tries a batch again, a few times).
+            # writer waits up to 20 s for the lock (studies/participation/ingest.py then tries a batch again,
+            # a few times).
             "OPTIONS": {
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",
@@ -153,9 +155,10 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# The participant's event log (studies/participation/event_checks.py, studies/participation/ingest.py, docs/security.md): a client time
-# further than this from the server's receive time is kept as raw text only; searches (queries and new result
-# pages) per batch and per participant per minute past these caps are answered "retry later".
+# The participant's event log (studies/participation/event_checks.py, studies/participation/ingest.py,
+# docs/security.md): a client time further than this from the server's receive time is kept as raw text only;
+# searches (queries and new result pages) per batch and per participant per minute past these caps are
+# answered "retry later".
 CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, minimum=1)
 EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)
 EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1)
@@ -205,9 +208,9 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # Task modules autodiscovery does not find (it imports only each app's tasks.py): the study planner's.
 CELERY_IMPORTS = ("scoring.planning.tasks",)
 # With Redis as the broker, a task taken by a worker that dies before acking (acks_late) is delivered again
-# after the visibility timeout (kombu's default: one hour); CELERY_VISIBILITY_TIMEOUT (seconds) shortens it and
-# must stay longer than the longest task. Queueing from a request gives up quickly when the broker is down (the
-# caller logs it and leaves the run stale for `manage.py requeue_stale_runs`: sessionlab/queueing.py).
+# after the visibility timeout (kombu's default: one hour); CELERY_VISIBILITY_TIMEOUT (seconds) shortens it
+# and must stay longer than the longest task. Queueing from a request gives up quickly when the broker is down
+# (the caller logs it and leaves the run stale for `manage.py requeue_stale_runs`: sessionlab/queueing.py).
 # With it set, workers also sweep for such messages every quarter of it (at most every 10 s; kombu's default
 # sweep is about every 100 s).
 
@@ -221,9 +224,10 @@ def broker_transport_options(visibility_timeout: int) -> dict:
         "visibility_timeout": visibility_timeout,
         "unacked_restore_throttle": 1,
         "unacked_restore_interval": sweep,
-        # A sweep holds a lock in Redis; a worker killed during one leaves it behind until it expires (kombu: 300
-        # s), and until then no worker sweeps. A sweep takes milliseconds, and two at once restore nothing twice
-        # (each message is restored in a transaction watching it), so the lock lasts as long as one interval.
+        # A sweep holds a lock in Redis; a worker killed during one leaves it behind until it expires (kombu:
+        # 300 s), and until then no worker sweeps. A sweep takes milliseconds, and two at once restore nothing
+        # twice (each message is restored in a transaction watching it), so the lock lasts as long as one
+        # interval.
         "unacked_mutex_expire": sweep,
     }
 
@@ -235,17 +239,17 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_step": 0.2,
     "interval_max": 0.2,
 }
-# Scoring passes owed after a broker outage are queued again every REQUEUE_STALE_RUNS_SECONDS by a beat process
-# (`celery -A sessionlab beat`, or `worker -B` on a single machine: docs/running-a-study.md); without one (eager
-# mode, no beat) this entry is never read. A beat message a worker has not taken within one interval expires,
-# so stopped workers do not come back to a pile of identical sweeps.
+# Scoring passes owed after a broker outage are queued again every REQUEUE_STALE_RUNS_SECONDS by a beat
+# process (`celery -A sessionlab beat`, or `worker -B` on a single machine: docs/running-a-study.md); without
+# one (eager mode, no beat) this entry is never read. A beat message a worker has not taken within one
+# interval expires, so stopped workers do not come back to a pile of identical sweeps.
 REQUEUE_STALE_RUNS_SECONDS = envint("REQUEUE_STALE_RUNS_SECONDS", 300, minimum=1)
 # A run "running" for longer than this has lost its tasks (a broker that restarted empty): the sweep queues it
 # again. It must stay longer than the longest real pass (10,000 sessions take about 16 s with one worker).
 REQUEUE_STUCK_MINUTES = envint("REQUEUE_STUCK_MINUTES", 30, minimum=1)
-# Overdue sessions and participants (the per-scenario and the study-level time limits) are closed by the server
-# every OVERDUE_SWEEP_SECONDS, whether or not their participant comes back (docs/recruitment.md); without a beat,
-# the study page runs the same sweep on each load.
+# Overdue sessions and participants (the per-scenario and the study-level time limits) are closed by the
+# server every OVERDUE_SWEEP_SECONDS, whether or not their participant comes back (docs/recruitment.md);
+# without a beat, the study page runs the same sweep on each load.
 OVERDUE_SWEEP_SECONDS = envint("OVERDUE_SWEEP_SECONDS", 60, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-runs": {
@@ -261,10 +265,11 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Chart data cache (scoring dashboards) and sign-in counts (sessionlab/ratelimit.py): per-process memory by
-# default; CACHE_URL (redis://...) shares them. Chart entries are keyed by each run's generation, so a stale one
-# is never read, whichever backend holds it. Not the broker's Redis by default (docs/security.md): a broker
-# outage would then fail every sign-in, and cache.clear() (the tests call it) flushes the database it is in;
-# instead, with DEBUG off and no CACHE_URL, `check --deploy` warns (sessionlab.W001, sessionlab/checks.py).
+# default; CACHE_URL (redis://...) shares them. Chart entries are keyed by each run's generation, so a stale
+# one is never read, whichever backend holds it. Not the broker's Redis by default (docs/security.md): a
+# broker outage would then fail every sign-in, and cache.clear() (the tests call it) flushes the database it
+# is in; instead, with DEBUG off and no CACHE_URL, `check --deploy` warns (sessionlab.W001,
+# sessionlab/checks.py).
 _cache_url = envurl("CACHE_URL", ("redis", "rediss"))
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
@@ -285,7 +290,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     # JSON bodies only (docs/api.md, "Conventions"): one content type per body in the schema, which generated
     # clients need; the one upload endpoint names its multipart parser itself. The HTML pages are not DRF.
-    # A body the API cannot read is a JSON 4xx with the reason (sessionlab/api_errors.py), never a 500 or HTML.
+    # A body the API cannot read is a JSON 4xx with the reason (sessionlab/api_errors.py), never a 500 or
+    # HTML.
     "DEFAULT_PARSER_CLASSES": ["sessionlab.api_errors.JSONParser"],
     "EXCEPTION_HANDLER": "sessionlab.api_errors.exception_handler",
     "PAGE_SIZE": 100,
@@ -293,7 +299,8 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "SessionLab API",
-    "DESCRIPTION": "Studies, their design, participants, sessions, reference judgments and scoring runs (docs/api.md).",
+    "DESCRIPTION": "Studies, their design, participants, sessions, reference judgments and scoring runs "
+    "(docs/api.md).",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -315,6 +322,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     # Eager Celery (the default, no broker) would log "Task ... succeeded" for every task run inside a request
-    # or command: hundreds of lines in `make demo`. Failures are still logged; real workers keep their INFO lines.
+    # or command: hundreds of lines in `make demo`. Failures are still logged; real workers keep their INFO
+    # lines.
     "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
 }

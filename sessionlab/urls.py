@@ -42,7 +42,8 @@ urlpatterns = [
     path("join/", include("studies.participation.panel_urls")),  # public links and the panel's notifications
     path("api/", include(api_urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP (sessionlab/csp.py).
+    # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP
+    # (sessionlab/csp.py).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     # Last: any other /api/ URL is a JSON 404, not the HTML page (the pages elsewhere keep theirs).

@@ -18,7 +18,8 @@ class DesignError(StudiesError):
 
 class SystemConfigError(DesignError):
     """A system's kind or configuration that cannot search (studies.search.systems.system_config_problem);
-    `field` names what is wrong ("config" or "backend"), so the API and the forms put it next to that field."""
+    `field` names what is wrong ("config" or "backend"), so the API and the forms put it next to that
+    field."""
 
     def __init__(self, message: str, *, field: str = "config"):
         super().__init__(message)
@@ -77,12 +78,14 @@ class ParticipationError(Exception):
 
 
 class Refused(ParticipationError):
-    """The action is not allowed (finished scenario, another participant's session, grade outside the scale…)."""
+    """The action is not allowed (finished scenario, another participant's session, grade outside the
+    scale…)."""
 
 
 class RetryLater(Refused):
     """Not now, maybe later: the event's query is not stored yet, or a search cap is reached. The endpoints
-    answer it (nothing stored) and the page keeps the event in its outbox; the services raise it as Refused."""
+    answer it (nothing stored) and the page keeps the event in its outbox; the services raise it as
+    Refused."""
 
 
 class InvalidEvent(ParticipationError, ValueError):

@@ -1,6 +1,6 @@
 """The study's exports as API downloads, the same bytes as the study page's Downloads and the commands:
-GET /api/studies/<id>/archive/ (JSON), /tables/ (the tidy CSV tables, zip), /runs/?unit=query|session (TREC runs,
-zip). The qrels of each reference version and the Session Track XML have their own endpoints
+GET /api/studies/<id>/archive/ (JSON), /tables/ (the tidy CSV tables, zip), /runs/?unit=query|session (TREC
+runs, zip). The qrels of each reference version and the Session Track XML have their own endpoints
 (reference-versions/<id>/qrels/, session-track/)."""
 
 from __future__ import annotations

@@ -71,5 +71,6 @@ class IsResearcher(permissions.IsAuthenticated):
 
 
 def visible_study(request, study_pk: int) -> Study:
-    """The study, if the caller may see it; otherwise 404 (the same answer as for a study that does not exist)."""
+    """The study, if the caller may see it; otherwise 404 (the same answer as for a study that does not
+    exist)."""
     return get_object_or_404(studies_visible_to(request.user), pk=study_pk)

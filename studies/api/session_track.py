@@ -13,7 +13,8 @@ from studies.interchange.session_track import session_track_export
 
 
 class StudySessionTrack(StudyScoped, APIView):
-    """The study's sessions as a TREC Session Track log (application/xml, a download named after the study)."""
+    """The study's sessions as a TREC Session Track log (application/xml, a download named after the
+    study)."""
 
     @extend_schema(responses={(200, "application/xml"): OpenApiTypes.STR})
     def get(self, request, study_pk):

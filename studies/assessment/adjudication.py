@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.db import transaction
@@ -44,7 +45,8 @@ class AdjudicationResult:
 
 @transaction.atomic
 def adjudicate(*, study: Study, preset: str, decided_by) -> AdjudicationResult:
-    """Settle every completely judged pool document by a preset; what the preset leaves goes to the researcher.
+    """Settle every completely judged pool document by a preset; what the preset leaves goes to the
+    researcher.
 
     Unanimous documents are "agreed" whatever the preset. Decisions made by hand are kept; the preset's own
     earlier decisions are recomputed (grades may have changed). Presets:
@@ -58,6 +60,45 @@ def adjudicate(*, study: Study, preset: str, decided_by) -> AdjudicationResult:
     if preset not in PRESETS:
         raise AssessmentError(f"unknown preset {preset!r}; use one of {', '.join(PRESETS)}")
     rows = document_grades(study)
+    by_hand = _preset_decisions_clear(study)
+    rotation = [member.id for member in study.assessors.order_by("id")]
+    turn = 0
+    now = timezone.now()
+    result = AdjudicationResult()
+    decisions = []
+    for row in rows:
+        if not row.grades:
+            continue
+        if not row.complete:
+            result.awaiting_judgments += 1
+            continue
+        if row.pool_document.id in by_hand:
+            result.kept_by_hand += 1
+            continue
+        settled, turn = _settle(row, preset, rotation, turn)
+        if settled is None:
+            result.to_researcher.append(row)
+            continue
+        decisions.append(
+            AdjudicationDecision(
+                pool_document=row.pool_document,
+                grade=settled.grade,
+                method=settled.method,
+                preset=preset,
+                judged_by=settled.judged_by,
+                decided_by=decided_by,
+                note=settled.note[:300],
+                decided_at=now,
+            )
+        )
+        result.decided[settled.method] += 1
+    AdjudicationDecision.objects.bulk_create(decisions)
+    return result
+
+
+def _preset_decisions_clear(study: Study) -> set[int]:
+    """Delete the presets' earlier decisions (they are recomputed); the ids of the pool documents the
+    researcher decided by hand, which are kept."""
     existing = {
         decision.pool_document_id: decision
         for decision in AdjudicationDecision.objects.filter(pool_document__pool__scenario__study=study)
@@ -70,70 +111,45 @@ def adjudicate(*, study: Study, preset: str, decided_by) -> AdjudicationResult:
     AdjudicationDecision.objects.filter(
         id__in=[d.id for pd_id, d in existing.items() if pd_id not in by_hand]
     ).delete()
-    rotation = [member.id for member in study.assessors.order_by("id")]
-    turn = 0
-    now = timezone.now()
-    result = AdjudicationResult()
-    decisions = []
+    return by_hand
 
-    def decide(row, grade, method, judged_by, note):
-        decisions.append(
-            AdjudicationDecision(
-                pool_document=row.pool_document,
-                grade=grade,
-                method=method,
-                preset=preset,
-                judged_by=judged_by,
-                decided_by=decided_by,
-                note=note[:300],
-                decided_at=now,
-            )
-        )
-        result.decided[method] += 1
 
-    for row in rows:
-        if not row.grades:
-            continue
-        if not row.complete:
-            result.awaiting_judgments += 1
-            continue
-        if row.pool_document.id in by_hand:
-            result.kept_by_hand += 1
-            continue
-        values = [grade for _member, grade in row.grades]
+class _Settled(NamedTuple):
+    grade: int
+    method: str
+    judged_by: Any  # the user whose grade it is (None for a majority)
+    note: str
+
+
+def _settle(row: DocumentGrades, preset: str, rotation: list[int], turn: int) -> tuple[_Settled | None, int]:
+    """How the preset settles one completely judged document (None: the researcher decides), and the
+    "2002" rotation's turn after it."""
+    values = [grade for _member, grade in row.grades]
+    if row.spread == 0:
         names = ", ".join(member.user.username for member, _grade in row.grades)
-        if row.spread == 0:
-            decide(
-                row,
-                values[0],
-                AdjudicationDecision.Method.AGREED,
-                row.grades[0][0].user,
-                f"agreed by {names}",
-            )
-        elif preset == "2002" and row.spread == 1:
-            judges = {member.id: (member, grade) for member, grade in row.grades}
-            for step in range(len(rotation)):
-                candidate = rotation[(turn + step) % len(rotation)]
-                if candidate in judges:
-                    turn = (turn + step + 1) % len(rotation)
-                    member, grade = judges[candidate]
-                    break
-            decide(
-                row,
-                grade,
-                AdjudicationDecision.Method.IN_TURN,
-                member.user,
-                f"one point apart; {member.user.username}'s turn",
-            )
-        elif preset == "majority" and Counter(values).most_common(1)[0][1] * 2 > len(values):
-            grade, count = Counter(values).most_common(1)[0]
-            decide(
-                row, grade, AdjudicationDecision.Method.MAJORITY, None, f"{count} of {len(values)} assessors"
-            )
-        else:
-            result.to_researcher.append(row)
-    AdjudicationDecision.objects.bulk_create(decisions)
-    return result
+        first = row.grades[0][0].user
+        return _Settled(values[0], AdjudicationDecision.Method.AGREED, first, f"agreed by {names}"), turn
+    if preset == "2002" and row.spread == 1:
+        member, grade, turn = _next_in_turn(row, rotation, turn)
+        note = f"one point apart; {member.user.username}'s turn"
+        return _Settled(grade, AdjudicationDecision.Method.IN_TURN, member.user, note), turn
+    if preset == "majority" and Counter(values).most_common(1)[0][1] * 2 > len(values):
+        grade, count = Counter(values).most_common(1)[0]
+        note = f"{count} of {len(values)} assessors"
+        return _Settled(grade, AdjudicationDecision.Method.MAJORITY, None, note), turn
+    return None, turn
+
+
+def _next_in_turn(row: DocumentGrades, rotation: list[int], turn: int) -> tuple[StudyAssessor, int, int]:
+    """The next judge in the rotation (from `turn`) who graded the document: (member, grade, the next turn).
+    Every grade is an assessor's of the study (document_grades), and the rotation is all of them."""
+    judges = {member.id: (member, grade) for member, grade in row.grades}
+    for step in range(len(rotation)):
+        candidate = rotation[(turn + step) % len(rotation)]
+        if candidate in judges:
+            member, grade = judges[candidate]
+            return member, grade, (turn + step + 1) % len(rotation)
+    raise AssessmentError(f"no assessor of the study graded pool document {row.pool_document.id}")
 
 
 @transaction.atomic

@@ -32,8 +32,8 @@ class StudyAssessorAdmin(admin.ModelAdmin):
     raw_id_fields = ["user", "invited_by"]
 
     def has_add_permission(self, request):
-        # Assessors join through studies.assessment.assessors.assessor_add (the study's assessment page): an assessor of
-        # another lab must accept first, which a row added here would skip.
+        # Assessors join through studies.assessment.assessors.assessor_add (the study's assessment page): an
+        # assessor of another lab must accept first, which a row added here would skip.
         return False
 
 

@@ -35,8 +35,9 @@ class InviteForm(forms.Form):
         max_length=150,
         label="Assessor's user name",
         help_text=(
-            "A new name makes an assessor account and shows its one-time password once (they change it under "
-            "“Change password”); an existing assessor is added, and one of another lab is asked to accept first. "
+            "A new name makes an assessor account and shows its one-time password once (they change it "
+            "under “Change password”); an existing assessor is added, and one of another lab is asked to "
+            "accept first. "
             '<a href="/docs/assessing/#assessors" target="_blank" rel="noopener">How assessors work</a>'
         ),
     )

@@ -117,8 +117,8 @@ def documents_by_external_id(study: Study, external_ids: Iterable[str]) -> dict[
     if study.collection_id is not None:
         documents = documents.filter(collection_id=study.collection_id)
     else:
-        # No collection yet: only those its owner may use, so naming another lab's documents reads exactly like
-        # naming documents that do not exist (issue 14).
+        # No collection yet: only those its owner may use, so naming another lab's documents reads exactly
+        # like naming documents that do not exist (issue 14).
         from studies.design.selectors import collections_visible_to
 
         documents = documents.filter(collection__in=collections_visible_to(study.owner))
@@ -126,7 +126,8 @@ def documents_by_external_id(study: Study, external_ids: Iterable[str]) -> dict[
     for document in documents:
         if document.external_id in found:
             raise AssessmentError(
-                f"document {document.external_id!r} exists in several collections; give the study its collection"
+                f"document {document.external_id!r} exists in several collections; "
+                "give the study its collection"
             )
         found[document.external_id] = document
     return found

@@ -101,7 +101,8 @@ def manage(request, slug):
 
 
 def _manage_page(request, study, *, invite_form=None, status=200):
-    """The study's assessment page; `invite_form`: a bound invitation form whose errors show beside its fields."""
+    """The study's assessment page; `invite_form`: a bound invitation form whose errors show beside its
+    fields."""
     per_assessor, per_scenario = assessment_selectors.assessment_progress(study=study)
     plan = study.assessment_plan if hasattr(study, "assessment_plan") else None
     context = {
@@ -438,7 +439,8 @@ def version_import(request, slug):
             )
             judgments, topics = assessment_selectors.reference_version_other_topics(version=version)
             others = (
-                f" {judgments} judgments of {topics} topics that are not scenarios were kept; they score nothing."
+                f" {judgments} judgments of {topics} topics that are not scenarios were kept; "
+                "they score nothing."
                 if judgments
                 else ""
             )

@@ -1,7 +1,7 @@
 """Researcher accounts: the first one (and any other) made as docs/security.md describes, not by
-`createsuperuser`. A researcher is an active account with `is_staff` (the researcher pages and API ask for it),
-no superuser flag and no model permissions or groups: the admin is for superusers, and a researcher granted
-model permissions there would see every study's rows."""
+`createsuperuser`. A researcher is an active account with `is_staff` (the researcher pages and API ask for
+it), no superuser flag and no model permissions or groups: the admin is for superusers, and a researcher
+granted model permissions there would see every study's rows."""
 
 from __future__ import annotations
 

@@ -1,11 +1,15 @@
-"""A study's set-up as a checklist: each step says what is still missing before participants can be enrolled
-(docs/setting-up-a-study.md). A read: a handful of queries, whatever the study's size."""
+"""A study's set-up as a checklist: each step says what is still missing before participants can be
+enrolled (docs/setting-up-a-study.md). A read: a handful of queries, whatever the study's size."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE, usable_items
+from studies.design.questionnaires import (
+    DEFAULT_POST_TASK_QUESTIONNAIRE,
+    DEFAULT_QUESTIONNAIRE,
+    usable_items,
+)
 from studies.models import Study, System
 from studies.search.systems import collection_index_status, system_config_problem, system_configuration
 
@@ -31,8 +35,18 @@ def study_checklist(*, study: Study) -> list[Step]:
     systems = list(study.systems.order_by("id"))
     scenarios = list(study.scenarios.order_by("id"))
     indexes = collection_index_status(collection=study.collection) if study.collection_id else {}
-    steps = []
+    return [
+        _collection_step(study, locked),
+        _systems_step(study, systems, indexes, locked),
+        _scenarios_step(study, systems, scenarios, locked),
+        _grades_step(study),
+        _consent_step(study),
+        _questionnaires_step(study),
+        _time_step(study),
+    ]
 
+
+def _collection_step(study: Study, locked: str) -> Step:
     missing = []
     if study.collection_id is None:
         missing.append("Choose the collection participants search (or upload one).")
@@ -42,8 +56,11 @@ def study_checklist(*, study: Study) -> list[Step]:
         summary = f"“{study.collection.name}”, {documents} documents."
         if not documents:
             missing.append("The collection has no documents.")
-    steps.append(Step("collection", "Collection", not missing, summary, missing, locked=locked))
+    return Step("collection", "Collection", not missing, summary, missing, locked=locked)
 
+
+def _systems_step(study: Study, systems: list[System], indexes: dict, locked: str) -> Step:
+    """Each system's configuration must be usable, and a built-in one's index built."""
     missing = []
     for system in systems:
         problem = system_config_problem(system.backend, system.config)
@@ -59,8 +76,12 @@ def study_checklist(*, study: Study) -> list[Step]:
     if not systems:
         missing.append("Add at least one system (two to compare them).")
     summary = ", ".join(f"{s.code} ({s.get_backend_display().lower()})" for s in systems) or "None yet."
-    steps.append(Step("systems", "Systems", not missing, summary, missing, locked=locked))
+    return Step("systems", "Systems", not missing, summary, missing, locked=locked)
 
+
+def _scenarios_step(study: Study, systems: list[System], scenarios: list, locked: str) -> Step:
+    """Scenarios shared equally between the systems; those without reference judgments are named (scores
+    need them, but they may come later)."""
     missing = []
     if not scenarios:
         missing.append("Add scenarios: pick them from the collection's topics, or write them.")
@@ -81,41 +102,46 @@ def study_checklist(*, study: Study) -> list[Step]:
             f" Without reference judgments yet: {', '.join(unjudged[:8])}{' …' if len(unjudged) > 8 else ''}"
             " (scores need them; they can come later, from expert assessment)."
         )
-    steps.append(Step("scenarios", "Scenarios", not missing, summary, missing, locked=locked))
+    return Step("scenarios", "Scenarios", not missing, summary, missing, locked=locked)
 
+
+def _grades_step(study: Study) -> Step:
     levels = list(study.grade_levels.all())
     summary = ", ".join(f"{level.value} {level.label}" for level in levels)
-    steps.append(
-        Step(
-            "grades",
-            "Grade scale",
-            len(levels) >= 2,
-            summary,
-            [] if len(levels) >= 2 else ["The scale needs at least two grades."],
-            locked="Set when the study was created." if levels else "",
-        )
+    return Step(
+        "grades",
+        "Grade scale",
+        len(levels) >= 2,
+        summary,
+        [] if len(levels) >= 2 else ["The scale needs at least two grades."],
+        locked="Set when the study was created." if levels else "",
     )
 
+
+def _consent_step(study: Study) -> Step:
     missing = (
         [] if study.consent_text.strip() else ["Write the consent text participants accept before starting."]
     )
-    steps.append(Step("consent", "Consent", not missing, f"Version {study.consent_version}.", missing))
+    return Step("consent", "Consent", not missing, f"Version {study.consent_version}.", missing)
 
+
+def _questionnaires_step(study: Study) -> Step:
     before = usable_items(study.questionnaire) or DEFAULT_QUESTIONNAIRE
     after = usable_items(study.post_task_questionnaire) or DEFAULT_POST_TASK_QUESTIONNAIRE
     summary = (
         f"Before the first task: {len(before)} items{'' if study.questionnaire else ' (the default)'}; "
         f"after each task: {len(after)} items{'' if study.post_task_questionnaire else ' (the default)'}."
     )
-    steps.append(Step("questionnaires", "Questionnaires", True, summary, required=False))
+    return Step("questionnaires", "Questionnaires", True, summary, required=False)
 
+
+def _time_step(study: Study) -> Step:
     summary = (
         f"{study.time_limit_minutes} minutes per scenario."
         if study.time_limit_minutes
         else "No time limit per scenario."
     )
-    steps.append(Step("time", "Time limits", True, summary, required=False))
-    return steps
+    return Step("time", "Time limits", True, summary, required=False)
 
 
 def study_ready(steps: list[Step]) -> bool:

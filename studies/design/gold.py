@@ -1,16 +1,17 @@
 """Gold documents inside a scenario (docs/recruitment.md, "Gold documents"): the reads, and the session's pin.
 
-When a study turns them on (`Recruitment.checks["gold"] is True`), each scenario whose topic has, in the newest
-reference version, a document at the topic's top grade (above 0) and a document judged 0 gets a gold step after
-its search and before its post-task questions: the participant judges those two documents, and the answer is
-scored (studies/participation/gold.py). The pair is chosen deterministically, so it can be reproduced from the
-reference version alone: the relevant document is the one at the topic's highest grade with the lowest id, the
-off-topic one the judged-0 document with the lowest id (numeric ids in number order, then the others as text).
-The order they are shown in is fixed per participant and scenario, and differs between participants.
+When a study turns them on (`Recruitment.checks["gold"] is True`), each scenario whose topic has, in the
+newest reference version, a document at the topic's top grade (above 0) and a document judged 0 gets a gold
+step after its search and before its post-task questions: the participant judges those two documents, and the
+answer is scored (studies/participation/gold.py). The pair is chosen deterministically, so it can be
+reproduced from the reference version alone: the relevant document is the one at the topic's highest grade
+with the lowest id, the off-topic one the judged-0 document with the lowest id (numeric ids in number order,
+then the others as text). The order they are shown in is fixed per participant and scenario, and differs
+between participants.
 
-The pair is pinned per session the first time its step is computed (`gold_pending`, which the step machine, the
-participant API's way, the post-task check and the simulation all ask): a server-only "gold_pair" Event on the
-session holds the two documents, the reference version and the order shown. From then on the step and the
+The pair is pinned per session the first time its step is computed (`gold_pending`, which the step machine,
+the participant API's way, the post-task check and the simulation all ask): a server-only "gold_pair" Event on
+the session holds the two documents, the reference version and the order shown. From then on the step and the
 answer's scoring read the pin, so a reference version published while the step is open changes nothing for
 that session. Sessions whose step was computed before pins existed have none and read the current pair.
 """

@@ -83,7 +83,8 @@ _SUS_STATEMENTS = (
 SUS = Instrument(
     "sus",
     "SUS, System Usability Scale (10 items)",
-    "Brooke, J. (1996). SUS: a 'quick and dirty' usability scale. In Usability Evaluation in Industry, 189-194.",
+    "Brooke, J. (1996). SUS: a 'quick and dirty' usability scale. "
+    "In Usability Evaluation in Industry, 189-194.",
     tuple(
         {
             "name": f"sus_{n}",

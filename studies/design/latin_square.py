@@ -124,73 +124,11 @@ def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...
     pats = _system_patterns(k, m)
     cands = [(r, q) for r in range(len(rows)) for q in range(m)]
     cells = [[(rows[r][j], pats[q][j]) for j in range(k)] for r, q in cands]
-    size = len(cands)
 
     def attempt(
         tolerance: tuple[int | None, ...], budget: int | None, cyclic: bool = False
     ) -> list[int] | None:
-        backtrack = budget is not None
-        sp = [[0] * k for _ in range(k)]  # scenario x position
-        su = [[0] * m for _ in range(k)]  # scenario x system
-        up = [[0] * k for _ in range(m)]  # system x position
-        tables = ((sp, k), (su, m), (up, m))
-        used = [False] * size
-        seq: list[int] = []
-        spent = [0]
-
-        def apply(c: int, sign: int) -> None:
-            for j, (s, u) in enumerate(cells[c]):
-                sp[s][j] += sign
-                su[s][u] += sign
-                up[u][j] += sign
-
-        def evaluate(p: int) -> tuple[bool, int]:
-            ok = True
-            score = 0
-            for t, (tab, d) in enumerate(tables):
-                for line in tab:
-                    for v in line:
-                        dev = v * d - p  # d * (count - exact share)
-                        score += dev * dev
-                        tol = tolerance[t]
-                        # tol 0: |count - share| < 1; tol 1: |count - share| <= 1
-                        if tol is not None and abs(dev) > d - 1 + tol:
-                            ok = False
-            return ok, score
-
-        def step() -> bool:
-            if len(seq) == size:
-                return True
-            p = len(seq) + 1
-            options = []
-            for c in range(size):
-                if used[c] or (cyclic and cands[c][1] != (p - 1) % m):
-                    continue
-                if budget is not None:
-                    spent[0] += 1
-                    if spent[0] > budget:
-                        raise _BudgetExceeded
-                apply(c, 1)
-                ok, score = evaluate(p)
-                apply(c, -1)
-                if ok or not backtrack:
-                    options.append((score, c))
-            options.sort()
-            for _, c in options if backtrack else options[:1]:
-                used[c] = True
-                apply(c, 1)
-                seq.append(c)
-                if step():
-                    return True
-                seq.pop()
-                apply(c, -1)
-                used[c] = False
-            return False
-
-        try:
-            return list(seq) if step() else None
-        except _BudgetExceeded:
-            return None
+        return _order_search(cands, cells, k, m, tolerance, budget, cyclic)
 
     cost = k * k + 2 * k * m  # table cells scored per candidate
     order = (
@@ -202,6 +140,89 @@ def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...
     )
     assert order is not None
     return tuple(cands[c] for c in order)
+
+
+def _order_search(
+    cands: list[tuple[int, int]],
+    cells: list[list[tuple[int, int]]],
+    k: int,
+    m: int,
+    tolerance: tuple[int | None, ...],
+    budget: int | None,
+    cyclic: bool,
+) -> list[int] | None:
+    """One search of ``_block_order``: the candidates' indexes in order, or None when no order keeps every
+    table within ``tolerance`` or the work ``budget`` runs out. ``budget`` None: no backtracking, the
+    best-scored candidate at each position (the greedy order). ``cyclic``: participant ``i`` takes system
+    rotation ``i % m``."""
+    backtrack = budget is not None
+    size = len(cands)
+    sp = [[0] * k for _ in range(k)]  # scenario x position
+    su = [[0] * m for _ in range(k)]  # scenario x system
+    up = [[0] * k for _ in range(m)]  # system x position
+    tables = ((sp, k), (su, m), (up, m))
+    used = [False] * size
+    seq: list[int] = []
+    spent = [0]
+
+    def apply(c: int, sign: int) -> None:
+        for j, (s, u) in enumerate(cells[c]):
+            sp[s][j] += sign
+            su[s][u] += sign
+            up[u][j] += sign
+
+    def step() -> bool:
+        if len(seq) == size:
+            return True
+        p = len(seq) + 1
+        options = []
+        for c in range(size):
+            if used[c] or (cyclic and cands[c][1] != (p - 1) % m):
+                continue
+            if budget is not None:
+                spent[0] += 1
+                if spent[0] > budget:
+                    raise _BudgetExceeded
+            apply(c, 1)
+            ok, score = _tables_score(tables, tolerance, p)
+            apply(c, -1)
+            if ok or not backtrack:
+                options.append((score, c))
+        options.sort()
+        for _, c in options if backtrack else options[:1]:
+            used[c] = True
+            apply(c, 1)
+            seq.append(c)
+            if step():
+                return True
+            seq.pop()
+            apply(c, -1)
+            used[c] = False
+        return False
+
+    try:
+        return list(seq) if step() else None
+    except _BudgetExceeded:
+        return None
+
+
+def _tables_score(
+    tables: tuple[tuple[list[list[int]], int], ...], tolerance: tuple[int | None, ...], p: int
+) -> tuple[bool, int]:
+    """(every count within its table's tolerance of its exact share after ``p`` participants, the squared
+    imbalance summed over the tables)."""
+    ok = True
+    score = 0
+    for t, (tab, d) in enumerate(tables):
+        for line in tab:
+            for v in line:
+                dev = v * d - p  # d * (count - exact share)
+                score += dev * dev
+                tol = tolerance[t]
+                # tol 0: |count - share| < 1; tol 1: |count - share| <= 1
+                if tol is not None and abs(dev) > d - 1 + tol:
+                    ok = False
+    return ok, score
 
 
 def _plan_for(scenarios: Sequence[T], systems: Sequence[U], index: int) -> list[tuple[T, U]]:
@@ -282,10 +303,10 @@ def row_to_issue(
 
     ``holders`` counts, per row, the participants who hold it now (completed, or started and within the
     cutoff, or invited and not yet arrived); ``freed`` lists ``(row, key)`` of rows given up (a return, a
-    time-out, a screen-out, a withdrawal) and not yet re-issued, oldest first. A freed row goes first: the one
-    whose row is least held, then the lowest row (the plan's prefixes are its balanced ones), then the oldest.
-    Returns ``(row, key of the freed row taken)``, or ``(next fresh row, None)`` when nothing is freed; rows in
-    ``closed_rows`` are never issued (a fresh one is skipped past).
+    time-out, a screen-out, a withdrawal) and not yet re-issued, oldest first. A freed row goes first: the
+    one whose row is least held, then the lowest row (the plan's prefixes are its balanced ones), then the
+    oldest. Returns ``(row, key of the freed row taken)``, or ``(next fresh row, None)`` when nothing is
+    freed; rows in ``closed_rows`` are never issued (a fresh one is skipped past).
     """
     open_freed = [
         (holders.get(row, 0), row, n, key) for n, (row, key) in enumerate(freed) if row not in closed_rows

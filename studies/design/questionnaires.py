@@ -1,5 +1,5 @@
-"""What a questionnaire item may be (docs/running-a-study.md), checked where a questionnaire comes in (the API,
-the admin, the archive importer) and again where one is shown, so that a malformed one never reaches a
+"""What a questionnaire item may be (docs/running-a-study.md), checked where a questionnaire comes in (the
+API, the admin, the archive importer) and again where one is shown, so that a malformed one never reaches a
 participant's page as a 500.
 
 An item: {"name", "label", "kind": integer|number|scale|text|choice, "min", "max", "choices", "required"}.
@@ -91,7 +91,8 @@ def item_errors(item: Any) -> list[str]:
 
 
 def questionnaire_errors(items: Any) -> list[str]:
-    """Every problem of a questionnaire, each naming its item ("item 2 (role): ..."); empty when it is valid."""
+    """Every problem of a questionnaire, each naming its item ("item 2 (role): ..."); empty when it is
+    valid."""
     if not isinstance(items, list):
         return ["must be a list of items"]
     if len(items) > MAX_ITEMS:

@@ -171,8 +171,9 @@ def study_balance(*, study: Study) -> BalanceTable:
     table.attrition = [attrition[system.id] for system in systems]
     rates = [a.rate for a in table.attrition if a.rate is not None]
     if len(rates) > 1 and max(rates) - min(rates) > ATTRITION_GAP and len(left_on) >= ATTRITION_MIN_DROPPED:
+        rated = ", ".join(f"{a.system.code}: {a.rate:.0%}" for a in table.attrition if a.rate is not None)
         table.attrition_warning = (
-            f"Attrition differs between systems ({', '.join(f'{a.system.code}: {a.rate:.0%}' for a in table.attrition if a.rate is not None)}): "
+            f"Attrition differs between systems ({rated}): "
             "participants may leave one system more than another. Re-issuing their rows restores the balance "
             "of completed sessions and hides this; report it."
         )
@@ -197,7 +198,8 @@ def studies_visible_to(user):
 
 
 def _count_per_study(queryset, study_path: str) -> Coalesce:
-    """A correlated COUNT of `queryset`'s rows per study (0 for none): one subquery in the list's one query."""
+    """A correlated COUNT of `queryset`'s rows per study (0 for none): one subquery in the list's one
+    query."""
     counted = (
         queryset.filter(**{study_path: OuterRef("pk")})
         .order_by()
@@ -292,8 +294,8 @@ class ParticipantStep:
 
 def participant_assignments(*, participant: Participant) -> list[Assignment]:
     """The participant's assignments in order, each with its scenario, system and session (or none yet): what
-    participant.assignments.select_related("scenario", "system", "session") gives, in plain SQL, as it runs for
-    every page a participant opens."""
+    participant.assignments.select_related("scenario", "system", "session") gives, in plain SQL, as it runs
+    for every page a participant opens."""
     found = plain_sql.rows(
         f"SELECT {plain_sql.select_list(Assignment, 'a')}, {plain_sql.select_list(Scenario, 'c')},"
         f" {plain_sql.select_list(System, 'y')}, {plain_sql.select_list(SearchSession, 's')}"
@@ -355,7 +357,8 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
         elif session.ended_at is None:
             step = "search"
         elif not session.post_task_answers and session.end_reason != SearchSession.EndReason.WITHDRAWN:
-            # The scenario's gold documents, when the study has them, come between the search and its questions.
+            # The scenario's gold documents, when the study has them, come between the search and its
+            # questions.
             pair = gold_pending(participant=participant, session=session, scenario=assignment.scenario)
             if pair is not None:
                 return ParticipantStep("gold", assignment, session, number, len(assignments), gold=pair)
@@ -367,8 +370,8 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
 
 # --- the event log --------------------------------------------------------------------------------------
 
-# What Python's datetime can hold. PostgreSQL stores times beyond it (a client's `0001-01-01T00:00:00+14:00` is
-# 0000-12-31 in UTC, 1 BC), and reading such a row would fail the page or the export holding it; the events
+# What Python's datetime can hold. PostgreSQL stores times beyond it (a client's `0001-01-01T00:00:00+14:00`
+# is 0000-12-31 in UTC, 1 BC), and reading such a row would fail the page or the export holding it; the events
 # endpoints no longer store one (studies/participation/event_checks.py), rows stored before read as null.
 _READABLE_TIMES = (datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC))
 

@@ -28,8 +28,8 @@ class SystemSetupForm(forms.Form):
         label="URL template",
         required=False,
         max_length=2000,
-        help_text="For a system over HTTP: an http(s) URL with {query}, and optionally {page} and {page_size}, "
-        "e.g. https://engine.example/search?q={query}&p={page}",
+        help_text="For a system over HTTP: an http(s) URL with {query}, and optionally {page} and "
+        "{page_size}, e.g. https://engine.example/search?q={query}&p={page}",
     )
     timeout = forms.FloatField(
         label="Timeout (seconds)", required=False, min_value=0.1, max_value=MAX_HTTP_TIMEOUT, initial=5.0

@@ -92,7 +92,7 @@ def test_the_api_refuses_a_bad_config_with_a_400_naming_the_field(alice, study, 
 
 def test_the_api_answers_the_service_s_refusal_as_a_400(alice, study, monkeypatch):
     # Should a serializer ever let a bad config by, the service still refuses it and the API says which field.
-    from studies.api import serializers
+    from studies.api.serializers import design as serializers
 
     monkeypatch.setattr(serializers, "system_config_error", lambda backend, config: None)
     response = client_for(alice).post(

@@ -31,8 +31,8 @@ def _collections(request):
 
 
 class CollectionList(FilterMixin, generics.ListAPIView):
-    """The collections the caller may build a study on (POST /api/studies/ with `collection`): their own, those
-    shared with them and those of the studies they research on; every one for a superuser."""
+    """The collections the caller may build a study on (POST /api/studies/ with `collection`): their own,
+    those shared with them and those of the studies they research on; every one for a superuser."""
 
     serializer_class = s.CollectionSerializer
     permission_classes = [IsResearcher]

@@ -87,7 +87,8 @@ SYSTEM_FILTERS = {"code": ("code", str), "backend": ("backend", OneOf(System.Bac
 
 @extend_schema_view(get=extend_schema(parameters=filter_parameters(SCENARIO_FILTERS)))
 class ScenarioList(DesignList):
-    """The study's scenarios (each linked to a qrels topic). Adding one is refused (409) once participants exist."""
+    """The study's scenarios (each linked to a qrels topic). Adding one is refused (409) once participants
+    exist."""
 
     model, serializer_class, filters = Scenario, s.ScenarioSerializer, SCENARIO_FILTERS
 

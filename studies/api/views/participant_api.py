@@ -84,8 +84,9 @@ class ParticipantEvents(ParticipantScoped, APIView):
     @extend_schema(request=s.EventBatchDocSerializer, responses={200: s.AckBatchSerializer})
     def post(self, request):
         received_at = timezone.now()
-        # Only the batch's shape is checked here: each event is checked on its own (studies/participation/event_checks.py),
-        # so one malformed event gets its own refusal and the others are stored.
+        # Only the batch's shape is checked here: each event is checked on its own
+        # (studies/participation/event_checks.py), so one malformed event gets its own refusal and the others
+        # are stored.
         events = request.data.get("events") if isinstance(request.data, dict) else None
         if not isinstance(events, list) or not events:
             raise ValidationError({"events": 'expected {"events": [one or more events]}'})

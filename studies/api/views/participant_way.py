@@ -3,8 +3,8 @@ front-end needs to show it, and one endpoint per action, each calling the servic
 
 Every action answers 200 {"ok": true, "step": the step after it}; a re-sent action (the same client event id)
 is stored once and answered the same way. Answers a question does not take are a 400 naming the question
-(`{"answers": {"age": ["..."]}}`), a refusal of the way (out of order, already answered, paused) a 409 with the
-reason, never a 5xx.
+(`{"answers": {"age": ["..."]}}`), a refusal of the way (out of order, already answered, paused) a 409 with
+the reason, never a 5xx.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ def _item(item: dict) -> dict:
 
 
 def step_data(participant: Participant) -> dict:
-    """The participant's current step (studies/participation/where.py) as ParticipantStepSerializer shows it."""
+    """The participant's current step (studies/participation/where.py) as ParticipantStepSerializer shows
+    it."""
     where: Where = participant_where(participant=participant)
     step = where.step
     study = participant.study
@@ -152,7 +153,8 @@ class ParticipantStepView(ParticipantScoped, APIView):
 
 @_action_schema(s.ConsentSerializer)
 class ParticipantConsent(ParticipantAction):
-    """Agree to the consent text of `consent_version` (the version shown), or decline (nothing more is kept)."""
+    """Agree to the consent text of `consent_version` (the version shown), or decline (nothing more is
+    kept)."""
 
     request_serializer = s.ConsentSerializer
 
@@ -229,7 +231,8 @@ class ParticipantPostTask(ParticipantAction):
 
 @_action_schema(s.WithdrawSerializer)
 class ParticipantWithdrawSelf(ParticipantAction):
-    """The participant withdraws: their data is deleted, an audit entry stays (participation.participant_withdraw)."""
+    """The participant withdraws: their data is deleted, an audit entry stays
+    (participation.participant_withdraw)."""
 
     request_serializer = s.WithdrawSerializer
 

@@ -39,7 +39,8 @@ def participants_with_assignments(study):
 
 @extend_schema_view(get=extend_schema(parameters=filter_parameters(PARTICIPANT_FILTERS)))
 class ParticipantList(StudyScoped, generics.ListAPIView):
-    """Participants with their assignments (scenario, system, position, session). Enrol with POST .../enrol/."""
+    """Participants with their assignments (scenario, system, position, session). Enrol with POST
+    .../enrol/."""
 
     serializer_class = s.ParticipantSerializer
     filters = PARTICIPANT_FILTERS
@@ -58,7 +59,8 @@ class ParticipantDetail(StudyScoped, generics.RetrieveAPIView):
 
 
 class ParticipantEnrol(StudyScoped, APIView):
-    """Enrol `count` participants: each gets the next row of the balanced plan, rows freed by attrition first."""
+    """Enrol `count` participants: each gets the next row of the balanced plan, rows freed by attrition
+    first."""
 
     pagination_class = None  # answers a plain list; the schema said a paginated page
 
@@ -75,7 +77,8 @@ class ParticipantEnrol(StudyScoped, APIView):
 
 
 class ParticipantWithdraw(StudyScoped, APIView):
-    """Withdraw a participant on their behalf: their data is deleted, an audit entry records that it happened."""
+    """Withdraw a participant on their behalf: their data is deleted, an audit entry records that it
+    happened."""
 
     @extend_schema(request=None, responses={200: s.ParticipantSerializer})
     def post(self, request, study_pk, pk):

@@ -51,10 +51,10 @@ class ReferenceVersionDetail(StudyScoped, generics.RetrieveAPIView):
 
 
 class ReferenceVersionImportQrels(StudyScoped, APIView):
-    """A new reference version from TREC qrels (multipart: a `file`, or the qrels in a `text` field), all or nothing: a bad line,
-    an unknown document, a grade outside the study's scale, or a file with no scenario topic is a 400 naming
-    file, line and reason. Judgments of topics that are not scenarios are kept (an exported version imports
-    again unchanged)."""
+    """A new reference version from TREC qrels (multipart: a `file`, or the qrels in a `text` field), all or
+    nothing: a bad line, an unknown document, a grade outside the study's scale, or a file with no scenario
+    topic is a 400 naming file, line and reason. Judgments of topics that are not scenarios are kept (an
+    exported version imports again unchanged)."""
 
     # The one body that is not JSON: a file upload, so multipart only (one content type in the schema).
     parser_classes = [MultiPartParser]

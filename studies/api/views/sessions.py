@@ -1,4 +1,5 @@
-"""Sessions, queries, judgments and events: read-only (participants write them through their own endpoints)."""
+"""Sessions, queries, judgments and events: read-only (participants write them through their own
+endpoints)."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ class SessionList(StudyScoped, generics.ListAPIView):
 
 
 class SessionDetail(StudyScoped, generics.RetrieveAPIView):
-    """One session with its queries (and the results shown for each) and its judgments (with their history)."""
+    """One session with its queries (and the results shown for each) and its judgments (with their
+    history)."""
 
     serializer_class = s.SessionDetailSerializer
 

@@ -26,7 +26,8 @@ STUDY_FILTERS = {"slug": ("slug", str), "name": ("name__icontains", str), "owner
 
 @extend_schema_view(get=extend_schema(parameters=filter_parameters(STUDY_FILTERS)))
 class StudyList(FilterMixin, generics.ListAPIView):
-    """The studies the caller owns or researches on. POST creates one (with its grade scale), owned by the caller."""
+    """The studies the caller owns or researches on. POST creates one (with its grade scale), owned by the
+    caller."""
 
     serializer_class = s.StudySerializer
     permission_classes = [IsResearcher]

@@ -35,8 +35,9 @@ META_FORMAT = 1
 SNIPPET_CHARS = 200
 MAX_PAGE_SIZE = 1000
 # Hits of equal score are ordered by document id within blocks of TIE_BLOCK hits in the engine's own order
-# (score, then index position); a run of ties longer than that is ordered block by block. A page therefore costs
-# at most page_size + 2 * TIE_BLOCK stored documents whatever the query (docs/collections-and-systems.md).
+# (score, then index position); a run of ties longer than that is ordered block by block. A page therefore
+# costs at most page_size + 2 * TIE_BLOCK stored documents whatever the query
+# (docs/collections-and-systems.md).
 TIE_BLOCK = 100
 MAX_DEPTH = 10_000  # a page starting deeper than this shows no hits (participants stop at page 100 of 10)
 
@@ -216,9 +217,9 @@ def _stored(searcher, address):
 
 
 def _tie_blocks(scores: list[float]) -> list[tuple[int, int]]:
-    """[start, end) ranges of `scores` (descending, the engine's order) that are ordered by document id: a run of
-    equal scores, cut into blocks of TIE_BLOCK from its first hit. The blocks depend only on the engine's order,
-    so every page of a query agrees with every other on where each hit goes."""
+    """[start, end) ranges of `scores` (descending, the engine's order) that are ordered by document id: a run
+    of equal scores, cut into blocks of TIE_BLOCK from its first hit. The blocks depend only on the engine's
+    order, so every page of a query agrees with every other on where each hit goes."""
     blocks, start = [], 0
     for i in range(1, len(scores) + 1):
         if i == len(scores) or scores[i] != scores[start] or i - start == TIE_BLOCK:
@@ -327,7 +328,8 @@ class Searcher:
                 [], searcher.search(query, 1, count=True).count, page, error, detail, page_size, rewritten
             )
         # One search, never widened: TIE_BLOCK hits past the page are enough to close the tie block the page
-        # ends in (a `*` or range query gives every hit one score; widening until the tie ended loaded them all).
+        # ends in (a `*` or range query gives every hit one score; widening until the tie ended loaded them
+        # all).
         result = searcher.search(query, wanted + TIE_BLOCK, count=True)
         hits, total = result.hits, result.count
         window = []
