@@ -1,11 +1,13 @@
 """TREC qrels and runs out of a study, for trec_eval, ir_measures and `python -m scoring eval`.
 
-- qrels: a reference version as `topic 0 docid grade` (studies.assessment.references.reference_version_qrels); with
-  `repeats`, also a line for each repeated showing the runs write (below), with its document's grade.
-- runs: what participants were shown, as TREC runs `topic Q0 docid rank score tag`: the topic is the scenario's
-  topic_id (so the study's qrels apply), the tag is the system's code. A run file holds one ranking per topic,
-  and a participant works a scenario once, so each ranking is its own file:
-  unit "query" (default): one file per query of each session, `<participant>_<position>_<scenario>_<system>_q<k>.run`;
+- qrels: a reference version as `topic 0 docid grade`
+  (studies.assessment.references.reference_version_qrels); with `repeats`, also a line for each repeated
+  showing the runs write (below), with its document's grade.
+- runs: what participants were shown, as TREC runs `topic Q0 docid rank score tag`: the topic is the
+  scenario's topic_id (so the study's qrels apply), the tag is the system's code. A run file holds one
+  ranking per topic, and a participant works a scenario once, so each ranking is its own file:
+  unit "query" (default): one file per query of each session,
+  `<participant>_<position>_<scenario>_<system>_q<k>.run`;
   unit "session": one file per session, the session's queries' results one after the other.
   The score is n - rank + 1, so trec_eval (which orders by score, not by the rank column) reads the ranking as
   shown. Queries that showed nothing produce no file (trec_eval refuses an empty run).
@@ -13,8 +15,9 @@
   trec_eval keeps one line per document of a topic, so a document shown twice in one list cannot be written
   twice as itself. repeats "keep" (default): every shown position is written, the k-th showing of a document
   (k >= 2) as `<docid>#<k>`; the qrels written with `repeats=<unit>` give `<docid>#<k>` the grade of
-  `<docid>`, so trec_eval scores the list that was shown, each showing gaining its grade. repeats "first": each document
-  at its first showing only, later ones moving up (a list nobody saw; the session as a set of documents).
+  `<docid>`, so trec_eval scores the list that was shown, each showing gaining its grade. repeats "first":
+  each document at its first showing only, later ones moving up (a list nobody saw; the session as a set of
+  documents).
 """
 
 from __future__ import annotations

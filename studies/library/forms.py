@@ -8,8 +8,8 @@ class UploadForm(forms.Form):
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     format = forms.ChoiceField(choices=CollectionUpload.FORMATS, initial="cranfield")
     documents = forms.FileField(
-        help_text="Cranfield: a zip of the folder (cran.all.1400, cran.qry, cranqrel). TREC or JSON lines: the "
-        "documents file, or a zip of several.",
+        help_text="Cranfield: a zip of the folder (cran.all.1400, cran.qry, cranqrel). "
+        "TREC or JSON lines: the documents file, or a zip of several.",
     )
     topics = forms.FileField(
         required=False, help_text="Optional: TREC topics (top, num, title, desc and narr fields)."
