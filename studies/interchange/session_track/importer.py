@@ -1,54 +1,33 @@
-"""TREC Session Track logs, 2011-2014 (the 2012 layout; the other years differ in details this reader keeps).
-
-    sessiontrack2012 > session(num, starttime?)
-        > topic(num, product?, goal?, tasktype?) > subject(num)?, desc, narr?
-        > interaction(num, starttime) > query, results > result(rank) > url, clueweb09id, title, snippet
-                                      , clicked? > click(num, starttime, endtime) > rank
-        > currentquery(starttime)? > query
-
-Import (`session_track_import`) builds a new study from a log: one scenario per topic (topic_id = the topic
-num), one system (the track's search engine), one participant per session (code ST<num>) with one assignment,
-and the session with its queries, shown results (documents created in a collection by ClueWeb id, the url in
-Document.extra) and its clicks as document_open/document_close events with the click times. The topic's
-attributes, the session and interaction numbers and attributes, each time as written and the current query
-are kept in the session's events, so `session_track_export` writes the same log back. Texts are kept byte for
-byte (whitespace included).
-
-Times: 2011-2012 write times of day without a date, placed on `day` (UTC), a time more than 12 hours earlier
-than the one before it moving to the next day; 2013-2014 write seconds from the session's start (counted from
-midnight of `day`), and "NA" for a time not recorded (placed at the time known before it; a click's NA end
-gives no document_close).
-
-Its qrels become the study's first reference version. The track grades -2..4 (-2: spam); the study's scale
-is 0..max grade (participants judge on it) and negative grades are treated by `negative_grades`:
-"keep" (default: kept as judged in the reference version, -9..-1, and each scoring formulation applies its
-own rule: kanoulas2011's 2^g - 1 gives -2 a gain of -0.75, the weighted forms a gain of 0),
-"clip" (-2 becomes 0, judged not relevant: this changes kanoulas2011 scores), "drop" (left out: unjudged) or
-"refuse" (the import fails, naming the first such line).
-
-The reader uses expat directly so every error names the file, the line and the element or attribute.
-"""
+"""`session_track_import`: a Session Track log (and optionally its qrels) as a new study, all or nothing
+(the package docstring says what becomes what). The log is read and checked whole first (reader.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-import xml.etree.ElementTree as ET
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from xml.parsers import expat
 
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.lib.errors import InputError
 from scoring.lib.trec_io import parse_qrels_lines
 from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
-from studies.design.selectors import collection_usable_by, events_read
+from studies.design.selectors import collection_usable_by
 from studies.interchange import ImportFailure
 from studies.interchange.archive import stored_timestamps
+from studies.interchange.session_track.log import (
+    DEFAULT_DAY,
+    EVENT_PREFIX,
+    NEGATIVE_GRADES,
+    TRACK_GRADE_LABELS,
+    Interaction,
+    Log,
+    LogSession,
+)
+from studies.interchange.session_track.reader import read_bytes, read_log
+from studies.interchange.session_track.timeline import session_timeline
 from studies.models import (
     NEGATIVE_REFERENCE_GRADES,
     Assignment,
@@ -64,369 +43,6 @@ from studies.models import (
     Study,
     System,
 )
-from studies.participation.clock import on_timeline
-
-# The TREC 2012 Web/Session Track relevance levels, 0..4 (-2, spam, is kept: see the module docstring).
-TRACK_GRADE_LABELS = ("not relevant", "relevant", "highly relevant", "key", "navigational")
-NEGATIVE_GRADES = ("keep", "clip", "drop", "refuse")
-DOC_ID_TAGS = ("clueweb09id", "clueweb12id", "docno")
-DEFAULT_DAY = dt.date(2012, 1, 1)
-EVENT_PREFIX = "st."
-
-
-# --- reading the XML ------------------------------------------------------------------------------------
-
-
-@dataclass
-class Node:
-    tag: str
-    attrs: dict
-    line: int
-    children: list[Node] = field(default_factory=list)
-    parts: list[str] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        """The element's text as written: leading and trailing whitespace is part of a query or a title."""
-        return "".join(self.parts)
-
-    def all(self, tag: str) -> list[Node]:
-        return [child for child in self.children if child.tag == tag]
-
-    def one(self, tag: str, path: str, required: bool = True) -> Node | None:
-        found = self.all(tag)
-        if len(found) > 1:
-            raise ImportFailure(path, found[1].line, tag, f"<{self.tag}> has more than one <{tag}>")
-        if not found and required:
-            raise ImportFailure(path, self.line, tag, f"<{self.tag}> has no <{tag}>")
-        return found[0] if found else None
-
-
-def parse_tree(data: bytes, path: str) -> Node:
-    """The XML as Nodes with the line each element starts on; a syntax error names file and line."""
-    parser = expat.ParserCreate()
-    stack: list[Node] = []
-    root: list[Node] = []
-
-    def start(tag, attrs):
-        node = Node(tag, attrs, parser.CurrentLineNumber)
-        (stack[-1].children if stack else root).append(node)
-        stack.append(node)
-
-    def end(tag):
-        stack.pop()
-
-    def chars(text):
-        if stack:
-            stack[-1].parts.append(text)
-
-    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, chars
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as error:
-        raise ImportFailure(
-            path,
-            error.lineno,
-            None,
-            f"not well-formed XML: {expat.errors.messages[error.code]} (column {error.offset + 1})",
-        ) from None
-    return root[0]
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """A time as the log wrote it (`raw`, written back as read) and what it means: a time of day (2011-2012),
-    seconds from the session's start (2013-2014), or neither ("NA": not recorded)."""
-
-    raw: str
-    clock: dt.time | None = None
-    seconds: float | None = None
-
-    @property
-    def notation(self) -> str | None:
-        return "clock" if self.clock is not None else "seconds" if self.seconds is not None else None
-
-
-@dataclass
-class Click:
-    num: int
-    start: Stamp
-    end: Stamp
-    rank: int
-    line: int
-    attrs: dict = field(default_factory=dict)  # attributes other than num, starttime, endtime
-    extra: list = field(default_factory=list)  # (tag, text) of children other than <rank> (e.g. <docno>)
-
-
-@dataclass
-class Result:
-    rank: int
-    url: str
-    docid: str
-    title: str
-    snippet: str
-    line: int
-
-
-@dataclass
-class Interaction:
-    num: int
-    start: Stamp
-    query: str
-    results: list[Result]
-    clicks: list[Click]
-    line: int
-    attrs: dict = field(default_factory=dict)  # attributes other than num and starttime (e.g. 2014's type)
-
-
-@dataclass
-class Topic:
-    num: str
-    attrs: dict  # the <topic> attributes other than num (product, goal, tasktype)
-    subject: str | None
-    subject_num: str | None
-    desc: str
-    narr: str | None
-
-
-@dataclass
-class LogSession:
-    num: int
-    start: Stamp | None
-    topic: Topic
-    interactions: list[Interaction]
-    current_query: tuple[str, Stamp | None] | None
-    line: int
-    attrs: dict = field(default_factory=dict)  # attributes other than num and starttime (e.g. userid)
-
-
-@dataclass
-class Log:
-    root: str
-    id_tag: str
-    sessions: list[LogSession]
-    notation: str = "clock"  # "clock" (times of day) or "seconds" (from the session's start)
-
-
-_NOTATION_NAMES = {"clock": "times of day", "seconds": "seconds from the session's start"}
-
-
-def _int(node: Node, name: str, path: str, minimum: int = 1) -> int:
-    raw = node.attrs.get(name) if name in node.attrs else None
-    if raw is None:
-        raise ImportFailure(path, node.line, f"{node.tag}@{name}", "missing")
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{raw!r} is not an integer") from None
-    if value < minimum:
-        raise ImportFailure(path, node.line, f"{node.tag}@{name}", f"{value} is below {minimum}")
-    return value
-
-
-def _int_text(node: Node, path: str) -> int:
-    try:
-        value = int(node.text)
-    except ValueError:
-        raise ImportFailure(path, node.line, node.tag, f"{node.text!r} is not an integer") from None
-    if value < 1:
-        raise ImportFailure(path, node.line, node.tag, f"{value} is below 1")
-    return value
-
-
-_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
-
-
-def _time(node: Node, name: str, path: str, required: bool = True) -> Stamp | None:
-    raw = node.attrs.get(name)
-    if raw is None:
-        if required:
-            raise ImportFailure(path, node.line, f"{node.tag}@{name}", "missing")
-        return None
-    if raw == "NA":
-        return Stamp(raw)
-    if _SECONDS.fullmatch(raw):
-        return Stamp(raw, seconds=float(raw))
-    for pattern in ("%H:%M:%S.%f", "%H:%M:%S"):
-        try:
-            return Stamp(raw, clock=dt.datetime.strptime(raw, pattern).time())
-        except ValueError:
-            continue
-    raise ImportFailure(
-        path,
-        node.line,
-        f"{node.tag}@{name}",
-        f"{raw!r} is not a time of day (HH:MM:SS.ffffff), "
-        "seconds from the session's start (143.512957) or NA",
-    )
-
-
-def _others(node: Node, *known: str) -> dict:
-    return {k: v for k, v in node.attrs.items() if k not in known}
-
-
-def _text(node: Node, tag: str, path: str, required: bool = True) -> str | None:
-    child = node.one(tag, path, required)
-    return None if child is None else child.text
-
-
-def read_log(data: bytes, path: str) -> Log:
-    """Parse and check a whole Session Track log; raises ImportFailure (file, line, element/attribute)."""
-    root = parse_tree(data, path)
-    sessions = []
-    id_tag = None
-    seen_sessions: dict[int, int] = {}
-    notation: tuple[str, int] | None = None  # the log's time notation and the line that set it
-
-    def timed(node: Node, name: str, required: bool = True) -> Stamp | None:
-        nonlocal notation
-        stamp = _time(node, name, path, required)
-        kind = stamp.notation if stamp is not None else None
-        if kind is not None:
-            if notation is None:
-                notation = (kind, node.line)
-            elif kind != notation[0]:
-                raise ImportFailure(
-                    path,
-                    node.line,
-                    f"{node.tag}@{name}",
-                    f"{stamp.raw!r} mixes notations: line {notation[1]} set {_NOTATION_NAMES[notation[0]]}",
-                )
-        return stamp
-
-    for session_node in root.all("session"):
-        num = _int(session_node, "num", path)
-        if num in seen_sessions:
-            raise ImportFailure(
-                path,
-                session_node.line,
-                "session@num",
-                f"session {num} already appears on line {seen_sessions[num]}",
-            )
-        seen_sessions[num] = session_node.line
-        session_start = timed(session_node, "starttime", required=False)
-        topic_node = session_node.one("topic", path)
-        topic_num = topic_node.attrs.get("num", "").strip()
-        if not topic_num or len(topic_num) > 100 or any(ch.isspace() for ch in topic_num):
-            raise ImportFailure(path, topic_node.line, "topic@num", "missing, or not a single word")
-        subject = topic_node.one("subject", path, required=False)
-        topic = Topic(
-            num=topic_num,
-            attrs={k: v for k, v in topic_node.attrs.items() if k != "num"},
-            subject=None if subject is None else subject.text,
-            subject_num=None if subject is None else subject.attrs.get("num"),
-            desc=_text(topic_node, "desc", path),
-            narr=_text(topic_node, "narr", path, required=False),
-        )
-        interactions = []
-        for interaction_node in session_node.all("interaction"):
-            interaction_start = timed(interaction_node, "starttime")
-            results = []
-            results_node = interaction_node.one("results", path, required=False)
-            for result_node in [] if results_node is None else results_node.all("result"):
-                tags = [tag for tag in DOC_ID_TAGS if result_node.all(tag)]
-                if not tags:
-                    raise ImportFailure(
-                        path,
-                        result_node.line,
-                        "clueweb09id",
-                        f"<result> has no document id ({', '.join(DOC_ID_TAGS)})",
-                    )
-                id_tag = id_tag or tags[0]
-                docid = _text(result_node, tags[0], path).strip()  # an id, not a text
-                if not docid or len(docid) > 200:
-                    raise ImportFailure(
-                        path, result_node.line, tags[0], "empty or longer than 200 characters"
-                    )
-                results.append(
-                    Result(
-                        rank=_int(result_node, "rank", path),
-                        url=_text(result_node, "url", path, False) or "",
-                        docid=docid,
-                        title=_text(result_node, "title", path, False) or "",
-                        snippet=_text(result_node, "snippet", path, False) or "",
-                        line=result_node.line,
-                    )
-                )
-            # Ranks run on one by one in file order; a later page of results may start after 1 (11, 12, ...).
-            for before, result in zip(results, results[1:], strict=False):
-                if result.rank != before.rank + 1:
-                    raise ImportFailure(
-                        path,
-                        result.line,
-                        "result@rank",
-                        "ranks must run 1..n in order (a later "
-                        f"page's from its first): expected {before.rank + 1}, found {result.rank}",
-                    )
-            shown_ranks = {result.rank for result in results}
-            clicks = []
-            clicked = interaction_node.one("clicked", path, required=False)
-            for click_node in [] if clicked is None else clicked.all("click"):
-                rank_node = click_node.one("rank", path)
-                rank = _int_text(rank_node, path)
-                if rank not in shown_ranks:
-                    raise ImportFailure(
-                        path,
-                        rank_node.line,
-                        "rank",
-                        f"click on rank {rank}, but only "
-                        f"{len(results)} results were shown"
-                        + (f" (ranks {results[0].rank}-{results[-1].rank})" if results else ""),
-                    )
-                clicks.append(
-                    Click(
-                        _int(click_node, "num", path),
-                        timed(click_node, "starttime"),
-                        timed(click_node, "endtime"),
-                        rank,
-                        click_node.line,
-                        _others(click_node, "num", "starttime", "endtime"),
-                        [(child.tag, child.text) for child in click_node.children if child.tag != "rank"],
-                    )
-                )
-            query_node = interaction_node.one("query", path)
-            query = query_node.text
-            if not query.strip():
-                raise ImportFailure(path, query_node.line, "query", "empty query")
-            interactions.append(
-                Interaction(
-                    _int(interaction_node, "num", path),
-                    interaction_start,
-                    query,
-                    results,
-                    clicks,
-                    interaction_node.line,
-                    _others(interaction_node, "num", "starttime"),
-                )
-            )
-        current = session_node.one("currentquery", path, required=False)
-        current_query = None
-        if current is not None:
-            current_query = (_text(current, "query", path), timed(current, "starttime", required=False))
-        sessions.append(
-            LogSession(
-                num,
-                session_start,
-                topic,
-                interactions,
-                current_query,
-                session_node.line,
-                _others(session_node, "num", "starttime"),
-            )
-        )
-    if not sessions:
-        raise ImportFailure(path, root.line, "session", f"<{root.tag}> holds no <session>")
-    return Log(root.tag, id_tag or DOC_ID_TAGS[0], sessions, notation[0] if notation else "clock")
-
-
-def _read_bytes(path: str | Path) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise ImportFailure(str(path), None, None, f"cannot read: {error.strerror}") from None
-
-
-# --- import ---------------------------------------------------------------------------------------------
 
 
 def _values_in(queryset, field: str, values: list, columns: tuple) -> list[tuple]:
@@ -436,62 +52,6 @@ def _values_in(queryset, field: str, values: list, columns: tuple) -> list[tuple
     for start in range(0, len(values), 5000):
         rows.extend(queryset.filter(**{f"{field}__in": values[start : start + 5000]}).values_list(*columns))
     return rows
-
-
-class _Clock:
-    """A session's times on one timeline. Times of day are placed on a running date: one more than 12 hours
-    earlier than the latest so far is on the next day (a smaller step back is two overlapping clicks, not
-    midnight). Seconds from the session's start count from midnight of `day`. NA (not recorded) is placed
-    later, at the latest time known before it (`settle`)."""
-
-    def __init__(self, day: dt.date):
-        self.day = day
-        self.midnight = dt.datetime.combine(day, dt.time(), tzinfo=dt.UTC)
-        self.last: dt.datetime | None = None
-
-    def at(self, stamp: Stamp | None) -> dt.datetime | None:
-        if stamp is None or stamp.notation is None:
-            return None
-        if stamp.seconds is not None:
-            moment = self.midnight + dt.timedelta(seconds=stamp.seconds)
-        else:
-            moment = dt.datetime.combine(self.day, stamp.clock, tzinfo=dt.UTC)
-            if self.last is not None and moment < self.last - dt.timedelta(hours=12):
-                self.day += dt.timedelta(days=1)
-                moment += dt.timedelta(days=1)
-        self.last = moment if self.last is None else max(self.last, moment)
-        return moment
-
-
-def _session_timeline(session: LogSession, day: dt.date):
-    """(started, [(issued, [(click, opened, closed or None)])], current query's time or None, ended). A session
-    without a start time starts at its first time; a start or an open that is NA is placed at the time known
-    before it; a close that is NA stays None (the dwell time was not recorded)."""
-    clock = _Clock(day)
-    started = clock.at(session.start)
-    placed = []
-    for interaction in session.interactions:
-        issued = clock.at(interaction.start)
-        placed.append(
-            (issued, [(click, clock.at(click.start), clock.at(click.end)) for click in interaction.clicks])
-        )
-    current = session.current_query[1] if session.current_query is not None else None
-    current_at = clock.at(current)
-    if started is None:
-        known = [t for issued, clicks in placed for t in (issued, *(c[1] for c in clicks)) if t is not None]
-        started = known[0] if known else (current_at or clock.midnight)
-    latest = started
-    inter = []
-    for issued, clicks in placed:
-        latest = issued = issued or latest
-        settled = []
-        for click, opened, closed in clicks:
-            opened = opened or latest
-            latest = max(latest, opened)
-            settled.append((click, opened, closed))
-        inter.append((issued, settled))
-    ended = max([started, *(t for t in (clock.last, current_at) if t is not None)])
-    return started, inter, current_at, ended
 
 
 @dataclass
@@ -558,35 +118,85 @@ def session_track_import(
     if negative_grades not in NEGATIVE_GRADES:
         raise ValueError(f"negative_grades is one of {', '.join(NEGATIVE_GRADES)}")
     path = str(path)
-    log = read_log(_read_bytes(path), path)
+    log = read_log(read_bytes(path), path)
     qrels_lines: list[str] = []
     negatives = 0
     top_grade = len(TRACK_GRADE_LABELS) - 1
     if qrels_path is not None:
         qrels_path = str(qrels_path)
-        raw = _read_bytes(qrels_path)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ImportFailure(
-                qrels_path, raw[: error.start].count(b"\n") + 1, None, "not UTF-8 text"
-            ) from None
-        qrels_lines, negatives = _mapped_qrels(text.splitlines(), qrels_path, negative_grades)
-        grades = [int(line.split()[3]) for line in qrels_lines if line.strip()]
-        top_grade = max([top_grade, *grades])
-        if top_grade > 9:
-            number = next(
-                n for n, line in enumerate(qrels_lines, 1) if line.strip() and int(line.split()[3]) > 9
-            )
-            raise ImportFailure(qrels_path, number, "grade", "grades above 9 do not fit a SessionLab scale")
+        qrels_lines, negatives, top_grade = _qrels_read(qrels_path, negative_grades)
     labels = list(TRACK_GRADE_LABELS) + [f"grade {g}" for g in range(len(TRACK_GRADE_LABELS), top_grade + 1)]
+    collection = _collection_for(path, owner, collection_name)
+    study = services.study_create(
+        owner=owner,
+        name=name,
+        grade_labels=labels,
+        collection=collection,
+        description=f"Imported from the TREC Session Track log {Path(path).name}.",
+    )
+    documents, urls, created = _documents_stored(collection, log, qrels_lines)
+    participants, search_sessions, timeline = _design_stored(study, log, system_code, day)
+    query_of = _queries_stored(log, search_sessions, timeline)
+    logger = _EventLogger(log, documents, urls, query_of)
+    for participant, search_session, session, placed in zip(
+        participants, search_sessions, log.sessions, timeline, strict=True
+    ):
+        logger.session(participant, search_session, session, placed)
+    ShownResult.objects.bulk_create(logger.shown, batch_size=2000)
+    with stored_timestamps():
+        Event.objects.bulk_create(logger.events, batch_size=2000)
 
+    version, judged = None, 0
+    if qrels_path is not None:
+        version = reference_version_import_qrels(
+            study=study,
+            lines=qrels_lines,
+            path=qrels_path,
+            created_by=owner,
+            note=f"qrels {Path(qrels_path).name} (negative grades: {negative_grades})",
+        )
+        judged = version.judgments.count()
+    counts = logger.counts
+    return ImportSummary(
+        study,
+        len(log.sessions),
+        counts["interactions"],
+        counts["results"],
+        counts["clicks"],
+        created,
+        version,
+        judged,
+        negative_grades,
+        negatives,
+    )
+
+
+def _qrels_read(qrels_path: str, negative_grades: str) -> tuple[list[str], int, int]:
+    """The qrels lines with negative grades treated, how many there were, and the top grade of the scale
+    (the track's, or higher when the qrels use higher grades, up to 9)."""
+    top_grade = len(TRACK_GRADE_LABELS) - 1
+    raw = read_bytes(qrels_path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ImportFailure(qrels_path, raw[: error.start].count(b"\n") + 1, None, "not UTF-8 text") from None
+    qrels_lines, negatives = _mapped_qrels(text.splitlines(), qrels_path, negative_grades)
+    grades = [int(line.split()[3]) for line in qrels_lines if line.strip()]
+    top_grade = max([top_grade, *grades])
+    if top_grade > 9:
+        number = next(n for n, line in enumerate(qrels_lines, 1) if line.strip() and int(line.split()[3]) > 9)
+        raise ImportFailure(qrels_path, number, "grade", "grades above 9 do not fit a SessionLab scale")
+    return qrels_lines, negatives, top_grade
+
+
+def _collection_for(path: str, owner, collection_name: str) -> Collection:
+    """The collection by name: one the owner may use, or a new one they own."""
     collection = Collection.objects.filter(name=collection_name).first()
     if collection is None:
-        collection = Collection.objects.create(
+        return Collection.objects.create(
             name=collection_name, owner=owner, description="Documents named by TREC Session Track logs."
         )
-    elif not collection_usable_by(user=owner, collection=collection):
+    if not collection_usable_by(user=owner, collection=collection):
         # Another lab's documents are not this log's to reuse (nor which ids they hold to learn).
         raise ImportFailure(
             path,
@@ -595,15 +205,14 @@ def session_track_import(
             f"a collection named {collection_name!r} exists and is not "
             f"shared with {owner.username!r}; ask its owner to share it, or name another",
         )
-    study = services.study_create(
-        owner=owner,
-        name=name,
-        grade_labels=labels,
-        collection=collection,
-        description=f"Imported from the TREC Session Track log {Path(path).name}.",
-    )
+    return collection
 
-    # Documents: reuse the collection's, create the others (from results first, so they get titles and urls).
+
+def _documents_stored(
+    collection: Collection, log: Log, qrels_lines: list[str]
+) -> tuple[dict[str, int], dict[int, str | None], int]:
+    """{document id: row id} of every document the log and the qrels name, the collection's reused and the
+    others created (from results first, so they get titles and urls); {row id: url}; how many were created."""
     wanted: dict[str, dict] = {}
     for session in log.sessions:
         for interaction in session.interactions:
@@ -637,8 +246,13 @@ def session_track_import(
             ("pk", "extra__url"),
         )
     )
+    return documents, urls, len(fresh)
 
-    # Design: a scenario per topic (first session's text), one system, a participant per session.
+
+def _design_stored(study: Study, log: Log, system_code: str, day: dt.date):
+    """A scenario per topic (first session's text), one system, a participant per session with its
+    assignment and session, every time placed on one timeline in file order. Returns the participants, the
+    sessions and each session's timeline (timeline.session_timeline)."""
     scenarios: dict[str, Scenario] = {}
     for session in log.sessions:
         topic = session.topic
@@ -665,9 +279,7 @@ def session_track_import(
         for participant, session in zip(participants, log.sessions, strict=True)
     )
     Study.objects.filter(pk=study.pk).update(design_locked_at=timezone.now())
-
-    # Every time of a session placed on one timeline, in file order.
-    timeline = [_session_timeline(session, day) for session in log.sessions]
+    timeline = [session_timeline(session, day) for session in log.sessions]
     search_sessions = SearchSession.objects.bulk_create(
         SearchSession(
             assignment=assignment,
@@ -677,152 +289,77 @@ def session_track_import(
         )
         for assignment, (started, _inter, _current, ended) in zip(assignments, timeline, strict=True)
     )
+    return participants, search_sessions, timeline
 
+
+def _interactions_placed(session: LogSession, inter: list):
+    """(position, interaction, issued, clicks placed) of each of a session's interactions, numbered from 1."""
+    for position, (interaction, (issued, clicks)) in enumerate(
+        zip(session.interactions, inter, strict=True), 1
+    ):
+        yield position, interaction, issued, clicks
+
+
+def _queries_stored(log: Log, search_sessions: list, timeline: list) -> dict[tuple[int, int], Query]:
+    """A query per interaction; returns them by (session row id, position)."""
     queries = []
     for search_session, session, (_s, inter, _c, _e) in zip(
         search_sessions, log.sessions, timeline, strict=True
     ):
-        for position, (interaction, (issued, _clicks)) in enumerate(
-            zip(session.interactions, inter, strict=True), 1
-        ):
+        for position, interaction, issued, _clicks in _interactions_placed(session, inter):
             queries.append(
                 Query(session=search_session, position=position, text=interaction.query, issued_at=issued)
             )
     queries = Query.objects.bulk_create(queries)
-    query_of = {(q.session_id, q.position): q for q in queries}
+    return {(q.session_id, q.position): q for q in queries}
 
-    shown, events = [], []
-    counts = defaultdict(int)
-    for participant, search_session, session, (started, inter, current_at, ended) in zip(
-        participants, search_sessions, log.sessions, timeline, strict=True
-    ):
+
+class _EventLogger:
+    """Each session's shown results and events as the events endpoints would have recorded them. The topic's
+    attributes, the session and interaction numbers and attributes, each time as written and the current
+    query are kept in the events, so the export writes the same log back."""
+
+    def __init__(self, log: Log, documents: dict[str, int], urls: dict, query_of: dict):
+        self.log = log
+        self.documents = documents
+        self.urls = urls
+        self.query_of = query_of
+        self.shown: list[ShownResult] = []
+        self.events: list[Event] = []
+        self.counts: defaultdict[str, int] = defaultdict(int)
+
+    def session(self, participant: Participant, search_session: SearchSession, session: LogSession, placed):
+        started, inter, current_at, ended = placed
         sequence = iter(range(1, 10**6))
 
-        def event(
-            kind,
-            cid,
-            moment,
-            data,
-            ack,
-            _participant=participant,
-            _session=search_session,
-            _seq=sequence,
-            _ended=ended,
-        ):
+        def event(kind, cid, moment, data, ack):
             # The log is the only record of when an event happened: its server time is the log's time too,
             # as the sessions' and queries' are, so the two clocks agree (and an archive keeps them).
-            events.append(
+            self.events.append(
                 Event(
-                    participant=_participant,
-                    session=_session,
+                    participant=participant,
+                    session=search_session,
                     type=kind,
                     client_event_id=EVENT_PREFIX + cid,
-                    sequence=next(_seq),
+                    sequence=next(sequence),
                     client_time=moment,
-                    server_time=moment or _ended,
+                    server_time=moment or ended,
                     payload={"data": data, "ack": ack},
                 )
             )
 
-        topic = session.topic
         event(
             "session_start",
             "session",
             started,
-            {
-                "assignment": 1,
-                "session_track": {
-                    "root": log.root,
-                    "id_tag": log.id_tag,
-                    "notation": log.notation,
-                    "session": session.num,
-                    "attrs": session.attrs,
-                    "starttime": None if session.start is None else session.start.raw,
-                    "topic": {
-                        "num": topic.num,
-                        "attrs": topic.attrs,
-                        "subject": topic.subject,
-                        "subject_num": topic.subject_num,
-                        "desc": topic.desc,
-                        "narr": topic.narr,
-                    },
-                },
-            },
+            self._start(session),
             {"ok": True, "session": search_session.pk},
         )
-        for position, (interaction, (issued, clicks)) in enumerate(
-            zip(session.interactions, inter, strict=True), 1
-        ):
-            query = query_of[(search_session.pk, position)]
-            other_urls = {}
-            for result in interaction.results:
-                document_id = documents[result.docid]
-                if result.url != (urls.get(document_id) or ""):
-                    other_urls[str(result.rank)] = result.url
-                shown.append(
-                    ShownResult(
-                        query=query,
-                        rank=result.rank,
-                        document_id=document_id,
-                        title=result.title,
-                        snippet=result.snippet,
-                        page=(result.rank - 1) // 10 + 1,
-                        shown_at=issued,
-                    )
-                )
-            counts["results"] += len(interaction.results)
-            # The log's own notation of each time is kept, so the export writes it back as read.
-            data = {
-                "text": interaction.query,
-                "interaction": interaction.num,
-                "times": {"start": interaction.start.raw},
-            }
-            if interaction.attrs:
-                data["attrs"] = interaction.attrs
-            if other_urls:
-                data["urls"] = other_urls
-            event(
-                "query",
-                f"i{interaction.num}.query",
-                issued,
-                data,
-                {
-                    "ok": True,
-                    "query": position,
-                    "query_id": query.pk,
-                    "page": 1,
-                    "total": None,
-                    "message": "",
-                    "query_used": interaction.query,
-                },
-            )
-            by_rank = {result.rank: result.docid for result in interaction.results}
-            for click, opened, closed in clicks:
-                doc = by_rank[click.rank]
-                common = {"doc": doc, "query": position, "rank": click.rank, "click": click.num}
-                opening = {**common, "times": {"start": click.start.raw, "end": click.end.raw}}
-                if click.attrs:
-                    opening["attrs"] = click.attrs
-                if click.extra:
-                    opening["extra"] = click.extra
-                event(
-                    "document_open",
-                    f"i{interaction.num}.c{click.num}.open",
-                    opened,
-                    opening,
-                    {"ok": True, "doc": doc},
-                )
-                if closed is not None:  # an end time NA: the document was opened, its dwell time not recorded
-                    dwell = int((closed - opened).total_seconds() * 1000)
-                    event(
-                        "document_close",
-                        f"i{interaction.num}.c{click.num}.close",
-                        closed,
-                        {**common, "dwell_ms": dwell},
-                        {"ok": True, "doc": doc},
-                    )
-                counts["clicks"] += 1
-            counts["interactions"] += 1
+        for position, interaction, issued, clicks in _interactions_placed(session, inter):
+            query = self.query_of[(search_session.pk, position)]
+            self._interaction(event, position, interaction, issued, query)
+            self._clicks(event, position, interaction, clicks)
+            self.counts["interactions"] += 1
         if session.current_query is not None:
             text, stamp = session.current_query
             event(
@@ -843,213 +380,101 @@ def session_track_import(
             {"reason": SearchSession.EndReason.SATISFIED},
             {"ok": True, "reason": "satisfied"},
         )
-    ShownResult.objects.bulk_create(shown, batch_size=2000)
-    with stored_timestamps():
-        Event.objects.bulk_create(events, batch_size=2000)
 
-    version, judged = None, 0
-    if qrels_path is not None:
-        version = reference_version_import_qrels(
-            study=study,
-            lines=qrels_lines,
-            path=qrels_path,
-            created_by=owner,
-            note=f"qrels {Path(qrels_path).name} (negative grades: {negative_grades})",
-        )
-        judged = version.judgments.count()
-    return ImportSummary(
-        study,
-        len(log.sessions),
-        counts["interactions"],
-        counts["results"],
-        counts["clicks"],
-        len(fresh),
-        version,
-        judged,
-        negative_grades,
-        negatives,
-    )
-
-
-# --- export ---------------------------------------------------------------------------------------------
-
-
-def _clock_text(moment: dt.datetime | None) -> str:
-    return moment.astimezone(dt.UTC).strftime("%H:%M:%S.%f") if moment is not None else ""
-
-
-class _TimeWriter:
-    """A time in the log's notation: as read when the import kept it (`raw`), else from the timeline (a time of
-    day, or seconds from midnight of the session's first day, the zero the import placed them on)."""
-
-    def __init__(self, notation: str, started: dt.datetime | None):
-        self.notation = notation
-        self.midnight = (
-            None
-            if started is None
-            else dt.datetime.combine(started.astimezone(dt.UTC).date(), dt.time(), tzinfo=dt.UTC)
-        )
-
-    def text(self, moment: dt.datetime | None, raw: str | None = None) -> str:
-        if raw is not None:
-            return raw
-        if moment is None:
-            return "NA"
-        if self.notation == "seconds" and self.midnight is not None:
-            return f"{(moment - self.midnight).total_seconds():.6f}"
-        return _clock_text(moment)
-
-
-def _sub(parent, tag: str, text: str | None = None, /, **attrs) -> ET.Element:
-    element = ET.SubElement(parent, tag, {k: str(v) for k, v in attrs.items()})
-    if text is not None:
-        element.text = text
-    return element
-
-
-def _when(event: Event, offset_ms: float | None) -> dt.datetime:
-    """The event's time on its session's timeline (docs/time-model.md), as queries' issued_at are."""
-    return on_timeline(event.client_time, event.server_time, offset_ms)
-
-
-def session_track_export(*, study: Study) -> bytes:
-    """The study's sessions as a Session Track log (UTF-8 XML). Sessions imported from a log are written as
-    they were read (texts, attributes and each time in the log's own notation, NA kept); others get session
-    numbers in order of participant and position, topic = the scenario (topic_id, title as subject, text as
-    desc), clicks from document_open events (end time from the matching document_close, NA without one)."""
-    # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
-    scope = SearchSession.objects.filter(
-        assignment__participant__study=study,  # never a preview's
-        assignment__participant__preview_at__isnull=True,
-    ).values("pk")
-    sessions = list(
-        SearchSession.objects.filter(pk__in=scope)
-        .select_related("assignment__participant", "assignment__scenario")
-        .order_by("assignment__participant__enrolment_index", "assignment__position")
-    )
-    queries = defaultdict(list)
-    for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
-        queries[query.session_id].append(query)
-    results = defaultdict(list)
-    for row in (
-        ShownResult.objects.filter(query__session__in=scope)
-        .select_related("document")
-        .order_by("query_id", "rank")
-    ):
-        results[row.query_id].append(row)
-    events = defaultdict(list)
-    for event in events_read(Event.objects.filter(session__in=scope).order_by("id")):  # old rows' times
-        events[event.session_id].append(event)
-
-    start_info = {}
-    for session in sessions:
-        for event in events[session.pk]:
-            if event.type == "session_start" and "session_track" in (event.payload.get("data") or {}):
-                start_info[session.pk] = event.payload["data"]["session_track"]
-    first = next(iter(start_info.values()), {})
-    root = ET.Element(first.get("root", "sessiontrack2012"))
-    id_tag = first.get("id_tag", "clueweb09id")
-    for number, session in enumerate(sessions, start=1):
-        info = start_info.get(session.pk, {})
-        times = _TimeWriter(info.get("notation", "clock"), session.started_at)
-        scenario = session.assignment.scenario
-        attrs = {"num": info.get("session", number)}
-        if "starttime" not in info or info["starttime"] is not None:
-            attrs["starttime"] = times.text(session.started_at, info.get("starttime"))
-        session_element = _sub(root, "session", **attrs, **info.get("attrs", {}))
-        topic = info.get("topic") or {
-            "num": scenario.topic_id,
-            "attrs": {},
-            "subject": scenario.title,
-            "subject_num": None,
-            "desc": scenario.text,
-            "narr": None,
+    def _start(self, session: LogSession) -> dict:
+        """The session_start event's data: what the export needs to write the session and topic back."""
+        topic = session.topic
+        return {
+            "assignment": 1,
+            "session_track": {
+                "root": self.log.root,
+                "id_tag": self.log.id_tag,
+                "notation": self.log.notation,
+                "session": session.num,
+                "attrs": session.attrs,
+                "starttime": None if session.start is None else session.start.raw,
+                "topic": {
+                    "num": topic.num,
+                    "attrs": topic.attrs,
+                    "subject": topic.subject,
+                    "subject_num": topic.subject_num,
+                    "desc": topic.desc,
+                    "narr": topic.narr,
+                },
+            },
         }
-        topic_element = _sub(session_element, "topic", num=topic["num"], **topic.get("attrs", {}))
-        if topic.get("subject") is not None:
-            attrs = {"num": topic["subject_num"]} if topic.get("subject_num") is not None else {}
-            _sub(topic_element, "subject", topic["subject"], **attrs)
-        _sub(topic_element, "desc", topic["desc"])
-        if topic.get("narr") is not None:
-            _sub(topic_element, "narr", topic["narr"])
-        query_events = {}
-        opens, closes = defaultdict(list), {}
-        current = None
-        for event in events[session.pk]:
-            data = event.payload.get("data") or {}
-            ack = event.payload.get("ack") or {}
-            if event.type == "query" and ack.get("ok"):
-                query_events[ack.get("query")] = data
-            elif event.type == "document_open" and ack.get("ok"):
-                opens[data.get("query")].append(event)
-            elif event.type == "document_close" and ack.get("ok"):
-                closes.setdefault((data.get("query"), data.get("doc"), data.get("click")), []).append(event)
-            elif event.type == "current_query":
-                current = event
-        for query in queries[session.pk]:
-            data = query_events.get(query.position, {})
-            other_urls = data.get("urls", {})
-            interaction = _sub(
-                session_element,
-                "interaction",
-                num=data.get("interaction", query.position),
-                starttime=times.text(query.issued_at, (data.get("times") or {}).get("start")),
-                **data.get("attrs", {}),
+
+    def _interaction(self, event, position: int, interaction: Interaction, issued, query: Query) -> None:
+        """The results an interaction showed, and its query event."""
+        other_urls = {}
+        for result in interaction.results:
+            document_id = self.documents[result.docid]
+            if result.url != (self.urls.get(document_id) or ""):
+                other_urls[str(result.rank)] = result.url
+            self.shown.append(
+                ShownResult(
+                    query=query,
+                    rank=result.rank,
+                    document_id=document_id,
+                    title=result.title,
+                    snippet=result.snippet,
+                    page=(result.rank - 1) // 10 + 1,
+                    shown_at=issued,
+                )
             )
-            _sub(interaction, "query", query.text)
-            results_element = _sub(interaction, "results")
-            ranks = {}
-            for row in results[query.pk]:
-                ranks.setdefault(row.document.external_id, row.rank)
-                result = _sub(results_element, "result", rank=row.rank)
-                _sub(
-                    result, "url", other_urls.get(str(row.rank), (row.document.extra or {}).get("url") or "")
+        self.counts["results"] += len(interaction.results)
+        # The log's own notation of each time is kept, so the export writes it back as read.
+        data = {
+            "text": interaction.query,
+            "interaction": interaction.num,
+            "times": {"start": interaction.start.raw},
+        }
+        if interaction.attrs:
+            data["attrs"] = interaction.attrs
+        if other_urls:
+            data["urls"] = other_urls
+        event(
+            "query",
+            f"i{interaction.num}.query",
+            issued,
+            data,
+            {
+                "ok": True,
+                "query": position,
+                "query_id": query.pk,
+                "page": 1,
+                "total": None,
+                "message": "",
+                "query_used": interaction.query,
+            },
+        )
+
+    def _clicks(self, event, position: int, interaction: Interaction, clicks: list) -> None:
+        """An interaction's clicks as document_open events, and document_close ones where the end was
+        recorded."""
+        by_rank = {result.rank: result.docid for result in interaction.results}
+        for click, opened, closed in clicks:
+            doc = by_rank[click.rank]
+            common = {"doc": doc, "query": position, "rank": click.rank, "click": click.num}
+            opening = {**common, "times": {"start": click.start.raw, "end": click.end.raw}}
+            if click.attrs:
+                opening["attrs"] = click.attrs
+            if click.extra:
+                opening["extra"] = click.extra
+            event(
+                "document_open",
+                f"i{interaction.num}.c{click.num}.open",
+                opened,
+                opening,
+                {"ok": True, "doc": doc},
+            )
+            if closed is not None:  # an end time NA: the document was opened, its dwell time not recorded
+                dwell = int((closed - opened).total_seconds() * 1000)
+                event(
+                    "document_close",
+                    f"i{interaction.num}.c{click.num}.close",
+                    closed,
+                    {**common, "dwell_ms": dwell},
+                    {"ok": True, "doc": doc},
                 )
-                _sub(result, id_tag, row.document.external_id)
-                _sub(result, "title", row.title)
-                _sub(result, "snippet", row.snippet)
-            clicked = _sub(interaction, "clicked")
-            for index, opened in enumerate(opens.get(query.position, []), start=1):
-                data = opened.payload["data"]
-                rank = data.get("rank") if isinstance(data.get("rank"), int) else ranks.get(data.get("doc"))
-                if rank is None:
-                    continue
-                raw = data.get("times") or {}
-                pending = closes.get((query.position, data.get("doc"), data.get("click")), [])
-                offset = session.clock_offset_ms
-                closed = next((c for c in pending if _when(c, offset) >= _when(opened, offset)), None)
-                if closed is not None:
-                    pending.remove(closed)
-                click = _sub(
-                    clicked,
-                    "click",
-                    num=data.get("click", index),
-                    starttime=times.text(_when(opened, offset), raw.get("start")),
-                    endtime=times.text(_when(closed, offset) if closed is not None else None, raw.get("end")),
-                    **data.get("attrs", {}),
-                )
-                _sub(click, "rank", str(rank))
-                for tag, text in data.get("extra", []):
-                    _sub(click, tag, text)
-        if current is not None:
-            data = current.payload.get("data") or {}
-            attrs = {}
-            if data.get("has_time", True):
-                attrs["starttime"] = times.text(current.client_time, data.get("starttime"))
-            _sub(_sub(session_element, "currentquery", **attrs), "query", data.get("text", ""))
-    ET.indent(root, space="   ")
-    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
-
-
-def read_log_file(path: str | Path) -> Log:
-    return read_log(_read_bytes(path), str(path))
-
-
-__all__ = [
-    "InputError",
-    "ImportSummary",
-    "read_log",
-    "read_log_file",
-    "session_track_export",
-    "session_track_import",
-]
+            self.counts["clicks"] += 1
