@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from django.db import transaction
 
@@ -353,7 +354,7 @@ def _study_built_on(
 def _check_study(study: Study, parsed: ParsedCollection, wanted: list[str], source: str) -> None:
     if study.collection_id is not None:
         raise CollectionImportError(
-            f"study {study.slug!r} already searches collection {study.collection.name!r}; "
+            f"study {study.slug!r} already searches collection {cast(Collection, study.collection).name!r}; "
             "a study has one collection"
         )
     if wanted:

@@ -155,7 +155,7 @@ class _StudyRows:
             for query in session_queries:
                 for row in self.shown[query.pk]:
                     ranks_of[(session_id, query.position, row.document.external_id)].append(row.rank)
-        opened = Counter()
+        opened: Counter[tuple] = Counter()
         for session_id, data in Event.objects.filter(
             session__in=scope, type="document_open", payload__ack__ok=True
         ).values_list("session_id", "payload__data"):

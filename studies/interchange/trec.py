@@ -62,7 +62,8 @@ def study_qrels(
     text = reference_version_qrels(version=version)
     if repeats is None:
         return version, text
-    copies = defaultdict(int)  # (topic, doc) -> the most showings of doc in one list of the unit
+    # (topic, doc) -> the most showings of doc in one list of the unit
+    copies: defaultdict[tuple[str, str], int] = defaultdict(int)
     for run in study_runs(study=study, unit=repeats):
         for line in run.text.splitlines():
             topic, _q0, doc = line.split()[:3]
@@ -101,7 +102,7 @@ def _lines(topic: str, docs: list[str], tag: str) -> str:
 
 def _showings(docs: list[str]) -> list[str]:
     """Every position of the list, the k-th showing of a document written <docid>#<k>."""
-    seen = defaultdict(int)
+    seen: defaultdict[str, int] = defaultdict(int)
     out = []
     for doc in docs:
         seen[doc] += 1
@@ -118,7 +119,7 @@ def study_runs(
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
     listed = _showings if repeats == "keep" else (lambda docs: list(dict.fromkeys(docs)))
-    sessions = (
+    chosen = (
         SearchSession.objects.filter(
             assignment__participant__study=study,  # never a preview's
             assignment__participant__preview_at__isnull=True,
@@ -127,9 +128,9 @@ def study_runs(
         .order_by("assignment__participant__enrolment_index", "assignment__position")
     )
     if system is not None:
-        sessions = sessions.filter(assignment__system__code=system)
-    scope = sessions.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
-    sessions = list(sessions)
+        chosen = chosen.filter(assignment__system__code=system)
+    scope = chosen.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
+    sessions = list(chosen)
     docs = defaultdict(list)
     rows = (
         ShownResult.objects.filter(query__session__in=scope)

@@ -1,6 +1,8 @@
+from __future__ import annotations
+
 from django import forms
 
-from studies.models import CollectionUpload
+from studies.models import Collection, CollectionUpload
 
 
 class UploadForm(forms.Form):
@@ -24,7 +26,7 @@ class ShareForm(forms.Form):
 
 
 class AttachForm(forms.Form):
-    collection = forms.ModelChoiceField(queryset=None, empty_label=None)
+    collection: forms.ModelChoiceField[Collection] = forms.ModelChoiceField(queryset=None, empty_label=None)
 
     def __init__(self, *args, collections, **kwargs):
         super().__init__(*args, **kwargs)

@@ -13,6 +13,7 @@ import logging
 import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -404,8 +405,8 @@ def study_collection_attach(*, study: Study, collection: Collection, by) -> Refe
         return None
     if study.collection_id is not None and study.scenarios.exists():
         raise DesignError(
-            f"study {study.slug!r} already searches {study.collection.name!r} and has scenarios "
-            "on its topics; remove them before changing the collection"
+            f"study {study.slug!r} already searches {cast(Collection, study.collection).name!r} and has "
+            "scenarios on its topics; remove them before changing the collection"
         )
     study.collection = collection
     study.save(update_fields=["collection"])
