@@ -1,5 +1,5 @@
-"""Files in and out of SessionLab: TREC qrels and runs (trec.py), TREC Session Track XML (session_track.py),
-tidy CSV (tidy_csv.py) and the whole-study JSON archive (archive.py). docs/file-formats.md describes each.
+"""Files in and out of SessionLab: TREC qrels and runs (trec.py), TREC Session Track XML (session_track/),
+tidy CSV (tidy_csv.py) and the whole-study JSON archive (archive/). docs/file-formats.md describes each.
 
 Every import runs in one transaction and raises `ImportFailure` (file, line, field, reason) before anything
 is written, or rolls back whatever it wrote."""

@@ -1,8 +1,8 @@
 """Importing a document collection (and optionally its topics and graded judgments) into the database.
 
-Parsing (`studies.search.engines.formats`, or the `ir_datasets` package) happens first and reads everything; only then
-are the rows written, in one transaction. A malformed file raises `CollectionImportError` whose message names
-the file and line, and nothing is written.
+Parsing (`studies.search.engines.formats`, or the `ir_datasets` package) happens first and reads everything;
+only then are the rows written, in one transaction. A malformed file raises `CollectionImportError` whose
+message names the file and line, and nothing is written.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from django.db import transaction
 
@@ -194,7 +195,8 @@ def collection_parse(
                 for document in reader(path):
                     if document.external_id in seen:
                         raise CollectionImportError(
-                            f"{path}: document id {document.external_id!r} is also in {seen[document.external_id]}"
+                            f"{path}: document id {document.external_id!r} is also in "
+                            f"{seen[document.external_id]}"
                         )
                     seen[document.external_id] = str(path)
                     documents.append(document)
@@ -258,15 +260,10 @@ def collection_import(
     parsed = collection_parse(
         format=format, paths=paths, topics_path=topics_path, qrels_path=qrels_path, grade_map=grade_map
     )
-    topics_by_id = {t.topic_id: t for t in parsed.topics}
-    wanted = [str(t).strip() for t in scenario_topics or [] if str(t).strip()]
-    for topic_id in wanted:
-        if topic_id not in topics_by_id:
-            raise CollectionImportError(
-                f"topic {topic_id!r} is not among the {len(topics_by_id)} topics read"
-                + (f" (e.g. {', '.join(list(topics_by_id)[:5])})" if topics_by_id else "")
-            )
+    wanted = _wanted_topics(parsed, scenario_topics)
     source = str(qrels_path or paths[0])
+    scenarios: list[Scenario] = []
+    version = None
     with transaction.atomic():
         if study is not None:
             study = Study.objects.select_for_update().get(pk=study.pk)
@@ -287,38 +284,8 @@ def collection_import(
             ),
             batch_size=500,
         )
-        scenarios: list[Scenario] = []
-        version = None
         if study is not None:
-            study.collection = collection
-            study.save(update_fields=["collection"])
-            for topic_id in wanted:
-                topic = topics_by_id[topic_id]
-                scenarios.append(
-                    Scenario.objects.create(
-                        study=study,
-                        code=f"T{topic_id}"[:40],
-                        title=(topic.title or f"Topic {topic_id}")[:200],
-                        text=topic.text or topic.title,
-                        topic_id=topic_id,
-                    )
-                )
-            if parsed.judgments:
-                doc_pk = dict(collection.documents.values_list("external_id", "pk"))
-                version = reference_version_create(
-                    study=study,
-                    created_by=created_by,
-                    note=f"imported with collection {name!r} from {source}",
-                    judgments=(
-                        ReferenceJudgment(
-                            topic_id=j.topic_id,
-                            document_id=doc_pk[j.doc_id],
-                            grade=j.grade,
-                            source=Path(source).name[:200],
-                        )
-                        for j in parsed.judgments
-                    ),
-                )
+            scenarios, version = _study_built_on(study, collection, parsed, wanted, source, created_by)
     logger.info(
         "imported collection %r: %d documents, %d topics, %d judgments",
         name,
@@ -331,10 +298,63 @@ def collection_import(
     )
 
 
+def _wanted_topics(parsed: ParsedCollection, scenario_topics: Sequence[str] | None) -> list[str]:
+    """The topic ids to turn into scenarios, each one the input holds."""
+    topics_by_id = {t.topic_id: t for t in parsed.topics}
+    wanted = [str(t).strip() for t in scenario_topics or [] if str(t).strip()]
+    for topic_id in wanted:
+        if topic_id not in topics_by_id:
+            raise CollectionImportError(
+                f"topic {topic_id!r} is not among the {len(topics_by_id)} topics read"
+                + (f" (e.g. {', '.join(list(topics_by_id)[:5])})" if topics_by_id else "")
+            )
+    return wanted
+
+
+def _study_built_on(
+    study: Study, collection: Collection, parsed: ParsedCollection, wanted: list[str], source: str, created_by
+) -> tuple[list[Scenario], ReferenceVersion | None]:
+    """The study searches the new collection: its wanted topics become scenarios and the judgments a new
+    reference version (inside the import's transaction)."""
+    study.collection = collection
+    study.save(update_fields=["collection"])
+    topics_by_id = {t.topic_id: t for t in parsed.topics}
+    scenarios = []
+    for topic_id in wanted:
+        topic = topics_by_id[topic_id]
+        scenarios.append(
+            Scenario.objects.create(
+                study=study,
+                code=f"T{topic_id}"[:40],
+                title=(topic.title or f"Topic {topic_id}")[:200],
+                text=topic.text or topic.title,
+                topic_id=topic_id,
+            )
+        )
+    if not parsed.judgments:
+        return scenarios, None
+    doc_pk = dict(collection.documents.values_list("external_id", "pk"))
+    version = reference_version_create(
+        study=study,
+        created_by=created_by,
+        note=f"imported with collection {collection.name!r} from {source}",
+        judgments=(
+            ReferenceJudgment(
+                topic_id=j.topic_id,
+                document_id=doc_pk[j.doc_id],
+                grade=j.grade,
+                source=Path(source).name[:200],
+            )
+            for j in parsed.judgments
+        ),
+    )
+    return scenarios, version
+
+
 def _check_study(study: Study, parsed: ParsedCollection, wanted: list[str], source: str) -> None:
     if study.collection_id is not None:
         raise CollectionImportError(
-            f"study {study.slug!r} already searches collection {study.collection.name!r}; "
+            f"study {study.slug!r} already searches collection {cast(Collection, study.collection).name!r}; "
             "a study has one collection"
         )
     if wanted:
@@ -351,6 +371,7 @@ def _check_study(study: Study, parsed: ParsedCollection, wanted: list[str], sour
     for judgment in parsed.judgments:
         if judgment.grade not in scale:
             raise CollectionImportError(
-                f"{source}: topic {judgment.topic_id} document {judgment.doc_id} maps to grade {judgment.grade}, "
+                f"{source}: topic {judgment.topic_id} document {judgment.doc_id} "
+                f"maps to grade {judgment.grade}, "
                 f"which is not in the study's scale {sorted(scale)}; pass a --grade-map onto that scale"
             )

@@ -1,4 +1,5 @@
-"""Shared by the interchange commands: find a study by slug, an owner by username, write to a file or stdout."""
+"""Shared by the interchange commands: find a study by slug, an owner by username, write to a file or
+stdout."""
 
 from pathlib import Path
 

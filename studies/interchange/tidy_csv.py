@@ -7,10 +7,10 @@ participant's order), scenario (code), topic (the scenario's topic_id), system (
 sessions.csv ends with excluded (0/1) and excluded_reason: the study's exclusion rule on agreement with the
 reference marks a participant, never drops their rows (docs/recruitment.md, "Checks"), then pre_task_answers
 and post_task_answers: the answers to the questions before and after the task, each a JSON object
-({item name: answer}, keys sorted), empty when none were given, and gold_passed: 1 or 0 when the participant
-judged the scenario's two gold documents (docs/recruitment.md, "Gold documents"), empty when the task had none.
-Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would run as a formula
-(starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
+({item name: answer}, keys sorted), empty when none were given, and gold_passed: 1 or 0 when the
+participant judged the scenario's two gold documents (docs/recruitment.md, "Gold documents"), empty when the
+task had none. Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would
+run as a formula (starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
 """
 
 from __future__ import annotations
@@ -87,121 +87,140 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
         .select_related("assignment__participant", "assignment__scenario", "assignment__system")
         .order_by("assignment__participant__enrolment_index", "assignment__position")
     )
-    design = {}
-    for session in sessions:
-        a = session.assignment
-        design[session.pk] = [
-            study.slug,
-            a.participant.code,
-            a.position,
-            a.scenario.code,
-            a.scenario.topic_id,
-            a.system.code,
-            int(a.retake_of_id is not None),
-        ]
-    queries = defaultdict(list)
-    for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
-        queries[query.session_id].append(query)
-    shown = defaultdict(list)
-    for row in (
-        ShownResult.objects.filter(query__session__in=scope)
-        .select_related("document")
-        .order_by("query_id", "rank")
-    ):
-        shown[row.query_id].append(row)
-    judgments = defaultdict(list)
-    for judgment in (
-        Judgment.objects.filter(session__in=scope)
-        .select_related("document")
-        .prefetch_related("history")
-        .order_by("session_id", "created_at", "id")
-    ):
-        judgments[judgment.session_id].append(judgment)
-    # A document shown twice in a list is two rows; an open counts on the row of the rank that was clicked
-    # (the event's rank), or on the document's first row when the event names no rank it showed.
-    ranks_of = defaultdict(list)  # (session, query position, doc) -> the ranks it was shown at
-    for session_id, session_queries in queries.items():
-        for query in session_queries:
-            for row in shown[query.pk]:
-                ranks_of[(session_id, query.position, row.document.external_id)].append(row.rank)
-    opened = Counter()  # (session, query position, rank) -> opens; also (session, query) and (session,)
-    for session_id, data in Event.objects.filter(
-        session__in=scope, type="document_open", payload__ack__ok=True
-    ).values_list("session_id", "payload__data"):
-        data = data or {}
-        ranks = ranks_of.get((session_id, data.get("query"), data.get("doc")), [])
-        clicked = data.get("rank")
-        rank = clicked if type(clicked) is int and clicked in ranks else (ranks[0] if ranks else None)
-        opened[(session_id, data.get("query"), rank)] += 1
-        opened[(session_id, data.get("query"))] += 1
-        opened[(session_id,)] += 1
-
-    # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
-    gold = {
-        session_id: bool(ack.get("passed"))
-        for session_id, ack in Event.objects.filter(session__in=scope, type="gold")
-        .order_by("id")
-        .values_list("session_id", "payload__ack")
-        if isinstance(ack, dict) and ack.get("ok")
-    }
-
+    rows = _StudyRows(scope)
     tables = {name: [header] for name, header in TABLES.items()}
     for session in sessions:
-        key = design[session.pk]
-        session_queries = queries[session.pk]
-        grades = {j.document.external_id: j.grade for j in judgments[session.pk]}
-        tables["sessions"].append(
-            key
-            + [
-                _time(session.started_at),
-                _time(session.ended_at),
-                session.end_reason,
-                _seconds(session.ended_at, session.started_at),
-                len(session_queries),
-                sum(len(shown[q.pk]) for q in session_queries),
-                opened[(session.pk,)],
-                len(judgments[session.pk]),
-                # The study's agreement rule's mark on the participant (studies/assessment/exclusion.py): kept, marked.
-                int(session.assignment.participant.excluded_at is not None),
-                session.assignment.participant.excluded_reason or "",
-                _answers(session.assignment.pre_task_answers),
-                _answers(session.post_task_answers),
-                int(gold[session.pk]) if session.pk in gold else "",
+        key = _design(study, session)
+        tables["sessions"].append(key + rows.session(session))
+        for query in rows.queries[session.pk]:
+            tables["queries"].append(key + rows.query(session, query))
+            tables["shown_results"].extend(key + row for row in rows.shown_results(session, query))
+        tables["judgments"].extend(key + row for row in rows.judgments_of(session))
+    return tables
+
+
+def _design(study: Study, session: SearchSession) -> list:
+    """The design columns (DESIGN) of a session's rows."""
+    a = session.assignment
+    return [
+        study.slug,
+        a.participant.code,
+        a.position,
+        a.scenario.code,
+        a.scenario.topic_id,
+        a.system.code,
+        int(a.retake_of_id is not None),
+    ]
+
+
+class _StudyRows:
+    """The sessions' queries, shown results, judgments, opens and gold outcomes, each read in one query, and
+    the cells each table takes from them (after the design columns)."""
+
+    def __init__(self, scope):
+        self.queries = defaultdict(list)
+        for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
+            self.queries[query.session_id].append(query)
+        self.shown = defaultdict(list)
+        for row in (
+            ShownResult.objects.filter(query__session__in=scope)
+            .select_related("document")
+            .order_by("query_id", "rank")
+        ):
+            self.shown[row.query_id].append(row)
+        self.judgments = defaultdict(list)
+        for judgment in (
+            Judgment.objects.filter(session__in=scope)
+            .select_related("document")
+            .prefetch_related("history")
+            .order_by("session_id", "created_at", "id")
+        ):
+            self.judgments[judgment.session_id].append(judgment)
+        self.opened = self._opens(scope)
+        # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
+        self.gold = {
+            session_id: bool(ack.get("passed"))
+            for session_id, ack in Event.objects.filter(session__in=scope, type="gold")
+            .order_by("id")
+            .values_list("session_id", "payload__ack")
+            if isinstance(ack, dict) and ack.get("ok")
+        }
+
+    def _opens(self, scope) -> Counter:
+        """(session, query position, rank) -> opens; also (session, query) and (session,)."""
+        # A document shown twice in a list is two rows; an open counts on the row of the rank that was clicked
+        # (the event's rank), or on the document's first row when the event names no rank it showed.
+        ranks_of = defaultdict(list)  # (session, query position, doc) -> the ranks it was shown at
+        for session_id, session_queries in self.queries.items():
+            for query in session_queries:
+                for row in self.shown[query.pk]:
+                    ranks_of[(session_id, query.position, row.document.external_id)].append(row.rank)
+        opened: Counter[tuple] = Counter()
+        for session_id, data in Event.objects.filter(
+            session__in=scope, type="document_open", payload__ack__ok=True
+        ).values_list("session_id", "payload__data"):
+            data = data or {}
+            ranks = ranks_of.get((session_id, data.get("query"), data.get("doc")), [])
+            clicked = data.get("rank")
+            rank = clicked if type(clicked) is int and clicked in ranks else (ranks[0] if ranks else None)
+            opened[(session_id, data.get("query"), rank)] += 1
+            opened[(session_id, data.get("query"))] += 1
+            opened[(session_id,)] += 1
+        return opened
+
+    def session(self, session: SearchSession) -> list:
+        session_queries = self.queries[session.pk]
+        participant = session.assignment.participant
+        return [
+            _time(session.started_at),
+            _time(session.ended_at),
+            session.end_reason,
+            _seconds(session.ended_at, session.started_at),
+            len(session_queries),
+            sum(len(self.shown[q.pk]) for q in session_queries),
+            self.opened[(session.pk,)],
+            len(self.judgments[session.pk]),
+            # The study's agreement rule's mark (studies/assessment/exclusion.py): kept, marked.
+            int(participant.excluded_at is not None),
+            participant.excluded_reason or "",
+            _answers(session.assignment.pre_task_answers),
+            _answers(session.post_task_answers),
+            int(self.gold[session.pk]) if session.pk in self.gold else "",
+        ]
+
+    def query(self, session: SearchSession, query: Query) -> list:
+        return [
+            query.position,
+            query.text,
+            _time(query.issued_at),
+            _seconds(query.issued_at, session.started_at),
+            len(self.shown[query.pk]),
+            query.scan_mark_rank if query.scan_mark_rank is not None else "",
+            self.opened[(session.pk, query.position)],
+            query.system_message,
+        ]
+
+    def shown_results(self, session: SearchSession, query: Query) -> list[list]:
+        grades = {j.document.external_id: j.grade for j in self.judgments[session.pk]}
+        return [
+            [
+                query.position,
+                row.rank,
+                row.page,
+                row.document.external_id,
+                _time(row.shown_at),
+                self.opened.get((session.pk, query.position, row.rank), 0),
+                grades.get(row.document.external_id, ""),
             ]
-        )
-        for query in session_queries:
-            tables["queries"].append(
-                key
-                + [
-                    query.position,
-                    query.text,
-                    _time(query.issued_at),
-                    _seconds(query.issued_at, session.started_at),
-                    len(shown[query.pk]),
-                    query.scan_mark_rank if query.scan_mark_rank is not None else "",
-                    opened[(session.pk, query.position)],
-                    query.system_message,
-                ]
-            )
-            for row in shown[query.pk]:
-                doc = row.document.external_id
-                tables["shown_results"].append(
-                    key
-                    + [
-                        query.position,
-                        row.rank,
-                        row.page,
-                        doc,
-                        _time(row.shown_at),
-                        opened.get((session.pk, query.position, row.rank), 0),
-                        grades.get(doc, ""),
-                    ]
-                )
-        for judgment in judgments[session.pk]:
+            for row in self.shown[query.pk]
+        ]
+
+    def judgments_of(self, session: SearchSession) -> list[list]:
+        rows = []
+        for judgment in self.judgments[session.pk]:
             history = list(judgment.history.all())
-            tables["judgments"].append(
-                key
-                + [
+            rows.append(
+                [
                     judgment.document.external_id,
                     judgment.grade,
                     history[0].grade if history else judgment.grade,
@@ -210,7 +229,7 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
                     _time(judgment.updated_at),
                 ]
             )
-    return tables
+        return rows
 
 
 def table_csv(rows: list[list], *, raw: bool = False) -> str:

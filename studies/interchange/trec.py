@@ -1,11 +1,13 @@
 """TREC qrels and runs out of a study, for trec_eval, ir_measures and `python -m scoring eval`.
 
-- qrels: a reference version as `topic 0 docid grade` (studies.assessment.references.reference_version_qrels); with
-  `repeats`, also a line for each repeated showing the runs write (below), with its document's grade.
-- runs: what participants were shown, as TREC runs `topic Q0 docid rank score tag`: the topic is the scenario's
-  topic_id (so the study's qrels apply), the tag is the system's code. A run file holds one ranking per topic,
-  and a participant works a scenario once, so each ranking is its own file:
-  unit "query" (default): one file per query of each session, `<participant>_<position>_<scenario>_<system>_q<k>.run`;
+- qrels: a reference version as `topic 0 docid grade`
+  (studies.assessment.references.reference_version_qrels); with `repeats`, also a line for each repeated
+  showing the runs write (below), with its document's grade.
+- runs: what participants were shown, as TREC runs `topic Q0 docid rank score tag`: the topic is the
+  scenario's topic_id (so the study's qrels apply), the tag is the system's code. A run file holds one
+  ranking per topic, and a participant works a scenario once, so each ranking is its own file:
+  unit "query" (default): one file per query of each session,
+  `<participant>_<position>_<scenario>_<system>_q<k>.run`;
   unit "session": one file per session, the session's queries' results one after the other.
   The score is n - rank + 1, so trec_eval (which orders by score, not by the rank column) reads the ranking as
   shown. Queries that showed nothing produce no file (trec_eval refuses an empty run).
@@ -13,8 +15,9 @@
   trec_eval keeps one line per document of a topic, so a document shown twice in one list cannot be written
   twice as itself. repeats "keep" (default): every shown position is written, the k-th showing of a document
   (k >= 2) as `<docid>#<k>`; the qrels written with `repeats=<unit>` give `<docid>#<k>` the grade of
-  `<docid>`, so trec_eval scores the list that was shown, each showing gaining its grade. repeats "first": each document
-  at its first showing only, later ones moving up (a list nobody saw; the session as a set of documents).
+  `<docid>`, so trec_eval scores the list that was shown, each showing gaining its grade. repeats "first":
+  each document at its first showing only, later ones moving up (a list nobody saw; the session as a set of
+  documents).
 """
 
 from __future__ import annotations
@@ -59,7 +62,8 @@ def study_qrels(
     text = reference_version_qrels(version=version)
     if repeats is None:
         return version, text
-    copies = defaultdict(int)  # (topic, doc) -> the most showings of doc in one list of the unit
+    # (topic, doc) -> the most showings of doc in one list of the unit
+    copies: defaultdict[tuple[str, str], int] = defaultdict(int)
     for run in study_runs(study=study, unit=repeats):
         for line in run.text.splitlines():
             topic, _q0, doc = line.split()[:3]
@@ -98,7 +102,7 @@ def _lines(topic: str, docs: list[str], tag: str) -> str:
 
 def _showings(docs: list[str]) -> list[str]:
     """Every position of the list, the k-th showing of a document written <docid>#<k>."""
-    seen = defaultdict(int)
+    seen: defaultdict[str, int] = defaultdict(int)
     out = []
     for doc in docs:
         seen[doc] += 1
@@ -115,7 +119,7 @@ def study_runs(
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
     listed = _showings if repeats == "keep" else (lambda docs: list(dict.fromkeys(docs)))
-    sessions = (
+    chosen = (
         SearchSession.objects.filter(
             assignment__participant__study=study,  # never a preview's
             assignment__participant__preview_at__isnull=True,
@@ -124,9 +128,9 @@ def study_runs(
         .order_by("assignment__participant__enrolment_index", "assignment__position")
     )
     if system is not None:
-        sessions = sessions.filter(assignment__system__code=system)
-    scope = sessions.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
-    sessions = list(sessions)
+        chosen = chosen.filter(assignment__system__code=system)
+    scope = chosen.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
+    sessions = list(chosen)
     docs = defaultdict(list)
     rows = (
         ShownResult.objects.filter(query__session__in=scope)

@@ -1,6 +1,8 @@
+from __future__ import annotations
+
 from django import forms
 
-from studies.models import CollectionUpload
+from studies.models import Collection, CollectionUpload
 
 
 class UploadForm(forms.Form):
@@ -8,8 +10,8 @@ class UploadForm(forms.Form):
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     format = forms.ChoiceField(choices=CollectionUpload.FORMATS, initial="cranfield")
     documents = forms.FileField(
-        help_text="Cranfield: a zip of the folder (cran.all.1400, cran.qry, cranqrel). TREC or JSON lines: the "
-        "documents file, or a zip of several.",
+        help_text="Cranfield: a zip of the folder (cran.all.1400, cran.qry, cranqrel). "
+        "TREC or JSON lines: the documents file, or a zip of several.",
     )
     topics = forms.FileField(
         required=False, help_text="Optional: TREC topics (top, num, title, desc and narr fields)."
@@ -24,7 +26,7 @@ class ShareForm(forms.Form):
 
 
 class AttachForm(forms.Form):
-    collection = forms.ModelChoiceField(queryset=None, empty_label=None)
+    collection: forms.ModelChoiceField[Collection] = forms.ModelChoiceField(queryset=None, empty_label=None)
 
     def __init__(self, *args, collections, **kwargs):
         super().__init__(*args, **kwargs)

@@ -13,6 +13,7 @@ import logging
 import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -62,9 +63,10 @@ def _safe_name(name: str) -> str:
 
 
 def upload_create(*, owner, name: str, format: str, files: dict, description: str = "") -> CollectionUpload:
-    """Store an upload's files (the caller queues `collection_upload_process_task` on commit). `files` maps a role (documents, topics, qrels) to an
-    uploaded file (Django's UploadedFile; None or absent: not given). Refuses, naming the file, what cannot
-    be right whatever its content: a size over MAX_UPLOAD_BYTES, a Cranfield upload that is not a zip."""
+    """Store an upload's files (the caller queues `collection_upload_process_task` on commit). `files` maps a
+    role (documents, topics, qrels) to an uploaded file (Django's UploadedFile; None or absent: not given).
+    Refuses, naming the file, what cannot be right whatever its content: a size over MAX_UPLOAD_BYTES, a
+    Cranfield upload that is not a zip."""
     name = name.strip()
     if not name:
         raise CollectionImportError("the collection needs a name")
@@ -226,7 +228,8 @@ def upload_not_queued(*, upload_id: int) -> None:
         status=CollectionUpload.Status.FAILED,
         progress=100,
         stage="Nothing was imported",
-        error="The task queue could not be reached; nothing was imported. Upload the files again in a moment.",
+        error="The task queue could not be reached; nothing was imported. "
+        "Upload the files again in a moment.",
     )
     if claimed:
         shutil.rmtree(upload_root() / f"upload-{upload_id}", ignore_errors=True)
@@ -258,48 +261,7 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
             f"Storing {len(parsed.documents)} documents, {len(parsed.topics)} topics, "
             f"{len(parsed.judgments)} judgments",
         )
-        with transaction.atomic():
-            if Collection.objects.filter(name=upload.name).exists():
-                raise CollectionImportError(f"a collection named {upload.name!r} already exists")
-            collection = Collection.objects.create(
-                name=upload.name, description=upload.description, owner=upload.owner
-            )
-            Document.objects.bulk_create(
-                (
-                    Document(
-                        collection=collection,
-                        external_id=d.external_id,
-                        title=d.title,
-                        text=d.text,
-                        extra=d.extra,
-                    )
-                    for d in parsed.documents
-                ),
-                batch_size=500,
-            )
-            CollectionTopic.objects.bulk_create(
-                CollectionTopic(
-                    collection=collection,
-                    topic_id=t.topic_id,
-                    title=t.title,
-                    description=t.text if t.text != t.title else "",
-                    narrative=str(t.extra.get("narrative", "")),
-                )
-                for t in parsed.topics
-            )
-            doc_pk = dict(collection.documents.values_list("external_id", "pk"))
-            CollectionJudgment.objects.bulk_create(
-                (
-                    CollectionJudgment(
-                        collection=collection,
-                        topic_id=j.topic_id,
-                        document_id=doc_pk[j.doc_id],
-                        grade=j.grade,
-                    )
-                    for j in parsed.judgments
-                ),
-                batch_size=1000,
-            )
+        collection = _collection_written(upload, parsed)
     except CollectionImportError as exc:
         message = _researchers_words(str(exc), names)
         _report(upload_id, Status.FAILED, 100, "Nothing was imported", message)
@@ -318,27 +280,9 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
         )
         shutil.rmtree(folder, ignore_errors=True)
         return CollectionUpload.objects.get(pk=upload_id)
-    _report(upload_id, Status.INDEXING, 60, "Building the search indexes", collection=collection)
-    configurations = list(CONFIGURATIONS)
     try:
-        for done, configuration in enumerate(configurations):
-            _report(
-                upload_id,
-                Status.INDEXING,
-                60 + 40 * done // len(configurations),
-                f"Building the index {configuration} ({done + 1} of {len(configurations)})",
-            )
-            collection_index_build(collection=collection, configuration=configuration)
-    except (OSError, ValueError) as exc:
-        logger.exception("indexing collection %s failed", collection.pk)
-        _report(
-            upload_id,
-            Status.FAILED,
-            100,
-            "The documents are stored; an index could not be built",
-            f"building the index {configuration} failed: {exc}. Rebuild it with manage.py build_index.",
-        )
-        return CollectionUpload.objects.get(pk=upload_id)
+        if not _indexes_built(upload_id, collection):
+            return CollectionUpload.objects.get(pk=upload_id)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     _report(
@@ -349,6 +293,81 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
     )
     logger.info("upload %s imported as collection %s", upload_id, collection.pk)
     return CollectionUpload.objects.get(pk=upload_id)
+
+
+@transaction.atomic
+def _collection_written(upload: CollectionUpload, parsed) -> Collection:
+    """The parsed upload as a collection with its documents, topics and judgments, all or nothing."""
+    if Collection.objects.filter(name=upload.name).exists():
+        raise CollectionImportError(f"a collection named {upload.name!r} already exists")
+    collection = Collection.objects.create(
+        name=upload.name, description=upload.description, owner=upload.owner
+    )
+    Document.objects.bulk_create(
+        (
+            Document(
+                collection=collection,
+                external_id=d.external_id,
+                title=d.title,
+                text=d.text,
+                extra=d.extra,
+            )
+            for d in parsed.documents
+        ),
+        batch_size=500,
+    )
+    CollectionTopic.objects.bulk_create(
+        CollectionTopic(
+            collection=collection,
+            topic_id=t.topic_id,
+            title=t.title,
+            description=t.text if t.text != t.title else "",
+            narrative=str(t.extra.get("narrative", "")),
+        )
+        for t in parsed.topics
+    )
+    doc_pk = dict(collection.documents.values_list("external_id", "pk"))
+    CollectionJudgment.objects.bulk_create(
+        (
+            CollectionJudgment(
+                collection=collection,
+                topic_id=j.topic_id,
+                document_id=doc_pk[j.doc_id],
+                grade=j.grade,
+            )
+            for j in parsed.judgments
+        ),
+        batch_size=1000,
+    )
+    return collection
+
+
+def _indexes_built(upload_id: int, collection: Collection) -> bool:
+    """Build every search index of the new collection, reporting progress; False (the upload failed, the
+    documents stay) when one cannot be built."""
+    Status = CollectionUpload.Status
+    _report(upload_id, Status.INDEXING, 60, "Building the search indexes", collection=collection)
+    configurations = list(CONFIGURATIONS)
+    for done, configuration in enumerate(configurations):
+        _report(
+            upload_id,
+            Status.INDEXING,
+            60 + 40 * done // len(configurations),
+            f"Building the index {configuration} ({done + 1} of {len(configurations)})",
+        )
+        try:
+            collection_index_build(collection=collection, configuration=configuration)
+        except (OSError, ValueError) as exc:
+            logger.exception("indexing collection %s failed", collection.pk)
+            _report(
+                upload_id,
+                Status.FAILED,
+                100,
+                "The documents are stored; an index could not be built",
+                f"building the index {configuration} failed: {exc}. Rebuild it with manage.py build_index.",
+            )
+            return False
+    return True
 
 
 def collection_delete(*, collection: Collection, by) -> None:
@@ -386,8 +405,8 @@ def study_collection_attach(*, study: Study, collection: Collection, by) -> Refe
         return None
     if study.collection_id is not None and study.scenarios.exists():
         raise DesignError(
-            f"study {study.slug!r} already searches {study.collection.name!r} and has scenarios "
-            "on its topics; remove them before changing the collection"
+            f"study {study.slug!r} already searches {cast(Collection, study.collection).name!r} and has "
+            "scenarios on its topics; remove them before changing the collection"
         )
     study.collection = collection
     study.save(update_fields=["collection"])

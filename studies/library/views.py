@@ -1,5 +1,6 @@
 """Collection pages: upload (imported and indexed by a Celery task, its progress polled from the database),
-list, share, delete, and attach one to a study. Thin: an access-checked fetch, a form, a service, a redirect."""
+list, share, delete, and attach one to a study. Thin: an access-checked fetch, a form, a service, a
+redirect."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model

@@ -1,0 +1,196 @@
+"""Importing an archive's design sections: the study's settings, its grade scale, the documents (by
+collection), the scenarios and the systems. Each checks its rows as it reads them (reader.py)."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from studies.design.questionnaires import questionnaire_errors
+from studies.design.selectors import collection_usable_by
+from studies.design.services import study_slug_free, system_check_config
+from studies.errors import SystemConfigError
+from studies.interchange.archive.layout import FORMAT, VERSION
+from studies.interchange.archive.reader import ArchiveReader
+from studies.models import Collection, Document, GradeLevel, Scenario, Study, System
+
+
+def _questionnaire(r: ArchiveReader, info, key: str, where: str) -> list:
+    """A questionnaire as the API takes it (studies/design/questionnaires.py): a malformed one broke the
+    pages."""
+    value = r.get(info, key, where, list, default=[])
+    errors = questionnaire_errors(value)
+    if errors:
+        r.fail(info, f"{where}.{key}", "; ".join(errors))
+    return value
+
+
+def study_imported(r: ArchiveReader, data, owner, name: str | None) -> tuple[Study, dict]:
+    """The archive's format checked, and its study created (owned by `owner`); returns it and `$.study`."""
+    r.obj(data, "$")
+    if data.get("format") != FORMAT:
+        r.fail(data, "$.format", f"expected {FORMAT!r}, found {data.get('format')!r}")
+    if data.get("version") != VERSION:
+        r.fail(data, "$.version", f"this SessionLab reads version {VERSION}, found {data.get('version')!r}")
+    info = r.obj(data.get("study"), "$.study", data)
+    W = "$.study"
+    study = Study.objects.create(
+        name=name or r.get(info, "name", W, str),
+        slug=study_slug_free(r.get(info, "slug", W, str), info["name"]),
+        description=r.get(info, "description", W, str, default=""),
+        owner=owner,
+        consent_text=r.get(info, "consent_text", W, str, default=""),
+        consent_version=r.get(info, "consent_version", W, str, default="1"),
+        questionnaire=_questionnaire(r, info, "questionnaire", W),
+        post_task_questionnaire=_questionnaire(r, info, "post_task_questionnaire", W),
+        pre_task_questionnaire=_questionnaire(r, info, "pre_task_questionnaire", W),
+        time_limit_minutes=r.get(info, "time_limit_minutes", W, int, null=True, default=None),
+        design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
+        created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
+    )
+    study.researchers.add(owner)
+    return study, info
+
+
+def grade_scale_imported(r: ArchiveReader, data, study: Study) -> set[int]:
+    """The study's grade levels (`$.grade_levels`); returns the scale's values."""
+    scale: set[int] = set()
+    levels = []
+    for level, where in r.items(data, "grade_levels", "$"):
+        value = r.get(level, "value", where, int)
+        r.once(
+            scale,
+            value,
+            level,
+            f"{where}.value",
+            f"{value} is outside 0..9 or given twice",
+            allowed=0 <= value <= 9,
+        )
+        levels.append(GradeLevel(study=study, value=value, label=r.get(level, "label", where, str)))
+    if len(levels) < 2:
+        r.fail(data, "$.grade_levels", "a grade scale needs at least two grades")
+    GradeLevel.objects.bulk_create(levels)
+    return scale
+
+
+def _collection_for(r: ArchiveReader, obj, where: str, name: str, owner) -> Collection:
+    """The archive's collection by name: one the owner may use, or a new one they own. Another lab's
+    collection of that name is refused: its documents (and which ids it holds) are not the archive's to
+    take."""
+    collection = Collection.objects.filter(name=name).first()
+    if collection is None:
+        return Collection.objects.create(name=name, owner=owner)
+    if not collection_usable_by(user=owner, collection=collection):
+        r.fail(
+            obj,
+            where,
+            f"a collection named {name!r} exists and is not shared with {owner.username!r}; "
+            "ask its owner to share it, or rename the collection in the archive",
+        )
+    return collection
+
+
+def documents_imported(
+    r: ArchiveReader, data, info, study: Study, owner
+) -> tuple[dict[str, Document], dict[int, str]]:
+    """The documents (`$.documents`) by id: what the named collection already holds is reused, the rest is
+    created. Sets the study's collection (`$.study.collection`). Returns them and {exported row id: id}."""
+    collections: dict[str, Collection] = {}
+    wanted: dict[str, tuple] = {}
+    old_document_ids: dict[int, str] = {}
+    listed: set[str] = set()
+    for item, where in r.items(data, "documents", "$"):
+        external_id = r.get(item, "external_id", where, str)
+        r.once(listed, external_id, item, f"{where}.external_id", f"document {external_id!r} is listed twice")
+        collection_name = r.get(item, "collection", where, str)
+        if collection_name not in collections:
+            collections[collection_name] = _collection_for(
+                r, item, f"{where}.collection", collection_name, owner
+            )
+        wanted[external_id] = (collections[collection_name], item, where)
+        if isinstance(item.get("id"), int):
+            old_document_ids[item["id"]] = external_id
+    W = "$.study"
+    study_collection = r.get(info, "collection", W, str, null=True, default=None)
+    if study_collection is not None:
+        if study_collection not in collections:
+            collections[study_collection] = _collection_for(
+                r, info, f"{W}.collection", study_collection, owner
+            )
+        study.collection = collections[study_collection]
+        study.save(update_fields=["collection"])
+    return _documents_stored(r, collections, wanted), old_document_ids
+
+
+def _documents_stored(
+    r: ArchiveReader, collections: dict[str, Collection], wanted: dict[str, tuple]
+) -> dict[str, Document]:
+    documents: dict[str, Document] = {}
+    for collection in collections.values():
+        ids = [e for e, (c, _i, _w) in wanted.items() if c.pk == collection.pk]
+        for start in range(0, len(ids), 5000):
+            for document in collection.documents.filter(external_id__in=ids[start : start + 5000]):
+                documents[document.external_id] = document
+    fresh = []
+    for external_id, (collection, item, where) in wanted.items():
+        if external_id not in documents:
+            fresh.append(
+                Document(
+                    collection=collection,
+                    external_id=external_id,
+                    title=r.get(item, "title", where, str, default=""),
+                    text=r.get(item, "text", where, str, default=""),
+                    extra=r.get(item, "extra", where, dict, default={}),
+                )
+            )
+    for document in Document.objects.bulk_create(fresh, batch_size=2000):
+        documents[document.external_id] = document
+    return documents
+
+
+def scenarios_imported(r: ArchiveReader, data, study: Study) -> dict[str, Scenario]:
+    """The scenarios (`$.scenarios`) by code."""
+    scenarios: dict[str, Scenario] = {}
+    codes: set[str] = set()
+    for item, where in r.items(data, "scenarios", "$"):
+        code = r.get(item, "code", where, str)
+        r.once(codes, code, item, f"{where}.code", f"scenario {code!r} is listed twice")
+        scenarios[code] = Scenario(
+            study=study,
+            code=code,
+            title=r.get(item, "title", where, str),
+            text=r.get(item, "text", where, str),
+            topic_id=r.get(item, "topic_id", where, str),
+        )
+    topics = [s.topic_id for s in scenarios.values()]
+    if len(set(topics)) != len(topics):
+        r.fail(data, "$.scenarios", "two scenarios share a topic_id")
+    Scenario.objects.bulk_create(scenarios.values())
+    return scenarios
+
+
+def systems_imported(r: ArchiveReader, data, study: Study) -> dict[str, System]:
+    """The systems (`$.systems`) by code, each configuration checked by the design services' one rule."""
+    systems: dict[str, System] = {}
+    codes: set[str] = set()
+    for item, where in r.items(data, "systems", "$"):
+        code = r.get(item, "code", where, str)
+        r.once(codes, code, item, f"{where}.code", f"system {code!r} is listed twice")
+        backend = r.get(item, "backend", where, str)
+        config = r.get(item, "config", where, dict, default={})
+        if backend == System.Backend.HTTP and set(config) == {"source"}:
+            # A Session Track log's system as imports before November 2026 stored it: the log holds the
+            # results shown, which is what an external system is.
+            r.notes.append(
+                f"{r.path}:{getattr(item, 'line', None)}: {where}: an HTTP system with only a "
+                "source (a Session Track log's) imported as an external system"
+            )
+            backend, config = System.Backend.EXTERNAL, {}
+        try:
+            system_check_config(code=code, backend=backend, config=config)  # the services' one rule
+        except SystemConfigError as error:
+            r.fail(item, f"{where}.{error.field}", str(error))
+        systems[code] = System(
+            study=study, code=code, name=r.get(item, "name", where, str), backend=backend, config=config
+        )
+    System.objects.bulk_create(systems.values())
+    return systems

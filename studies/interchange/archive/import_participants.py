@@ -1,0 +1,278 @@
+"""Importing an archive's participants: each with their assignments, the sessions with their queries, shown
+results and judgments (with history), and the raw event log, its payloads' row ids rewritten to the new
+rows. Each checks its rows as it reads them (reader.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.utils import timezone
+
+from studies.interchange.archive.layout import ACK_IDS
+from studies.interchange.archive.reader import ArchiveReader, Imported
+from studies.models import (
+    Assignment,
+    Event,
+    Judgment,
+    JudgmentChange,
+    Participant,
+    Query,
+    SearchSession,
+    ShownResult,
+)
+from studies.participation.event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
+
+
+def participants_imported(done: Imported, data) -> None:
+    """The participants (`$.participants`) with their assignments, sessions and events."""
+    r = done.r
+    codes: set[str] = set()
+    indexes: set[int] = set()
+    pending_events = []
+    for item, where in r.items(data, "participants", "$"):
+        code = r.get(item, "code", where, str)
+        index = r.get(item, "enrolment_index", where, int)
+        r.once(
+            codes,
+            code,
+            item,
+            where,
+            f"participant code {code!r} or enrolment index {index} is used twice",
+            allowed=index not in indexes,
+        )
+        indexes.add(index)
+        participant = Participant.objects.create(
+            study=done.study,
+            code=code,
+            enrolment_index=index,
+            questionnaire_answers=r.get(item, "questionnaire_answers", where, dict, default={}),
+            consent_version=r.get(item, "consent_version", where, str, default=""),
+            consented_at=r.get(item, "consented_at", where, "time", null=True, default=None),
+            declined_at=r.get(item, "declined_at", where, "time", null=True, default=None),
+            withdrawn_at=r.get(item, "withdrawn_at", where, "time", null=True, default=None),
+            created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now(),
+        )
+        sessions_by_position = _assignments_imported(done, participant, item, where)
+        for e_item, e_where in r.items(item, "events", where):
+            position = r.get(e_item, "session", e_where, int, null=True, default=None)
+            if position is not None and position not in sessions_by_position:
+                r.fail(e_item, f"{e_where}.session", f"no session at assignment position {position}")
+            pending_events.append((participant, sessions_by_position.get(position), e_item, e_where))
+    _events_imported(done, pending_events)
+
+
+def _assignments_imported(
+    done: Imported, participant: Participant, item, where: str
+) -> dict[int, SearchSession]:
+    """A participant's assignments (`.assignments`), each with its session; returns the sessions by
+    position."""
+    r = done.r
+    by_position: dict[int, Assignment] = {}
+    positions: set[int] = set()
+    sessions_by_position: dict[int, SearchSession] = {}
+    for a_item, a_where in r.items(item, "assignments", where):
+        position = r.get(a_item, "position", a_where, int)
+        scenario_code, system_code = (
+            r.get(a_item, "scenario", a_where, str),
+            r.get(a_item, "system", a_where, str),
+        )
+        if scenario_code not in done.scenarios:
+            r.fail(a_item, f"{a_where}.scenario", f"no scenario {scenario_code!r} in the archive")
+        if system_code not in done.systems:
+            r.fail(a_item, f"{a_where}.system", f"no system {system_code!r} in the archive")
+        retake_of = r.get(a_item, "retake_of", a_where, int, null=True, default=None)
+        if retake_of is not None and retake_of not in by_position:
+            r.fail(a_item, f"{a_where}.retake_of", f"no earlier assignment at position {retake_of}")
+        r.once(
+            positions,
+            position,
+            a_item,
+            f"{a_where}.position",
+            f"position {position} is used twice or below 1",
+            allowed=position >= 1,
+        )
+        assignment = Assignment.objects.create(
+            participant=participant,
+            position=position,
+            scenario=done.scenarios[scenario_code],
+            system=done.systems[system_code],
+            retake_of=by_position.get(retake_of) if retake_of else None,
+            retake_reason=r.get(a_item, "retake_reason", a_where, str, default=""),
+            pre_task_answers=r.get(a_item, "pre_task_answers", a_where, dict, default={}),
+        )
+        by_position[position] = assignment
+        s_item = a_item.get("session")
+        if s_item is not None:
+            sessions_by_position[position] = _session_imported(
+                done, assignment, s_item, f"{a_where}.session", a_item
+            )
+    return sessions_by_position
+
+
+def _session_imported(done: Imported, assignment: Assignment, s_item, s_where: str, a_item) -> SearchSession:
+    r = done.r
+    r.obj(s_item, s_where, a_item)
+    session = SearchSession.objects.create(
+        assignment=assignment,
+        started_at=r.get(s_item, "started_at", s_where, "time"),
+        ended_at=r.get(s_item, "ended_at", s_where, "time", null=True, default=None),
+        end_reason=r.get(s_item, "end_reason", s_where, str, default=""),
+        post_task_answers=r.get(s_item, "post_task_answers", s_where, dict, default={}),
+        clock_offset_ms=r.milliseconds(s_item, "clock_offset_ms", s_where),
+        clock_delay_ms=r.milliseconds(s_item, "clock_delay_ms", s_where),
+    )
+    if isinstance(s_item.get("id"), int):
+        done.old_ids["session"][s_item["id"]] = session.pk
+    _queries_imported(done, s_item, s_where, session)
+    _judgments_imported(done, s_item, s_where, session)
+    return session
+
+
+def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSession) -> None:
+    """A session's queries (`.queries`, numbered 1..n in order) with the results each showed."""
+    r = done.r
+    queries = []
+    for k, (q_item, q_where) in enumerate(r.items(s_item, "queries", s_where), start=1):
+        position = r.get(q_item, "position", q_where, int)
+        if position != k:
+            r.fail(
+                q_item, f"{q_where}.position", f"expected position {k} (queries are numbered 1..n in order)"
+            )
+        query = Query(
+            session=session,
+            position=position,
+            text=r.get(q_item, "text", q_where, str),
+            issued_at=r.get(q_item, "issued_at", q_where, "time"),
+            scan_mark_rank=r.get(q_item, "scan_mark_rank", q_where, int, null=True, default=None),
+            system_message=r.get(q_item, "system_message", q_where, str, default=""),
+        )
+        queries.append((query, q_item, q_where))
+    Query.objects.bulk_create([q for q, _i, _w in queries])
+    shown_rows = []
+    for query, q_item, q_where in queries:
+        if isinstance(q_item.get("id"), int):
+            done.old_ids["query"][q_item["id"]] = query.pk
+        ranks: set[int] = set()
+        for row, where in r.items(q_item, "shown_results", q_where):
+            rank = r.get(row, "rank", where, int)
+            r.once(
+                ranks, rank, row, f"{where}.rank", f"rank {rank} is below 1 or shown twice", allowed=rank >= 1
+            )
+            shown_rows.append(
+                ShownResult(
+                    query=query,
+                    rank=rank,
+                    document=done.document_of(row, where),
+                    title=r.get(row, "title", where, str),
+                    snippet=r.get(row, "snippet", where, str),
+                    page=r.get(row, "page", where, int, default=1),
+                    shown_at=r.get(row, "shown_at", where, "time"),
+                )
+            )
+    ShownResult.objects.bulk_create(shown_rows, batch_size=2000)
+
+
+def _judgments_imported(done: Imported, s_item, s_where: str, session: SearchSession) -> None:
+    """A session's judgments (`.judgments`), each with its history of grades."""
+    r = done.r
+    changes = []
+    judged: set[int] = set()
+    for j_item, where in r.items(s_item, "judgments", s_where):
+        document = done.document_of(j_item, where)
+        r.once(
+            judged,
+            document.pk,
+            j_item,
+            f"{where}.doc",
+            f"document {document.external_id!r} is judged twice in this session",
+        )
+        judgment = Judgment.objects.create(
+            session=session,
+            document=document,
+            grade=done.grade_of(j_item, where),
+            created_at=r.get(j_item, "created_at", where, "time"),
+            updated_at=r.get(j_item, "updated_at", where, "time"),
+        )
+        for change, c_where in r.items(j_item, "history", where):
+            changes.append(
+                JudgmentChange(
+                    judgment=judgment,
+                    grade=r.get(change, "grade", c_where, int),
+                    changed_at=r.get(change, "changed_at", c_where, "time"),
+                )
+            )
+    JudgmentChange.objects.bulk_create(changes, batch_size=2000)
+
+
+def _events_imported(done: Imported, pending_events: list) -> None:
+    """The raw event log, once every session and query exists (its payloads name them)."""
+    r = done.r
+    events = []
+    client_ids: set[tuple[int, str]] = set()
+    for participant, session, e_item, e_where in pending_events:
+        client_id = r.get(e_item, "client_event_id", e_where, str)
+        r.once(
+            client_ids,
+            (participant.pk, client_id),
+            e_item,
+            f"{e_where}.client_event_id",
+            f"client event id {client_id!r} is used twice",
+        )
+        payload = _remapped(r.get(e_item, "payload", e_where, dict, default={}), done.old_ids)
+        sequence = r.get(e_item, "sequence", e_where, int, null=True, default=None)
+        if sequence is not None and not 0 <= sequence <= MAX_SEQUENCE:
+            r.fail(e_item, f"{e_where}.sequence", f"{sequence} is outside 0..{MAX_SEQUENCE}")
+        server_time = r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now()
+        client_time = _client_time_imported(r, e_item, e_where, server_time, payload)
+        events.append(
+            Event(
+                participant=participant,
+                session=session,
+                type=r.get(e_item, "type", e_where, str),
+                client_event_id=client_id,
+                sequence=sequence,
+                client_time=client_time,
+                server_time=server_time,
+                payload=payload,
+            )
+        )
+    Event.objects.bulk_create(events, batch_size=2000)
+
+
+def _client_time_imported(r: ArchiveReader, e_item, e_where: str, server_time, payload: dict):
+    """An event's client time, by the rule the events endpoints apply (event_checks.client_time_checked, with
+    the archived server time as the receive time). A text that is no time, or one outside years 1-9999 in UTC,
+    fails the import (an export never writes one); a time too far from its server time is kept as text in
+    the payload's data only, as the endpoints keep it, and the import notes file, line and field."""
+    value = e_item.get("client_time")
+    where = f"{e_where}.client_time"
+    if value is not None and not isinstance(value, str):
+        r.fail(e_item, where, f"{value!r} is not an ISO 8601 date and time")
+    aware = server_time if server_time.tzinfo else server_time.replace(tzinfo=dt.UTC)
+    moment, text, why = client_time_checked(
+        value, received_at=aware, window=dt.timedelta(seconds=settings.CLIENT_TIME_WINDOW_SECONDS)
+    )
+    if why is not None and why != TOO_FAR:
+        r.fail(e_item, where, f"{value!r} is {why}")
+    if text is not None:
+        data = payload.get("data")
+        (data if isinstance(data, dict) else payload)["client_time_raw"] = text
+        r.notes.append(
+            f"{r.path}:{getattr(e_item, 'line', None)}: {where}: {text!r} is {why}; kept as text in"
+            " payload.data.client_time_raw"
+        )
+    return moment
+
+
+def _remapped(payload: dict, old_ids: dict[str, dict[int, int]]) -> dict:
+    """The payload with the exporting server's row ids in its acknowledgement replaced by the new rows'
+    ids."""
+    ack = payload.get("ack")
+    if not isinstance(ack, dict):
+        return payload
+    ack = dict(ack)
+    for key, table in ACK_IDS.items():
+        if isinstance(ack.get(key), int) and not isinstance(ack.get(key), bool):
+            ack[key] = old_ids[table].get(ack[key], ack[key])
+    return {**payload, "ack": ack}

@@ -1,0 +1,105 @@
+"""Importing an archive's reference versions (with their judgments), its assessment plan and pools, and its
+audit trail. Each checks its rows as it reads them (reader.py)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from studies.assessment.references import reference_version_create
+from studies.interchange.archive.reader import Imported
+from studies.models import AssessmentPlan, AssessmentPool, AuditEntry, PoolDocument, ReferenceJudgment
+
+
+def reference_versions_imported(done: Imported, data) -> None:
+    """The reference versions (`$.reference_versions`), each through the one service that publishes one;
+    an account named as creator or judge is linked when it exists here."""
+    r = done.r
+    users = get_user_model().objects
+    numbers: set[int] = set()
+    for item, where in r.items(data, "reference_versions", "$"):
+        number = r.get(item, "number", where, int)
+        r.once(
+            numbers,
+            number,
+            item,
+            f"{where}.number",
+            f"version {number} is below 1 or given twice",
+            allowed=number >= 1,
+        )
+        creator = r.get(item, "created_by", where, str, null=True, default=None)
+        note = r.get(item, "note", where, str, default="")
+        created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
+        rows: list[ReferenceJudgment] = []
+        seen: set[tuple[str, int]] = set()
+        for j_item, j_where in r.items(item, "judgments", where):
+            topic = r.get(j_item, "topic_id", j_where, str)
+            document = done.document_of(j_item, j_where)
+            r.once(
+                seen,
+                (topic, document.pk),
+                j_item,
+                j_where,
+                f"topic {topic!r} judges document {document.external_id!r} twice",
+            )
+            judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
+            rows.append(
+                ReferenceJudgment(
+                    topic_id=topic,
+                    document=document,
+                    grade=done.grade_of(j_item, j_where, reference=True),
+                    source=r.get(j_item, "source", j_where, str, default=""),
+                    judged_by=users.filter(username=judge).first() if judge else None,
+                )
+            )
+        reference_version_create(
+            study=done.study,
+            judgments=rows,
+            note=note,
+            number=number,
+            created_at=created_at,
+            created_by=users.filter(username=creator).first() if creator else None,
+        )
+
+
+def assessment_imported(done: Imported, data) -> None:
+    """The assessment plan and pools (`$.assessment`, optional)."""
+    r = done.r
+    assessment = data.get("assessment") or {}
+    r.obj(assessment, "$.assessment", data)
+    per_document = r.get(assessment, "assessors_per_document", "$.assessment", int, null=True, default=None)
+    if per_document is not None:
+        AssessmentPlan.objects.create(study=done.study, assessors_per_document=per_document)
+    for item, where in r.items(assessment, "pools", "$.assessment", optional=True):
+        code = r.get(item, "scenario", where, str)
+        if code not in done.scenarios:
+            r.fail(item, f"{where}.scenario", f"no scenario {code!r} in the archive")
+        pool = AssessmentPool.objects.create(
+            scenario=done.scenarios[code],
+            rule=r.get(item, "rule", where, str),
+            top_x=r.get(item, "top_x", where, int),
+            built_at=r.get(item, "built_at", where, "time", null=True, default=None),
+        )
+        PoolDocument.objects.bulk_create(
+            PoolDocument(
+                pool=pool,
+                document=done.document_of(d, d_where),
+                source=r.get(d, "source", d_where, str),
+                source_detail=r.get(d, "source_detail", d_where, str, default=""),
+                added_at=r.get(d, "added_at", d_where, "time", null=True, default=None) or timezone.now(),
+            )
+            for d, d_where in r.items(item, "documents", where)
+        )
+
+
+def audit_imported(done: Imported, data) -> None:
+    """The audit trail (`$.audit`, optional), its actions as written."""
+    r = done.r
+    for item, where in r.items(data, "audit", "$", optional=True):
+        AuditEntry.objects.create(
+            study=done.study,
+            participant_code=r.get(item, "participant_code", where, str, default=""),
+            action=r.get(item, "action", where, str),
+            detail=r.get(item, "detail", where, dict, default={}),
+            at=r.get(item, "at", where, "time", null=True, default=None) or timezone.now(),
+        )

@@ -1,0 +1,76 @@
+"""Reading an archive's JSON so that every object knows its line, and refusing text the database cannot
+store, before anything is written: each error names the file, the line and the JSON path."""
+
+from __future__ import annotations
+
+import bisect
+import json
+from json import scanner
+from json.decoder import JSONObject  # type: ignore[attr-defined]  # the pure-Python parser, undeclared
+
+from studies.interchange import ImportFailure
+
+
+class LinedDict(dict):
+    """A JSON object that knows the line it starts on."""
+
+    line: int | None = None
+
+
+def load_json_with_lines(text: str, path: str):
+    """json.loads, except that every object is a LinedDict carrying its line (the pure-Python scanner, with
+    the object parser wrapped); a syntax error names the file and line."""
+    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None, _w=None):
+        start = s_and_end[1]
+        value, end = JSONObject(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
+        lined = LinedDict(value)
+        lined.line = bisect.bisect_left(newlines, start) + 1
+        return lined, end
+
+    decoder = json.JSONDecoder()
+    # The stubs declare neither attribute nor the pure-Python scanner; the json module reads both.
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.scan_once = scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        return decoder.decode(text)
+    except json.JSONDecodeError as error:
+        raise ImportFailure(
+            path, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise ImportFailure(path, None, None, "invalid JSON: nested too deeply") from None
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "a NUL character (\\u0000), which the database cannot store"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # only a lone surrogate: a valid pair was decoded into one character
+        code, at = ord(text[error.start]), error.start + 1
+        return f"a lone UTF-16 surrogate (U+{code:04X}, half a character such as an emoji) at character {at}"
+    return None
+
+
+def refuse_unstorable_text(data, path: str) -> None:
+    """Every key and string of the archive must be text the database can store: a lone surrogate (a JSON
+    escape such as \\ud83d without its pair) or a NUL is refused naming file, line and field, before anything
+    is written (it was a traceback from the database driver, half-way through the import)."""
+    stack = [(data, "$", getattr(data, "line", None))]
+    while stack:
+        value, where, line = stack.pop()
+        if isinstance(value, dict):
+            line = getattr(value, "line", line)
+            for key, item in value.items():
+                problem = _text_problem(key)
+                if problem:
+                    raise ImportFailure(path, line, where, f"a key holds {problem}")
+                stack.append((item, f"{where}.{key}", line))
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]", line) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            problem = _text_problem(value)
+            if problem:
+                raise ImportFailure(path, line, where, f"the text holds {problem}")
