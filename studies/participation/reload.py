@@ -25,7 +25,7 @@ def search_state(*, session: SearchSession) -> dict | None:
      "results": [{"rank", "doc", "title", "snippet", "text", "highlights"?}], "grades": {external id: grade}}
 
     The results carry the highlights their page was first answered with: the page's acknowledgement keeps them by
-    rank (ingest._marks; ShownResult keeps none), and a revisit or a replay answers with the same ones."""
+    rank (event_handlers.page_marks; ShownResult keeps none), and a revisit or a replay answers with the same ones."""
     events = Event.objects.filter(session=session, type__in=("query", "results_page")).order_by("-id")
     query_event = None
     page_ack = None
