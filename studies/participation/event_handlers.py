@@ -210,7 +210,7 @@ def on_session_end(batch: Batch, raw: Mapping, data: dict) -> dict:
 
 
 def event_other(batch: Batch, raw: Mapping, data: dict) -> dict:
-    """Anything else the page reports (tab hidden, time warnings...) is logged as it came, building no rows."""
+    """Anything else the page reports (tab hidden, time warnings...): logged as it came, building no rows."""
     participant_check_active(batch.participant)
     state = batch.state(raw) if raw.get("session") is not None else None
     return batch.log(raw, state, data, {"ok": True})
@@ -316,7 +316,8 @@ def external_documents(batch: Batch, result: SearchPage) -> list[tuple]:
 def external_results(data: Mapping, first_rank: int) -> list[tuple]:
     """The ranked list an external front-end showed (`data.results`: doc ids, or {doc, title?, snippet?,
     highlights?}), as (doc, rank, title, snippet, highlights); raises Refused naming the field and position of
-    the first item it cannot be. Highlights are checked pair by pair, a bad pair dropped (highlights_checked)."""
+    the first item it cannot be. Highlights are checked pair by pair, a bad pair dropped
+    (highlights_checked)."""
     results = data.get("results")
     if not isinstance(results, list) or not results:
         raise Refused(

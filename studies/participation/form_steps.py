@@ -54,7 +54,7 @@ def questionnaire_items(*, study, post_task: bool = False, pre_task: bool = Fals
         if pre_task
         else study.questionnaire
     )
-    # A malformed item (stored before the API checked them, or by a path that does not) is left out, not a 500.
+    # A malformed item (stored before the API checked them, or by a path that does not): left out, not a 500.
     items = usable_items(stored)
     if len(items) != (len(stored) if isinstance(stored, list) else 1 if stored else 0):
         logger.warning(
@@ -199,7 +199,8 @@ def consent_record(
 def consent_decline(
     *, participant: Participant, client_event_id: str, sequence: int | None = None, client_time=None
 ) -> Participant:
-    """The participant declines: nothing else about them is recorded (the Event says only that they declined)."""
+    """The participant declines: nothing else about them is recorded (the Event says only that they
+    declined)."""
     client_id_check(client_event_id)
     if _stored(participant, client_event_id) is not None:  # the decline sent again: the same answer
         return participant

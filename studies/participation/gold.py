@@ -7,12 +7,12 @@ id like every form's.
 It is never a Judgment of the session: the gold documents do not enter the session's ranked lists, its
 judgments or its scores, which stay those of the search.
 
-The rule: passed when the relevant document gets a grade of 1 or more and the off-topic one 0 (or a grade below
-0 on a scale that has one). The exact grade of the relevant document is not asked for: assessors disagree
-about degrees of relevance (marginal or fair, fair or high) far more than about relevant or not, so only the
-clear-cut call is scored; an attentive reader does not call a top-graded document not relevant, nor an
-off-topic document relevant. A failure counts as a failed attention check toward the preset's screen-out limit
-(prolific: two, strict: one), and screens out with the failed-checks code.
+The rule: passed when the relevant document gets a grade of 1 or more and the off-topic one 0 (or a grade
+below 0 on a scale that has one). The exact grade of the relevant document is not asked for: assessors
+disagree about degrees of relevance (marginal or fair, fair or high) far more than about relevant or not, so
+only the clear-cut call is scored; an attentive reader does not call a top-graded document not relevant, nor
+an off-topic document relevant. A failure counts as a failed attention check toward the preset's screen-out
+limit (prolific: two, strict: one), and screens out with the failed-checks code.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def _grade(raw, scale: list[int]) -> int | None:
 def gold_score(
     *, scenario_code: str, relevant: str, off_topic: str, grades: Mapping[str, int]
 ) -> tuple[bool, str]:
-    """(passed, reason): passed when the relevant document is graded 1 or more and the off-topic one 0 or less."""
+    """(passed, reason): passed when the relevant document is graded 1 or more and the off-topic one 0 or
+    less."""
     wrong = []
     if grades[relevant] < 1:
         wrong.append(f"judged relevant doc {relevant} as {grades[relevant]}")

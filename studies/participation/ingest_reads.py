@@ -153,8 +153,9 @@ def clock_apply(batch: Batch, state: SessionState) -> None:
 
 
 def times_shift(session_id: int, delta: timedelta) -> None:
-    """Move every time derived from a session's events by `delta` (its clock offset changed): they stay on one
-    timeline, client time + the offset (clock.py). Only when a better estimate arrives, a few times a session."""
+    """Move every time derived from a session's events by `delta` (its clock offset changed): they stay on
+    one timeline, client time + the offset (clock.py). Only when a better estimate arrives, a few times a
+    session."""
     SearchSession.objects.filter(pk=session_id).update(
         started_at=F("started_at") + delta, ended_at=F("ended_at") + delta
     )

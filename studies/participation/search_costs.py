@@ -1,5 +1,5 @@
-"""What a batch's searches cost (ingest.py): SessionLab's engine is run for a query or a page not shown before,
-at most EVENTS_SEARCHES_PER_BATCH a batch and EVENTS_SEARCHES_PER_MINUTE a participant a minute at the
+"""What a batch's searches cost (ingest.py): SessionLab's engine is run for a query or a page not shown
+before, at most EVENTS_SEARCHES_PER_BATCH a batch and EVENTS_SEARCHES_PER_MINUTE a participant a minute at the
 endpoints; past either, the search and the session's later events are told to wait (RetryLater). The minute's
 count is in the cache, read once a batch and written after its commit. The session's system is built from the
 row read with its lock, once a batch.

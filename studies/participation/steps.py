@@ -3,13 +3,13 @@
 Every action carries the client's event id (unique per participant) and a sequence number, and is stored as
 one Event. A re-sent action (same client event id) returns what the first one produced: the stored
 acknowledgement, expanded from the rows it built (a re-sent query returns the same stored results; it does not
-search again or add a Query). Rows built from an action (Query + ShownResult, Judgment + JudgmentChange, a scan
-mark, a session's end) are written in the same transaction as its Event.
+search again or add a Query). Rows built from an action (Query + ShownResult, Judgment + JudgmentChange, a
+scan mark, a session's end) are written in the same transaction as its Event.
 
 Event.payload is {"data": <what the client sent>, "ack": <what the server answered>}: the raw log keeps both.
 
-Refusals raise `Refused` (a plain message for the participant); `events_ingest` stores a refused event with its
-refusal, so a re-send is refused the same way and the client can drop it.
+Refusals raise `Refused` (a plain message for the participant); `events_ingest` stores a refused event with
+its refusal, so a re-send is refused the same way and the client can drop it.
 
 The steps by a form (consent, the questionnaires, a session's start) are in form_steps.py, re-exported here;
 this module holds the search page's steps (batches of one through ingest.py), withdrawal and the browser's
@@ -74,7 +74,8 @@ def _one(
     client_time,
 ) -> dict:
     """One search-page event, checked and stored as the browser's batches are; a refusal raises Refused and
-    stores nothing. Returns the acknowledgement (with the results of a page, the text of a document opened)."""
+    stores nothing. Returns the acknowledgement (with the results of a page, the text of a document
+    opened)."""
     client_id_check(client_event_id)
     event = {
         "id": client_event_id,
@@ -98,7 +99,7 @@ def query_log(
     sequence: int | None = None,
     client_time=None,
 ) -> dict:
-    """Run the query on the session's system and store Query + ShownResults (page 1) + Event in one transaction.
+    """Run the query on the session's system; store Query + ShownResults (page 1) + Event in one transaction.
 
     Returns {"ok", "query" (position), "query_id", "page", "total", "message", "query_used", "results"}."""
     return _one(participant, session, "query", {"text": text}, client_event_id, sequence, client_time)
@@ -204,7 +205,8 @@ def session_end(
     sequence: int | None = None,
     client_time=None,
 ) -> dict:
-    """End the session: "satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran out)."""
+    """End the session: "satisfied" (I found what I need), "gave_up", or "timed_out" (the time limit ran
+    out)."""
     try:
         return _one(
             participant, session, "session_end", {"reason": reason}, client_event_id, sequence, client_time

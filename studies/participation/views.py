@@ -66,7 +66,7 @@ def _common(request) -> dict:
 
 
 def _bad_event(invalid: InvalidEvent):
-    """A form whose client event id the log cannot hold (only a tampered page sends one): a 400 that says why."""
+    """A form whose client event id the log cannot hold (only a tampered page sends one): a 400 saying why."""
     return HttpResponseBadRequest(f"This form cannot be saved: {invalid.message}.", content_type="text/plain")
 
 
@@ -293,7 +293,7 @@ def completion_status(request, token):
 
 @require_POST
 def check_submit(request, token):
-    """One answer to one of the study's attention or comprehension checks (recruitment.check_answer_record)."""
+    """One answer to an attention or comprehension check of the study (recruitment.check_answer_record)."""
     participant = _participant_or_404(token)
     try:
         recruitment.check_answer_record(
@@ -399,8 +399,8 @@ def post_task_submit(request, token):
 
 
 def _answers_submit(request, participant, save, which: str):
-    """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show the
-    `which` page (questionnaire, pre_task or post_task) again with a message per question."""
+    """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show
+    the `which` page (questionnaire, pre_task or post_task) again with a message per question."""
     try:
         save(participant=participant, answers=request.POST, **_common(request))
     except InvalidAnswers as invalid:
@@ -450,7 +450,7 @@ def events_submit(request, token):
         return JsonResponse({"error": too_many}, status=413)
     # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
     clock_sample, clock_refused = clock.batch_sample(body.get("clock"), received_at=received_at)
-    # Each event is checked on its own (studies/participation/event_checks.py): one ack per event, whatever it holds.
+    # Each event is checked on its own (participation/event_checks.py): one ack per event, whatever it holds.
     acks = participation.events_ingest(participant=participant, events=events, clock_sample=clock_sample)
     if "clock" not in body:
         return JsonResponse({"acks": acks})
