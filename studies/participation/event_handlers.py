@@ -330,7 +330,7 @@ def external_results(data: Mapping, first_rank: int) -> list[tuple]:
     for n, item in enumerate(results):
         where = f"data.results.{n}"
         title = snippet = None
-        highlights = ()
+        highlights: tuple[tuple[int, int], ...] = ()
         if isinstance(item, dict):
             doc = item.get("doc")
             title, snippet = item.get("title"), item.get("snippet")

@@ -132,7 +132,7 @@ def _id_of(raw) -> str | None:
     return cid if isinstance(cid, str) and CLIENT_ID.match(cid) else None
 
 
-def _batch_apply(batch: Batch, events: list[Mapping]) -> list[dict]:
+def _batch_apply(batch: Batch, events: Sequence[Mapping]) -> list[dict]:
     if not events:
         return []
     batch_read(batch, events)
@@ -170,7 +170,8 @@ def event_refused(batch: Batch, raw: Mapping, refusal: Refused) -> dict:
     ack = {"ok": False, "refused": refusal.message}
     if batch.participant.withdrawn_at is not None or batch.participant.declined_at is not None:
         return ack  # nothing is recorded about them
-    state = batch.sessions.get(session_id_of(raw))
+    session_id = session_id_of(raw)
+    state = batch.sessions.get(session_id) if session_id is not None else None
     data = raw["data"] if isinstance(raw.get("data"), dict) else {}
     return batch.log(raw, state, data, ack)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeGuard
 
 from django.conf import settings
 from django.utils import timezone
@@ -40,7 +41,7 @@ EVENT_COLUMNS = (
 )
 
 
-def is_int(value) -> bool:
+def is_int(value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -83,7 +84,8 @@ class SessionState:
         default_factory=dict
     )  # external id -> document pk, of those the batch names
     texts: dict[int, dict] = field(default_factory=dict)  # document pk -> {"doc", "title", "text"}
-    judgments: dict[int, tuple[int, int]] = field(default_factory=dict)  # document pk -> (judgment id, grade)
+    # document pk -> (judgment id, grade); no id yet for a judgment new in this batch
+    judgments: dict[int, tuple[int | None, int]] = field(default_factory=dict)
 
 
 def shown_add(
@@ -172,7 +174,8 @@ class Batch:
     # --- checks ---------------------------------------------------------------------------------------
 
     def state(self, raw: Mapping) -> SessionState:
-        state = self.sessions.get(session_id_of(raw))
+        session_id = session_id_of(raw)
+        state = self.sessions.get(session_id) if session_id is not None else None
         if state is None:
             raise Refused(NOT_YOURS)  # the same answer whether it does not exist or is someone else's
         return state

@@ -7,7 +7,7 @@ scale, and what an earlier batch's acknowledgement kept (a query's total, a page
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 
 from django.db.models import F
@@ -27,7 +27,7 @@ from studies.participation.ingest_batch import (
 from studies.participation.rules import TIME_LIMIT_GRACE, deadline_at, session_expire_if_due
 
 
-def batch_read(batch: Batch, events: list[Mapping]) -> None:
+def batch_read(batch: Batch, events: Sequence[Mapping]) -> None:
     """Lock the participant's sessions the batch names; read the stored events it names, and of each session
     the documents and queries it names: all in one round trip on PostgreSQL (plain_sql.rows_together), the
     lock first, so that the reads after it see what a batch that held it before has stored."""
@@ -88,7 +88,7 @@ def batch_read(batch: Batch, events: list[Mapping]) -> None:
                 state.ended_at = session.ended_at
 
 
-def _named(events: list[Mapping]) -> tuple[set[str], dict[int, tuple[set[str], set[int], set[str]]]]:
+def _named(events: Sequence[Mapping]) -> tuple[set[str], dict[int, tuple[set[str], set[int], set[str]]]]:
     """The client ids the batch names (its events', and the query events they refer to), and by session the
     documents, query positions and query event ids its events name: session id -> (docs, positions, refs)."""
     names = {e["id"] for e in events}
