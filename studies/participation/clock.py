@@ -1,4 +1,4 @@
-"""One timeline for a session: the client's clock, corrected by its offset from the server's (docs/time-model.md).
+"""One session timeline: the client's clock, corrected by its offset from the server's (docs/time-model.md).
 
 Every event keeps the client's time (`Event.client_time`, when it sent a usable one) and the server's receive
 time (`Event.server_time`). Each session holds an estimate of the client's clock offset, `clock_offset_ms`
@@ -6,9 +6,9 @@ time (`Event.server_time`). Each session holds an estimate of the client's clock
 
 - a batch says when the client sent it (`clock.sent`, t0); the server notes when it received it (t1) and
   answers when it did and when it answered (t2); the client then knows when the answer arrived (t3) and sends
-  the four times with its next batch (`clock.previous`). That round trip gives offset ((t1 - t0) + (t2 - t3)) / 2
-  and delay (t3 - t0) - (t2 - t1); the session keeps the round trip of least delay (the one whose offset is the
-  least uncertain: it is off by at most delay / 2);
+  the four times with its next batch (`clock.previous`). That round trip gives
+  offset ((t1 - t0) + (t2 - t3)) / 2 and delay (t3 - t0) - (t2 - t1); the session keeps the round trip of
+  least delay (the one whose offset is the least uncertain: it is off by at most delay / 2);
 - until a round trip is known, the batch's send time alone is a one-way sample: t1 - t0 is the offset plus the
   one-way delay, so the least such value seen is the best bound (a session start's form gives one too).
 

@@ -141,9 +141,9 @@ def client_time_checked(
 ) -> tuple[datetime | None, str | None, str | None]:
     """The one rule for a client's clock (the events endpoints, the forms and the archive importer): an ISO
     8601 text (naive is UTC) or milliseconds since the epoch, within `window` of `received_at` (the server's
-    receive time), is a timestamp: (time, None, None). Anything else that was sent is (None, its raw text, why:
-    NOT_A_TIME, OUT_OF_RANGE such as `0001-01-01T00:00:00+14:00`, or TOO_FAR): it goes into the event's data,
-    never into a timestamp column. (None, None, None) when nothing was sent."""
+    receive time), is a timestamp: (time, None, None). Anything else that was sent is (None, its raw text,
+    why: NOT_A_TIME, OUT_OF_RANGE such as `0001-01-01T00:00:00+14:00`, or TOO_FAR): it goes into the event's
+    data, never into a timestamp column. (None, None, None) when nothing was sent."""
     if value is None or value == "":
         return None, None, None
     raw = text_clean(str(value)[:MAX_TIME_TEXT])[0]  # a form's field may hold a NUL (%00)

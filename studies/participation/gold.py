@@ -7,12 +7,12 @@ id like every form's.
 It is never a Judgment of the session: the gold documents do not enter the session's ranked lists, its
 judgments or its scores, which stay those of the search.
 
-The rule: passed when the relevant document gets a grade of 1 or more and the off-topic one 0 (or a grade below
-0 on a scale that has one). The exact grade of the relevant document is not asked for: assessors disagree
-about degrees of relevance (marginal or fair, fair or high) far more than about relevant or not, so only the
-clear-cut call is scored; an attentive reader does not call a top-graded document not relevant, nor an
-off-topic document relevant. A failure counts as a failed attention check toward the preset's screen-out limit
-(prolific: two, strict: one), and screens out with the failed-checks code.
+The rule: passed when the relevant document gets a grade of 1 or more and the off-topic one 0 (or a grade
+below 0 on a scale that has one). The exact grade of the relevant document is not asked for: assessors
+disagree about degrees of relevance (marginal or fair, fair or high) far more than about relevant or not, so
+only the clear-cut call is scored; an attentive reader does not call a top-graded document not relevant, nor
+an off-topic document relevant. A failure counts as a failed attention check toward the preset's screen-out
+limit (prolific: two, strict: one), and screens out with the failed-checks code.
 """
 
 from __future__ import annotations
@@ -23,9 +23,17 @@ from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 
-from studies.design.gold import gold_answered, gold_on, gold_order, gold_pair, gold_pairs, gold_pinned
+from studies.design.gold import (
+    GoldPair,
+    gold_answered,
+    gold_on,
+    gold_order,
+    gold_pair,
+    gold_pairs,
+    gold_pinned,
+)
 from studies.errors import InvalidAnswers, Refused
-from studies.models import Event, Participant, Recruitment, SearchSession
+from studies.models import Event, Participant, Recruitment, Scenario, SearchSession
 from studies.participation.recruitment import (
     CHECK_PRESETS,
     checks_progress,
@@ -53,7 +61,8 @@ def _grade(raw, scale: list[int]) -> int | None:
 def gold_score(
     *, scenario_code: str, relevant: str, off_topic: str, grades: Mapping[str, int]
 ) -> tuple[bool, str]:
-    """(passed, reason): passed when the relevant document is graded 1 or more and the off-topic one 0 or less."""
+    """(passed, reason): passed when the relevant document is graded 1 or more and the off-topic one 0 or
+    less."""
     wrong = []
     if grades[relevant] < 1:
         wrong.append(f"judged relevant doc {relevant} as {grades[relevant]}")
@@ -79,17 +88,56 @@ def gold_answer_record(
     sequence: int | None = None,
     client_time=None,
 ) -> dict:
-    """The participant's grades of the scenario's two gold documents ({external id: grade}), scored and stored as
-    a "gold" Event of `session`, against the session's pinned pair (or, without a pin, the current one); returns
-    its ack ({ok, passed, reason, scenario, relevant, off_topic,
-    reference_version, shown[, screened_out]}). A re-sent answer (same client event id) returns the first one's
-    ack. Refused: another participant's session, a search not ended, a task without gold documents or already
-    judged, a document that is not one of the two. InvalidAnswers ({external id: message}): a document left
-    without a grade, or a grade off the study's scale (the page and the API show it at that document)."""
+    """The participant's grades of the scenario's two gold documents ({external id: grade}), scored and stored
+    as a "gold" Event of `session`, against the session's pinned pair (or, without a pin, the current one);
+    returns its ack ({ok, passed, reason, scenario, relevant, off_topic, reference_version, shown[,
+    screened_out]}). A re-sent answer (same client event id) returns the first one's ack. Refused: another
+    participant's session, a search not ended, a task without gold documents or already judged, a document
+    that is not one of the two. InvalidAnswers ({external id: message}): a document left without a grade, or
+    a grade off the study's scale (the page and the API show it at that document)."""
     client_id_check(client_event_id)
     stored = _replay(participant, client_event_id)
     if stored is not None:
         return stored
+    recruitment, scenario, pair = _gold_step_checked(participant, session)
+    relevant, off_topic = pair.relevant.external_id, pair.off_topic.external_id
+    cleaned = _grades_cleaned(grades, relevant, off_topic, study=participant.study)
+    passed, reason = gold_score(
+        scenario_code=scenario.code, relevant=relevant, off_topic=off_topic, grades=cleaned
+    )
+    shown = [d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair)]
+    ack = {
+        "ok": True,
+        "passed": passed,
+        "reason": reason,
+        "scenario": scenario.code,
+        "relevant": relevant,
+        "off_topic": off_topic,
+        "relevant_grade": pair.relevant_grade,
+        "reference_version": pair.version,
+        "shown": shown,
+    }
+    screen_out = None if passed else _screen_out_reason(participant, recruitment, scenario)
+    if screen_out:
+        ack["screened_out"] = True
+    try:
+        with transaction.atomic():
+            _answer_store(
+                participant, session, cleaned, ack, screen_out, client_event_id, sequence, client_time
+            )
+    except IntegrityError:  # the same answer sent twice at once: the first one stored wins
+        stored = _replay(participant, client_event_id)
+        if stored is None:
+            raise
+        return stored
+    return ack
+
+
+def _gold_step_checked(
+    participant: Participant, session: SearchSession
+) -> tuple[Recruitment, Scenario, GoldPair]:
+    """The study's recruitment, the session's scenario and the gold pair to score against; Refused when the
+    session is not the participant's, not ended, already finished, or its task has no gold documents left."""
     participant_check_consented(participant)
     if session.assignment.participant_id != participant.pk:
         raise Refused("This is not one of your search sessions.")
@@ -110,11 +158,16 @@ def gold_answer_record(
     )
     if pair is None:
         raise Refused("This task has no further documents to judge.")
-    relevant, off_topic = pair.relevant.external_id, pair.off_topic.external_id
+    return recruitment, scenario, pair
+
+
+def _grades_cleaned(grades: Mapping[str, object], relevant: str, off_topic: str, *, study) -> dict[str, int]:
+    """The two documents' grades as the study's grades. Refused for a document that is not one of the two
+    (before the scale is read); InvalidAnswers for one left without a grade, or a grade off the scale."""
     unknown = [str(doc)[:100] for doc in grades if doc not in (relevant, off_topic)]
     if unknown:
         raise Refused(f"Document {unknown[0]!r} is not one of this task's two documents.")
-    scale = participant.study.grade_values()
+    scale = study.grade_values()
     missing = {
         doc: "Please choose a grade." for doc in (relevant, off_topic) if grades.get(doc) in (None, "")
     }
@@ -129,56 +182,46 @@ def gold_answer_record(
     }
     if off_scale:
         raise InvalidAnswers(off_scale)
-    passed, reason = gold_score(
-        scenario_code=scenario.code, relevant=relevant, off_topic=off_topic, grades=cleaned
+    return {doc: value for doc, value in cleaned.items() if value is not None}  # off_scale refused any None
+
+
+def _screen_out_reason(participant: Participant, recruitment: Recruitment, scenario: Scenario) -> str | None:
+    """Why a failed gold answer screens the participant out (it counts as a failed attention check toward the
+    preset's limit), or None while they stay under it."""
+    policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
+    failures = checks_progress(participant, recruitment).attention_failures + gold_failures(participant) + 1
+    if failures >= policy["attention_failures_to_screen_out"]:
+        return f"{failures} attention checks failed (last: gold documents of scenario {scenario.code})"
+    return None
+
+
+def _answer_store(
+    participant: Participant,
+    session: SearchSession,
+    cleaned: dict[str, int],
+    ack: dict,
+    screen_out: str | None,
+    client_event_id: str,
+    sequence: int | None,
+    client_time,
+) -> None:
+    """Store the answer (and screen out) inside the caller's transaction: one answer per session, the
+    session's row locked while the answer is checked and stored."""
+    SearchSession.objects.select_for_update().filter(pk=session.pk).first()
+    if gold_answered(session):
+        raise Refused("These two documents are already judged.")
+    event_create(
+        participant=participant,
+        session=session,
+        type="gold",
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        data=cleaned,
+        ack=ack,
     )
-    shown = [d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair)]
-    ack = {
-        "ok": True,
-        "passed": passed,
-        "reason": reason,
-        "scenario": scenario.code,
-        "relevant": relevant,
-        "off_topic": off_topic,
-        "relevant_grade": pair.relevant_grade,
-        "reference_version": pair.version,
-        "shown": shown,
-    }
-    screen_out = None
-    if not passed:
-        policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
-        failures = (
-            checks_progress(participant, recruitment).attention_failures + gold_failures(participant) + 1
-        )
-        if failures >= policy["attention_failures_to_screen_out"]:
-            screen_out = (
-                f"{failures} attention checks failed (last: gold documents of scenario {scenario.code})"
-            )
-            ack["screened_out"] = True
-    try:
-        with transaction.atomic():
-            # One answer per session: the session's row is locked while the answer is checked and stored.
-            SearchSession.objects.select_for_update().filter(pk=session.pk).first()
-            if gold_answered(session):
-                raise Refused("These two documents are already judged.")
-            event_create(
-                participant=participant,
-                session=session,
-                type="gold",
-                client_event_id=client_event_id,
-                sequence=sequence,
-                client_time=client_time,
-                data=cleaned,
-                ack=ack,
-            )
-            if screen_out:
-                participant_screen_out(participant=participant, failed_checks=True, reason=screen_out)
-    except IntegrityError:  # the same answer sent twice at once: the first one stored wins
-        stored = _replay(participant, client_event_id)
-        if stored is None:
-            raise
-        return stored
-    return ack
+    if screen_out:
+        participant_screen_out(participant=participant, failed_checks=True, reason=screen_out)
 
 
 @dataclass

@@ -47,7 +47,8 @@ _FRAMES = ("iframe", "frame")
 
 def _mturk_landing(request, template: str, context: dict):
     """The one page that may be framed, and only by MTurk's hosts (settings.MTURK_FRAME_ANCESTORS): its
-    frame-ancestors name them and X-Frame-Options is left off (docs/security.md, "the one framing exception")."""
+    frame-ancestors name them and X-Frame-Options is left off (docs/security.md, "the one framing
+    exception")."""
     response = render(request, template, context)
     response["Content-Security-Policy"] = policy_for(
         request.path, frame_ancestors=recruitment.mturk_frame_ancestors()
@@ -70,8 +71,8 @@ def join(request, public_token):
     except Refused as refusal:  # the panel's ids missing or malformed, MTurk's turkSubmitTo not MTurk's
         return _join_refused(request, study, refusal, 400)
     if found.panel == "mturk" and request.headers.get("Sec-Fetch-Dest") in _FRAMES:
-        # The accepted HIT inside MTurk's frame: a cross-site frame's cookies (session, CSRF) are unreliable, so
-        # the study runs in a tab of its own, opened by a link to this same URL; nobody is made here.
+        # The accepted HIT inside MTurk's frame: a cross-site frame's cookies (session, CSRF) are unreliable,
+        # so the study runs in a tab of its own, opened by a link to this same URL; nobody is made here.
         open_url = f"{request.path}?{recruitment.mturk_tab_query(request.GET)}"
         return _mturk_landing(
             request, "participate/join_mturk_frame.html", {"study": study, "open_url": open_url}

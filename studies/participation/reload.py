@@ -1,8 +1,8 @@
 """The search page opened again (a reload, another device) on a session that already has queries.
 
 `search_state` reads what the page showed: the last query that was answered, the result page shown last for it
-(with its results, as the query's acknowledgement carries them) and the grades given; the page renders it as it
-renders an acknowledgement, without logging a new query. `page_reload_record` logs the reload itself: it is
+(with its results, as the query's acknowledgement carries them) and the grades given; the page renders it as
+it renders an acknowledgement, without logging a new query. `page_reload_record` logs the reload itself: it is
 written by the server when it renders the page, so no script, blocked request or cleared outbox can lose it.
 The two live together because the reload event is only logged when there is a state to restore.
 """
@@ -24,8 +24,9 @@ def search_state(*, session: SearchSession) -> dict | None:
      "query_text", "query": its position, "page", "total", "message", "query_used",
      "results": [{"rank", "doc", "title", "snippet", "text", "highlights"?}], "grades": {external id: grade}}
 
-    The results carry the highlights their page was first answered with: the page's acknowledgement keeps them by
-    rank (ingest._marks; ShownResult keeps none), and a revisit or a replay answers with the same ones."""
+    The results carry the highlights their page was first answered with: the page's acknowledgement keeps them
+    by rank (event_handlers.page_marks; ShownResult keeps none), and a revisit or a replay answers with the
+    same ones."""
     events = Event.objects.filter(session=session, type__in=("query", "results_page")).order_by("-id")
     query_event = None
     page_ack = None

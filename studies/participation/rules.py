@@ -28,8 +28,8 @@ END_REASONS = (
 TIME_LIMIT_GRACE = timedelta(seconds=30)
 MAX_PAGE = 100
 MAX_BATCH = 200
-# A body with more events than this is refused whole (413): past MAX_BATCH each event gets its own "retry later",
-# and a megabyte of "{}" would otherwise be answered with some 30 MB of them.
+# A body with more events than this is refused whole (413): past MAX_BATCH each event gets its own "retry
+# later", and a megabyte of "{}" would otherwise be answered with some 30 MB of them.
 MAX_BODY_EVENTS = 5 * MAX_BATCH
 
 
@@ -131,8 +131,8 @@ def session_deadline(session: SearchSession) -> datetime | None:
 
 
 def session_expire_if_due(*, session: SearchSession, now: datetime | None = None) -> bool:
-    """End an open session whose time limit (plus a grace for the client's own timer) has passed, as timed_out.
-    Returns True when it ended it. Conditional UPDATE: two requests cannot both end it."""
+    """End an open session whose time limit (plus a grace for the client's own timer) has passed, as
+    timed_out. Returns True when it ended it. Conditional UPDATE: two requests cannot both end it."""
     deadline = session_deadline(session)
     now = now or timezone.now()
     if session.ended_at is not None or deadline is None or now < deadline + TIME_LIMIT_GRACE:

@@ -1,5 +1,6 @@
-"""Simulated searchers with the strategies of the simulation literature (SimIIR's family: Maxwell & Azzopardi's
-query generators and stopping decision makers), for planning a study (scoring/planning, docs/planning.md).
+"""Simulated searchers with the strategies of the simulation literature (SimIIR's family: Maxwell &
+Azzopardi's query generators and stopping decision makers), for planning a study (scoring/planning,
+docs/planning.md).
 
 `simulation.SimulatedParticipant` (studies/participation/simulation.py once issue 16's move is merged) is the
 demo's searcher and stays as it is; `StrategicParticipant` is the same
@@ -10,8 +11,8 @@ queries (`Strategy.queries`)
     "terms"     the scenario's terms ranked by frequency (the title counts twice), queries of `query_length`
                 terms: the top ones as a pivot and the next unused term appended in turn (SimIIR's tri-term
                 generator with a pivot);
-    "relevant"  as "terms", with terms of the topic's relevant documents (reference grade > 0) ranked after the
-                scenario's: a searcher who learns the vocabulary of what it is looking for.
+    "relevant"  as "terms", with terms of the topic's relevant documents (reference grade > 0) ranked after
+                the scenario's: a searcher who learns the vocabulary of what it is looking for.
 stopping within a result list (`Strategy.stopping`)
     "patience"      the demo's: a depth drawn per query (exponential, the profile's mean);
     "fixed"         examine `depth` snippets;
@@ -21,10 +22,10 @@ stopping within a result list (`Strategy.stopping`)
     Every rule also stops at the end of the page (10 results), or at `depth` at most.
 stopping a session
     the need (one or two highly relevant documents, or two to four fairly relevant) as in the demo; at most
-    `max_queries` queries (None: the profile's patience); and, with `time_limit` seconds, a budget spent by the
-    actions' costs (`Costs`: issuing a query, reading a snippet, reading a document, judging): the session ends
-    when the next action would overrun it ("timed_out" if the study has a time limit, else "gave_up"). The
-    clock of the logged events moves by the same costs.
+    `max_queries` queries (None: the profile's patience); and, with `time_limit` seconds, a budget spent by
+    the actions' costs (`Costs`: issuing a query, reading a snippet, reading a document, judging): the
+    session ends when the next action would overrun it ("timed_out" if the study has a time limit, else
+    "gave_up"). The clock of the logged events moves by the same costs.
 judging (`Strategy.agreement`)
     None: the profile's misjudging rate (the demo's); a share in (0, 1]: the rate of a grade off by one is
     calibrated (`misjudge_rate`) so that the expected share of judgments equal to the reference grade is the
@@ -110,7 +111,7 @@ class Strategy:
         return cls(costs=Costs(**{k: float(v) for k, v in costs.items()}), **data)
 
 
-# --- queries ------------------------------------------------------------------------------------------------------
+# --- queries ------------------------------------------------------------------------------------------------
 
 
 def ranked_terms(text: str, *, title: str = "") -> list[str]:
@@ -137,8 +138,8 @@ def document_terms(texts: Sequence[str], *, exclude: Sequence[str] = (), limit: 
 
 
 def pivot_queries(terms: Sequence[str], length: int, count: int) -> list[list[str]]:
-    """`count` queries of `length` terms: the first length - 1 terms as a pivot, then each further term in turn
-    (when the terms run out the pivot shrinks, so queries are never repeated while new ones exist)."""
+    """`count` queries of `length` terms: the first length - 1 terms as a pivot, then each further term in
+    turn (when the terms run out the pivot shrinks, so queries are never repeated while new ones exist)."""
     terms = list(dict.fromkeys(terms)) or ["search"]
     queries: list[list[str]] = []
     pivot = max(0, min(length - 1, len(terms) - 1))
@@ -155,7 +156,7 @@ def pivot_queries(terms: Sequence[str], length: int, count: int) -> list[list[st
     return queries
 
 
-# --- stopping within a list ------------------------------------------------------------------------------------
+# --- stopping within a list ---------------------------------------------------------------------------------
 
 
 def stop_examining(
@@ -179,7 +180,7 @@ def stop_examining(
     return satisfied or frustrated
 
 
-# --- judging --------------------------------------------------------------------------------------------------
+# --- judging ------------------------------------------------------------------------------------------------
 
 
 def change_share(grades: Sequence[int], max_grade: int) -> float:
@@ -211,11 +212,11 @@ def perceived(rng: random.Random, grade: int, rate: float, max_grade: int) -> in
     return min(max_grade, max(0, grade))
 
 
-# --- the searcher ---------------------------------------------------------------------------------------------
+# --- the searcher -------------------------------------------------------------------------------------------
 
 
 class StrategicParticipant(SimulatedParticipant):
-    """The demo's simulated participant with its behaviour chosen by a Strategy (see the module's docstring)."""
+    """The demo's simulated participant with its behaviour chosen by a Strategy (the module's docstring)."""
 
     def __init__(
         self,

@@ -5,7 +5,8 @@ queries, result pages, document views, judgments, scan marks, stopping), so the 
 scores are made exactly as a real study's would be. Its behaviour:
 
 - queries: the first takes two or three content words of the scenario text; each reformulation adds an unused
-  word, swaps one, or drops one (SimIIR's "smarter" query generators draw on the topic description the same way);
+  word, swaps one, or drops one (SimIIR's "smarter" query generators draw on the topic description the same
+  way);
 - scanning: reads snippets down the list to a depth drawn per query (impatient searchers: mostly the top 3-8),
   sometimes turns to page 2, and marks where it stopped scanning;
 - clicking and judging: opens a document more readily when it is relevant, judges it against the reference
@@ -37,13 +38,14 @@ from studies.participation import gold as gold_documents
 from studies.participation import steps as participation
 
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few find for from further had has have having he her
-    here hers how i if in into is it its itself just may me might more most must my need no nor not now of off on
-    once only or other our out over own same shall she should so some such than that the their them then there
-    these they this those through to too under until up very was we were what when where which while who whom why
-    will with would you your what's there's given obtained available problem problems work studies study results
-    data method methods use used using case cases known known? type types""".split()
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few find for from further had has have
+    having he her here hers how i if in into is it its itself just may me might more most must my need no nor
+    not now of off on once only or other our out over own same shall she should so some such than that the
+    their them then there these they this those through to too under until up very was we were what when where
+    which while who whom why will with would you your what's there's given obtained available problem problems
+    work studies study results data method methods use used using case cases known known? type
+    types""".split()
 )
 WORD = re.compile(r"[a-z][a-z-]{2,}")
 
@@ -131,7 +133,7 @@ class SimulatedParticipant:
         return {
             "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
             "sequence": self.sequence,
-            # As a browser sends it (studies/participation/event_checks.py reads ISO text or epoch milliseconds).
+            # As a browser sends it (participation/event_checks.py reads ISO text or epoch milliseconds).
             "client_time": self.clock.tick(self.rng, *self.pace).isoformat(),
         }
 
@@ -171,7 +173,7 @@ class SimulatedParticipant:
         grades = self.reference.get(scenario.topic_id, {})
         words = content_words(f"{scenario.title} {scenario.text}") or ["search"]
         query_words = words[: rng.choice((2, 3))]
-        # The need, drawn per session: one or two highly relevant documents, or two to four fairly relevant ones.
+        # The need, drawn per session: one or two highly relevant documents, or two to four fairly relevant.
         need_high, need_fair = rng.choice((1, 2, 2)), rng.choice((2, 3, 4))
         found_high = found_fair = 0
         patience = profile.patience
@@ -224,9 +226,9 @@ class SimulatedParticipant:
         )
 
     def _gold(self, session: SearchSession, scenario, event) -> bool:
-        """The scenario's gold documents, when the study has them: judged as the reference grades them (the pair
-        is the clearest of the topic's documents, so no misjudging noise; the simulation never stalls on it).
-        False when the answer screened the participant out."""
+        """The scenario's gold documents, when the study has them: judged as the reference grades them (the
+        pair is the clearest of the topic's documents, so no misjudging noise; the simulation never stalls on
+        it). False when the answer screened the participant out."""
         pair = gold_pending(participant=self.participant, session=session, scenario=scenario)
         if pair is None:
             return True

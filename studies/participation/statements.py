@@ -39,7 +39,7 @@ def _marks(values: Sized) -> str:
 
 
 def _ack_query() -> str:
-    """The position a stored query event's acknowledgement holds (its payload is {"data": ..., "ack": ...})."""
+    """The position a stored query event's acknowledgement holds (payload: {"data": ..., "ack": ...})."""
     if connection.vendor == "postgresql":
         return "CAST(e.payload -> 'ack' ->> 'query' AS integer)"
     return "json_extract(e.payload, '$.ack.query')"
@@ -55,11 +55,12 @@ def events_stored(participant_id: int, client_ids: Sized) -> Statement:
 
 
 def sessions_locked(session_ids: Sized, participant_id: int) -> Statement:
-    """The participant's sessions among these ids, locked for the batch (FOR UPDATE where the database has it),
-    with each session's clock offset (clock.py), system and the study's grade scale."""
+    """The participant's sessions among these ids, locked for the batch (FOR UPDATE where the database has
+    it), with each session's clock offset (clock.py), system and the study's grade scale."""
     lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
     return (
-        f"SELECT s.id, s.started_at, s.ended_at, s.clock_offset_ms, s.clock_delay_ms, a.system_id, a.scenario_id, y.study_id, y.code, y.name,"
+        "SELECT s.id, s.started_at, s.ended_at, s.clock_offset_ms, s.clock_delay_ms, a.system_id,"
+        " a.scenario_id, y.study_id, y.code, y.name,"
         f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_table(GradeLevel)} g"
         f" WHERE g.study_id = y.study_id) FROM {_table(SearchSession)} s"
         f" JOIN {_table(Assignment)} a ON a.id = s.assignment_id"
@@ -75,8 +76,8 @@ def session_documents(session_id: int, collection_id: int, external_ids: Sized) 
         f"SELECT d.external_id, d.id, d.title, d.text, j.id, j.grade FROM {_table(Document)} d"
         f" LEFT JOIN {_table(Judgment)} j ON j.session_id = %s AND j.document_id = d.id"
         f" WHERE d.collection_id = %s AND d.external_id IN ({_marks(external_ids)}) AND EXISTS (SELECT 1"
-        f" FROM {_table(ShownResult)} r JOIN {_table(Query)} q ON q.id = r.query_id WHERE r.document_id = d.id"
-        " AND q.session_id = %s)",
+        f" FROM {_table(ShownResult)} r JOIN {_table(Query)} q ON q.id = r.query_id"
+        " WHERE r.document_id = d.id AND q.session_id = %s)",
         [session_id, collection_id, *external_ids, session_id],
     )
 
@@ -108,7 +109,7 @@ def grade_values(study_id: int) -> Statement:
 
 
 def collection_documents(collection_id: int, external_ids: Sized) -> Statement:
-    """Documents of the collection by external id (their keys, text and title); matches none when given none."""
+    """Documents of the collection by external id (their keys, text and title); none when given none."""
     names = external_ids or {""}
     return (
         f"SELECT external_id, id, text, title FROM {_table(Document)} WHERE collection_id = %s"

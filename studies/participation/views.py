@@ -66,7 +66,7 @@ def _common(request) -> dict:
 
 
 def _bad_event(invalid: InvalidEvent):
-    """A form whose client event id the log cannot hold (only a tampered page sends one): a 400 that says why."""
+    """A form whose client event id the log cannot hold (only a tampered page sends one): a 400 saying why."""
     return HttpResponseBadRequest(f"This form cannot be saved: {invalid.message}.", content_type="text/plain")
 
 
@@ -114,12 +114,20 @@ def _context(participant, step, **extra) -> dict:
     }
 
 
+# The question pages: a step's kind -> its template, and which of the study's questionnaires it asks.
+_QUESTION_PAGES = {
+    "questionnaire": ("participate/questionnaire.html", {}),
+    "pre_task": ("participate/pre_task.html", {"pre_task": True}),
+    "post_task": ("participate/post_task.html", {"post_task": True}),
+}
+
+
 @never_cache
 @ensure_csrf_cookie
 @require_http_methods(["GET", "HEAD"])
 def participant_home(request, token):
     participant = _participant_or_404(token)
-    # The visit (study clock, time limit, state), the step, a pause and the checks: studies/participation/where.py.
+    # The visit (study clock, time limit, state), the step, a pause and the checks: participation/where.py.
     where = participant_where(participant=participant)
     step = where.step
     if where.kind == "ended":
@@ -132,7 +140,6 @@ def participant_home(request, token):
                 _context(participant, None, message=where.message, completion=where.completion),
             ),
         )
-    study = participant.study
     if where.kind == "paused":
         return render(
             request,
@@ -147,53 +154,16 @@ def participant_home(request, token):
         )
     if step.kind == "consent":
         return render(request, "participate/consent.html", _context(participant, step))
-    if step.kind == "questionnaire":
-        items = participation.questionnaire_items(study=study)
-        return render(
-            request,
-            "participate/questionnaire.html",
-            _context(participant, step, items=_form_items(items, {}, {})),
-        )
-    if step.kind == "pre_task":
-        items = participation.questionnaire_items(study=study, pre_task=True)
-        return render(
-            request,
-            "participate/pre_task.html",
-            _context(participant, step, items=_form_items(items, {}, {})),
-        )
+    if step.kind in _QUESTION_PAGES:
+        template, which = _QUESTION_PAGES[step.kind]
+        items = participation.questionnaire_items(study=participant.study, **which)
+        return render(request, template, _context(participant, step, items=_form_items(items, {}, {})))
     if step.kind == "scenario":
         return render(request, "participate/scenario.html", _context(participant, step))
     if step.kind == "search":
-        context = _context(participant, step, grades=selectors.grade_levels(study=study))
-        deadline = rules.session_deadline(step.session)
-        context["client"].update(
-            {
-                "session": step.session.pk,
-                "deadline": deadline.isoformat() if deadline else None,
-                "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
-                "pageSize": 10,
-                "serverNow": timezone.now().isoformat(),
-            }
-        )
-        # Opened again (a reload, another device): the last list shown and the grades come back, no query is
-        # logged, and the reload is (by the server, so nothing on the page can lose it).
-        restored = reload.search_state(session=step.session)
-        if restored is not None and request.method == "GET":
-            reload.page_reload_record(
-                session=step.session, state=restored, user_agent=request.META.get("HTTP_USER_AGENT", "")
-            )
-        context["restored"] = restored
-        context["client"]["restored"] = restored
-        return render(request, "participate/search.html", context)
+        return _search_page(request, participant, step)
     if step.kind == "gold":
         return _gold_page(request, participant, step)
-    if step.kind == "post_task":
-        items = participation.questionnaire_items(study=study, post_task=True)
-        return render(
-            request,
-            "participate/post_task.html",
-            _context(participant, step, items=_form_items(items, {}, {})),
-        )
     return _completion_policy(
         request,
         where.completion,
@@ -201,6 +171,31 @@ def participant_home(request, token):
             request, f"participate/{step.kind}.html", _context(participant, step, completion=where.completion)
         ),
     )
+
+
+def _search_page(request, participant, step):
+    """The search page of the step's session, with its deadline and grades for the page's script."""
+    context = _context(participant, step, grades=selectors.grade_levels(study=participant.study))
+    deadline = rules.session_deadline(step.session)
+    context["client"].update(
+        {
+            "session": step.session.pk,
+            "deadline": deadline.isoformat() if deadline else None,
+            "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
+            "pageSize": 10,
+            "serverNow": timezone.now().isoformat(),
+        }
+    )
+    # Opened again (a reload, another device): the last list shown and the grades come back, no query is
+    # logged, and the reload is (by the server, so nothing on the page can lose it).
+    restored = reload.search_state(session=step.session)
+    if restored is not None and request.method == "GET":
+        reload.page_reload_record(
+            session=step.session, state=restored, user_agent=request.META.get("HTTP_USER_AGENT", "")
+        )
+    context["restored"] = restored
+    context["client"]["restored"] = restored
+    return render(request, "participate/search.html", context)
 
 
 def _completion_policy(request, completion, response):
@@ -298,7 +293,7 @@ def completion_status(request, token):
 
 @require_POST
 def check_submit(request, token):
-    """One answer to one of the study's attention or comprehension checks (recruitment.check_answer_record)."""
+    """One answer to an attention or comprehension check of the study (recruitment.check_answer_record)."""
     participant = _participant_or_404(token)
     try:
         recruitment.check_answer_record(
@@ -404,8 +399,8 @@ def post_task_submit(request, token):
 
 
 def _answers_submit(request, participant, save, which: str):
-    """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show the
-    `which` page (questionnaire, pre_task or post_task) again with a message per question."""
+    """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show
+    the `which` page (questionnaire, pre_task or post_task) again with a message per question."""
     try:
         save(participant=participant, answers=request.POST, **_common(request))
     except InvalidAnswers as invalid:
@@ -455,7 +450,7 @@ def events_submit(request, token):
         return JsonResponse({"error": too_many}, status=413)
     # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
     clock_sample, clock_refused = clock.batch_sample(body.get("clock"), received_at=received_at)
-    # Each event is checked on its own (studies/participation/event_checks.py): one ack per event, whatever it holds.
+    # Each event is checked on its own (participation/event_checks.py): one ack per event, whatever it holds.
     acks = participation.events_ingest(participant=participant, events=events, clock_sample=clock_sample)
     if "clock" not in body:
         return JsonResponse({"acks": acks})

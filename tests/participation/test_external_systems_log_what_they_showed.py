@@ -39,7 +39,9 @@ def query(session, cid, results, **data):
 
 
 def no_engine():
-    return mock.patch("studies.participation.ingest.system_search", side_effect=AssertionError("engine run"))
+    return mock.patch(
+        "studies.participation.search_costs.system_search", side_effect=AssertionError("engine run")
+    )
 
 
 def test_the_list_shown_is_stored_as_shown(participant, external):

@@ -1,7 +1,7 @@
 """A re-sent action (same client event id) answers what the first one produced and changes nothing."""
 
 from studies.models import Event, JudgmentChange, Query, ShownResult
-from studies.participation import ingest
+from studies.participation import search_costs
 from studies.participation import steps as participation
 from studies.search import systems as search_systems
 
@@ -14,7 +14,7 @@ def test_a_resent_query_returns_the_stored_results_without_searching_again(parti
     )
     calls = []
     monkeypatch.setattr(
-        ingest, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw)
+        search_costs, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw)
     )
     again = participation.query_log(
         participant=participant, session=session, text="wing", client_event_id="q-1"
