@@ -8,10 +8,6 @@
 - `study_opened(sender=Study, study=...)`: a researcher opened the study page, before it reads anything; without
   a beat (eager mode) participation's sweep listens and closes what is overdue (docs/recruitment.md), since the
   design pages cannot import participation (which imports design).
-- `enrolment_rows(sender=Study, study=..., count=...)`: the researcher enrols `count` participants
-  (`studies.design.services.participants_enrol`, holding the study row's lock); participation answers with
-  their plan rows, `[(row, freed participant id or None), ...]`, chosen as for public-link arrivals (freed rows
-  first: docs/recruitment.md). Without an answer the enrolment takes the next fresh rows.
 - `demo_study_loaded(sender=Study, study=..., user=...)`: the demo study is committed and simulated; each
   listener may return a line for the loader to print (scoring returns its run's status).
 """
@@ -22,4 +18,3 @@ reference_version_committed = Signal()
 sessions_finished = Signal()
 demo_study_loaded = Signal()
 study_opened = Signal()
-enrolment_rows = Signal()
