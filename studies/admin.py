@@ -10,7 +10,8 @@ from studies.errors import SystemConfigError
 
 
 class StudyAdminForm(forms.ModelForm):
-    """The questionnaires are checked item by item, as the API checks them (studies/design/questionnaires.py)."""
+    """The questionnaires are checked item by item, as the API checks them
+    (studies/design/questionnaires.py)."""
 
     def _questionnaire(self, field):
         value = self.cleaned_data.get(field)
@@ -142,7 +143,7 @@ class ParticipantAdmin(admin.ModelAdmin):
     list_display = ["code", "study", "enrolment_index", "state", "consented_at", "withdrawn_at"]
     list_filter = ["study", "state"]
     search_fields = ["code"]
-    # The state, the plan row and the panel's ids change only through studies/participation/recruitment.py.
+    # The state, the plan row and the panel's ids change only through studies/participation/recruitment/.
     readonly_fields = [
         "access_token",
         "state",
@@ -234,8 +235,8 @@ class EventAdmin(admin.ModelAdmin):
 
 
 class ReadOnlyReference(admin.ModelAdmin):
-    """Versions are made only by studies.assessment.references.reference_version_create (which re-scores the study once
-    they are committed) and never edited: a change is a new version."""
+    """Versions are made only by studies.assessment.references.reference_version_create (which re-scores the
+    study once they are committed) and never edited: a change is a new version."""
 
     def has_add_permission(self, request):
         return False
@@ -266,7 +267,8 @@ class AuditEntryAdmin(admin.ModelAdmin):
 from studies.assessment import admin as assessment_admin  # noqa: E402,F401
 
 
-# Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request commits.
+# Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request
+# commits.
 @admin.action(description="Build search indexes (every configuration)")
 def collection_indexes_build(modeladmin, request, queryset):
     from django.db import transaction

@@ -1,12 +1,12 @@
 """The demo study of `make demo`: shaped like the ECIR 2008 study, with simulated participants.
 
 30 participants work 4 scenarios, two on each of 2 systems (two real configurations of the built-in engine),
-in a balanced Latin square order. The collection is the Cranfield collection shipped in studies/demo_data/cranfield
-(SOURCE.md there: its origin and terms), or the Cranfield folder DEMO_DATA names, or, with DEMO_DATA=generated,
-a small collection generated here (quick, for tests). Simulated participants (studies/participation/simulation.py) search, scan, judge and stop through the same
-services as people do; the reference judgments come with the collection. Two more participants are enrolled
-and left for the researcher to try the study as a participant, and an assessor account is made for the
-assessment pages.
+in a balanced Latin square order. The collection is the Cranfield collection shipped in
+studies/demo_data/cranfield (SOURCE.md there: its origin and terms), or the Cranfield folder DEMO_DATA names,
+or, with DEMO_DATA=generated, a small collection generated here (quick, for tests). Simulated participants
+(studies/participation/simulation.py) search, scan, judge and stop through the same services as people do; the
+reference judgments come with the collection. Two more participants are enrolled and left for the researcher
+to try the study as a participant, and an assessor account is made for the assessment pages.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from studies.models import AssessorInvitation, Collection, Document, Participant
 from studies.participation.simulation import participants_simulate
 from studies.search.engines.formats import read_cranfield
 from studies.search.systems import collection_index_build
-from studies.signals import demo_study_loaded
 
 DEMO_SLUG = "demo-ecir-2008"
 DEMO_USERNAME = "researcher"
@@ -59,7 +58,7 @@ class DemoLoaded:
     try_links: list[str]
     collection_source: str
     sessions: int
-    scoring_note: str = ""
+    researcher: object  # the researcher's account, for the scoring run the loader creates (created_by)
 
 
 def _researcher() -> tuple[object, str]:
@@ -126,15 +125,15 @@ GENERATED_TOPICS = [
     (
         "2",
         "Heat transfer at high speed",
-        "A colleague asks what is known about heat transfer to surfaces in hypersonic flow. Find work that measures "
-        "or predicts it.",
+        "A colleague asks what is known about heat transfer to surfaces in hypersonic flow. Find work that "
+        "measures or predicts it.",
         "heat transfer hypersonic surface temperature flow stagnation wall convective mach",
     ),
     (
         "3",
         "Buckling of thin shells",
-        "You need experimental results on the buckling of thin cylindrical shells under axial compression for a "
-        "structures course.",
+        "You need experimental results on the buckling of thin cylindrical shells under axial compression "
+        "for a structures course.",
         "buckling thin cylindrical shells axial compression load experiments stiffened",
     ),
     (
@@ -225,16 +224,9 @@ def _reference(study: Study) -> dict[str, dict[str, int]]:
     return reference
 
 
-def _score(study: Study, user) -> str:
-    """Have the study scored (scoring/receivers.py listens: the paper's parameters) and say how it went."""
-    answers = demo_study_loaded.send(sender=Study, study=study, user=user)
-    return (
-        "; ".join(answer for _receiver, answer in answers if answer) or "not scored (no scoring app listens)"
-    )
-
-
 def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = None) -> DemoLoaded:
-    """Create (or re-create) the demo study, simulate its sessions, score it; print-ready logins."""
+    """Create (or re-create) the demo study and simulate its sessions; print-ready logins. Scoring it is the
+    caller's (scoring/management/commands/load_demo.py): studies never imports the scoring app."""
     data_dir = (settings.DEMO_DATA if data_dir is None else data_dir) or str(SHIPPED_CRANFIELD)
     with transaction.atomic():
         user, password = _researcher()
@@ -242,8 +234,8 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         study = services.study_create(
             owner=user,
             name="Demo: two systems, four scenarios",
-            description="A study shaped like Järvelin et al. (ECIR 2008): each participant works four scenarios, "
-            "two on each system, in a balanced Latin square order. The sessions are simulated.",
+            description="A study shaped like Järvelin et al. (ECIR 2008): each participant works four "
+            "scenarios, two on each system, in a balanced Latin square order. The sessions are simulated.",
             consent_text=CONSENT,
         )
         study.slug = DEMO_SLUG
@@ -277,7 +269,6 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
             membership.user.save(update_fields=["password"])
     # After the commit, so the pools are built once rather than grown after every simulated session.
     pools.pool_build(study=study)
-    scoring_note = _score(study, user)
     try_links = [
         f"/p/{p.access_token}/"
         for p in Participant.objects.filter(pk__in=[p.pk for p in enrolled[participants:]]).order_by(
@@ -292,5 +283,5 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         try_links=try_links,
         collection_source=source,
         sessions=sessions,
-        scoring_note=scoring_note,
+        researcher=user,
     )

@@ -3,14 +3,15 @@
 A study's rule (Study.exclusion_min_agreement, exclusion_measure, exclusion_min_documents) reads the agreement
 the assessment pages already show (adjudication.participant_reference_agreement: the participant's own grades
 against the newest reference version). A participant below the minimum, on at least the least number of
-documents in common, is marked excluded with the measure, the figure and the minimum; every other participant's
-mark is cleared. Only the marks on Participant change: sessions, judgments and events stay as stored, and the
-dashboards leave the marked participants' sessions out unless asked (excluded=include).
+documents in common, is marked excluded with the measure, the figure and the minimum; every other
+participant's mark is cleared. Only the marks on Participant change: sessions, judgments and events stay as
+stored, and the dashboards leave the marked participants' sessions out unless asked (excluded=include).
 
-The rule is re-applied on its own whenever its inputs change (connect_receivers, from StudiesConfig.ready): when a
-new reference version is committed (studies.signals.reference_version_committed) and when sessions end
-(studies.signals.sessions_finished, once their transaction has committed). With the rule off nothing runs. Each
-mark set or cleared is audited (AuditEntry "exclusion_marked" / "exclusion_cleared", with what triggered it).
+The rule is re-applied on its own whenever its inputs change (connect_receivers, from StudiesConfig.ready):
+when a new reference version is committed (studies.signals.reference_version_committed) and when sessions end
+(studies.signals.sessions_finished, once their transaction has committed). With the rule off nothing runs.
+Each mark set or cleared is audited (AuditEntry "exclusion_marked" / "exclusion_cleared", with what triggered
+it).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from django.utils import timezone
 
 from studies.assessment.adjudication import participant_reference_agreement
 from studies.errors import AssessmentError
-from studies.models import AuditEntry, Participant, Study
+from studies.models import AuditAction, AuditEntry, Participant, Study
 
 # The measures a rule can use: the columns of the agreement page's per-participant table.
 EXCLUSION_MEASURES = {
@@ -36,7 +37,8 @@ DEFAULT_MIN_DOCUMENTS = 5
 
 
 def rule_errors(*, min_agreement, measure, min_documents) -> dict[str, str]:
-    """What is wrong with a rule's settings, by field name (empty when they are fine). A null minimum is off."""
+    """What is wrong with a rule's settings, by field name (empty when they are fine). A null minimum is
+    off."""
     errors = {}
     if min_agreement is not None:
         if (
@@ -66,8 +68,8 @@ class ExclusionOutcome:
 def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOutcome:
     """Apply the study's rule now: mark exactly the participants below the minimum (with at least the least
     number of documents in common and a defined figure), clear every other mark. Rule off or no reference
-    version: every mark is cleared. A participant already marked keeps the time of their first mark (the reason
-    and figure are brought up to date); each newly set or cleared mark is audited with `trigger`."""
+    version: every mark is cleared. A participant already marked keeps the time of their first mark (the
+    reason and figure are brought up to date); each newly set or cleared mark is audited with `trigger`."""
     minimum = study.exclusion_min_agreement
     measure = study.exclusion_measure or DEFAULT_MEASURE
     least = study.exclusion_min_documents or DEFAULT_MIN_DOCUMENTS
@@ -88,8 +90,8 @@ def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOu
         audit = []
         for code, (figure, n) in below.items():
             reason = (
-                f"{EXCLUSION_MEASURES[measure]} with reference version {version.number} is {figure:.3f}, below "
-                f"the study's minimum {minimum:g} (on {n} documents in common)"
+                f"{EXCLUSION_MEASURES[measure]} with reference version {version.number} is {figure:.3f}, "
+                f"below the study's minimum {minimum:g} (on {n} documents in common)"
             )[:300]
             if code in marked:
                 participants.filter(code=code).update(excluded_reason=reason, excluded_agreement=figure)
@@ -101,7 +103,7 @@ def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOu
                 AuditEntry(
                     study=study,
                     participant_code=code,
-                    action="exclusion_marked",
+                    action=AuditAction.EXCLUSION_MARKED,
                     detail={"trigger": trigger[:120], "reason": reason},
                 )
             )
@@ -114,7 +116,7 @@ def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOu
                 AuditEntry(
                     study=study,
                     participant_code=code,
-                    action="exclusion_cleared",
+                    action=AuditAction.EXCLUSION_CLEARED,
                     detail={"trigger": trigger[:120]},
                 )
                 for code in cleared
@@ -149,7 +151,8 @@ def exclusion_reapply(*, study_id: int, trigger: str) -> ExclusionOutcome | None
 
 
 def on_reference_version_committed(sender, *, study_id: int, version=None, **kwargs) -> None:
-    """Sent once the version is committed (studies/assessment/references.py): it is the newest, read it now."""
+    """Sent once the version is committed (studies/assessment/references.py): it is the newest, read it
+    now."""
     number = getattr(version, "number", None)
     exclusion_reapply(study_id=study_id, trigger=f"reference version {number} committed")
 

@@ -30,12 +30,13 @@ from django.utils import timezone
 
 from studies.design.latin_square import assignment_plan
 from studies.errors import DesignError, EnrolmentRefusedError, Refused, StudyStatusError
-from studies.models import Assignment, AuditEntry, Participant, SearchSession, Study
+from studies.models import Assignment, AuditAction, AuditEntry, Participant, SearchSession, Study
 
 OPEN, PAUSED, CLOSED = "open", "paused", "closed"
 TRANSITIONS = {OPEN: {PAUSED, CLOSED}, PAUSED: {OPEN, CLOSED}, CLOSED: set()}
 # Preview participants take enrolment indexes from here: far above any real study's, inside PostgreSQL's
-# integer (2**31 - 1), so the real ones (0, 1, 2... by count or by max + 1 of the non-preview) never meet them.
+# integer (2**31 - 1), so the real ones (0, 1, 2... by count or by max + 1 of the non-preview) never meet
+# them.
 PREVIEW_INDEX_BASE = 2_000_000_000
 
 PARTICIPANT_MESSAGES = {
@@ -50,10 +51,10 @@ def status_of(study: Study) -> str:
 
 
 ENROLMENT_REFUSALS = {
-    PAUSED: "the study is paused: no new participants are enrolled until it is open again (Open, on the study "
-    "page)",
-    CLOSED: "the study is closed: a closed study enrols no new participants and does not reopen (a study that "
-    "must run again is a new study: export it and import the archive)",
+    PAUSED: "the study is paused: no new participants are enrolled until it is open again (Open, on the "
+    "study page)",
+    CLOSED: "the study is closed: a closed study enrols no new participants and does not reopen (a study "
+    "that must run again is a new study: export it and import the archive)",
 }
 
 
@@ -92,7 +93,7 @@ def study_status_change(*, study: Study, status: str, by) -> Study:
         study.save(update_fields=["status", "status_changed_at"])
         AuditEntry.objects.create(
             study=study,
-            action="study_status_changed",
+            action=AuditAction.STUDY_STATUS_CHANGED,
             detail={"from": current, "to": status, "by": getattr(by, "username", "")},
         )
     return study
@@ -146,7 +147,7 @@ def preview_start(*, study: Study, by) -> Participant:
     )
     AuditEntry.objects.create(
         study=study,
-        action="preview_started",  # no code: a preview is never exported
+        action=AuditAction.PREVIEW_STARTED,  # no code: a preview is never exported
         detail={"by": getattr(by, "username", "")},
     )
     return participant
@@ -162,7 +163,7 @@ def preview_delete(*, study: Study, by=None) -> int:
         previews.delete()
         AuditEntry.objects.create(
             study=study,
-            action="preview_deleted",
+            action=AuditAction.PREVIEW_DELETED,
             detail={"participants": count, "by": getattr(by, "username", "")},
         )
     return count

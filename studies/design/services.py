@@ -6,18 +6,18 @@ import secrets
 from collections.abc import Sequence
 
 from django.db import transaction
-from django.db.models import Max
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.text import slugify
 
 from studies.design.latin_square import participant_assignment
 from studies.design.lifecycle import preview_delete, study_check_accepting
+from studies.design.rows import rows_to_issue
 from studies.design.selectors import collection_usable_by
 from studies.errors import (
     CollectionAccessError,
     DesignError,
     DesignLockedError,
+    RecruitmentError,
     StudyOwnerOnlyError,
     SystemConfigError,
 )
@@ -32,7 +32,6 @@ from studies.models import (
     System,
 )
 from studies.search.systems import system_config_problem
-from studies.signals import enrolment_rows
 
 
 def collection_check_usable(*, user, collection: Collection) -> None:
@@ -246,7 +245,8 @@ def design_row_update(*, study: Study, row: Scenario | System, **fields) -> Scen
 
 @transaction.atomic
 def design_row_delete(*, study: Study, row: Scenario | System) -> None:
-    """Remove one of the study's scenarios or systems (the API's DELETE), refused once the design is locked."""
+    """Remove one of the study's scenarios or systems (the API's DELETE), refused once the design is
+    locked."""
     _design_row_check(study=study, row=row)
     # A preview built on the old design goes with it (its assignments would hold the row back).
     preview_delete(study=study)
@@ -257,15 +257,15 @@ def design_row_delete(*, study: Study, row: Scenario | System) -> None:
 def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     """Enrol `count` participants, each given the next row of the study's balanced plan, persisted once.
 
-    The rows are chosen as for public-link arrivals (studies.signals.enrolment_rows, answered by
-    studies/participation/recruitment.py): rows freed by attrition first, least held, each once (the new
-    participant records whose row it was, reissue_of), then the next fresh rows; rows touching a closed cell
-    never. The plan is deterministic in the row, so, without attrition, enrolling 10 and then 20 gives the
-    same orders as enrolling 30 at once.
+    The rows are chosen as for public-link arrivals (studies/design/rows.py: rows_to_issue): rows freed by
+    attrition first, least held, each once (the new participant records whose row it was, reissue_of), then
+    the next fresh rows; rows touching a closed cell never. The plan is deterministic in the row, so, without
+    attrition, enrolling 10 and then 20 gives the same orders as enrolling 30 at once.
     """
     if count < 1:
         raise DesignError("enrol at least one participant")
-    # Lock the study row so two concurrent enrolments (or an enrolment and an arrival) cannot take the same rows.
+    # Lock the study row so two concurrent enrolments (or an enrolment and an arrival) cannot take the same
+    # rows.
     study = Study.objects.select_for_update().get(pk=study.pk)
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
@@ -278,16 +278,12 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
         )
     study_check_accepting(study)  # paused or closed: no new participants (studies/design/lifecycle.py)
     start = study.participants.filter(preview_at__isnull=True).count()  # a preview takes no plan row
-    # The next fresh row of the plan: a row re-issued after attrition (studies/participation/recruitment.py)
-    # does not advance it, so enrolment index and plan row part once one is (docs/recruitment.md).
-    last_row = study.participants.filter(preview_at__isnull=True, reissue_of__isnull=True).aggregate(
-        last=Max(Coalesce("plan_row", "enrolment_index"))
-    )["last"]
-    first_row = 0 if last_row is None else last_row + 1
-    chosen = next(
-        (rows for _, rows in enrolment_rows.send(sender=Study, study=study, count=count) if rows is not None),
-        [(first_row + offset, None) for offset in range(count)],
-    )
+    # A row re-issued after attrition does not advance the next fresh row, so enrolment index and plan row
+    # part once one is (docs/recruitment.md).
+    try:
+        chosen = rows_to_issue(study=study, count=count, scenarios=scenarios, systems=systems)
+    except RecruitmentError as error:  # every row touches a closed cell
+        raise DesignError(str(error)) from None
     plan = [participant_assignment(scenarios, systems, row) for row, _ in chosen]
     existing_codes = set(study.participants.values_list("code", flat=True))
     participants = []

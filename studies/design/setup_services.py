@@ -12,7 +12,7 @@ from studies.design import services
 from studies.design.instruments import INSTRUMENTS
 from studies.design.questionnaires import questionnaire_errors
 from studies.errors import DesignError
-from studies.models import AuditEntry, CollectionTopic, Scenario, Study, System
+from studies.models import AuditAction, AuditEntry, CollectionTopic, Scenario, Study, System
 
 QUESTIONNAIRES = {
     "questionnaire": "Before the first task",
@@ -161,7 +161,7 @@ def consent_update(*, study: Study, text: str, version: str, by=None) -> Study:
         raise DesignError(f"version {version!r} was used before, for another text; choose a new one")
     AuditEntry.objects.create(
         study=study,
-        action="consent_changed",
+        action=AuditAction.CONSENT_CHANGED,
         detail={
             "old_version": study.consent_version,
             "old_text": study.consent_text,
@@ -181,7 +181,7 @@ def consent_versions(*, study: Study) -> list[dict]:
         counts[version] = counts.get(version, 0) + 1
     versions = [{"version": study.consent_version, "text": study.consent_text, "current": True}]
     seen = {study.consent_version}
-    for entry in study.audit_entries.filter(action="consent_changed").order_by("-at", "-id"):
+    for entry in study.audit_entries.filter(action=AuditAction.CONSENT_CHANGED).order_by("-at", "-id"):
         old = entry.detail.get("old_version")
         if old and old not in seen:
             versions.append({"version": old, "text": entry.detail.get("old_text", ""), "current": False})

@@ -5,7 +5,8 @@ independent domain expert" (Järvelin et al. 2008, section 3.1); the 2002 study 
 for their disagreements (Järvelin & Kekäläinen 2002, section 3.1). See docs/assessing.md.
 
 Grades inside the study's scale and assessors being members of the study are enforced by triggers
-(migration 0003_assessment), like the rules of 0002. Writes go through studies/assessment/ (pools, assessors, adjudication, references).
+(migration 0003_assessment), like the rules of 0002. Writes go through studies/assessment/ (pools, assessors,
+adjudication, references).
 """
 
 import secrets
@@ -209,7 +210,8 @@ class AdjudicationDecision(models.Model):
     preset = models.CharField(
         max_length=20, blank=True, help_text="The preset that produced it; blank by hand."
     )
-    # Whose grade it is: the assessor taken (agreed, in turn) or the researcher (by hand); none for a majority.
+    # Whose grade it is: the assessor taken (agreed, in turn) or the researcher (by hand); none for a
+    # majority.
     judged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

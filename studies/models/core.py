@@ -3,7 +3,8 @@
 Rules that must hold whatever writes the rows (a form, the admin, the API, a shell) are constraints in the
 database: unique and check constraints here, and triggers (migration 0002) for the rules that look at
 another table (grades inside the study's scale, contiguous query positions, the append-only event log).
-Writes that touch several models live in `studies/design/services.py`. Import the models from `studies.models`.
+Writes that touch several models live in `studies/design/services.py`. Import the models from
+`studies.models`.
 """
 
 import hashlib
@@ -33,8 +34,8 @@ def new_access_token() -> str:
 def access_token_digest(token: str) -> str:
     """SHA-256 of a participant token (hex): the indexed column tokens are looked up by (docs/security.md).
 
-    The database compares digests, not tokens, so the time a lookup takes tells a caller nothing about how much
-    of a guessed token was right."""
+    The database compares digests, not tokens, so the time a lookup takes tells a caller nothing about how
+    much of a guessed token was right."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -97,7 +98,8 @@ class Study(models.Model):
     )
     consent_text = models.TextField(blank=True)
     consent_version = models.CharField(max_length=40, default="1")
-    # Pre-study and post-task questionnaires: lists of {"name", "label", "kind", ...} (see docs/running-a-study.md).
+    # Pre-study and post-task questionnaires: lists of {"name", "label", "kind", ...} (see
+    # docs/running-a-study.md).
     questionnaire = models.JSONField(default=list, blank=True)
     post_task_questionnaire = models.JSONField(default=list, blank=True)
     # Asked before each task (before its session starts); empty: none (no default, unlike the other two).
@@ -110,10 +112,11 @@ class Study(models.Model):
     # without a default so SQLite adds the columns in place (the triggers of 0002 forbid a table rebuild).
     status = models.CharField(max_length=10, null=True, blank=True, choices=STUDY_STATUSES)  # noqa: DJ001
     status_changed_at = models.DateTimeField(null=True, blank=True)
-    # The exclusion rule on agreement with the reference (studies/assessment/exclusion.py, docs/recruitment.md,
-    # "Checks"): a participant whose agreement (the measure; null reads as "kappa_linear") with the newest
-    # reference version is below the minimum, on at least the least number of documents in common (null reads as
-    # 5), is marked excluded. A null minimum: the rule is off. Nullable without defaults, as above.
+    # The exclusion rule on agreement with the reference (studies/assessment/exclusion.py,
+    # docs/recruitment.md, "Checks"): a participant whose agreement (the measure; null reads as
+    # "kappa_linear") with the newest reference version is below the minimum, on at least the least number of
+    # documents in common (null reads as 5), is marked excluded. A null minimum: the rule is off. Nullable
+    # without defaults, as above.
     exclusion_min_agreement = models.FloatField(null=True, blank=True)
     exclusion_measure = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001
     exclusion_min_documents = models.PositiveIntegerField(null=True, blank=True)
@@ -196,16 +199,31 @@ class System(models.Model):
         return f"{self.code}: {self.name}"
 
 
-PARTICIPANT_STATES = [
-    ("invited", "Invited"),
-    ("started", "Started"),
-    ("active", "Active"),
-    ("completed", "Completed"),
-    ("returned", "Returned"),
-    ("timed_out", "Timed out"),
-    ("screened_out", "Screened out"),
-    ("withdrawn", "Withdrawn"),
-]
+class ParticipantState(models.TextChoices):
+    """A participant's state (the rules: studies/participation/recruitment/states.py). Null in the column
+    reads as INVITED (enrolled, link never opened)."""
+
+    INVITED = "invited", "Invited"
+    STARTED = "started", "Started"
+    ACTIVE = "active", "Active"
+    COMPLETED = "completed", "Completed"
+    RETURNED = "returned", "Returned"
+    TIMED_OUT = "timed_out", "Timed out"
+    SCREENED_OUT = "screened_out", "Screened out"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+# The states a participant ends in; and those of them that free the plan row for the next arrival.
+ENDED_STATES = frozenset(
+    {
+        ParticipantState.COMPLETED,
+        ParticipantState.RETURNED,
+        ParticipantState.TIMED_OUT,
+        ParticipantState.SCREENED_OUT,
+        ParticipantState.WITHDRAWN,
+    }
+)
+FREEING_STATES = ENDED_STATES - {ParticipantState.COMPLETED}
 
 
 class ParticipantQuerySet(models.QuerySet):
@@ -233,10 +251,12 @@ class Participant(models.Model):
     declined_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Recruitment and attrition (docs/recruitment.md; the rules: studies/participation/recruitment.py). Every
-    # column is nullable without a default: SQLite adds those in place (the triggers of 0002 forbid a rebuild).
-    # The state: null reads as "invited" (enrolled, link never opened).
-    state = models.CharField(max_length=20, null=True, blank=True, choices=PARTICIPANT_STATES)  # noqa: DJ001
+    # Recruitment and attrition (docs/recruitment.md; the rules: studies/participation/recruitment/). Every
+    # column is nullable without a default: SQLite adds those in place (the triggers of 0002 forbid a
+    # rebuild). The state: null reads as "invited" (enrolled, link never opened).
+    state = models.CharField(  # noqa: DJ001
+        max_length=20, null=True, blank=True, choices=ParticipantState.choices
+    )
     state_changed_at = models.DateTimeField(null=True, blank=True)
     state_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     started_at = models.DateTimeField(
@@ -258,9 +278,9 @@ class Participant(models.Model):
     # Set on a researcher's try-out participant ("Try it as a participant", studies/design/lifecycle.py): its
     # rows are stored apart from the study's data, never counted in the balance, scores or exports.
     preview_at = models.DateTimeField(null=True, blank=True)
-    # Marked by the study's exclusion rule on agreement with the reference (studies/assessment/exclusion.py): the
-    # sessions stay as stored; the dashboards leave them out unless asked (excluded=include). The reason names
-    # the measure, the figure, the minimum and the documents in common.
+    # Marked by the study's exclusion rule on agreement with the reference (studies/assessment/exclusion.py):
+    # the sessions stay as stored; the dashboards leave them out unless asked (excluded=include). The reason
+    # names the measure, the figure, the minimum and the documents in common.
     excluded_at = models.DateTimeField(null=True, blank=True)
     excluded_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     excluded_agreement = models.FloatField(null=True, blank=True)
@@ -347,10 +367,11 @@ class SearchSession(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.CharField(max_length=20, choices=EndReason.choices, blank=True)
     post_task_answers = models.JSONField(default=dict, blank=True)
-    # The client's clock offset (server time = client time + offset), from the best round trip of the session's
-    # event batches (docs/time-model.md): every time derived from the session's events is client time + offset.
-    # clock_delay_ms is that round trip's delay; null when only one-way samples (the batch's send time against
-    # its receive time) were seen. Both null: no estimate yet (the client's times are taken as they are).
+    # The client's clock offset (server time = client time + offset), from the best round trip of the
+    # session's event batches (docs/time-model.md): every time derived from the session's events is client
+    # time + offset. clock_delay_ms is that round trip's delay; null when only one-way samples (the batch's
+    # send time against its receive time) were seen. Both null: no estimate yet (the client's times are taken
+    # as they are).
     clock_offset_ms = models.FloatField(null=True, blank=True)
     clock_delay_ms = models.FloatField(null=True, blank=True)
 
@@ -534,12 +555,27 @@ class ReferenceJudgment(models.Model):
         return f"{self.topic_id} {self.document_id} = {self.grade}"
 
 
+class AuditAction(models.TextChoices):
+    """What an AuditEntry records; each is written by one service (its module in the comment)."""
+
+    STUDY_STATUS_CHANGED = "study_status_changed", "Study status changed"  # design/lifecycle.py
+    PREVIEW_STARTED = "preview_started", "Preview started"
+    PREVIEW_DELETED = "preview_deleted", "Preview deleted"
+    CONSENT_CHANGED = "consent_changed", "Consent changed"  # design/setup_services.py
+    RECRUITMENT_CHANGED = "recruitment_changed", "Recruitment changed"  # participation/recruitment/
+    PARTICIPANT_JOINED = "participant_joined", "Participant joined"
+    PARTICIPANT_STATE = "participant_state", "Participant state"
+    PARTICIPANT_WITHDRAWN = "participant_withdrawn", "Participant withdrawn"  # participation/steps.py
+    EXCLUSION_MARKED = "exclusion_marked", "Exclusion marked"  # assessment/exclusion.py
+    EXCLUSION_CLEARED = "exclusion_cleared", "Exclusion cleared"
+
+
 class AuditEntry(models.Model):
     """What happened, without the data it concerned (a withdrawal leaves this and nothing else)."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="audit_entries")
     participant_code = models.CharField(max_length=40, blank=True)
-    action = models.CharField(max_length=60)
+    action = models.CharField(max_length=60, choices=AuditAction.choices)
     detail = models.JSONField(default=dict, blank=True)
     at = models.DateTimeField(auto_now_add=True)
 

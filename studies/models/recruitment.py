@@ -1,5 +1,5 @@
 """Recruitment on a panel (Prolific, MTurk, a generic pool): a study's public link and its settings, and the
-panel's status notifications as received. The rules live in studies/participation/recruitment.py; the
+panel's status notifications as received. The rules live in studies/participation/recruitment/; the
 participant's own columns (state, plan row, panel ids) are on Participant (core.py). docs/recruitment.md.
 """
 
@@ -38,7 +38,8 @@ def new_completion_code() -> str:
 
 
 class Recruitment(models.Model):
-    """A study's recruitment settings: made on first use (studies.participation.recruitment.recruitment_of)."""
+    """A study's recruitment settings: made on first use
+    (studies.participation.recruitment.recruitment_of)."""
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="recruitment")
     # The public link /join/<public_token>/ creates a participant on first visit, only while it is open.
@@ -63,7 +64,7 @@ class Recruitment(models.Model):
     closed_cells = models.JSONField(default=list, blank=True)
     # Attention and comprehension checks, shown after the questionnaire and before the first scenario:
     # {"preset": "prolific"|"strict"|"none", "items": [{"name", "kind": attention|comprehension, "label",
-    # "choices", "answer"}]} (studies/participation/recruitment.py: CHECK_PRESETS, check_items_errors).
+    # "choices", "answer"}]} (studies/participation/recruitment/: CHECK_PRESETS, check_items_errors).
     checks = models.JSONField(default=dict, blank=True)
 
     class Meta:

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from sessionlab.queueing import delay_on_commit, task_named
+from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at  # THE rule, kept importable here
 from studies.errors import InvalidEvent, Refused
 from studies.models import Event, Participant, SearchSession
 from studies.participation.clock import offset_delta
@@ -24,8 +25,6 @@ END_REASONS = (
     SearchSession.EndReason.GAVE_UP,
     SearchSession.EndReason.TIMED_OUT,
 )
-# A client's own timer ends a timed session; the server ends it only once this much later (network, outbox).
-TIME_LIMIT_GRACE = timedelta(seconds=30)
 MAX_PAGE = 100
 MAX_BATCH = 200
 # A body with more events than this is refused whole (413): past MAX_BATCH each event gets its own "retry
@@ -117,12 +116,6 @@ def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[i
     for scenario_id in set(scenario_ids):
         # A broker that is down does not fail the participant's request (requeue_stale_runs grows them later).
         delay_on_commit(task_named("studies.tasks.assessment_pools_grow_task"), study_id, scenario_id)
-
-
-def deadline_at(started_at: datetime, time_limit_minutes: int | None) -> datetime | None:
-    """THE session deadline: its start plus the study's time limit; None when the study has none. Where a
-    session is ended for it, TIME_LIMIT_GRACE is added for the client's own timer."""
-    return started_at + timedelta(minutes=time_limit_minutes) if time_limit_minutes else None
 
 
 def session_deadline(session: SearchSession) -> datetime | None:

@@ -1,0 +1,171 @@
+"""Recruitment and attrition: the participant's state, the public link, the study-level time limit and its
+sweep, completion codes, the panel's status notifications (docs/recruitment.md).
+
+A participant's state is one of studies.models.ParticipantState. Three are derived from their rows and move on
+by themselves (invited -> started -> active); five are where they end: completed (every scenario worked and
+answered), withdrawn (a withdrawal, or declining consent), and three that free their plan row for the next
+arrival: returned (the panel says so), timed out (the study-level time limit, the sweep), screened out (a
+failed check). Only withdrawn follows another ending (completed or not: the data are gone). Every change is
+one conditional UPDATE (two requests cannot both make it) and one AuditEntry.
+
+One module per concern; every name callers use is re-exported here:
+- states.py: the state changes, the visit, the study-level time-out, the screen-out.
+- panels.py: the panels' parameters, the public link's ids, a study's recruitment settings.
+- checks.py: attention and comprehension checks and each answer's outcome.
+- sweep.py: the overdue sweep (the beat task; the study page in eager mode).
+- join.py: the public link's arrivals, each given a row by studies/design/rows.py (rows_to_issue).
+- completion.py: the completion code and the panel's URL or MTurk's form.
+- panel_status.py: the panel's status notifications and its submissions export.
+- panel_reconciliation.py: the disagreements between the panel's word and ours.
+"""
+
+from studies.design.rows import RowCounts, holds_row, plan_row_of, row_counts, rows_to_issue, state_of
+from studies.errors import Refused
+from studies.participation.recruitment.checks import (
+    CHECK_KINDS,
+    CHECK_PRESETS,
+    MAX_CHECKS,
+    CheckProgress,
+    check_answer_record,
+    check_items,
+    check_items_errors,
+    checks_progress,
+    gold_failures,
+)
+from studies.participation.recruitment.completion import (
+    Completion,
+    completion_of,
+    last_stored_sequence,
+    mturk_submit_to_of,
+)
+from studies.participation.recruitment.join import Joined, participant_join
+from studies.participation.recruitment.panel_reconciliation import Disagreement, reconciliation
+from studies.participation.recruitment.panel_status import (
+    MAX_IMPORT_BYTES,
+    PANEL_ENDS,
+    PANEL_STATUS_NAMES,
+    ImportResult,
+    panel_export_import,
+    panel_status_record,
+)
+from studies.participation.recruitment.panels import (
+    MAX_STUDY_LIMIT_MINUTES,
+    MTURK_PARAMS,
+    MTURK_PREVIEW,
+    PANEL_ID_TEXT,
+    PANELS,
+    RECRUITMENT_SETTINGS,
+    Panel,
+    PanelIds,
+    completion_url_template,
+    mturk_frame_ancestors,
+    mturk_preview,
+    mturk_submit_hosts,
+    mturk_submit_to_from_query,
+    mturk_submit_url,
+    mturk_tab_query,
+    panel_ids_from_query,
+    recruitment_of,
+    recruitment_update,
+)
+from studies.participation.recruitment.states import (
+    ACTIVE,
+    COMPLETED,
+    ENDED,
+    ENDED_MESSAGES,
+    FREEING,
+    INVITED,
+    RETURNED,
+    SCREENED_OUT,
+    STARTED,
+    TIMED_OUT,
+    WITHDRAWN,
+    participant_deadline,
+    participant_screen_out,
+    participant_state_set,
+    participant_state_sync,
+    participant_time_out_if_due,
+    participant_visit,
+    session_done,
+    state_derived,
+)
+from studies.participation.recruitment.sweep import (
+    SweepResult,
+    connect_receivers,
+    study_opened_sweep,
+    study_sweep,
+)
+
+__all__ = [
+    "ACTIVE",
+    "CHECK_KINDS",
+    "CHECK_PRESETS",
+    "COMPLETED",
+    "ENDED",
+    "ENDED_MESSAGES",
+    "FREEING",
+    "INVITED",
+    "MAX_CHECKS",
+    "MAX_IMPORT_BYTES",
+    "MAX_STUDY_LIMIT_MINUTES",
+    "MTURK_PARAMS",
+    "MTURK_PREVIEW",
+    "PANELS",
+    "PANEL_ENDS",
+    "PANEL_ID_TEXT",
+    "PANEL_STATUS_NAMES",
+    "RECRUITMENT_SETTINGS",
+    "RETURNED",
+    "SCREENED_OUT",
+    "STARTED",
+    "TIMED_OUT",
+    "WITHDRAWN",
+    "CheckProgress",
+    "Completion",
+    "Disagreement",
+    "ImportResult",
+    "Joined",
+    "Panel",
+    "PanelIds",
+    "Refused",
+    "RowCounts",
+    "SweepResult",
+    "check_answer_record",
+    "check_items",
+    "check_items_errors",
+    "checks_progress",
+    "completion_of",
+    "completion_url_template",
+    "connect_receivers",
+    "gold_failures",
+    "holds_row",
+    "last_stored_sequence",
+    "mturk_frame_ancestors",
+    "mturk_preview",
+    "mturk_submit_hosts",
+    "mturk_submit_to_from_query",
+    "mturk_submit_to_of",
+    "mturk_submit_url",
+    "mturk_tab_query",
+    "panel_export_import",
+    "panel_ids_from_query",
+    "panel_status_record",
+    "participant_deadline",
+    "participant_join",
+    "participant_screen_out",
+    "participant_state_set",
+    "participant_state_sync",
+    "participant_time_out_if_due",
+    "participant_visit",
+    "plan_row_of",
+    "reconciliation",
+    "recruitment_of",
+    "recruitment_update",
+    "row_counts",
+    "rows_to_issue",
+    "session_done",
+    "state_derived",
+    "state_of",
+    "study_opened_sweep",
+    "study_sweep",
+]

@@ -1,0 +1,67 @@
+"""Completion: the code (and the panel's URL, or MTurk's form) a participant who ended receives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from studies.models import AuditAction, AuditEntry, Participant, ParticipantState, Recruitment
+from studies.participation.recruitment.panels import completion_url_template, mturk_submit_url
+from studies.participation.recruitment.states import state_of
+
+
+@dataclass(frozen=True)
+class Completion:
+    kind: str  # completed | screened_out | failed_checks
+    code: str
+    redirect_url: str  # "" when the panel takes the code pasted, or MTurk's form is posted
+    # MTurk: the externalSubmit address the page posts assignmentId and the code to ("" otherwise).
+    submit_url: str = ""
+    submit_fields: dict = field(default_factory=dict)
+
+
+def mturk_submit_to_of(participant: Participant) -> str | None:
+    """The turkSubmitTo an MTurk participant arrived with (their arrival's audit entry), if still allowed."""
+    detail = (
+        AuditEntry.objects.filter(
+            study_id=participant.study_id,
+            participant_code=participant.code,
+            action=AuditAction.PARTICIPANT_JOINED,
+        )
+        .order_by("at", "pk")
+        .values_list("detail", flat=True)
+        .first()
+    )
+    host = detail.get("turk_submit_to") if isinstance(detail, dict) else None
+    return host if mturk_submit_url(host) else None
+
+
+def completion_of(participant: Participant) -> Completion | None:
+    """The code (and the panel URL) a participant who ended receives; None while they have not ended, or
+    ended without one (withdrawn, returned, timed out: the panel handles those)."""
+    state = state_of(participant)
+    if state not in (ParticipantState.COMPLETED, ParticipantState.SCREENED_OUT):
+        return None
+    recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
+    if recruitment is None:
+        return None
+    if state == ParticipantState.COMPLETED:
+        kind, code = "completed", recruitment.code_completed
+    elif (participant.state_reason or "").startswith("failed checks"):
+        kind, code = "failed_checks", recruitment.code_failed_checks
+    else:
+        kind, code = "screened_out", recruitment.code_screened_out
+    template = completion_url_template(recruitment) if participant.panel_id else ""
+    if recruitment.panel == "mturk" and participant.panel_id and participant.panel_session_id:
+        submit_url = mturk_submit_url(mturk_submit_to_of(participant))
+        if submit_url:
+            fields = {"assignmentId": participant.panel_session_id, "completionCode": code}
+            return Completion(kind, code, "", submit_url, fields)
+    return Completion(kind, code, template.replace("{code}", code))
+
+
+def last_stored_sequence(participant: Participant) -> int:
+    """The highest client sequence number stored for the participant (0 for none): the last page redirects
+    only once this reaches the page's own counter."""
+    from django.db.models import Max
+
+    return participant.events.aggregate(last=Max("sequence"))["last"] or 0

@@ -1,0 +1,85 @@
+"""Reconciliation: every disagreement between the panel's last word and our state, each with its reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studies.models import (
+    ENDED_STATES,
+    PanelNotification,
+    Participant,
+    ParticipantState,
+    Study,
+)
+from studies.participation.recruitment.states import (
+    state_of,
+)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    participant_code: str | None
+    panel_id: str
+    ours: str
+    panel: str
+    reason: str
+
+
+def reconciliation(*, study: Study) -> list[Disagreement]:
+    """Every disagreement between the panel's last word and our state, each with its reason."""
+    rows = []
+    participants = list(
+        Participant.objects.filter(study=study, panel_id__isnull=False).order_by("enrolment_index")
+    )
+    known = {p.panel_id for p in participants}
+    # Silence from the panel is a disagreement only once its export was imported (it lists every submission).
+    exported = PanelNotification.objects.filter(study=study, source="import").exists()
+    for participant in participants:
+        ours, theirs = state_of(participant), participant.panel_status
+        reason = _disagreement(ours, theirs, exported=exported)
+        if reason:
+            rows.append(Disagreement(participant.code, participant.panel_id, ours, theirs or "—", reason))
+    unknown = (
+        PanelNotification.objects.filter(study=study, participant__isnull=True)
+        .exclude(panel_id__in=known)
+        .order_by("panel_id", "received_at")
+    )
+    seen = set()
+    for notification in unknown:
+        if notification.panel_id in seen:
+            continue
+        seen.add(notification.panel_id)
+        rows.append(
+            Disagreement(
+                None,
+                notification.panel_id,
+                "—",
+                notification.status,
+                "the panel knows this id; no participant of ours has it (never opened the link?)",
+            )
+        )
+    return rows
+
+
+def _disagreement(ours: str, theirs: str | None, *, exported: bool) -> str:
+    if theirs is None:
+        return "not in the panel's export, though they opened the link" if exported else ""
+    if theirs in ("approved", "awaiting_review") and ours != ParticipantState.COMPLETED:
+        return f"the panel has a submission, ours is {ours}: approve only with a completion code"
+    if theirs == "rejected" and ours == ParticipantState.COMPLETED:
+        return "completed here, rejected on the panel"
+    if theirs == "returned" and ours not in (ParticipantState.RETURNED, ParticipantState.WITHDRAWN):
+        return f"returned on the panel, {ours} here" + (
+            ": their data stay (intention to treat)" if ours == ParticipantState.COMPLETED else ""
+        )
+    if theirs == "timed_out" and ours not in (
+        ParticipantState.TIMED_OUT,
+        ParticipantState.RETURNED,
+        ParticipantState.WITHDRAWN,
+    ):
+        return f"timed out on the panel, {ours} here"
+    if theirs == "screened_out" and ours != ParticipantState.SCREENED_OUT:
+        return f"screened out on the panel, {ours} here"
+    if theirs == "active" and ours in ENDED_STATES:
+        return f"still active on the panel, {ours} here"
+    return ""

@@ -1,0 +1,200 @@
+"""The panel's status notifications (the endpoint) and its submissions export (a CSV file): each applied once
+by its key; a return or a time-out ends a participant who has not ended (their row is freed)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from studies.errors import RecruitmentError
+from studies.models import (
+    ENDED_STATES,
+    PanelNotification,
+    Participant,
+    ParticipantState,
+    Study,
+)
+from studies.participation.recruitment.panels import PANEL_ID_TEXT
+from studies.participation.recruitment.states import (
+    participant_state_set,
+    state_of,
+)
+
+PANEL_STATUS_NAMES = {
+    # The endpoint's and the exports' spellings, all to ours.
+    "returned": "returned",
+    "timed_out": "timed_out",
+    "timed-out": "timed_out",
+    "timedout": "timed_out",
+    "approved": "approved",
+    "rejected": "rejected",
+    "awaiting review": "awaiting_review",
+    "awaiting_review": "awaiting_review",
+    "submitted": "awaiting_review",
+    "active": "active",
+    "screened-out": "screened_out",
+    "screened out": "screened_out",
+    "screened_out": "screened_out",
+}
+# Which panel statuses end our participant, and which are the panel's verdict on a completed one.
+PANEL_ENDS = {"returned": ParticipantState.RETURNED, "timed_out": ParticipantState.TIMED_OUT}
+
+
+def panel_status_record(
+    *,
+    study: Study,
+    key: str,
+    panel_id: str,
+    status: str,
+    sent_at: datetime | None = None,
+    source: str = "endpoint",
+) -> dict:
+    """Apply one status notification of the panel, once by `key` (a replay answers what the first did).
+
+    A return or a time-out ends a participant who has not ended (their row is freed); approved and rejected
+    are recorded as the panel's word. A notification older than the one applied last (out of order) is kept
+    and answered but changes nothing. Returns the outcome {"participant", "status", "applied", "note"}."""
+    status = PANEL_STATUS_NAMES.get(status.strip().lower()) if isinstance(status, str) else None
+    if status is None:
+        raise RecruitmentError(
+            "status must be one of returned, timed_out, approved, rejected, awaiting_review, "
+            "active, screened_out"
+        )
+    stored = PanelNotification.objects.filter(study=study, key=key).first()
+    if stored is not None:
+        return {**stored.outcome, "replayed": True}
+    with transaction.atomic():
+        participant = Participant.objects.select_for_update().filter(study=study, panel_id=panel_id).first()
+        outcome = {
+            "participant": participant.code if participant else None,
+            "status": status,
+            "applied": False,
+            "note": "",
+        }
+        if participant is None:
+            outcome["note"] = "no participant with this panel id"
+        elif (
+            sent_at is not None
+            and participant.panel_status_at is not None
+            and sent_at < participant.panel_status_at
+        ):
+            outcome["note"] = "older than the status applied last: kept, not applied"
+        else:
+            participant.panel_status, participant.panel_status_at = status, sent_at or timezone.now()
+            participant.save(update_fields=["panel_status", "panel_status_at"])
+            outcome["applied"] = True
+            ends = PANEL_ENDS.get(status)
+            if ends and state_of(participant) not in ENDED_STATES:
+                participant_state_set(participant=participant, state=ends, reason=f"panel: {status}")
+            outcome["state"] = state_of(participant)
+        try:
+            with transaction.atomic():
+                PanelNotification.objects.create(
+                    study=study,
+                    key=key,
+                    participant=participant,
+                    panel_id=panel_id,
+                    status=status,
+                    sent_at=sent_at,
+                    source=source,
+                    outcome=outcome,
+                )
+        except IntegrityError:
+            # The same notification at the same moment: the first one's answer (and nothing applied twice).
+            transaction.set_rollback(True)
+            stored = PanelNotification.objects.filter(study=study, key=key).first()
+            return {**(stored.outcome if stored else outcome), "replayed": True}
+    return outcome
+
+
+# Column names of the panels' exports, lower-cased: Prolific's submissions export, MTurk's batch results, and
+# a generic two-column file.
+_EXPORT_ID = ("participant id", "participant_id", "workerid", "pid")
+_EXPORT_STATUS = ("status", "assignmentstatus")
+_EXPORT_SUBMISSION = ("submission id", "submission_id", "assignmentid")
+_EXPORT_TIME = ("completed at", "completed_date_time", "submittime", "started at")
+MAX_IMPORT_BYTES = 5_000_000
+
+
+@dataclass
+class ImportResult:
+    rows: int
+    applied: int
+    replayed: int
+
+
+def panel_export_import(*, study: Study, text: str) -> ImportResult:
+    """Import the panel's submissions export (CSV): every row checked first, then all applied in one
+    transaction, or none with every error named by line and field (RecruitmentError.errors)."""
+    if len(text) > MAX_IMPORT_BYTES:
+        raise RecruitmentError(f"the file is larger than {MAX_IMPORT_BYTES // 1_000_000} MB")
+    if "\x00" in text:
+        raise RecruitmentError("line 1: the file holds a NUL character; is it a CSV file?")
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    try:
+        header = [name.strip().lower() for name in next(reader)]
+    except StopIteration:
+        raise RecruitmentError("the file is empty") from None
+    except csv.Error as error:
+        raise RecruitmentError(f"line 1: {error}") from None
+
+    def column(names):
+        return next((header.index(name) for name in names if name in header), None)
+
+    id_col, status_col = column(_EXPORT_ID), column(_EXPORT_STATUS)
+    submission_col, time_col = column(_EXPORT_SUBMISSION), column(_EXPORT_TIME)
+    missing = [label for label, col in (("participant id", id_col), ("status", status_col)) if col is None]
+    if missing:
+        raise RecruitmentError(
+            f"line 1: no {' and no '.join(missing)} column (found: {', '.join(header)[:300]})"
+        )
+    errors, parsed = [], []
+    try:
+        for line, row in enumerate(reader, start=2):
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                errors.append(f"line {line}: {len(row)} fields, the header has {len(header)}")
+                continue
+            panel_id, status = row[id_col].strip(), row[status_col].strip()
+            if not PANEL_ID_TEXT.fullmatch(panel_id):
+                errors.append(f"line {line}, {header[id_col]}: not a participant id")
+            if PANEL_STATUS_NAMES.get(status.lower()) is None:
+                errors.append(f"line {line}, {header[status_col]}: unknown status {status[:40]!r}")
+            sent_at = None
+            if time_col is not None and row[time_col].strip():
+                try:
+                    sent_at = parse_datetime(row[time_col].strip().replace(" ", "T", 1))
+                except ValueError:
+                    sent_at = None
+                if sent_at is None:
+                    errors.append(f"line {line}, {header[time_col]}: not a date and time")
+                elif timezone.is_naive(sent_at):
+                    sent_at = timezone.make_aware(sent_at, UTC)
+            submission = row[submission_col].strip() if submission_col is not None else ""
+            parsed.append((panel_id, status, sent_at, submission))
+    except csv.Error as error:
+        errors.append(f"line {reader.line_num}: {error}")
+    if errors:
+        raise RecruitmentError(
+            "the export was not imported: "
+            + "; ".join(errors[:20])
+            + (f"; and {len(errors) - 20} more" if len(errors) > 20 else ""),
+            errors=errors,
+        )
+    applied = replayed = 0
+    with transaction.atomic():
+        for panel_id, status, sent_at, submission in parsed:
+            key = f"import:{panel_id}:{submission}:{PANEL_STATUS_NAMES[status.lower()]}"
+            outcome = panel_status_record(
+                study=study, key=key, panel_id=panel_id, status=status, sent_at=sent_at, source="import"
+            )
+            replayed += bool(outcome.get("replayed"))
+            applied += bool(outcome.get("applied")) and not outcome.get("replayed")
+    return ImportResult(len(parsed), applied, replayed)
