@@ -6,7 +6,7 @@ import pytest
 
 from studies.models import Event, Participant, Recruitment
 
-from .steps import end_task, post_task
+from .steps import end_task, post_task, ready
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,19 +27,19 @@ def test_a_prolific_participant_is_sent_back_only_after_their_data_are_stored(ch
     )
 
     page.goto(f"{live_server.url}/join/{found.public_token}/?PROLIFIC_PID={PID}&STUDY_ID=st1&SESSION_ID=se1")
-    page.wait_for_selector("#consent-accept")
+    page.wait_for_selector(ready("#consent-accept"))
     participant = Participant.objects.get(study=study, panel_id=PID)
     assert f"/p/{participant.access_token}/" in page.url
     page.click("#consent-accept")
-    page.wait_for_selector("form#questionnaire")
+    page.wait_for_selector(ready("form#questionnaire"))
     page.fill("input[name=search_engine_years]", "7")
     page.fill("input[name=domain_years]", "21")
     page.check("input[name=search_skill][value='3']")
     page.click("form#questionnaire button")
 
     for went_well, last in ((4, False), (2, True)):
-        page.click("#start-search")
-        page.wait_for_selector("#search-app")
+        page.click(ready("#start-search"))
+        page.wait_for_selector(ready("#search-app"))
         page.fill("#query", "wing")
         page.press("#query", "Enter")
         page.wait_for_selector(".result")

@@ -12,7 +12,7 @@ import pytest
 
 from studies.models import Event, Query, SearchSession
 
-from .steps import consent_and_questionnaire, end_task, post_task
+from .steps import consent_and_questionnaire, end_task, post_task, ready
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,8 +29,8 @@ def wait_until(page, expression: str, timeout: float = 15) -> None:
 
 def _to_search(page, live_server, token):
     consent_and_questionnaire(page, live_server, token)
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
 
 
 def test_half_an_emoji_in_the_search_box_is_kept_and_the_participant_finishes(chromium, live_server, token):
@@ -51,8 +51,8 @@ def test_half_an_emoji_in_the_search_box_is_kept_and_the_participant_finishes(ch
     page.keyboard.press("Escape")
     end_task(page, "satisfied")
     post_task(page, 4)
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
     page.fill("#query", "pressure")
     page.press("#query", "Enter")
     page.wait_for_selector(".result")
@@ -111,7 +111,7 @@ def test_a_refused_event_leaves_with_a_notice_and_a_failing_one_is_isolated(chro
         f" localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(waiting))}); }}"
     )
     page.reload()
-    page.wait_for_selector("#search-app")
+    page.wait_for_selector(ready("#search-app"))
     wait_until(page, "window.sessionlabOutbox.pending() === 0", 30)
     assert "could not be saved" in page.text_content("#outbox-status")
     assert sizes[0] == 8 and 1 in sizes  # the first batch held all of them; the failing one went alone

@@ -6,6 +6,7 @@ import pytest
 from studies.models import Event, GradeLevel, Judgment, Query
 
 from .csp import csp_listen, csp_violations
+from .steps import ready
 from .test_the_search_page_mends import search, to_search, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,7 +38,7 @@ def test_a_reload_and_another_device_show_the_same_results_and_grades(chromium, 
 
     # Reloaded at once: the judgment may still be in this device's outbox; the page shows it all the same.
     page.reload()
-    page.wait_for_selector("#search-app")
+    page.wait_for_selector(ready("#search-app"))
     wait_until(page, "document.getElementById('page-number').textContent === 'Page 2'")
     assert shown(page) == before
     assert page.input_value("#query") == "wing"
@@ -57,7 +58,7 @@ def test_a_reload_and_another_device_show_the_same_results_and_grades(chromium, 
     other = chromium.new_context(viewport={"width": 1366, "height": 768}).new_page()
     other.set_default_timeout(15_000)
     other.goto(f"{live_server.url}/p/{token}/")
-    other.wait_for_selector("#search-app")
+    other.wait_for_selector(ready("#search-app"))
     wait_until(other, "document.getElementById('page-number').textContent === 'Page 2'")
     assert shown(other) == before
     assert other.text_content(f".result[data-doc='{doc}'] .judged") == label

@@ -10,7 +10,7 @@ import pytest
 from studies.models import Participant, Recruitment
 
 from .csp import csp_listen, csp_violations
-from .steps import end_task, post_task
+from .steps import end_task, post_task, ready
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,18 +38,18 @@ def test_an_mturk_hit_is_posted_to_external_submit_only_after_the_data_are_store
         f"{live_server.url}/join/{found.public_token}/?workerId=A1WORKER&assignmentId=3ASSIGN&hitId=3HIT"
         f"&turkSubmitTo={SANDBOX}"
     )
-    page.wait_for_selector("#consent-accept")
+    page.wait_for_selector(ready("#consent-accept"))
     participant = Participant.objects.get(study=study, panel_id="A1WORKER")
     page.click("#consent-accept")
-    page.wait_for_selector("form#questionnaire")
+    page.wait_for_selector(ready("form#questionnaire"))
     page.fill("input[name=search_engine_years]", "7")
     page.fill("input[name=domain_years]", "21")
     page.check("input[name=search_skill][value='3']")
     page.click("form#questionnaire button")
 
     for went_well, last in ((4, False), (2, True)):
-        page.click("#start-search")
-        page.wait_for_selector("#search-app")
+        page.click(ready("#start-search"))
+        page.wait_for_selector(ready("#search-app"))
         page.fill("#query", "wing")
         page.press("#query", "Enter")
         page.wait_for_selector(".result")

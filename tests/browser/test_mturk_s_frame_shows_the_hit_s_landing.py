@@ -13,6 +13,8 @@ import pytest
 
 from studies.models import AuditEntry, Participant, Recruitment
 
+from .steps import ready
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MTURK = ("https://www.mturk.com", "https://worker.mturk.com", "https://workersandbox.mturk.com")
@@ -84,14 +86,14 @@ def test_the_landing_renders_in_mturk_s_frame_and_the_study_runs_in_its_own_tab(
             link.click()
         tab = opened.value
         tab.set_default_timeout(15_000)
-        tab.wait_for_selector("#consent-accept")
+        tab.wait_for_selector(ready("#consent-accept"))
         assert tab.url.startswith(f"{live_server.url}/p/")
         participant = Participant.objects.get(study=study, panel_id="A1WORKER")
         joined = AuditEntry.objects.get(study=study, action="participant_joined")
         assert joined.detail["turk_submit_to"] == "https://workersandbox.mturk.com"
         assert participant.panel_session_id == "3ASSIGN"
         tab.click("#consent-accept")  # a POST: the tab's CSRF cookie is first-party
-        tab.wait_for_selector("form#questionnaire")
+        tab.wait_for_selector(ready("form#questionnaire"))
         # The MTurk tab still shows the landing (the worker comes back to it after submitting).
         assert frame.query_selector("#join-mturk-frame") is not None
     finally:

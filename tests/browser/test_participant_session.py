@@ -7,7 +7,7 @@ import pytest
 from studies.models import Event, Judgment, Query, SearchSession, ShownResult
 
 from .csp import csp_listen, csp_violations
-from .steps import consent_and_questionnaire, end_task, post_task
+from .steps import consent_and_questionnaire, end_task, post_task, ready
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,8 +19,8 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
     consent_and_questionnaire(page, live_server, token)
 
     # Scenario 1: a query, the second page, a document judged by keyboard, a scan mark.
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
     page.fill("#query", "wing")
     page.press("#query", "Enter")
     page.wait_for_function("() => document.querySelectorAll('.result').length === 10")
@@ -67,8 +67,8 @@ def test_a_participant_works_two_scenarios_and_every_event_is_stored_once(chromi
 
     # Post-task questionnaire, then scenario 2, stopped by giving up.
     post_task(page, 4)
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
     page.fill("#query", "pressure")
     page.press("#query", "Enter")
     page.wait_for_selector(".result")

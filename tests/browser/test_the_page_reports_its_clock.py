@@ -6,7 +6,7 @@ import pytest
 
 from studies.models import Event, Query, SearchSession
 
-from .steps import consent_and_questionnaire
+from .steps import consent_and_questionnaire, ready
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,8 +15,8 @@ def test_the_session_gets_a_round_trip_estimate_and_queries_the_browsers_times(c
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     consent_and_questionnaire(page, live_server, token)
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
     for text in ("wing", "heat transfer", "wing flow"):
         page.fill("#query", text)
         page.press("#query", "Enter")

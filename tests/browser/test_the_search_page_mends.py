@@ -11,7 +11,7 @@ import pytest
 from studies.models import Participant, Query, SearchSession
 
 from .csp import csp_listen, csp_violations
-from .steps import consent_and_questionnaire, end_task, post_task
+from .steps import consent_and_questionnaire, end_task, post_task, ready
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,8 +27,8 @@ def wait_until(page, expression: str, timeout: float = 15) -> None:
 
 def to_search(page, live_server, token) -> None:
     consent_and_questionnaire(page, live_server, token)
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
 
 
 def search(page, text: str) -> None:
@@ -181,11 +181,11 @@ def test_every_participant_page_past_the_consent_links_to_the_withdrawal(chromiu
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/p/{token}/")
-    page.wait_for_selector("#consent-accept")
+    page.wait_for_selector(ready("#consent-accept"))
     assert page.locator("#withdraw-link").count() == 0  # before consenting: "I do not want to take part"
     page.click("#consent-accept")
     seen = []
-    page.wait_for_selector("form#questionnaire")
+    page.wait_for_selector(ready("form#questionnaire"))
     seen.append(("questionnaire", page.is_visible("#withdraw-link")))
     page.fill("input[name=search_engine_years]", "7")
     page.fill("input[name=domain_years]", "21")
@@ -193,8 +193,8 @@ def test_every_participant_page_past_the_consent_links_to_the_withdrawal(chromiu
     page.click("form#questionnaire button")
     page.wait_for_selector("#start-search")
     seen.append(("scenario", page.is_visible("#withdraw-link")))
-    page.click("#start-search")
-    page.wait_for_selector("#search-app")
+    page.click(ready("#start-search"))
+    page.wait_for_selector(ready("#search-app"))
     seen.append(("search", page.is_visible("#withdraw-link")))
     search(page, "wing")
     end_task(page, "satisfied")

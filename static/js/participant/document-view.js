@@ -1,0 +1,65 @@
+/* The open document: its panel beside the results, opened from a result's title and closed by its button
+ * or Escape; opening and closing are logged (document_open, document_close with the dwell time). */
+import { enqueue } from "./outbox.js";
+import { app, byId, gradeLabels, state } from "./search-state.js";
+
+// The panel is sticky at the window's top, but before the page scrolls it starts below the header: its
+// height leaves that room, so its foot (the grade buttons) is in the window at every scroll (issue 19,
+// 1366x768).
+export function fitDocument() {
+  const top = app.getBoundingClientRect().top + window.scrollY;
+  app.style.setProperty("--document-top", Math.max(0, Math.round(top)) + "px");
+  // On a phone the search box is pinned above the open document (participate.css): the sheet starts below.
+  const bar = byId("search-form").getBoundingClientRect();
+  if (app.classList.contains("document-open") &&
+      window.getComputedStyle(byId("search-form")).position === "fixed") {
+    app.style.setProperty("--search-bar", Math.ceil(bar.bottom) + "px");
+  }
+}
+
+// The grade the participant chose is marked on its button (as on the assessor's form).
+export function showChosen(grade) {
+  Array.prototype.forEach.call(document.querySelectorAll(".grade-button"), function (button) {
+    const chosen = grade !== undefined && parseInt(button.dataset.grade, 10) === grade;
+    button.classList.toggle("chosen", chosen);
+    button.setAttribute("aria-pressed", chosen ? "true" : "false");
+  });
+}
+
+export function openDocument(result) {
+  closeDocument();
+  fitDocument();
+  state.openDoc = { doc: result.doc, rank: result.rank, queryEvent: state.queryEvent, openedAt: Date.now() };
+  byId("document-title").textContent = result.title || ("Document " + result.doc);
+  const known = typeof result.text === "string";  // results carry their documents' text
+  byId("document-text").textContent = known ? (result.text || "(This document has no text.)") : "Loading…";
+  byId("judgment-status").textContent = state.grades[result.doc] !== undefined ?
+    "Your judgment: " + gradeLabels[state.grades[result.doc]] : "";
+  showChosen(state.grades[result.doc]);
+  byId("document-view").hidden = false;
+  app.classList.add("document-open");
+  fitDocument();  // again: on a phone the search box is now pinned, and the sheet goes below it
+  byId("document-view").dataset.doc = result.doc;
+  const data = { doc: result.doc, rank: result.rank, query_event: state.queryEvent };
+  enqueue("document_open", data, function (ack) {
+    if (!state.openDoc || state.openDoc.doc !== result.doc) { return; }
+    if (!ack.ok) {
+      byId("document-text").textContent = ack.refused || "This document cannot be shown.";
+      return;
+    }
+    if (!ack.document) { return; }
+    byId("document-title").textContent = ack.document.title || ("Document " + ack.document.doc);
+    byId("document-text").textContent = ack.document.text || "(This document has no text.)";
+  }, known);
+}
+
+export function closeDocument() {
+  const open = state.openDoc;
+  if (!open) { return; }
+  state.openDoc = null;
+  enqueue("document_close", { doc: open.doc, rank: open.rank, query_event: open.queryEvent,
+                              dwell_ms: Date.now() - open.openedAt }, null, true);
+  byId("document-view").hidden = true;
+  app.classList.remove("document-open");
+  delete byId("document-view").dataset.doc;
+}

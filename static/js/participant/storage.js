@@ -1,0 +1,33 @@
+/* What the page keeps across pages and reloads: localStorage under this participant's prefix, with an
+ * in-memory fallback when it is unavailable (private mode, quota). */
+import { cfg } from "./config.js";
+
+const PREFIX = "sessionlab:" + cfg.token + ":";
+const memory = {};
+
+export function load(name, fallback) {
+  try {
+    const raw = window.localStorage.getItem(PREFIX + name);
+    if (raw !== null) { return JSON.parse(raw); }
+  } catch (e) { /* private mode, quota: fall back to memory */ }
+  return Object.prototype.hasOwnProperty.call(memory, name) ? memory[name] : fallback;
+}
+
+export function save(name, value) {
+  memory[name] = value;
+  try { window.localStorage.setItem(PREFIX + name, JSON.stringify(value)); } catch (e) { /* memory only */ }
+}
+
+// Every action (an event, a posted form) takes the next number of this participant's one sequence.
+export function nextSequence() {
+  const seq = load("seq", 0) + 1;
+  save("seq", seq);
+  return seq;
+}
+
+export function lastSequence() { return load("seq", 0); }
+
+// The outbox as stored: the events not yet acknowledged, oldest first.
+export function outboxEvents() { return load("outbox", []); }
+
+export function saveOutboxEvents(events) { save("outbox", events); }
