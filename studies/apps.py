@@ -6,11 +6,13 @@ class StudiesConfig(AppConfig):
     verbose_name = "Studies"
 
     def ready(self):
-        # Participation's listeners (the study page's overdue sweep): connected here, as design never imports them.
+        # Participation's listeners (the study page's overdue sweep): connected here, as design never imports
+        # them.
         from studies.participation import recruitment
 
         recruitment.connect_receivers()
-        # The agreement exclusion rule re-applied when a reference version or finished sessions change its inputs.
+        # The agreement exclusion rule re-applied when a reference version or finished sessions change its
+        # inputs.
         from studies.assessment import exclusion
 
         exclusion.connect_receivers()

@@ -9,7 +9,10 @@ from studies.interchange.trec import UNITS, ExportError, study_qrels
 
 
 class Command(BaseCommand):
-    help = "Export a study's reference judgments (default: the latest version) as TREC qrels: topic 0 docid grade."
+    help = (
+        "Export a study's reference judgments (default: the latest version) as TREC qrels: topic "
+        "0 docid grade."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's slug")

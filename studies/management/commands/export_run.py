@@ -1,6 +1,7 @@
 """manage.py export_run SLUG --output DIR [--unit query|session] [--system CODE] [--repeats keep|first]: what
 participants were shown, as TREC runs (topic = the scenario's topic, tag = the system's code; a document shown
-again in the same list written <docid>#<k>, which `export_qrels --repeats UNIT` maps back; docs/file-formats.md)."""
+again in the same list written <docid>#<k>, which `export_qrels --repeats UNIT` maps back;
+docs/file-formats.md)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,8 +11,8 @@ from studies.interchange.trec import REPEAT_MARK, REPEATS, UNITS, ExportError, s
 
 class Command(BaseCommand):
     help = (
-        "Export each session's queries as TREC runs, one file per query (or per session with --unit session): "
-        "topic = scenario topic id, tag = system code, readable by trec_eval, ir_measures and "
+        "Export each session's queries as TREC runs, one file per query (or per session with --unit "
+        "session): topic = scenario topic id, tag = system code, readable by trec_eval, ir_measures and "
         "python -m scoring eval."
     )
 

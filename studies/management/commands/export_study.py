@@ -7,7 +7,10 @@ from studies.interchange.command_helpers import study_by_slug, write
 
 
 class Command(BaseCommand):
-    help = "Export a whole study (design, participants, sessions, judgments, events, reference versions) as JSON."
+    help = (
+        "Export a whole study (design, participants, sessions, judgments, events, reference "
+        "versions) as JSON."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("study", help="the study's slug")

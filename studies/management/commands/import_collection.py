@@ -1,4 +1,5 @@
-"""manage.py import_collection: load a document collection, its topics and judgments (see docs/running-a-study.md)."""
+"""manage.py import_collection: load a document collection, its topics and judgments
+(see docs/running-a-study.md)."""
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -92,7 +93,8 @@ class Command(BaseCommand):
             raise CommandError(f"{exc} (nothing was imported)") from None
         self.stdout.write(
             self.style.SUCCESS(
-                f"Collection {result.collection.name!r} (id {result.collection.pk}): {result.documents} documents, "
+                f"Collection {result.collection.name!r} (id {result.collection.pk}): "
+                f"{result.documents} documents, "
                 f"{result.topics} topics, {result.judgments} judgments read."
             )
         )

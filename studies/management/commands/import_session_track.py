@@ -1,5 +1,5 @@
-"""manage.py import_session_track LOG.xml [--qrels QRELS] --owner USER --name NAME: a TREC Session Track log as
-a new study (docs/file-formats.md)."""
+"""manage.py import_session_track LOG.xml [--qrels QRELS] --owner USER --name NAME: a TREC Session Track log
+as a new study (docs/file-formats.md)."""
 
 import datetime as dt
 
@@ -60,11 +60,13 @@ class Command(BaseCommand):
         except InputError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
-            f"study {summary.study.slug!r}: {summary.sessions} sessions, {summary.interactions} interactions, "
+            f"study {summary.study.slug!r}: {summary.sessions} sessions, {summary.interactions} "
+            f"interactions, "
             f"{summary.results} results, {summary.clicks} clicks, {summary.documents_created} new documents"
         )
         if summary.reference_version is not None:
             self.stdout.write(
-                f"reference version {summary.reference_version.number}: {summary.reference_judgments} judgments "
+                f"reference version {summary.reference_version.number}: {summary.reference_judgments} "
+                f"judgments "
                 f"({summary.negatives_mapped} negative grades: {summary.negative_grades})"
             )

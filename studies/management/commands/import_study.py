@@ -9,7 +9,8 @@ from studies.interchange.command_helpers import user_by_name
 
 class Command(BaseCommand):
     help = (
-        "Import a JSON study archive (from export_study) as a new study owned by --owner. On an error nothing "
+        "Import a JSON study archive (from export_study) as a new study owned by --owner. On an "
+        "error nothing "
         "is imported and the message names the file, line and field."
     )
 
