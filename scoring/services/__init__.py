@@ -12,12 +12,11 @@ queued on commit and never blocks the caller):
 - `reference_version_changed(study_id=...)` after a new reference version is published or imported.
 """
 
-from .chunks import Chunk, chunk_load, chunk_score, session_trails
+from .chunks import session_trails
 from .params import DEFAULT_WEIGHTS, ScoringError, measure_params_for, run_measure_params, run_params
 from .passes import (
     CHUNK_SIZE,
     NOT_QUEUED,
-    queue_pass,
     scoring_chunk_score,
     scoring_pass_finish,
     scoring_pass_start,
@@ -30,12 +29,8 @@ __all__ = [
     "CHUNK_SIZE",
     "DEFAULT_WEIGHTS",
     "NOT_QUEUED",
-    "Chunk",
     "ScoringError",
-    "chunk_load",
-    "chunk_score",
     "measure_params_for",
-    "queue_pass",
     "reference_version_changed",
     "run_measure_params",
     "run_params",
