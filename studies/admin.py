@@ -161,8 +161,26 @@ class ParticipantAdmin(admin.ModelAdmin):
     inlines = [AssignmentInline]
 
 
+# Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request
+# commits.
+@admin.action(description="Build search indexes (every configuration)")
+def collection_indexes_build(modeladmin, request, queryset):
+    from django.db import transaction
+
+    from studies.search.engines.search import CONFIGURATIONS
+    from studies.tasks import collection_index_build_task
+
+    for collection in queryset:
+        for configuration in CONFIGURATIONS:
+            transaction.on_commit(
+                lambda pk=collection.pk, name=configuration: collection_index_build_task.delay(pk, name)
+            )
+    modeladmin.message_user(request, f"Index builds queued for {queryset.count()} collection(s).")
+
+
 @admin.register(models.Collection)
 class CollectionAdmin(admin.ModelAdmin):
+    actions = [collection_indexes_build]
     list_display = ["name", "owner", "created_at"]
     list_filter = ["owner"]
     filter_horizontal = ["shared_with"]
@@ -265,23 +283,3 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
 
 from studies.assessment import admin as assessment_admin  # noqa: E402,F401
-
-
-# Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request
-# commits.
-@admin.action(description="Build search indexes (every configuration)")
-def collection_indexes_build(modeladmin, request, queryset):
-    from django.db import transaction
-
-    from studies.search.engines.search import CONFIGURATIONS
-    from studies.tasks import collection_index_build_task
-
-    for collection in queryset:
-        for configuration in CONFIGURATIONS:
-            transaction.on_commit(
-                lambda pk=collection.pk, name=configuration: collection_index_build_task.delay(pk, name)
-            )
-    modeladmin.message_user(request, f"Index builds queued for {queryset.count()} collection(s).")
-
-
-CollectionAdmin.actions = [*(CollectionAdmin.actions or []), collection_indexes_build]

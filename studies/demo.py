@@ -17,6 +17,7 @@ import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -58,10 +59,10 @@ class DemoLoaded:
     try_links: list[str]
     collection_source: str
     sessions: int
-    researcher: object  # the researcher's account, for the scoring run the loader creates (created_by)
+    researcher: Any  # the researcher's account, for the scoring run the loader creates (created_by)
 
 
-def _researcher() -> tuple[object, str]:
+def _researcher() -> tuple[Any, str]:
     user_model = get_user_model()
     password = secrets.token_urlsafe(9)
     user, _ = user_model.objects.get_or_create(username=DEMO_USERNAME)
@@ -84,7 +85,7 @@ def _remove_previous_demo() -> None:
 def _cranfield_topics(folder: Path, count: int = 4) -> list[str]:
     """The Cranfield topics with the most highly relevant documents: scenarios with something to find."""
     parsed = read_cranfield(folder)
-    strong = defaultdict(int)
+    strong: defaultdict[str, int] = defaultdict(int)
     for judgment in parsed.judgments:
         if judgment.grade >= 2:
             strong[judgment.topic_id] += 1
@@ -252,17 +253,21 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         study.refresh_from_db()  # the import wrote the collection through its own instance
         for code, name, config in DEMO_SYSTEMS:
             services.system_add(study=study, code=code, name=name, config=config)
+        collection = study.collection
+        assert collection is not None  # the import above gave the study its collection
         for _code, _name, config in DEMO_SYSTEMS:
-            collection_index_build(collection=study.collection, configuration=config["configuration"])
+            collection_index_build(collection=collection, configuration=config["configuration"])
         enrolled = services.participants_enrol(study=study, count=participants + FOR_THE_RESEARCHER)
         sessions = participants_simulate(participants=enrolled[:participants], reference=_reference(study))
         membership, assessor_password = assessors.assessor_invite(
             study=study, username=DEMO_ASSESSOR, invited_by=user
         )
         if isinstance(membership, AssessorInvitation):  # the account outlived the previous demo study
-            membership = assessors.assessor_invitation_answer(
+            accepted = assessors.assessor_invitation_answer(
                 invitation=membership, user=membership.user, accept=True
             )
+            assert accepted is not None  # accepting makes the membership
+            membership = accepted
         if assessor_password is None:  # the account existed: give it a fresh password to print
             assessor_password = secrets.token_urlsafe(9)
             membership.user.set_password(assessor_password)

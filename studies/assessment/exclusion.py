@@ -88,9 +88,10 @@ def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOu
         participants = Participant.objects.select_for_update().filter(study=study, preview_at__isnull=True)
         marked = set(participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
         audit = []
+        number = getattr(version, "number", None)  # there is a version whenever someone is below
         for code, (figure, n) in below.items():
             reason = (
-                f"{EXCLUSION_MEASURES[measure]} with reference version {version.number} is {figure:.3f}, "
+                f"{EXCLUSION_MEASURES[measure]} with reference version {number} is {figure:.3f}, "
                 f"below the study's minimum {minimum:g} (on {n} documents in common)"
             )[:300]
             if code in marked:

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from django.utils import timezone
 
@@ -152,5 +153,5 @@ def rows_to_issue(
         else:
             freed = [(r, key) for r, key in freed if key != freed_from]
         holders[row] = holders.get(row, 0) + 1  # an invited or arrived participant holds it
-        chosen.append((row, freed_from))
+        chosen.append((row, cast("int | None", freed_from)))  # the freed keys are participant ids
     return chosen

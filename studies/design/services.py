@@ -316,6 +316,7 @@ def assignment_retake(*, assignment: Assignment, reason: str, system: System | N
         raise DesignError("a retake needs a reason")
     participant = assignment.participant
     last = participant.assignments.order_by("-position").first()
+    assert last is not None  # `assignment` is one of them
     return Assignment.objects.create(
         participant=participant,
         position=last.position + 1,

@@ -5,6 +5,7 @@ from item types and shipped instruments, consent text with versions."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, cast
 
 from django.db import IntegrityError, transaction
 
@@ -30,9 +31,10 @@ def system_save(
         with transaction.atomic():
             if system is None:
                 return services.system_add(study=study, code=code, name=name, backend=backend, config=config)
-            return services.design_row_update(
+            changed = services.design_row_update(
                 study=study, row=system, code=code, name=name, backend=backend, config=config
             )
+            return cast(System, changed)  # the row it was given
     except IntegrityError:
         raise DesignError(f"the study already has a system with code {code!r}") from None
 
@@ -46,9 +48,10 @@ def scenario_save(
                 return services.scenario_add(
                     study=study, code=code, title=title, text=text, topic_id=topic_id
                 )
-            return services.design_row_update(
+            changed = services.design_row_update(
                 study=study, row=scenario, code=code, title=title, text=text, topic_id=topic_id
             )
+            return cast(Scenario, changed)  # the row it was given
     except IntegrityError:
         raise DesignError(
             f"the study already has a scenario with code {code!r} or on topic {topic_id!r}"
@@ -179,13 +182,15 @@ def consent_versions(*, study: Study) -> list[dict]:
         "consent_version", flat=True
     ):
         counts[version] = counts.get(version, 0) + 1
-    versions = [{"version": study.consent_version, "text": study.consent_text, "current": True}]
+    versions: list[dict[str, Any]] = [
+        {"version": study.consent_version, "text": study.consent_text, "current": True}
+    ]
     seen = {study.consent_version}
     for entry in study.audit_entries.filter(action=AuditAction.CONSENT_CHANGED).order_by("-at", "-id"):
         old = entry.detail.get("old_version")
         if old and old not in seen:
             versions.append({"version": old, "text": entry.detail.get("old_text", ""), "current": False})
             seen.add(old)
-    for version in versions:
-        version["consented"] = counts.get(version["version"], 0)
+    for row in versions:
+        row["consented"] = counts.get(row["version"], 0)
     return versions

@@ -104,10 +104,10 @@ def checks_progress(participant: Participant, recruitment: Recruitment | None = 
         recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
     items = check_items(recruitment)
     progress = CheckProgress()
-    if not items:
+    if recruitment is None or not items:
         return progress
     policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
-    answered = {}
+    answered: dict[str, list[bool]] = {}
     for ack in participant.events.filter(type="check").order_by("id").values_list("payload__ack", flat=True):
         if isinstance(ack, dict) and ack.get("name"):
             answered.setdefault(ack["name"], []).append(bool(ack.get("passed")))
@@ -152,7 +152,7 @@ def check_answer_record(
     recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
     progress = checks_progress(participant, recruitment)
     item = next((i for i in progress.pending if i["name"] == name), None)
-    if item is None:
+    if item is None or recruitment is None:  # no pending item without the study's checks
         raise Refused("This question is already answered.")
     policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
     attention_failures = progress.attention_failures + gold_failures(participant)

@@ -38,7 +38,9 @@ def reconciliation(*, study: Study) -> list[Disagreement]:
         ours, theirs = state_of(participant), participant.panel_status
         reason = _disagreement(ours, theirs, exported=exported)
         if reason:
-            rows.append(Disagreement(participant.code, participant.panel_id, ours, theirs or "—", reason))
+            rows.append(
+                Disagreement(participant.code, participant.panel_id or "", ours, theirs or "—", reason)
+            )
     unknown = (
         PanelNotification.objects.filter(study=study, participant__isnull=True)
         .exclude(panel_id__in=known)

@@ -60,12 +60,13 @@ def panel_status_record(
     A return or a time-out ends a participant who has not ended (their row is freed); approved and rejected
     are recorded as the panel's word. A notification older than the one applied last (out of order) is kept
     and answered but changes nothing. Returns the outcome {"participant", "status", "applied", "note"}."""
-    status = PANEL_STATUS_NAMES.get(status.strip().lower()) if isinstance(status, str) else None
-    if status is None:
+    known = PANEL_STATUS_NAMES.get(status.strip().lower()) if isinstance(status, str) else None
+    if known is None:
         raise RecruitmentError(
             "status must be one of returned, timed_out, approved, rejected, awaiting_review, "
             "active, screened_out"
         )
+    status = known
     stored = PanelNotification.objects.filter(study=study, key=key).first()
     if stored is not None:
         return {**stored.outcome, "replayed": True}

@@ -137,6 +137,7 @@ def participant_state_sync(
 
 
 def session_done(ended_at, end_reason, post_task_answers) -> tuple[bool, bool]:
+    """(ended, answered or withdrawn) for one session's columns: what state_derived reads (the sweep too)."""
     return ended_at is not None, bool(post_task_answers) or end_reason == SearchSession.EndReason.WITHDRAWN
 
 
@@ -175,7 +176,12 @@ def participant_time_out_if_due(
         recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
     deadline = participant_deadline(participant, recruitment)
     now = now or timezone.now()
-    if deadline is None or now < deadline + TIME_LIMIT_GRACE or state_of(participant) in ENDED_STATES:
+    if (
+        recruitment is None
+        or deadline is None
+        or now < deadline + TIME_LIMIT_GRACE
+        or state_of(participant) in ENDED_STATES
+    ):
         return False
     with transaction.atomic():
         if not participant_state_set(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.utils import timezone
 
@@ -71,7 +72,9 @@ def study_sweep(*, study: Study, now: datetime | None = None) -> SweepResult:
             "session__post_task_answers",
         )
     )
-    columns, counts, sessions = {}, defaultdict(int), defaultdict(list)
+    columns: dict[int, list[Any]] = {}
+    counts: defaultdict[int, int] = defaultdict(int)
+    sessions: defaultdict[int, list[tuple[bool, bool]]] = defaultdict(list)
     for participant_id, *fields, session_id, ended_at, end_reason, answers in rows:
         columns[participant_id] = fields
         counts[participant_id] += 1
