@@ -48,7 +48,8 @@ class RecruitmentForm(forms.Form):
         choices=[
             (
                 "prolific",
-                "Prolific's policy: two attention failures before a rejection, comprehension with a second chance",
+                "Prolific's policy: two attention failures before a rejection, "
+                "comprehension with a second chance",
             ),
             ("strict", "Strict: one failure screens out"),
         ],
@@ -66,9 +67,9 @@ class RecruitmentForm(forms.Form):
     checks_gold = forms.BooleanField(
         required=False,
         label="Gold documents inside each scenario",
-        help_text="After each search, the participant judges two documents of the task's topic from the newest "
-        "reference version: one at its top grade, one judged 0. Judging the relevant one 0 or the off-topic one "
-        "relevant counts as a failed attention check.",
+        help_text="After each search, the participant judges two documents of the task's topic from the "
+        "newest reference version: one at its top grade, one judged 0. Judging the relevant one 0 or the "
+        "off-topic one relevant counts as a failed attention check.",
     )
 
     def clean_checks_items(self):
