@@ -27,6 +27,7 @@ from studies.design.gold import GoldPair, gold_pending
 from studies.design.lifecycle import OPEN
 from studies.design.questionnaires import usable_items
 from studies.models import (
+    FREEING_STATES,
     Assignment,
     Collection,
     GradeLevel,
@@ -92,8 +93,6 @@ _FINISHED = [
     SearchSession.EndReason.GAVE_UP,
     SearchSession.EndReason.TIMED_OUT,
 ]
-# Participant states whose ending frees their plan row (studies/participation/recruitment.py: FREEING).
-_FREEING = ("returned", "timed_out", "screened_out", "withdrawn")
 # Attrition that differs between systems by more than this (with enough dropouts to tell) is worth a warning:
 # re-issuing the freed rows rebalances the cells and hides it (a possible bias).
 ATTRITION_GAP = 0.10
@@ -140,7 +139,7 @@ def study_balance(*, study: Study) -> BalanceTable:
         declined_at,
     ) in rows:
         positions.add(position)
-        freed = state in _FREEING or withdrawn_at is not None or declined_at is not None
+        freed = state in FREEING_STATES or withdrawn_at is not None or declined_at is not None
         if session_id is not None and system_id in attrition:
             attrition[system_id].started += 1
         if (

@@ -33,7 +33,7 @@ from studies.design.gold import (
     gold_pinned,
 )
 from studies.errors import InvalidAnswers, Refused
-from studies.models import Event, Participant, Recruitment, Scenario, SearchSession
+from studies.models import Event, Participant, ParticipantState, Recruitment, Scenario, SearchSession
 from studies.participation.recruitment import (
     CHECK_PRESETS,
     checks_progress,
@@ -251,7 +251,7 @@ def check_outcomes(*, study) -> list[CheckOutcome]:
     for participant_id, code, state, kind, ack in rows:
         if not isinstance(ack, dict) or not ack.get("ok"):
             continue
-        outcome = outcomes.setdefault(participant_id, CheckOutcome(code, state or "invited"))
+        outcome = outcomes.setdefault(participant_id, CheckOutcome(code, state or ParticipantState.INVITED))
         if kind == "gold":
             outcome.gold.append((ack.get("scenario", ""), bool(ack.get("passed")), ack.get("reason", "")))
         elif not ack.get("passed"):

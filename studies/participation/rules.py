@@ -15,7 +15,7 @@ from django.utils import timezone
 from sessionlab.queueing import delay_on_commit, task_named
 from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at  # THE rule, kept importable here
 from studies.errors import InvalidEvent, Refused
-from studies.models import Event, Participant, SearchSession
+from studies.models import Event, Participant, ParticipantState, SearchSession
 from studies.participation.clock import offset_delta
 from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked
 from studies.signals import sessions_finished
@@ -32,12 +32,12 @@ MAX_BATCH = 200
 MAX_BODY_EVENTS = 5 * MAX_BATCH
 
 
-# Endings after which nothing more is recorded (studies/participation/recruitment.py sets them): a participant
+# Endings after which nothing more is recorded (studies/participation/recruitment/ sets them): a participant
 # the panel says returned, the study-level limit timed out, or a check screened out.
 ENDED_WITHOUT_DATA = {
-    "returned": "You returned this study on the panel; nothing more is recorded.",
-    "timed_out": "The time for this study has run out; nothing more is recorded. Thank you for your time.",
-    "screened_out": "Thank you: this study is not for you, so it ends here.",
+    ParticipantState.RETURNED: "You returned this study on the panel; nothing more is recorded.",
+    ParticipantState.TIMED_OUT: "The time for this study has run out; nothing more is recorded. Thank you for your time.",
+    ParticipantState.SCREENED_OUT: "Thank you: this study is not for you, so it ends here.",
 }
 
 

@@ -24,7 +24,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from studies.errors import InvalidAnswers, Refused
-from studies.models import Assignment, AuditEntry, Event, Judgment, Participant, Query, SearchSession
+from studies.models import (
+    Assignment,
+    AuditAction,
+    AuditEntry,
+    Event,
+    Judgment,
+    Participant,
+    Query,
+    SearchSession,
+)
 from studies.participation.form_steps import (
     answers_clean,
     consent_decline,
@@ -247,7 +256,7 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
     return AuditEntry.objects.create(
         study=participant.study,
         participant_code=participant.code,
-        action="participant_withdrawn",
+        action=AuditAction.PARTICIPANT_WITHDRAWN,
         detail={"deleted": counts},
     )
 

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from studies.models import (
     Assignment,
     Participant,
+    ParticipantState,
 )
 
 
@@ -79,7 +80,7 @@ class ParticipantSerializer(serializers.ModelSerializer):
         ]
 
     def get_state(self, participant) -> str:
-        return participant.state or "invited"
+        return participant.state or ParticipantState.INVITED
 
     def get_plan_row(self, participant) -> int:
         return participant.enrolment_index if participant.plan_row is None else participant.plan_row

@@ -16,6 +16,7 @@ from studies.api.views.common import (
 )
 from studies.api.views.participants import participants_with_assignments
 from studies.api.views.sessions import sessions_with_design
+from studies.errors import InvalidEvent
 from studies.models import (
     Assignment,
     Participant,
@@ -68,7 +69,7 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
             )
         except participation.Refused as refusal:
             return conflict(refusal.message)
-        except participation.InvalidEvent as error:
+        except InvalidEvent as error:
             raise ValidationError({"client_event_id": str(error)}) from None
         return Response(
             s.SessionSerializer(sessions_with_design(self.participant.study).get(pk=session.pk)).data,
