@@ -24,7 +24,8 @@
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var target = event.target;
-    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable)) return;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
+    if (target && target.isContentEditable) return;
     if (/^[0-9]$/.test(event.key)) {
       var button = form.querySelector('button[data-grade="' + event.key + '"]');
       if (button) { event.preventDefault(); choose(button); }

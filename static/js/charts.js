@@ -1,69 +1,65 @@
-/* SessionLab charts: plot every [data-url] chart from its JSON endpoint with the vendored Plotly, and follow a
-   running job's progress (a scoring run here; planning.js follows a power plan with the same two functions,
-   exported as window.SessionLabCharts). No build step, no CDN, no inline script (CSP). */
-(function () {
-  "use strict";
+/* SessionLab charts: plot every [data-url] chart from its JSON endpoint with the vendored Plotly, and follow
+   a running job's progress with the shared status follower (a scoring run here; planning.js follows a power
+   plan with the same two functions, exported as window.SessionLabCharts). An ES module: no build step, no
+   CDN, no inline script (CSP). */
+import { pollStatus } from "./poll-status.js";
 
-  // Plot (or re-plot in place: Plotly.react) the figure of element.dataset.url; its notes, if any, go to the
-  // .chart-notes list beside it. data-error names the chart in the message shown if it cannot be loaded.
-  function plot(element) {
-    fetch(element.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
-      .then(function (response) {
-        if (!response.ok) { throw new Error("HTTP " + response.status); }
-        return response.json();
-      })
-      .then(function (payload) {
-        var figure = payload.figure;
-        Plotly.react(element, figure.data, figure.layout, {
-          responsive: true,
-          displaylogo: false,
-          // Plotly's own camera button: the browser exports the figure as PNG.
-          toImageButtonOptions: { format: "png", filename: element.dataset.name || "chart", scale: 2 },
-        });
-        var notes = element.parentNode.querySelector(".chart-notes");
-        if (notes) {
-          notes.textContent = "";
-          (payload.notes || []).forEach(function (text) {
-            var item = document.createElement("li");
-            item.textContent = text;
-            notes.appendChild(item);
-          });
-        }
-      })
-      .catch(function (error) {
-        element.textContent = (element.dataset.error || "This chart") + " could not be loaded (" +
-          error.message + ").";
+// Plot (or re-plot in place: Plotly.react) the figure of element.dataset.url; its notes, if any, go to the
+// .chart-notes list beside it. data-error names the chart in the message shown if it cannot be loaded.
+function plot(element) {
+  fetch(element.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then(function (response) {
+      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      return response.json();
+    })
+    .then(function (payload) {
+      const figure = payload.figure;
+      Plotly.react(element, figure.data, figure.layout, {
+        responsive: true,
+        displaylogo: false,
+        // Plotly's own camera button: the browser exports the figure as PNG.
+        toImageButtonOptions: { format: "png", filename: element.dataset.name || "chart", scale: 2 },
       });
-  }
+      const notes = element.parentNode.querySelector(".chart-notes");
+      if (notes) {
+        notes.textContent = "";
+        (payload.notes || []).forEach(function (text) {
+          const item = document.createElement("li");
+          item.textContent = text;
+          notes.appendChild(item);
+        });
+      }
+    })
+    .catch(function (error) {
+      element.textContent = (element.dataset.error || "This chart") + " could not be loaded (" +
+        error.message + ").";
+    });
+}
 
-  // Poll box.dataset.statusUrl ({done, total, status, finished}) into the box's progress bar and texts until
-  // the job is finished, then reload the page. options: unit (the counted things), every (ms), onTick.
-  function follow(box, options) {
-    var bar = box.querySelector("progress");
-    var text = box.querySelector(".progress-text");
-    var status = box.querySelector(".status-text");
-    function tick() {
-      fetch(box.dataset.statusUrl, { credentials: "same-origin" })
-        .then(function (response) { return response.json(); })
-        .then(function (job) {
-          bar.max = Math.max(job.total, 1);
-          bar.value = job.done;
-          // A job may say it in words (a scoring run: its size and its last update), else done/total.
-          text.textContent = job.text || (job.done + "/" + job.total + " " + options.unit);
-          status.textContent = job.status;
-          if (job.finished) { window.location.reload(); return; }
-          if (options.onTick) { options.onTick(job); }
-          window.setTimeout(tick, options.every);
-        })
-        .catch(function () { window.setTimeout(tick, 3000); });
-    }
-    tick();
-  }
-
-  window.SessionLabCharts = { plot: plot, follow: follow };
-
-  document.querySelectorAll(".chart[data-url]").forEach(plot);
-  document.querySelectorAll(".run-status[data-status-url]").forEach(function (box) {
-    if (box.dataset.finished !== "1") { follow(box, { unit: "sessions", every: 1000 }); }
+// Poll box.dataset.statusUrl ({done, total, status, finished}) into the box's progress bar and texts until
+// the job is finished, then reload the page. options: unit (the counted things), onTick (after each answer).
+function follow(box, options) {
+  const bar = box.querySelector("progress");
+  const text = box.querySelector(".progress-text");
+  const status = box.querySelector(".status-text");
+  pollStatus(box.dataset.statusUrl, {
+    box: box,
+    onStatus: function (job) {
+      bar.max = Math.max(job.total, 1);
+      bar.value = job.done;
+      // A job may say it in words (a scoring run: its size and its last update), else done/total.
+      text.textContent = job.text || (job.done + "/" + job.total + " " + options.unit);
+      status.textContent = job.status;
+      if (job.finished) { window.location.reload(); return true; }
+      if (options.onTick) { options.onTick(job); }
+      return false;
+    },
   });
-})();
+}
+
+window.SessionLabCharts = { plot: plot, follow: follow };
+
+document.querySelectorAll(".chart[data-url]").forEach(plot);
+document.querySelectorAll(".run-status[data-status-url]").forEach(function (box) {
+  if (box.dataset.finished !== "1") { follow(box, { unit: "sessions" }); }
+});
