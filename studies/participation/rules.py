@@ -36,7 +36,9 @@ MAX_BODY_EVENTS = 5 * MAX_BATCH
 # the panel says returned, the study-level limit timed out, or a check screened out.
 ENDED_WITHOUT_DATA = {
     ParticipantState.RETURNED: "You returned this study on the panel; nothing more is recorded.",
-    ParticipantState.TIMED_OUT: "The time for this study has run out; nothing more is recorded. Thank you for your time.",
+    ParticipantState.TIMED_OUT: (
+        "The time for this study has run out; nothing more is recorded. Thank you for your time."
+    ),
     ParticipantState.SCREENED_OUT: "Thank you: this study is not for you, so it ends here.",
 }
 
