@@ -294,7 +294,7 @@ def participant_reference_agreement(
             pair = (grade, reference[(topic, document_id)])
             pairs_by["participant"][code].append(pair)
             pairs_by["scenario"][scenario_code].append(pair)
-    missed = {"participant": Counter(), "scenario": Counter()}
+    missed: dict[str, Counter[str]] = {"participant": Counter(), "scenario": Counter()}
     shown = set(
         ShownResult.objects.filter(query__session__assignment__participant__study=study).values_list(
             "query__session__assignment__participant__code",

@@ -108,7 +108,7 @@ def assessment_progress(*, study: Study) -> tuple[list[AssessorProgress], list[S
     assigned = Counter(
         AssessorAssignment.objects.filter(assessor__study=study).values_list("assessor_id", flat=True)
     )
-    judged = Counter()
+    judged: Counter[int] = Counter()
     allocated = set(
         AssessorAssignment.objects.filter(assessor__study=study).values_list(
             "assessor__user_id", "pool_document_id"

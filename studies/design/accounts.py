@@ -31,7 +31,7 @@ def researcher_create(*, username: str, email: str = "", password: str | None = 
     if user_model.objects.filter(username=username).exists():
         raise AccountError(f"an account called {username!r} already exists")
     generated = password is None
-    password = secrets.token_urlsafe(12) if generated else password
+    password = secrets.token_urlsafe(12) if password is None else password
     candidate = user_model(username=username, email=email.strip())
     if not generated:
         try:

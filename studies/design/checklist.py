@@ -34,7 +34,7 @@ def study_checklist(*, study: Study) -> list[Step]:
     locked = LOCKED.format(at=study.design_locked_at) if study.design_locked_at else ""
     systems = list(study.systems.order_by("id"))
     scenarios = list(study.scenarios.order_by("id"))
-    indexes = collection_index_status(collection=study.collection) if study.collection_id else {}
+    indexes = collection_index_status(collection=study.collection) if study.collection is not None else {}
     return [
         _collection_step(study, locked),
         _systems_step(study, systems, indexes, locked),
@@ -48,12 +48,13 @@ def study_checklist(*, study: Study) -> list[Step]:
 
 def _collection_step(study: Study, locked: str) -> Step:
     missing = []
-    if study.collection_id is None:
+    collection = study.collection  # no query when none is chosen
+    if collection is None:
         missing.append("Choose the collection participants search (or upload one).")
         summary = "None chosen."
     else:
-        documents = study.collection.documents.count()
-        summary = f"“{study.collection.name}”, {documents} documents."
+        documents = collection.documents.count()
+        summary = f"“{collection.name}”, {documents} documents."
         if not documents:
             missing.append("The collection has no documents.")
     return Step("collection", "Collection", not missing, summary, missing, locked=locked)

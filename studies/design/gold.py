@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import cast
 
 from django.db import IntegrityError, transaction
 
@@ -116,9 +117,10 @@ def gold_pinned(*, participant: Participant, session: SearchSession) -> GoldPair
     )
     if not isinstance(data, dict):
         return None
-    ids = (data.get("relevant"), data.get("off_topic"))
-    if not all(isinstance(i, str) for i in ids):
+    relevant_id, off_topic_id = data.get("relevant"), data.get("off_topic")
+    if not isinstance(relevant_id, str) or not isinstance(off_topic_id, str):
         return None
+    ids = (relevant_id, off_topic_id)
     documents = {
         d.external_id: d
         for d in Document.objects.filter(collection__studies__id=participant.study_id, external_id__in=ids)
@@ -128,9 +130,9 @@ def gold_pinned(*, participant: Participant, session: SearchSession) -> GoldPair
     order = data.get("order")
     return GoldPair(
         str(data.get("topic", "")),
-        data.get("reference_version"),
+        cast(int, data.get("reference_version")),  # gold_pin writes both numbers
         documents[ids[0]],
-        data.get("relevant_grade"),
+        cast(int, data.get("relevant_grade")),
         documents[ids[1]],
         tuple(order) if isinstance(order, list) and sorted(order) == sorted(ids) else (),
     )

@@ -68,7 +68,7 @@ def item_errors(item: Any) -> list[str]:
             errors.append("a scale needs min and max")
         elif low is not None and high is not None and low > high:
             errors.append("min must not be above max")
-        elif kind == "scale" and high - low + 1 > MAX_OPTIONS:
+        elif kind == "scale" and low is not None and high is not None and high - low + 1 > MAX_OPTIONS:
             errors.append(f"a scale has at most {MAX_OPTIONS} steps")
     elif low is not None or high is not None:
         errors.append(f"min and max are for integer, number and scale items, not {kind}")

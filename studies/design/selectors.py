@@ -6,6 +6,7 @@ import hmac
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import cast
 
 from django.db.models import (
     Case,
@@ -260,7 +261,11 @@ def participant_by_token(token: str) -> Participant | None:
     )
     if not found:
         return None
-    participant, study = plain_sql.instances(found[0], Participant, Study)
+    found_participant, found_study = plain_sql.instances(found[0], Participant, Study)
+    participant, study = (
+        cast(Participant, found_participant),
+        cast(Study, found_study),
+    )  # inner join: both set
     if not hmac.compare_digest(participant.access_token.encode(), token.encode()):
         return None
     participant.study = study
@@ -304,11 +309,15 @@ def participant_assignments(*, participant: Participant) -> list[Assignment]:
         " WHERE a.participant_id = %s ORDER BY a.position",
         [participant.pk],
     )
-    assignments = []
+    assignments: list[Assignment] = []
     for row in found:
-        assignment, scenario, system, session = plain_sql.instances(
-            row, Assignment, Scenario, System, SearchSession
+        parts = plain_sql.instances(row, Assignment, Scenario, System, SearchSession)
+        assignment, scenario, system = (  # inner joins: always there
+            cast(Assignment, parts[0]),
+            cast(Scenario, parts[1]),
+            cast(System, parts[2]),
         )
+        session = cast(SearchSession | None, parts[3])  # the left join: None when no session yet
         assignment.participant = participant
         assignment.scenario, assignment.system = scenario, system
         for part in (scenario, system):
@@ -324,7 +333,7 @@ def participant_assignments(*, participant: Participant) -> list[Assignment]:
 def grade_levels(*, study: Study) -> list[GradeLevel]:
     """The study's relevance scale, lowest first (plain SQL: the search page shows it every time it opens)."""
     return [
-        plain_sql.instance(GradeLevel, row)
+        cast(GradeLevel, plain_sql.instance(GradeLevel, row))
         for row in plain_sql.rows(
             f"SELECT {plain_sql.select_list(GradeLevel, 'g')} FROM {plain_sql.table(GradeLevel)} g"
             " WHERE g.study_id = %s ORDER BY g.value",

@@ -153,10 +153,10 @@ def client_time_checked(
         if isinstance(value, datetime):  # from a service's caller (the simulated participants)
             moment = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         elif isinstance(value, str):
-            moment = parse_datetime(value)
-            if moment is None:
+            parsed = parse_datetime(value)
+            if parsed is None:
                 return None, raw, NOT_A_TIME
-            moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+            moment = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
         elif not math.isfinite(value):
             return None, raw, NOT_A_TIME
         else:

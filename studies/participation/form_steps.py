@@ -290,9 +290,9 @@ def session_start(
         return existing
     participant_check_accepting(participant)  # a started session goes on; a new one waits while paused
     step = participant_step(participant=participant)
-    if step.kind == "pre_task" and step.assignment.pk == assignment.pk:
+    if step.kind == "pre_task" and step.assignment is not None and step.assignment.pk == assignment.pk:
         raise Refused("Please answer the questions before this task first.")
-    if step.kind != "scenario" or step.assignment.pk != assignment.pk:
+    if step.kind != "scenario" or step.assignment is None or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")
 
     def write():
@@ -348,7 +348,7 @@ def pre_task_save(
     if checks_progress(participant).pending:
         raise Refused("Please answer the questions before the tasks first.")
     step = participant_step(participant=participant)
-    if step.kind != "pre_task" or step.assignment.pk != assignment.pk:
+    if step.kind != "pre_task" or step.assignment is None or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")
     cleaned = answers_clean(questionnaire_items(study=participant.study, pre_task=True), answers)
 

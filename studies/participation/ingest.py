@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from django.db import IntegrityError, OperationalError, connection, transaction
 
@@ -67,7 +68,8 @@ def batch_ingest(
     client's clock offset (clock.sample_read), taken by the sessions it names where it is better."""
     answers, valid = _events_checked(events)
     if not store_refusals and len(valid) < len(answers):
-        raise Refused(next(a.get("error") or a.get("retry_later") for a in answers if a is not None))
+        message = next(a.get("error") or a.get("retry_later") for a in answers if a is not None)
+        raise Refused(cast(str, message))  # each answer there holds an "error" or a "retry_later" text
     if participant.withdrawn_at is not None:
         refusal = "You have withdrawn from this study; nothing more is recorded."
         if valid and not store_refusals:

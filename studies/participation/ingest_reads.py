@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import cast
 
 from django.db.models import F
 
@@ -40,9 +41,8 @@ def batch_read(batch: Batch, events: Sequence[Mapping]) -> None:
     # Another participant's session is read here too, and dropped below: the lock's read names only theirs.
     named, loads = {}, []
     for session_id, (docs, positions, refs) in needs.items():
-        state = named[session_id] = SessionState(
-            session_id, None, None, 0, 0
-        )  # the lock's row fills the rest
+        # A placeholder: the lock's row fills started_at and the rest below, before anything reads them.
+        state = named[session_id] = SessionState(session_id, None, None, 0, 0)  # type: ignore[arg-type]
         if docs:
             # The documents named, if shown in this session: with their text (an open is answered with it,
             # without another round trip) and this session's judgment of them.
@@ -74,7 +74,9 @@ def batch_read(batch: Batch, events: Sequence[Mapping]) -> None:
         if batch.grade_scale is None:
             batch.grade_scale = sorted(int(value) for value in (grades or "").split(",") if value)
         state = batch.sessions[session_id] = named[session_id]
-        state.started_at, state.ended_at = plain_sql.aware(started_at), plain_sql.aware(ended_at)
+        # started_at is NOT NULL
+        state.started_at = cast(datetime, plain_sql.aware(started_at))
+        state.ended_at = plain_sql.aware(ended_at)
         state.system_id, state.scenario_id = system_id, scenario_id
         state.offset_ms, state.delay_ms = offset_ms, delay_ms
         clock_apply(batch, state)

@@ -29,7 +29,7 @@ def search_state(*, session: SearchSession) -> dict | None:
     same ones."""
     events = Event.objects.filter(session=session, type__in=("query", "results_page")).order_by("-id")
     query_event = None
-    page_ack = None
+    page_ack: dict | None = None
     for client_event_id, event_type, payload in events.values_list(
         "client_event_id", "type", "payload"
     ).iterator():
@@ -41,7 +41,7 @@ def search_state(*, session: SearchSession) -> dict | None:
         if event_type == "query" and ack.get("query_id") == page_ack.get("query_id"):
             query_event = client_event_id
             break
-    if query_event is None:
+    if query_event is None or page_ack is None:  # (page_ack is set whenever query_event is)
         return None
     query = Query.objects.filter(pk=page_ack["query_id"], session=session).values("text", "position").first()
     if query is None:

@@ -34,7 +34,7 @@ MAX_BODY_EVENTS = 5 * MAX_BATCH
 
 # Endings after which nothing more is recorded (studies/participation/recruitment/ sets them): a participant
 # the panel says returned, the study-level limit timed out, or a check screened out.
-ENDED_WITHOUT_DATA = {
+ENDED_WITHOUT_DATA: dict[str, str] = {  # keyed by ParticipantState (a str)
     ParticipantState.RETURNED: "You returned this study on the panel; nothing more is recorded.",
     ParticipantState.TIMED_OUT: (
         "The time for this study has run out; nothing more is recorded. Thank you for your time."

@@ -27,12 +27,14 @@ import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils import timezone
 
 from studies.design.gold import gold_pending
 from studies.design.questionnaires import usable_items
+from studies.errors import Refused
 from studies.models import Participant, SearchSession
 from studies.participation import gold as gold_documents
 from studies.participation import steps as participation
@@ -105,9 +107,9 @@ PACE = {
 class _Clock:
     """Client times move on as a person's would: seconds to type, to read, to judge."""
 
-    now: object = field(default_factory=timezone.now)
+    now: datetime = field(default_factory=timezone.now)
 
-    def tick(self, rng: random.Random, low: float, high: float):
+    def tick(self, rng: random.Random, low: float, high: float) -> datetime:
         self.now = self.now + timedelta(seconds=rng.uniform(low, high))
         return self.now
 
@@ -325,7 +327,7 @@ class SimulatedParticipant:
 
 def answers_to(items: list[dict], rng: random.Random) -> dict:
     """Plausible answers to questionnaire items of any type (studies/design/questionnaires.py)."""
-    answers = {}
+    answers: dict[str, Any] = {}
     for item in items:
         kind, low, high = item.get("kind", "text"), item.get("min"), item.get("max")
         if kind in ("scale", "integer"):
@@ -355,6 +357,8 @@ def first_search_start(*, participant: Participant, answers: Mapping) -> SearchS
         participant=participant, answers=answers, client_event_id=f"ready-questionnaire-{participant.pk}"
     )
     assignment = participant.assignments.order_by("position").first()
+    if assignment is None:
+        raise Refused("This participant has no scenarios to start.")
     return participation.session_start(
         participant=participant, assignment=assignment, client_event_id=f"ready-start-{participant.pk}"
     )

@@ -45,7 +45,11 @@ def participant_where(*, participant: Participant) -> Where:
             completion=recruitment.completion_of(participant),
         )
     step = selectors.participant_step(participant=participant)
-    if step.kind == "search" and rules.session_expire_if_due(session=step.session):
+    if (
+        step.kind == "search"
+        and step.session is not None  # always, for a search step
+        and rules.session_expire_if_due(session=step.session)
+    ):
         step = selectors.participant_step(participant=participant)
     if step.kind not in GOES_ON_WHEN_PAUSED:
         try:

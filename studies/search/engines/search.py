@@ -169,7 +169,7 @@ def build_index(documents: Iterable[Document], index_dir: str | Path, config: st
         index = tantivy.Index(schema, path=str(building))
         writer = index.writer(heap_size=50_000_000, num_threads=1)  # one thread: one segment, stable order
         for document in documents:
-            fields = {"doc_id": document.external_id, "text": document.text}
+            fields: dict[str, str | bytes] = {"doc_id": document.external_id, "text": document.text}
             fields["title"] = document.title if "title" in config.boosts else document.title.encode("utf-8")
             writer.add_document(tantivy.Document(**fields))
         writer.commit()
@@ -214,6 +214,11 @@ def _doc_key(doc_id: str) -> tuple:
 def _stored(searcher, address):
     """A hit's stored fields: the one place a search reads documents (the tests count the calls)."""
     return searcher.doc(address)
+
+
+def _hit_count(result: tantivy.SearchResult) -> int:
+    """How many documents matched (the search asked count=True). tantivy's stubs (0.27) omit this property."""
+    return result.count  # type: ignore[attr-defined]
 
 
 def _tie_blocks(scores: list[float]) -> list[tuple[int, int]]:
@@ -301,7 +306,7 @@ class Searcher:
         detail = "; ".join(dict.fromkeys(errors))
         if any("Only excluding terms" in error for error in errors):
             return None, message + " Please add a word to search for.", detail, None
-        if self._index.searcher().search(lenient, 1, count=True).count > 0:
+        if _hit_count(self._index.searcher().search(lenient, 1, count=True)) > 0:
             return lenient, message + " Showing results for what could be read.", detail, None
         words = _plain_words(query_text)
         if not words:
@@ -325,13 +330,19 @@ class Searcher:
         wanted = offset + page_size
         if offset >= MAX_DEPTH:  # deeper than any page we serve: the count, no hits loaded
             return SearchPage(
-                [], searcher.search(query, 1, count=True).count, page, error, detail, page_size, rewritten
+                [],
+                _hit_count(searcher.search(query, 1, count=True)),
+                page,
+                error,
+                detail,
+                page_size,
+                rewritten,
             )
         # One search, never widened: TIE_BLOCK hits past the page are enough to close the tie block the page
         # ends in (a `*` or range query gives every hit one score; widening until the tie ended loaded them
         # all).
         result = searcher.search(query, wanted + TIE_BLOCK, count=True)
-        hits, total = result.hits, result.count
+        hits, total = result.hits, _hit_count(result)
         window = []
         for start, end in _tie_blocks([score for score, _address in hits]):
             if end <= offset or start >= wanted:
