@@ -146,6 +146,34 @@ def pytest_collection_modifyitems(config, items):
     ]
     if unmarked:
         raise pytest.UsageError("tests using real_worker must be marked needs_worker: " + ", ".join(unmarked))
+    misplaced = [
+        i.nodeid
+        for i in items
+        if "chromium" in getattr(i, "fixturenames", ()) and not _drives_chromium(i.nodeid)
+    ]
+    if misplaced:
+        raise pytest.UsageError(
+            "a test file that drives Chromium lives in tests/browser/ or has 'browser' in its name (the "
+            "parallel run keeps those files on one process): " + ", ".join(misplaced)
+        )
+
+
+def _drives_chromium(nodeid: str) -> bool:
+    path = nodeid.split("::", 1)[0]
+    return path.startswith("tests/browser/") or "browser" in path.rsplit("/", 1)[-1]
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Files as units (`--dist loadfile`), except that every file driving Chromium goes to one process, one
+    after another: two Chromiums with their live servers at once on a 2-core machine made a 15 s wait time
+    out under load. The other processes take the remaining files meanwhile."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class ChromiumFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "chromium" if _drives_chromium(nodeid) else super()._split_scope(nodeid)
+
+    return ChromiumFilesTogether(config, log)
 
 
 @pytest.fixture
