@@ -107,7 +107,7 @@ class ScoringRun(models.Model):
 
     def parameters_text(self) -> str:
         weights = ",".join(f"{w:g}" for w in self.weights)
-        version = f"v{self.reference_version.number}" if self.reference_version_id else "none"
+        version = f"v{self.reference_version.number}" if self.reference_version is not None else "none"
         judged = f"reference {version}" if self.judgments == self.Judgments.REFERENCE else "participant"
         return (
             f"weights {weights}, b {self.b:g}, bq {self.bq:g}, top {self.top}, {self.formulation}"
@@ -251,6 +251,13 @@ class PowerPlan(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def specified_effect(self) -> tuple[float, float]:
+        """(difference, spread) of a specified effect, which power_plan_create never saves without both."""
+        if self.difference is None or self.spread is None:
+            raise ValueError(f"{self}: a specified effect without its difference and spread")
+        return self.difference, self.spread
 
 
 class PowerChunk(models.Model):

@@ -7,14 +7,29 @@ more workers on more machines make it faster), then one task closes the pass. Qu
 services do.
 """
 
+from typing import Final, TypedDict
+
 from celery import chord, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from . import services
 
+
+class RetryOptions(TypedDict):
+    """The retry keywords of @shared_task, typed so that `**TRANSIENT` matches celery's overloads."""
+
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: bool
+    max_retries: int
+
+
 # Only transient errors are retried (a lost connection, a locked SQLite file); bad data fails the run.
-TRANSIENT = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": True, "max_retries": 5}
+TRANSIENT: Final[RetryOptions] = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": True,
+    "max_retries": 5,
+}
 
 
 @shared_task(name="scoring.tasks.scoring_run_start_task", acks_late=True, **TRANSIENT)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import numpy as np
 from django.db.models import F
 from django.http import StreamingHttpResponse
@@ -9,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers
 from rest_framework.pagination import CursorPagination
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
@@ -108,7 +111,11 @@ class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
 
     serializer_class = QueryScoreRowSerializer
     pagination_class = QueryScoreCursor
-    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+    # api_settings imports the setting's dotted paths; the stubs type them as the strings.
+    renderer_classes = [
+        *cast("Sequence[type[BaseRenderer]]", api_settings.DEFAULT_RENDERER_CLASSES),
+        CSVRenderer,
+    ]
     filters = QUERY_SCORE_FILTERS
     extra_parameters = ("by_rank", "raw")
 

@@ -47,7 +47,7 @@ class CSVRenderer(BaseRenderer):
         if header is not None:
             yield line(header)
         for row in rows:
-            cells = []
+            cells: list[object] = []
             for value in row.values():
                 if isinstance(value, list | tuple):
                     cells.extend(value)

@@ -114,7 +114,10 @@ class ScoringRunCreateSerializer(serializers.Serializer):
     """The parameters of a new run; every one optional, defaults as in SPEC-metrics.md (the ECIR 2008
     paper's). Needs the study in the context: the weights must cover its grades."""
 
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    # A field named label: the stubs see a Serializer's own (Field's) label attribute.
+    label = serializers.CharField(  # type: ignore[assignment]
+        max_length=200, required=False, allow_blank=True, default=""
+    )
     weights = serializers.ListField(
         child=serializers.FloatField(),
         min_length=1,

@@ -41,10 +41,11 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
     ]
     description = (plan.sample or {}).get("description")
     if plan.effect == PowerPlan.Effect.SPECIFIED:
+        difference, spread = plan.specified_effect
         notes.append(
-            f"Specified effect: {second} minus {first} = {plan.difference:g}, the participants' paired "
-            f"differences spread {plan.spread:g} (standard deviation; effect size d = "
-            f"{plan.difference / plan.spread:.3g})."
+            f"Specified effect: {second} minus {first} = {difference:g}, the participants' paired "
+            f"differences spread {spread:g} (standard deviation; effect size d = "
+            f"{difference / spread:.3g})."
         )
     elif description:
         notes.append(

@@ -32,7 +32,7 @@ def closed_form_inputs(plan: PowerPlan) -> tuple[float, float] | None:
     if plan.test != "paired_t":
         return None
     if plan.effect == PowerPlan.Effect.SPECIFIED:
-        return plan.difference, plan.spread
+        return plan.specified_effect
     description = (plan.sample or {}).get("description") or {}
     spread = description.get("spread")
     if description.get("paired", 0) >= 2 and spread and spread > 0:

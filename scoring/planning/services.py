@@ -99,10 +99,10 @@ def pilot_run(study: Study, run: ScoringRun | None) -> ScoringRun:
     """The run whose scores a pilot plan resamples: the one given (it must be the study's), else the
     default."""
     run = run or ScoringRun.objects.filter(study=study, is_default=True).first()
-    _check(
-        run is not None and run.study_id == study.pk,
-        "run: the study has no scoring run to take a pilot from; score its sessions first",
-    )
+    if run is None or run.study_id != study.pk:
+        raise PlanningError(
+            "run: the study has no scoring run to take a pilot from; score its sessions first"
+        )
     _check(run.status == ScoringRun.Status.DONE, f"run: scoring run {run.pk} is {run.status}, not done")
     return run
 
@@ -140,8 +140,8 @@ def _simulated_check(
         study.collection_id is not None,
         "effect: the study has no collection for simulated searchers to search",
     )
-    grades = study.grade_values()
-    _check(grades == list(range(len(grades))), "effect: simulated searchers need a grade scale 0..n")
+    scale = study.grade_values()
+    _check(scale == list(range(len(scale))), "effect: simulated searchers need a grade scale 0..n")
     _check(
         study.reference_versions.exists(),
         "effect: simulated searchers judge by the reference judgments, and the study has none yet",
@@ -313,8 +313,10 @@ def _specified_check(
     difference: float | None, spread: float | None, *, first: int, second: int, between: float
 ) -> None:
     """Refuse a specified effect the library could not simulate."""
-    _check(difference is not None, "difference: a specified effect needs the difference")
-    _check(spread is not None and spread > 0, "spread: a specified effect needs a spread > 0")
+    if difference is None:
+        raise PlanningError("difference: a specified effect needs the difference")
+    if spread is None or not spread > 0:
+        raise PlanningError("spread: a specified effect needs a spread > 0")
     try:
         SpecifiedEffect(difference=difference, spread=spread, first=first, second=second, between=between)
     except PowerError as exc:
@@ -341,9 +343,12 @@ def _pilot_check(
     return run
 
 
-def _simulated_data(study: Study, run: ScoringRun, participants: int, sample: dict, *, data: dict) -> None:
+def _simulated_data(
+    study: Study, run: ScoringRun | None, participants: int, sample: dict, *, data: dict
+) -> None:
     """What a simulated plan's searchers depend on, into the plan's data (and so its key)."""
     version = study.reference_versions.order_by("-number").first()
+    assert version is not None  # _simulated_check refused a study without reference judgments
     data.update(
         collection=study.collection_id,
         reference=version.pk,
@@ -382,7 +387,7 @@ def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
         if plan.run is None:
             raise PlanningError("run: the pilot's scoring run was deleted")
         sample = pilot_sample(plan.run, plan.summary, system_ids)
-        first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+        first, second = _plan_systems(plan, system_ids)
         sample["description"] = pilot_description(sample, first, second, len(system_ids))
     chunks = [
         (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
@@ -455,7 +460,7 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     if plan is None or plan.status == PowerPlan.Status.FAILED:
         return None
     _, _, system_ids = study_design(plan.study, max(plan.counts))
-    first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+    first, second = _plan_systems(plan, system_ids)
     pool = [plan.sample["pool"][key] for key in sorted(plan.sample.get("pool", {}), key=int)]
     sample = {
         "strategy": plan.sample.get("strategy", {}),
@@ -503,14 +508,22 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     ]
 
 
+def _plan_systems(plan: PowerPlan, system_ids: Sequence[int]) -> tuple[int, int]:
+    """The design indices of the plan's two systems; PlanningError if one was deleted since (SET_NULL)."""
+    if plan.first_system_id is None or plan.second_system_id is None:
+        raise PlanningError("systems: a system of the plan was deleted")
+    return system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+
+
 def plan_sampler(plan: PowerPlan, system_ids: Sequence[int]):
     """The plan's sampler and the design indices of its two systems."""
-    first, second = system_ids.index(plan.first_system_id), system_ids.index(plan.second_system_id)
+    first, second = _plan_systems(plan, system_ids)
     if plan.effect == PowerPlan.Effect.SPECIFIED:
+        difference, spread = plan.specified_effect
         return (
             SpecifiedEffect(
-                difference=plan.difference,
-                spread=plan.spread,
+                difference=difference,
+                spread=spread,
                 first=first,
                 second=second,
                 between=plan.between,

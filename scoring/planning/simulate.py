@@ -50,6 +50,8 @@ def reference_grades(study: Study) -> tuple[dict[str, dict[str, int]], object]:
 def relevant_texts(study: Study, grades: Mapping[str, Mapping[str, int]]) -> dict[str, list[str]]:
     """The texts of each topic's relevant documents (reference grade > 0), for the "relevant" query
     strategy."""
+    if study.collection_id is None:  # no collection, no texts (what the query below would find)
+        return {topic: [] for topic in grades}
     wanted = {doc for judged in grades.values() for doc, grade in judged.items() if grade > 0}
     text_of = {
         external: f"{title} {text}"
@@ -157,7 +159,9 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
                 seed=plan.seed * 1000 + chunk,
             )
             run = scoring.scoring_run_create(study=shadow, **run_options(plan.run))
-            pass_number, chunks = scoring.scoring_pass_start(run_id=run.pk)
+            started = scoring.scoring_pass_start(run_id=run.pk)
+            assert started is not None  # None only for a run that is gone, and this one was just made
+            pass_number, chunks = started
             for ids in chunks:
                 scoring.scoring_chunk_score(run_id=run.pk, pass_number=pass_number, session_ids=ids)
             rows = list(
@@ -201,15 +205,15 @@ def session_behaviour(session_ids: Iterable[int]) -> dict[str, list[float]]:
     participant's clock, judgments. One list per figure, sessions in id order; a session without scan marks or
     client times has no depth or time."""
     ids = sorted(set(session_ids))
-    queries = defaultdict(int)
-    marks = defaultdict(list)
+    queries: defaultdict[int, int] = defaultdict(int)
+    marks: defaultdict[int, list[int]] = defaultdict(list)
     for session_id, mark in Query.objects.filter(session_id__in=ids).values_list(
         "session_id", "scan_mark_rank"
     ):
         queries[session_id] += 1
         if mark is not None:
             marks[session_id].append(mark)
-    judged = defaultdict(int)
+    judged: defaultdict[int, int] = defaultdict(int)
     for session_id in Judgment.objects.filter(session_id__in=ids).values_list("session_id", flat=True):
         judged[session_id] += 1
     spans = {

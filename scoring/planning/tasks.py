@@ -9,11 +9,9 @@ scoring/tasks.py.
 """
 
 from celery import chord, shared_task
-from django.db import InterfaceError, OperationalError
 
+from ..tasks import TRANSIENT  # transient database errors are retried as in a scoring run
 from . import services
-
-TRANSIENT = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": True, "max_retries": 5}
 
 
 def _power_chord(plan_id: int, chunks: list) -> int:

@@ -15,6 +15,7 @@ from django.utils.functional import cached_property
 
 from sessionlab.spreadsheet import safe_rows
 from studies.design.views import researcher_required, study_for_researcher
+from studies.models import System
 from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
 
 from ..dashboards.charts import SUMMARY_LABELS
@@ -53,8 +54,13 @@ class PlanForm(forms.Form):
         initial="two-sided",
         help_text="greater: a one-sided test that the second system scores higher",
     )
-    first_system = forms.ModelChoiceField(queryset=None, empty_label=None, label="First system")
-    second_system = forms.ModelChoiceField(queryset=None, empty_label=None, label="Second system")
+    # The querysets are the study's, set in __init__.
+    first_system: forms.ModelChoiceField[System] = forms.ModelChoiceField(
+        queryset=None, empty_label=None, label="First system"
+    )
+    second_system: forms.ModelChoiceField[System] = forms.ModelChoiceField(
+        queryset=None, empty_label=None, label="Second system"
+    )
     effect = forms.ChoiceField(choices=EFFECTS, initial=PowerPlan.Effect.SPECIFIED)
     difference = forms.FloatField(
         required=False, help_text="Specified effect: second minus first on the measure"
@@ -70,7 +76,7 @@ class PlanForm(forms.Form):
         label="Between-participant spread",
         help_text="Specified effect, Welch's test only: standard deviation of participants' own levels",
     )
-    run = forms.ModelChoiceField(
+    run: forms.ModelChoiceField[ScoringRun] = forms.ModelChoiceField(
         queryset=None,
         required=False,
         empty_label="the study's default run",
@@ -229,7 +235,7 @@ class _Curve:
     def payload(self) -> dict:
         key = (
             f"scoring:planning:{self.plan.pk}:{self.plan.finished_at.timestamp()}"
-            if self.plan.is_finished
+            if self.plan.is_finished and self.plan.finished_at is not None  # a finished plan has its time
             else None
         )
         cached = cache.get(key) if key else None

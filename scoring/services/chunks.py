@@ -66,7 +66,7 @@ def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
     if observed or timed:
         deepest = _observed_depths(ids, queries, marks)
     depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0))
-    shown = defaultdict(dict)
+    shown: defaultdict[int, dict[int, int]] = defaultdict(dict)  # query -> rank -> document
     for query_id, rank, document_id in ShownResult.objects.filter(
         query__session_id__in=ids, rank__lte=depth
     ).values_list("query_id", "rank", "document_id"):
@@ -111,7 +111,10 @@ def session_trails(
     one."""
     started = dict(SearchSession.objects.filter(pk__in=ids).values_list("pk", "started_at"))
     issued = dict(Query.objects.filter(session_id__in=ids).values_list("pk", "issued_at"))
-    positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
+    # Looked up by the position an event's JSON gives, which may be anything: hence the object.
+    positions: dict[tuple[int, object], int] = {
+        (s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)
+    }
     opened = defaultdict(set)  # query id -> external ids of the documents opened from its list
     dwell: dict[tuple[int, str], float] = {}
     for session_id, kind, data in Event.objects.filter(
@@ -134,7 +137,7 @@ def session_trails(
             if external_id in opened[query_id]:
                 key = (query_id, external_id)
                 rank_of[key] = min(rank, rank_of.get(key, rank))
-    by_query = defaultdict(dict)
+    by_query: defaultdict[int, dict[int, float | None]] = defaultdict(dict)  # query -> rank -> dwell
     for (query_id, doc), rank in rank_of.items():
         by_query[query_id][rank] = dwell.get((query_id, doc))
     return [
@@ -159,7 +162,10 @@ def _observed_depths(
     An open event stores {"data": {"doc", "query" (position), "rank"}, "ack": {...}}. Only acknowledged opens
     count, and the rank is the one the document was shown at in that query's list (ShownResult), not the
     client's word for it: a forged rank would otherwise set the depth of every array of the chunk."""
-    positions = {(s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)}
+    # Looked up by the position an event's JSON gives, which may be anything: hence the object.
+    positions: dict[tuple[int, object], int] = {
+        (s, p): q for s, qs in queries.items() for p, q in enumerate(qs, start=1)
+    }
     opened = defaultdict(set)  # query id -> external ids of the documents opened from its list
     for session_id, data in Event.objects.filter(
         session_id__in=ids, type="document_open", payload__ack__ok=True
@@ -207,6 +213,8 @@ def chunk_score(run: ScoringRun, chunk: Chunk, pass_number: int):
         )
 
     n_sessions = len(chunk.sessions)
+    # Scored with curves=True (the default), so the curves are there.
+    assert by_query.curve is not None and scores.curve is not None and scores.ideal is not None
     segments = by_query.curve.reshape(n_sessions, -1, QUERY_DEPTH)
     before = np.concatenate([np.zeros((n_sessions, 1)), segments[:, :-1, -1]], axis=1)
     by_rank = (segments - before[:, :, None]).astype(np.float32)

@@ -3,6 +3,8 @@ and a table."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...lib.session import SUMMARIES
@@ -209,7 +211,7 @@ def _results_table(rows: list[list]) -> dict:
         ]
         for r in rows
     ]
-    columns = list(zip(*table_rows, strict=True)) if table_rows else [[]] * 9
+    columns: list[Sequence] = list(zip(*table_rows, strict=True)) if table_rows else [[]] * 9
     return {
         "type": "table",
         "domain": {"x": [0.36, 1.0], "y": [0, 1]},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .common import UNIT_WORDS, Chart, system_groups, system_label, unit_keys, unit_means
@@ -41,8 +43,8 @@ def table_height(header: list[str], rows: list[list], weights: list[float] | Non
 def _table_figure(
     title: str, header: list[str], rows: list[list], weights: list[float] | None = None
 ) -> dict:
-    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in header]
-    table = {
+    columns: list[Sequence] = list(zip(*rows, strict=True)) if rows else [[] for _ in header]
+    table: dict[str, object] = {
         "type": "table",
         "header": {"values": header, "align": "left", "fill": {"color": "#e8f0fe"}},
         "cells": {"values": [list(c) for c in columns], "align": "left"},
@@ -91,7 +93,7 @@ def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] |
     """Table 2: sessions by their number of queries, per system, and the mean number of queries per session
     (per participant's or scenario's sessions first, if that is the unit)."""
     top = int(scores.n_queries.max()) if len(scores) else 0
-    rows = []
+    rows: list[list] = []
     keys = unit_keys(scores, unit)
     queries = scores.n_queries.astype(np.float64)[:, None]
     for system, members in system_groups(scores.system):

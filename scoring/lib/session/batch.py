@@ -5,13 +5,17 @@ can be scored with any parameters without touching a string again.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, count
+from typing import TypeVar
 
 import numpy as np
 
 _NO_GRADE = np.iinfo(np.int64).min  # encode_sessions' marker for an unjudged document
+
+# A document id: any hashable (the command line's are strings, the web app's are primary keys).
+Doc = TypeVar("Doc", bound=Hashable)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,8 +47,8 @@ class SessionBatch:
 
 def encode_sessions(
     topics: Sequence[str],
-    results: Sequence[Sequence[Sequence[str]]],
-    qrels: Mapping[str, Mapping[str, int]],
+    results: Sequence[Sequence[Sequence[Doc]]],
+    qrels: Mapping[str, Mapping[Doc, int]],
     *,
     depth: int,
     scanned_to: Sequence[Sequence[int | None]] | None = None,
@@ -77,7 +81,7 @@ def encode_sessions(
     # Codes 0, 1, ... in order of first showing, in one C loop over the documents: a defaultdict whose
     # factory is a counter gives a new document the next code as it is met (half the time of numbering the
     # distinct documents first, then looking every shown one up).
-    code_of: dict[str, int] = defaultdict(count().__next__)
+    code_of: dict[Doc, int] = defaultdict(count().__next__)
     shown_codes = np.fromiter(
         map(code_of.__getitem__, chain.from_iterable(lists)), dtype=np.int64, count=n_shown
     )
