@@ -35,7 +35,9 @@ def doc_names() -> list[str]:
 @lru_cache(maxsize=64)
 def _rendered(name: str, mtime: float) -> tuple[str, str]:
     text = (DOCS / f"{name}.md").read_text(encoding="utf-8")
-    parts, block, title = [], [], name
+    parts: list[str] = []
+    block: list[str] = []
+    title = name
     seen: dict[str, int] = {}
 
     def flush():

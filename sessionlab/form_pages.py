@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 def flash_form_errors(request: HttpRequest, form: Form, label: str = "") -> None:
     """One message per invalid field: "<label><field>: <errors>"."""
     for name, errors in form.errors.items():
-        messages.error(request, f"{label}{name}: {' '.join(errors)}")
+        messages.error(request, f"{label}{name}: {' '.join(map(str, errors))}")
 
 
 def form_post(

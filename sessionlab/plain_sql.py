@@ -17,8 +17,10 @@ trip.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
+from typing import Any, cast
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
@@ -40,7 +42,16 @@ def cache_reverse_one(instance: models.Model, accessor: str, value: models.Model
 
 def prepared(model: type[models.Model], name: str, value):
     """`value` as the database column of `model.name` takes it (a datetime made naive for SQLite, say)."""
-    return model._meta.get_field(name).get_db_prep_save(value, connection)
+    return _field(model, name).get_db_prep_save(value, connection)
+
+
+def _field(model: type[models.Model], name: str) -> models.Field:
+    # get_field finds reverse relations too; the names given here are always the model's own columns
+    return cast(models.Field, model._meta.get_field(name))
+
+
+def _column(field: models.Field) -> str:
+    return cast(str, field.column)  # None only for a field with no column, never a concrete one
 
 
 def marks(count: int) -> str:
@@ -123,13 +134,15 @@ def aware(value: datetime | None) -> datetime | None:
 @cache
 def select_list(model: type[models.Model], alias: str) -> str:
     """Every column of `model` under `alias`, in the order instance() takes them."""
-    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in model._meta.concrete_fields)
+    return ", ".join(f"{alias}.{connection.ops.quote_name(_column(f))}" for f in model._meta.concrete_fields)
 
 
 def instance(model: type[models.Model], values) -> models.Model:
     """The model instance a row of select_list(model) holds, with its values converted as the ORM would."""
     return model.from_db(
-        DEFAULT_DB_ALIAS, None, [load(value) for load, value in zip(_loaders(model), values, strict=True)]
+        DEFAULT_DB_ALIAS,
+        None,  # type: ignore[arg-type]  # field_names: read only when some fields are deferred
+        [load(value) for load, value in zip(_loaders(model), values, strict=True)],
     )
 
 
@@ -147,19 +160,19 @@ def instances(row, *models: type[models.Model]) -> list[models.Model | None]:
 
 @cache
 def _loaders(model: type[models.Model]) -> tuple:
-    loaders = []
+    loaders: list[Callable[[Any], Any]] = []
     for f in model._meta.concrete_fields:
         kind = f.get_internal_type()
         if kind == "DateTimeField":
             loaders.append(aware)
         elif kind == "JSONField":  # Django's connections hand JSON back as text, for the field to decode
-            loaders.append(
-                lambda value, field=f: (
-                    value
-                    if value is None or not isinstance(value, str | bytes)
-                    else field.from_db_value(value, None, connection)
-                )
-            )
+
+            def load_json(value, field=f):
+                if value is None or not isinstance(value, str | bytes):
+                    return value
+                return field.from_db_value(value, None, connection)
+
+            loaders.append(load_json)
         elif kind == "BooleanField":  # SQLite's 0 and 1
             loaders.append(lambda value: value if value is None else bool(value))
         else:
@@ -179,19 +192,28 @@ def _as_is(value, ops):
 def _columns(model: type[models.Model], names: tuple[str, ...]) -> tuple[str, tuple]:
     """The quoted columns and, per field, how a value is made ready for the database: what
     Field.get_db_prep_save does for these fields, without its generic dispatch on every value."""
-    fields = [model._meta.get_field(name) for name in names]
-    preparers = []
+    fields = [_field(model, name) for name in names]
+    preparers: list[Callable[[Any, Any], Any]] = []
     for f in fields:
         kind = f.get_internal_type()
         if kind == "DateTimeField":
             preparers.append(lambda value, ops: ops.adapt_datetimefield_value(value))
         elif kind == "JSONField":
-            preparers.append(lambda value, ops, encoder=f.encoder: ops.adapt_json_value(value, encoder))
+            json_encoder = cast(models.JSONField, f).encoder
+
+            def prepare_json(value, ops, encoder=json_encoder):
+                return ops.adapt_json_value(value, encoder)
+
+            preparers.append(prepare_json)
         elif kind in _PLAIN_KINDS:
             preparers.append(_as_is)
         else:
-            preparers.append(lambda value, ops, field=f: field.get_db_prep_save(value, ops.connection))
-    return ", ".join(connection.ops.quote_name(f.column) for f in fields), tuple(preparers)
+
+            def prepare(value, ops, field=f):
+                return field.get_db_prep_save(value, ops.connection)
+
+            preparers.append(prepare)
+    return ", ".join(connection.ops.quote_name(_column(f)) for f in fields), tuple(preparers)
 
 
 _PLAIN_KINDS = {

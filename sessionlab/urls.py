@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, re_path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from studies.api import urls as studies_api_urls
@@ -11,7 +11,7 @@ from .auth_views import LoginView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
 # that studies never names the scoring app.
-api_urls = (
+api_urls: tuple[list[URLPattern | URLResolver], str] = (
     [
         *studies_api_urls.urlpatterns,
         path("studies/<int:study_pk>/scoring-runs/", include("scoring.api_urls")),

@@ -11,7 +11,10 @@ from django.test import Client
 from studies.participation import steps as participation
 
 from .conftest import cid
-from .test_permission_matrix import ALL_ROWS, MATRIX, OK, _clients, _send, _snapshot
+from .permission_matrix import OK, db_snapshot, role_clients, send_row
+from .test_permission_matrix import ALL_ROWS
+from .test_permission_matrix_api import API_ROWS
+from .test_permission_matrix_pages import PAGE_ROWS
 
 # Authenticated by `Authorization: Participant <token>` (never a cookie) or by the username and password in
 # the body (no session is opened): a cross-site form cannot forge either, so no CSRF token is asked.
@@ -45,7 +48,7 @@ def _post_forms(html: str):
 
 
 def _csrf_clients(world):
-    clients = _clients(world)
+    clients = role_clients(world)
     for role, client in clients.items():
         enforced = Client(enforce_csrf_checks=True, **client.defaults)
         enforced.cookies = client.cookies
@@ -63,7 +66,7 @@ def _pages(world):
 
 
 def test_every_post_form_on_every_page_carries_the_csrf_token(world):
-    clients = _clients(world)
+    clients = role_clients(world)
     seen = 0
     missing = []
     for name, role, path in _pages(world):
@@ -121,13 +124,13 @@ def test_a_state_changing_request_without_the_token_is_refused(key, world):
     client = _csrf_clients(world)[role]
     if key[0] in ("login", "admin:login"):
         client.get(row.path(world, role))  # the login form sets the cookie first
-    before = _snapshot(world)
-    response = _send(client, row, world, role)
+    before = db_snapshot(world)
+    response = send_row(client, row, world, role)
     if key[0] in DOCUMENTED_EXEMPT:
         assert response.status_code != 403 or b"CSRF" not in response.content
         return
     assert response.status_code == 403 and b"CSRF" in response.content, f"{key}: {response.status_code}"
-    assert _snapshot(world) == before
+    assert db_snapshot(world) == before
 
 
 def test_the_login_forms_refuse_a_post_without_the_token(world):
@@ -140,7 +143,7 @@ def test_the_login_forms_refuse_a_post_without_the_token(world):
 def test_the_exempt_endpoints_are_exactly_those_documented():
     """A new endpoint is not exempt by accident: every non-GET row is refused above unless listed here, and
     every listed name is a route whose authentication is a header or the body."""
-    names = {name for name, _ in MATRIX}
+    names = {name for name, _ in {**PAGE_ROWS, **API_ROWS}}
     assert DOCUMENTED_EXEMPT <= names
 
 

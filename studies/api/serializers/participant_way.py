@@ -30,7 +30,7 @@ class QuestionnaireItemSerializer(serializers.Serializer):
     """One question (docs/running-a-study.md): answered under `answers[name]`."""
 
     name = serializers.CharField(read_only=True)
-    label = serializers.CharField(read_only=True)
+    label = serializers.CharField(read_only=True)  # type: ignore[assignment]  # a field, not Field.label
     kind = serializers.ChoiceField(["integer", "number", "scale", "text", "choice"], read_only=True)
     min = NumberField(read_only=True, allow_null=True, help_text="A number's lowest answer (null: none).")
     max = NumberField(read_only=True, allow_null=True, help_text="A number's highest answer (null: none).")
@@ -39,7 +39,7 @@ class QuestionnaireItemSerializer(serializers.Serializer):
         read_only=True,
         help_text="A choice question's options, the answer one of them (else empty).",
     )
-    required = serializers.BooleanField(read_only=True)
+    required = serializers.BooleanField(read_only=True)  # type: ignore[assignment]  # a field, not Field.required
 
 
 class CheckItemSerializer(serializers.Serializer):
@@ -47,7 +47,7 @@ class CheckItemSerializer(serializers.Serializer):
 
     name = serializers.CharField(read_only=True, help_text="Send it back as `check`.")
     kind = serializers.ChoiceField(["attention", "comprehension"], read_only=True)
-    label = serializers.CharField(read_only=True)
+    label = serializers.CharField(read_only=True)  # type: ignore[assignment]  # a field, not Field.label
     choices = serializers.ListField(child=serializers.CharField(), read_only=True)
 
 

@@ -4,14 +4,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.response import Response
 
 from studies.api.permissions import IsResearcher, visible_study
+
+if TYPE_CHECKING:
+    from rest_framework.permissions import BasePermission, OperandHolder, SingleOperandHolder
+    from rest_framework.views import APIView
+
+    from studies.models import Study
+
+    ApiViewBase = APIView  # the mixins below are always mixed into DRF views: the type checker sees it
+    # APIView.permission_classes as DRF's stubs type it (IsA | IsB makes an OperandHolder)
+    PermissionClasses = Sequence[type[BasePermission] | OperandHolder | SingleOperandHolder]
+else:
+    ApiViewBase = object
 
 
 class ApiPagination(PageNumberPagination):
@@ -64,7 +79,7 @@ def _convert(name: str, raw: str, type_):
     return raw
 
 
-class FilterMixin:
+class FilterMixin(ApiViewBase):
     """Filtering by query parameters: `filters` maps a parameter to (ORM lookup, type), the type str, int,
     bool, a `OneOf` or a `StudyCode`. A value that does not convert, or is none of the choices, is a 400
     naming the parameter. A lookup starting with "!" is negated: ("!consented_at__isnull", bool) makes
@@ -73,8 +88,16 @@ class FilterMixin:
     A list refuses a query parameter it does not know (a 400 naming it and the ones it takes): a misspelt
     filter would otherwise answer the unfiltered list. `extra_parameters` names the list's other ones."""
 
-    filters: dict[str, tuple[str, object]] = {}
+    filters: Mapping[str, tuple[str, object]] = {}
     extra_parameters: tuple[str, ...] = ()
+
+    if TYPE_CHECKING:  # what the generic view or StudyScoped provides
+
+        @property
+        def paginator(self) -> BasePagination | None: ...
+
+        @property
+        def study(self) -> Study: ...  # a StudyCode filter is only given to a StudyScoped view
 
     def list(self, request, *args, **kwargs):
         self.check_query_parameters()
@@ -99,7 +122,7 @@ class FilterMixin:
         # DRF's paginators ignore a page size they cannot read (the default page, as if it were not sent).
         size_parameter = getattr(self.paginator, "page_size_query_param", None)
         size = self.request.query_params.get(size_parameter) if size_parameter else None
-        if size is not None and not (size.isascii() and size.isdigit() and int(size) > 0):
+        if size is not None and size_parameter and not (size.isascii() and size.isdigit() and int(size) > 0):
             raise ValidationError({size_parameter: "expected a positive integer"})
 
     def filter_queryset(self, queryset):
@@ -130,7 +153,7 @@ class FilterMixin:
         return _convert(name, raw, type_)
 
 
-def filter_parameters(filters: dict[str, tuple[str, object]]) -> list[OpenApiParameter]:
+def filter_parameters(filters: Mapping[str, tuple[str, object]]) -> list[OpenApiParameter]:
     parameters = []
     for name, (lookup, type_) in filters.items():
         description = f"filter: {lookup.lstrip('!').replace('__', ' ')}"
@@ -148,8 +171,8 @@ def filter_parameters(filters: dict[str, tuple[str, object]]) -> list[OpenApiPar
 class StudyScoped(FilterMixin):
     """A view under /api/studies/<study_pk>/: the study is fetched once, visible or 404."""
 
-    permission_classes = [IsResearcher]
-    pagination_class = ApiPagination
+    permission_classes: PermissionClasses = [IsResearcher]
+    pagination_class: type[BasePagination] | None = ApiPagination
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
@@ -157,7 +180,7 @@ class StudyScoped(FilterMixin):
         self.study  # noqa: B018
 
     @property
-    def study(self):
+    def study(self) -> Study:
         if not hasattr(self, "_study"):
             self._study = visible_study(self.request, self.kwargs["study_pk"])
         return self._study

@@ -24,7 +24,7 @@ from studies.models import (
 
 
 class DesignList(StudyScoped, generics.ListCreateAPIView):
-    model = None
+    model: type[Scenario | System] | None = None
 
     def get_queryset(self):
         return self.model.objects.filter(study=self.study).order_by("id")
@@ -46,7 +46,7 @@ class DesignList(StudyScoped, generics.ListCreateAPIView):
 
 
 class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
-    model = None
+    model: type[Scenario | System] | None = None
     lookup_url_kwarg = "pk"
 
     def get_queryset(self):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +16,7 @@ from rest_framework.views import APIView
 from studies.api import serializers as s
 from studies.api.permissions import IsParticipant, ParticipantTokenAuthentication
 from studies.api.views.common import (
+    ApiViewBase,
     conflict,
 )
 from studies.api.views.participants import participants_with_assignments
@@ -24,14 +29,17 @@ from studies.models import (
 from studies.participation import clock
 from studies.participation import steps as participation
 
+if TYPE_CHECKING:
+    from studies.api.views.common import PermissionClasses
 
-class ParticipantScoped:
-    authentication_classes = [ParticipantTokenAuthentication]
-    permission_classes = [IsParticipant]
+
+class ParticipantScoped(ApiViewBase):
+    authentication_classes: Sequence[type[BaseAuthentication]] = [ParticipantTokenAuthentication]
+    permission_classes: PermissionClasses = [IsParticipant]
 
     @property
     def participant(self) -> Participant:
-        return self.request.auth
+        return cast(Participant, self.request.auth)  # what ParticipantTokenAuthentication puts there
 
 
 class ParticipantMe(ParticipantScoped, APIView):

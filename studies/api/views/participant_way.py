@@ -10,6 +10,7 @@ the reason, never a 5xx.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.exceptions import ValidationError
@@ -50,7 +51,11 @@ def step_data(participant: Participant) -> dict:
     study = participant.study
     assignment = step.assignment if step else None
     session = step.session if step else None
-    data = {
+    deadline = None
+    if where.kind == "search":
+        assert session is not None  # a search step has its session (selectors.participant_step)
+        deadline = rules.session_deadline(session)
+    data: dict[str, Any] = {
         "kind": where.kind,
         "message": where.message,
         "assignment": assignment.position if assignment else None,
@@ -58,7 +63,7 @@ def step_data(participant: Participant) -> dict:
         "session": session.pk if session else None,
         "task": assignment.scenario if assignment else None,
         "system_kind": assignment.system.backend if assignment else None,
-        "deadline": rules.session_deadline(session) if where.kind == "search" else None,
+        "deadline": deadline,
         "consent": {"text": study.consent_text, "version": study.consent_version}
         if where.kind == "consent"
         else None,
@@ -73,9 +78,11 @@ def step_data(participant: Participant) -> dict:
             _item(i) for i in participation.questionnaire_items(study=study, **_QUESTIONS[where.kind])
         ]
     if where.kind == "checks":
+        assert where.check is not None  # participant_where gives the "checks" step its check
         data["check"] = check_shown(where.check)
     if where.kind == "gold":
         # In this participant's order, never saying which one is the relevant document.
+        assert step is not None and assignment is not None and step.gold is not None  # the gold step has both
         documents = gold.gold_order(
             participant=participant, scenario_id=assignment.scenario_id, pair=step.gold
         )
