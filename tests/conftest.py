@@ -163,6 +163,7 @@ def _drives_chromium(nodeid: str) -> bool:
     return path.startswith("tests/browser/") or "browser" in path.rsplit("/", 1)[-1]
 
 
+@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` (the needs_worker run) knows no such hook
 def pytest_xdist_make_scheduler(config, log):
     """Files as units (`--dist loadfile`), except that every file driving Chromium goes to one process, one
     after another: two Chromiums with their live servers at once on a 2-core machine made a 15 s wait time
