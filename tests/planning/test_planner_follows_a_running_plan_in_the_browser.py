@@ -55,7 +55,7 @@ def test_a_running_plan_is_followed_and_replotted(chromium, live_server, designe
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length === 1", timeout=30000)
     assert page.evaluate("() => document.querySelector('.plan-status progress').value") == 300
     assert page.evaluate("() => typeof window.SessionLabCharts.follow") == "function"
-    page.wait_for_timeout(1800)  # one more tick (every 1.5 s) re-plots the curve
+    page.wait_for_timeout(1800)  # one more tick (1 s after each answer) re-plots the curve
     assert len(chart_requests) >= 2
     assert errors == []
     context.close()
