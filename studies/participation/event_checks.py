@@ -28,6 +28,24 @@ MAX_SEQUENCE = 2**31 - 1  # Event.sequence: a PositiveIntegerField (integer on P
 MAX_JSON_INT = 2**63 - 1
 MAX_DEPTH = 16  # levels of objects and lists inside an event's data
 MAX_TIME_TEXT = 100  # characters of an unreadable client time kept in the data
+# The event types only the server writes (a form's step, a check, a gold answer or pin, a reload): their
+# readers trust them (a gold answer passed, a pair pinned), so a client that sends one is refused for that
+# event, on every events endpoint (the page's batch and the participant API share this check). `session_end`
+# is not among them: the page reports it; the server writes it too, for a time-out, with an id of its own.
+SERVER_EVENT_TYPES = frozenset(
+    {
+        "consent",
+        "consent_declined",
+        "questionnaire",
+        "pre_task",
+        "post_task",
+        "session_start",
+        "check",
+        "gold",
+        "gold_pair",
+        "page_reload",
+    }
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -94,6 +112,8 @@ def event_check(raw) -> dict:
         raise EventRefused("id: 1..64 letters, digits or _.:-")
     if not isinstance(kind, str) or not EVENT_TYPE.match(kind):
         raise EventRefused("type: lower-case letters and _ (at most 40)")
+    if kind in SERVER_EVENT_TYPES:
+        raise EventRefused(f"type: {kind!r} is written by the server; a client cannot send it")
     seq = raw.get("seq")
     if seq is not None and (not _int(seq) or not 0 <= seq <= MAX_SEQUENCE):
         raise EventRefused(f"seq: a whole number from 0 to {MAX_SEQUENCE}")
