@@ -9,7 +9,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import debug_exposed_hosts, envbool, envint, envstr, envurl
+from .env import debug_exposed_hosts, envbool, envhosts, envint, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -162,6 +162,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, minimum=1)
 EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)
 EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1)
+
+# Outbound HTTP (sessionlab/outbound.py, docs/security.md "Outbound HTTP"): a researcher's HTTP search system,
+# and anything later that calls out. Loopback, private, link-local and other non-public addresses are refused
+# unless OUTBOUND_ALLOW names their network or host (comma-separated in the environment); one deadline per
+# call (lookups, connections, redirects, reading); a breaker per host:port in the cache.
+OUTBOUND_ALLOW = envhosts("OUTBOUND_ALLOW")
+OUTBOUND_DEADLINE_SECONDS = envint("OUTBOUND_DEADLINE_SECONDS", 5, minimum=1)
+OUTBOUND_MAX_BYTES = envint("OUTBOUND_MAX_BYTES", 5_000_000, minimum=1)
+OUTBOUND_MAX_REDIRECTS = envint("OUTBOUND_MAX_REDIRECTS", 3, minimum=0)
+OUTBOUND_BREAKER_FAILURES = envint("OUTBOUND_BREAKER_FAILURES", 5, minimum=1)
+OUTBOUND_BREAKER_COOLDOWN_SECONDS = envint("OUTBOUND_BREAKER_COOLDOWN_SECONDS", 30, minimum=1)
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
 AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]
