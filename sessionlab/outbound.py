@@ -62,7 +62,7 @@ class AddressRefused(OutboundError):
 
 
 class UrlRefused(OutboundError):
-    category = "refused (only http and https URLs)"
+    category = "refused (not a usable http or https URL)"
     counts = False
 
 
@@ -80,6 +80,10 @@ class TimedOut(OutboundError):
 
 class NotHttp(OutboundError):
     category = "not an HTTP answer"
+
+
+class TlsFailed(OutboundError):
+    category = "TLS failed (certificate or handshake)"
 
 
 class TooLarge(OutboundError):
@@ -244,59 +248,63 @@ class _TlsConnection(_Connection):
 
 def _follow(url: str, deadline: float, accept: str) -> Response:
     for _hop in range(settings.OUTBOUND_MAX_REDIRECTS + 1):
-        status, body, location = _get(url, deadline, accept)
-        if status not in REDIRECTS or not location:
-            return Response(status, body, url)
-        url = urllib.parse.urljoin(url, location)
+        try:
+            status, body, location = _get(url, deadline, accept)
+            if status not in REDIRECTS or not location:
+                return Response(status, body, url)
+            url = urllib.parse.urljoin(url, location)
+        except ValueError as error:  # a URL that cannot be parsed or sent (http.client's InvalidURL)
+            raise UrlRefused(f"{url!r}: {error}") from None
     raise TooManyRedirects(f"more than {settings.OUTBOUND_MAX_REDIRECTS} redirects, the last to {url}")
 
 
 def _get(url: str, deadline: float, accept: str) -> tuple[int, bytes, str | None]:
-    """One hop: (status, body, Location of a redirect)."""
+    """One hop: (status, body, Location of a redirect). The addresses checked are tried in order until one
+    connects."""
     host, port = _host_port(url)
     addresses = _addresses_checked(host, port, deadline)
     parts = urllib.parse.urlsplit(url)
     kind = _TlsConnection if parts.scheme == "https" else _Connection
-    connection = _connected(kind, host, port, addresses, deadline)
-    # The deadline holds however slowly the other side trickles its bytes: at it, the socket is shut.
-    watchdog = threading.Timer(_left(deadline), _shut, (connection,))
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        connection.request("GET", target, headers={"Accept": accept, "User-Agent": "SessionLab"})
-        response = connection.getresponse()
-        if response.status in REDIRECTS:
-            return response.status, b"", response.getheader("Location")
-        return response.status, _body(response, deadline), None
-    except OutboundError:
-        raise
-    except (OSError, http.client.HTTPException) as error:
-        if time.monotonic() >= deadline or isinstance(error, TimeoutError):
-            raise TimedOut(f"{url}: {error!r}") from None
-        if isinstance(error, http.client.HTTPException | ssl.SSLError):
-            raise NotHttp(f"{url}: {error!r}") from None
-        raise ConnectFailed(f"{url}: {error!r}") from None
-    finally:
-        watchdog.cancel()
-        connection.close()
-
-
-def _connected(kind, host: str, port: int, addresses: list[str], deadline: float) -> _Connection:
-    error: Exception | None = None
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    refusals = []
     for address in addresses:
         connection = kind(host, port, address=address, timeout=_left(deadline))
+        # The deadline holds however slowly the other side trickles its bytes (a TLS handshake, a status
+        # line, a body): at it, the socket is shut.
+        watchdog = threading.Timer(_left(deadline), _shut, (connection,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
-            connection.connect()
-            return connection
-        except TimeoutError as timeout:
-            raise TimedOut(f"connecting to {host}:{port} at {address}: {timeout!r}") from None
-        except ssl.SSLError as tls:
-            raise NotHttp(f"TLS with {host}:{port} at {address}: {tls!r}") from None
-        except OSError as failure:
-            error = failure
+            try:
+                connection.connect()
+            except (TimeoutError, ssl.SSLError, ssl.CertificateError):
+                raise
+            except OSError as refused:  # refused, unreachable: the next address may answer
+                refusals.append(f"{address}: {refused!r}")
+                continue
+            connection.request("GET", target, headers={"Accept": accept, "User-Agent": "SessionLab"})
+            response = connection.getresponse()
+            if response.status in REDIRECTS:
+                return response.status, b"", response.getheader("Location")
+            return response.status, _body(response, deadline), None
+        except (OSError, http.client.HTTPException) as error:
+            raise _failure(url, error, deadline) from None
+        finally:
+            watchdog.cancel()
             connection.close()
-    raise ConnectFailed(f"cannot connect to {host}:{port} ({', '.join(addresses)}): {error!r}")
+    raise ConnectFailed(f"cannot connect to {host}:{port}: {'; '.join(refusals)}")
+
+
+def _failure(url: str, error: Exception, deadline: float) -> OutboundError:
+    if isinstance(error, http.client.InvalidURL):
+        return UrlRefused(f"{url!r}: {error}")
+    if time.monotonic() >= deadline or isinstance(error, TimeoutError):
+        return TimedOut(f"{url}: {error!r}")
+    if isinstance(error, ssl.SSLError | ssl.CertificateError):
+        return TlsFailed(f"{url}: {error!r}")
+    if isinstance(error, http.client.HTTPException):
+        return NotHttp(f"{url}: {error!r}")
+    return ConnectFailed(f"{url}: {error!r}")
 
 
 def _shut(connection: _Connection) -> None:

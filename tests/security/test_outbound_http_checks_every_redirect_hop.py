@@ -2,6 +2,8 @@
 naming the redirector's address (127.0.0.2) but not the target's (127.0.0.1), a redirect inside, to IPv6
 loopback, or to a scheme other than http(s) is refused at the hop, and the target receives nothing."""
 
+from urllib.parse import quote
+
 import pytest
 
 from sessionlab import outbound
@@ -23,7 +25,7 @@ def target():
 
 
 def via(redirector, to):
-    return f"{redirector.base}/redirect?to={to}"
+    return f"{redirector.base}/redirect?to={quote(to, safe='')}"
 
 
 @pytest.mark.parametrize(
@@ -66,3 +68,10 @@ def test_redirects_stop_after_the_maximum(redirector, settings):
         outbound.fetch(loop)
     assert refused.value.category == "refused (too many redirects)"
     assert "/answer" not in redirector.paths
+
+
+@pytest.mark.parametrize("to", ["/a b", "http://[::1/", "http://127.0.0.2:99999/"])
+def test_a_location_that_cannot_be_sent_is_refused(redirector, to):
+    with pytest.raises(outbound.UrlRefused):
+        outbound.fetch(via(redirector, to))
+    assert len(redirector.paths) == 1

@@ -62,3 +62,19 @@ def test_https_connects_to_the_address_and_checks_the_name(monkeypatch):
 def test_the_tls_context_checks_certificates_and_names():
     context = outbound._tls()
     assert context.check_hostname and context.verify_mode.name == "CERT_REQUIRED"
+
+
+def test_the_next_checked_address_is_tried_when_one_refuses(monkeypatch, settings):
+    settings.OUTBOUND_ALLOW = ["127.0.0.0/8"]
+    monkeypatch.setattr(outbound, "_resolve", lambda host, port: ["127.0.0.3", "127.0.0.1"])
+    with serving() as server:  # on 127.0.0.1 only: 127.0.0.3 refuses
+        response = outbound.fetch(f"http://two.example:{server.port}/")
+    assert response.status == 200 and len(server.paths) == 1
+
+
+def test_https_to_a_port_that_speaks_no_tls_reads_as_a_tls_failure(settings):
+    settings.OUTBOUND_ALLOW = ["127.0.0.1"]
+    with serving() as server:
+        with pytest.raises(outbound.TlsFailed) as failed:
+            outbound.fetch(f"https://127.0.0.1:{server.port}/")
+    assert failed.value.category == "TLS failed (certificate or handshake)"
