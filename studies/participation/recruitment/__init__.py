@@ -54,7 +54,12 @@ from studies.participation.recruitment.effort import (
     study_flags,
 )
 from studies.participation.recruitment.join import Joined, participant_join
-from studies.participation.recruitment.panel_reconciliation import Disagreement, reconciliation
+from studies.participation.recruitment.panel_reconciliation import (
+    Disagreement,
+    FlaggedParticipant,
+    flagged_participants,
+    reconciliation,
+)
 from studies.participation.recruitment.panel_status import (
     MAX_IMPORT_BYTES,
     PANEL_ENDS,
@@ -139,6 +144,7 @@ __all__ = [
     "CheckProgress",
     "Completion",
     "Disagreement",
+    "FlaggedParticipant",
     "ImportResult",
     "Joined",
     "Panel",
@@ -153,6 +159,7 @@ __all__ = [
     "completion_of",
     "completion_url_template",
     "connect_receivers",
+    "flagged_participants",
     "gold_failures",
     "holds_row",
     "last_stored_sequence",
