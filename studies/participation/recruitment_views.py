@@ -243,7 +243,7 @@ def _reconciliation_page(request, study, typed=None):
         "rows": recruitment.reconciliation(study=study),
         "flagged": recruitment.flagged_participants(study=study),
         "typed": typed,
-        "typed_counts": Counter(row.match for row in typed or []),
+        "typed_counts": sorted(Counter(row.match for row in typed or []).items()),
     }
     return render(request, "studies/reconciliation.html", context)
 

@@ -71,12 +71,7 @@ def _take_one(participant: Participant, recruitment: Recruitment) -> str | None:
             handed_out_at=now,
         )
         return code
-    free = (
-        CompletionCode.objects.filter(study_id=participant.study_id, source="pool", participant__isnull=True)
-        .order_by("id")
-        .values_list("pk", "code")
-        .first()
-    )
+    free = first_free_code(participant.study_id)
     if free is None:
         return None
     # The hand-out: one conditional UPDATE; a completer who lost the race to this code updates 0 rows.
@@ -84,6 +79,16 @@ def _take_one(participant: Participant, recruitment: Recruitment) -> str | None:
         participant=participant, handed_out_at=now
     )
     return free[1] if taken else ""
+
+
+def first_free_code(study_id: int) -> tuple[int, str] | None:
+    """(id, code) of the pool's oldest free code; by the time it is taken another completer may have it."""
+    return (
+        CompletionCode.objects.filter(study_id=study_id, source="pool", participant__isnull=True)
+        .order_by("id")
+        .values_list("pk", "code")
+        .first()
+    )
 
 
 def pool_counts(study: Study) -> tuple[int, int]:
