@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from studies.errors import RecruitmentError
-from studies.models import CompletionCode, Recruitment
+from studies.models import AuditEntry, CompletionCode, Recruitment
 from studies.participation import recruitment
 from studies.participation.recruitment import codes
 
@@ -134,6 +134,7 @@ def test_the_settings_page_sets_the_mode_and_fills_the_pool(client, alice, mturk
     found.refresh_from_db()
     assert (found.code_mode, found.effort_outcome, found.effort_min_active_seconds) == ("pool", "flagged", 60)
     assert recruitment.pool_counts(mturk_study) == (3, 0)
+    assert AuditEntry.objects.filter(study=mturk_study, detail__pool_codes_added=3).exists()
     page = client.get(f"/studies/{mturk_study.slug}/recruitment/").content.decode()
     assert "Pool: 3 free, 0 handed out." in page and "(standard)" in page
     # A bad line refuses the whole form: neither the codes nor the settings change.

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from studies.errors import RecruitmentError
-from studies.models import CompletionCode, Participant, Recruitment, Study
+from studies.models import AuditAction, AuditEntry, CompletionCode, Participant, Recruitment, Study
 from studies.participation.recruitment.panels import PANEL_ID_TEXT
 
 CODE_TEXT = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -125,7 +125,11 @@ def completion_pool_add(*, study: Study, text: str) -> int:
         raise RecruitmentError("; ".join(errors[:5]), errors=errors)
     if not codes:
         raise RecruitmentError("no codes: one a line")
-    CompletionCode.objects.bulk_create(CompletionCode(study=study, code=c, source="pool") for c in codes)
+    with transaction.atomic():
+        CompletionCode.objects.bulk_create(CompletionCode(study=study, code=c, source="pool") for c in codes)
+        AuditEntry.objects.create(
+            study=study, action=AuditAction.RECRUITMENT_CHANGED, detail={"pool_codes_added": len(codes)}
+        )
     return len(codes)
 
 
