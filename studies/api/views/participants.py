@@ -83,5 +83,5 @@ class ParticipantWithdraw(StudyScoped, APIView):
     @extend_schema(request=None, responses={200: s.ParticipantSerializer})
     def post(self, request, study_pk, pk):
         participant = get_object_or_404(Participant, study=self.study, pk=pk)
-        participation.participant_withdraw(participant=participant)
+        participation.participant_withdraw(participant=participant, by="researcher")
         return Response(s.ParticipantSerializer(participants_with_assignments(self.study).get(pk=pk)).data)
