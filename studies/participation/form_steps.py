@@ -29,7 +29,7 @@ from studies.design.selectors import participant_step
 from studies.errors import InvalidAnswers, Refused
 from studies.models import Assignment, Event, Participant, SearchSession
 from studies.participation.event_checks import text_clean
-from studies.participation.recruitment import checks_progress
+from studies.participation.recruitment import checks_progress, participant_clock_start
 from studies.participation.rules import (
     client_id_check,
     event_create,
@@ -178,6 +178,7 @@ def consent_record(
         )
         if updated:
             participant.consented_at, participant.consent_version = now, study.consent_version
+        participant_clock_start(participant=participant, now=now)  # the first act: the study clock starts
         ack = {"ok": True, "consent_version": study.consent_version}
         event_create(
             participant=participant,
@@ -296,6 +297,7 @@ def session_start(
         raise Refused("Please work the scenarios in the order given.")
 
     def write():
+        participant_clock_start(participant=participant)  # consented without it (before clocks started)
         # On the session's timeline (docs/time-model.md), with its first clock estimate.
         session = SearchSession.objects.create(
             assignment=assignment,

@@ -2,8 +2,9 @@
 private link's pages (studies/participation/views.py) and an external front-end (docs/api.md, "The whole way")
 never disagree about the next step.
 
-Opening the way counts as a visit (recruitment.participant_visit: the study clock starts, an overdue
-participant is timed out) and ends a search whose time limit has passed, as the page always did.
+Opening the way counts as a visit (recruitment.participant_visit: an overdue participant is timed out; the
+study clock does not start on a read, only when the participant acts) and ends a search whose time limit has
+passed, as the page always did.
 """
 
 from __future__ import annotations

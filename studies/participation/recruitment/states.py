@@ -142,21 +142,28 @@ def session_done(ended_at, end_reason, post_task_answers) -> tuple[bool, bool]:
 
 
 def participant_visit(*, participant: Participant, now: datetime | None = None) -> str:
-    """A participant opened a page of their link: the study clock starts at the first visit, an overdue
-    participant is timed out, and the state follows their rows. Returns the state."""
+    """A participant's link was opened (a GET: perhaps a mail scanner or a link checker, not the person): an
+    overdue participant is timed out and the state follows their rows, but the study clock does not start
+    (participant_clock_start does, when they act). Returns the state."""
     now = now or timezone.now()
-    if (
-        participant.started_at is None
-        and participant.withdrawn_at is None
-        and participant.declined_at is None
-    ):
-        if Participant.objects.filter(pk=participant.pk, started_at__isnull=True).update(started_at=now):
-            participant.started_at = now
     if state_of(participant) not in ENDED_STATES:
         participant_time_out_if_due(participant=participant, now=now)
     if state_of(participant) not in ENDED_STATES or (participant.withdrawn_at is not None):
         participant_state_sync(participant=participant)
     return state_of(participant)
+
+
+def participant_clock_start(*, participant: Participant, now: datetime | None = None) -> None:
+    """The participant acted (consent, a session's start): the study clock starts now unless it already
+    runs (a public-link arrival starts it on arrival), and their state follows (invited -> started)."""
+    if participant.started_at is not None:
+        return
+    now = now or timezone.now()
+    if Participant.objects.filter(pk=participant.pk, started_at__isnull=True).update(started_at=now):
+        participant.started_at = now
+    else:
+        participant.refresh_from_db(fields=["started_at"])
+    participant_state_sync(participant=participant)
 
 
 def participant_deadline(participant: Participant, recruitment: Recruitment | None) -> datetime | None:
