@@ -149,7 +149,12 @@ def study_balance(*, study: Study) -> BalanceTable:
             and participant_id not in left_on
             and (
                 ended_at is None
-                or end_reason in (SearchSession.EndReason.TIMED_OUT, SearchSession.EndReason.WITHDRAWN)
+                or end_reason
+                in (
+                    SearchSession.EndReason.TIMED_OUT,
+                    SearchSession.EndReason.WITHDRAWN,
+                    SearchSession.EndReason.LEFT,
+                )
             )
         ):
             left_on[participant_id] = system_id

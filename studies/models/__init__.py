@@ -53,7 +53,13 @@ from studies.models.assessment import (
 )
 
 # isort: split
-from studies.models.recruitment import PANEL_STATUSES, PANELS, PanelNotification, Recruitment
+from studies.models.recruitment import (
+    PANEL_STATUSES,
+    PANELS,
+    PanelNotification,
+    Recruitment,
+    SchedulerHeartbeat,
+)
 
 # isort: split
 from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload
@@ -86,6 +92,7 @@ __all__ = [
     "JudgmentChange",
     "Participant",
     "PanelNotification",
+    "SchedulerHeartbeat",
     "ParticipantQuerySet",
     "ParticipantState",
     "PoolDocument",

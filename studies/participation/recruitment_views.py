@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -151,7 +152,11 @@ def recruitment_settings(request, slug):
             for field, errors in form.errors.items():
                 messages.error(request, f"{field}: {' '.join(errors)}")
     counts = recruitment.row_counts(study=study, recruitment=found)
+    ran_at, recent = recruitment.scheduler_last_run()
     context = {
+        "scheduler_ran_at": ran_at,
+        "scheduler_recent": recent,
+        "sweep_seconds": settings.OVERDUE_SWEEP_SECONDS,
         "study": study,
         "recruitment": found,
         "form": form,

@@ -38,6 +38,9 @@ class Where:
 
 
 def participant_where(*, participant: Participant) -> Where:
+    # Without a scheduler the study's sweep runs here too, at most once per OVERDUE_SWEEP_SECONDS per study.
+    if recruitment.study_sweep_throttled(study=participant.study) is not None:
+        participant.refresh_from_db(fields=["state", "state_changed_at", "state_reason", "started_at"])
     state = recruitment.participant_visit(participant=participant)
     if state in recruitment.ENDED_MESSAGES:
         return Where(

@@ -12,7 +12,7 @@ One module per concern; every name callers use is re-exported here:
 - states.py: the state changes, the visit, the study-level time-out, the screen-out.
 - panels.py: the panels' parameters, the public link's ids, a study's recruitment settings.
 - checks.py: attention and comprehension checks and each answer's outcome.
-- sweep.py: the overdue sweep (the beat task; the study page in eager mode).
+- sweep.py: the overdue sweep (a scheduler's task; without one, arrivals, requests and the study page).
 - join.py: the public link's arrivals, each given a row by studies/design/rows.py (rows_to_issue).
 - completion.py: the completion code and the panel's URL or MTurk's form.
 - panel_status.py: the panel's status notifications and its submissions export.
@@ -83,6 +83,7 @@ from studies.participation.recruitment.states import (
     participant_clock_start,
     participant_deadline,
     participant_screen_out,
+    participant_sessions_end,
     participant_state_set,
     participant_state_sync,
     participant_time_out_if_due,
@@ -92,12 +93,24 @@ from studies.participation.recruitment.states import (
 )
 from studies.participation.recruitment.sweep import (
     SweepResult,
+    arrival_sweep,
     connect_receivers,
+    freed_sessions_end,
+    overdue_time_out,
+    scheduler_heartbeat,
+    scheduler_last_run,
     study_opened_sweep,
     study_sweep,
+    study_sweep_throttled,
 )
 
 __all__ = [
+    "study_sweep_throttled",
+    "scheduler_last_run",
+    "scheduler_heartbeat",
+    "overdue_time_out",
+    "freed_sessions_end",
+    "arrival_sweep",
     "ACTIVE",
     "CHECK_KINDS",
     "CHECK_PRESETS",
@@ -153,6 +166,7 @@ __all__ = [
     "panel_status_record",
     "participant_clock_start",
     "participant_deadline",
+    "participant_sessions_end",
     "participant_join",
     "participant_screen_out",
     "participant_state_set",

@@ -15,6 +15,7 @@ from studies.design.rows import rows_to_issue
 from studies.errors import RecruitmentError, Refused
 from studies.models import Assignment, AuditAction, AuditEntry, Participant, ParticipantState, Study
 from studies.participation.recruitment.panels import PanelIds, recruitment_of
+from studies.participation.recruitment.sweep import arrival_sweep
 
 
 @dataclass
@@ -31,6 +32,9 @@ def participant_join(*, study: Study, ids: PanelIds, now: datetime | None = None
     existing = Participant.objects.filter(study=study, panel_id=ids.panel_id).first()
     if existing is not None:
         return Joined(existing, False)
+    # Always before the row is chosen, beat or not: the overdue are timed out (their own transactions, so a
+    # refused arrival keeps them), and their rows go to this arrival rather than a fresh one.
+    arrival_sweep(study=study, now=now)
     try:
         with transaction.atomic():
             return _join_locked(study=study, ids=ids, now=now or timezone.now())

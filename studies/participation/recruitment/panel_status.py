@@ -22,6 +22,7 @@ from studies.models import (
 )
 from studies.participation.recruitment.panels import PANEL_ID_TEXT
 from studies.participation.recruitment.states import (
+    participant_sessions_end,
     participant_state_set,
     state_of,
 )
@@ -44,6 +45,8 @@ PANEL_STATUS_NAMES = {
 }
 # Which panel statuses end our participant, and which are the panel's verdict on a completed one.
 PANEL_ENDS = {"returned": ParticipantState.RETURNED, "timed_out": ParticipantState.TIMED_OUT}
+# The panel statuses after which the participant will not come back: their open sessions end ("left").
+PANEL_LEAVES = frozenset({"returned", "timed_out", "rejected"})
 
 
 def panel_status_record(
@@ -93,6 +96,13 @@ def panel_status_record(
             ends = PANEL_ENDS.get(status)
             if ends and state_of(participant) not in ENDED_STATES:
                 participant_state_set(participant=participant, state=ends, reason=f"panel: {status}")
+            if status in PANEL_LEAVES:
+                participant_sessions_end(
+                    participant=participant,
+                    at=timezone.now(),
+                    marker=f"server-panel-{status}",
+                    data={"reason": "left", "by": "panel", "panel_status": status},
+                )
             outcome["state"] = state_of(participant)
         try:
             with transaction.atomic():

@@ -198,33 +198,52 @@ def participant_time_out_if_due(
             reason=f"study time limit of {recruitment.time_limit_minutes} minutes",
         ):
             return False
-        open_sessions = list(
-            SearchSession.objects.filter(
-                assignment__participant=participant, ended_at__isnull=True
-            ).values_list("pk", "started_at", "assignment__scenario_id")
+        participant_sessions_end(
+            participant=participant,
+            at=deadline,
+            end_reason=SearchSession.EndReason.TIMED_OUT,
+            marker="server-study-timeout",
+            data={"reason": "timed_out", "by": "server", "limit": "study"},
         )
-        for pk, started_at, _ in open_sessions:
-            ended_at = max(deadline, started_at)
-            if SearchSession.objects.filter(pk=pk, ended_at__isnull=True).update(
-                ended_at=ended_at, end_reason=SearchSession.EndReason.TIMED_OUT
-            ):
-                event_create(
-                    participant=participant,
-                    session=SearchSession(pk=pk),
-                    type="session_end",
-                    client_event_id=f"server-study-timeout-{pk}",
-                    sequence=None,
-                    client_time=None,
-                    data={"reason": "timed_out", "by": "server", "limit": "study"},
-                    ack={"ok": True, "reason": "timed_out"},
-                )
-        if open_sessions:
-            sessions_changed(
-                participant.study_id,
-                [pk for pk, _, _ in open_sessions],
-                [scenario for _, _, scenario in open_sessions],
-            )
     return True
+
+
+def participant_sessions_end(
+    *,
+    participant: Participant,
+    at: datetime,
+    end_reason: str = SearchSession.EndReason.LEFT,
+    marker: str = "server-left",
+    data: Mapping | None = None,
+) -> int:
+    """End the participant's open sessions at `at` (not before each one's start) with `end_reason`, each
+    with a server session_end event (`marker`-<session id>, once: a conditional UPDATE) that says why, and
+    announce them (scored as every finished session). Returns how many it ended. For a participant who left:
+    timed out here, or returned, timed out or rejected on the panel (with end reason "left")."""
+    open_sessions = list(
+        SearchSession.objects.filter(assignment__participant=participant, ended_at__isnull=True).values_list(
+            "pk", "started_at", "assignment__scenario_id"
+        )
+    )
+    ended = []
+    for pk, started_at, scenario in open_sessions:
+        if SearchSession.objects.filter(pk=pk, ended_at__isnull=True).update(
+            ended_at=max(at, started_at), end_reason=end_reason
+        ):
+            ended.append((pk, scenario))
+            event_create(
+                participant=participant,
+                session=SearchSession(pk=pk),
+                type="session_end",
+                client_event_id=f"{marker}-{pk}",
+                sequence=None,
+                client_time=None,
+                data=dict(data or {"reason": end_reason, "by": "server"}),
+                ack={"ok": True, "reason": end_reason},
+            )
+    if ended:
+        sessions_changed(participant.study_id, [pk for pk, _ in ended], [scenario for _, scenario in ended])
+    return len(ended)
 
 
 def participant_screen_out(*, participant: Participant, reason: str, failed_checks: bool = False) -> bool:
