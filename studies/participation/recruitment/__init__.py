@@ -47,6 +47,7 @@ from studies.participation.recruitment.panel_status import (
     ImportResult,
     panel_export_import,
     panel_status_record,
+    status_time_error,
 )
 from studies.participation.recruitment.panels import (
     MAX_STUDY_LIMIT_MINUTES,
@@ -64,6 +65,8 @@ from studies.participation.recruitment.panels import (
     mturk_submit_to_from_query,
     mturk_submit_url,
     mturk_tab_query,
+    panel_id_canonical,
+    panel_id_lookup,
     panel_ids_from_query,
     recruitment_of,
     recruitment_update,
@@ -162,6 +165,8 @@ __all__ = [
     "mturk_submit_url",
     "mturk_tab_query",
     "panel_export_import",
+    "panel_id_canonical",
+    "panel_id_lookup",
     "panel_ids_from_query",
     "panel_status_record",
     "participant_clock_start",
@@ -182,6 +187,7 @@ __all__ = [
     "session_done",
     "state_derived",
     "state_of",
+    "status_time_error",
     "study_opened_sweep",
     "study_sweep",
 ]
