@@ -177,7 +177,10 @@ def recruitment_settings(request, slug):
 def reconciliation(request, slug):
     study = study_for_researcher(request, slug)
     rows = recruitment.reconciliation(study=study)
-    return render(request, "studies/reconciliation.html", {"study": study, "rows": rows})
+    explained = recruitment.reconciliation_explained(study=study)
+    return render(
+        request, "studies/reconciliation.html", {"study": study, "rows": rows, "explained": explained}
+    )
 
 
 @researcher_required

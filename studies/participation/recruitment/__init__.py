@@ -39,7 +39,13 @@ from studies.participation.recruitment.completion import (
     mturk_submit_to_of,
 )
 from studies.participation.recruitment.join import Joined, participant_join
-from studies.participation.recruitment.panel_reconciliation import Disagreement, reconciliation
+from studies.participation.recruitment.panel_reconciliation import (
+    NORMAL_PAIRS,
+    Disagreement,
+    normal_outcome,
+    reconciliation,
+    reconciliation_explained,
+)
 from studies.participation.recruitment.panel_status import (
     MAX_IMPORT_BYTES,
     PANEL_ENDS,
@@ -127,6 +133,7 @@ __all__ = [
     "MAX_STUDY_LIMIT_MINUTES",
     "MTURK_PARAMS",
     "MTURK_PREVIEW",
+    "NORMAL_PAIRS",
     "PANELS",
     "PANEL_ENDS",
     "PANEL_ID_TEXT",
@@ -164,6 +171,7 @@ __all__ = [
     "mturk_submit_to_of",
     "mturk_submit_url",
     "mturk_tab_query",
+    "normal_outcome",
     "panel_export_import",
     "panel_id_canonical",
     "panel_id_lookup",
@@ -180,6 +188,7 @@ __all__ = [
     "participant_visit",
     "plan_row_of",
     "reconciliation",
+    "reconciliation_explained",
     "recruitment_of",
     "recruitment_update",
     "row_counts",
