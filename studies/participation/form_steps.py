@@ -29,7 +29,11 @@ from studies.design.selectors import participant_step
 from studies.errors import InvalidAnswers, Refused
 from studies.models import Assignment, Event, Participant, SearchSession
 from studies.participation.event_checks import text_clean
-from studies.participation.recruitment import checks_progress, participant_clock_start
+from studies.participation.recruitment import (
+    checks_progress,
+    participant_clock_start,
+    participant_state_sync,
+)
 from studies.participation.rules import (
     client_id_check,
     event_create,
@@ -426,4 +430,8 @@ def post_task_save(
 
     _once(participant, client_event_id, write)
     session.refresh_from_db(fields=["post_task_answers"])
+    # The last answer completes the participant now, not at their next page load or a sweep: a completed
+    # participant must never read as overdue (nor their row as free).
+    participant.refresh_from_db(fields=["state", "state_changed_at", "state_reason"])
+    participant_state_sync(participant=participant)
     return session

@@ -13,7 +13,7 @@ from studies.models import Participant, Recruitment, SchedulerHeartbeat
 from studies.participation import recruitment
 from studies.tasks import overdue_sweep_task
 
-from .conftest import prolific_pid, ready
+from .conftest import finish, prolific_pid, ready
 
 pytestmark = pytest.mark.django_db
 
@@ -111,3 +111,13 @@ def test_a_stale_heartbeat_says_no_scheduler_runs(client, alice, panel_study, se
     assert ran_at is not None and not recent
     client.force_login(alice)
     assert "No scheduler" in client.get(f"/studies/{panel_study.slug}/recruitment/").content.decode()
+
+
+def test_one_who_completed_before_the_limit_is_not_timed_out_after_it(client, panel_study):
+    done = finish(arrive(client, panel_study))
+    assert Participant.objects.get(pk=done.pk).state == "completed"  # the last answer completes them
+    Participant.objects.filter(pk=done.pk).update(state="active")  # as a state stored before that rule
+    age(done)
+    assert recruitment.overdue_time_out(study=panel_study) == 0
+    assert Participant.objects.get(pk=done.pk).state == "completed"
+    assert arrive(client, panel_study).reissue_of_id is None  # their row is held: a fresh one

@@ -190,6 +190,9 @@ def participant_time_out_if_due(
         or state_of(participant) in ENDED_STATES
     ):
         return False
+    # Their rows first: one who completed (or withdrew) before the limit is not timed out after it.
+    if participant_state_sync(participant=participant) in ENDED_STATES:
+        return False
     with transaction.atomic():
         if not participant_state_set(
             participant=participant,
