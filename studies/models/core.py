@@ -261,7 +261,7 @@ class Participant(models.Model):
     state_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     started_at = models.DateTimeField(
         null=True, blank=True
-    )  # first opened their link: the study clock starts
+    )  # the study clock: their first act (consent) or their public-link arrival, never a mere GET
     # The row of the assignment plan this participant works; null reads as enrolment_index (enrolled before
     # re-issuing existed). A re-issued row names the participant who freed it (once: the unique constraint).
     plan_row = models.PositiveIntegerField(null=True, blank=True)

@@ -37,7 +37,7 @@ class RecruitmentForm(forms.Form):
         max_value=recruitment.MAX_STUDY_LIMIT_MINUTES,
         required=False,
         label="Study time limit (minutes)",
-        help_text="From the first visit; past it a participant is timed out "
+        help_text="From the first act (consent) or the arrival; past it a participant is timed out "
         "and their row goes to the next arrival.",
     )
     closed = forms.BooleanField(required=False, label="Closed to new arrivals (freed rows included)")
