@@ -73,6 +73,24 @@ def _study_panel(study: Study) -> str:
     return Recruitment.objects.filter(study=study).values_list("panel", flat=True).first() or "generic"
 
 
+def _apply(participant: Participant, status: str, sent_at: datetime | None) -> str:
+    """The panel's word, stored; a return or a time-out ends the participant, and a return, a time-out or a
+    rejection ends their open sessions ("left"). Returns their state."""
+    participant.panel_status, participant.panel_status_at = status, sent_at or timezone.now()
+    participant.save(update_fields=["panel_status", "panel_status_at"])
+    ends = PANEL_ENDS.get(status)
+    if ends and state_of(participant) not in ENDED_STATES:
+        participant_state_set(participant=participant, state=ends, reason=f"panel: {status}")
+    if status in PANEL_LEAVES:
+        participant_sessions_end(
+            participant=participant,
+            at=timezone.now(),
+            marker=f"server-panel-{status}",
+            data={"reason": "left", "by": "panel", "panel_status": status},
+        )
+    return state_of(participant)
+
+
 def panel_status_record(
     *,
     study: Study,
@@ -127,20 +145,8 @@ def panel_status_record(
         ):
             outcome["note"] = "older than the status applied last: kept, not applied"
         else:
-            participant.panel_status, participant.panel_status_at = status, sent_at or timezone.now()
-            participant.save(update_fields=["panel_status", "panel_status_at"])
+            outcome["state"] = _apply(participant, status, sent_at)
             outcome["applied"] = True
-            ends = PANEL_ENDS.get(status)
-            if ends and state_of(participant) not in ENDED_STATES:
-                participant_state_set(participant=participant, state=ends, reason=f"panel: {status}")
-            if status in PANEL_LEAVES:
-                participant_sessions_end(
-                    participant=participant,
-                    at=timezone.now(),
-                    marker=f"server-panel-{status}",
-                    data={"reason": "left", "by": "panel", "panel_status": status},
-                )
-            outcome["state"] = state_of(participant)
         try:
             with transaction.atomic():
                 PanelNotification.objects.create(
