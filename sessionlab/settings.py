@@ -260,8 +260,13 @@ REQUEUE_STALE_RUNS_SECONDS = envint("REQUEUE_STALE_RUNS_SECONDS", 300, minimum=1
 REQUEUE_STUCK_MINUTES = envint("REQUEUE_STUCK_MINUTES", 30, minimum=1)
 # Overdue sessions and participants (the per-scenario and the study-level time limits) are closed by the
 # server every OVERDUE_SWEEP_SECONDS, whether or not their participant comes back (docs/recruitment.md);
-# without a beat, the study page runs the same sweep on each load.
+# without a beat, arrivals time out the overdue and participants' pages run the sweep (at most once per
+# OVERDUE_SWEEP_SECONDS per study).
 OVERDUE_SWEEP_SECONDS = envint("OVERDUE_SWEEP_SECONDS", 60, minimum=1)
+# A panel status's time (the endpoint's "time", an export's date) is refused, per item, when it is more than
+# this many seconds ahead of the server's clock, or before the study was created: a wrong clock (or a year
+# 9999) must never become the newest status and make every later real one "older" (docs/security.md).
+PANEL_STATUS_MAX_FUTURE_SECONDS = envint("PANEL_STATUS_MAX_FUTURE_SECONDS", 300, minimum=0)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-runs": {
         "task": "scoring.tasks.stale_runs_requeue_task",

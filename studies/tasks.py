@@ -34,9 +34,10 @@ def overdue_sweep_task(study_id: int | None = None) -> dict:
     in one study or in every study that may hold something overdue (participation.selectors.studies_to_sweep):
     the beat schedule runs it every OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out
     (and scored) without coming back. Idempotent (conditional UPDATEs). Returns the totals."""
-    from studies.participation.recruitment import study_sweep
+    from studies.participation.recruitment import scheduler_heartbeat, study_sweep
     from studies.participation.selectors import studies_to_sweep
 
+    scheduler_heartbeat()  # the recruitment page reads it: a scheduler sweeps (docs/recruitment.md)
     totals = {"studies": 0, "sessions_ended": 0, "timed_out": 0, "states_changed": 0}
     for study in studies_to_sweep(study_id=study_id):
         result = study_sweep(study=study)

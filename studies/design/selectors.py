@@ -94,6 +94,12 @@ _FINISHED = [
     SearchSession.EndReason.GAVE_UP,
     SearchSession.EndReason.TIMED_OUT,
 ]
+# How a session ends when its participant left during it (timed out, withdrew, left on the panel).
+_LEFT_DURING = (
+    SearchSession.EndReason.TIMED_OUT,
+    SearchSession.EndReason.WITHDRAWN,
+    SearchSession.EndReason.LEFT,
+)
 # Attrition that differs between systems by more than this (with enough dropouts to tell) is worth a warning:
 # re-issuing the freed rows rebalances the cells and hides it (a possible bias).
 ATTRITION_GAP = 0.10
@@ -147,10 +153,7 @@ def study_balance(*, study: Study) -> BalanceTable:
             freed
             and session_id is not None
             and participant_id not in left_on
-            and (
-                ended_at is None
-                or end_reason in (SearchSession.EndReason.TIMED_OUT, SearchSession.EndReason.WITHDRAWN)
-            )
+            and (ended_at is None or end_reason in _LEFT_DURING)
         ):
             left_on[participant_id] = system_id
         for cell in (table.by_system[(scenario_id, system_id)], table.by_position[(scenario_id, position)]):

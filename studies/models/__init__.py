@@ -61,6 +61,7 @@ from studies.models.recruitment import (
     CompletionCode,
     PanelNotification,
     Recruitment,
+    SchedulerHeartbeat,
 )
 
 # isort: split
@@ -97,6 +98,7 @@ __all__ = [
     "JudgmentChange",
     "Participant",
     "PanelNotification",
+    "SchedulerHeartbeat",
     "ParticipantQuerySet",
     "ParticipantState",
     "PoolDocument",

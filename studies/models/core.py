@@ -261,7 +261,7 @@ class Participant(models.Model):
     state_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     started_at = models.DateTimeField(
         null=True, blank=True
-    )  # first opened their link: the study clock starts
+    )  # the study clock: their first act (consent) or their public-link arrival, never a mere GET
     # The row of the assignment plan this participant works; null reads as enrolment_index (enrolled before
     # re-issuing existed). A re-issued row names the participant who freed it (once: the unique constraint).
     plan_row = models.PositiveIntegerField(null=True, blank=True)
@@ -307,6 +307,10 @@ class Participant(models.Model):
                 condition=Q(consented_at__isnull=True) | ~Q(consent_version=""),
                 name="participant_consent_has_version",
             ),
+        ]
+        indexes = [
+            # The arrivals' sweep: a study's started or active participants, oldest clock first (bounded).
+            models.Index(fields=["study", "state", "started_at"], name="participant_overdue"),
         ]
 
     def __str__(self):
@@ -361,6 +365,9 @@ class SearchSession(models.Model):
         GAVE_UP = "gave_up", "Gave up"
         TIMED_OUT = "timed_out", "Timed out"
         WITHDRAWN = "withdrawn", "Withdrawn"
+        # The participant left on the panel (returned, timed out or rejected there): their open session is
+        # ended by the server (studies/participation/recruitment/states.py: participant_sessions_end).
+        LEFT = "left", "Left the study (panel)"
 
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="session")
     started_at = models.DateTimeField()
@@ -381,7 +388,7 @@ class SearchSession(models.Model):
                 condition=(Q(ended_at__isnull=True) & Q(end_reason=""))
                 | (
                     Q(ended_at__isnull=False)
-                    & Q(end_reason__in=["satisfied", "gave_up", "timed_out", "withdrawn"])
+                    & Q(end_reason__in=["satisfied", "gave_up", "timed_out", "withdrawn", "left"])
                 ),
                 name="session_end_has_reason",
             ),

@@ -158,3 +158,16 @@ class CompletionCode(models.Model):
 
     def __str__(self):
         return f"{self.code} ({self.source})"
+
+
+class SchedulerHeartbeat(models.Model):
+    """When a scheduler (Celery beat, or cron running manage.py sweep_overdue) last ran a periodic task: the
+    recruitment page reads it to say whether a scheduler sweeps, or the sweep runs only on arrivals and
+    requests. Written by the task itself, in the database (a per-process cache would hide another
+    process's beat)."""
+
+    task = models.CharField(max_length=100, unique=True)
+    ran_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.task} at {self.ran_at}"

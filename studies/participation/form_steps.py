@@ -29,7 +29,11 @@ from studies.design.selectors import participant_step
 from studies.errors import InvalidAnswers, Refused
 from studies.models import Assignment, Event, Participant, SearchSession
 from studies.participation.event_checks import text_clean
-from studies.participation.recruitment import checks_progress
+from studies.participation.recruitment import (
+    checks_progress,
+    participant_clock_start,
+    participant_state_sync,
+)
 from studies.participation.rules import (
     client_id_check,
     event_create,
@@ -178,6 +182,7 @@ def consent_record(
         )
         if updated:
             participant.consented_at, participant.consent_version = now, study.consent_version
+        participant_clock_start(participant=participant, now=now)  # the first act: the study clock starts
         ack = {"ok": True, "consent_version": study.consent_version}
         event_create(
             participant=participant,
@@ -296,6 +301,7 @@ def session_start(
         raise Refused("Please work the scenarios in the order given.")
 
     def write():
+        participant_clock_start(participant=participant)  # consented without it (before clocks started)
         # On the session's timeline (docs/time-model.md), with its first clock estimate.
         session = SearchSession.objects.create(
             assignment=assignment,
@@ -424,4 +430,8 @@ def post_task_save(
 
     _once(participant, client_event_id, write)
     session.refresh_from_db(fields=["post_task_answers"])
+    # The last answer completes the participant now, not at their next page load or a sweep: a completed
+    # participant must never read as overdue (nor their row as free).
+    participant.refresh_from_db(fields=["state", "state_changed_at", "state_reason"])
+    participant_state_sync(participant=participant)
     return session

@@ -84,6 +84,10 @@ def join(request, public_token):
     return redirect("participate:home", token=joined.participant.access_token)
 
 
+def _panel_of(study) -> str:
+    return Recruitment.objects.filter(study=study).values_list("panel", flat=True).first() or "generic"
+
+
 def _one_notification(study, item) -> dict:
     if not isinstance(item, dict):
         return {"ok": False, "error": "a notification is an object"}
@@ -105,8 +109,9 @@ def _one_notification(study, item) -> dict:
             sent_at = None
         if sent_at is None or sent_at.tzinfo is None:
             return {"ok": False, "error": "time: an ISO 8601 date and time with its offset"}
-    if key is None:
-        key = f"{panel_id}:{status.strip().lower()}:{sent or ''}"
+    if key is None:  # the id folded as the panel writes it: another letter case is the same notification
+        folded = recruitment.panel_id_canonical(_panel_of(study), panel_id)
+        key = f"{folded}:{status.strip().lower()}:{sent or ''}"
     if not isinstance(key, str) or not 1 <= len(key) <= 200 or "\x00" in key:
         return {"ok": False, "error": "id: 1..200 characters"}
     try:

@@ -8,6 +8,7 @@ import json
 from collections import Counter
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import redirect, render
@@ -46,7 +47,7 @@ class RecruitmentForm(forms.Form):
         max_value=recruitment.MAX_STUDY_LIMIT_MINUTES,
         required=False,
         label="Study time limit (minutes)",
-        help_text="From the first visit; past it a participant is timed out "
+        help_text="From the first act (consent) or the arrival; past it a participant is timed out "
         "and their row goes to the next arrival.",
     )
     closed = forms.BooleanField(required=False, label="Closed to new arrivals (freed rows included)")
@@ -218,7 +219,11 @@ def recruitment_settings(request, slug):
             for field, errors in form.errors.items():
                 messages.error(request, f"{field}: {' '.join(errors)}")
     counts = recruitment.row_counts(study=study, recruitment=found)
+    ran_at, recent = recruitment.scheduler_last_run()
     context = {
+        "scheduler_ran_at": ran_at,
+        "scheduler_recent": recent,
+        "sweep_seconds": settings.OVERDUE_SWEEP_SECONDS,
         "study": study,
         "recruitment": found,
         "form": form,
@@ -241,6 +246,7 @@ def _reconciliation_page(request, study, typed=None):
     context = {
         "study": study,
         "rows": recruitment.reconciliation(study=study),
+        "explained": recruitment.reconciliation_explained(study=study),
         "flagged": recruitment.flagged_participants(study=study),
         "typed": typed,
         "typed_counts": sorted(Counter(row.match for row in typed or []).items()),

@@ -45,6 +45,7 @@ from studies.participation.form_steps import (
     session_start,
 )
 from studies.participation.ingest import batch_ingest
+from studies.participation.recruitment import WITHDRAWN, participant_state_set
 from studies.participation.rules import MAX_BATCH, MAX_BODY_EVENTS, client_id_check, sessions_changed
 
 # The services of form_steps.py, and the errors every service raises, as callers have always named them here.
@@ -228,10 +229,12 @@ def session_end(
 
 
 @transaction.atomic
-def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
+def participant_withdraw(*, participant: Participant, by: str = "participant") -> AuditEntry | None:
     """Withdraw: delete the participant's events, judgments (with their history), queries (with the results
-    shown) and questionnaire answers; end their sessions as withdrawn. An AuditEntry records that it happened
-    and how many rows went, never what they held. Withdrawing twice does nothing the second time."""
+    shown) and questionnaire answers; end their sessions as withdrawn. Their state becomes withdrawn in the
+    same transaction, so their plan row is free for the next arrival at once, not at the next sweep. An
+    AuditEntry records that it happened and how many rows went, never what they held (the state's entry says
+    `by`: the participant or the researcher). Withdrawing twice does nothing the second time."""
     participant = Participant.objects.select_for_update().get(pk=participant.pk)
     if participant.withdrawn_at is not None:
         return None
@@ -250,6 +253,8 @@ def participant_withdraw(*, participant: Participant) -> AuditEntry | None:
     participant.withdrawn_at = now
     participant.questionnaire_answers = {}
     participant.save(update_fields=["withdrawn_at", "questionnaire_answers"])
+    reason = "withdrawn by the researcher" if by == "researcher" else "withdrew"
+    participant_state_set(participant=participant, state=WITHDRAWN, reason=reason, now=now)
     session_rows = list(sessions.values_list("pk", "assignment__scenario_id"))
     if session_rows:
         sessions_changed(participant.study_id, [pk for pk, _ in session_rows], [sc for _, sc in session_rows])

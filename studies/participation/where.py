@@ -2,8 +2,9 @@
 private link's pages (studies/participation/views.py) and an external front-end (docs/api.md, "The whole way")
 never disagree about the next step.
 
-Opening the way counts as a visit (recruitment.participant_visit: the study clock starts, an overdue
-participant is timed out) and ends a search whose time limit has passed, as the page always did.
+Opening the way counts as a visit (recruitment.participant_visit: an overdue participant is timed out; the
+study clock does not start on a read, only when the participant acts) and ends a search whose time limit has
+passed, as the page always did.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class Where:
 
 
 def participant_where(*, participant: Participant) -> Where:
+    # Without a scheduler the study's sweep runs here too, at most once per OVERDUE_SWEEP_SECONDS per study.
+    if recruitment.study_sweep_throttled(study=participant.study) is not None:
+        participant.refresh_from_db(fields=["state", "state_changed_at", "state_reason", "started_at"])
     state = recruitment.participant_visit(participant=participant)
     if state in recruitment.ENDED_MESSAGES:
         return Where(

@@ -32,7 +32,7 @@ def test_withdrawing_by_link_deletes_the_data_and_leaves_an_audit_entry(
     session.refresh_from_db()
     assert participant.withdrawn_at is not None and participant.questionnaire_answers == {}
     assert session.end_reason == SearchSession.EndReason.WITHDRAWN
-    entry = AuditEntry.objects.get()
+    entry = AuditEntry.objects.get(action="participant_withdrawn")  # beside the state's own entries
     assert entry.participant_code == participant.code and entry.action == "participant_withdrawn"
     assert entry.detail == {"deleted": {"events": 5, "judgments": 1, "queries": 1, "sessions": 1}}
     assert "wing" not in str(entry.detail)
@@ -45,7 +45,8 @@ def test_withdrawing_by_link_deletes_the_data_and_leaves_an_audit_entry(
 def test_withdrawing_twice_leaves_one_audit_entry(participant, session):
     participation.participant_withdraw(participant=participant)
     assert participation.participant_withdraw(participant=participant) is None
-    assert AuditEntry.objects.count() == 1
+    assert AuditEntry.objects.filter(action="participant_withdrawn").count() == 1
+    assert AuditEntry.objects.filter(action="participant_state", detail__to="withdrawn").count() == 1
 
 
 def test_the_closing_page_has_the_withdraw_button(client, participant, session):

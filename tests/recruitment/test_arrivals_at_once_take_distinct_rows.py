@@ -5,12 +5,14 @@ SQLite serialises writers on its own)."""
 
 import threading
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.db import connection, connections
+from django.utils import timezone
 
 from studies.design import services
-from studies.models import Participant
+from studies.models import AuditEntry, Participant
 from studies.participation import recruitment
 
 from .conftest import join, prolific_pid
@@ -75,3 +77,23 @@ def test_the_same_panel_id_twice_at_once_is_one_participant(panel_study):
     joined = _at_once(panel_study, [pid] * 4)
     assert len({j.participant.pk for j in joined}) == 1
     assert Participant.objects.filter(study=panel_study, panel_id=pid).count() == 1
+
+
+def test_arrivals_at_once_time_out_the_overdue_once_and_share_their_rows(panel_study):
+    overdue = [join(panel_study).participant for _ in range(2)]  # rows 2 and 3, their hour long past
+    Participant.objects.filter(pk__in=[p.pk for p in overdue]).update(
+        started_at=timezone.now() - timedelta(hours=2)
+    )
+    joined = _at_once(panel_study, [prolific_pid() for _ in range(6)])  # each arrival sweeps first
+    assert Counter(j.participant.plan_row for j in joined) == Counter([2, 3, 4, 5, 6, 7])
+    assert sorted(j.reissued_from for j in joined if j.reissued_from) == sorted(p.pk for p in overdue)
+    for participant in overdue:  # timed out once, however many arrivals saw them overdue
+        moves = AuditEntry.objects.filter(participant_code=participant.code, detail__to="timed_out")
+        assert moves.count() == 1
+
+
+def test_one_prolific_id_in_two_cases_at_once_is_one_participant(panel_study):
+    pid = prolific_pid()
+    joined = _at_once(panel_study, [pid, pid.upper(), pid, pid.upper()])
+    assert len({j.participant.pk for j in joined}) == 1
+    assert Participant.objects.filter(study=panel_study, panel_id__iexact=pid).count() == 1

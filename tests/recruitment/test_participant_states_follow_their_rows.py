@@ -21,9 +21,13 @@ def state(participant):
     return recruitment.state_of(Participant.objects.get(pk=participant.pk))
 
 
-def test_an_enrolled_participant_is_invited_until_they_open_the_link(client, participant):
+def test_an_enrolled_participant_is_invited_until_they_consent(client, participant):
     assert state(participant) == "invited"
     client.get(f"/p/{participant.access_token}/")
+    assert state(participant) == "invited"
+    participation.consent_record(
+        participant=participant, consent_version=participant.study.consent_version, client_event_id=cid()
+    )
     participant.refresh_from_db()
     assert participant.started_at is not None and state(participant) == "started"
 

@@ -2,7 +2,10 @@
 file) updates the same states as the notifications; a file with any bad row imports nothing and names each
 line and field; importing it again changes nothing. The reconciliation lists every disagreement left."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from studies.errors import RecruitmentError
 from studies.models import PanelNotification, Participant
@@ -23,9 +26,10 @@ def completed(study):
 
 def test_a_prolific_export_updates_the_states(panel_study):
     done, gone = completed(panel_study), join(panel_study).participant
+    # After the study was made, and not ahead of the server's clock by more than the window.
+    started, ended = ((timezone.now() + timedelta(seconds=s)).strftime("%Y-%m-%d %H:%M:%S") for s in (1, 60))
     text = PROLIFIC_HEADER + (
-        f"s1,{done.panel_id},APPROVED,2026-11-25 09:00:00,2026-11-25 09:30:00\n"
-        f"s2,{gone.panel_id},RETURNED,2026-11-25 09:00:00,\n"
+        f"s1,{done.panel_id},APPROVED,{started},{ended}\ns2,{gone.panel_id},RETURNED,{started},\n"
     )
     result = recruitment.panel_export_import(study=panel_study, text=text)
     assert (result.rows, result.applied, result.replayed) == (2, 2, 0)

@@ -3,8 +3,10 @@ the first one did and changes nothing), out of order handled by their time; a re
 participant who has not ended and frees their row; malformed items are refused one by one with a reason."""
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from studies.models import AuditEntry, PanelNotification, Participant, Recruitment
 from studies.participation import recruitment
@@ -12,6 +14,11 @@ from studies.participation import recruitment
 from .conftest import finish, join
 
 pytestmark = pytest.mark.django_db
+
+
+def soon(seconds):
+    """A time after the study was made and within the window ahead of the server's clock."""
+    return (timezone.now() + timedelta(seconds=seconds)).isoformat()
 
 
 def post(client, study, body, secret=None):
@@ -54,13 +61,13 @@ def test_an_older_notification_after_a_newer_one_is_kept_but_not_applied(client,
         "id": "n2",
         "participant_id": joined.panel_id,
         "status": "approved",
-        "time": "2026-11-25T10:00:00Z",
+        "time": soon(120),
     }
     older = {
         "id": "n1",
         "participant_id": joined.panel_id,
         "status": "awaiting_review",
-        "time": "2026-11-25T09:00:00Z",
+        "time": soon(60),
     }
     results = post(client, panel_study, {"notifications": [newer, older]}).json()["results"]
     assert results[0]["applied"] and not results[1]["applied"] and "older" in results[1]["note"]

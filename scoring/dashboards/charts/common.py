@@ -22,6 +22,7 @@ END_LABELS = {
     "gave_up": "gave up",
     "timed_out": "timed out",
     "withdrawn": "withdrawn",
+    "left": "left (panel)",
     "": "in progress",
 }
 
@@ -31,6 +32,7 @@ END_SYMBOLS = {
     "gave_up": "x",
     "timed_out": "square",
     "withdrawn": "diamond",
+    "left": "triangle-down",
     "": "circle",
 }
 

@@ -12,7 +12,7 @@ One module per concern; every name callers use is re-exported here:
 - states.py: the state changes, the visit, the study-level time-out, the screen-out.
 - panels.py: the panels' parameters, the public link's ids, a study's recruitment settings.
 - checks.py: attention and comprehension checks and each answer's outcome.
-- sweep.py: the overdue sweep (the beat task; the study page in eager mode).
+- sweep.py: the overdue sweep (a scheduler's task; without one, arrivals, requests and the study page).
 - join.py: the public link's arrivals, each given a row by studies/design/rows.py (rows_to_issue).
 - completion.py: the completion code and the panel's URL or MTurk's form.
 - effort.py: the minimum-effort rules and each participant's flags (the pure rule: ../effort_flags.py).
@@ -55,10 +55,13 @@ from studies.participation.recruitment.effort import (
 )
 from studies.participation.recruitment.join import Joined, participant_join
 from studies.participation.recruitment.panel_reconciliation import (
+    NORMAL_PAIRS,
     Disagreement,
     FlaggedParticipant,
     flagged_participants,
+    normal_outcome,
     reconciliation,
+    reconciliation_explained,
 )
 from studies.participation.recruitment.panel_status import (
     MAX_IMPORT_BYTES,
@@ -67,6 +70,7 @@ from studies.participation.recruitment.panel_status import (
     ImportResult,
     panel_export_import,
     panel_status_record,
+    status_time_error,
 )
 from studies.participation.recruitment.panels import (
     MAX_STUDY_LIMIT_MINUTES,
@@ -84,6 +88,8 @@ from studies.participation.recruitment.panels import (
     mturk_submit_to_from_query,
     mturk_submit_url,
     mturk_tab_query,
+    panel_id_canonical,
+    panel_id_lookup,
     panel_ids_from_query,
     recruitment_of,
     recruitment_update,
@@ -100,9 +106,11 @@ from studies.participation.recruitment.states import (
     STARTED,
     TIMED_OUT,
     WITHDRAWN,
+    participant_clock_start,
     participant_complete,
     participant_deadline,
     participant_screen_out,
+    participant_sessions_end,
     participant_state_set,
     participant_state_sync,
     participant_time_out_if_due,
@@ -112,12 +120,24 @@ from studies.participation.recruitment.states import (
 )
 from studies.participation.recruitment.sweep import (
     SweepResult,
+    arrival_sweep,
     connect_receivers,
+    freed_sessions_end,
+    overdue_time_out,
+    scheduler_heartbeat,
+    scheduler_last_run,
     study_opened_sweep,
     study_sweep,
+    study_sweep_throttled,
 )
 
 __all__ = [
+    "study_sweep_throttled",
+    "scheduler_last_run",
+    "scheduler_heartbeat",
+    "overdue_time_out",
+    "freed_sessions_end",
+    "arrival_sweep",
     "ACTIVE",
     "CHECK_KINDS",
     "CHECK_PRESETS",
@@ -131,6 +151,7 @@ __all__ = [
     "MAX_STUDY_LIMIT_MINUTES",
     "MTURK_PARAMS",
     "MTURK_PREVIEW",
+    "NORMAL_PAIRS",
     "PANELS",
     "PANEL_ENDS",
     "PANEL_ID_TEXT",
@@ -170,10 +191,15 @@ __all__ = [
     "mturk_submit_to_of",
     "mturk_submit_url",
     "mturk_tab_query",
+    "normal_outcome",
     "panel_export_import",
+    "panel_id_canonical",
+    "panel_id_lookup",
     "panel_ids_from_query",
     "panel_status_record",
+    "participant_clock_start",
     "participant_deadline",
+    "participant_sessions_end",
     "participant_join",
     "participant_screen_out",
     "participant_state_set",
@@ -182,6 +208,7 @@ __all__ = [
     "participant_visit",
     "plan_row_of",
     "reconciliation",
+    "reconciliation_explained",
     "recruitment_of",
     "recruitment_update",
     "row_counts",
@@ -189,6 +216,7 @@ __all__ = [
     "session_done",
     "state_derived",
     "state_of",
+    "status_time_error",
     "study_opened_sweep",
     "study_sweep",
     "TypedCode",

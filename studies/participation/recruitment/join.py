@@ -3,7 +3,7 @@ row of the plan (studies/design/rows.py: rows_to_issue, as the researcher's enro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -13,8 +13,22 @@ from studies.design.latin_square import participant_assignment
 from studies.design.lifecycle import OPEN, PARTICIPANT_MESSAGES, status_of
 from studies.design.rows import rows_to_issue
 from studies.errors import RecruitmentError, Refused
-from studies.models import Assignment, AuditAction, AuditEntry, Participant, ParticipantState, Study
-from studies.participation.recruitment.panels import PanelIds, recruitment_of
+from studies.models import (
+    Assignment,
+    AuditAction,
+    AuditEntry,
+    Participant,
+    ParticipantState,
+    Recruitment,
+    Study,
+)
+from studies.participation.recruitment.panels import (
+    PanelIds,
+    panel_id_canonical,
+    panel_id_lookup,
+    recruitment_of,
+)
+from studies.participation.recruitment.sweep import arrival_sweep
 
 
 @dataclass
@@ -28,24 +42,34 @@ def participant_join(*, study: Study, ids: PanelIds, now: datetime | None = None
     """The public link's first visit: the participant with this panel id (server side: the same id gets the
     same participant back), or a new one given the next row: a freed row first (least held, then lowest),
     else the next fresh row of the plan. Refused when the link is closed or the study is full."""
-    existing = Participant.objects.filter(study=study, panel_id=ids.panel_id).first()
+    panel = Recruitment.objects.filter(study=study).values_list("panel", flat=True).first() or "generic"
+    ids = replace(ids, panel_id=panel_id_canonical(panel, ids.panel_id))  # one stored form per panel
+    existing = _by_panel_id(study, panel, ids)
     if existing is not None:
         return Joined(existing, False)
+    # Always before the row is chosen, beat or not: the overdue are timed out (their own transactions, so a
+    # refused arrival keeps them), and their rows go to this arrival rather than a fresh one.
+    arrival_sweep(study=study, now=now)
     try:
         with transaction.atomic():
-            return _join_locked(study=study, ids=ids, now=now or timezone.now())
+            return _join_locked(study=study, panel=panel, ids=ids, now=now or timezone.now())
     except IntegrityError:
         # The same panel id at the same moment (two tabs; SQLite does not lock the study row): the winner's.
-        existing = Participant.objects.filter(study=study, panel_id=ids.panel_id).first()
+        existing = _by_panel_id(study, panel, ids)
         if existing is None:
             raise
         return Joined(existing, False)
 
 
-def _join_locked(*, study: Study, ids: PanelIds, now: datetime) -> Joined:
+def _by_panel_id(study: Study, panel: str, ids: PanelIds) -> Participant | None:
+    """The participant with this panel id, in any letter case for the panels whose ids have one."""
+    return Participant.objects.filter(study=study, **panel_id_lookup(panel, ids.panel_id)).first()
+
+
+def _join_locked(*, study: Study, panel: str, ids: PanelIds, now: datetime) -> Joined:
     # The study row is the lock researcher enrolment takes too: one arrival at a time picks a row.
     study = Study.objects.select_for_update().get(pk=study.pk)
-    existing = Participant.objects.filter(study=study, panel_id=ids.panel_id).first()
+    existing = _by_panel_id(study, panel, ids)
     if existing is not None:
         return Joined(existing, False)
     if (status := status_of(study)) != OPEN:  # paused or closed: no new participant (design/lifecycle.py)

@@ -65,7 +65,64 @@ def reconciliation(*, study: Study) -> list[Disagreement]:
     return rows
 
 
+# Pairs (our state, the panel's status) that are a normal outcome, not a disagreement, each with what
+# happened. The participant left (or was screened out) and the panel says so in its own words.
+_LEFT_HERE = {
+    ParticipantState.TIMED_OUT: "timed out here (the study time limit)",
+    ParticipantState.RETURNED: "returned here (the panel's earlier word)",
+    ParticipantState.WITHDRAWN: "withdrew here (or declined consent)",
+    ParticipantState.SCREENED_OUT: "screened out here",
+}
+NORMAL_PAIRS: dict[tuple[str, str], str] = {
+    **{
+        (ours, "returned"): f"{what}, and returned the submission on the panel"
+        for ours, what in _LEFT_HERE.items()
+    },
+    **{(ours, "timed_out"): f"{what}; the panel's own time ran out" for ours, what in _LEFT_HERE.items()},
+    (ParticipantState.SCREENED_OUT, "screened_out"): "screened out here and on the panel",
+    (ParticipantState.WITHDRAWN, "screened_out"): (
+        "withdrew here (or declined consent) and submitted the screened-out code on the panel"
+    ),
+    # A screened-out participant submits the screened-out (or failed-checks) code: paid at the screening rate,
+    # or, after failed checks, rejected (docs/recruitment.md, "Completion codes").
+    (ParticipantState.SCREENED_OUT, "awaiting_review"): (
+        "screened out here: a submission with the screened-out or failed-checks code (check which)"
+    ),
+    (ParticipantState.SCREENED_OUT, "approved"): "screened out here: approved at the screening rate",
+    (ParticipantState.SCREENED_OUT, "rejected"): "screened out here (failed checks): rejected on the panel",
+}
+
+
+def normal_outcome(ours: str, theirs: str | None) -> str:
+    """What happened, when our state and the panel's status are a normal pair (NORMAL_PAIRS); "" otherwise."""
+    return NORMAL_PAIRS.get((ours, theirs), "") if theirs is not None else ""
+
+
+def reconciliation_explained(*, study: Study) -> list[Disagreement]:
+    """The participants whose state and the panel's differ as a normal outcome, each with what happened
+    (`reason`): listed apart from the disagreements, which need the researcher."""
+    participants = Participant.objects.filter(study=study, panel_id__isnull=False, panel_status__isnull=False)
+    rows = []
+    for participant in participants.order_by("enrolment_index"):
+        ours = state_of(participant)
+        if ours == participant.panel_status:  # the same word on both sides: nothing to explain
+            continue
+        if explanation := normal_outcome(ours, participant.panel_status):
+            rows.append(
+                Disagreement(
+                    participant.code,
+                    participant.panel_id or "",
+                    ours,
+                    participant.panel_status or "",
+                    explanation,
+                )
+            )
+    return rows
+
+
 def _disagreement(ours: str, theirs: str | None, *, exported: bool) -> str:
+    if normal_outcome(ours, theirs):  # a normal outcome (NORMAL_PAIRS), explained apart
+        return ""
     if theirs is None:
         return "not in the panel's export, though they opened the link" if exported else ""
     if theirs in ("approved", "awaiting_review") and ours != ParticipantState.COMPLETED:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -18,10 +19,12 @@ from studies.models import (
     PanelNotification,
     Participant,
     ParticipantState,
+    Recruitment,
     Study,
 )
-from studies.participation.recruitment.panels import PANEL_ID_TEXT
+from studies.participation.recruitment.panels import PANEL_ID_TEXT, panel_id_canonical, panel_id_lookup
 from studies.participation.recruitment.states import (
+    participant_sessions_end,
     participant_state_set,
     state_of,
 )
@@ -44,6 +47,48 @@ PANEL_STATUS_NAMES = {
 }
 # Which panel statuses end our participant, and which are the panel's verdict on a completed one.
 PANEL_ENDS = {"returned": ParticipantState.RETURNED, "timed_out": ParticipantState.TIMED_OUT}
+# The panel statuses after which the participant will not come back: their open sessions end ("left").
+PANEL_LEAVES = frozenset({"returned", "timed_out", "rejected"})
+
+
+def status_time_error(study: Study, sent_at: datetime | None, now: datetime | None = None) -> str:
+    """Why a panel status's time is refused ("" when it is not): more than PANEL_STATUS_MAX_FUTURE_SECONDS
+    ahead of the server's clock, or before the study was created. Such a time must never be stored as the
+    newest (every later real status would read as older and be ignored)."""
+    if sent_at is None:
+        return ""
+    now = now or timezone.now()
+    ahead = timedelta(seconds=settings.PANEL_STATUS_MAX_FUTURE_SECONDS)
+    if sent_at > now + ahead:
+        return (
+            f"{sent_at.isoformat()} is more than {settings.PANEL_STATUS_MAX_FUTURE_SECONDS} s ahead of "
+            "the server's clock"
+        )
+    if study.created_at is not None and sent_at < study.created_at:
+        return f"{sent_at.isoformat()} is before the study was created"
+    return ""
+
+
+def _study_panel(study: Study) -> str:
+    return Recruitment.objects.filter(study=study).values_list("panel", flat=True).first() or "generic"
+
+
+def _apply(participant: Participant, status: str, sent_at: datetime | None) -> str:
+    """The panel's word, stored; a return or a time-out ends the participant, and a return, a time-out or a
+    rejection ends their open sessions ("left"). Returns their state."""
+    participant.panel_status, participant.panel_status_at = status, sent_at or timezone.now()
+    participant.save(update_fields=["panel_status", "panel_status_at"])
+    ends = PANEL_ENDS.get(status)
+    if ends and state_of(participant) not in ENDED_STATES:
+        participant_state_set(participant=participant, state=ends, reason=f"panel: {status}")
+    if status in PANEL_LEAVES:
+        participant_sessions_end(
+            participant=participant,
+            at=timezone.now(),
+            marker=f"server-panel-{status}",
+            data={"reason": "left", "by": "panel", "panel_status": status},
+        )
+    return state_of(participant)
 
 
 def panel_status_record(
@@ -58,8 +103,11 @@ def panel_status_record(
     """Apply one status notification of the panel, once by `key` (a replay answers what the first did).
 
     A return or a time-out ends a participant who has not ended (their row is freed); approved and rejected
-    are recorded as the panel's word. A notification older than the one applied last (out of order) is kept
-    and answered but changes nothing. Returns the outcome {"participant", "status", "applied", "note"}."""
+    are recorded as the panel's word; a return, a time-out or a rejection also ends their open sessions
+    ("left"). A notification older than the one applied last (out of order) is kept and answered but changes
+    nothing. The panel id is folded as the study's panel writes it (panel_id_canonical); a time outside the
+    window around the server's clock (status_time_error) is refused (RecruitmentError) and stores nothing.
+    Returns the outcome {"participant", "status", "applied", "note"}."""
     known = PANEL_STATUS_NAMES.get(status.strip().lower()) if isinstance(status, str) else None
     if known is None:
         raise RecruitmentError(
@@ -67,11 +115,19 @@ def panel_status_record(
             "active, screened_out"
         )
     status = known
+    if refused := status_time_error(study, sent_at):
+        raise RecruitmentError(f"time: {refused}")
+    panel = _study_panel(study)
+    panel_id = panel_id_canonical(panel, panel_id)
     stored = PanelNotification.objects.filter(study=study, key=key).first()
     if stored is not None:
         return {**stored.outcome, "replayed": True}
     with transaction.atomic():
-        participant = Participant.objects.select_for_update().filter(study=study, panel_id=panel_id).first()
+        participant = (
+            Participant.objects.select_for_update()
+            .filter(study=study, **panel_id_lookup(panel, panel_id))
+            .first()
+        )
         outcome = {
             "participant": participant.code if participant else None,
             "status": status,
@@ -84,16 +140,13 @@ def panel_status_record(
             sent_at is not None
             and participant.panel_status_at is not None
             and sent_at < participant.panel_status_at
+            # A newest time stored before the window existed (a year 9999) no longer blocks every later one.
+            and not status_time_error(study, participant.panel_status_at)
         ):
             outcome["note"] = "older than the status applied last: kept, not applied"
         else:
-            participant.panel_status, participant.panel_status_at = status, sent_at or timezone.now()
-            participant.save(update_fields=["panel_status", "panel_status_at"])
+            outcome["state"] = _apply(participant, status, sent_at)
             outcome["applied"] = True
-            ends = PANEL_ENDS.get(status)
-            if ends and state_of(participant) not in ENDED_STATES:
-                participant_state_set(participant=participant, state=ends, reason=f"panel: {status}")
-            outcome["state"] = state_of(participant)
         try:
             with transaction.atomic():
                 PanelNotification.objects.create(
@@ -156,6 +209,7 @@ def panel_export_import(*, study: Study, text: str) -> ImportResult:
             f"line 1: no {' and no '.join(missing)} column (found: {', '.join(header)[:300]})"
         )
     errors, parsed = [], []
+    panel, now = _study_panel(study), timezone.now()
     try:
         for line, row in enumerate(reader, start=2):
             if not any(cell.strip() for cell in row):
@@ -178,8 +232,10 @@ def panel_export_import(*, study: Study, text: str) -> ImportResult:
                     errors.append(f"line {line}, {header[time_col]}: not a date and time")
                 elif timezone.is_naive(sent_at):
                     sent_at = timezone.make_aware(sent_at, UTC)
+                if sent_at is not None and (refused := status_time_error(study, sent_at, now)):
+                    errors.append(f"line {line}, {header[time_col]}: {refused}")
             submission = row[submission_col].strip() if submission_col is not None else ""
-            parsed.append((panel_id, status, sent_at, submission))
+            parsed.append((panel_id_canonical(panel, panel_id), status, sent_at, submission))
     except csv.Error as error:
         errors.append(f"line {reader.line_num}: {error}")
     if errors:

@@ -39,11 +39,30 @@ PANELS = {
         re.compile(r"[0-9a-fA-F]{24}"),
         "https://app.prolific.com/submissions/complete?cc={code}",
     ),
-    # MTurk worker ids are capitals and digits; the HIT is submitted by a form posted to the turkSubmitTo the
-    # arrival carried (mturk_submit_to_from_query), else by the worker pasting the code.
-    "mturk": Panel("MTurk", "workerId", "hitId", "assignmentId", re.compile(r"[A-Z0-9]{1,64}"), ""),
+    # MTurk worker ids are capitals and digits (one typed in small letters is folded up); the HIT is
+    # submitted by a form posted to the turkSubmitTo the arrival carried (mturk_submit_to_from_query), else
+    # by the worker pasting the code.
+    "mturk": Panel("MTurk", "workerId", "hitId", "assignmentId", re.compile(r"[A-Za-z0-9]{1,64}"), ""),
     "generic": Panel("Generic pool", "pid", None, None, PANEL_ID_TEXT, ""),
 }
+
+
+def panel_id_canonical(panel: str, raw: str) -> str:
+    """The one stored form of a panel id, as the panel writes it: Prolific's 24 hex digits in small letters,
+    MTurk's worker ids in capitals; a generic pool's ids as given (its ids may differ by case alone). The
+    same id in another letter case is then the same participant."""
+    if panel == "prolific":
+        return raw.lower()
+    if panel == "mturk":
+        return raw.upper()
+    return raw
+
+
+def panel_id_lookup(panel: str, raw: str) -> dict:
+    """The filter that finds a participant by panel id: the canonical form, compared without regard to case
+    for the panels whose ids have one case (a participant stored before ids were folded is found too)."""
+    canonical = panel_id_canonical(panel, raw)
+    return {"panel_id__iexact": canonical} if panel in ("prolific", "mturk") else {"panel_id": canonical}
 
 
 @dataclass(frozen=True)
@@ -131,7 +150,7 @@ def panel_ids_from_query(panel: str, query: Mapping[str, str]) -> PanelIds:
         raise Refused("This is the HIT's preview: accept the HIT to start.")
     if panel == "mturk":
         extra["submit_to"] = mturk_submit_to_from_query(query)
-    return PanelIds(raw, **extra)
+    return PanelIds(panel_id_canonical(panel, raw), **extra)
 
 
 def recruitment_of(study: Study) -> Recruitment:

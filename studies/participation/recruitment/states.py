@@ -163,21 +163,28 @@ def session_done(ended_at, end_reason, post_task_answers) -> tuple[bool, bool]:
 
 
 def participant_visit(*, participant: Participant, now: datetime | None = None) -> str:
-    """A participant opened a page of their link: the study clock starts at the first visit, an overdue
-    participant is timed out, and the state follows their rows. Returns the state."""
+    """A participant's link was opened (a GET: perhaps a mail scanner or a link checker, not the person): an
+    overdue participant is timed out and the state follows their rows, but the study clock does not start
+    (participant_clock_start does, when they act). Returns the state."""
     now = now or timezone.now()
-    if (
-        participant.started_at is None
-        and participant.withdrawn_at is None
-        and participant.declined_at is None
-    ):
-        if Participant.objects.filter(pk=participant.pk, started_at__isnull=True).update(started_at=now):
-            participant.started_at = now
     if state_of(participant) not in ENDED_STATES:
         participant_time_out_if_due(participant=participant, now=now)
     if state_of(participant) not in ENDED_STATES or (participant.withdrawn_at is not None):
         participant_state_sync(participant=participant)
     return state_of(participant)
+
+
+def participant_clock_start(*, participant: Participant, now: datetime | None = None) -> None:
+    """The participant acted (consent, a session's start): the study clock starts now unless it already
+    runs (a public-link arrival starts it on arrival), and their state follows (invited -> started)."""
+    if participant.started_at is not None:
+        return
+    now = now or timezone.now()
+    if Participant.objects.filter(pk=participant.pk, started_at__isnull=True).update(started_at=now):
+        participant.started_at = now
+    else:
+        participant.refresh_from_db(fields=["started_at"])
+    participant_state_sync(participant=participant)
 
 
 def participant_deadline(participant: Participant, recruitment: Recruitment | None) -> datetime | None:
@@ -204,6 +211,9 @@ def participant_time_out_if_due(
         or state_of(participant) in ENDED_STATES
     ):
         return False
+    # Their rows first: one who completed (or withdrew) before the limit is not timed out after it.
+    if participant_state_sync(participant=participant) in ENDED_STATES:
+        return False
     with transaction.atomic():
         if not participant_state_set(
             participant=participant,
@@ -212,33 +222,52 @@ def participant_time_out_if_due(
             reason=f"study time limit of {recruitment.time_limit_minutes} minutes",
         ):
             return False
-        open_sessions = list(
-            SearchSession.objects.filter(
-                assignment__participant=participant, ended_at__isnull=True
-            ).values_list("pk", "started_at", "assignment__scenario_id")
+        participant_sessions_end(
+            participant=participant,
+            at=deadline,
+            end_reason=SearchSession.EndReason.TIMED_OUT,
+            marker="server-study-timeout",
+            data={"reason": "timed_out", "by": "server", "limit": "study"},
         )
-        for pk, started_at, _ in open_sessions:
-            ended_at = max(deadline, started_at)
-            if SearchSession.objects.filter(pk=pk, ended_at__isnull=True).update(
-                ended_at=ended_at, end_reason=SearchSession.EndReason.TIMED_OUT
-            ):
-                event_create(
-                    participant=participant,
-                    session=SearchSession(pk=pk),
-                    type="session_end",
-                    client_event_id=f"server-study-timeout-{pk}",
-                    sequence=None,
-                    client_time=None,
-                    data={"reason": "timed_out", "by": "server", "limit": "study"},
-                    ack={"ok": True, "reason": "timed_out"},
-                )
-        if open_sessions:
-            sessions_changed(
-                participant.study_id,
-                [pk for pk, _, _ in open_sessions],
-                [scenario for _, _, scenario in open_sessions],
-            )
     return True
+
+
+def participant_sessions_end(
+    *,
+    participant: Participant,
+    at: datetime,
+    end_reason: str = SearchSession.EndReason.LEFT,
+    marker: str = "server-left",
+    data: Mapping | None = None,
+) -> int:
+    """End the participant's open sessions at `at` (not before each one's start) with `end_reason`, each
+    with a server session_end event (`marker`-<session id>, once: a conditional UPDATE) that says why, and
+    announce them (scored as every finished session). Returns how many it ended. For a participant who left:
+    timed out here, or returned, timed out or rejected on the panel (with end reason "left")."""
+    open_sessions = list(
+        SearchSession.objects.filter(assignment__participant=participant, ended_at__isnull=True).values_list(
+            "pk", "started_at", "assignment__scenario_id"
+        )
+    )
+    ended = []
+    for pk, started_at, scenario in open_sessions:
+        if SearchSession.objects.filter(pk=pk, ended_at__isnull=True).update(
+            ended_at=max(at, started_at), end_reason=end_reason
+        ):
+            ended.append((pk, scenario))
+            event_create(
+                participant=participant,
+                session=SearchSession(pk=pk),
+                type="session_end",
+                client_event_id=f"{marker}-{pk}",
+                sequence=None,
+                client_time=None,
+                data=dict(data or {"reason": end_reason, "by": "server"}),
+                ack={"ok": True, "reason": end_reason},
+            )
+    if ended:
+        sessions_changed(participant.study_id, [pk for pk, _ in ended], [scenario for _, scenario in ended])
+    return len(ended)
 
 
 def participant_screen_out(*, participant: Participant, reason: str, failed_checks: bool = False) -> bool:

@@ -1,0 +1,116 @@
+"""The issue's simulation with the defaults (no beat, eager Celery, nothing calls the sweep): 60 arrivals
+through the public link, 30% of them timing out (never going past the link, or abandoning mid-scenario, their
+hour passing) or returning on the panel (some mid-scenario). The arrivals alone free the overdue rows: every
+freed row is re-issued exactly once, every cell of completed sessions is within one of its share, the left's
+sessions are ended, and the reconciliation lists no disagreement once the panel reports its side."""
+
+import random
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.utils import timezone
+
+from studies.models import Participant, Recruitment, SchedulerHeartbeat, SearchSession
+from studies.participation import recruitment
+from studies.participation import steps as participation
+from studies.participation.simulation import SimulatedParticipant
+
+from .conftest import cid, ready
+
+pytestmark = pytest.mark.django_db
+
+ARRIVALS, DROPOUTS, LAST_DROPOUT = 60, 18, 50
+LIMIT_IN_ARRIVALS = 6  # an arrival every 10 minutes, the study's 60-minute limit
+
+
+def age(participant):
+    """Their hour is up: the study clock (and any session) started two hours ago."""
+    past = timezone.now() - timedelta(hours=2)
+    Participant.objects.filter(pk=participant.pk).update(started_at=past)
+    SearchSession.objects.filter(assignment__participant=participant).update(started_at=past)
+
+
+def open_a_session(participant):
+    ready(participant)
+    first = participant.assignments.order_by("position").first()
+    session = participation.session_start(participant=participant, assignment=first, client_event_id=cid())
+    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+
+
+def test_sixty_arrivals_with_thirty_percent_attrition_and_no_beat(client, panel_study, settings):
+    assert settings.CELERY_TASK_ALWAYS_EAGER and not SchedulerHeartbeat.objects.exists()  # the defaults
+    cache.clear()
+    rng = random.Random(26)
+    for enrolled in panel_study.participants.all():  # never came: their rows are free from the start
+        participation.participant_withdraw(participant=enrolled, by="researcher")
+    token = Recruitment.objects.get(study=panel_study).public_token
+    reference = {
+        s.topic_id: {str(d): (3 if d <= 5 else 1 if d <= 15 else 0) for d in range(1, 41)}
+        for s in panel_study.scenarios.all()
+    }
+    kinds = ["never", "abandon", "return", "return_mid"]
+    dropping = dict(
+        zip(
+            sorted(rng.sample(range(LAST_DROPOUT), DROPOUTS)),
+            (rng.choice(kinds) for _ in range(DROPOUTS)),
+            strict=True,
+        )
+    )
+    due = []  # (arrival at which their hour is up, participant)
+    for arrival in range(ARRIVALS):
+        for when, participant in [d for d in due if d[0] <= arrival]:
+            age(participant)  # time passes; no sweep is called: the next arrival must notice
+            due.remove((when, participant))
+        response = client.get(f"/join/{token}/", {"PROLIFIC_PID": f"{arrival:024x}"})
+        assert response.status_code == 302
+        participant = Participant.objects.get(access_token=response.url.split("/")[2])
+        kind = dropping.get(arrival)
+        if kind is None:
+            SimulatedParticipant(participant, reference, random.Random(arrival)).run()
+        elif kind.startswith("return"):
+            open_a_session(participant) if kind == "return_mid" else ready(participant)
+            recruitment.panel_status_record(
+                study=panel_study, key=f"r{arrival}", panel_id=participant.panel_id, status="returned"
+            )
+        else:
+            if kind == "abandon":
+                open_a_session(participant)
+            due.append((arrival + LIMIT_IN_ARRIVALS, participant))
+    assert not due
+
+    everyone = list(panel_study.participants.all())
+    states = Counter(p.state for p in everyone)
+    assert states["completed"] == ARRIVALS - DROPOUTS
+    assert states["timed_out"] + states["returned"] == DROPOUTS and states["withdrawn"] == 2
+    # Every freed row re-issued exactly once (the database allows at most once; here, at least once too).
+    freed = {p.pk for p in everyone if p.state in recruitment.FREEING}
+    reissued = Counter(p.reissue_of_id for p in everyone if p.reissue_of_id is not None)
+    assert set(reissued) == freed and set(reissued.values()) == {1}
+    completed = [p for p in everyone if p.state == "completed"]
+    assert sorted(recruitment.plan_row_of(p) for p in completed) == list(range(len(completed)))
+    by_system, by_position = Counter(), Counter()
+    for participant in completed:
+        for assignment in participant.assignments.filter(session__ended_at__isnull=False):
+            by_system[assignment.scenario_id, assignment.system_id] += 1
+            by_position[assignment.scenario_id, assignment.position] += 1
+    scenarios, systems = panel_study.scenarios.count(), panel_study.systems.count()
+    assert len(by_system) == scenarios * systems and len(by_position) == scenarios * scenarios
+    assert all(abs(n - len(completed) / systems) <= 1 for n in by_system.values())
+    assert all(abs(n - len(completed) / scenarios) <= 1 for n in by_position.values())
+    # No one who left keeps an open session.
+    assert not SearchSession.objects.filter(
+        assignment__participant__state__in=recruitment.FREEING, ended_at__isnull=True
+    ).exists()
+    # The panel reports its side: the timed out returned or timed out there too; nothing is unexplained.
+    theirs = Counter()
+    for participant in everyone:
+        if participant.state == "timed_out":
+            theirs[status := rng.choice(["returned", "timed_out"])] += 1
+            recruitment.panel_status_record(
+                study=panel_study, key=f"t{participant.pk}", panel_id=participant.panel_id, status=status
+            )
+    assert recruitment.reconciliation(study=panel_study) == []
+    explained = recruitment.reconciliation_explained(study=panel_study)
+    assert [row.panel for row in explained] == ["returned"] * theirs["returned"] and theirs["timed_out"]
