@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from sessionlab.spreadsheet import safe_rows
-from studies.models import Event, Judgment, Query, SearchSession, ShownResult, Study
+from studies.models import Event, EventOrigin, Judgment, Query, SearchSession, ShownResult, Study
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
 TABLES = {
@@ -140,7 +140,9 @@ class _StudyRows:
         # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
         self.gold = {
             session_id: bool(ack.get("passed"))
-            for session_id, ack in Event.objects.filter(session__in=scope, type="gold")
+            for session_id, ack in Event.objects.filter(
+                session__in=scope, type="gold", origin=EventOrigin.SERVER
+            )
             .order_by("id")
             .values_list("session_id", "payload__ack")
             if isinstance(ack, dict) and ack.get("ok")

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from studies.errors import Refused, RetryLater
-from studies.models import System
+from studies.models import EventOrigin, System
 from studies.participation.clock import Sample, offset_delta
 from studies.participation.event_checks import client_time_checked
 from studies.participation.rules import participant_check_consented
@@ -38,6 +38,7 @@ EVENT_COLUMNS = (
     "client_time",
     "server_time",
     "payload",
+    "origin",
 )
 
 
@@ -166,6 +167,7 @@ class Batch:
                 client_time,
                 self.now,
                 {"data": data, "ack": ack},
+                EventOrigin.CLIENT,  # only what a client sent (event_checks refuses the rest)
             )
         )
         self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
