@@ -140,9 +140,9 @@ def _batch_apply(batch: Batch, events: Sequence[Mapping]) -> list[dict]:
     batch_read(batch, events)
     acks = []
     for raw in events:
-        stored = batch.stored.get(raw["id"])
-        if stored is not None:
-            acks.append(stored[2])
+        replay = batch.replay(raw)  # the same event re-sent, or another under its id (refused)
+        if replay is not None:
+            acks.append(replay)
             continue
         try:
             acks.append(event_apply(batch, raw))

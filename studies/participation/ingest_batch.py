@@ -8,6 +8,8 @@ writes it. Nothing here runs a statement: the log rows and writes are collected 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -24,6 +26,10 @@ from studies.participation.rules import participant_check_consented
 from studies.search.engines.search import highlights_checked
 
 FINISHED = "This scenario is finished and cannot be worked again."
+ID_TAKEN = (
+    "id: {id!r} is already an event of yours with another type, session or data; a re-sent event is sent"
+    " as it was, a new one takes an id of its own"
+)
 NOT_YOURS = "This is not one of your search sessions."
 NOT_THIS_QUERY = "That query is not part of this search session."
 NOT_SHOWN = "That document was not shown in this search session."
@@ -40,6 +46,16 @@ EVENT_COLUMNS = (
     "payload",
     "origin",
 )
+
+
+def sent_digest(raw: Mapping) -> str:
+    """What identifies an event as the client sent it (its type, session and data, text cleaned), kept in its
+    payload (`"sent"`): a re-sent event matches it and is answered what it was; another event under the same
+    id does not, and is refused (`Batch.replay`). O(the event's size), once per new event."""
+    text = json.dumps(
+        [raw["type"], raw.get("session"), raw.get("data")], sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def is_int(value) -> TypeGuard[int]:
@@ -117,7 +133,8 @@ class Batch:
         self.minute_left: int | None = None  # read from the cache at the batch's first search
         self.waiting: set[int] = set()  # sessions with a search told to wait: their later events wait too
         self.sessions: dict[int, SessionState] = {}
-        self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
+        # client id -> (type, session id, ack, digest of the event as sent: sent_digest; None on older rows)
+        self.stored: dict[str, tuple[str, int | None, dict, str | None]] = {}
         self.rows: list[tuple] = []  # the new Events (EVENT_COLUMNS)
         # Writes whose results no later statement of the batch reads (the state in memory answers): they go to
         # the database together at the end, in one round trip on PostgreSQL (plain_sql.run_all).
@@ -147,6 +164,7 @@ class Batch:
 
     def log(self, raw, state: SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
         sequence = raw.get("seq")  # event_check keeps it within the column
+        digest = sent_digest(raw)
         client_time, time_text, _ = client_time_checked(
             raw.get("time"),
             received_at=self.now,
@@ -166,12 +184,26 @@ class Batch:
                 sequence if is_int(sequence) and sequence >= 0 else None,
                 client_time,
                 self.now,
-                {"data": data, "ack": ack},
+                {"data": data, "ack": ack, "sent": digest},
                 EventOrigin.CLIENT,  # only what a client sent (event_checks refuses the rest)
             )
         )
-        self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
+        self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack, digest)
         return ack
+
+    def replay(self, raw: Mapping) -> dict | None:
+        """The answer to an event whose id is stored (earlier, or in this batch): the same event re-sent gets
+        its stored acknowledgement; another event under that id is refused, not stored (the id is taken). None
+        when the id is new. A row stored before the digest was kept answers as a re-send."""
+        stored = self.stored.get(raw["id"])
+        if stored is None:
+            return None
+        if stored[3] is None or stored[3] == sent_digest(raw):
+            return stored[2]
+        message = ID_TAKEN.format(id=raw["id"])
+        if not self.store_refusals:
+            raise Refused(message)
+        return {"ok": False, "error": message}
 
     # --- checks ---------------------------------------------------------------------------------------
 
