@@ -3,7 +3,7 @@
 Existing rows: an event of a type only the server writes (studies/participation/event_checks.py,
 SERVER_EVENT_TYPES, as of this migration) and the server's time-out `session_end` rows (client ids
 `server-timeout-...`, `server-study-timeout-...`) are marked server; the rest stay client. A participant's
-counter starts at the size of their client rows' payloads. The event log is append-only (a trigger refuses
+counter starts at the size of their client rows' data. The event log is append-only (a trigger refuses
 UPDATE), and on SQLite adding a field with a default rebuilds the table: so 0002's triggers are dropped first
 and made again afterwards (as 0014 does; the same statements on PostgreSQL).
 """
@@ -43,7 +43,13 @@ def rows_mark(apps, schema_editor):
         | Q(type="session_end", client_event_id__startswith="server-timeout-")
         | Q(type="session_end", client_event_id__startswith="server-study-timeout-")
     ).update(origin="server")
-    text = "e.payload::text" if schema_editor.connection.vendor == "postgresql" else "e.payload"
+    # The size of each row's data, as the batch counts it (event_checks: compact JSON; PostgreSQL's text of a
+    # jsonb has spaces, a little more).
+    text = (
+        "(e.payload -> 'data')::text"
+        if schema_editor.connection.vendor == "postgresql"
+        else "json_extract(e.payload, '$.data')"
+    )
     schema_editor.execute(
         "UPDATE studies_participant SET event_bytes = COALESCE((SELECT SUM(LENGTH("
         f"{text})) FROM studies_event e WHERE e.participant_id = studies_participant.id"

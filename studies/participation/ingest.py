@@ -155,7 +155,7 @@ def _batch_apply(batch: Batch, events: Sequence[Mapping]) -> list[dict]:
                 raise
             acks.append(event_refused(batch, raw, refusal))
     judgments_write(batch)
-    batch.writes += plain_sql.insert_statements(Event, EVENT_COLUMNS, batch.rows)
+    batch.writes += plain_sql.insert_statements(Event, EVENT_COLUMNS, batch.rows) + batch.bytes_write()
     plain_sql.run_all(batch.writes)
     return acks
 
