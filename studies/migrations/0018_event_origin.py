@@ -9,6 +9,7 @@ and made again afterwards (as 0014 does; the same statements on PostgreSQL).
 """
 
 import importlib
+import json
 
 from django.db import migrations, models
 
@@ -43,18 +44,17 @@ def rows_mark(apps, schema_editor):
         | Q(type="session_end", client_event_id__startswith="server-timeout-")
         | Q(type="session_end", client_event_id__startswith="server-study-timeout-")
     ).update(origin="server")
-    # The size of each row's data, as the batch counts it (event_checks: compact JSON; PostgreSQL's text of a
-    # jsonb has spaces, a little more).
-    text = (
-        "(e.payload -> 'data')::text"
-        if schema_editor.connection.vendor == "postgresql"
-        else "json_extract(e.payload, '$.data')"
-    )
-    schema_editor.execute(
-        "UPDATE studies_participant SET event_bytes = COALESCE((SELECT SUM(LENGTH("
-        f"{text})) FROM studies_event e WHERE e.participant_id = studies_participant.id"
-        " AND e.origin = 'client'), 0)"
-    )
+    # Each participant's client data, measured as the batch measures it (compact JSON, event_checks): read
+    # once, row by row, so that SQLite and PostgreSQL (whose jsonb text differs) count alike.
+    sizes: dict[int, int] = {}
+    rows = Event.objects.filter(origin="client").values_list("participant_id", "payload").order_by()
+    for participant_id, payload in rows.iterator(chunk_size=2000):
+        data = payload.get("data") if isinstance(payload, dict) else None
+        size = len(json.dumps(data if data is not None else {}, sort_keys=True, separators=(",", ":")))
+        sizes[participant_id] = sizes.get(participant_id, 0) + size
+    Participant = apps.get_model("studies", "Participant")
+    for participant_id, size in sizes.items():
+        Participant.objects.filter(pk=participant_id).update(event_bytes=size)
 
 
 class Migration(migrations.Migration):

@@ -69,7 +69,8 @@ def test_a_full_log_refuses_each_further_event_and_changes_nothing(participant, 
     acks = send(participant, [over, small, fill])
     assert acks[0]["ok"] is False
     assert acks[0]["error"].startswith(
-        f"this participant's log is full: {used} bytes of event data stored, {event_size(over)} more would pass the 10000"
+        f"this participant's log is full: {used} bytes of event data stored, {event_size(over)} more would"
+        " pass the 10000"
     )
     assert acks[1]["ok"] is True  # what still fits is stored
     assert acks[2] == first  # a re-send is answered, never refused for the quota
