@@ -65,3 +65,15 @@ def test_an_older_archive_without_origins_is_read_as_before(archive, alice):
     events = Event.objects.filter(participant__study=study)
     assert set(events.filter(type="session_start").values_list("origin", flat=True)) == {EventOrigin.SERVER}
     assert set(events.filter(type="query").values_list("origin", flat=True)) == {EventOrigin.CLIENT}
+
+
+def test_an_imported_participant_s_quota_counts_their_client_data(archive, alice, worked_study):
+    study = study_archive_import(path=archive, owner=alice)
+    for original in worked_study.participants.all():
+        copy = study.participants.get(code=original.code)
+        expected = sum(
+            len(json.dumps(data, separators=(",", ":")))
+            for data in copy.events.filter(origin=EventOrigin.CLIENT).values_list("payload__data", flat=True)
+        )
+        assert copy.event_bytes == expected
+    assert study.participants.filter(event_bytes__gt=0).exists()

@@ -5,6 +5,7 @@ rows. Each checks its rows as it reads them (reader.py)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 from django.conf import settings
 from django.utils import timezone
@@ -241,6 +242,20 @@ def _events_imported(done: Imported, pending_events: list) -> None:
             )
         )
     Event.objects.bulk_create(events, batch_size=2000)
+    _event_bytes_counted(events)
+
+
+def _event_bytes_counted(events: list[Event]) -> None:
+    """Each participant's quota counter (Participant.event_bytes) as the batch would have counted their
+    clients' events: the size of each one's data as compact JSON."""
+    sizes: dict[int, int] = {}
+    for event in events:
+        if event.origin == EventOrigin.CLIENT:
+            data = event.payload.get("data") if isinstance(event.payload, dict) else None
+            size = len(json.dumps(data if data is not None else {}, sort_keys=True, separators=(",", ":")))
+            sizes[event.participant_id] = sizes.get(event.participant_id, 0) + size
+    for participant_id, size in sizes.items():
+        Participant.objects.filter(pk=participant_id).update(event_bytes=size)
 
 
 def _origin_imported(r: ArchiveReader, e_item, e_where: str, kind: str, client_id: str) -> str:
