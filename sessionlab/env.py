@@ -2,6 +2,7 @@
 
 import ipaddress
 import os
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -49,6 +50,26 @@ def envurl(name: str, schemes: tuple[str, ...]) -> str | None:
             f"{name}={raw!r} must start with one of: {', '.join(s + '://' for s in schemes)}"
         )
     return raw
+
+
+_HOST_NAME = re.compile(
+    r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?"
+)
+
+
+def envhosts(name: str) -> list[str]:
+    """A comma-separated list of IP networks (10.0.0.0/8, fd00::/8, 192.0.2.7) and host names
+    (engine.lab.internal); refuses an entry that is neither."""
+    entries = [entry.strip() for entry in os.environ.get(name, "").split(",") if entry.strip()]
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            if not _HOST_NAME.fullmatch(entry):
+                raise ImproperlyConfigured(
+                    f"{name}: {entry!r} is neither an IP network (10.0.0.0/8) nor a host name"
+                ) from None
+    return entries
 
 
 # Names that reach only this machine: Django's test client ("testserver"), localhost and loopback addresses.

@@ -9,7 +9,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import debug_exposed_hosts, envbool, envint, envstr, envurl
+from .env import debug_exposed_hosts, envbool, envhosts, envint, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -169,6 +169,17 @@ EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1
 EVENTS_MAX_BODY_BYTES = envint("EVENTS_MAX_BODY_BYTES", 1_000_000, minimum=10_000)
 EVENTS_MAX_EVENT_BYTES = envint("EVENTS_MAX_EVENT_BYTES", 256_000, minimum=1_000)
 EVENTS_BYTES_PER_PARTICIPANT = envint("EVENTS_BYTES_PER_PARTICIPANT", 50_000_000, minimum=10_000)
+
+# Outbound HTTP (sessionlab/outbound.py, docs/security.md "Outbound HTTP"): a researcher's HTTP search system,
+# and anything later that calls out. Loopback, private, link-local and other non-public addresses are refused
+# unless OUTBOUND_ALLOW names their network or host (comma-separated in the environment); one deadline per
+# call (lookups, connections, redirects, reading); a breaker per host:port in the cache.
+OUTBOUND_ALLOW = envhosts("OUTBOUND_ALLOW")
+OUTBOUND_DEADLINE_SECONDS = envint("OUTBOUND_DEADLINE_SECONDS", 5, minimum=1)
+OUTBOUND_MAX_BYTES = envint("OUTBOUND_MAX_BYTES", 5_000_000, minimum=1)
+OUTBOUND_MAX_REDIRECTS = envint("OUTBOUND_MAX_REDIRECTS", 3, minimum=0)
+OUTBOUND_BREAKER_FAILURES = envint("OUTBOUND_BREAKER_FAILURES", 5, minimum=1)
+OUTBOUND_BREAKER_COOLDOWN_SECONDS = envint("OUTBOUND_BREAKER_COOLDOWN_SECONDS", 30, minimum=1)
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
 AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]

@@ -54,6 +54,11 @@ function reveal(completion) {
 }
 
 function confirmed(status) {
+  if (status.completion && !status.completion.code && status.completion.message) {
+    // No code yet (the study's pool ran out): say so, and keep asking until the researcher adds codes.
+    document.getElementById("completion-wait").textContent = status.completion.message;
+    return false;
+  }
   if (status.completion && status.last_sequence >= lastSequence() && pending() === 0) {
     reveal(status.completion);
     return true;

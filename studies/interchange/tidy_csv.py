@@ -9,8 +9,11 @@ reference marks a participant, never drops their rows (docs/recruitment.md, "Che
 and post_task_answers: the answers to the questions before and after the task, each a JSON object
 ({item name: answer}, keys sorted), empty when none were given, and gold_passed: 1 or 0 when the
 participant judged the scenario's two gold documents (docs/recruitment.md, "Gold documents"), empty when the
-task had none. Times are ISO 8601 in UTC; empty cells are missing values. Text cells that a spreadsheet would
-run as a formula (starting with =, +, -, @, tab or CR) get a leading ' unless `raw` (docs/file-formats.md).
+task had none; effort_flags and effort_reasons: the task's flags (no_queries, speeder, machine_regular,
+unseen_time, below_rules; ";"-separated) and why, against the study's minimum-effort rules
+(docs/recruitment.md, "Effort rules and flags"), empty when none. Times are ISO 8601 in UTC; empty cells are
+missing values. Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get
+a leading ' unless `raw` (docs/file-formats.md).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from sessionlab.spreadsheet import safe_rows
-from studies.models import Event, EventOrigin, Judgment, Query, SearchSession, ShownResult, Study
+from studies.models import Event, EventOrigin, Judgment, Query, Recruitment, SearchSession, ShownResult, Study
+from studies.participation.effort_flags import effort_flags
+from studies.participation.recruitment.effort import rules_of, session_efforts
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
 TABLES = {
@@ -41,6 +46,8 @@ TABLES = {
         "pre_task_answers",
         "post_task_answers",
         "gold_passed",
+        "effort_flags",
+        "effort_reasons",
     ],
     "queries": DESIGN
     + [
@@ -88,6 +95,7 @@ def study_tables(*, study: Study) -> dict[str, list[list]]:
         .order_by("assignment__participant__enrolment_index", "assignment__position")
     )
     rows = _StudyRows(scope)
+    rows.flag_sessions(study, sessions)
     tables = {name: [header] for name, header in TABLES.items()}
     for session in sessions:
         key = _design(study, session)
@@ -137,6 +145,7 @@ class _StudyRows:
         ):
             self.judgments[judgment.session_id].append(judgment)
         self.opened = self._opens(scope)
+        self.flags: dict[int, list] = {}
         # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
         self.gold = {
             session_id: bool(ack.get("passed"))
@@ -147,6 +156,12 @@ class _StudyRows:
             .values_list("session_id", "payload__ack")
             if isinstance(ack, dict) and ack.get("ok")
         }
+
+    def flag_sessions(self, study: Study, sessions: list[SearchSession]) -> None:
+        """Each session's effort flags (recruitment/effort.py), against the study's rules."""
+        rules = rules_of(Recruitment.objects.filter(study=study).first())
+        efforts = session_efforts(sessions)
+        self.flags = {pk: effort_flags([effort], rules) for pk, effort in efforts.items()}
 
     def _opens(self, scope) -> Counter:
         """(session, query position, rank) -> opens; also (session, query) and (session,)."""
@@ -188,6 +203,8 @@ class _StudyRows:
             _answers(session.assignment.pre_task_answers),
             _answers(session.post_task_answers),
             int(self.gold[session.pk]) if session.pk in self.gold else "",
+            ";".join(dict.fromkeys(flag.code for flag in self.flags.get(session.pk, []))),
+            "; ".join(flag.reason for flag in self.flags.get(session.pk, [])),
         ]
 
     def query(self, session: SearchSession, query: Query) -> list:

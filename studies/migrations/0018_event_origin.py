@@ -59,7 +59,7 @@ def rows_mark(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0015_alter_auditentry_action"),
+        ("studies", "0016_effort_rules_and_codes"),
     ]
 
     operations = [

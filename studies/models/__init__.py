@@ -54,12 +54,22 @@ from studies.models.assessment import (
 )
 
 # isort: split
-from studies.models.recruitment import PANEL_STATUSES, PANELS, PanelNotification, Recruitment
+from studies.models.recruitment import (
+    CODE_MODES,
+    EFFORT_OUTCOMES,
+    PANEL_STATUSES,
+    PANELS,
+    CompletionCode,
+    PanelNotification,
+    Recruitment,
+)
 
 # isort: split
 from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload
 
 __all__ = [
+    "CODE_MODES",
+    "EFFORT_OUTCOMES",
     "DEFAULT_GRADE_LABELS",
     "ENDED_STATES",
     "FREEING_STATES",
@@ -80,6 +90,7 @@ __all__ = [
     "CollectionJudgment",
     "CollectionTopic",
     "CollectionUpload",
+    "CompletionCode",
     "Document",
     "Event",
     "EventOrigin",

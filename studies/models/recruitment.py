@@ -23,6 +23,17 @@ PANEL_STATUSES = [
 ]
 
 
+EFFORT_OUTCOMES = [
+    ("failed", "Failed: the failed-checks code"),
+    ("flagged", "Flagged: the completed code, flagged for the researcher"),
+]
+CODE_MODES = [
+    ("study", "One code for the whole study"),
+    ("per_participant", "A code generated for each participant"),
+    ("pool", "A code from a pool I upload, each handed out once"),
+]
+
+
 def new_public_token() -> str:
     return secrets.token_urlsafe(16)
 
@@ -66,11 +77,28 @@ class Recruitment(models.Model):
     # {"preset": "prolific"|"strict"|"none", "items": [{"name", "kind": attention|comprehension, "label",
     # "choices", "answer"}]} (studies/participation/recruitment/: CHECK_PRESETS, check_items_errors).
     checks = models.JSONField(default=dict, blank=True)
+    # Minimum effort per task, checked when a participant completes (studies/participation/recruitment/
+    # effort.py; the presets fill these, 0 asks nothing). Below them: "failed" gives the failed-checks code,
+    # "flagged" the completed code with a flag for the researcher.
+    effort_min_queries = models.PositiveIntegerField(default=0)
+    effort_min_judgments = models.PositiveIntegerField(default=0)
+    effort_min_active_seconds = models.PositiveIntegerField(default=0)
+    effort_outcome = models.CharField(max_length=10, choices=EFFORT_OUTCOMES, default="failed")
+    # The completed code: one per study (code_completed), one generated per participant, or one per
+    # participant from a pool the researcher uploaded (CompletionCode; recruitment/codes.py).
+    code_mode = models.CharField(max_length=20, choices=CODE_MODES, default="study")
 
     class Meta:
         constraints = [
             models.CheckConstraint(
                 condition=Q(panel__in=["prolific", "mturk", "generic"]), name="recruitment_panel_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(effort_outcome__in=["failed", "flagged"]), name="recruitment_effort_outcome_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(code_mode__in=["study", "per_participant", "pool"]),
+                name="recruitment_code_mode_known",
             ),
         ]
 
@@ -102,3 +130,31 @@ class PanelNotification(models.Model):
 
     def __str__(self):
         return f"{self.panel_id}: {self.status}"
+
+
+class CompletionCode(models.Model):
+    """A completed code of one participant: generated for them, or one of the pool the researcher uploaded
+    (participant empty until handed out, once: a conditional UPDATE, recruitment/codes.py)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="completion_codes")
+    code = models.CharField(max_length=40)
+    participant = models.OneToOneField(
+        Participant, null=True, blank=True, on_delete=models.CASCADE, related_name="completion_code"
+    )
+    source = models.CharField(max_length=10, choices=[("generated", "Generated"), ("pool", "Pool")])
+    added_at = models.DateTimeField(auto_now_add=True)
+    handed_out_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "code"], name="completion_code_once_per_study"),
+            models.CheckConstraint(
+                condition=Q(participant__isnull=True) | Q(handed_out_at__isnull=False),
+                name="completion_code_handed_out_has_time",
+            ),
+        ]
+        indexes = [models.Index(fields=["study", "participant"], name="completion_code_free")]
+
+    def __str__(self):
+        return f"{self.code} ({self.source})"

@@ -18,6 +18,10 @@ that session's derived times first (`clock_apply`: one UPDATE per table, a few t
 system's query or page reads its documents before the insert (one round trip more), since an unknown one
 refuses the event before anything is written.
 
+A researcher's HTTP system is never called inside the transaction: a pass that needs one of its pages notes it
+and is rolled back before any write, the pages are fetched with no transaction open, and the batch runs again
+with them (a batch with an HTTP search costs one pass more; built-in systems search inside, as above).
+
 Here: the shell (the transaction, its retries, the acknowledgements). The batch's state and shared checks are
 in ingest_batch.py, its locked reads in ingest_reads.py, the caps on its searches in search_costs.py, and one
 handler per event type, in the table HANDLERS, in event_handlers.py.
@@ -26,7 +30,7 @@ handler per event type, in the table HANDLERS, in event_handlers.py.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from django.db import IntegrityError, OperationalError, connection, transaction
@@ -41,11 +45,13 @@ from studies.participation.event_handlers import HANDLERS, event_other
 from studies.participation.ingest_batch import EVENT_COLUMNS, Batch, session_id_of
 from studies.participation.ingest_reads import batch_read
 from studies.participation.rules import MAX_BATCH
-from studies.participation.search_costs import searches_count
+from studies.participation.search_costs import http_pages_fetch, searches_count
 from studies.search.engines.search import highlights_checked
 
 WAITING = "An earlier search of this session is waiting; send it again later."
 LOCKED_RETRIES = 4  # SQLite: attempts of a batch that found the database locked (docs/running-a-study.md)
+FETCH_PASSES = 2  # passes that may roll back to fetch HTTP systems' pages first (a batch needs one at most,
+# unless another request changed its sessions meanwhile)
 
 
 def batch_ingest(
@@ -76,32 +82,54 @@ def batch_ingest(
             raise Refused(refusal)
         checked = iter(valid)
         return [answer or {"id": next(checked)["id"], "ok": False, "refused": refusal} for answer in answers]
-    for attempt in range(1, LOCKED_RETRIES + 1):
-        batch = Batch(participant, store_refusals=store_refusals, capped=capped, clock_sample=clock_sample)
-        try:
-            with transaction.atomic():
-                acks = _batch_apply(batch, valid)
-            break
-        except IntegrityError:
-            # Two requests raced the same event ids outside any session lock (events naming no session): the
-            # other one stored them first; answering again replays what it stored.
-            if attempt >= 2:
-                raise
-        except OperationalError as error:
-            # SQLite: a write transaction takes its lock at BEGIN (transaction_mode IMMEDIATE) and waits up to
-            # its busy timeout; should that run out, the batch is tried again a few times, never answered 500.
-            if (
-                connection.vendor != "sqlite"
-                or "locked" not in str(error)
-                or attempt == LOCKED_RETRIES
-                or connection.in_atomic_block
-            ):
-                raise
-            time.sleep(0.05 * attempt)
+    batch, acks = _batch_stored(
+        lambda: Batch(participant, store_refusals=store_refusals, capped=capped, clock_sample=clock_sample),
+        valid,
+    )
     searches_count(batch)
     expanded = iter(acks_expand(batch, acks))
     checked = iter(valid)
     return [answer or {"id": next(checked)["id"], **next(expanded)} for answer in answers]
+
+
+class _FetchFirst(Exception):
+    """A pass met HTTP systems' pages not fetched yet (batch.http_needs): roll it back, fetch them."""
+
+
+def _batch_stored(new_batch: Callable[[], Batch], valid: list[dict]) -> tuple[Batch, list[dict]]:
+    """Apply the batch in one transaction, tried again as the failures below say. An HTTP system is never
+    called inside it: a pass that needs a page rolls back, the pages are fetched with no transaction open
+    (search_costs.http_pages_fetch), and the batch runs again with them (a page still missing on the last
+    pass is "retry later")."""
+    pages: dict = {}
+    fetches = failures = 0
+    while True:
+        batch = new_batch()
+        batch.http_pages, batch.http_last_pass = pages, fetches >= FETCH_PASSES
+        try:
+            with transaction.atomic():
+                return batch, _batch_apply(batch, valid)
+        except _FetchFirst:
+            fetches += 1
+            http_pages_fetch(batch.http_needs, pages)
+        except IntegrityError:
+            # Two requests raced the same event ids outside any session lock (events naming no session): the
+            # other one stored them first; answering again replays what it stored.
+            failures += 1
+            if failures >= 2:
+                raise
+        except OperationalError as error:
+            # SQLite: a write transaction takes its lock at BEGIN (transaction_mode IMMEDIATE) and waits up to
+            # its busy timeout; should that run out, the batch is tried again a few times, never answered 500.
+            failures += 1
+            if (
+                connection.vendor != "sqlite"
+                or "locked" not in str(error)
+                or failures >= LOCKED_RETRIES
+                or connection.in_atomic_block
+            ):
+                raise
+            time.sleep(0.05 * failures)
 
 
 def _events_checked(events: Sequence[Mapping]) -> tuple[list[dict | None], list[dict]]:
@@ -154,6 +182,8 @@ def _batch_apply(batch: Batch, events: Sequence[Mapping]) -> list[dict]:
             if not batch.store_refusals:
                 raise
             acks.append(event_refused(batch, raw, refusal))
+    if batch.http_needs:
+        raise _FetchFirst  # before any write: this pass is rolled back
     judgments_write(batch)
     batch.writes += plain_sql.insert_statements(Event, EVENT_COLUMNS, batch.rows) + batch.bytes_write()
     plain_sql.run_all(batch.writes)

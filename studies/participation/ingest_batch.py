@@ -24,7 +24,7 @@ from studies.participation import statements
 from studies.participation.clock import Sample, offset_delta
 from studies.participation.event_checks import client_time_checked
 from studies.participation.rules import participant_check_consented
-from studies.search.engines.search import highlights_checked
+from studies.search.engines.search import SearchPage, highlights_checked
 
 FINISHED = "This scenario is finished and cannot be worked again."
 LOG_FULL = (
@@ -163,6 +163,11 @@ class Batch:
         self.now = timezone.now()
         self.grade_scale: list[int] | None = None  # read with the locks, or at the first judgment
         self.systems: dict[int, System] = {}
+        # HTTP systems' pages, fetched before the transaction (ingest.py), by (system id, text, page); a pass
+        # that needs one not fetched yet notes it in http_needs and is rolled back; the last pass may not.
+        self.http_pages: dict[tuple[int, str, int], SearchPage] = {}
+        self.http_needs: dict[tuple[int, str, int], System] = {}
+        self.http_last_pass = False
         self.system_rows: dict[int, tuple] = {}  # system id -> (study id, code, name, backend, config)
 
     def at(self, raw: Mapping, state: SessionState) -> datetime:

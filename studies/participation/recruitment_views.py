@@ -5,9 +5,11 @@ reconciliation of its states with ours. Thin: an access-checked fetch, a form, a
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from django import forms
 from django.contrib import messages
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -15,9 +17,17 @@ from django.views.decorators.http import require_POST
 from studies.design.gold import gold_on
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import RecruitmentError
+from studies.models import CODE_MODES, EFFORT_OUTCOMES
 from studies.participation import gold, recruitment
 
 MAX_EXPORT_BYTES = recruitment.MAX_IMPORT_BYTES
+EFFORT_AND_CODE_FIELDS = (
+    "effort_min_queries",
+    "effort_min_judgments",
+    "effort_min_active_seconds",
+    "effort_outcome",
+    "code_mode",
+)
 
 
 class RecruitmentForm(forms.Form):
@@ -72,6 +82,47 @@ class RecruitmentForm(forms.Form):
         "off-topic one relevant counts as a failed attention check.",
     )
 
+    effort_preset = forms.ChoiceField(
+        choices=[
+            ("custom", "Custom: the numbers below"),
+            ("none", "None: no minimum (the default)"),
+            ("light", "Light: 1 query and 30 s per task"),
+            ("standard", "Standard: 1 query, 1 judgment and 60 s per task"),
+            ("strict", "Strict: 2 queries, 3 judgments and 120 s per task"),
+        ],
+        label="Minimum effort per task",
+        required=False,
+        help_text="A preset fills the three numbers below. Checked when a participant completes, "
+        "from what the server stored.",
+    )
+    effort_min_queries = forms.IntegerField(
+        min_value=0, max_value=100, required=False, label="Minimum queries per task"
+    )
+    effort_min_judgments = forms.IntegerField(
+        min_value=0, max_value=1000, required=False, label="Minimum judgments per task"
+    )
+    effort_min_active_seconds = forms.IntegerField(
+        min_value=0,
+        max_value=24 * 3600,
+        required=False,
+        label="Minimum active seconds per task",
+        help_text="For now the session's start to its end on its corrected timeline.",
+    )
+    effort_outcome = forms.ChoiceField(choices=EFFORT_OUTCOMES, label="Below the minimum", required=False)
+    code_mode = forms.ChoiceField(
+        choices=CODE_MODES,
+        required=False,
+        label="Completed code",
+        help_text="Per participant or a pool: for panels where the worker types the code (MTurk, SONA); "
+        "Prolific checks one code per study.",
+    )
+    code_pool = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        label="Add codes to the pool",
+        help_text="One a line (or a CSV whose first column is the code); each is handed out once.",
+    )
+
     def clean_checks_items(self):
         raw = self.cleaned_data["checks_items"].strip()
         if not raw:
@@ -110,6 +161,12 @@ def _initial(found) -> dict:
         if (found.checks or {}).get("items")
         else "",
         "checks_gold": gold_on(found.checks),
+        "effort_preset": "custom",
+        "effort_min_queries": found.effort_min_queries,
+        "effort_min_judgments": found.effort_min_judgments,
+        "effort_min_active_seconds": found.effort_min_active_seconds,
+        "effort_outcome": found.effort_outcome,
+        "code_mode": found.code_mode,
     }
 
 
@@ -139,13 +196,23 @@ def recruitment_settings(request, slug):
             data["checks"] = {"preset": preset, "items": items} if items or with_gold else {}
             if with_gold:
                 data["checks"]["gold"] = True
+            data["effort_preset"] = data["effort_preset"] or "custom"
+            for name in EFFORT_AND_CODE_FIELDS:  # left out of the form: unchanged
+                if data.get(name) in (None, ""):
+                    data.pop(name, None)
+            pool = data.pop("code_pool").strip()
             try:
-                recruitment.recruitment_update(study=study, **data)
+                with transaction.atomic():
+                    recruitment.recruitment_update(study=study, **data)
+                    added = recruitment.completion_pool_add(study=study, text=pool) if pool else 0
             except RecruitmentError as error:
                 for message in error.errors:
                     messages.error(request, message)
             else:
-                messages.success(request, "Recruitment settings saved.")
+                messages.success(
+                    request,
+                    "Recruitment settings saved." + (f" {added} codes added to the pool." if added else ""),
+                )
                 return redirect("recruitment:settings", slug=study.slug)
         else:
             for field, errors in form.errors.items():
@@ -164,15 +231,53 @@ def recruitment_settings(request, slug):
         "gold_on": gold_on(found.checks),
         "gold_pairs": gold.gold_pairs_of(study=study),
         "outcomes": gold.check_outcomes(study=study),
+        "pool": recruitment.pool_counts(study),
+        "effort_preset": recruitment.preset_of(found),
     }
     return render(request, "studies/recruitment.html", context)
 
 
+def _reconciliation_page(request, study, typed=None):
+    context = {
+        "study": study,
+        "rows": recruitment.reconciliation(study=study),
+        "flagged": recruitment.flagged_participants(study=study),
+        "typed": typed,
+        "typed_counts": sorted(Counter(row.match for row in typed or []).items()),
+    }
+    return render(request, "studies/reconciliation.html", context)
+
+
 @researcher_required
 def reconciliation(request, slug):
+    return _reconciliation_page(request, study_for_researcher(request, slug))
+
+
+@researcher_required
+@require_POST
+def typed_codes(request, slug):
+    """The panel's typed codes (a CSV of worker id and code, uploaded or pasted), each matched; nothing is
+    stored, so a refused upload changes nothing."""
     study = study_for_researcher(request, slug)
-    rows = recruitment.reconciliation(study=study)
-    return render(request, "studies/reconciliation.html", {"study": study, "rows": rows})
+    upload = request.FILES.get("codes")
+    if upload is not None and upload.size > MAX_EXPORT_BYTES:
+        messages.error(
+            request, f"The file is larger than {MAX_EXPORT_BYTES // 1_000_000} MB; nothing matched."
+        )
+        return redirect("recruitment:reconciliation", slug=study.slug)
+    try:
+        text = upload.read().decode("utf-8-sig") if upload is not None else request.POST.get("codes_text", "")
+    except UnicodeDecodeError as error:
+        messages.error(request, f"Nothing matched: the file is not UTF-8 (byte {error.start + 1}).")
+        return redirect("recruitment:reconciliation", slug=study.slug)
+    try:
+        typed = recruitment.typed_codes_match(study=study, text=text)
+    except RecruitmentError as error:
+        messages.error(request, "Nothing matched.")
+        for message in error.errors[:50]:
+            messages.error(request, message)
+        return redirect("recruitment:reconciliation", slug=study.slug)
+    return _reconciliation_page(request, study, typed)
 
 
 @researcher_required

@@ -1,8 +1,10 @@
 """What a batch's searches cost (ingest.py): SessionLab's engine is run for a query or a page not shown
 before, at most EVENTS_SEARCHES_PER_BATCH a batch and EVENTS_SEARCHES_PER_MINUTE a participant a minute at the
-endpoints; past either, the search and the session's later events are told to wait (RetryLater). The minute's
-count is in the cache, read once a batch and written after its commit. The session's system is built from the
-row read with its lock, once a batch.
+endpoints; past either, the search and the session's later events are told to wait (RetryLater). An HTTP
+system's pages are fetched before the batch's transaction (http_pages_fetch, called by ingest.py), counted by
+the same caps; one that failed is answered "retry later" too, never stored as a query without results. The
+minute's count is in the cache, read once a batch and written after its commit. The session's system is built
+from the row read with its lock, once a batch.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from sessionlab import plain_sql
 from studies.errors import RetryLater
 from studies.models import Collection, System
 from studies.participation.ingest_batch import Batch, SessionState
+from studies.search.engines.http import unavailable_page
 from studies.search.engines.search import SearchPage
-from studies.search.systems import system_search
+from studies.search.systems import PAGE_SIZE, system_search
 
 logger = logging.getLogger(__name__)
 
 TOO_MANY = "Send it again later: more than {limit} searches {scope}."
+SYSTEM_AWAY = "The search system is not available right now; send it again later."
 
 
 def minute_key(participant, now: datetime) -> str:
@@ -33,16 +37,51 @@ def minute_key(participant, now: datetime) -> str:
 
 
 def batch_search(batch: Batch, state: SessionState, text: str, page: int) -> SearchPage:
-    """A page of results of the session's system, once the caps allow it (the endpoints only)."""
+    """A page of results of the session's system, once the caps allow it (the endpoints only). An HTTP
+    system's page was fetched before the transaction (http_page); one that failed is "retry later"."""
     if batch.capped:
         search_allow(batch, state)
     system = batch.systems.get(state.system_id)
     if system is None:
         system = batch.systems[state.system_id] = system_build(batch, state.system_id)
-    result = system_search(system=system, query=text, page=page)
+    if system.backend == System.Backend.HTTP:
+        result = http_page(batch, system, text, page)
+        if result.unavailable:
+            batch.waiting.add(state.id)  # its later events wait behind it, as behind a cap
+            raise RetryLater(SYSTEM_AWAY)
+    else:
+        result = system_search(system=system, query=text, page=page)
     if result.detail:
         logger.info("session %s query %r page %d: %s", state.id, text, page, result.detail)
     return result
+
+
+def http_page(batch: Batch, system: System, text: str, page: int) -> SearchPage:
+    """The HTTP system's page fetched before this pass; else noted in batch.http_needs and answered with a
+    stand-in (the shell rolls this pass back, fetches, runs the batch again), or, on the last pass,
+    unavailable."""
+    key = (system.pk, text, page)
+    fetched = batch.http_pages.get(key)
+    if fetched is not None:
+        return fetched
+    if batch.http_last_pass:
+        return unavailable_page(page, PAGE_SIZE, "not fetched before the batch")
+    batch.http_needs[key] = system
+    return SearchPage([], None, page, page_size=PAGE_SIZE)
+
+
+def http_pages_fetch(needs: dict[tuple[int, str, int], System], pages: dict) -> None:
+    """Fetch the pages a pass needed, outside any transaction (ingest.py): nothing is locked while an engine
+    takes its time. A system that fails is not called again for the rest of the batch."""
+    failed: set[int] = set()
+    for key, system in needs.items():
+        system_id, text, page = key
+        if system_id in failed:
+            pages[key] = unavailable_page(page, PAGE_SIZE, "failed earlier in the batch")
+            continue
+        pages[key] = system_search(system=system, query=text, page=page)
+        if pages[key].unavailable:
+            failed.add(system_id)
 
 
 def search_allow(batch: Batch, state: SessionState) -> None:

@@ -281,6 +281,7 @@ def completion_status(request, token):
                 "kind": completion.kind,
                 "code": completion.code,
                 "redirect_url": completion.redirect_url,
+                "message": completion.message,
                 # MTurk: the page posts these fields to this address (a form), instead of a redirect.
                 "submit": {"action": completion.submit_url, "fields": completion.submit_fields}
                 if completion.submit_url

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from django.conf import settings
 
+from sessionlab import outbound
 from studies.models import Collection, System
 from studies.search.engines.formats import Document as ParsedDocument
-from studies.search.engines.http import HttpSearchSystem
+from studies.search.engines.http import HttpSearchSystem, unavailable_page
 from studies.search.engines.search import (
     CONFIGURATIONS,
     IndexMismatchError,
@@ -134,9 +135,26 @@ def _failed(page: int, message: str, detail: str) -> SearchPage:
     return SearchPage([], None, page, message, detail, PAGE_SIZE)
 
 
+def http_search(
+    engine: HttpSearchSystem, query: str, page: int = 1, page_size: int = PAGE_SIZE
+) -> SearchPage:
+    """One page of a researcher's engine, called through sessionlab.outbound (its address rules, deadline and
+    breaker). A failure is a page marked `unavailable` whose detail is only a category (docs/security.md,
+    "Outbound HTTP"); the cause is in the server log."""
+    if page < 1 or page_size < 1:
+        raise ValueError("page and page_size must be >= 1")
+    try:
+        response = outbound.fetch(engine.url_for(query, page, page_size), timeout=engine.timeout)
+    except outbound.OutboundError as error:
+        logger.warning("http system %s: %s (%s)", engine.url_template, error.category, error.detail)
+        return unavailable_page(page, page_size, error.category)
+    return engine.page_from(response.status, response.body, page, page_size)
+
+
 def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
     """One page (10 results) of `system`'s answer to `query`. Never raises for a participant: problems come
-    back as `SearchPage.error` (shown) and `SearchPage.detail` (logged)."""
+    back as `SearchPage.error` (shown) and `SearchPage.detail` (logged; for an HTTP system a category only,
+    and `unavailable` set: the participant's way answers "retry later", search_costs.py)."""
     if system.backend == System.Backend.HTTP:
         try:
             engine = HttpSearchSystem(
@@ -145,8 +163,8 @@ def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
         except ValueError as exc:
             logger.error("system %s of study %s is misconfigured: %s", system.code, system.study_id, exc)
             return _failed(page, MISCONFIGURED, str(exc))
-        result = engine.search(query, page, PAGE_SIZE)
-        if result.detail and not result.results:
+        result = http_search(engine, query, page, PAGE_SIZE)
+        if result.unavailable:
             logger.warning(
                 "http system %s of study %s failed: %s", system.code, system.study_id, result.detail
             )

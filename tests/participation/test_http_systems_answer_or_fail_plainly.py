@@ -1,4 +1,6 @@
-"""A researcher's engine over HTTP: its results are shown and recorded; failures are a plain message."""
+"""A researcher's engine over HTTP: its results are shown and recorded. A failure (an error status, a refused
+connection, a timeout, an open breaker) is "retry later" for the participant, who sends the query again: no
+query without results is stored. A misconfigured system stays a plain message kept with the query."""
 
 import json
 import threading
@@ -6,7 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from studies.models import ShownResult, System
+from studies.errors import RetryLater
+from studies.models import Event, Query, ShownResult, System
 from studies.participation import steps as participation
 from studies.search.systems import system_search
 
@@ -49,7 +52,10 @@ def engine_url():
 
 
 @pytest.fixture
-def http_participant(running_study, engine_url):
+def http_participant(running_study, engine_url, settings):
+    settings.OUTBOUND_ALLOW = [
+        "127.0.0.1"
+    ]  # the engine is on loopback, refused unless the operator allows it
     # The design is locked after enrolment; the systems' configuration (not their identity) may still change.
     System.objects.filter(study=running_study).update(
         backend="http", config={"url_template": engine_url + "/search?q={query}&p={page}", "timeout": 2}
@@ -67,17 +73,23 @@ def test_an_http_systems_results_are_recorded_as_shown_results(http_participant)
     assert list(ShownResult.objects.values_list("rank", "document__external_id")) == [(1, "3"), (3, "5")]
 
 
-def test_an_http_system_error_is_a_plain_message_kept_with_the_query(http_participant, caplog):
+def test_an_http_system_error_is_retry_later_and_stores_no_query(http_participant, engine_url, caplog):
     System.objects.filter(study=http_participant.study).update(
-        config={"url_template": "http://127.0.0.1:9/fail?q={query}", "timeout": 1}
+        config={"url_template": engine_url + "/fail?q={query}", "timeout": 1}
     )
     session = start(http_participant)
-    ack = participation.query_log(
-        participant=http_participant, session=session, text="wing", client_event_id=cid()
+    with pytest.raises(RetryLater, match="not available right now; send it again later"):
+        participation.query_log(
+            participant=http_participant, session=session, text="wing", client_event_id=cid()
+        )
+    acks = participation.events_ingest(
+        participant=http_participant,
+        events=[{"id": cid(), "type": "query", "session": session.pk, "data": {"text": "wing"}}],
     )
-    assert ack["results"] == [] and ack["message"].startswith("The search system is not available right now")
-    assert session.queries.get().system_message == ack["message"]
-    assert "failed" in caplog.text
+    assert acks[0]["ok"] is False and "send it again later" in acks[0]["retry_later"]
+    assert not Query.objects.filter(session=session).exists()
+    assert not Event.objects.filter(type="query").exists()
+    assert "HTTP 500" in caplog.text  # the server log keeps the cause
 
 
 def test_a_misconfigured_http_system_is_a_plain_message(running_study):

@@ -449,6 +449,7 @@ def test_gold_documents_judged_wrongly_screen_out_without_saying_which_was_which
         "kind": "failed_checks",
         "redirect_url": "",
         "code": Recruitment.objects.get(study=study).code_failed_checks,
+        "message": "",
     }
     assert (
         post(

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from studies.models import System
-from studies.search.engines.search import MAX_HIGHLIGHTS, Hit, SearchPage, highlights_checked
+from studies.search.engines.search import MAX_HIGHLIGHTS, Hit, highlights_checked
 from studies.search.systems import system_search
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def test_an_http_system_s_highlights_are_checked(participant, session, monkeypat
     System.objects.filter(pk=session.assignment.system_id).update(
         backend=System.Backend.HTTP, config={"url_template": "http://engine.invalid/?q={query}"}
     )
-    from studies.search.engines import http
+    from sessionlab import outbound
 
     answer = {
         "results": [
@@ -104,10 +104,10 @@ def test_an_http_system_s_highlights_are_checked(participant, session, monkeypat
     }
     body = json.dumps(answer).encode()
 
-    def search(self, query_text, page=1, page_size=10):  # the engine's answer, without a network
-        return SearchPage(*http.parse_response(body, page, page_size), page)
+    def fetch(url, **kwargs):  # the engine's answer, without a network
+        return outbound.Response(200, body, url)
 
-    monkeypatch.setattr(http.HttpSearchSystem, "search", search)
+    monkeypatch.setattr(outbound, "fetch", fetch)
     [ack] = post(participant, [query_event(session, "q1", "wing")])
     assert ack["ok"], ack
     assert [r.get("highlights") for r in ack["results"]] == [[[0, 4]], None]

@@ -343,6 +343,9 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("recruitment:import", "POST"): Row(
         "POST", study_path("/studies/{slug}/recruitment/import/"), RESEARCHER_PAGE, lambda w: {}
     ),
+    ("recruitment:typed_codes", "POST"): Row(
+        "POST", study_path("/studies/{slug}/recruitment/typed-codes/"), RESEARCHER_PAGE, lambda w: {}
+    ),
     ("panel:join", "GET"): Row(
         "GET", lambda w, role: public_link("")(w, role) + "?PROLIFIC_PID=" + "ab" * 12, PUBLIC
     ),

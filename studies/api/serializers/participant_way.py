@@ -74,6 +74,11 @@ class CompletionSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="Where to send the participant (empty: they paste the code).",
     )
+    message = serializers.CharField(
+        read_only=True,
+        allow_blank=True,
+        help_text="Why there is no code yet (the study's pool of codes ran out; ask again later).",
+    )
 
 
 STEP_KINDS = [

@@ -92,7 +92,12 @@ def step_data(participant: Participant) -> dict:
         }
     if where.completion is not None:
         c = where.completion
-        data["completion"] = {"kind": c.kind, "code": c.code, "redirect_url": c.redirect_url}
+        data["completion"] = {
+            "kind": c.kind,
+            "code": c.code,
+            "redirect_url": c.redirect_url,
+            "message": c.message,
+        }
     return data
 
 

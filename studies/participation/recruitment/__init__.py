@@ -15,6 +15,8 @@ One module per concern; every name callers use is re-exported here:
 - sweep.py: the overdue sweep (the beat task; the study page in eager mode).
 - join.py: the public link's arrivals, each given a row by studies/design/rows.py (rows_to_issue).
 - completion.py: the completion code and the panel's URL or MTurk's form.
+- effort.py: the minimum-effort rules and each participant's flags (the pure rule: ../effort_flags.py).
+- codes.py: per-participant completion codes (generated, or a pool handed out once) and the typed codes.
 - panel_status.py: the panel's status notifications and its submissions export.
 - panel_reconciliation.py: the disagreements between the panel's word and ours.
 """
@@ -32,14 +34,32 @@ from studies.participation.recruitment.checks import (
     checks_progress,
     gold_failures,
 )
+from studies.participation.recruitment.codes import (
+    TypedCode,
+    completion_code_take,
+    completion_pool_add,
+    pool_counts,
+    typed_codes_match,
+)
 from studies.participation.recruitment.completion import (
     Completion,
     completion_of,
     last_stored_sequence,
     mturk_submit_to_of,
 )
+from studies.participation.recruitment.effort import (
+    participant_flags,
+    preset_of,
+    rules_of,
+    study_flags,
+)
 from studies.participation.recruitment.join import Joined, participant_join
-from studies.participation.recruitment.panel_reconciliation import Disagreement, reconciliation
+from studies.participation.recruitment.panel_reconciliation import (
+    Disagreement,
+    FlaggedParticipant,
+    flagged_participants,
+    reconciliation,
+)
 from studies.participation.recruitment.panel_status import (
     MAX_IMPORT_BYTES,
     PANEL_ENDS,
@@ -80,6 +100,7 @@ from studies.participation.recruitment.states import (
     STARTED,
     TIMED_OUT,
     WITHDRAWN,
+    participant_complete,
     participant_deadline,
     participant_screen_out,
     participant_state_set,
@@ -123,6 +144,7 @@ __all__ = [
     "CheckProgress",
     "Completion",
     "Disagreement",
+    "FlaggedParticipant",
     "ImportResult",
     "Joined",
     "Panel",
@@ -137,6 +159,7 @@ __all__ = [
     "completion_of",
     "completion_url_template",
     "connect_receivers",
+    "flagged_participants",
     "gold_failures",
     "holds_row",
     "last_stored_sequence",
@@ -168,4 +191,14 @@ __all__ = [
     "state_of",
     "study_opened_sweep",
     "study_sweep",
+    "TypedCode",
+    "completion_code_take",
+    "completion_pool_add",
+    "pool_counts",
+    "typed_codes_match",
+    "participant_flags",
+    "preset_of",
+    "rules_of",
+    "study_flags",
+    "participant_complete",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from studies.models import AuditAction, AuditEntry, Participant, ParticipantState, Recruitment
+from studies.participation.recruitment.codes import POOL_EMPTY, completion_code_take
 from studies.participation.recruitment.panels import completion_url_template, mturk_submit_url
 from studies.participation.recruitment.states import state_of
 
@@ -17,6 +18,8 @@ class Completion:
     # MTurk: the externalSubmit address the page posts assignmentId and the code to ("" otherwise).
     submit_url: str = ""
     submit_fields: dict = field(default_factory=dict)
+    # Why there is no code yet (a pool of codes ran out); "" when there is one.
+    message: str = ""
 
 
 def mturk_submit_to_of(participant: Participant) -> str | None:
@@ -37,7 +40,8 @@ def mturk_submit_to_of(participant: Participant) -> str | None:
 
 def completion_of(participant: Participant) -> Completion | None:
     """The code (and the panel URL) a participant who ended receives; None while they have not ended, or
-    ended without one (withdrawn, returned, timed out: the panel handles those)."""
+    ended without one (withdrawn, returned, timed out: the panel handles those). In a per-participant code
+    mode the first ask hands their code out (stored: every later ask returns it)."""
     state = state_of(participant)
     if state not in (ParticipantState.COMPLETED, ParticipantState.SCREENED_OUT):
         return None
@@ -46,6 +50,12 @@ def completion_of(participant: Participant) -> Completion | None:
         return None
     if state == ParticipantState.COMPLETED:
         kind, code = "completed", recruitment.code_completed
+        if recruitment.code_mode != "study":
+            # Their own code (recruitment/codes.py), handed out at the first ask and stored.
+            own = completion_code_take(participant=participant, recruitment=recruitment)
+            if own is None:
+                return Completion(kind, "", "", message=POOL_EMPTY.format(code=participant.code))
+            code = own
     elif (participant.state_reason or "").startswith("failed checks"):
         kind, code = "failed_checks", recruitment.code_failed_checks
     else:

@@ -9,8 +9,10 @@ from studies.models import (
     PanelNotification,
     Participant,
     ParticipantState,
+    Recruitment,
     Study,
 )
+from studies.participation.recruitment.effort import study_flags
 from studies.participation.recruitment.states import (
     state_of,
 )
@@ -85,3 +87,35 @@ def _disagreement(ours: str, theirs: str | None, *, exported: bool) -> str:
     if theirs == "active" and ours in ENDED_STATES:
         return f"still active on the panel, {ours} here"
     return ""
+
+
+@dataclass(frozen=True)
+class FlaggedParticipant:
+    """A participant whose tasks raise effort flags (recruitment/effort.py): speeders, scripted sessions,
+    below the study's minimum-effort rules."""
+
+    participant_code: str
+    panel_id: str
+    state: str
+    codes: tuple[str, ...]
+    reasons: tuple[str, ...]
+
+
+def flagged_participants(*, study: Study) -> list[FlaggedParticipant]:
+    """Every participant of the study with an effort flag, in enrolment order."""
+    flags = study_flags(study.pk, Recruitment.objects.filter(study=study).first())
+    rows = []
+    for participant in Participant.objects.filter(pk__in=[pk for pk, f in flags.items() if f]).order_by(
+        "enrolment_index"
+    ):
+        found = flags[participant.pk]
+        rows.append(
+            FlaggedParticipant(
+                participant.code,
+                participant.panel_id or "",
+                state_of(participant),
+                tuple(dict.fromkeys(flag.code for flag in found)),
+                tuple(flag.text() for flag in found),
+            )
+        )
+    return rows

@@ -13,6 +13,7 @@ from django.utils import timezone
 from studies.errors import RecruitmentError, Refused
 from studies.models import AuditAction, AuditEntry, Recruitment, Study
 from studies.participation.recruitment.checks import check_items_errors
+from studies.participation.recruitment.effort import effort_errors, preset_fields
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,13 @@ RECRUITMENT_SETTINGS = (
     "closed",
     "closed_cells",
     "checks",
+    # Minimum effort per task (recruitment/effort.py): a preset fills the three numbers.
+    "effort_preset",
+    "effort_min_queries",
+    "effort_min_judgments",
+    "effort_min_active_seconds",
+    "effort_outcome",
+    "code_mode",
 )
 _CODE = re.compile(r"[A-Za-z0-9_-]{1,40}")
 # The study-level limit, as the per-scenario one: up to a week (a larger one overflowed the deadline's
@@ -201,8 +209,15 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
             errors.append(f"closed cell {cell!r}: not a scenario code and a system code of this study")
     if "checks" in fields:
         errors += check_items_errors(fields["checks"])
+    errors += effort_errors(fields)
+    errors += _code_mode_errors(
+        fields.get("code_mode", recruitment.code_mode), fields.get("panel", recruitment.panel)
+    )
     if errors:
         raise RecruitmentError("; ".join(errors), errors=errors)
+    preset = fields.pop("effort_preset", "custom")
+    if preset != "custom":
+        fields.update(preset_fields(preset))
     if "closed" in fields:
         closed = fields.pop("closed")
         fields["closed_at"] = (recruitment.closed_at or timezone.now()) if closed else None
@@ -216,6 +231,15 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
             study=study, action=AuditAction.RECRUITMENT_CHANGED, detail={k: str(v) for k, v in fields.items()}
         )
     return recruitment
+
+
+def _code_mode_errors(mode: str, panel: str) -> list[str]:
+    if mode not in ("study", "per_participant", "pool"):
+        return ["code mode: study, per_participant or pool"]
+    if mode != "study" and panel == "prolific":
+        # Prolific's completion URL checks the one code set on the study.
+        return ["code mode: Prolific takes one code per study; per-participant codes are for MTurk or a pool"]
+    return []
 
 
 def completion_url_template(recruitment: Recruitment) -> str:

@@ -24,6 +24,7 @@ from studies.models import (
     Recruitment,
     SearchSession,
 )
+from studies.participation.recruitment.effort import effort_shortfall, shortfall_text
 from studies.participation.rules import (
     ENDED_WITHOUT_DATA,
     TIME_LIMIT_GRACE,
@@ -126,7 +127,9 @@ def participant_state_sync(
         assignments = len(rows)
         sessions = [session_done(*row[1:]) for row in rows if row[0] is not None]
     derived = state_derived(participant=participant, sessions=sessions, assignments=assignments)
-    if derived != state_of(participant):
+    if derived == ParticipantState.COMPLETED and state_of(participant) not in ENDED_STATES:
+        participant_complete(participant=participant)
+    elif derived != state_of(participant):
         reason = (
             "declined consent"
             if derived == ParticipantState.WITHDRAWN and participant.withdrawn_at is None
@@ -134,6 +137,24 @@ def participant_state_sync(
         )
         participant_state_set(participant=participant, state=derived, reason=reason)
     return state_of(participant)
+
+
+def participant_complete(*, participant: Participant) -> bool:
+    """A participant whose rows say completed: below the study's minimum-effort rules they are screened out
+    with the failed-checks code (outcome "failed"), or completed with the shortfall as their state's reason
+    (outcome "flagged"); otherwise completed. Returns whether the state moved."""
+    recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
+    short = effort_shortfall(participant, recruitment)
+    if short and recruitment is not None and recruitment.effort_outcome == "failed":
+        return participant_screen_out(
+            participant=participant, failed_checks=True, reason=shortfall_text(short)
+        )
+    return participant_state_set(
+        participant=participant,
+        state=ParticipantState.COMPLETED,
+        reason=shortfall_text(short) if short else "",
+        detail={"effort_flags": [flag.text() for flag in short]} if short else None,
+    )
 
 
 def session_done(ended_at, end_reason, post_task_answers) -> tuple[bool, bool]:

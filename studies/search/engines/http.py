@@ -1,37 +1,43 @@
 """A researcher's own search engine behind HTTP, used as a study's search system.
 
 The engine is called with a GET on a URL template and answers JSON (see docs/collections-and-systems.md).
-Whatever goes wrong (timeout, refused connection, HTTP error, bad JSON, wrong shape) the participant gets a
-SearchPage with no results and a plain message; `search` never raises. Standard library only.
+Here: the template and the reading of an answer, no I/O; the call itself goes through sessionlab.outbound
+(studies.search.systems.http_search), the one home of outbound HTTP. A failure is a SearchPage with no
+results, the plain participant message, a short category for the researcher ("HTTP 500", "not JSON", "wrong
+shape"), never a value the engine sent, and `unavailable` set: the participant's query is asked again later.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import string
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
 
 from studies.search.engines.search import Hit, SearchPage, highlights_checked
 
-__all__ = ["HttpSearchSystem", "parse_response"]
+__all__ = ["HttpSearchSystem", "parse_response", "unavailable_page"]
+
+logger = logging.getLogger(__name__)
 
 PLACEHOLDERS = frozenset({"query", "page", "page_size"})
-MAX_RESPONSE_BYTES = 5_000_000
 UNAVAILABLE = "The search system is not available right now. Please try again in a moment."
 
 
 class _BadResponse(ValueError):
-    pass
+    category = "wrong shape"
+
+
+class _NotJson(_BadResponse):
+    category = "not JSON"
 
 
 class HttpSearchSystem:
     """`url_template` is an http(s) URL with `{query}` (URL-encoded for you) and optionally `{page}` and
     `{page_size}`, e.g. "http://engine.example:8000/search?q={query}&p={page}&n={page_size}". Literal braces
-    must be doubled. `timeout` (seconds) bounds the whole request, connection and reading included."""
+    must be doubled. `timeout` (seconds) bounds the whole call, connection and reading included (never more
+    than the operator's OUTBOUND_DEADLINE_SECONDS)."""
 
     def __init__(self, url_template: str, timeout: float = 5.0):
         names = set()
@@ -63,48 +69,21 @@ class HttpSearchSystem:
             query=urllib.parse.quote(query_text, safe=""), page=page, page_size=page_size
         )
 
-    def search(self, query_text: str, page: int = 1, page_size: int = 10) -> SearchPage:
-        if page < 1 or page_size < 1:
-            raise ValueError("page and page_size must be >= 1")
-
-        def failed(detail: str) -> SearchPage:
-            return SearchPage([], None, page, UNAVAILABLE, detail, page_size)
-
-        url = self.url_for(query_text, page, page_size)
-        deadline = time.monotonic() + self.timeout
-        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    def page_from(self, status: int, body: bytes, page: int = 1, page_size: int = 10) -> SearchPage:
+        """The SearchPage of an answer (status and body); the reason a bad answer is refused is logged, the
+        page says only its category."""
+        if status != 200:
+            return unavailable_page(page, page_size, f"HTTP {status}")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                status = response.status
-                if status != 200:
-                    return failed(f"HTTP status {status} from {url}")
-                body = bytearray()
-                while True:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise TimeoutError("timed out while reading the response")
-                    chunk = response.read1(65536)
-                    if not chunk:
-                        break
-                    body += chunk
-                    if len(body) > MAX_RESPONSE_BYTES:
-                        return failed(f"response from {url} is larger than {MAX_RESPONSE_BYTES} bytes")
-        except urllib.error.HTTPError as exc:
-            return failed(f"HTTP status {exc.code} from {url}")
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, TimeoutError):
-                return failed(f"no answer from {url} within {self.timeout:g} s")
-            return failed(f"cannot connect to {url}: {reason}")
-        except TimeoutError:
-            return failed(f"no answer from {url} within {self.timeout:g} s")
-        except (OSError, ValueError) as exc:  # reset connections, bad status lines, invalid URLs
-            return failed(f"request to {url} failed: {exc}")
-        try:
-            results, total = parse_response(bytes(body), page, page_size)
+            results, total = parse_response(body, page, page_size)
         except _BadResponse as exc:
-            return failed(f"bad response from {url}: {exc}")
+            logger.warning("http system %s answered badly: %s", self.url_template, exc)
+            return unavailable_page(page, page_size, exc.category)
         return SearchPage(results, total, page, None, None, page_size)
+
+
+def unavailable_page(page: int, page_size: int, category: str) -> SearchPage:
+    return SearchPage([], None, page, UNAVAILABLE, category, page_size, unavailable=True)
 
 
 def parse_response(body: bytes, page: int = 1, page_size: int = 10) -> tuple[list[Hit], int | None]:
@@ -113,7 +92,7 @@ def parse_response(body: bytes, page: int = 1, page_size: int = 10) -> tuple[lis
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise _BadResponse(f"not valid JSON ({exc})") from None
+        raise _NotJson(f"not valid JSON ({exc})") from None
     total = None
     if isinstance(data, dict):
         if "results" not in data:

@@ -125,6 +125,7 @@ class SearchPage:
     detail: str | None = None  # the technical reason, for logs and researchers
     page_size: int = 10
     query_used: str | None = None  # set when the query was rewritten to recover from a syntax error
+    unavailable: bool = False  # the system could not answer now (an HTTP system's failure): ask again later
 
 
 class IndexMismatchError(ValueError):
