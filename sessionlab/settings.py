@@ -162,6 +162,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, minimum=1)
 EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)
 EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1)
+# Sizes on every events endpoint (the page's batch and the participant API; docs/security.md, docs/api.md): a
+# body over EVENTS_MAX_BODY_BYTES is refused whole (413); an event whose data is over EVENTS_MAX_EVENT_BYTES
+# (as compact JSON) is refused alone; and once the data a participant's clients stored reaches
+# EVENTS_BYTES_PER_PARTICIPANT, each further event is refused alone ("this participant's log is full").
+EVENTS_MAX_BODY_BYTES = envint("EVENTS_MAX_BODY_BYTES", 1_000_000, minimum=10_000)
+EVENTS_MAX_EVENT_BYTES = envint("EVENTS_MAX_EVENT_BYTES", 256_000, minimum=1_000)
+EVENTS_BYTES_PER_PARTICIPANT = envint("EVENTS_BYTES_PER_PARTICIPANT", 50_000_000, minimum=10_000)
 
 # Outbound HTTP (sessionlab/outbound.py, docs/security.md "Outbound HTTP"): a researcher's HTTP search system,
 # and anything later that calls out. Loopback, private, link-local and other non-public addresses are refused

@@ -72,6 +72,7 @@ def study_with_sessions(study, collection):
             type="session_start",
             client_event_id=f"c{offset}.start",
             client_time=t0,
+            origin="server",  # the session's start is the server's row
             payload={"data": {"assignment": assignment.position}, "ack": {"ok": True, "session": session.pk}},
         )
         for position in (1, 2):

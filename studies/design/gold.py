@@ -27,6 +27,7 @@ from django.db import IntegrityError, transaction
 from studies.models import (
     Document,
     Event,
+    EventOrigin,
     Participant,
     Recruitment,
     ReferenceJudgment,
@@ -97,7 +98,9 @@ def gold_pair(*, study_id: int, topic_id: str) -> GoldPair | None:
 
 
 def gold_answered(session: SearchSession) -> bool:
-    return Event.objects.filter(session_id=session.pk, type="gold", payload__ack__ok=True).exists()
+    return Event.objects.filter(
+        session_id=session.pk, type="gold", origin=EventOrigin.SERVER, payload__ack__ok=True
+    ).exists()
 
 
 def _pin_id(session: SearchSession) -> str:
@@ -110,7 +113,7 @@ def _pin_id(session: SearchSession) -> str:
 def gold_pinned(*, participant: Participant, session: SearchSession) -> GoldPair | None:
     """The pair pinned on this session, or None (no pin yet, or a pin whose documents are gone)."""
     data = (
-        Event.objects.filter(session_id=session.pk, type=PIN_EVENT)
+        Event.objects.filter(session_id=session.pk, type=PIN_EVENT, origin=EventOrigin.SERVER)
         .order_by("id")
         .values_list("payload__data", flat=True)
         .first()
@@ -153,6 +156,7 @@ def gold_pin(
                 session=session,
                 type=PIN_EVENT,
                 client_event_id=_pin_id(session),
+                origin=EventOrigin.SERVER,
                 payload={
                     "data": {
                         "source": "server",

@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from sessionlab.spreadsheet import safe_rows
-from studies.models import Event, Judgment, Query, Recruitment, SearchSession, ShownResult, Study
+from studies.models import Event, EventOrigin, Judgment, Query, Recruitment, SearchSession, ShownResult, Study
 from studies.participation.effort_flags import effort_flags
 from studies.participation.recruitment.effort import rules_of, session_efforts
 
@@ -149,7 +149,9 @@ class _StudyRows:
         # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
         self.gold = {
             session_id: bool(ack.get("passed"))
-            for session_id, ack in Event.objects.filter(session__in=scope, type="gold")
+            for session_id, ack in Event.objects.filter(
+                session__in=scope, type="gold", origin=EventOrigin.SERVER
+            )
             .order_by("id")
             .values_list("session_id", "payload__ack")
             if isinstance(ack, dict) and ack.get("ok")

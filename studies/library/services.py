@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import shutil
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import cast
 
@@ -59,6 +60,8 @@ def _safe_name(name: str) -> str:
     """The last part of an uploaded file's name, without anything a path could make of it."""
     base = PurePosixPath(str(name).replace("\\", "/")).name.strip().lstrip(".")
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in base)[:100]
+    while len(cleaned.encode()) > 200:  # letters of other scripts take up to 4 bytes: a name the disk holds
+        cleaned = cleaned[:-1]
     return cleaned or "upload"
 
 
@@ -113,50 +116,114 @@ def upload_create(*, owner, name: str, format: str, files: dict, description: st
     return upload
 
 
+# A name the filesystem can hold: each part at most NAME_MAX bytes (255 on Linux's filesystems), the whole
+# path well under PATH_MAX with the upload's folder in front.
+MAX_MEMBER_PART_BYTES = 255
+MAX_MEMBER_PATH_BYTES = 1024
+
+
+def _member_parts(member: zipfile.ZipInfo, label: str) -> tuple[str, ...]:
+    """The member's path inside the upload's folder, as parts; CollectionImportError naming the member and
+    its problem when it could escape the folder, is a link, or is a name the filesystem cannot hold."""
+    name = member.filename
+    shown = name if len(name) <= 80 else f"{name[:60]}…"
+
+    def refuse(problem: str) -> CollectionImportError:
+        return CollectionImportError(f"{label}: member {shown!r} {problem}")
+
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    if name.startswith(("/", "\\")) or ".." in parts or not parts or ":" in parts[0]:
+        raise refuse("would be written outside the upload's folder")
+    if (member.external_attr >> 16) & 0o170000 == 0o120000:
+        raise refuse("is a symbolic link")
+    if member.flag_bits & 0x1:
+        raise refuse("is encrypted")
+    if "\x00" in name:
+        raise refuse("has a NUL character in its name")
+    if any(len(part.encode("utf-8", "surrogateescape")) > MAX_MEMBER_PART_BYTES for part in parts):
+        raise refuse(f"has a name longer than the {MAX_MEMBER_PART_BYTES} bytes a file's name may have")
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_MEMBER_PATH_BYTES:
+        raise refuse(f"has a path longer than {MAX_MEMBER_PATH_BYTES} bytes")
+    return parts
+
+
+def _members_checked(zipped: zipfile.ZipFile, label: str) -> list[tuple[zipfile.ZipInfo, tuple[str, ...]]]:
+    """Every member to unpack with its path, each checked before anything is written: a problem with any one
+    (its name, a second member of the same name, a file and a folder of one name, too many, too large)
+    refuses the zip naming the member."""
+    members = [
+        m
+        for m in zipped.infolist()
+        if not m.is_dir()
+        and not m.filename.startswith("__MACOSX/")
+        and not PurePosixPath(m.filename).name.startswith(".")
+    ]
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise CollectionImportError(
+            f"{label}: {len(members)} files, more than the {MAX_ZIP_MEMBERS} a zip may hold"
+        )
+    if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
+        raise CollectionImportError(f"{label}: more than {MAX_UNZIPPED_BYTES // MiB} MB once unpacked")
+    checked: list[tuple[zipfile.ZipInfo, tuple[str, ...]]] = []
+    files: dict[tuple[str, ...], str] = {}  # path -> the member's name, as the zip gives it
+    folders: dict[tuple[str, ...], str] = {}  # a folder some member puts -> the first such member
+    for member in members:
+        parts = _member_parts(member, label)
+        if parts in files:
+            raise CollectionImportError(f"{label}: member {member.filename!r} is in the zip twice")
+        files[parts] = member.filename
+        for depth in range(1, len(parts)):
+            folders.setdefault(parts[:depth], member.filename)
+        checked.append((member, parts))
+    for parts, name in files.items():
+        if parts in folders:
+            raise CollectionImportError(
+                f"{label}: member {name!r} is a file, and {folders[parts]!r} puts a folder of the same name"
+            )
+    return checked
+
+
+def _member_write(zipped: zipfile.ZipFile, member: zipfile.ZipInfo, path: Path, label: str) -> None:
+    written = 0
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with zipped.open(member) as source, open(path, "xb") as handle:
+            while chunk := source.read(1024 * 1024):
+                written += len(chunk)
+                if written > member.file_size or written > MAX_UNZIPPED_BYTES:
+                    raise CollectionImportError(
+                        f"{label}: member {member.filename!r} unpacks to more than its stated size"
+                    )
+                handle.write(chunk)
+    except OSError as exc:  # what the checks did not foresee: named, never a traceback
+        raise CollectionImportError(
+            f"{label}: member {member.filename!r} cannot be written ({exc.strerror or exc})"
+        ) from None
+
+
 def _unzip(archive: Path, target: Path) -> list[Path]:
-    """Extract `archive` into `target`, refusing what could escape it or fill the disk; returns the files."""
+    """Extract `archive` into `target`, refusing what could escape it, fill the disk or not be written; the
+    members are checked before the first is written, and a refusal leaves nothing of the zip on disk.
+    Returns the files."""
     label = archive.name
+    extracted = []
     try:
         with zipfile.ZipFile(archive) as zipped:
-            members = [
-                m
-                for m in zipped.infolist()
-                if not m.is_dir()
-                and not m.filename.startswith("__MACOSX/")
-                and not PurePosixPath(m.filename).name.startswith(".")
-            ]
-            if len(members) > MAX_ZIP_MEMBERS:
-                raise CollectionImportError(
-                    f"{label}: {len(members)} files, more than the {MAX_ZIP_MEMBERS} a zip may hold"
-                )
-            if sum(m.file_size for m in members) > MAX_UNZIPPED_BYTES:
-                raise CollectionImportError(
-                    f"{label}: more than {MAX_UNZIPPED_BYTES // MiB} MB once unpacked"
-                )
-            extracted = []
-            for member in members:
-                parts = PurePosixPath(member.filename.replace("\\", "/")).parts
-                if member.filename.startswith("/") or ".." in parts or not parts or ":" in parts[0]:
-                    raise CollectionImportError(
-                        f"{label}: member {member.filename!r} would be written outside the upload's folder"
-                    )
-                if (member.external_attr >> 16) & 0o170000 == 0o120000:
-                    raise CollectionImportError(f"{label}: member {member.filename!r} is a symbolic link")
+            for member, parts in _members_checked(zipped, label):
                 path = target.joinpath(*parts)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                written = 0
-                with zipped.open(member) as source, open(path, "wb") as handle:
-                    while chunk := source.read(1024 * 1024):
-                        written += len(chunk)
-                        if written > member.file_size or written > MAX_UNZIPPED_BYTES:
-                            raise CollectionImportError(
-                                f"{label}: member {member.filename!r} unpacks to more than its stated size"
-                            )
-                        handle.write(chunk)
+                _member_write(zipped, member, path, label)
                 extracted.append(path)
+    except CollectionImportError:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     except zipfile.BadZipFile:
+        shutil.rmtree(target, ignore_errors=True)
         raise CollectionImportError(f"{label}: not a zip file") from None
-    except (zipfile.LargeZipFile, NotImplementedError, RuntimeError) as exc:  # encrypted, unknown compression
+    except UnicodeDecodeError:  # a member name flagged UTF-8 that is not
+        shutil.rmtree(target, ignore_errors=True)
+        raise CollectionImportError(f"{label}: a member's name is not valid UTF-8") from None
+    except (zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error) as exc:
+        shutil.rmtree(target, ignore_errors=True)  # unknown compression, a damaged member
         raise CollectionImportError(f"{label}: cannot be unpacked ({exc})") from None
     if not extracted:
         raise CollectionImportError(f"{label}: the zip holds no files")

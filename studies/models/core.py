@@ -284,6 +284,9 @@ class Participant(models.Model):
     excluded_at = models.DateTimeField(null=True, blank=True)
     excluded_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     excluded_agreement = models.FloatField(null=True, blank=True)
+    # Bytes of the event payloads the participant's clients had stored: the batch adds its rows' size in its
+    # own writes, and refuses an event past EVENTS_BYTES_PER_PARTICIPANT (docs/security.md).
+    event_bytes = models.BigIntegerField(default=0, db_default=0, editable=False)
 
     objects = ParticipantQuerySet.as_manager()
 
@@ -455,6 +458,11 @@ class ShownResult(models.Model):
         return f"{self.query_id}#{self.rank}: {self.document_id}"
 
 
+class EventOrigin(models.TextChoices):
+    CLIENT = "client", "client"
+    SERVER = "server", "server"
+
+
 class Event(models.Model):
     """The append-only raw log: every participant action as the client reported it.
 
@@ -475,6 +483,11 @@ class Event(models.Model):
     client_time = models.DateTimeField(null=True, blank=True)
     server_time = models.DateTimeField(auto_now_add=True)
     payload = models.JSONField(default=dict, blank=True)
+    # Who wrote the row. Readers of the types only the server writes (event_checks.SERVER_EVENT_TYPES) read
+    # only server rows: a client row of one (an old database's) is never taken for the server's. No index.
+    origin = models.CharField(
+        max_length=6, choices=EventOrigin.choices, default=EventOrigin.CLIENT, db_default=EventOrigin.CLIENT
+    )
 
     class Meta:
         ordering = ["participant", "server_time", "id"]

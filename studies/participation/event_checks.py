@@ -1,4 +1,5 @@
-"""What a client event must be before any SQL sees it: pure Python, one pass over the event (O(its size)).
+"""What a client event must be before any SQL sees it: pure Python, O(its size) (a pass to clean its text, one
+to write its data as compact JSON, whose length is its size: over EVENTS_MAX_EVENT_BYTES it is refused).
 
 A participant's text is kept, not refused: a lone UTF-16 surrogate (half an emoji) becomes U+FFFD and a NUL
 is removed, and the event says so (`"normalized": [the data paths changed]`). Anything the columns or the
@@ -10,11 +11,13 @@ far from the server's receive time, or outside years 1-9999 in UTC, is kept as r
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
 from studies.errors import EventRefused
@@ -103,8 +106,9 @@ def _clean(value, path: str, depth: int, normalized: list[str]):
 
 def event_check(raw) -> dict:
     """The event, ready for the ingest: {"id", "type", "session" (as sent), "seq" (int or None), "time"
-    (as sent), "data" (a dict, text cleaned), "normalized" (the data paths whose text was cleaned)}. Raises
-    EventRefused with the field and the reason."""
+    (as sent), "data" (a dict, text cleaned), "normalized" (the data paths whose text was cleaned),
+    "data_text" (the data as compact JSON: its length is the event's size)}. Raises EventRefused with the
+    field and the reason."""
     if not isinstance(raw, Mapping):
         raise EventRefused("an event is a JSON object")
     cid, kind = raw.get("id"), raw.get("type")
@@ -131,6 +135,14 @@ def event_check(raw) -> dict:
         raise EventRefused("data: a JSON object")
     normalized: list[str] = []
     data = _clean(data, "", 0, normalized)
+    # Its size as compact JSON (ASCII, as stored): the one serialisation of the event the ingest makes, for
+    # the cap here, the participant's quota and the re-send digest (ingest_batch.sent_digest).
+    data_text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    if len(data_text) > settings.EVENTS_MAX_EVENT_BYTES:
+        raise EventRefused(
+            f"data: {len(data_text)} bytes, over the {settings.EVENTS_MAX_EVENT_BYTES} an event may hold"
+            " (EVENTS_MAX_EVENT_BYTES)"
+        )
     if isinstance(time, str):
         time = text_clean(time)[0]
     # The session is left as sent: the ingest reads only what is an id of theirs, and refuses the rest as not
@@ -143,6 +155,7 @@ def event_check(raw) -> dict:
         "time": time,
         "data": data,
         "normalized": normalized,
+        "data_text": data_text,
     }
 
 

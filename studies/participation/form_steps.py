@@ -27,7 +27,7 @@ from studies.design.questionnaires import (
 )
 from studies.design.selectors import participant_step
 from studies.errors import InvalidAnswers, Refused
-from studies.models import Assignment, Event, Participant, SearchSession
+from studies.models import Assignment, Participant, SearchSession
 from studies.participation.event_checks import text_clean
 from studies.participation.recruitment import (
     checks_progress,
@@ -39,6 +39,8 @@ from studies.participation.rules import (
     event_create,
     participant_check_active,
     participant_check_consented,
+    server_ack_stored,
+    server_event_stored,
     session_clock_start,
     session_expire_if_due,
 )
@@ -115,18 +117,8 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
 # --- events ---------------------------------------------------------------------------------------------
 
 
-def _stored(participant: Participant, client_event_id: str) -> Event | None:
-    # Not its client time: a row stored before the client-time rule may hold one Python cannot read.
-    return (
-        Event.objects.filter(participant=participant, client_event_id=client_event_id)
-        .defer("client_time")
-        .first()
-    )
-
-
-def _replay(participant: Participant, client_event_id: str) -> dict | None:
-    event = _stored(participant, client_event_id)
-    return None if event is None else (event.payload.get("ack") or {"ok": True})
+_stored = server_event_stored  # the server's own row only (a client's holding the id is refused)
+_replay = server_ack_stored
 
 
 def _once(participant: Participant, client_event_id: str, write: Callable[[], dict]) -> dict:

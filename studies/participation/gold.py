@@ -33,14 +33,27 @@ from studies.design.gold import (
     gold_pinned,
 )
 from studies.errors import InvalidAnswers, Refused
-from studies.models import Event, Participant, ParticipantState, Recruitment, Scenario, SearchSession
+from studies.models import (
+    Event,
+    EventOrigin,
+    Participant,
+    ParticipantState,
+    Recruitment,
+    Scenario,
+    SearchSession,
+)
 from studies.participation.recruitment import (
     CHECK_PRESETS,
     checks_progress,
     gold_failures,
     participant_screen_out,
 )
-from studies.participation.rules import client_id_check, event_create, participant_check_consented
+from studies.participation.rules import (
+    client_id_check,
+    event_create,
+    participant_check_consented,
+    server_ack_stored,
+)
 
 _GRADE = re.compile(r"-?[0-9]{1,4}")
 
@@ -71,12 +84,7 @@ def gold_score(
     return not wrong, (f"gold documents of scenario {scenario_code}: {'; '.join(wrong)}" if wrong else "")
 
 
-def _replay(participant: Participant, client_event_id: str) -> dict | None:
-    return (
-        participant.events.filter(client_event_id=client_event_id)
-        .values_list("payload__ack", flat=True)
-        .first()
-    )
+_replay = server_ack_stored  # the server's own row only (a client's holding the id is refused)
 
 
 def gold_answer_record(
@@ -243,7 +251,10 @@ def check_outcomes(*, study) -> list[CheckOutcome]:
     outcomes: dict[int, CheckOutcome] = {}
     rows = (
         Event.objects.filter(
-            participant__study=study, participant__preview_at__isnull=True, type__in=("check", "gold")
+            participant__study=study,
+            participant__preview_at__isnull=True,
+            type__in=("check", "gold"),
+            origin=EventOrigin.SERVER,
         )
         .order_by("participant__enrolment_index", "id")
         .values_list("participant_id", "participant__code", "participant__state", "type", "payload__ack")

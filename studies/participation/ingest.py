@@ -168,9 +168,9 @@ def _batch_apply(batch: Batch, events: Sequence[Mapping]) -> list[dict]:
     batch_read(batch, events)
     acks = []
     for raw in events:
-        stored = batch.stored.get(raw["id"])
-        if stored is not None:
-            acks.append(stored[2])
+        replay = batch.replay(raw)  # the same event re-sent, or another under its id (refused)
+        if replay is not None:
+            acks.append(replay)
             continue
         try:
             acks.append(event_apply(batch, raw))
@@ -185,7 +185,7 @@ def _batch_apply(batch: Batch, events: Sequence[Mapping]) -> list[dict]:
     if batch.http_needs:
         raise _FetchFirst  # before any write: this pass is rolled back
     judgments_write(batch)
-    batch.writes += plain_sql.insert_statements(Event, EVENT_COLUMNS, batch.rows)
+    batch.writes += plain_sql.insert_statements(Event, EVENT_COLUMNS, batch.rows) + batch.bytes_write()
     plain_sql.run_all(batch.writes)
     return acks
 

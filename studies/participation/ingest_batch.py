@@ -8,6 +8,8 @@ writes it. Nothing here runs a statement: the log rows and writes are collected 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -17,13 +19,22 @@ from django.conf import settings
 from django.utils import timezone
 
 from studies.errors import Refused, RetryLater
-from studies.models import System
+from studies.models import EventOrigin, System
+from studies.participation import statements
 from studies.participation.clock import Sample, offset_delta
 from studies.participation.event_checks import client_time_checked
 from studies.participation.rules import participant_check_consented
 from studies.search.engines.search import SearchPage, highlights_checked
 
 FINISHED = "This scenario is finished and cannot be worked again."
+LOG_FULL = (
+    "this participant's log is full: {used} bytes of event data stored, {size} more would pass the"
+    " {quota} allowed (EVENTS_BYTES_PER_PARTICIPANT); nothing more is recorded"
+)
+ID_TAKEN = (
+    "id: {id!r} is already an event of yours with another type, session or data; a re-sent event is sent"
+    " as it was, a new one takes an id of its own"
+)
 NOT_YOURS = "This is not one of your search sessions."
 NOT_THIS_QUERY = "That query is not part of this search session."
 NOT_SHOWN = "That document was not shown in this search session."
@@ -38,7 +49,22 @@ EVENT_COLUMNS = (
     "client_time",
     "server_time",
     "payload",
+    "origin",
 )
+
+
+def sent_digest(raw: Mapping) -> str:
+    """What identifies an event as the client sent it (its type, session and data, text cleaned), kept in its
+    payload (`"sent"`): a re-sent event matches it and is answered what it was; another event under the same
+    id does not, and is refused (`Batch.replay`). O(the event's size), once per new event."""
+    data_text = raw.get("data_text") or json.dumps(raw.get("data"), sort_keys=True, separators=(",", ":"))
+    text = json.dumps([raw["type"], raw.get("session")]) + data_text
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def event_size(raw: Mapping) -> int:
+    """The bytes an event's data takes (compact JSON, as event_check wrote it): what the quota counts."""
+    return len(raw.get("data_text") or json.dumps(raw.get("data"), sort_keys=True, separators=(",", ":")))
 
 
 def is_int(value) -> TypeGuard[int]:
@@ -116,8 +142,13 @@ class Batch:
         self.minute_left: int | None = None  # read from the cache at the batch's first search
         self.waiting: set[int] = set()  # sessions with a search told to wait: their later events wait too
         self.sessions: dict[int, SessionState] = {}
-        self.stored: dict[str, tuple[str, int | None, dict]] = {}  # client id -> (type, session id, ack)
+        # client id -> (type, session id, ack, digest of the event as sent: sent_digest; None on older rows)
+        self.stored: dict[str, tuple[str, int | None, dict, str | None]] = {}
         self.rows: list[tuple] = []  # the new Events (EVENT_COLUMNS)
+        # The data those rows hold, in bytes: added to Participant.event_bytes with the batch's writes. The
+        # counter read with the participant before the batch may miss a batch stored at the same moment: the
+        # quota is passed by one body at most per request in flight (docs/security.md).
+        self.bytes_added = 0
         # Writes whose results no later statement of the batch reads (the state in memory answers): they go to
         # the database together at the end, in one round trip on PostgreSQL (plain_sql.run_all).
         self.writes: list[tuple[str, list]] = []
@@ -151,6 +182,8 @@ class Batch:
 
     def log(self, raw, state: SessionState | None, data: dict, ack: dict, kind: str | None = None) -> dict:
         sequence = raw.get("seq")  # event_check keeps it within the column
+        digest = sent_digest(raw)
+        self.bytes_added += event_size(raw)
         client_time, time_text, _ = client_time_checked(
             raw.get("time"),
             received_at=self.now,
@@ -170,11 +203,37 @@ class Batch:
                 sequence if is_int(sequence) and sequence >= 0 else None,
                 client_time,
                 self.now,
-                {"data": data, "ack": ack},
+                {"data": data, "ack": ack, "sent": digest},
+                EventOrigin.CLIENT,  # only what a client sent (event_checks refuses the rest)
             )
         )
-        self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack)
+        self.stored[raw["id"]] = (kind or raw["type"], state.id if state else None, ack, digest)
         return ack
+
+    def replay(self, raw: Mapping) -> dict | None:
+        """The answer to an event that is not applied, or None to apply it: an event whose id is stored
+        (earlier, or in this batch) re-sent as it was gets its stored acknowledgement; another event under
+        that id is refused, not stored (the id is taken); so is a new event past the participant's quota. A
+        row stored before the digest was kept answers as a re-send."""
+        stored = self.stored.get(raw["id"])
+        if stored is not None and (stored[3] is None or stored[3] == sent_digest(raw)):
+            return stored[2]
+        if stored is not None:
+            message = ID_TAKEN.format(id=raw["id"])
+        else:
+            size = event_size(raw)
+            used = self.participant.event_bytes + self.bytes_added
+            quota = settings.EVENTS_BYTES_PER_PARTICIPANT
+            if used + size <= quota:
+                return None
+            message = LOG_FULL.format(used=used, size=size, quota=quota)
+        if not self.store_refusals:
+            raise Refused(message)
+        return {"ok": False, "error": message}
+
+    def bytes_write(self) -> list[tuple[str, list]]:
+        """The participant's counter moved by what the batch stored (one UPDATE, with the batch's writes)."""
+        return [statements.event_bytes_add(self.participant.pk, self.bytes_added)] if self.bytes_added else []
 
     # --- checks ---------------------------------------------------------------------------------------
 

@@ -134,7 +134,7 @@ def queries_load(state: SessionState, rows) -> None:
 def stored_load(batch: Batch, rows) -> None:
     for client_id, type_, session_id, payload in rows:
         payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
-        batch.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
+        batch.stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True}, payload.get("sent"))
 
 
 def clock_apply(batch: Batch, state: SessionState) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 
-from studies.models import Event, Judgment, Query, SearchSession, ShownResult
+from studies.models import Event, EventOrigin, Judgment, Query, SearchSession, ShownResult
 from studies.participation.ingest import results_marked
 
 RELOAD_EVENT = "page_reload"
@@ -80,6 +80,7 @@ def page_reload_record(*, session: SearchSession, state: dict, user_agent: str =
         session=session,
         type=RELOAD_EVENT,
         client_event_id=f"server-reload-{uuid.uuid4().hex}",
+        origin=EventOrigin.SERVER,
         payload={
             "data": {
                 "source": "server",

@@ -15,7 +15,7 @@ from django.utils import timezone
 from sessionlab.queueing import delay_on_commit, task_named
 from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at  # THE rule, kept importable here
 from studies.errors import InvalidEvent, Refused
-from studies.models import Event, Participant, ParticipantState, SearchSession
+from studies.models import Event, EventOrigin, Participant, ParticipantState, SearchSession
 from studies.participation.clock import offset_delta
 from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked
 from studies.signals import sessions_finished
@@ -49,6 +49,25 @@ def client_id_check(client_event_id) -> str:
     return client_event_id
 
 
+def server_event_stored(participant: Participant, client_event_id: str) -> Event | None:
+    """The server's event stored under this client id (a re-sent form answers its ack), or None. Refused when
+    a client's event holds the id: its answer is never taken for the form's (docs/security.md)."""
+    # Not its client time: a row stored before the client-time rule may hold one Python cannot read.
+    event = (
+        Event.objects.filter(participant=participant, client_event_id=client_event_id)
+        .defer("client_time")
+        .first()
+    )
+    if event is not None and event.origin != EventOrigin.SERVER:
+        raise Refused(f"client_event_id {client_event_id!r} is an event the page sent; use an id of its own.")
+    return event
+
+
+def server_ack_stored(participant: Participant, client_event_id: str) -> dict | None:
+    event = server_event_stored(participant, client_event_id)
+    return None if event is None else (event.payload.get("ack") or {"ok": True})
+
+
 def event_create(*, participant, session, type, client_event_id, sequence, client_time, data, ack) -> Event:
     """One Event of a form (or the server): a sequence the column cannot hold is left out, a client time goes
     through the one rule (event_checks.client_time_checked) as the events endpoints' do."""
@@ -68,6 +87,7 @@ def event_create(*, participant, session, type, client_event_id, sequence, clien
         else None,
         client_time=moment,
         payload={"data": data, "ack": ack},
+        origin=EventOrigin.SERVER,  # every caller is the server's: a form's step, a check, a time-out
     )
 
 

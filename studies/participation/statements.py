@@ -21,6 +21,7 @@ from studies.models import (
     GradeLevel,
     Judgment,
     JudgmentChange,
+    Participant,
     Query,
     SearchSession,
     ShownResult,
@@ -127,6 +128,14 @@ def query_insert(session_id: int, text: str, issued_at, system_message: str) -> 
         f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s FROM {table} WHERE session_id = %s"
         " RETURNING id, position",
         [session_id, text, plain_sql.prepared(Query, "issued_at", issued_at), system_message, session_id],
+    )
+
+
+def event_bytes_add(participant_id: int, size: int) -> Statement:
+    """The participant's stored event data grows by `size` bytes (the quota's counter, one statement)."""
+    return (
+        f"UPDATE {_table(Participant)} SET event_bytes = event_bytes + %s WHERE id = %s",
+        [size, participant_id],
     )
 
 

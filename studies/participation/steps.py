@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -267,6 +268,16 @@ def participant_withdraw(*, participant: Participant, by: str = "participant") -
 
 
 # --- the browser's event batches ------------------------------------------------------------------------
+
+
+def body_too_large(content_length) -> str | None:
+    """Why an events body is refused whole for its size before it is read (413), or None: one limit,
+    EVENTS_MAX_BODY_BYTES, on both events endpoints (the page's batch and the participant API)."""
+    limit = settings.EVENTS_MAX_BODY_BYTES
+    length = str(content_length or "0")
+    if not length.isdigit() or int(length) > limit:
+        return f"a batch body holds at most {limit} bytes (EVENTS_MAX_BODY_BYTES)"
+    return None
 
 
 def too_many_events(events: Sequence) -> str | None:

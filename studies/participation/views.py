@@ -29,7 +29,6 @@ from studies.participation import steps as participation
 from studies.participation.where import check_shown, participant_where
 
 logger = logging.getLogger(__name__)
-MAX_BATCH_BYTES = 1_000_000
 
 
 def _participant_or_404(token: str):
@@ -432,9 +431,8 @@ def events_submit(request, token):
     if participant is None:
         raise Http404("No such study link.")
     # The CSRF check has already read a form body (the beacon's), so look at the header, not request.body.
-    length = request.META.get("CONTENT_LENGTH") or "0"
-    if not length.isdigit() or int(length) > MAX_BATCH_BYTES:
-        return JsonResponse({"error": "batch too large"}, status=413)
+    if too_large := participation.body_too_large(request.META.get("CONTENT_LENGTH")):
+        return JsonResponse({"error": too_large}, status=413)
     try:
         if request.content_type == "application/json":
             body = json.loads(request.body)

@@ -13,12 +13,12 @@ whole, as DRF's strict JSON does)."""
 import json
 
 import pytest
+from django.conf import settings as django_settings
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from studies.models import Event, Query
-from studies.participation.views import MAX_BATCH_BYTES
 
 pytestmark = pytest.mark.django_db
 
@@ -98,7 +98,11 @@ def _under_the_byte_limit(part):
     """`part` in consecutive pieces whose request bodies stay under the endpoint's byte limit."""
     piece = []
     for item in part:
-        if piece and len(('{"events": ' + _body([*piece, item]) + "}").encode()) > MAX_BATCH_BYTES:
+        if (
+            piece
+            and len(('{"events": ' + _body([*piece, item]) + "}").encode())
+            > django_settings.EVENTS_MAX_BODY_BYTES
+        ):
             yield piece
             piece = []
         piece.append(item)
@@ -181,8 +185,8 @@ class Run:
         answers: dict[str, list[dict]] = {}
         size = max(1, -(-len(self.events) // chunks))
         parts = [self.events[i : i + size] for i in range(0, len(self.events), size)]
-        # The endpoint refuses a body over MAX_BATCH_BYTES whole (413, tested elsewhere); as the page's outbox
-        # does, a part that would be larger is sent in smaller ones.
+        # The endpoint refuses a body over EVENTS_MAX_BODY_BYTES whole (413, tested elsewhere); as the page's
+        # outbox does, a part that would be larger is sent in smaller ones.
         parts = [piece for part in parts for piece in _under_the_byte_limit(part)]
         if replay and parts:
             parts.append(parts[0])
@@ -242,9 +246,11 @@ def posts(participant, session):
 
 
 @pytest.fixture(autouse=True)
-def _no_search_cap(settings):  # the caps have their own tests; here every search may run
+def _no_search_cap(settings):  # the caps have their own tests; here every search and size may run
     settings.EVENTS_SEARCHES_PER_BATCH = 10_000
     settings.EVENTS_SEARCHES_PER_MINUTE = 1_000_000
+    settings.EVENTS_MAX_EVENT_BYTES = settings.EVENTS_MAX_BODY_BYTES
+    settings.EVENTS_BYTES_PER_PARTICIPANT = 10**12
 
 
 EXAMPLES = settings(

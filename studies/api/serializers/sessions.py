@@ -108,4 +108,5 @@ class EventSerializer(serializers.ModelSerializer):
             "client_time",
             "server_time",
             "payload",
+            "origin",  # who wrote it: client or server (docs/security.md)
         ]

@@ -90,6 +90,9 @@ class FilterMixin(ApiViewBase):
 
     filters: Mapping[str, tuple[str, object]] = {}
     extra_parameters: tuple[str, ...] = ()
+    # The lookup from a row to its participant's preview_at: a list of a study's rows leaves out a
+    # researcher's try-out (preview) participants' rows unless asked, `previews=include` (PREVIEWS).
+    preview_lookup: str | None = None
 
     if TYPE_CHECKING:  # what the generic view or StudyScoped provides
 
@@ -105,6 +108,8 @@ class FilterMixin(ApiViewBase):
 
     def known_query_parameters(self) -> set[str]:
         known = {*self.filters, *self.extra_parameters, "format"}
+        if self.preview_lookup is not None:
+            known.add("previews")
         paginator = self.paginator
         for attribute in ("page_query_param", "page_size_query_param", "cursor_query_param"):
             if getattr(paginator, attribute, None):
@@ -127,6 +132,10 @@ class FilterMixin(ApiViewBase):
 
     def filter_queryset(self, queryset):
         queryset = super().filter_queryset(queryset)
+        if self.preview_lookup is not None:
+            raw = self.request.query_params.get("previews") or "exclude"
+            if self.filter_value("previews", raw, PREVIEWS) == "exclude":
+                queryset = queryset.filter(**{f"{self.preview_lookup}__isnull": True})
         for name, (lookup, type_) in self.filters.items():
             raw = self.request.query_params.get(name)
             if raw is None or raw == "":
@@ -153,8 +162,23 @@ class FilterMixin(ApiViewBase):
         return _convert(name, raw, type_)
 
 
-def filter_parameters(filters: Mapping[str, tuple[str, object]]) -> list[OpenApiParameter]:
-    parameters = []
+PREVIEWS = OneOf(("exclude", "include"))
+
+
+def previews_parameter() -> OpenApiParameter:
+    return query_parameter(
+        "previews",
+        str,
+        "a researcher's preview (try-out) participants are left out (exclude, the default); include lists"
+        " them too",
+        enum=list(PREVIEWS.values),
+    )
+
+
+def filter_parameters(
+    filters: Mapping[str, tuple[str, object]], *, previews: bool = False
+) -> list[OpenApiParameter]:
+    parameters = [previews_parameter()] if previews else []
     for name, (lookup, type_) in filters.items():
         description = f"filter: {lookup.lstrip('!').replace('__', ' ')}"
         enum = None

@@ -93,6 +93,9 @@ class ParticipantEvents(ParticipantScoped, APIView):
     @extend_schema(request=s.EventBatchDocSerializer, responses={200: s.AckBatchSerializer})
     def post(self, request):
         received_at = timezone.now()
+        # The page's limit, before the body is read (DRF's own, DATA_UPLOAD_MAX_MEMORY_SIZE, is larger).
+        if too_large := participation.body_too_large(request.META.get("CONTENT_LENGTH")):
+            return Response({"events": too_large}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         # Only the batch's shape is checked here: each event is checked on its own
         # (studies/participation/event_checks.py), so one malformed event gets its own refusal and the others
         # are stored.

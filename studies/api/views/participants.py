@@ -38,17 +38,18 @@ def participants_with_assignments(study):
     )
 
 
-@extend_schema_view(get=extend_schema(parameters=filter_parameters(PARTICIPANT_FILTERS)))
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(PARTICIPANT_FILTERS, previews=True)))
 class ParticipantList(StudyScoped, generics.ListAPIView):
     """Participants with their assignments (scenario, system, position, session). Enrol with POST
     .../enrol/."""
 
     serializer_class = s.ParticipantSerializer
     filters = PARTICIPANT_FILTERS
+    # A preview's participant is not one of the study's (studies/design/lifecycle.py): listed when asked.
+    preview_lookup = "preview_at"
 
     def get_queryset(self):
-        # A preview's participant is not one of the study's (studies/design/lifecycle.py).
-        return participants_with_assignments(self.study).filter(preview_at__isnull=True)
+        return participants_with_assignments(self.study)
 
 
 class ParticipantDetail(StudyScoped, generics.RetrieveAPIView):

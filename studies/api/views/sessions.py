@@ -58,12 +58,13 @@ def _history_judgments():
     )
 
 
-@extend_schema_view(get=extend_schema(parameters=filter_parameters(SESSION_FILTERS)))
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(SESSION_FILTERS, previews=True)))
 class SessionList(StudyScoped, generics.ListAPIView):
     """Search sessions with their design; `open=true` lists the sessions not ended yet."""
 
     serializer_class = s.SessionSerializer
     filters = SESSION_FILTERS
+    preview_lookup = "assignment__participant__preview_at"
 
     def get_queryset(self):
         return sessions_with_design(self.study)
@@ -92,12 +93,13 @@ QUERY_FILTERS = {
 }
 
 
-@extend_schema_view(get=extend_schema(parameters=filter_parameters(QUERY_FILTERS)))
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(QUERY_FILTERS, previews=True)))
 class QueryList(StudyScoped, generics.ListAPIView):
     """Queries with the results shown for them."""
 
     serializer_class = s.QuerySerializer
     filters = QUERY_FILTERS
+    preview_lookup = "session__assignment__participant__preview_at"
 
     def get_queryset(self):
         return (
@@ -117,12 +119,13 @@ JUDGMENT_FILTERS = {
 }
 
 
-@extend_schema_view(get=extend_schema(parameters=filter_parameters(JUDGMENT_FILTERS)))
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(JUDGMENT_FILTERS, previews=True)))
 class JudgmentList(StudyScoped, generics.ListAPIView):
     """Participants' current judgments, each with every change."""
 
     serializer_class = s.JudgmentSerializer
     filters = JUDGMENT_FILTERS
+    preview_lookup = "session__assignment__participant__preview_at"
 
     def get_queryset(self):
         return _history_judgments().filter(session__assignment__participant__study=self.study)
@@ -135,12 +138,13 @@ EVENT_FILTERS = {
 }
 
 
-@extend_schema_view(get=extend_schema(parameters=filter_parameters(EVENT_FILTERS)))
+@extend_schema_view(get=extend_schema(parameters=filter_parameters(EVENT_FILTERS, previews=True)))
 class EventList(StudyScoped, generics.ListAPIView):
     """The raw, append-only event log: every action as the client reported it, with the server's answer."""
 
     serializer_class = s.EventSerializer
     filters = EVENT_FILTERS
+    preview_lookup = "participant__preview_at"
 
     def get_queryset(self):
         # Client times Python cannot hold (stored before they were refused) read as null, not a 500.

@@ -271,6 +271,7 @@ class _Participants:
             "server_time": _t(event.server_time),
             "session": self.session_position.get(event.session_id),
             "payload": event.payload,
+            "origin": event.origin,
         }
 
 

@@ -5,6 +5,7 @@ rows. Each checks its rows as it reads them (reader.py)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 from django.conf import settings
 from django.utils import timezone
@@ -14,6 +15,7 @@ from studies.interchange.archive.reader import ArchiveReader, Imported
 from studies.models import (
     Assignment,
     Event,
+    EventOrigin,
     Judgment,
     JudgmentChange,
     Participant,
@@ -21,7 +23,7 @@ from studies.models import (
     SearchSession,
     ShownResult,
 )
-from studies.participation.event_checks import MAX_SEQUENCE, TOO_FAR, client_time_checked
+from studies.participation.event_checks import MAX_SEQUENCE, SERVER_EVENT_TYPES, TOO_FAR, client_time_checked
 
 
 def participants_imported(done: Imported, data) -> None:
@@ -225,11 +227,13 @@ def _events_imported(done: Imported, pending_events: list) -> None:
             r.fail(e_item, f"{e_where}.sequence", f"{sequence} is outside 0..{MAX_SEQUENCE}")
         server_time = r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now()
         client_time = _client_time_imported(r, e_item, e_where, server_time, payload)
+        kind = r.get(e_item, "type", e_where, str)
         events.append(
             Event(
                 participant=participant,
                 session=session,
-                type=r.get(e_item, "type", e_where, str),
+                type=kind,
+                origin=_origin_imported(r, e_item, e_where, kind, client_id),
                 client_event_id=client_id,
                 sequence=sequence,
                 client_time=client_time,
@@ -238,6 +242,39 @@ def _events_imported(done: Imported, pending_events: list) -> None:
             )
         )
     Event.objects.bulk_create(events, batch_size=2000)
+    _event_bytes_counted(events)
+
+
+def _event_bytes_counted(events: list[Event]) -> None:
+    """Each participant's quota counter (Participant.event_bytes) as the batch would have counted their
+    clients' events: the size of each one's data as compact JSON."""
+    sizes: dict[int, int] = {}
+    for event in events:
+        if event.origin == EventOrigin.CLIENT:
+            data = event.payload.get("data") if isinstance(event.payload, dict) else None
+            size = len(json.dumps(data if data is not None else {}, sort_keys=True, separators=(",", ":")))
+            sizes[event.participant_id] = sizes.get(event.participant_id, 0) + size
+    for participant_id, size in sizes.items():
+        Participant.objects.filter(pk=participant_id).update(event_bytes=size)
+
+
+def _origin_imported(r: ArchiveReader, e_item, e_where: str, kind: str, client_id: str) -> str:
+    """Who wrote the event: the archive's `origin`, where an event of a type only the server writes
+    (event_checks.SERVER_EVENT_TYPES) cannot say "client". An older archive without the field is read as the
+    migration that added it read the database: those types and the server's time-outs are the server's."""
+    origin = r.get(e_item, "origin", e_where, str, default=None)
+    if origin is None:
+        server = kind in SERVER_EVENT_TYPES or (
+            kind == "session_end" and client_id.startswith(("server-timeout-", "server-study-timeout-"))
+        )
+        return EventOrigin.SERVER if server else EventOrigin.CLIENT
+    if origin not in EventOrigin.values:
+        r.fail(e_item, f"{e_where}.origin", f"{origin!r} is not one of {', '.join(EventOrigin.values)}")
+    if origin == EventOrigin.CLIENT and kind in SERVER_EVENT_TYPES:
+        r.fail(
+            e_item, f"{e_where}.origin", f"a {kind!r} event is written by the server; a client cannot send it"
+        )
+    return origin
 
 
 def _client_time_imported(r: ArchiveReader, e_item, e_where: str, server_time, payload: dict):

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from studies.design.selectors import events_read
-from studies.models import Event, Query, SearchSession, ShownResult, Study
+from studies.models import Event, EventOrigin, Query, SearchSession, ShownResult, Study
 from studies.participation.clock import on_timeline
 
 
@@ -62,7 +62,11 @@ def session_track_export(*, study: Study) -> bytes:
     start_info: dict[int, dict] = {}
     for session in rows.sessions:
         for event in rows.events[session.pk]:
-            if event.type == "session_start" and "session_track" in (event.payload.get("data") or {}):
+            if (
+                event.type == "session_start"
+                and event.origin == EventOrigin.SERVER
+                and "session_track" in (event.payload.get("data") or {})
+            ):
                 start_info[session.pk] = event.payload["data"]["session_track"]
     first = next(iter(start_info.values()), {})
     root = ET.Element(first.get("root", "sessiontrack2012"))

@@ -34,6 +34,7 @@ from studies.models import (
     Collection,
     Document,
     Event,
+    EventOrigin,
     Participant,
     Query,
     ReferenceVersion,
@@ -43,6 +44,7 @@ from studies.models import (
     Study,
     System,
 )
+from studies.participation.event_checks import SERVER_EVENT_TYPES
 
 
 def _values_in(queryset, field: str, values: list, columns: tuple) -> list[tuple]:
@@ -345,6 +347,8 @@ class _EventLogger:
                     client_time=moment,
                     server_time=moment or ended,
                     payload={"data": data, "ack": ack},
+                    # the session's start is the server's record, the log's interactions the searcher's
+                    origin=EventOrigin.SERVER if kind in SERVER_EVENT_TYPES else EventOrigin.CLIENT,
                 )
             )
 

@@ -9,9 +9,14 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from studies.errors import Refused
-from studies.models import Participant, Recruitment
+from studies.models import EventOrigin, Participant, Recruitment
 from studies.participation.recruitment.states import participant_screen_out
-from studies.participation.rules import client_id_check, event_create, participant_check_consented
+from studies.participation.rules import (
+    client_id_check,
+    event_create,
+    participant_check_consented,
+    server_ack_stored,
+)
 
 # Presets that follow panel policy. Prolific: attention checks are instructional ("choose X"), and a
 # participant may be rejected only after failing two of them; comprehension checks come early, with a second
@@ -79,7 +84,9 @@ def check_items_errors(checks) -> list[str]:
 def gold_failures(participant: Participant) -> int:
     """Gold documents judged wrongly (studies/participation/gold.py): each counts as a failed attention
     check."""
-    return participant.events.filter(type="gold", payload__ack__passed=False).count()
+    return participant.events.filter(
+        type="gold", origin=EventOrigin.SERVER, payload__ack__passed=False
+    ).count()
 
 
 def check_items(recruitment: Recruitment | None) -> list[dict]:
@@ -108,7 +115,8 @@ def checks_progress(participant: Participant, recruitment: Recruitment | None = 
         return progress
     policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
     answered: dict[str, list[bool]] = {}
-    for ack in participant.events.filter(type="check").order_by("id").values_list("payload__ack", flat=True):
+    checks = participant.events.filter(type="check", origin=EventOrigin.SERVER)
+    for ack in checks.order_by("id").values_list("payload__ack", flat=True):
         if isinstance(ack, dict) and ack.get("name"):
             answered.setdefault(ack["name"], []).append(bool(ack.get("passed")))
     for item in items:
@@ -141,11 +149,7 @@ def check_answer_record(
     checks code, a comprehension check failed on every try the screened-out one. A re-sent answer (same
     client event id) returns the first answer's outcome."""
     client_id_check(client_event_id)
-    stored = (
-        participant.events.filter(client_event_id=client_event_id)
-        .values_list("payload__ack", flat=True)
-        .first()
-    )
+    stored = server_ack_stored(participant, client_event_id)  # a client's row holding the id is refused
     if stored is not None:
         return stored
     participant_check_consented(participant)
