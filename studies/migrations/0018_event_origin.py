@@ -59,7 +59,7 @@ def rows_mark(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0016_effort_rules_and_codes"),
+        ("studies", "0017_balance_sweep"),
     ]
 
     operations = [
