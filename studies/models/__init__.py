@@ -15,8 +15,6 @@ from studies.models.core import (
     NEGATIVE_REFERENCE_GRADES,
     STUDY_STATUSES,
     Assignment,
-    AuditAction,
-    AuditEntry,
     Collection,
     Document,
     Event,
@@ -39,6 +37,9 @@ from studies.models.core import (
     new_access_token,  # migration 0001 names it as studies.models.new_access_token
     reference_grade_allowed,
 )
+
+# isort: split
+from studies.models.audit import AuditAction, AuditEntry
 
 # isort: split
 # After core, as the star import at the end of models.py registered them: the models' order stays.

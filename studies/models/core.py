@@ -573,34 +573,3 @@ class ReferenceJudgment(models.Model):
 
     def __str__(self):
         return f"{self.topic_id} {self.document_id} = {self.grade}"
-
-
-class AuditAction(models.TextChoices):
-    """What an AuditEntry records; each is written by one service (its module in the comment)."""
-
-    STUDY_STATUS_CHANGED = "study_status_changed", "Study status changed"  # design/lifecycle.py
-    PREVIEW_STARTED = "preview_started", "Preview started"
-    PREVIEW_DELETED = "preview_deleted", "Preview deleted"
-    CONSENT_CHANGED = "consent_changed", "Consent changed"  # design/setup_services.py
-    RECRUITMENT_CHANGED = "recruitment_changed", "Recruitment changed"  # participation/recruitment/
-    PARTICIPANT_JOINED = "participant_joined", "Participant joined"
-    PARTICIPANT_STATE = "participant_state", "Participant state"
-    PARTICIPANT_WITHDRAWN = "participant_withdrawn", "Participant withdrawn"  # participation/steps.py
-    EXCLUSION_MARKED = "exclusion_marked", "Exclusion marked"  # assessment/exclusion.py
-    EXCLUSION_CLEARED = "exclusion_cleared", "Exclusion cleared"
-
-
-class AuditEntry(models.Model):
-    """What happened, without the data it concerned (a withdrawal leaves this and nothing else)."""
-
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="audit_entries")
-    participant_code = models.CharField(max_length=40, blank=True)
-    action = models.CharField(max_length=60, choices=AuditAction.choices)
-    detail = models.JSONField(default=dict, blank=True)
-    at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-at"]
-
-    def __str__(self):
-        return f"{self.action} {self.participant_code}"
