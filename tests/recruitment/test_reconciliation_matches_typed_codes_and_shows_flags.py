@@ -4,6 +4,8 @@ code); a worker id of no participant is named. A bad upload is refused per line 
 nothing. A participant below the effort rules with the "flagged" outcome keeps the completed code and shows
 on the reconciliation page and in sessions.csv."""
 
+import html
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -81,11 +83,20 @@ def test_a_bad_upload_is_refused_per_line_and_field(coded_study):
     ]
 
 
+def page_body(response, study) -> str:
+    """The page after its <title>, which must be the title alone: a block left open once put the whole
+    typed-codes and flags sections inside the title, where a plain `in page` still found them."""
+    page = response.content.decode()
+    title, body = page.split("<title>", 1)[1].split("</title>", 1)
+    assert html.unescape(title.strip()) == f"Reconciliation · {study.name} · SessionLab"
+    return body
+
+
 def test_the_page_matches_an_upload_and_lists_a_bad_one(client, alice, coded_study):
     client.force_login(alice)
     url = f"/studies/{coded_study.slug}/recruitment/typed-codes/"
     upload = SimpleUploadedFile("codes.csv", f"w-1,{own('w-1')}\nw-2,{own('w-1')}\n".encode())
-    page = client.post(url, {"codes": upload}).content.decode()
+    page = page_body(client.post(url, {"codes": upload}), coded_study)
     assert 'class="typed-right"' in page and 'class="typed-other_participant"' in page
     assert "the code of w-1, not theirs" in page and 'class="typed-missing"' in page  # w-3
     pasted = client.post(url, {"codes_text": "w-1,x y"}, follow=True).content.decode()
@@ -104,7 +115,7 @@ def test_a_flagged_participant_keeps_the_code_and_shows_in_reconciliation_and_th
     assert [row.participant_code for row in flagged] == [person.code]
     assert flagged[0].codes == ("no_queries", "speeder", "below_rules")
     client.force_login(alice)
-    page = client.get(f"/studies/{panel_study.slug}/recruitment/reconciliation/").content.decode()
+    page = page_body(client.get(f"/studies/{panel_study.slug}/recruitment/reconciliation/"), panel_study)
     assert person.code in page and "no_queries, speeder, below_rules" in page
     assert "task 1: 0 queries &lt; 1" in page
 
