@@ -148,7 +148,7 @@ def test_a_stored_upload_that_vanished_fails_naming_the_fetch(
     assert "unexpected" not in row.error and _files(tmp_path / "worker") == []
 
 
-def test_an_unreachable_store_refuses_the_form_and_keeps_nothing(
+def test_a_store_refusing_the_save_refuses_the_form_and_keeps_nothing(
     alice_client, settings, tmp_path, django_capture_on_commit_callbacks, bucket
 ):
     client, name = bucket
