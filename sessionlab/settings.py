@@ -339,6 +339,38 @@ DEMO_DATA = envstr("DEMO_DATA", "")
 # Where the built-in search engines keep their indexes (built by `manage.py build_index` or a task).
 INDEX_ROOT = Path(envstr("INDEX_ROOT", str(BASE_DIR / "indexes")))
 
+# Shared storage for uploads (docs/deploying.md): where a browser upload waits for the Celery worker. Unset,
+# a folder under INDEX_ROOT on this machine (studies/library/storage.py); with web and worker on different
+# hosts, UPLOAD_STORAGE_URL=s3://bucket/prefix?endpoint_url=...&region_name=... (any S3-compatible store;
+# the keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or boto3's other usual places).
+_UPLOAD_STORAGE_OPTIONS = ("endpoint_url", "region_name", "addressing_style", "signature_version")
+
+
+def _upload_storage(url: str) -> dict:
+    from urllib.parse import parse_qsl, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme != "s3" or not parts.netloc:
+        raise ImproperlyConfigured(f"UPLOAD_STORAGE_URL={url!r} must look like s3://bucket/prefix")
+    options: dict = {"bucket_name": parts.netloc, "location": parts.path.strip("/"), "default_acl": None}
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key not in _UPLOAD_STORAGE_OPTIONS:
+            raise ImproperlyConfigured(
+                f"UPLOAD_STORAGE_URL: unknown option {key!r}; "
+                f"expected one of {', '.join(_UPLOAD_STORAGE_OPTIONS)}"
+            )
+        options[key] = value
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+
+
+STORAGES = {  # Django's defaults, plus the uploads' store when one is configured
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+UPLOAD_STORAGE_URL = envstr("UPLOAD_STORAGE_URL", "").strip()
+if UPLOAD_STORAGE_URL:
+    STORAGES["collection_uploads"] = _upload_storage(UPLOAD_STORAGE_URL)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -24,6 +24,8 @@ from studies.assessment.references import reference_version_create
 from studies.design.services import collection_check_usable, collection_may_share, design_check_unlocked
 from studies.errors import CollectionAccessError, CollectionImportError, DesignError
 from studies.interchange.collection_import import collection_parse
+from studies.library.storage import upload_discarded, upload_fetched, upload_stored
+from studies.library.storage import upload_root as upload_root  # the tests' and tools' old address
 from studies.models import (
     Collection,
     CollectionJudgment,
@@ -46,14 +48,6 @@ MAX_UPLOAD_BYTES = 64 * MiB
 MAX_UNZIPPED_BYTES = 256 * MiB
 MAX_ZIP_MEMBERS = 2000
 FILE_ROLES = ("documents", "topics", "qrels")
-
-
-def upload_root() -> Path:
-    return Path(getattr(settings, "COLLECTION_UPLOAD_ROOT", Path(settings.INDEX_ROOT) / "_uploads"))
-
-
-def upload_folder(upload: CollectionUpload) -> Path:
-    return upload_root() / f"upload-{upload.pk}"
 
 
 def _safe_name(name: str) -> str:
@@ -106,13 +100,7 @@ def upload_create(*, owner, name: str, format: str, files: dict, description: st
             files={role: _safe_name(f.name) for role, f in given.items()},
             stage=CollectionUpload.Status.QUEUED.label,
         )
-        folder = upload_folder(upload)
-        for role, uploaded in given.items():
-            target = folder / role / upload.files[role]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "wb") as handle:
-                for chunk in uploaded.chunks():
-                    handle.write(chunk)
+        upload_stored(upload, given)
     return upload
 
 
@@ -299,13 +287,13 @@ def upload_not_queued(*, upload_id: int) -> None:
         "Upload the files again in a moment.",
     )
     if claimed:
-        shutil.rmtree(upload_root() / f"upload-{upload_id}", ignore_errors=True)
+        upload_discarded(upload_id)
 
 
 def upload_process(*, upload_id: int) -> CollectionUpload:
-    """Read, import and index one upload (the Celery task's body). Claims the upload with a conditional
+    """Fetch, read, import and index one upload (the Celery task's body). Claims the upload with a conditional
     UPDATE, so a second delivery of the task does nothing; a refusal ends the upload as failed, with the
-    reason, and writes no collection."""
+    reason, and writes no collection. Whatever the outcome, the fetched copy and the stored files go."""
     Status = CollectionUpload.Status
     claimed = CollectionUpload.objects.filter(pk=upload_id, status=Status.QUEUED).update(
         status=Status.READING, progress=5, stage=Status.READING.label
@@ -313,14 +301,19 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
     upload = CollectionUpload.objects.get(pk=upload_id)
     if not claimed:
         return upload
-    folder = upload_folder(upload)
-    names: dict[str, str] = {f"{folder}/": ""}
+    step = "fetching the files from the upload storage"
+    work: Path | None = None
+    collection: Collection | None = None
+    names: dict[str, str] = {}
     try:
-        paths, topics_path, qrels_path, names = _inputs(upload, folder)
+        work = upload_fetched(upload)
+        step = "reading the files"
+        paths, topics_path, qrels_path, names = _inputs(upload, work)
         parsed = collection_parse(
             format=upload.format, paths=paths, topics_path=topics_path, qrels_path=qrels_path
         )
         _check_lengths(parsed)
+        step = "storing the collection"
         _report(
             upload_id,
             Status.WRITING,
@@ -329,36 +322,33 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
             f"{len(parsed.judgments)} judgments",
         )
         collection = _collection_written(upload, parsed)
+        step = "building the search indexes"
+        if _indexes_built(upload_id, collection):
+            _report(
+                upload_id,
+                Status.DONE,
+                100,
+                f"{len(parsed.documents)} documents, {len(parsed.topics)} topics, "
+                f"{len(parsed.judgments)} judgments",
+            )
+            logger.info("upload %s imported as collection %s", upload_id, collection.pk)
     except CollectionImportError as exc:
-        message = _researchers_words(str(exc), names)
-        _report(upload_id, Status.FAILED, 100, "Nothing was imported", message)
-        shutil.rmtree(folder, ignore_errors=True)
-        return CollectionUpload.objects.get(pk=upload_id)
+        _report(upload_id, Status.FAILED, 100, "Nothing was imported", _researchers_words(str(exc), names))
     except Exception:
-        # A bug, not the researcher's files: the upload ends as failed (not "reading" for ever) and the log
-        # has the traceback.
-        logger.exception("upload %s failed unexpectedly", upload_id)
+        # A bug, not the researcher's files: the upload ends as failed (not "reading" for ever), naming the
+        # step; the log has the traceback.
+        logger.exception("upload %s failed unexpectedly while %s", upload_id, step)
         _report(
             upload_id,
             Status.FAILED,
             100,
-            "Nothing was imported",
-            "An unexpected error stopped the import; the administrators' log has the details.",
+            "Nothing was imported" if collection is None else "The documents are stored; the indexes are not",
+            f"An unexpected error stopped the import while {step}; the administrators' log has the details.",
         )
-        shutil.rmtree(folder, ignore_errors=True)
-        return CollectionUpload.objects.get(pk=upload_id)
-    try:
-        if not _indexes_built(upload_id, collection):
-            return CollectionUpload.objects.get(pk=upload_id)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    _report(
-        upload_id,
-        Status.DONE,
-        100,
-        f"{len(parsed.documents)} documents, {len(parsed.topics)} topics, {len(parsed.judgments)} judgments",
-    )
-    logger.info("upload %s imported as collection %s", upload_id, collection.pk)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+        upload_discarded(upload_id)
     return CollectionUpload.objects.get(pk=upload_id)
 
 
