@@ -160,3 +160,19 @@ def test_the_checklist_tells_the_databases_truth_and_this_nodes_copy(built_on_a,
         index_versions.index_version_bump(collection_id=built_on_a.collection_id, configuration=configuration)
     systems = {step.key: step for step in study_checklist(study=built_on_a)}["systems"]
     assert not systems.done and "not built yet on any server" in systems.missing[0]
+
+
+def test_build_index_local_brings_this_node_up_to_date_without_a_new_version(built_on_a, two_nodes):
+    from django.core.management import call_command
+
+    two_nodes("B")
+    call_command("build_index", study=built_on_a.slug, local=True)
+    state = index_versions.index_state(
+        collection_id=built_on_a.collection_id, configuration="bm25_title_text"
+    )
+    assert (state.version, state.here) == (1, index_versions.CURRENT)
+    two_nodes("A")  # node A's copy is still current: no new version was made
+    state = index_versions.index_state(
+        collection_id=built_on_a.collection_id, configuration="bm25_title_text"
+    )
+    assert state.here == index_versions.CURRENT
