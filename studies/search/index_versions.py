@@ -15,6 +15,7 @@ import fcntl
 import logging
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,11 @@ logger = logging.getLogger(__name__)
 CURRENT, STALE, MISSING = "current", "stale", "missing"
 
 _building: set[tuple[int, str]] = set()  # the builds this process's background threads are running
+_failed_at: dict[tuple[int, str], float] = {}  # when a background build last failed (time.monotonic)
 _building_lock = threading.Lock()
+# A build that failed (a broken collection, a full disk) is not started again by every search that misses:
+# at most once in this many seconds per process.
+RETRY_FAILED_BUILD_AFTER = 60.0
 
 
 @dataclass(frozen=True)
@@ -114,13 +119,15 @@ def index_build_here(*, collection_id: int, configuration: str) -> int:
 
 
 def index_build_soon(*, collection_id: int, configuration: str) -> bool:
-    """Start this node's build in a background thread, unless one runs already in this process or
-    settings.INDEX_BUILD_ON_MISS is off; True when a thread was started."""
+    """Start this node's build in a background thread, unless one runs already in this process, one failed
+    less than RETRY_FAILED_BUILD_AFTER seconds ago, or settings.INDEX_BUILD_ON_MISS is off; True when a
+    thread was started."""
     key = (collection_id, configuration)
     if not settings.INDEX_BUILD_ON_MISS:
         return False
     with _building_lock:
-        if key in _building:
+        failed = _failed_at.get(key)
+        if key in _building or (failed is not None and time.monotonic() - failed < RETRY_FAILED_BUILD_AFTER):
             return False
         _building.add(key)
     threading.Thread(target=_build_in_background, args=key, name=f"index-build-{key}", daemon=True).start()
@@ -131,8 +138,10 @@ def _build_in_background(collection_id: int, configuration: str) -> None:
     close_old_connections()
     try:
         index_build_here(collection_id=collection_id, configuration=configuration)
-    except Exception:  # noqa: BLE001 (a thread has nobody to raise to: the next search tries again)
+        _failed_at.pop((collection_id, configuration), None)
+    except Exception:  # noqa: BLE001 (a thread has nobody to raise to: a later search tries again)
         logger.exception("building index %s of collection %s failed", configuration, collection_id)
+        _failed_at[(collection_id, configuration)] = time.monotonic()
     finally:
         with _building_lock:
             _building.discard((collection_id, configuration))

@@ -143,8 +143,9 @@ def http_search(
 
 def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
     """One page (10 results) of `system`'s answer to `query`. Never raises for a participant: problems come
-    back as `SearchPage.error` (shown) and `SearchPage.detail` (logged; for an HTTP system a category only,
-    and `unavailable` set: the participant's way answers "retry later", search_costs.py)."""
+    back as `SearchPage.error` (shown) and `SearchPage.detail` (logged; for an HTTP system a category only).
+    `unavailable` is set when an HTTP system fails or this node's copy of a built-in index is missing or stale
+    (built in the background meanwhile): the participant's way answers "retry later", search_costs.py."""
     if system.backend == System.Backend.HTTP:
         try:
             engine = HttpSearchSystem(

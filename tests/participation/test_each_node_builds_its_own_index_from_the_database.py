@@ -176,3 +176,25 @@ def test_build_index_local_brings_this_node_up_to_date_without_a_new_version(bui
         collection_id=built_on_a.collection_id, configuration="bm25_title_text"
     )
     assert state.here == index_versions.CURRENT
+
+
+def test_a_failed_background_build_is_not_started_again_by_every_search(settings, monkeypatch, caplog):
+    settings.INDEX_BUILD_ON_MISS = True
+    attempts = []
+
+    def broken(*, collection_id, configuration):
+        attempts.append(configuration)
+        raise ValueError("duplicate document id '7'")
+
+    monkeypatch.setattr(index_versions, "index_build_here", broken)
+    monkeypatch.setattr(index_versions, "_failed_at", {})
+    assert index_versions.index_build_soon(collection_id=999, configuration="bm25_text")
+    for thread in [t for t in threading.enumerate() if t.name.startswith("index-build-")]:
+        thread.join()
+    assert not index_versions.index_build_soon(collection_id=999, configuration="bm25_text")
+    assert attempts == ["bm25_text"] and "duplicate document id" in caplog.text
+    monkeypatch.setattr(index_versions, "RETRY_FAILED_BUILD_AFTER", 0.0)  # its time has passed
+    assert index_versions.index_build_soon(collection_id=999, configuration="bm25_text")
+    for thread in [t for t in threading.enumerate() if t.name.startswith("index-build-")]:
+        thread.join()
+    assert attempts == ["bm25_text", "bm25_text"]
