@@ -338,6 +338,10 @@ SESSIONLAB_DATA = envstr("SESSIONLAB_DATA", "")
 DEMO_DATA = envstr("DEMO_DATA", "")
 # Where the built-in search engines keep their indexes (built by `manage.py build_index` or a task).
 INDEX_ROOT = Path(envstr("INDEX_ROOT", str(BASE_DIR / "indexes")))
+# Each node's INDEX_ROOT is a cache of the database's current index versions: a node whose copy is missing or
+# stale builds it in a background thread when a search needs it (the search answers "retry later" meanwhile).
+# Off: only manage.py build_index (run on that node) builds it (docs/deploying.md).
+INDEX_BUILD_ON_MISS = envbool("INDEX_BUILD_ON_MISS", True)
 
 # Shared storage for uploads (docs/deploying.md): where a browser upload waits for the Celery worker. Unset,
 # a folder under INDEX_ROOT on this machine (studies/library/storage.py); with web and worker on different

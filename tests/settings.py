@@ -22,3 +22,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and "INDEX_ROOT" not in os.environ:
     )
 
 from sessionlab.settings import *  # noqa: E402,F403
+
+# A search that misses an index would build it in a background thread, outside the test's transaction: the
+# tests call the build (studies.search.index_versions.index_build_here) themselves, or turn this on.
+INDEX_BUILD_ON_MISS = False

@@ -11,7 +11,8 @@ from studies.design.questionnaires import (
     usable_items,
 )
 from studies.models import Study, System
-from studies.search.systems import collection_index_status, system_config_problem, system_configuration
+from studies.search.index_versions import CURRENT, MISSING, STALE
+from studies.search.systems import collection_index_states, system_config_problem, system_configuration
 
 LOCKED = (
     "Fixed since the first enrolment ({at:%Y-%m-%d %H:%M}): every participant's order was built from it, "
@@ -34,7 +35,7 @@ def study_checklist(*, study: Study) -> list[Step]:
     locked = LOCKED.format(at=study.design_locked_at) if study.design_locked_at else ""
     systems = list(study.systems.order_by("id"))
     scenarios = list(study.scenarios.order_by("id"))
-    indexes = collection_index_status(collection=study.collection) if study.collection is not None else {}
+    indexes = collection_index_states(collection=study.collection) if study.collection is not None else {}
     return [
         _collection_step(study, locked),
         _systems_step(study, systems, indexes, locked),
@@ -61,23 +62,35 @@ def _collection_step(study: Study, locked: str) -> Step:
 
 
 def _systems_step(study: Study, systems: list[System], indexes: dict, locked: str) -> Step:
-    """Each system's configuration must be usable, and a built-in one's index built."""
-    missing = []
+    """Each system's configuration must be usable, and a built-in one's index built (on some node: the
+    database's record; this node's copy is only reported, it builds its own on its first search)."""
+    missing, notes = [], []
     for system in systems:
         problem = system_config_problem(system.backend, system.config)
         if problem:
             missing.append(f"System {system.code}: {problem}.")
         elif system.backend == System.Backend.BUILTIN and study.collection_id:
             configuration = system_configuration(system.config)
-            if indexes.get(configuration) is None:
+            state = indexes.get(configuration)
+            if state is None or state.documents is None:
                 missing.append(
                     f"System {system.code}: the index {configuration} of the collection is not built "
-                    "yet (it is built after an upload; or run manage.py build_index)."
+                    "yet on any server (it is built after an upload; or run manage.py build_index)."
                 )
+            elif state.here != CURRENT:
+                notes.append(f"{configuration}: {_HERE[state.here]}")
     if not systems:
         missing.append("Add at least one system (two to compare them).")
     summary = ", ".join(f"{s.code} ({s.get_backend_display().lower()})" for s in systems) or "None yet."
+    if notes:
+        summary += " Index " + "; ".join(sorted(set(notes))) + "."
     return Step("systems", "Systems", not missing, summary, missing, locked=locked)
+
+
+_HERE = {
+    MISSING: "built, not yet copied to this server (it builds its own on its first search)",
+    STALE: "a newer version is current; this server rebuilds its copy on its first search",
+}
 
 
 def _scenarios_step(study: Study, systems: list[System], scenarios: list, locked: str) -> Step:

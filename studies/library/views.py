@@ -19,7 +19,7 @@ from studies.library import services
 from studies.library.forms import AttachForm, ShareForm, UploadForm
 from studies.library.tasks import collection_upload_process_task
 from studies.models import CollectionUpload
-from studies.search.systems import collection_index_status
+from studies.search.systems import collection_index_states
 
 
 def _upload_for(request, pk) -> CollectionUpload:
@@ -149,7 +149,7 @@ def collection_detail(request, pk):
             "topics": collection.topics.all()[:500],
             "topic_count": collection.topics.count(),
             "judgments": collection.judgments.count(),
-            "indexes": collection_index_status(collection=collection),
+            "indexes": collection_index_states(collection=collection),
             "studies": studies_visible_to(request.user).filter(collection=collection).order_by("name"),
             "shared_with": collection.shared_with.order_by("username") if may_share else [],
             "may_share": may_share,

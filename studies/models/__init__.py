@@ -67,7 +67,7 @@ from studies.models.recruitment import (
 )
 
 # isort: split
-from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload
+from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload, IndexVersion
 
 __all__ = [
     "CODE_MODES",
@@ -97,6 +97,7 @@ __all__ = [
     "Event",
     "EventOrigin",
     "GradeLevel",
+    "IndexVersion",
     "Judgment",
     "JudgmentChange",
     "Participant",

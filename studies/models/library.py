@@ -102,3 +102,27 @@ class CollectionUpload(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+
+class IndexVersion(models.Model):
+    """Which version of a (collection, configuration) search index is current, cluster-wide. Every node's
+    index folder is a cache of it: a node whose copy is missing or of another number builds its own
+    (studies/search/index_versions.py). `number` goes up at each explicit build (manage.py build_index, an
+    upload, the admin); `documents`, `built_at` and `built_on` say the first node that built this number."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="index_versions")
+    configuration = models.CharField(max_length=60)
+    number = models.PositiveIntegerField(default=1)
+    documents = models.PositiveIntegerField(null=True, blank=True)  # None: this number is built nowhere yet
+    built_at = models.DateTimeField(null=True, blank=True)
+    built_on = models.CharField(max_length=200, blank=True)  # the host name of the node that built it first
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "configuration"], name="index_version_one_per_index"
+            )
+        ]
+
+    def __str__(self):
+        return f"collection {self.collection_id} {self.configuration} v{self.number}"

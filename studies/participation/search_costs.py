@@ -2,7 +2,8 @@
 before, at most EVENTS_SEARCHES_PER_BATCH a batch and EVENTS_SEARCHES_PER_MINUTE a participant a minute at the
 endpoints; past either, the search and the session's later events are told to wait (RetryLater). An HTTP
 system's pages are fetched before the batch's transaction (http_pages_fetch, called by ingest.py), counted by
-the same caps; one that failed is answered "retry later" too, never stored as a query without results. The
+the same caps; one that failed is answered "retry later" too, never stored as a query without results, as is
+a built-in system's search on a node whose index is still being built (studies/search/index_versions.py). The
 minute's count is in the cache, read once a batch and written after its commit. The session's system is built
 from the row read with its lock, once a batch.
 """
@@ -46,11 +47,11 @@ def batch_search(batch: Batch, state: SessionState, text: str, page: int) -> Sea
         system = batch.systems[state.system_id] = system_build(batch, state.system_id)
     if system.backend == System.Backend.HTTP:
         result = http_page(batch, system, text, page)
-        if result.unavailable:
-            batch.waiting.add(state.id)  # its later events wait behind it, as behind a cap
-            raise RetryLater(SYSTEM_AWAY)
     else:
-        result = system_search(system=system, query=text, page=page)
+        result = system_search(system=system, query=text, page=page)  # unavailable: this node's index builds
+    if result.unavailable:
+        batch.waiting.add(state.id)  # its later events wait behind it, as behind a cap
+        raise RetryLater(SYSTEM_AWAY)
     if result.detail:
         logger.info("session %s query %r page %d: %s", state.id, text, page, result.detail)
     return result

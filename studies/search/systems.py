@@ -1,8 +1,9 @@
 """The Django side of search systems: where a collection's indexes live, building them, and searching with a
 study's System (built-in tantivy BM25 over the study's collection, or the researcher's engine over HTTP).
 
-Indexes are built by `manage.py build_index` or `tasks.collection_index_build_task`, never while a participant
-searches: a search on a missing index returns a plain message for the participant and logs the cause.
+Indexes are a cache of the database (index_versions.py): `manage.py build_index`, an upload or
+`tasks.collection_index_build_task` make a new version; a node whose copy is missing or stale builds it in the
+background and answers the search "unavailable" meanwhile (the participant's way: "retry later").
 """
 
 from __future__ import annotations
@@ -11,20 +12,15 @@ import logging
 import threading
 from pathlib import Path
 
-from django.conf import settings
-
 from sessionlab import outbound
 from studies.models import Collection, System
-from studies.search.engines.formats import Document as ParsedDocument
+from studies.search import index_versions
 from studies.search.engines.http import HttpSearchSystem, unavailable_page
 from studies.search.engines.search import (
     CONFIGURATIONS,
     IndexMismatchError,
     Searcher,
     SearchPage,
-    build_index,
-    get_config,
-    read_index_meta,
 )
 
 logger = logging.getLogger(__name__)
@@ -80,40 +76,32 @@ def system_config_problem(backend: str, config) -> str | None:
 
 def collection_index_dir(*, collection: Collection, configuration: str) -> Path:
     """One folder per (collection, configuration) under settings.INDEX_ROOT."""
-    get_config(configuration)  # refuses unknown names
-    return Path(settings.INDEX_ROOT) / f"collection-{collection.pk}" / configuration
+    return index_versions.collection_index_dir(collection_id=collection.pk, configuration=configuration)
 
 
 def collection_index_build(*, collection: Collection, configuration: str) -> int:
-    """Build (or rebuild) the index of `collection` for `configuration`; returns the number of documents.
-
-    Idempotent: building twice gives the same index (the engine swaps a finished build into place)."""
-    index_dir = collection_index_dir(collection=collection, configuration=configuration)
-    documents = (
-        ParsedDocument(external_id, title, text)
-        for external_id, title, text in collection.documents.order_by("pk")
-        .values_list("external_id", "title", "text")
-        .iterator(chunk_size=2000)
-    )
-    count = build_index(documents, index_dir, configuration)
-    with _searchers_lock:
-        for key in [k for k in _searchers if k[0] == str(index_dir)]:
-            del _searchers[key]
-    logger.info("built index %s (%d documents)", index_dir, count)
-    return count
+    """Rebuild the index of `collection` for `configuration` as a new version (every node's copy becomes
+    stale and is rebuilt on its next search), building this node's copy now; returns the number of documents.
+    """
+    index_versions.index_version_bump(collection_id=collection.pk, configuration=configuration)
+    return index_versions.index_build_here(collection_id=collection.pk, configuration=configuration)
 
 
 def collection_index_status(*, collection: Collection) -> dict[str, int | None]:
-    """configuration -> number of indexed documents, or None when that index is not built."""
-    status: dict[str, int | None] = {}
-    for name in CONFIGURATIONS:
-        try:
-            status[name] = read_index_meta(collection_index_dir(collection=collection, configuration=name))[
-                "documents"
-            ]
-        except IndexMismatchError:
-            status[name] = None
-    return status
+    """configuration -> number of indexed documents of its current version, or None when it is built on no
+    node yet (the database's record; index_versions.index_state adds this node's copy)."""
+    return {
+        name: index_versions.index_state(collection_id=collection.pk, configuration=name).documents
+        for name in CONFIGURATIONS
+    }
+
+
+def collection_index_states(*, collection: Collection) -> dict[str, index_versions.IndexState]:
+    """configuration -> its index as the database and this node see it (the set-up checklist's truth)."""
+    return {
+        name: index_versions.index_state(collection_id=collection.pk, configuration=name)
+        for name in CONFIGURATIONS
+    }
 
 
 def _searcher(index_dir: Path, configuration: str) -> Searcher:
@@ -126,6 +114,8 @@ def _searcher(index_dir: Path, configuration: str) -> Searcher:
     with _searchers_lock:
         searcher = _searchers.get(key)
         if searcher is None:
+            for old in [k for k in _searchers if k[0] == key[0]]:  # a rebuilt index: the old one goes
+                del _searchers[old]
             searcher = Searcher(index_dir, configuration)
             _searchers[key] = searcher
     return searcher
@@ -153,8 +143,9 @@ def http_search(
 
 def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
     """One page (10 results) of `system`'s answer to `query`. Never raises for a participant: problems come
-    back as `SearchPage.error` (shown) and `SearchPage.detail` (logged; for an HTTP system a category only,
-    and `unavailable` set: the participant's way answers "retry later", search_costs.py)."""
+    back as `SearchPage.error` (shown) and `SearchPage.detail` (logged; for an HTTP system a category only).
+    `unavailable` is set when an HTTP system fails or this node's copy of a built-in index is missing or stale
+    (built in the background meanwhile): the participant's way answers "retry later", search_costs.py."""
     if system.backend == System.Backend.HTTP:
         try:
             engine = HttpSearchSystem(
@@ -176,6 +167,23 @@ def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
         return _failed(page, NOT_READY, "the study has no collection")
     try:
         index_dir = collection_index_dir(collection=collection, configuration=configuration)
+        current = index_versions.index_version_current(
+            collection_id=collection.pk, configuration=configuration
+        )
+        here = index_versions.local_state(index_dir, current)
+        if here != index_versions.CURRENT:  # this node builds its copy meanwhile: ask again later
+            started = index_versions.index_build_soon(
+                collection_id=collection.pk, configuration=configuration
+            )
+            logger.warning(
+                "system %s of study %s: index %s is %s on this node%s",
+                system.code,
+                system.study_id,
+                index_dir,
+                here,
+                "; building it" if started else "",
+            )
+            return unavailable_page(page, PAGE_SIZE, f"index {here} on this node")
         searcher = _searcher(index_dir, configuration)
     except (IndexMismatchError, ValueError) as exc:
         logger.error("system %s of study %s cannot search: %s", system.code, system.study_id, exc)

@@ -42,10 +42,14 @@ def test_build_index_refuses_an_unknown_collection(db, index_root):
         call_command("build_index", "999")
 
 
-def test_a_search_on_a_missing_index_shows_a_plain_message_and_logs_it(study_with_collection, caplog):
+def test_a_search_on_a_missing_index_answers_unavailable_and_logs_it(study_with_collection, caplog):
     system = study_with_collection.systems.get(code="B")
     page = system_search(system=system, query="wing", page=1)
-    assert page.results == [] and page.error.startswith("The search system is not ready yet")
-    assert "cannot search" in caplog.text and "build_index" in caplog.text
-    # and searching did not build it
+    assert (
+        page.results == []
+        and page.unavailable
+        and page.error.startswith("The search system is not available")
+    )
+    assert "missing on this node" in caplog.text
+    # and the search did not build it while the caller waited (INDEX_BUILD_ON_MISS is off in the tests)
     assert collection_index_status(collection=study_with_collection.collection)["bm25_text"] is None

@@ -5,6 +5,7 @@ from django.db import transaction
 
 from studies.models import Collection, Study, System
 from studies.search.engines.search import CONFIGURATIONS
+from studies.search.index_versions import index_build_here
 from studies.search.systems import collection_index_build, collection_index_dir, system_configuration
 from studies.tasks import collection_index_build_task
 
@@ -24,10 +25,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--queue", action="store_true", help="queue Celery tasks instead of building here"
         )
+        parser.add_argument(
+            "--local",
+            action="store_true",
+            help="only bring this server's copy up to the current version (no new version for the others)",
+        )
 
-    def handle(self, *args, collection, study, configuration, queue, **options):
+    def handle(self, *args, collection, study, configuration, queue, local, **options):
         if bool(collection) == bool(study):
             raise CommandError("name a collection (id or name) or --study SLUG")
+        if queue and local:
+            raise CommandError("--local builds on this server: it cannot be queued")
         configurations = configuration
         if study:
             found = Study.objects.filter(slug=study).select_related("collection").first()
@@ -54,6 +62,9 @@ class Command(BaseCommand):
                 transaction.on_commit(lambda n=name: collection_index_build_task.delay(target.pk, n))
                 self.stdout.write(f"queued {name} for {target.name!r}")
                 continue
-            count = collection_index_build(collection=target, configuration=name)
+            if local:
+                count = index_build_here(collection_id=target.pk, configuration=name)
+            else:
+                count = collection_index_build(collection=target, configuration=name)
             where = collection_index_dir(collection=target, configuration=name)
             self.stdout.write(self.style.SUCCESS(f"{name}: {count} documents indexed in {where}"))

@@ -143,8 +143,14 @@ def _schema(config: SearchConfig) -> tantivy.Schema:
     return builder.build()
 
 
-def build_index(documents: Iterable[Document], index_dir: str | Path, config: str | SearchConfig) -> int:
-    """Build (or rebuild) the index for `config` in `index_dir`; returns the number of documents.
+def build_index(
+    documents: Iterable[Document],
+    index_dir: str | Path,
+    config: str | SearchConfig,
+    version: int | None = None,
+) -> int:
+    """Build (or rebuild) the index for `config` in `index_dir`; returns the number of documents. `version`
+    (the database's number for it, when given) is written in its meta file, moved into place with it.
 
     The index is written next to `index_dir` and moved into place when complete, so a failed build leaves
     any previous index untouched. A directory that exists but does not hold one of our indexes is refused
@@ -181,6 +187,8 @@ def build_index(documents: Iterable[Document], index_dir: str | Path, config: st
             "documents": len(seen),
             "tantivy": getattr(tantivy, "__version__", "unknown"),
         }
+        if version is not None:
+            meta["version"] = version
         (building / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         if index_dir.exists():
             old = Path(tempfile.mkdtemp(prefix=index_dir.name + ".old-", dir=index_dir.parent))
