@@ -9,7 +9,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import debug_exposed_hosts, envbool, envhosts, envint, envstr, envurl
+from .env import debug_exposed_hosts, envbool, envhosts, envint, envnetworks, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -186,8 +186,19 @@ AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]
 LOGIN_RATE_WINDOW_SECONDS = envint("LOGIN_RATE_WINDOW_SECONDS", 15 * 60, minimum=1)
 LOGIN_RATE_PER_USERNAME = envint("LOGIN_RATE_PER_USERNAME", 10, minimum=1)
 LOGIN_RATE_PER_IP = envint("LOGIN_RATE_PER_IP", 50, minimum=1)
-# Behind a reverse proxy that sets it (and strips it from clients), e.g. HTTP_X_REAL_IP; else REMOTE_ADDR.
+# Deprecated (use TRUSTED_PROXY_COUNT or TRUSTED_PROXIES): a header a proxy sets to one address, e.g.
+# HTTP_X_REAL_IP; else REMOTE_ADDR.
 LOGIN_RATE_IP_META = envstr("LOGIN_RATE_IP_META", "REMOTE_ADDR")
+# The client's address for every per-address limit (sessionlab/client_address.py, docs/security.md): the
+# number of proxies in front of this server, or their networks; X-Forwarded-For is read from the right past
+# them. Neither: REMOTE_ADDR. Behind a load balancer, set one, or every client shares the balancer's address.
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0, minimum=0)
+TRUSTED_PROXIES = envnetworks("TRUSTED_PROXIES")
+if sum([bool(TRUSTED_PROXY_COUNT), bool(TRUSTED_PROXIES), LOGIN_RATE_IP_META != "REMOTE_ADDR"]) > 1:
+    raise ImproperlyConfigured(
+        "Set only one of TRUSTED_PROXY_COUNT, TRUSTED_PROXIES and LOGIN_RATE_IP_META (deprecated): each "
+        "alone decides the client's address (docs/security.md)"
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
