@@ -69,6 +69,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that every answer carries it, WhiteNoise's static files included (sessionlab/csp.py).
     "sessionlab.csp.ContentSecurityPolicyMiddleware",
+    # /health/live and /health/ready, before the host check and the HTTPS redirect that a balancer's probe of
+    # a node's own address over HTTP would fail (sessionlab/health.py, docs/deploying.md).
+    "sessionlab.health.HealthProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -177,6 +180,14 @@ EVENTS_BYTES_PER_PARTICIPANT = envint("EVENTS_BYTES_PER_PARTICIPANT", 50_000_000
 OUTBOUND_ALLOW = envhosts("OUTBOUND_ALLOW")
 OUTBOUND_DEADLINE_SECONDS = envint("OUTBOUND_DEADLINE_SECONDS", 5, minimum=1)
 OUTBOUND_MAX_BYTES = envint("OUTBOUND_MAX_BYTES", 5_000_000, minimum=1)
+# Readiness checks (sessionlab/health.py) reported but not failing /health/ready, e.g. "broker": a broker
+# outage fails no participant's request, and every node would be unready at once.
+HEALTH_READY_IGNORE = [c.strip() for c in envstr("HEALTH_READY_IGNORE", "").split(",") if c.strip()]
+if set(HEALTH_READY_IGNORE) - {"database", "migrations", "cache", "broker"}:
+    raise ImproperlyConfigured(
+        f"HEALTH_READY_IGNORE={','.join(HEALTH_READY_IGNORE)!r}: the names are database, migrations, cache, "
+        "broker"
+    )
 OUTBOUND_MAX_REDIRECTS = envint("OUTBOUND_MAX_REDIRECTS", 3, minimum=0)
 OUTBOUND_BREAKER_FAILURES = envint("OUTBOUND_BREAKER_FAILURES", 5, minimum=1)
 OUTBOUND_BREAKER_COOLDOWN_SECONDS = envint("OUTBOUND_BREAKER_COOLDOWN_SECONDS", 30, minimum=1)
