@@ -9,6 +9,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from .celery_backend import result_backend_for
 from .env import debug_exposed_hosts, envbool, envhosts, envint, envnetworks, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -237,7 +238,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 CELERY_BROKER_URL = envurl("CELERY_BROKER_URL", ("redis", "rediss", "amqp", "memory"))
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_RESULT_BACKEND = envstr("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "") or None
+# A result backend the broker's chords can use: the broker's Redis when unset; RabbitMQ needs one named; a
+# pair that cannot work is refused here with what to set (sessionlab/celery_backend.py, docs/deploying.md).
+CELERY_RESULT_BACKEND = result_backend_for(CELERY_BROKER_URL, envstr("CELERY_RESULT_BACKEND", ""))
 if CELERY_BROKER_URL is None:
     CELERY_BROKER_URL = "memory://"
 CELERY_TASK_ACKS_LATE = True
