@@ -304,11 +304,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.stale_runs_requeue_task",
         "schedule": REQUEUE_STALE_RUNS_SECONDS,
         "options": {"expires": REQUEUE_STALE_RUNS_SECONDS},
+        # A second beat (one per node) sends it too; the task runs once per interval (sessionlab/beat.py).
+        "kwargs": {"once_per_seconds": REQUEUE_STALE_RUNS_SECONDS},
     },
     "sweep-overdue-participants": {
         "task": "studies.tasks.overdue_sweep_task",
         "schedule": OVERDUE_SWEEP_SECONDS,
         "options": {"expires": OVERDUE_SWEEP_SECONDS},
+        "kwargs": {"once_per_seconds": OVERDUE_SWEEP_SECONDS},
     },
 }
 
