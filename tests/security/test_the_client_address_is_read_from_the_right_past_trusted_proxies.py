@@ -90,3 +90,50 @@ def test_a_peer_on_a_unix_socket_is_a_local_proxy():
     networks = [ipaddress.ip_network("10.0.0.0/8")]
     assert address_from_chain("1.1.1.1, 198.51.100.4", "", proxies=networks) == "198.51.100.4"
     assert address_from_chain("1.1.1.1, 198.51.100.4", "", proxy_count=1) == "198.51.100.4"
+
+
+def test_trusted_proxies_must_be_addresses_or_networks(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from sessionlab.env import envnetworks
+
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7,fd00::/8")
+    assert [str(n) for n in envnetworks("TRUSTED_PROXIES")] == ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8,balancer.lab.internal")
+    with pytest.raises(ImproperlyConfigured, match="TRUSTED_PROXIES: 'balancer.lab.internal'"):
+        envnetworks("TRUSTED_PROXIES")
+
+
+def test_two_ways_of_choosing_the_address_at_once_are_refused_at_start():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="sessionlab.settings",
+        PYTHONPATH=str(root),
+        DEBUG="1",
+        TRUSTED_PROXY_COUNT="1",
+        LOGIN_RATE_IP_META="HTTP_X_REAL_IP",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "Set only one of TRUSTED_PROXY_COUNT, TRUSTED_PROXIES and LOGIN_RATE_IP_META" in result.stderr
+
+
+def test_the_deprecated_header_setting_reads_its_last_entry(settings, rf):
+    settings.LOGIN_RATE_IP_META = "HTTP_X_FORWARDED_FOR"
+    request = rf.get("/", HTTP_X_FORWARDED_FOR="1.1.1.1, 198.51.100.4", REMOTE_ADDR=BALANCER)
+    assert client_address(request) == "198.51.100.4"
+    junk = rf.get("/", HTTP_X_FORWARDED_FOR="not-an-ip", REMOTE_ADDR=BALANCER)
+    assert client_address(junk) == BALANCER
