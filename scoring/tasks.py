@@ -13,6 +13,8 @@ from celery import chord, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from sessionlab.beat import beat_turn
+
 from . import services
 
 
@@ -72,9 +74,12 @@ def scoring_run_failed_task(request, exc, traceback, run_id: int) -> None:
 
 
 @shared_task(name="scoring.tasks.stale_runs_requeue_task", acks_late=True, **TRANSIENT)
-def stale_runs_requeue_task() -> list[int]:
+def stale_runs_requeue_task(once_per_seconds: int | None = None) -> list[int]:
     """What `manage.py requeue_stale_runs` does, for the beat schedule (CELERY_BEAT_SCHEDULE): queue a full
     pass of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a
     worker starts one, so a sweep that comes round before then queues it again, which costs time, not
-    correctness (passes are upserts; the latest pass number wins)."""
+    correctness (passes are upserts; the latest pass number wins). The beat passes `once_per_seconds`: a
+    second beat's send within that interval does nothing (sessionlab/beat.py)."""
+    if once_per_seconds and not beat_turn(stale_runs_requeue_task.name, once_per_seconds):
+        return []
     return services.stale_runs_requeue(stuck_after_minutes=settings.REQUEUE_STUCK_MINUTES)

@@ -92,3 +92,19 @@ def debug_exposed_hosts(hosts: list[str]) -> list[str]:
         if not _is_loopback(host.strip().lower().lstrip(".")):
             exposed.append(host)
     return exposed
+
+
+def envnetworks(name: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """A comma-separated list of IP networks or single addresses (10.0.0.0/8, 192.0.2.7, fd00::/8); refuses
+    an entry that is not one (a host name would need a lookup per request)."""
+    networks = []
+    for entry in (e.strip() for e in os.environ.get(name, "").split(",")):
+        if not entry:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {entry!r} is not an IP address or network (10.0.0.0/8, 192.0.2.7)"
+            ) from None
+    return networks

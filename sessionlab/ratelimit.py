@@ -1,6 +1,7 @@
 """A small limiter of failed sign-ins, kept in the Django cache: failures are counted per username and per
-client address within a fixed window that starts at the first failure. Past either limit, sign-in answers
-429 until the window ends; nothing is locked for good, and the real user's own success clears the username's
+client address (sessionlab/client_address.py; behind proxies, TRUSTED_PROXY_COUNT) within a fixed window that
+starts at the first failure. Past either limit, sign-in answers 429 until the window ends; nothing is locked
+for good, and the real user's own success clears the username's
 count (docs/security.md).
 
 Every sign-in goes through django.contrib.auth.authenticate(), so the limiter sits there:
@@ -26,6 +27,8 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.dispatch import receiver
 
+from .client_address import client_address
+
 PREFIX = "ratelimit:login"
 
 
@@ -34,13 +37,6 @@ class Limit:
     scope: str  # "username" or "ip"
     key: str
     allowed: int
-
-
-def client_address(request) -> str:
-    """The address failures are counted against: REMOTE_ADDR, or the header LOGIN_RATE_IP_META names when a
-    trusted reverse proxy sets it (e.g. HTTP_X_REAL_IP); the first entry of a list."""
-    raw = request.META.get(settings.LOGIN_RATE_IP_META) or request.META.get("REMOTE_ADDR") or "unknown"
-    return raw.split(",")[0].strip()[:64] or "unknown"
 
 
 def _limits(request, username: str) -> list[Limit]:

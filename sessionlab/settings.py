@@ -9,7 +9,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import debug_exposed_hosts, envbool, envhosts, envint, envstr, envurl
+from .celery_backend import result_backend_for
+from .env import debug_exposed_hosts, envbool, envhosts, envint, envnetworks, envstr, envurl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -69,6 +70,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so that every answer carries it, WhiteNoise's static files included (sessionlab/csp.py).
     "sessionlab.csp.ContentSecurityPolicyMiddleware",
+    # /health/live and /health/ready, before the host check and the HTTPS redirect that a balancer's probe of
+    # a node's own address over HTTP would fail (sessionlab/health.py, docs/deploying.md).
+    "sessionlab.health.HealthProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -177,6 +181,14 @@ EVENTS_BYTES_PER_PARTICIPANT = envint("EVENTS_BYTES_PER_PARTICIPANT", 50_000_000
 OUTBOUND_ALLOW = envhosts("OUTBOUND_ALLOW")
 OUTBOUND_DEADLINE_SECONDS = envint("OUTBOUND_DEADLINE_SECONDS", 5, minimum=1)
 OUTBOUND_MAX_BYTES = envint("OUTBOUND_MAX_BYTES", 5_000_000, minimum=1)
+# Readiness checks (sessionlab/health.py) reported but not failing /health/ready, e.g. "broker": a broker
+# outage fails no participant's request, and every node would be unready at once.
+HEALTH_READY_IGNORE = [c.strip() for c in envstr("HEALTH_READY_IGNORE", "").split(",") if c.strip()]
+if set(HEALTH_READY_IGNORE) - {"database", "migrations", "cache", "broker"}:
+    raise ImproperlyConfigured(
+        f"HEALTH_READY_IGNORE={','.join(HEALTH_READY_IGNORE)!r}: the names are database, migrations, cache, "
+        "broker"
+    )
 OUTBOUND_MAX_REDIRECTS = envint("OUTBOUND_MAX_REDIRECTS", 3, minimum=0)
 OUTBOUND_BREAKER_FAILURES = envint("OUTBOUND_BREAKER_FAILURES", 5, minimum=1)
 OUTBOUND_BREAKER_COOLDOWN_SECONDS = envint("OUTBOUND_BREAKER_COOLDOWN_SECONDS", 30, minimum=1)
@@ -186,8 +198,19 @@ AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]
 LOGIN_RATE_WINDOW_SECONDS = envint("LOGIN_RATE_WINDOW_SECONDS", 15 * 60, minimum=1)
 LOGIN_RATE_PER_USERNAME = envint("LOGIN_RATE_PER_USERNAME", 10, minimum=1)
 LOGIN_RATE_PER_IP = envint("LOGIN_RATE_PER_IP", 50, minimum=1)
-# Behind a reverse proxy that sets it (and strips it from clients), e.g. HTTP_X_REAL_IP; else REMOTE_ADDR.
+# Deprecated (use TRUSTED_PROXY_COUNT or TRUSTED_PROXIES): a header a proxy sets to one address, e.g.
+# HTTP_X_REAL_IP; else REMOTE_ADDR.
 LOGIN_RATE_IP_META = envstr("LOGIN_RATE_IP_META", "REMOTE_ADDR")
+# The client's address for every per-address limit (sessionlab/client_address.py, docs/security.md): the
+# number of proxies in front of this server, or their networks; X-Forwarded-For is read from the right past
+# them. Neither: REMOTE_ADDR. Behind a load balancer, set one, or every client shares the balancer's address.
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0, minimum=0)
+TRUSTED_PROXIES = envnetworks("TRUSTED_PROXIES")
+if sum([bool(TRUSTED_PROXY_COUNT), bool(TRUSTED_PROXIES), LOGIN_RATE_IP_META != "REMOTE_ADDR"]) > 1:
+    raise ImproperlyConfigured(
+        "Set only one of TRUSTED_PROXY_COUNT, TRUSTED_PROXIES and LOGIN_RATE_IP_META (deprecated): each "
+        "alone decides the client's address (docs/security.md)"
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -215,7 +238,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 CELERY_BROKER_URL = envurl("CELERY_BROKER_URL", ("redis", "rediss", "amqp", "memory"))
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_RESULT_BACKEND = envstr("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "") or None
+# A result backend the broker's chords can use: the broker's Redis when unset; RabbitMQ needs one named; a
+# pair that cannot work is refused here with what to set (sessionlab/celery_backend.py, docs/deploying.md).
+CELERY_RESULT_BACKEND = result_backend_for(CELERY_BROKER_URL, envstr("CELERY_RESULT_BACKEND", ""))
 if CELERY_BROKER_URL is None:
     CELERY_BROKER_URL = "memory://"
 CELERY_TASK_ACKS_LATE = True
@@ -279,11 +304,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.stale_runs_requeue_task",
         "schedule": REQUEUE_STALE_RUNS_SECONDS,
         "options": {"expires": REQUEUE_STALE_RUNS_SECONDS},
+        # A second beat (one per node) sends it too; the task runs once per interval (sessionlab/beat.py).
+        "kwargs": {"once_per_seconds": REQUEUE_STALE_RUNS_SECONDS},
     },
     "sweep-overdue-participants": {
         "task": "studies.tasks.overdue_sweep_task",
         "schedule": OVERDUE_SWEEP_SECONDS,
         "options": {"expires": OVERDUE_SWEEP_SECONDS},
+        "kwargs": {"once_per_seconds": OVERDUE_SWEEP_SECONDS},
     },
 }
 

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from sessionlab.beat import beat_turn
 from studies.design.selectors import collection_by_id
 from studies.library.tasks import collection_upload_process_task  # noqa: F401  (registered with the worker)
 from studies.search.systems import collection_index_build
@@ -29,16 +30,19 @@ def assessment_pools_grow_task(study_id: int, scenario_id: int) -> int:
 
 
 @shared_task(name="studies.tasks.overdue_sweep_task", acks_late=True)
-def overdue_sweep_task(study_id: int | None = None) -> dict:
+def overdue_sweep_task(study_id: int | None = None, once_per_seconds: int | None = None) -> dict:
     """End overdue sessions and time out overdue participants (studies.participation.recruitment.study_sweep),
     in one study or in every study that may hold something overdue (participation.selectors.studies_to_sweep):
     the beat schedule runs it every OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out
-    (and scored) without coming back. Idempotent (conditional UPDATEs). Returns the totals."""
+    (and scored) without coming back. Idempotent (conditional UPDATEs). Returns the totals. The beat passes
+    `once_per_seconds`: a second beat's send within that interval does nothing (sessionlab/beat.py)."""
     from studies.participation.recruitment import scheduler_heartbeat, study_sweep
     from studies.participation.selectors import studies_to_sweep
 
-    scheduler_heartbeat()  # the recruitment page reads it: a scheduler sweeps (docs/recruitment.md)
     totals = {"studies": 0, "sessions_ended": 0, "timed_out": 0, "states_changed": 0}
+    if once_per_seconds and not beat_turn(overdue_sweep_task.name, once_per_seconds):
+        return totals | {"skipped": 1}
+    scheduler_heartbeat()  # the recruitment page reads it: a scheduler sweeps (docs/recruitment.md)
     for study in studies_to_sweep(study_id=study_id):
         result = study_sweep(study=study)
         totals["studies"] += 1

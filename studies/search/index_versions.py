@@ -80,6 +80,16 @@ def index_state(*, collection_id: int, configuration: str) -> IndexState:
     return IndexState(None, documents, here)
 
 
+def node_index_summary() -> dict[str, int]:
+    """How many of the database's current index versions this node holds current, stale or missing (the
+    readiness probe's information: a node that misses some builds them on the first search)."""
+    counts = {CURRENT: 0, STALE: 0, MISSING: 0}
+    for version in IndexVersion.objects.all():
+        index_dir = Path(settings.INDEX_ROOT) / f"collection-{version.collection_id}" / version.configuration
+        counts[local_state(index_dir, version)] += 1
+    return counts
+
+
 def index_version_bump(*, collection_id: int, configuration: str) -> int:
     """A new current version (the collection or how it is indexed changed): every node's copy is stale."""
     with transaction.atomic():

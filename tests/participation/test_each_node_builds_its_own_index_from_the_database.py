@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from sessionlab import health
 from studies.design.checklist import study_checklist
 from studies.errors import RetryLater
 from studies.models import Event, IndexVersion, Query
@@ -198,3 +199,9 @@ def test_a_failed_background_build_is_not_started_again_by_every_search(settings
     for thread in [t for t in threading.enumerate() if t.name.startswith("index-build-")]:
         thread.join()
     assert attempts == ["bm25_text", "bm25_text"]
+
+
+def test_readiness_tells_which_current_versions_this_node_holds(built_on_a, two_nodes):
+    assert health.check_search_indexes() == {"index_root": "present", "current": 2, "stale": 0, "missing": 0}
+    two_nodes("B")
+    assert health.check_search_indexes() == {"index_root": "missing", "current": 0, "stale": 0, "missing": 2}
