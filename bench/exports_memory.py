@@ -137,13 +137,11 @@ def one(name: str, mode: str, db: str) -> None:
     )
 
 
-def measure(db: str) -> None:
+def measure(db: str, modes: list[str]) -> None:
     try:
         from studies.interchange.downloads import tables_zip_stream  # noqa: F401
-
-        modes = ("whole", "streamed")
     except ImportError:
-        modes = ("whole",)
+        modes = [mode for mode in modes if mode == "whole"]
     print(f"{'export':14} {'mode':9} {'size MB':>8} {'peak MB':>8} {'maxrss MB':>9} {'s':>6}  content")
     for name in EXPORTS:
         for mode in modes:
@@ -168,12 +166,13 @@ def main() -> None:
     parser.add_argument("--participants", type=int, default=2000)
     parser.add_argument("--export", choices=EXPORTS)
     parser.add_argument("--mode", choices=("whole", "streamed"))
+    parser.add_argument("--modes", default="whole,streamed", help="measure: the modes, comma-separated")
     args = parser.parse_args()
     _django(str(Path(args.db).resolve()))
     if args.action == "build":
         build(args.participants, args.db)
     elif args.action == "measure":
-        measure(args.db)
+        measure(args.db, args.modes.split(","))
     else:
         one(args.export, args.mode, args.db)
 
