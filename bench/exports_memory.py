@@ -1,11 +1,13 @@
 """Peak memory of building each export of a study, whole in memory versus streamed (docs/performance-load.md,
 "Exports").
 
-    DEBUG=1 .venv/bin/python bench/exports_memory.py build --participants 2000 --db /tmp/exports-bench.sqlite3
+    DEBUG=1 INDEX_ROOT=/tmp/exb-indexes .venv/bin/python bench/exports_memory.py build --participants 400 \
+        --db /tmp/exports-bench.sqlite3
     DEBUG=1 .venv/bin/python bench/exports_memory.py measure --db /tmp/exports-bench.sqlite3
 
 `build` makes the demo study (studies/demo.py, the generated collection) with N simulated participants, each
-working four scenarios, in a SQLite file. `measure` builds each export in its own subprocess and prints the
+working four scenarios, in a SQLite file (about a participant a second on a shared 2-core machine: 2,000 take
+half an hour). `measure` builds each export in its own subprocess and prints the
 peak of Python allocations (tracemalloc) and the process's max RSS, whole (the bytes joined in memory, as a
 HttpResponse holds them) and streamed (the chunks consumed one by one, as StreamingHttpResponse sends them),
 and a sha256 of each export's content (of each member for a zip) so two trees' outputs can be compared. On a
@@ -107,19 +109,15 @@ def one(name: str, mode: str, db: str) -> None:
     study = Study.objects.get(slug="demo-ecir-2008")
     tracemalloc.start()
     started = time.perf_counter()
+    digest = None
     if mode == "whole":
         body = _whole(name, study)
-        size, digest = len(body), None
+        size = len(body)
         peak = tracemalloc.get_traced_memory()[1]
         digest = _digest(body)
     else:
-        chunks = []
-        size = 0
-        for chunk in _streamed(name, study):
-            size += len(chunk)
-            chunks.append(chunk) if os.environ.get("BENCH_KEEP") else None
+        size = sum(len(chunk) for chunk in _streamed(name, study))
         peak = tracemalloc.get_traced_memory()[1]
-        digest = None
     seconds = time.perf_counter() - started
     maxrss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
