@@ -112,7 +112,7 @@ def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK)
     """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time."""
     yield TABLES[name]
     for sessions in _session_chunks(study, chunk_size):
-        rows = _StudyRows([session.pk for session in sessions])
+        rows = _StudyRows([session.pk for session in sessions], name)
         if name == "sessions":
             rows.flag_sessions(study, sessions)
         for session in sessions:
@@ -152,39 +152,48 @@ class _StudyRows:
     """The sessions' queries, shown results, judgments, opens and gold outcomes, each read in one query, and
     the cells each table takes from them (after the design columns)."""
 
-    def __init__(self, scope: list[int]):
+    def __init__(self, scope: list[int], table: str):
+        # Only what `table` writes: the judgments table reads no shown results, the queries one no judgments.
         self.queries = defaultdict(list)
-        for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
-            self.queries[query.session_id].append(query)
         self.shown = defaultdict(list)
-        for row in (
-            ShownResult.objects.filter(query__session__in=scope)
-            .select_related("document")
-            .defer("document__text", "document__title", "document__extra")  # a round holds ids, not texts
-            .order_by("query_id", "rank")
-        ):
-            self.shown[row.query_id].append(row)
+        if table != "judgments":
+            for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
+                self.queries[query.session_id].append(query)
+            for row in (
+                ShownResult.objects.filter(query__session__in=scope)
+                .select_related("document")
+                .defer("document__text", "document__title", "document__extra")  # a round holds ids, not texts
+                .order_by("query_id", "rank")
+            ):
+                self.shown[row.query_id].append(row)
         self.judgments = defaultdict(list)
-        for judgment in (
-            Judgment.objects.filter(session__in=scope)
-            .select_related("document")
-            .defer("document__text", "document__title", "document__extra")
-            .prefetch_related("history")
-            .order_by("session_id", "created_at", "id")
-        ):
-            self.judgments[judgment.session_id].append(judgment)
-        self.opened = self._opens(scope)
+        if table != "queries":
+            judgments = (
+                Judgment.objects.filter(session__in=scope)
+                .select_related("document")
+                .defer("document__text", "document__title", "document__extra")
+                .order_by("session_id", "created_at", "id")
+            )
+            if table == "judgments":
+                judgments = judgments.prefetch_related("history")
+            for judgment in judgments:
+                self.judgments[judgment.session_id].append(judgment)
+        self.opened = self._opens(scope) if table != "judgments" else Counter()
         self.flags: dict[int, list] = {}
         # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
-        self.gold = {
-            session_id: bool(ack.get("passed"))
-            for session_id, ack in Event.objects.filter(
-                session__in=scope, type="gold", origin=EventOrigin.SERVER
-            )
-            .order_by("id")
-            .values_list("session_id", "payload__ack")
-            if isinstance(ack, dict) and ack.get("ok")
-        }
+        self.gold = (
+            {
+                session_id: bool(ack.get("passed"))
+                for session_id, ack in Event.objects.filter(
+                    session__in=scope, type="gold", origin=EventOrigin.SERVER
+                )
+                .order_by("id")
+                .values_list("session_id", "payload__ack")
+                if isinstance(ack, dict) and ack.get("ok")
+            }
+            if table == "sessions"
+            else {}
+        )
 
     def flag_sessions(self, study: Study, sessions: list[SearchSession]) -> None:
         """Each session's effort flags (recruitment/effort.py), against the study's rules."""
