@@ -1,24 +1,26 @@
 """The study's exports as API downloads, the same bytes as the study page's Downloads and the commands:
 GET /api/studies/<id>/archive/ (JSON), /tables/ (the tidy CSV tables, zip), /runs/?unit=query|session (TREC
 runs, zip). The qrels of each reference version and the Session Track XML have their own endpoints
-(reference-versions/<id>/qrels/, session-track/)."""
+(reference-versions/<id>/qrels/, session-track/). The downloads stream (studies/interchange/downloads.py):
+a bad parameter or an export that cannot be written is refused before the first byte."""
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.views import APIView
 
-from studies.api.views.common import StudyScoped, query_parameter
-from studies.interchange.archive import study_archive_json
-from studies.interchange.downloads import study_csv_zip, study_runs_zip
+from studies.api.views.common import StudyScoped, conflict, query_parameter
+from studies.errors import ExportError
+from studies.interchange.archive import study_archive_stream
+from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
 from studies.interchange.trec import UNITS
 
 
-def _download(body, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
+def _download(chunks, content_type: str, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
@@ -40,9 +42,11 @@ class StudyArchive(StudyScoped, APIView):
     @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
     def get(self, request, study_pk):
         _only(request)
-        return _download(
-            study_archive_json(study=self.study), "application/json", f"{self.study.slug}-archive.json"
-        )
+        try:
+            chunks = study_archive_stream(study=self.study)
+        except ExportError as exc:
+            return conflict(str(exc))
+        return _download(chunks, "application/json", f"{self.study.slug}-archive.json")
 
 
 class StudyTables(StudyScoped, APIView):
@@ -59,7 +63,7 @@ class StudyTables(StudyScoped, APIView):
         if raw not in {"true", "false", "1", "0"}:
             raise ValidationError({"raw": "expected true or false"})
         return _download(
-            study_csv_zip(study=self.study, raw=raw in {"true", "1"}),
+            tables_zip_stream(study=self.study, raw=raw in {"true", "1"}),
             "application/zip",
             f"{self.study.slug}-tables.zip",
         )
@@ -80,7 +84,7 @@ class StudyRuns(StudyScoped, APIView):
         if unit not in UNITS:
             raise ValidationError({"unit": f"one of {', '.join(UNITS)}"})
         return _download(
-            study_runs_zip(study=self.study, unit=unit),
+            runs_zip_stream(study=self.study, unit=unit),
             "application/zip",
             f"{self.study.slug}-runs-{unit}.zip",
         )

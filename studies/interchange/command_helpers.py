@@ -1,6 +1,9 @@
 """Shared by the interchange commands: find a study by slug, an owner by username, write to a file or
 stdout."""
 
+import codecs
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -32,4 +35,25 @@ def write(command, output: str | None, content: str | bytes) -> None:
         path.write_bytes(content)
     else:
         path.write_text(content, encoding="utf-8")
+    command.stderr.write(f"wrote {path}")
+
+
+def write_chunks(command, output: str | None, chunks: Iterable[bytes]) -> None:
+    """A streamed export (UTF-8 chunks) written as it comes: to stdout, or to a file through a temporary
+    name, so an error part-way leaves no file that looks whole."""
+    if output in (None, "-"):
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for chunk in chunks:
+            command.stdout.write(decoder.decode(chunk), ending="")
+        command.stdout.write(decoder.decode(b"", final=True), ending="")
+        return
+    path = Path(output)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
     command.stderr.write(f"wrote {path}")

@@ -1,32 +1,98 @@
-"""Exports as single downloads (zips built in memory): the tidy CSV tables and the runs. The study page's
-downloads (studies/interchange/views.py) and the API serve the same bytes."""
+"""Exports as downloads that stream: each is a generator of byte chunks, built from the study a round of rows
+at a time, so a download's memory does not grow with the study (docs/deploying.md, "Exports"). The study
+page's downloads (studies/interchange/views.py), the API and the commands serve the same bytes.
+
+Zips are written member by member to an unseekable pipe (zipfile then puts each member's sizes in a data
+descriptor after its data, and zip64 fields so a member may pass 4 GiB); a member's content is the same as
+the whole-in-memory zip had, with the same names and a fixed date (no timestamps of the moment).
+"""
 
 from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Iterable, Iterator
 
-from studies.interchange.tidy_csv import study_tables, table_csv
-from studies.interchange.trec import study_runs
+from studies.interchange.tidy_csv import TABLES, table_csv_lines, table_rows
+from studies.interchange.trec import study_runs_iter
 from studies.models import Study
 
+CHUNK_BYTES = 64 * 1024  # what one yield of a download holds, about
 
-def _zip(files: dict[str, str]) -> bytes:
-    """The files in one zip, byte for byte the same for the same content (no timestamps of the moment)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
-        for name, text in files.items():
+
+class _Pipe(io.RawIOBase):
+    """A write-only, unseekable file: what zipfile writes, taken out in chunks."""
+
+    def __init__(self):
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.parts.append(bytes(data))
+        self.size += len(data)
+        return len(data)
+
+    def take(self) -> bytes:
+        out = b"".join(self.parts)
+        self.parts.clear()
+        self.size = 0
+        return out
+
+
+def encoded(texts: Iterable[str]) -> Iterator[bytes]:
+    """Texts as UTF-8 chunks of about CHUNK_BYTES."""
+    pending: list[str] = []
+    size = 0
+    for text in texts:
+        pending.append(text)
+        size += len(text)
+        if size >= CHUNK_BYTES:
+            yield "".join(pending).encode("utf-8")
+            pending.clear()
+            size = 0
+    if pending:
+        yield "".join(pending).encode("utf-8")
+
+
+def zip_stream(members: Iterable[tuple[str, Iterable[bytes]]]) -> Iterator[bytes]:
+    """The members (name, content chunks) as one zip, yielded as it is written."""
+    pipe = _Pipe()
+    with zipfile.ZipFile(pipe, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for name, chunks in members:
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
-            zipped.writestr(info, text.encode("utf-8"))
-    return buffer.getvalue()
+            with zipped.open(info, "w", force_zip64=True) as member:
+                for chunk in chunks:
+                    member.write(chunk)
+                    if pipe.size >= CHUNK_BYTES:
+                        yield pipe.take()
+        yield pipe.take()
+    yield pipe.take()  # the central directory
+
+
+def tables_zip_stream(*, study: Study, raw: bool = False) -> Iterator[bytes]:
+    """sessions.csv, queries.csv, shown_results.csv, judgments.csv (tidy_csv) as one zip, streamed."""
+    return zip_stream(
+        (f"{name}.csv", encoded(table_csv_lines(table_rows(study=study, name=name), raw=raw)))
+        for name in TABLES
+    )
+
+
+def runs_zip_stream(*, study: Study, unit: str = "query") -> Iterator[bytes]:
+    """One TREC run file per ranking shown (trec.study_runs_iter) as one zip, streamed; an ExportError for a
+    bad unit is raised here, before the first byte."""
+    runs = study_runs_iter(study=study, unit=unit)
+    return zip_stream((run.name, [run.text.encode("utf-8")]) for run in runs)
 
 
 def study_csv_zip(*, study: Study, raw: bool = False) -> bytes:
-    """sessions.csv, queries.csv, shown_results.csv, judgments.csv… (tidy_csv.study_tables) in one zip."""
-    return _zip({f"{name}.csv": table_csv(rows, raw=raw) for name, rows in study_tables(study=study).items()})
+    """The tables' zip whole in memory (tables_zip_stream joined)."""
+    return b"".join(tables_zip_stream(study=study, raw=raw))
 
 
 def study_runs_zip(*, study: Study, unit: str = "query") -> bytes:
-    """One TREC run file per ranking shown (trec.study_runs), in one zip; an ExportError for a bad unit."""
-    return _zip({f"{run.name}": run.text for run in study_runs(study=study, unit=unit)})
+    """The runs' zip whole in memory (runs_zip_stream joined)."""
+    return b"".join(runs_zip_stream(study=study, unit=unit))

@@ -22,6 +22,7 @@ import csv
 import io
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from sessionlab.spreadsheet import safe_rows
@@ -82,29 +83,55 @@ def _answers(answers) -> str:
     return json.dumps(answers, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def study_tables(*, study: Study) -> dict[str, list[list]]:
-    """{table name: rows (header first)}; a fixed number of queries whatever the size of the study."""
-    # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
-    # A preview's sessions are never exported (studies/design/lifecycle.py).
-    scope = SearchSession.objects.filter(
-        assignment__participant__study=study, assignment__participant__preview_at__isnull=True
-    ).values("pk")
-    sessions = list(
-        SearchSession.objects.filter(pk__in=scope)
+# Sessions read per round: each round reads its sessions' queries, shown results, judgments and events, so
+# memory holds one round's rows whatever the size of the study.
+SESSIONS_PER_CHUNK = 200
+
+
+def _session_chunks(study: Study, chunk_size: int) -> Iterator[list[SearchSession]]:
+    """The study's sessions in table order, `chunk_size` at a time. A preview's are never exported
+    (studies/design/lifecycle.py)."""
+    sessions = (
+        SearchSession.objects.filter(
+            assignment__participant__study=study, assignment__participant__preview_at__isnull=True
+        )
         .select_related("assignment__participant", "assignment__scenario", "assignment__system")
         .order_by("assignment__participant__enrolment_index", "assignment__position")
     )
-    rows = _StudyRows(scope)
-    rows.flag_sessions(study, sessions)
-    tables = {name: [header] for name, header in TABLES.items()}
-    for session in sessions:
-        key = _design(study, session)
-        tables["sessions"].append(key + rows.session(session))
-        for query in rows.queries[session.pk]:
-            tables["queries"].append(key + rows.query(session, query))
-            tables["shown_results"].extend(key + row for row in rows.shown_results(session, query))
-        tables["judgments"].extend(key + row for row in rows.judgments_of(session))
-    return tables
+    chunk: list[SearchSession] = []
+    for session in sessions.iterator(chunk_size=chunk_size):
+        chunk.append(session)
+        if len(chunk) == chunk_size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[list]:
+    """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time."""
+    yield TABLES[name]
+    for sessions in _session_chunks(study, chunk_size):
+        rows = _StudyRows([session.pk for session in sessions], name)
+        if name == "sessions":
+            rows.flag_sessions(study, sessions)
+        for session in sessions:
+            key = _design(study, session)
+            if name == "sessions":
+                yield key + rows.session(session)
+            elif name == "judgments":
+                yield from (key + row for row in rows.judgments_of(session))
+            for query in rows.queries[session.pk] if name in {"queries", "shown_results"} else []:
+                if name == "queries":
+                    yield key + rows.query(session, query)
+                else:
+                    yield from (key + row for row in rows.shown_results(session, query))
+
+
+def study_tables(*, study: Study) -> dict[str, list[list]]:
+    """{table name: rows (header first)}, whole in memory (for tests and small studies; the downloads stream
+    `table_rows`)."""
+    return {name: list(table_rows(study=study, name=name)) for name in TABLES}
 
 
 def _design(study: Study, session: SearchSession) -> list:
@@ -125,37 +152,48 @@ class _StudyRows:
     """The sessions' queries, shown results, judgments, opens and gold outcomes, each read in one query, and
     the cells each table takes from them (after the design columns)."""
 
-    def __init__(self, scope):
+    def __init__(self, scope: list[int], table: str):
+        # Only what `table` writes: the judgments table reads no shown results, the queries one no judgments.
         self.queries = defaultdict(list)
-        for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
-            self.queries[query.session_id].append(query)
         self.shown = defaultdict(list)
-        for row in (
-            ShownResult.objects.filter(query__session__in=scope)
-            .select_related("document")
-            .order_by("query_id", "rank")
-        ):
-            self.shown[row.query_id].append(row)
+        if table != "judgments":
+            for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
+                self.queries[query.session_id].append(query)
+            for row in (
+                ShownResult.objects.filter(query__session__in=scope)
+                .select_related("document")
+                .defer("document__text", "document__title", "document__extra")  # a round holds ids, not texts
+                .order_by("query_id", "rank")
+            ):
+                self.shown[row.query_id].append(row)
         self.judgments = defaultdict(list)
-        for judgment in (
-            Judgment.objects.filter(session__in=scope)
-            .select_related("document")
-            .prefetch_related("history")
-            .order_by("session_id", "created_at", "id")
-        ):
-            self.judgments[judgment.session_id].append(judgment)
-        self.opened = self._opens(scope)
+        if table != "queries":
+            judgments = (
+                Judgment.objects.filter(session__in=scope)
+                .select_related("document")
+                .defer("document__text", "document__title", "document__extra")
+                .order_by("session_id", "created_at", "id")
+            )
+            if table == "judgments":
+                judgments = judgments.prefetch_related("history")
+            for judgment in judgments:
+                self.judgments[judgment.session_id].append(judgment)
+        self.opened = self._opens(scope) if table != "judgments" else Counter()
         self.flags: dict[int, list] = {}
         # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
-        self.gold = {
-            session_id: bool(ack.get("passed"))
-            for session_id, ack in Event.objects.filter(
-                session__in=scope, type="gold", origin=EventOrigin.SERVER
-            )
-            .order_by("id")
-            .values_list("session_id", "payload__ack")
-            if isinstance(ack, dict) and ack.get("ok")
-        }
+        self.gold = (
+            {
+                session_id: bool(ack.get("passed"))
+                for session_id, ack in Event.objects.filter(
+                    session__in=scope, type="gold", origin=EventOrigin.SERVER
+                )
+                .order_by("id")
+                .values_list("session_id", "payload__ack")
+                if isinstance(ack, dict) and ack.get("ok")
+            }
+            if table == "sessions"
+            else {}
+        )
 
     def flag_sessions(self, study: Study, sessions: list[SearchSession]) -> None:
         """Each session's effort flags (recruitment/effort.py), against the study's rules."""
@@ -167,7 +205,7 @@ class _StudyRows:
         """(session, query position, rank) -> opens; also (session, query) and (session,)."""
         # A document shown twice in a list is two rows; an open counts on the row of the rank that was clicked
         # (the event's rank), or on the document's first row when the event names no rank it showed.
-        ranks_of = defaultdict(list)  # (session, query position, doc) -> the ranks it was shown at
+        ranks_of: defaultdict[tuple, list[int]] = defaultdict(list)  # (session, query position, doc) -> ranks
         for session_id, session_queries in self.queries.items():
             for query in session_queries:
                 for row in self.shown[query.pk]:
@@ -251,20 +289,23 @@ class _StudyRows:
         return rows
 
 
-def table_csv(rows: list[list], *, raw: bool = False) -> str:
-    """The rows as CSV; text cells a spreadsheet would run as a formula get a leading ' unless `raw`
+def table_csv_lines(rows: Iterable[list], *, raw: bool = False) -> Iterator[str]:
+    """The rows as CSV lines; text cells a spreadsheet would run as a formula get a leading ' unless `raw`
     (sessionlab/spreadsheet.py)."""
     # Rows end with "\n", but the writer is told "\r\n": only then does it quote a cell holding a CR, which
     # written bare split its row in two when read back.
     line = io.StringIO()
     writer = csv.writer(line, lineterminator="\r\n")
-    out = []
     for row in safe_rows(rows, raw=raw):
         line.seek(0)
         line.truncate()
         writer.writerow(row)
-        out.append(line.getvalue()[:-2] + "\n")
-    return "".join(out)
+        yield line.getvalue()[:-2] + "\n"
+
+
+def table_csv(rows: Iterable[list], *, raw: bool = False) -> str:
+    """The rows as one CSV text (table_csv_lines)."""
+    return "".join(table_csv_lines(rows, raw=raw))
 
 
 def write_study_csv(*, study: Study, directory: str | Path, raw: bool = False) -> list[Path]:
@@ -273,8 +314,9 @@ def write_study_csv(*, study: Study, directory: str | Path, raw: bool = False) -
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, rows in study_tables(study=study).items():
+    for name in TABLES:
         path = directory / f"{name}.csv"
-        path.write_text(table_csv(rows, raw=raw), encoding="utf-8")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.writelines(table_csv_lines(table_rows(study=study, name=name), raw=raw))
         paths.append(path)
     return paths

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def study_qrels(
         return version, text
     # (topic, doc) -> the most showings of doc in one list of the unit
     copies: defaultdict[tuple[str, str], int] = defaultdict(int)
-    for run in study_runs(study=study, unit=repeats):
+    for run in study_runs_iter(study=study, unit=repeats):
         for line in run.text.splitlines():
             topic, _q0, doc = line.split()[:3]
             base, mark, k = doc.rpartition(REPEAT_MARK)
@@ -110,15 +111,31 @@ def _showings(docs: list[str]) -> list[str]:
     return out
 
 
+# Sessions read per round (their queries and shown results with them): memory holds one round's rows.
+SESSIONS_PER_CHUNK = 200
+
+
 def study_runs(
     *, study: Study, unit: str = "query", system: str | None = None, repeats: str = "keep"
 ) -> list[RunFile]:
     """The study's runs (see the module docstring), in order of participant, position and query."""
+    return list(study_runs_iter(study=study, unit=unit, system=system, repeats=repeats))
+
+
+def study_runs_iter(
+    *,
+    study: Study,
+    unit: str = "query",
+    system: str | None = None,
+    repeats: str = "keep",
+    chunk_size: int = SESSIONS_PER_CHUNK,
+) -> Iterator[RunFile]:
+    """As study_runs, one run at a time, reading `chunk_size` sessions per round; an ExportError for a bad
+    unit or repeats is raised here, before the first run."""
     if unit not in UNITS:
         raise ExportError(f"unit is one of {', '.join(UNITS)}")
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
-    listed = _showings if repeats == "keep" else (lambda docs: list(dict.fromkeys(docs)))
     chosen = (
         SearchSession.objects.filter(
             assignment__participant__study=study,  # never a preview's
@@ -129,11 +146,30 @@ def study_runs(
     )
     if system is not None:
         chosen = chosen.filter(assignment__system__code=system)
-    scope = chosen.values("pk")  # a subquery, not a list of ids (SQLite caps parameters)
-    sessions = list(chosen)
+    return _runs(chosen, unit, _showings if repeats == "keep" else _first_showings, chunk_size)
+
+
+def _first_showings(docs: list[str]) -> list[str]:
+    return list(dict.fromkeys(docs))
+
+
+def _runs(chosen, unit: str, listed, chunk_size: int) -> Iterator[RunFile]:
+    chunk: list[SearchSession] = []
+    for session in chosen.iterator(chunk_size=chunk_size):
+        chunk.append(session)
+        if len(chunk) == chunk_size:
+            yield from _chunk_runs(chunk, unit, listed)
+            chunk = []
+    if chunk:
+        yield from _chunk_runs(chunk, unit, listed)
+
+
+def _chunk_runs(sessions: list[SearchSession], unit: str, listed) -> Iterator[RunFile]:
+    """The runs of a round of sessions, their shown results read in one query."""
+    ids = [session.pk for session in sessions]
     docs = defaultdict(list)
     rows = (
-        ShownResult.objects.filter(query__session__in=scope)
+        ShownResult.objects.filter(query__session__in=ids)
         .order_by("query__session_id", "query__position", "rank")
         .values_list("query_id", "document__external_id")
     )
@@ -141,10 +177,9 @@ def study_runs(
         docs[query_id].append(_word(doc))
     queries = defaultdict(list)
     for query in (
-        Query.objects.filter(session__in=scope).order_by("position").only("id", "session_id", "position")
+        Query.objects.filter(session__in=ids).order_by("position").only("id", "session_id", "position")
     ):
         queries[query.session_id].append(query)
-    runs = []
     for session in sessions:
         assignment = session.assignment
         topic, tag = _word(assignment.scenario.topic_id), _word(assignment.system.code)
@@ -160,13 +195,12 @@ def study_runs(
         if unit == "session":
             ranked = listed([doc for query in queries[session.pk] for doc in docs[query.pk]])
             if ranked:
-                runs.append(RunFile(f"{stem}.run", topic, tag, _lines(topic, ranked, tag)))
+                yield RunFile(f"{stem}.run", topic, tag, _lines(topic, ranked, tag))
             continue
         for query in queries[session.pk]:
             ranked = listed(docs[query.pk])
             if ranked:
-                runs.append(RunFile(f"{stem}_q{query.position}.run", topic, tag, _lines(topic, ranked, tag)))
-    return runs
+                yield RunFile(f"{stem}_q{query.position}.run", topic, tag, _lines(topic, ranked, tag))
 
 
 def write_runs(*, runs: list[RunFile], directory: str | Path) -> list[Path]:

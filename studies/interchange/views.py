@@ -1,22 +1,31 @@
 """Every export of a study as a download from its pages: the archive, the tidy CSV (zip), the runs (zip), the
-qrels of each reference version, the TREC Session Track XML. The same bytes as the commands and the API."""
+qrels of each reference version, the TREC Session Track XML. The same bytes as the commands and the API.
+The big ones stream (studies/interchange/downloads.py); what can be refused is refused before the first
+byte."""
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import ExportError
-from studies.interchange.archive import study_archive_json
-from studies.interchange.downloads import study_csv_zip, study_runs_zip
-from studies.interchange.session_track import session_track_export
+from studies.interchange.archive import study_archive_stream
+from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
+from studies.interchange.session_track import session_track_stream
 from studies.interchange.trec import UNITS, study_qrels
 
 
-def _download(body, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
+def _download(body, content_type: str, filename: str) -> HttpResponse | StreamingHttpResponse:
+    if isinstance(body, (bytes, str)):
+        response: HttpResponse | StreamingHttpResponse = HttpResponse(body, content_type=content_type)
+    else:
+        response = StreamingHttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "no-store"
     return response
+
+
+def _refused(exc: ExportError, status: int) -> HttpResponse:
+    return HttpResponse(str(exc), status=status, content_type="text/plain; charset=utf-8")
 
 
 @researcher_required
@@ -39,23 +48,27 @@ def downloads(request, slug):
 @researcher_required
 def archive(request, slug):
     study = study_for_researcher(request, slug)
-    return _download(study_archive_json(study=study), "application/json", f"{study.slug}-archive.json")
+    try:
+        body = study_archive_stream(study=study)
+    except ExportError as exc:
+        return _refused(exc, 409)
+    return _download(body, "application/json", f"{study.slug}-archive.json")
 
 
 @researcher_required
 def tidy_csv(request, slug):
     study = study_for_researcher(request, slug)
     raw = request.GET.get("raw") == "1"
-    return _download(study_csv_zip(study=study, raw=raw), "application/zip", f"{study.slug}-tables.zip")
+    return _download(tables_zip_stream(study=study, raw=raw), "application/zip", f"{study.slug}-tables.zip")
 
 
 @researcher_required
 def runs(request, slug, unit):
     study = study_for_researcher(request, slug)
     try:
-        body = study_runs_zip(study=study, unit=unit)
+        body = runs_zip_stream(study=study, unit=unit)
     except ExportError as exc:
-        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+        return _refused(exc, 400)
     return _download(body, "application/zip", f"{study.slug}-runs-{unit}.zip")
 
 
@@ -65,11 +78,11 @@ def qrels(request, slug, number):
     try:
         version, text = study_qrels(study=study, number=number)
     except ExportError as exc:
-        return HttpResponse(str(exc), status=404, content_type="text/plain; charset=utf-8")
+        return _refused(exc, 404)
     return _download(text, "text/plain; charset=utf-8", f"{study.slug}-reference-v{version.number}.qrels")
 
 
 @researcher_required
 def session_track(request, slug):
     study = study_for_researcher(request, slug)
-    return _download(session_track_export(study=study), "application/xml", f"{study.slug}-session-track.xml")
+    return _download(session_track_stream(study=study), "application/xml", f"{study.slug}-session-track.xml")

@@ -14,3 +14,8 @@ def participant_client(participant) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Participant {participant.access_token}")
     return client
+
+
+def body(response) -> bytes:
+    """The response's bytes, whether it streams (the exports) or not."""
+    return b"".join(response.streaming_content) if response.streaming else response.content

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from studies.interchange.tidy_csv import study_tables
 from studies.models import Event, Query, SearchSession, ShownResult
+from tests.interchange.api_helpers import body
 
 pytestmark = pytest.mark.django_db
 _real_now = timezone.now
@@ -189,7 +190,7 @@ def test_a_front_end_logs_a_whole_session_an_hour_late(enrolled):
     assert listed["clock_offset_ms"] == record.clock_offset_ms and listed["clock_delay_ms"] is None
     xml = researcher.get(f"/api/studies/{study['id']}/session-track/")
     assert xml.status_code == 200
-    root = ET.fromstring(xml.content)
+    root = ET.fromstring(body(xml))
     day = datetime.combine(record.started_at.date(), datetime.min.time(), tzinfo=record.started_at.tzinfo)
 
     def seconds(text):

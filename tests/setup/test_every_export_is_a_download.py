@@ -10,7 +10,7 @@ from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
 from studies.models import Collection, Document, Query, ShownResult
 from studies.participation import steps as participation
-from tests.interchange.api_helpers import client_for
+from tests.interchange.api_helpers import body, client_for
 
 
 @pytest.fixture
@@ -65,17 +65,17 @@ def test_each_download_holds_its_export(alice_client, worked):
     base = f"/studies/{worked.slug}/downloads/"
     response = alice_client.get(base + "tables.zip")
     assert response["Content-Disposition"] == f'attachment; filename="{worked.slug}-tables.zip"'
-    names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+    names = zipfile.ZipFile(io.BytesIO(body(response))).namelist()
     assert {"sessions.csv", "queries.csv", "shown_results.csv", "judgments.csv"} <= set(names)
-    archive = json.loads(alice_client.get(base + "archive.json").content)
+    archive = json.loads(body(alice_client.get(base + "archive.json")))
     assert worked.name in json.dumps(archive) and "P001" in json.dumps(archive)
-    runs = zipfile.ZipFile(io.BytesIO(alice_client.get(base + "runs-query.zip").content))
+    runs = zipfile.ZipFile(io.BytesIO(body(alice_client.get(base + "runs-query.zip"))))
     (name,) = runs.namelist()
     assert runs.read(name).decode().splitlines()[0].split()[:4] == ["1", "Q0", "d1", "1"]
     assert alice_client.get(base + "reference-v1.qrels").content.decode() == "1 0 d1 2\n"
     assert alice_client.get(base + "reference-v9.qrels").status_code == 404
     assert alice_client.get(base + "runs-bogus.zip").status_code == 400
-    assert alice_client.get(base + "session-track.xml").content.startswith(b"<?xml")
+    assert body(alice_client.get(base + "session-track.xml")).startswith(b"<?xml")
 
 
 def test_another_researcher_gets_a_404(client, charlie, worked):
@@ -96,15 +96,15 @@ def test_the_api_serves_the_same_files(alice, worked, alice_client):
     base = f"/api/studies/{worked.pk}"
     page = f"/studies/{worked.slug}/downloads/"
     archive, downloaded = (
-        json.loads(r.content) for r in (api.get(f"{base}/archive/"), alice_client.get(page + "archive.json"))
+        json.loads(body(r)) for r in (api.get(f"{base}/archive/"), alice_client.get(page + "archive.json"))
     )
     archive.pop("exported_at", None), downloaded.pop("exported_at", None)
     assert archive == downloaded
     tables = api.get(f"{base}/tables/")
     assert tables["Content-Type"] == "application/zip"
-    assert "sessions.csv" in zipfile.ZipFile(io.BytesIO(tables.content)).namelist()
+    assert "sessions.csv" in zipfile.ZipFile(io.BytesIO(body(tables))).namelist()
     runs = api.get(f"{base}/runs/", {"unit": "session"})
-    assert runs.content == alice_client.get(page + "runs-session.zip").content
+    assert body(runs) == body(alice_client.get(page + "runs-session.zip"))
     assert api.get(f"{base}/runs/", {"unit": "bogus"}).status_code == 400
     assert api.get(f"{base}/runs/", {"units": "query"}).status_code == 400
     assert api.get(f"{base}/tables/", {"raw": "perhaps"}).status_code == 400

@@ -21,7 +21,7 @@ import_design / import_participants / import_reference (the sections' readers), 
 """
 
 from studies.errors import ExportError
-from studies.interchange.archive.export import study_archive, study_archive_json
+from studies.interchange.archive.export import study_archive, study_archive_json, study_archive_stream
 from studies.interchange.archive.importer import stored_timestamps, study_archive_import
 from studies.interchange.archive.layout import ACK_IDS, FORMAT, VERSION
 from studies.interchange.archive.lined_json import LinedDict, load_json_with_lines, refuse_unstorable_text
@@ -38,4 +38,5 @@ __all__ = [
     "study_archive",
     "study_archive_import",
     "study_archive_json",
+    "study_archive_stream",
 ]

@@ -5,19 +5,23 @@ section names."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 
+from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
 from studies.design.selectors import events_read
 from studies.errors import ExportError
 from studies.interchange.archive.layout import FORMAT, VERSION
+from studies.interchange.downloads import encoded
 from studies.models import (
     AssessmentPlan,
     AssessmentPool,
-    Collection,
     Document,
     Event,
     Judgment,
+    Participant,
+    PoolDocument,
     Query,
     ReferenceJudgment,
     ReferenceVersion,
@@ -27,61 +31,92 @@ from studies.models import (
 )
 
 
+def _doc(row) -> str:
+    """The external id of the row's document, which its query annotated as `doc` (the document's text is
+    not read with the row)."""
+    return row.doc
+
+
 def _t(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-class _Documents:
-    """The documents the sections name, gathered as they are named; written last, as the documents section."""
+# Participants, and documents, read per round: memory holds one round's rows whatever the size of the study.
+PARTICIPANTS_PER_CHUNK = 100
+DOCUMENTS_PER_CHUNK = 500
 
-    def __init__(self):
-        self.named: dict[int, Document] = {}
 
-    def id_of(self, document: Document) -> str:
-        known = self.named.setdefault(document.pk, document)
-        return known.external_id
-
-    def section(self) -> list[dict]:
-        by_external: dict[str, Document] = {}
-        for document in self.named.values():
-            other = by_external.setdefault(document.external_id, document)
-            if other.pk != document.pk:
-                raise ExportError(
-                    f"document id {document.external_id!r} names documents of two collections; "
-                    "an archive refers to documents by id"
-                )
-        collections = dict(
-            Collection.objects.filter(pk__in={d.collection_id for d in self.named.values()}).values_list(
-                "pk", "name"
+def _named_documents(study: Study) -> list[tuple[str, str, int]]:
+    """(collection name, external id, pk) of every document another section names, in the documents
+    section's order; an ExportError when one id names documents of two collections."""
+    exported = {"assignment__participant__study": study, "assignment__participant__preview_at__isnull": True}
+    sessions = SearchSession.objects.filter(**exported).values("pk")
+    named = Document.objects.filter(
+        Q(pk__in=ShownResult.objects.filter(query__session__in=sessions).values("document_id"))
+        | Q(pk__in=Judgment.objects.filter(session__in=sessions).values("document_id"))
+        | Q(pk__in=ReferenceJudgment.objects.filter(version__study=study).values("document_id"))
+        | Q(pk__in=PoolDocument.objects.filter(pool__scenario__study=study).values("document_id"))
+    ).values_list("collection__name", "external_id", "pk")
+    rows = sorted(named)
+    by_external: dict[str, int] = {}
+    for _collection, external_id, pk in rows:
+        if by_external.setdefault(external_id, pk) != pk:
+            raise ExportError(
+                f"document id {external_id!r} names documents of two collections; "
+                "an archive refers to documents by id"
             )
-        )
-        return [
-            {
-                "collection": collections[d.collection_id],
+    return rows
+
+
+def _documents_section(named: list[tuple[str, str, int]]) -> Iterator[dict]:
+    for start in range(0, len(named), DOCUMENTS_PER_CHUNK):
+        chunk = named[start : start + DOCUMENTS_PER_CHUNK]
+        documents = Document.objects.in_bulk([pk for _c, _e, pk in chunk])
+        for collection, _external_id, pk in chunk:
+            d = documents[pk]
+            yield {
+                "collection": collection,
                 "id": d.pk,
                 "external_id": d.external_id,
                 "title": d.title,
                 "text": d.text,
                 "extra": d.extra,
             }
-            for d in sorted(self.named.values(), key=lambda d: (collections[d.collection_id], d.external_id))
-        ]
+
+
+class _Lazy(list):
+    """A list the JSON encoder writes item by item, made as it asks (json's Python encoder, which `indent`
+    selects, iterates a list and asks only whether it is empty)."""
+
+    def __init__(self, items: Callable[[], Iterator], empty: bool):
+        super().__init__()
+        self.items, self.empty = items, empty
+
+    def __iter__(self):
+        return iter(self.items())
+
+    def __bool__(self) -> bool:
+        return not self.empty
 
 
 def study_archive(*, study: Study) -> dict:
-    """The study as a JSON-ready dict (see the package docstring); deterministic for the same rows."""
-    documents = _Documents()
-    participants = _Participants(study, documents).section()
-    reference_versions = _reference_versions(study, documents)
-    assessment = _assessment(study, documents)
-    documents_section = documents.section()
+    """The study as a JSON-ready dict (see the package docstring), whole in memory; deterministic for the
+    same rows."""
+    archive = _archive(study)
+    return {key: list(value) if isinstance(value, _Lazy) else value for key, value in archive.items()}
+
+
+def _archive(study: Study) -> dict:
+    """The archive with its documents and participants as _Lazy lists."""
+    named = _named_documents(study)
+    exported = study.participants.filter(preview_at__isnull=True).order_by("enrolment_index")
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": _t(timezone.now()),
         "study": _study_settings(study),
         "grade_levels": [{"value": g.value, "label": g.label} for g in study.grade_levels.order_by("value")],
-        "documents": documents_section,
+        "documents": _Lazy(lambda: _documents_section(named), not named),
         "scenarios": [
             {"code": s.code, "title": s.title, "text": s.text, "topic_id": s.topic_id}
             for s in study.scenarios.order_by("id")
@@ -90,9 +125,9 @@ def study_archive(*, study: Study) -> dict:
             {"code": s.code, "name": s.name, "backend": s.backend, "config": s.config}
             for s in study.systems.order_by("id")
         ],
-        "participants": participants,
-        "reference_versions": reference_versions,
-        "assessment": assessment,
+        "participants": _Lazy(lambda: _participants_section(exported), not exported.exists()),
+        "reference_versions": _reference_versions(study),
+        "assessment": _assessment(study),
         "audit": [
             {"participant_code": a.participant_code, "action": a.action, "detail": a.detail, "at": _t(a.at)}
             for a in study.audit_entries.order_by("at", "id")
@@ -101,7 +136,36 @@ def study_archive(*, study: Study) -> dict:
 
 
 def study_archive_json(*, study: Study) -> str:
-    return json.dumps(study_archive(study=study), indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+    """The archive's JSON whole in memory."""
+    return "".join(_archive_texts(study))
+
+
+def study_archive_stream(*, study: Study) -> Iterator[bytes]:
+    """The archive's JSON (the same text as study_archive_json) as UTF-8 chunks, a round of participants
+    read at a time; an ExportError (a document id naming two collections) is raised here, before the first
+    byte."""
+    return encoded(_archive_texts(study))
+
+
+def _archive_texts(study: Study) -> Iterator[str]:
+    archive = _archive(study)  # the checks run here, before the first piece of text
+
+    def texts() -> Iterator[str]:
+        yield from json.JSONEncoder(indent=1, ensure_ascii=False, sort_keys=False).iterencode(archive)
+        yield "\n"
+
+    return texts()
+
+
+def _participants_section(exported) -> Iterator[dict]:
+    chunk: list[Participant] = []
+    for participant in exported.iterator(chunk_size=PARTICIPANTS_PER_CHUNK):
+        chunk.append(participant)
+        if len(chunk) == PARTICIPANTS_PER_CHUNK:
+            yield from _Participants([p.pk for p in chunk]).section()
+            chunk = []
+    if chunk:
+        yield from _Participants([p.pk for p in chunk]).section()
 
 
 def _study_settings(study: Study) -> dict:
@@ -122,59 +186,45 @@ def _study_settings(study: Study) -> dict:
 
 
 class _Participants:
-    """The participants section: each participant with their assignments, sessions (queries, shown results,
-    judgments with history) and raw events. A preview's rows are never exported
-    (studies/design/lifecycle.py)."""
+    """A round of participants for the participants section: each with their assignments, sessions (queries,
+    shown results, judgments with history) and raw events, their rows read in one query per kind. A
+    preview's rows are never exported (studies/design/lifecycle.py): the caller passes none."""
 
-    def __init__(self, study: Study, documents: _Documents):
-        self.study = study
-        self.doc = documents.id_of
+    def __init__(self, ids: list[int]):
+        self.ids = ids
         self.sessions = {
-            s.assignment_id: s
-            for s in SearchSession.objects.filter(
-                assignment__participant__study=study, assignment__participant__preview_at__isnull=True
-            )
+            s.assignment_id: s for s in SearchSession.objects.filter(assignment__participant__in=ids)
         }
         self.session_position: dict[int | None, int | None] = {s.pk: None for s in self.sessions.values()}
         self.queries: dict[int, list[Query]] = {}
-        for query in Query.objects.filter(
-            session__assignment__participant__study=study,
-            session__assignment__participant__preview_at__isnull=True,
-        ).order_by("session_id", "position"):
+        for query in Query.objects.filter(session__assignment__participant__in=ids).order_by(
+            "session_id", "position"
+        ):
             self.queries.setdefault(query.session_id, []).append(query)
+        # Documents by their id only: their texts are the documents section's, read a round at a time.
         self.shown: dict[int, list[ShownResult]] = {}
         for row in (
-            ShownResult.objects.filter(
-                query__session__assignment__participant__study=study,
-                query__session__assignment__participant__preview_at__isnull=True,
-            )
-            .select_related("document")
+            ShownResult.objects.filter(query__session__assignment__participant__in=ids)
+            .annotate(doc=F("document__external_id"))
             .order_by("query_id", "rank")
         ):
             self.shown.setdefault(row.query_id, []).append(row)
         self.judgments: dict[int, list[Judgment]] = {}
         for judgment in (
-            Judgment.objects.filter(
-                session__assignment__participant__study=study,
-                session__assignment__participant__preview_at__isnull=True,
-            )
-            .select_related("document")
+            Judgment.objects.filter(session__assignment__participant__in=ids)
+            .annotate(doc=F("document__external_id"))
             .prefetch_related("history")
             .order_by("session_id", "document__external_id")
         ):
             self.judgments.setdefault(judgment.session_id, []).append(judgment)
         self.events: dict[int, list[Event]] = {}
-        for event in events_read(
-            Event.objects.filter(participant__study=study, participant__preview_at__isnull=True).order_by(
-                "participant_id", "id"
-            )
-        ):
+        for event in events_read(Event.objects.filter(participant__in=ids).order_by("participant_id", "id")):
             self.events.setdefault(event.participant_id, []).append(event)
 
     def section(self) -> list[dict]:
         participants = []
         for participant in (
-            self.study.participants.filter(preview_at__isnull=True)
+            Participant.objects.filter(pk__in=self.ids)
             .order_by("enrolment_index")
             .prefetch_related("assignments__scenario", "assignments__system", "assignments__retake_of")
         ):
@@ -228,7 +278,7 @@ class _Participants:
             "queries": [self._query(query) for query in self.queries.get(session.pk, [])],
             "judgments": [
                 {
-                    "doc": self.doc(judgment.document),
+                    "doc": _doc(judgment),
                     "grade": judgment.grade,
                     "created_at": _t(judgment.created_at),
                     "updated_at": _t(judgment.updated_at),
@@ -252,7 +302,7 @@ class _Participants:
             "shown_results": [
                 {
                     "rank": row.rank,
-                    "doc": self.doc(row.document),
+                    "doc": _doc(row),
                     "title": row.title,
                     "snippet": row.snippet,
                     "page": row.page,
@@ -275,14 +325,15 @@ class _Participants:
         }
 
 
-def _reference_versions(study: Study, documents: _Documents) -> list[dict]:
+def _reference_versions(study: Study) -> list[dict]:
     versions = list(
         ReferenceVersion.objects.filter(study=study).select_related("created_by").order_by("number")
     )
     version_judgments: dict[int, list[ReferenceJudgment]] = {}
     for judgment in (
         ReferenceJudgment.objects.filter(version__study=study)
-        .select_related("document", "judged_by")
+        .select_related("judged_by")
+        .annotate(doc=F("document__external_id"))
         .order_by("version_id", "topic_id", "document__external_id")
     ):
         version_judgments.setdefault(judgment.version_id, []).append(judgment)
@@ -295,7 +346,7 @@ def _reference_versions(study: Study, documents: _Documents) -> list[dict]:
             "judgments": [
                 {
                     "topic_id": j.topic_id,
-                    "doc": documents.id_of(j.document),
+                    "doc": _doc(j),
                     "grade": j.grade,
                     "source": j.source,
                     "judged_by": j.judged_by.username if j.judged_by else None,
@@ -307,11 +358,13 @@ def _reference_versions(study: Study, documents: _Documents) -> list[dict]:
     ]
 
 
-def _assessment(study: Study, documents: _Documents) -> dict:
+def _assessment(study: Study) -> dict:
     pools = list(
         AssessmentPool.objects.filter(scenario__study=study)
         .select_related("scenario")
-        .prefetch_related("documents__document")
+        .prefetch_related(
+            Prefetch("documents", PoolDocument.objects.annotate(doc=F("document__external_id")))
+        )
         .order_by("scenario_id")
     )
     plan = AssessmentPlan.objects.filter(study=study).first()
@@ -325,7 +378,7 @@ def _assessment(study: Study, documents: _Documents) -> dict:
                 "built_at": _t(pool.built_at),
                 "documents": [
                     {
-                        "doc": documents.id_of(d.document),
+                        "doc": _doc(d),
                         "source": d.source,
                         "source_detail": d.source_detail,
                         "added_at": _t(d.added_at),

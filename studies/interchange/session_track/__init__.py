@@ -33,7 +33,7 @@ The modules: log (the log as read, and the shared constants), reader (the XML re
 """
 
 from scoring.lib.errors import InputError
-from studies.interchange.session_track.export import session_track_export
+from studies.interchange.session_track.export import session_track_export, session_track_stream
 from studies.interchange.session_track.importer import ImportSummary, session_track_import
 from studies.interchange.session_track.log import (
     DEFAULT_DAY,
@@ -58,4 +58,5 @@ __all__ = [
     "read_log_file",
     "session_track_export",
     "session_track_import",
+    "session_track_stream",
 ]

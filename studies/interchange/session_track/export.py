@@ -7,10 +7,14 @@ from __future__ import annotations
 import datetime as dt
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Iterator
 
 from studies.design.selectors import events_read
 from studies.models import Event, EventOrigin, Query, SearchSession, ShownResult, Study
 from studies.participation.clock import on_timeline
+
+# Sessions read per round (their queries, shown results and events with them).
+SESSIONS_PER_CHUNK = 200
 
 
 def _clock_text(moment: dt.datetime | None) -> str:
@@ -54,57 +58,101 @@ def _when(event: Event, offset_ms: float | None) -> dt.datetime:
 
 
 def session_track_export(*, study: Study) -> bytes:
-    """The study's sessions as a Session Track log (UTF-8 XML). Sessions imported from a log are written as
-    they were read (texts, attributes and each time in the log's own notation, NA kept); others get session
-    numbers in order of participant and position, topic = the scenario (topic_id, title as subject, text as
-    desc), clicks from document_open events (end time from the matching document_close, NA without one)."""
-    rows = _StudyRows(study)
-    start_info: dict[int, dict] = {}
-    for session in rows.sessions:
-        for event in rows.events[session.pk]:
+    """The study's log whole in memory (session_track_stream joined)."""
+    return b"".join(session_track_stream(study=study))
+
+
+def session_track_stream(*, study: Study, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[bytes]:
+    """The study's sessions as a Session Track log (UTF-8 XML), a <session> at a time, reading `chunk_size`
+    sessions per round. Sessions imported from a log are written as they were read (texts, attributes and
+    each time in the log's own notation, NA kept); others get session numbers in order of participant and
+    position, topic = the scenario (topic_id, title as subject, text as desc), clicks from document_open
+    events (end time from the matching document_close, NA without one)."""
+    scope = SearchSession.objects.filter(
+        assignment__participant__study=study,  # never a preview's
+        assignment__participant__preview_at__isnull=True,
+    )
+    # The log's root and id tag are the first imported session's (the import keeps them on its start event).
+    first = (
+        Event.objects.filter(
+            session__in=scope.values("pk"),
+            type="session_start",
+            origin=EventOrigin.SERVER,
+            payload__data__has_key="session_track",
+        )
+        .order_by("session__assignment__participant__enrolment_index", "session__assignment__position", "-id")
+        .values_list("payload__data__session_track", flat=True)
+        .first()
+    )
+    first = first if isinstance(first, dict) else {}
+    root_tag, id_tag = first.get("root", "sessiontrack2012"), first.get("id_tag", "clueweb09id")
+    sessions = scope.select_related("assignment__participant", "assignment__scenario").order_by(
+        "assignment__participant__enrolment_index", "assignment__position"
+    )
+    return _log_chunks(sessions, root_tag, id_tag, chunk_size)
+
+
+def _log_chunks(sessions, root_tag: str, id_tag: str, chunk_size: int) -> Iterator[bytes]:
+    """The log as ET.indent(root, "   ") and ET.tostring write it whole, a round of sessions at a time: each
+    <session> indented as the root's child, after the newline and indent its tail would hold."""
+    yield b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    number = 0
+    chunk: list[SearchSession] = []
+    for session in sessions.iterator(chunk_size=chunk_size):
+        chunk.append(session)
+        if len(chunk) < chunk_size:
+            continue
+        yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
+        number += len(chunk)
+        chunk = []
+    if chunk:
+        yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
+        number += len(chunk)
+    yield f"\n</{root_tag}>\n".encode() if number else ET.tostring(ET.Element(root_tag)) + b"\n"
+
+
+def _sessions_xml(sessions: list[SearchSession], before: int, id_tag: str) -> bytes:
+    rows = _StudyRows(sessions)
+    parts = []
+    for number, session in enumerate(sessions, start=before + 1):
+        holder = ET.Element("holder")
+        _session_written(holder, number, session, rows.start_info(session), rows, id_tag)
+        (element,) = holder
+        ET.indent(element, space="   ", level=1)
+        parts.append(b"\n   " + ET.tostring(element, encoding="utf-8"))
+    return b"".join(parts)
+
+
+class _StudyRows:
+    """A round of sessions with their queries, shown results and events, each read in one query."""
+
+    def __init__(self, sessions: list[SearchSession]):
+        ids = [session.pk for session in sessions]
+        self.queries = defaultdict(list)
+        for query in Query.objects.filter(session__in=ids).order_by("session_id", "position"):
+            self.queries[query.session_id].append(query)
+        self.results = defaultdict(list)
+        for row in (
+            ShownResult.objects.filter(query__session__in=ids)
+            .select_related("document")
+            .defer("document__text", "document__title")  # a round holds the ids and urls, not the texts
+            .order_by("query_id", "rank")
+        ):
+            self.results[row.query_id].append(row)
+        self.events = defaultdict(list)
+        for event in events_read(Event.objects.filter(session__in=ids).order_by("id")):  # old rows' times
+            self.events[event.session_id].append(event)
+
+    def start_info(self, session: SearchSession) -> dict:
+        """What the import kept of the session's log (its last session_start event's), or {}."""
+        for event in reversed(self.events[session.pk]):
             if (
                 event.type == "session_start"
                 and event.origin == EventOrigin.SERVER
                 and "session_track" in (event.payload.get("data") or {})
             ):
-                start_info[session.pk] = event.payload["data"]["session_track"]
-    first = next(iter(start_info.values()), {})
-    root = ET.Element(first.get("root", "sessiontrack2012"))
-    id_tag = first.get("id_tag", "clueweb09id")
-    for number, session in enumerate(rows.sessions, start=1):
-        _session_written(root, number, session, start_info.get(session.pk, {}), rows, id_tag)
-    ET.indent(root, space="   ")
-    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
-
-
-class _StudyRows:
-    """The study's sessions (never a preview's) with their queries, shown results and events, each read in
-    one query."""
-
-    def __init__(self, study: Study):
-        # Related rows are selected by a subquery on the study, not a list of ids (SQLite caps parameters).
-        scope = SearchSession.objects.filter(
-            assignment__participant__study=study,  # never a preview's
-            assignment__participant__preview_at__isnull=True,
-        ).values("pk")
-        self.sessions = list(
-            SearchSession.objects.filter(pk__in=scope)
-            .select_related("assignment__participant", "assignment__scenario")
-            .order_by("assignment__participant__enrolment_index", "assignment__position")
-        )
-        self.queries = defaultdict(list)
-        for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
-            self.queries[query.session_id].append(query)
-        self.results = defaultdict(list)
-        for row in (
-            ShownResult.objects.filter(query__session__in=scope)
-            .select_related("document")
-            .order_by("query_id", "rank")
-        ):
-            self.results[row.query_id].append(row)
-        self.events = defaultdict(list)
-        for event in events_read(Event.objects.filter(session__in=scope).order_by("id")):  # old rows' times
-            self.events[event.session_id].append(event)
+                return event.payload["data"]["session_track"]
+        return {}
 
 
 class _SessionEvents:

@@ -3,8 +3,8 @@
 
 from django.core.management.base import BaseCommand
 
-from studies.interchange.command_helpers import study_by_slug, write
-from studies.interchange.session_track import session_track_export
+from studies.interchange.command_helpers import study_by_slug, write_chunks
+from studies.interchange.session_track import session_track_stream
 
 
 class Command(BaseCommand):
@@ -19,4 +19,4 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, **options):
-        write(self, options["output"], session_track_export(study=study_by_slug(options["study"])))
+        write_chunks(self, options["output"], session_track_stream(study=study_by_slug(options["study"])))

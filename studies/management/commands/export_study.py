@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from studies.interchange.archive import ExportError, study_archive_json
-from studies.interchange.command_helpers import study_by_slug, write
+from studies.interchange.archive import ExportError, study_archive_stream
+from studies.interchange.command_helpers import study_by_slug, write_chunks
 
 
 class Command(BaseCommand):
@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            content = study_archive_json(study=study_by_slug(options["study"]))
+            chunks = study_archive_stream(study=study_by_slug(options["study"]))
         except ExportError as error:
             raise CommandError(str(error)) from None
-        write(self, options["output"], content)
+        write_chunks(self, options["output"], chunks)
