@@ -2,6 +2,7 @@
 a public Prolific link and a study-level time limit, and helpers that play a participant's way."""
 
 import secrets
+from collections import Counter
 
 import pytest
 
@@ -55,3 +56,31 @@ def finish(person):
             participant=person, session=session, client_event_id=cid(), answers={"search_went_well": 4}
         )
     return person
+
+
+def assert_balanced_with_rows_reissued_once(study, *, arrivals: int, dropouts: int) -> list:
+    """What a study that balances itself shows after `arrivals` with `dropouts` who left (two enrolled
+    participants withdrawn at the start): every freed row re-issued exactly once, the completed rows exactly
+    the plan's first rows, and every completed cell (scenario by system, scenario by position) within one of
+    its share. Returns every participant."""
+    everyone = list(study.participants.all())
+    states = Counter(p.state for p in everyone)
+    assert states["completed"] == arrivals - dropouts
+    assert states["timed_out"] + states["returned"] == dropouts and states["withdrawn"] == 2
+    # Every freed row re-issued exactly once (the database allows at most once; here, at least once too).
+    freed = {p.pk for p in everyone if p.state in recruitment.FREEING}
+    reissued = Counter(p.reissue_of_id for p in everyone if p.reissue_of_id is not None)
+    assert set(reissued) == freed and set(reissued.values()) == {1}
+    # The completed rows are exactly the plan's first rows, each once: the balance of a plan prefix.
+    completed = [p for p in everyone if p.state == "completed"]
+    assert sorted(recruitment.plan_row_of(p) for p in completed) == list(range(len(completed)))
+    by_system, by_position = Counter(), Counter()
+    for person in completed:
+        for assignment in person.assignments.filter(session__ended_at__isnull=False):
+            by_system[assignment.scenario_id, assignment.system_id] += 1
+            by_position[assignment.scenario_id, assignment.position] += 1
+    scenarios, systems = study.scenarios.count(), study.systems.count()
+    assert len(by_system) == scenarios * systems and len(by_position) == scenarios * scenarios
+    assert all(abs(n - len(completed) / systems) <= 1 for n in by_system.values())
+    assert all(abs(n - len(completed) / scenarios) <= 1 for n in by_position.values())
+    return everyone

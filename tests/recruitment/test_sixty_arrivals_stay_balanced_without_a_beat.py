@@ -17,7 +17,7 @@ from studies.participation import recruitment
 from studies.participation import steps as participation
 from studies.participation.simulation import SimulatedParticipant
 
-from .conftest import cid, ready
+from .conftest import assert_balanced_with_rows_reissued_once, cid, ready
 
 pytestmark = pytest.mark.django_db
 
@@ -82,25 +82,7 @@ def test_sixty_arrivals_with_thirty_percent_attrition_and_no_beat(client, panel_
             due.append((arrival + LIMIT_IN_ARRIVALS, participant))
     assert not due
 
-    everyone = list(panel_study.participants.all())
-    states = Counter(p.state for p in everyone)
-    assert states["completed"] == ARRIVALS - DROPOUTS
-    assert states["timed_out"] + states["returned"] == DROPOUTS and states["withdrawn"] == 2
-    # Every freed row re-issued exactly once (the database allows at most once; here, at least once too).
-    freed = {p.pk for p in everyone if p.state in recruitment.FREEING}
-    reissued = Counter(p.reissue_of_id for p in everyone if p.reissue_of_id is not None)
-    assert set(reissued) == freed and set(reissued.values()) == {1}
-    completed = [p for p in everyone if p.state == "completed"]
-    assert sorted(recruitment.plan_row_of(p) for p in completed) == list(range(len(completed)))
-    by_system, by_position = Counter(), Counter()
-    for participant in completed:
-        for assignment in participant.assignments.filter(session__ended_at__isnull=False):
-            by_system[assignment.scenario_id, assignment.system_id] += 1
-            by_position[assignment.scenario_id, assignment.position] += 1
-    scenarios, systems = panel_study.scenarios.count(), panel_study.systems.count()
-    assert len(by_system) == scenarios * systems and len(by_position) == scenarios * scenarios
-    assert all(abs(n - len(completed) / systems) <= 1 for n in by_system.values())
-    assert all(abs(n - len(completed) / scenarios) <= 1 for n in by_position.values())
+    everyone = assert_balanced_with_rows_reissued_once(panel_study, arrivals=ARRIVALS, dropouts=DROPOUTS)
     # No one who left keeps an open session.
     assert not SearchSession.objects.filter(
         assignment__participant__state__in=recruitment.FREEING, ended_at__isnull=True
