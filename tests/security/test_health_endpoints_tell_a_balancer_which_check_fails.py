@@ -79,6 +79,8 @@ def test_an_unreachable_broker_fails_readiness(production_like, monkeypatch):
 
     monkeypatch.setitem(current_app.conf, "task_always_eager", False)
     monkeypatch.setitem(current_app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    # Celery's conf.broker_url reads the CELERY_BROKER_URL environment first, which CI's broker pass sets.
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
     response = _probe("/health/ready")
     assert response.status_code == 503
     assert response.json()["failing"] == ["broker"]
