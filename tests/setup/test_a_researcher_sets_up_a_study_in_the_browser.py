@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.models import Collection, Study
 from studies.participation.simulation import participants_simulate
@@ -75,14 +76,17 @@ def test_a_researcher_sets_up_a_study_in_the_browser(live_server, chromium, cran
     page.fill("#systems input[name=query]", "boundary layer")
     shot(page, "4-systems")
     page.click("#systems >> text=Test this system >> nth=0")
-    assert page.locator("#test-results li").count() == 10
+    # The click returns once the answer's page is committed, perhaps before it is parsed: wait for the list.
+    expect(page.locator("#test-results li"), "the test page shows no ten results").to_have_count(
+        10, timeout=30_000
+    )
 
     # 4. Four scenarios from the collection's topics.
     page.goto(f"{live_server.url}/studies/wings-and-flow/setup/scenarios/")
     for topic in ("1", "2", "3", "4"):
         page.check(f"input[name=pick-topics][value='{topic}']")
     page.click("#topic-form button[type=submit]")
-    assert page.locator("#scenarios tbody tr").count() == 4
+    expect(page.locator("#scenarios tbody tr")).to_have_count(4, timeout=30_000)
     shot(page, "5-scenarios")
 
     # 5. NASA-TLX after each task.
