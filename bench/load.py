@@ -1,7 +1,7 @@
 """Load benchmark: N concurrent participants against SessionLab served by gunicorn on PostgreSQL.
 
     .venv/bin/python bench/load.py [--participants 200] [--duration 60] [--workers 3] [--think 0.5]
-        [--server-times]
+        [--server-times] [--nodes 2]
 
 It (re)creates the database `sessionlab_load` on the PostgreSQL server of $LOAD_PG_URL (default
 postgres://postgres@127.0.0.1:5432), migrates it, builds a study over a generated collection (2,000 documents,
@@ -24,9 +24,13 @@ every event in the database against what was sent: lost (acknowledged but not st
 event id stored more than once), and stored-but-unacknowledged (sent when the run stopped).
 Everything stays on 127.0.0.1; the run, the drain and the shutdown are bounded in time.
 
+With --nodes N (2 or more) the server is N gunicorn nodes, each from a copy of the checkout of its own (no
+shared disk), behind a round-robin TCP balancer (load_balancer.py), and the figures are also given per node:
+requests served, gunicorn's own time per request, CPU (load_nodes.py).
+
 The parts, beside this file: load_study.py (the database and the study), load_server.py (gunicorn and CPU
 time), load_http.py (the HTTP client), load_participant.py (a participant and the run), load_report.py (the
-figures).
+figures), load_nodes.py and load_balancer.py (--nodes).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 if str(HERE) not in sys.path:
     sys.path.append(str(HERE))
 
+from load_nodes import nodes_print, serve_nodes_and_play  # noqa: E402
 from load_participant import play  # noqa: E402
 from load_report import events_count, report_print  # noqa: E402
 from load_server import (  # noqa: E402
@@ -103,7 +108,16 @@ def arguments(argv=None) -> argparse.Namespace:
     parser.add_argument("--report-every", type=float, default=10, help="seconds between the running figures")
     parser.add_argument("--database", default="sessionlab_load")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="web nodes, each from a copy of the checkout, behind a round-robin balancer (figures per node); "
+        "--workers is per node",
+    )
     args = parser.parse_args(argv)
+    if args.nodes < 1:
+        parser.error("--nodes must be at least 1")
     args.duration = min(args.duration, 600)
     return args
 
@@ -136,7 +150,7 @@ def serve_and_play(players: list[dict], env: dict, args) -> tuple:
             f"DB_CONN_MAX_AGE={args.conn_max_age}; {args.participants} participants for {args.duration:g} s, "
             f"think x{args.think}, batches <= {args.batch}, {args.resend:.0%} of batches re-sent"
         )
-        stats, clients, elapsed = asyncio.run(play(players, port, args, server.pid))
+        stats, clients, elapsed = asyncio.run(play(players, port, args, {"gunicorn": server.pid}))
     finally:
         gunicorn_stop(server)
     return stats, clients, elapsed, times_path
@@ -161,13 +175,20 @@ def main(argv=None) -> int:
         f"setup: database {args.database}, {args.documents} documents indexed, {len(players)} participants "
         f"in their first search ({time.monotonic() - started:.1f} s)"
     )
-    stats, clients, elapsed, times_path = serve_and_play(players, env, args)
+    node_times = None
+    if args.nodes > 1:
+        stats, clients, elapsed, node_times = serve_nodes_and_play(players, env, args)
+        times_path = None
+    else:
+        stats, clients, elapsed, times_path = serve_and_play(players, env, args)
 
     from django.db import connection
 
     connection.close()
     counts = events_count(clients)
     report_print(args, stats, counts, elapsed, times_path)
+    if node_times is not None:
+        nodes_print(stats, elapsed, node_times)
     if not args.keep:
         database_drop(server_url, args.database)
     return 1 if counts["lost"] or counts["duplicated"] else 0

@@ -212,7 +212,10 @@ class Participant:
         await self.http.close()
 
 
-async def play(players: list[dict], port: int, args, server_pgid: int | None = None):
+async def play(players: list[dict], port: int, args, server_pgids: dict[str, int] | None = None):
+    """Run the participants against 127.0.0.1:port. `server_pgids`: the process groups whose CPU time is
+    measured over the run, by name ("gunicorn"; with --nodes "node1", ..., and "balancer")."""
+    server_pgids = server_pgids or {}
     stats = Stats()
     rng = random.Random(args.seed)
     clients = [Participant(p, port, stats, random.Random(rng.random()), args) for p in players]
@@ -221,7 +224,7 @@ async def play(players: list[dict], port: int, args, server_pgid: int | None = N
     await asyncio.gather(*(c.home() for c in clients))
     print(f"warm-up: {len(clients)} search pages in {time.monotonic() - warm:.1f} s")
     stats.measuring = True
-    cpu_before = cpu_seconds(server_pgid) if server_pgid else 0.0
+    cpu_before = {name: cpu_seconds(pgid) for name, pgid in server_pgids.items()}
     postgres_before, own_before = cpu_seconds(name="postgres"), own_cpu_seconds()
     started = time.monotonic()
     stop_at = started + args.duration
@@ -261,7 +264,9 @@ async def play(players: list[dict], port: int, args, server_pgid: int | None = N
     await lag
     elapsed = time.monotonic() - started
     stats.measuring = False
-    stats.server_cpu = cpu_seconds(server_pgid) - cpu_before if server_pgid else float("nan")
+    stats.cpu_by_process = {name: cpu_seconds(pgid) - cpu_before[name] for name, pgid in server_pgids.items()}
+    gunicorns = [cpu for name, cpu in stats.cpu_by_process.items() if name != "balancer"]
+    stats.server_cpu = sum(gunicorns) if gunicorns else float("nan")
     stats.postgres_cpu = cpu_seconds(name="postgres") - postgres_before  # the local server's, whoever uses it
     stats.own_cpu = own_cpu_seconds() - own_before
     await reporter

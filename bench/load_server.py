@@ -61,6 +61,7 @@ def gunicorn_start(
     log_path: Path,
     worker_class: str = "sync",
     times_path: Path | None = None,
+    cwd: Path = ROOT,
 ) -> subprocess.Popen:
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
@@ -85,7 +86,7 @@ def gunicorn_start(
         command += ["--threads", str(threads), "--keep-alive", "30"]
     log = open(log_path, "wb")  # noqa: SIM115 (the server owns it for its lifetime)
     return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
 
 
