@@ -5,6 +5,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
   participants and their assignments, sessions, queries, shown results, events, judgments, reference
   versions, the audit log.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
+- attention.py: what participants saw and attended to (exposure per shown result, attention spans).
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """
 
@@ -69,6 +70,9 @@ from studies.models.recruitment import (
 # isort: split
 from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload, IndexVersion
 
+# isort: split
+from studies.models.attention import AttentionSpan, PageExposure, ResultExposure
+
 __all__ = [
     "CODE_MODES",
     "EFFORT_OUTCOMES",
@@ -86,6 +90,7 @@ __all__ = [
     "AssessorInvitation",
     "AssessorJudgment",
     "Assignment",
+    "AttentionSpan",
     "AuditAction",
     "AuditEntry",
     "Collection",
@@ -101,6 +106,7 @@ __all__ = [
     "Judgment",
     "JudgmentChange",
     "Participant",
+    "PageExposure",
     "PanelNotification",
     "SchedulerHeartbeat",
     "ParticipantQuerySet",
@@ -110,6 +116,7 @@ __all__ = [
     "Recruitment",
     "ReferenceJudgment",
     "ReferenceVersion",
+    "ResultExposure",
     "Scenario",
     "SearchSession",
     "ShownResult",

@@ -105,6 +105,10 @@ class Study(models.Model):
     # Asked before each task (before its session starts); empty: none (no default, unlike the other two).
     pre_task_questionnaire = models.JSONField(default=list, blank=True)
     time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
+    # What the search page records beyond actions (issue 28; the consent text should say so): which results
+    # were on screen and for how long, and when the participant was away (tab hidden, window blurred, idle).
+    record_exposure = models.BooleanField(default=True, db_default=True)  # old nodes insert studies too
+    record_attention = models.BooleanField(default=True, db_default=True)
     # Set at the first enrolment: from then on scenarios and systems are fixed, or the balance would break.
     design_locked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -18,6 +18,7 @@ from sessionlab import plain_sql
 from studies.errors import Refused
 from studies.models import SearchSession, ShownResult
 from studies.participation import statements
+from studies.participation.attention_handlers import on_attention, on_exposure
 from studies.participation.ingest_batch import Batch, QueryState, SessionState, is_int, shown_add
 from studies.participation.ingest_reads import grade_scale, query_marks, query_total
 from studies.participation.rules import (
@@ -224,6 +225,9 @@ HANDLERS: dict[str, Handler] = {
     "judgment": on_judgment,
     "scan_mark": on_scan_mark,
     "session_end": on_session_end,
+    # What was on screen and when the participant was away (issue 28): attention_handlers.py.
+    "exposure": on_exposure,
+    "attention": on_attention,
 }
 
 

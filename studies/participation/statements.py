@@ -21,8 +21,10 @@ from studies.models import (
     GradeLevel,
     Judgment,
     JudgmentChange,
+    PageExposure,
     Participant,
     Query,
+    ResultExposure,
     SearchSession,
     ShownResult,
     System,
@@ -176,3 +178,56 @@ def judgment_changes_insert(changes: Sequence[tuple[tuple[int, int], int, object
             )
         )
     return statements
+
+
+def _smallest_largest() -> tuple[str, str]:
+    """The scalar minimum and maximum of two values in this dialect."""
+    return ("LEAST", "GREATEST") if connection.vendor == "postgresql" else ("MIN", "MAX")
+
+
+def exposures_add(
+    session_id: int, position: int, page: int, items: Sequence[tuple[int, ...]]
+) -> list[Statement]:
+    """An exposure report added to the shown results of a page of a session's query (issue 28): per rank,
+    (rank, start_ms, visible_ms, max_permille, hover_ms, hovers) summed into ResultExposure, the earliest
+    start and the largest fraction kept. A rank that page did not show matches no row and adds nothing (the
+    report stays in the event log as sent). As many statements as the parameter limit needs."""
+    smallest, largest = _smallest_largest()
+    table = _table(ResultExposure)
+    per_statement = max(1, (plain_sql.MAX_PARAMS - 3) // 6)
+    statements = []
+    for start in range(0, len(items), per_statement):
+        chunk = items[start : start + per_statement]
+        statements.append(
+            (
+                "WITH v (rank, start_ms, visible_ms, max_permille, hover_ms, hovers) AS (VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(chunk))
+                + f") INSERT INTO {table}"
+                " (shown_result_id, first_visible_ms, visible_ms, max_permille, hover_ms, hovers)"
+                " SELECT r.id, v.start_ms, v.visible_ms, v.max_permille, v.hover_ms, v.hovers FROM v"
+                f" JOIN {_table(ShownResult)} r ON r.rank = v.rank"
+                f" JOIN {_table(Query)} q ON q.id = r.query_id"
+                " WHERE q.session_id = %s AND q.position = %s AND r.page = %s"
+                " ON CONFLICT (shown_result_id) DO UPDATE SET"
+                f" first_visible_ms = {smallest}({table}.first_visible_ms, excluded.first_visible_ms),"
+                f" visible_ms = {table}.visible_ms + excluded.visible_ms,"
+                f" max_permille = {largest}({table}.max_permille, excluded.max_permille),"
+                f" hover_ms = {table}.hover_ms + excluded.hover_ms,"
+                f" hovers = {table}.hovers + excluded.hovers",
+                [value for item in chunk for value in item] + [session_id, position, page],
+            )
+        )
+    return statements
+
+
+def page_scroll_add(session_id: int, position: int, page: int, scroll_permille: int) -> Statement:
+    """The deepest point of a results page seen, kept per (query, page)."""
+    _, largest = _smallest_largest()
+    table = _table(PageExposure)
+    return (
+        f"INSERT INTO {table} (query_id, page, scroll_permille)"
+        f" SELECT q.id, %s, %s FROM {_table(Query)} q WHERE q.session_id = %s AND q.position = %s"
+        f" ON CONFLICT (query_id, page) DO UPDATE SET"
+        f" scroll_permille = {largest}({table}.scroll_permille, excluded.scroll_permille)",
+        [page, scroll_permille, session_id, position],
+    )

@@ -1,0 +1,148 @@
+"""Issue 28: `exposure` and `attention` reports through both events endpoints (the page's, with its CSRF
+token, and the participant API's): aggregated per shown result, page and session; re-sent reports counted
+once; hostile reports refused one by one with the item and field, their neighbours stored; a study that does
+not record a family refuses its reports. Runs on SQLite and, with DATABASE_URL, on PostgreSQL."""
+
+import json
+
+import pytest
+from django.test import Client
+
+from studies.models import AttentionSpan, Event, PageExposure, ResultExposure, ShownResult
+from studies.participation.exposure import active_ms, attention_checked
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(params=["page", "api"])
+def post(request, participant, session):
+    """A batch sender for either endpoint."""
+    if request.param == "page":
+        browser = Client(enforce_csrf_checks=True)
+        browser.get(f"/p/{participant.access_token}/")  # the csrftoken cookie
+        headers = {"X-CSRFToken": browser.cookies["csrftoken"].value}
+        url = f"/p/{participant.access_token}/events/"
+    else:
+        browser = Client()
+        headers = {"Authorization": f"Participant {participant.access_token}"}
+        url = "/api/participant/events/"
+
+    def send(*events):
+        answer = browser.post(
+            url, json.dumps({"events": list(events)}), content_type="application/json", headers=headers
+        )
+        assert answer.status_code == 200, answer.content
+        return answer.json()["acks"]
+
+    return send
+
+
+def event(session, cid, kind, **data):
+    return {"id": cid, "type": kind, "session": session.pk, "data": data}
+
+
+def test_a_page_s_exposure_is_summed_per_shown_result(post, session):
+    (query,) = post(event(session, "q1", "query", text="wing flow"))
+    assert query["ok"] and len(query["results"]) == 10
+    first = event(
+        session,
+        "x1",
+        "exposure",
+        query_event="q1",
+        page=1,
+        scroll_permille=400,
+        items=[[1, 0, 3000, 1000, 250, 1], [2, 0, 2800, 1000], [3, 40, 900, 620]],
+    )
+    later = event(
+        session,
+        "x2",
+        "exposure",
+        query=1,
+        page=1,
+        scroll_permille=300,
+        items=[[1, 9000, 500, 800], [3, 8000, 1500, 1000, 40, 2]],
+    )
+    acks = post(first, later, first)  # the first re-sent (a lost acknowledgement): counted once
+    assert [a["ok"] for a in acks] == [True, True, True] and acks[0] == acks[2]
+    assert acks[0] == {"id": "x1", "ok": True, "query": 1, "page": 1, "ranks": 3}
+    by_rank = {
+        e.shown_result.rank: (e.first_visible_ms, e.visible_ms, e.max_permille, e.hover_ms, e.hovers)
+        for e in ResultExposure.objects.select_related("shown_result")
+    }
+    assert by_rank == {1: (0, 3500, 1000, 250, 1), 2: (0, 2800, 1000, 0, 0), 3: (40, 2400, 1000, 40, 2)}
+    assert list(PageExposure.objects.values_list("page", "scroll_permille")) == [(1, 400)]
+    assert Event.objects.filter(type="exposure").count() == 2
+
+
+def test_hostile_reports_are_refused_one_by_one(post, session):
+    post(event(session, "q1", "query", text="wing"))
+    acks = post(
+        event(session, "x1", "exposure", query=1, items=[[1, 0, 100, 1001]]),
+        event(session, "x2", "exposure", query=1, items=[[2, 0, 200, 500]]),
+        event(session, "x3", "exposure", query=1, items=[[1, 0, -1, 5]]),
+        event(session, "x4", "exposure", query=1, items=[[n, 0, 1, 1] for n in range(1, 300)]),
+        event(session, "x5", "exposure", query=7, items=[[1, 0, 1, 1]]),
+        event(session, "a1", "attention", spans=[["away", 0, 10]]),
+        event(session, "a2", "attention", spans=[["hidden", 1000, 2000]]),
+        event(session, "a3", "attention", spans=[["blur", 0, 10], ["idle", "soon", 5]]),
+        {"id": "x6", "type": "exposure", "session": 999999, "data": {"query": 1, "items": [[1, 0, 1, 1]]}},
+    )
+    ok = {a["id"]: a["ok"] for a in acks}
+    assert ok == {
+        "x1": False,
+        "x2": True,
+        "x3": False,
+        "x4": False,
+        "x5": True,
+        "a1": False,
+        "a2": True,
+        "a3": False,
+        "x6": False,
+    }
+    errors = {a["id"]: a.get("refused") or a.get("error", "") for a in acks}
+    assert "items[0].max_permille must be a whole number from 0 to 1000" in errors["x1"]
+    assert "items[0].visible_ms" in errors["x3"]
+    assert "at most 200" in errors["x4"]
+    assert "spans[0].kind must be one of hidden, blur, idle" in errors["a1"]
+    assert "spans[1].start_ms" in errors["a3"]
+    # Only the good neighbours added anything; a query the session never had matches nothing.
+    assert list(ResultExposure.objects.values_list("shown_result__rank", "visible_ms")) == [(2, 200)]
+    assert list(AttentionSpan.objects.values_list("kind", "start_ms", "duration_ms")) == [
+        ("hidden", 1000, 2000)
+    ]
+
+
+def test_attention_spans_give_the_session_s_active_time(post, session):
+    acks = post(
+        event(session, "a1", "attention", spans=[["hidden", 10_000, 10_000], ["blur", 15_000, 10_000]]),
+        event(session, "a2", "attention", spans=[["idle", 50_000, 20_000]]),
+    )
+    assert [a["spans"] for a in acks] == [2, 1]
+    spans = attention_checked(
+        {"spans": [[s.kind, s.start_ms, s.duration_ms] for s in session.attention_spans.order_by("start_ms")]}
+    )
+    assert active_ms(spans, 60_000) == 35_000
+
+
+def test_reports_after_the_session_ended_are_kept(post, session):
+    post(event(session, "q1", "query", text="wing"), event(session, "e1", "session_end", reason="satisfied"))
+    (ack,) = post(event(session, "x1", "exposure", query=1, items=[[1, 0, 700, 900]]))
+    assert ack["ok"]
+    assert ResultExposure.objects.get().visible_ms == 700
+
+
+def test_a_study_that_does_not_record_a_family_refuses_its_reports(post, session):
+    study = session.assignment.participant.study
+    study.record_exposure = False
+    study.record_attention = False
+    study.save(update_fields=["record_exposure", "record_attention"])
+    post(event(session, "q1", "query", text="wing"))
+    acks = post(
+        event(session, "x1", "exposure", query=1, items=[[1, 0, 700, 900]]),
+        event(session, "a1", "attention", spans=[["hidden", 0, 10]]),
+    )
+    assert [a["ok"] for a in acks] == [False, False]
+    assert "does not record which results were on screen" in acks[0]["refused"]
+    assert "does not record when the page was hidden" in acks[1]["refused"]
+    assert not ResultExposure.objects.exists() and not AttentionSpan.objects.exists()
+    assert ShownResult.objects.count() == 10
