@@ -164,6 +164,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # searches (queries and new result pages) per batch and per participant per minute past these caps are
 # answered "retry later".
 CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, minimum=1)
+# The search page counts a participant idle after this long without input (pointer, keys, scroll, touch):
+# an `attention` span of kind idle, taken out of active time (static/js/participant/attention.js).
+ATTENTION_IDLE_SECONDS = envint("ATTENTION_IDLE_SECONDS", 30, minimum=1)
 EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)
 EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1)
 # Sizes on every events endpoint (the page's batch and the participant API; docs/security.md, docs/api.md): a

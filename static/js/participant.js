@@ -3,10 +3,13 @@
  *   outbox.js, acks.js, status.js, clock.js, storage.js  the event outbox: batched, acknowledged, retried
  *   forms.js                                              step forms posted once the outbox is empty
  *   search-page.js and the modules it wires               the search page
+ *   exposure.js, attention.js                             what was on screen, when the page was away
  * Nothing runs on a page without the client settings (config.js). A module runs once the page is parsed,
  * a moment after its elements appear: body[data-participant-script=ready] tells a waiting test (and a
  * curious reader of the DOM) that the page now answers. */
+import { attentionReport } from "./participant/attention.js";
 import { present } from "./participant/config.js";
+import { exposureReport } from "./participant/exposure.js";
 import { holdUntilSaved, wireEventForms } from "./participant/forms.js";
 import { exposeOutbox, flush, startOutbox } from "./participant/outbox.js";
 import { startSearchPage } from "./participant/search-page.js";
@@ -18,5 +21,7 @@ if (present) {
   exposeOutbox();
   flush();
   startSearchPage();
+  // For the end-to-end tests and debugging: send what was seen and when the page was away, now.
+  window.sessionlabReports = { exposure: exposureReport, attention: attentionReport };
 }
 document.body.dataset.participantScript = "ready";

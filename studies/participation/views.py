@@ -11,6 +11,7 @@ import json
 import logging
 import uuid
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
@@ -183,6 +184,11 @@ def _search_page(request, participant, step):
             "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
             "pageSize": 10,
             "serverNow": timezone.now().isoformat(),
+            # What the page records beyond actions (issue 28: exposure.js, attention.js).
+            "exposure": participant.study.record_exposure,
+            "attention": participant.study.record_attention,
+            "sessionStarted": step.session.started_at.isoformat(),
+            "idleMs": settings.ATTENTION_IDLE_SECONDS * 1000,
         }
     )
     # Opened again (a reload, another device): the last list shown and the grades come back, no query is

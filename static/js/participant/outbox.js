@@ -174,7 +174,12 @@ export function whenEmpty(callback) {
   flush();
 }
 
-export function beacon() {
+// Reports that must leave with the page (exposure.js, attention.js): queued before the beacon reads the outbox.
+const leavingReports = [];
+export function onLeaving(report) { leavingReports.push(report); }
+
+export function beacon(event) {  // event: the pagehide, when the page is being left
+  leavingReports.forEach(function (report) { report(event); });
   const queue = outboxEvents();
   if (!queue.length || !navigator.sendBeacon) { return; }
   const form = new FormData();

@@ -4,6 +4,7 @@
 import { cfg } from "./config.js";
 import { openDocument } from "./document-view.js";
 import { finish } from "./ending.js";
+import { watchResults } from "./exposure.js";
 import { markSend, scanMark } from "./scan-marks.js";
 import { byId, gradeLabels, showMessage, state } from "./search-state.js";
 import { fillSnippet, termPattern, termSpans } from "./snippets.js";
@@ -79,4 +80,5 @@ export function renderResults(ack) {
   list.start = (ack.page - 1) * cfg.pageSize + 1;
   state.results.forEach(function (result) { list.appendChild(resultItem(result, pattern)); });
   showCount(ack);
+  if (state.queryEvent && state.results.length) { watchResults(state.queryEvent, ack.page); }
 }

@@ -1,8 +1,10 @@
 /* The search page (#search-app): its controls wired to the query, the pager, the document panel, the
  * grades (buttons and number keys), the end dialog; then what it showed restored and the time limit set. */
+import { startAttention } from "./attention.js";
 import { cfg } from "./config.js";
 import { closeDocument, fitDocument } from "./document-view.js";
 import { endDialogIsOpen, wireEndDialog } from "./ending.js";
+import { startExposure } from "./exposure.js";
 import { judge } from "./judgments.js";
 import { beacon } from "./outbox.js";
 import { runQuery, showPage } from "./queries.js";
@@ -26,8 +28,10 @@ function onKey(event) {
 
 export function startSearchPage() {
   if (!app) { return; }
+  startExposure();
+  startAttention();
   window.addEventListener("resize", fitDocument);
-  window.addEventListener("pagehide", function () { markSend(); beacon(); });
+  window.addEventListener("pagehide", function (event) { markSend(); beacon(event); });
   byId("search-form").addEventListener("submit", function (event) {
     event.preventDefault();
     const text = byId("query").value.trim();
