@@ -139,6 +139,18 @@ class SimulatedParticipant:
             "client_time": self.clock.tick(self.rng, *self.pace).isoformat(),
         }
 
+    def _now(self) -> dict:
+        """An event at the clock's present moment, without a draw of the main generator: the reports of what
+        was on screen leave every other draw of a simulated study as it was (a tenth of a second later, so
+        the log's order stays the timeline's)."""
+        self.clock.now += timedelta(milliseconds=100)
+        self.sequence += 1
+        return {
+            "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
+            "sequence": self.sequence,
+            "client_time": self.clock.now.isoformat(),
+        }
+
     def _next(self, action: str) -> dict:
         """The next event's fields, its action taking PACE[action] seconds (one draw, as before)."""
         self.pace = PACE[action]
@@ -215,6 +227,7 @@ class SimulatedParticipant:
                 reason = SearchSession.EndReason.SATISFIED
                 break
             query_words = self._reformulate(query_words, words)
+        self._attention(session)
         participation.session_end(
             participant=self.participant, session=session, reason=reason, **self._next("session_end")
         )
@@ -260,6 +273,7 @@ class SimulatedParticipant:
         rng, profile = self.rng, self.profile
         given = []
         deepest = 0
+        opened: set[int] = set()
         for result in results:
             deepest = max(deepest, result["rank"])
             doc = result["doc"]
@@ -275,6 +289,7 @@ class SimulatedParticipant:
                 rank=result["rank"],
                 **self._next("document_open"),
             )
+            opened.add(result["rank"])
             dwell = rng.uniform(10, 60)
             self.clock.tick(self.rng, dwell, dwell)
             grade = self._perceived(grades.get(doc, 0))
@@ -293,6 +308,8 @@ class SimulatedParticipant:
             )
             judged.add(doc)
             given.append(grade)
+        if results:
+            self._exposure(session, query_position, results, opened)
         if deepest:
             participation.scan_mark_record(
                 participant=self.participant,
@@ -302,6 +319,45 @@ class SimulatedParticipant:
                 **self._next("scan_mark"),
             )
         return given
+
+    def _exposure(self, session, query_position: int, results: list, opened: set[int]) -> None:
+        """What the page's exposure.js would report of the ranks scanned: each on screen from when the eye
+        reached it, seen for a second or two (longer when opened), the opened ones hovered; the list scrolled
+        down to the deepest. A generator of its own (issue 28: the demo's replay and charts come alive)."""
+        look = random.Random(
+            f"exposure-{self.participant.code}-{session.pk}-{query_position}-{results[0]['rank']}"
+        )
+        items, start = [], 0
+        for result in results:
+            rank = result["rank"]
+            seen = look.randint(800, 2500) + (look.randint(500, 1500) if rank in opened else 0)
+            hover = (look.randint(300, 1500), 1) if rank in opened else (0, 0)
+            items.append([rank, start, seen, 1000, *hover])
+            start += look.randint(300, 700)
+        deepest_on_page = (results[-1]["rank"] - 1) % 10 + 1
+        participation.exposure_record(
+            participant=self.participant,
+            session=session,
+            query_position=query_position,
+            page=(results[0]["rank"] - 1) // 10 + 1,
+            items=items,
+            scroll_permille=min(1000, 100 * deepest_on_page),
+            **self._now(),
+        )
+
+    def _attention(self, session: SearchSession) -> None:
+        """A third of the simulated searchers look away once (another window, 5-30 s) and a fifth go idle
+        once (30-90 s), as the page's attention.js would report it."""
+        look = random.Random(f"attention-{self.participant.code}-{session.pk}")
+        duration_ms = int((self.clock.now - session.started_at).total_seconds() * 1000)
+        spans = []
+        for kind, share, low, high in (("blur", 1 / 3, 5_000, 30_000), ("idle", 1 / 5, 30_000, 90_000)):
+            if look.random() < share and duration_ms > high:
+                spans.append([kind, look.randint(0, duration_ms - high), look.randint(low, high)])
+        if spans:
+            participation.attention_record(
+                participant=self.participant, session=session, spans=spans, **self._now()
+            )
 
     def _perceived(self, grade: int) -> int:
         if self.rng.random() < self.profile.misjudge:

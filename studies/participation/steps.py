@@ -54,10 +54,12 @@ __all__ = [
     "InvalidAnswers",
     "Refused",
     "answers_clean",
+    "attention_record",
     "consent_decline",
     "consent_record",
     "document_view_log",
     "events_ingest",
+    "exposure_record",
     "judgment_record",
     "participant_withdraw",
     "post_task_save",
@@ -205,6 +207,40 @@ def scan_mark_record(
         sequence,
         client_time,
     )
+
+
+def exposure_record(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    query_position: int,
+    page: int,
+    items: Sequence[Sequence[int]],
+    scroll_permille: int | None,
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
+    """What of a results page was on screen (studies/participation/exposure.py's report: per rank [rank,
+    start_ms, visible_ms, max_permille, hover_ms, hovers]), as the page's exposure.js sends it."""
+    data: dict = {"query": query_position, "page": page, "items": [list(item) for item in items]}
+    if scroll_permille is not None:
+        data["scroll_permille"] = scroll_permille
+    return _one(participant, session, "exposure", data, client_event_id, sequence, client_time)
+
+
+def attention_record(
+    *,
+    participant: Participant,
+    session: SearchSession,
+    spans: Sequence[Sequence],
+    client_event_id: str,
+    sequence: int | None = None,
+    client_time=None,
+) -> dict:
+    """Stretches of the session when the participant was away ([kind, start_ms, duration_ms])."""
+    data = {"spans": [list(span) for span in spans]}
+    return _one(participant, session, "attention", data, client_event_id, sequence, client_time)
 
 
 def session_end(

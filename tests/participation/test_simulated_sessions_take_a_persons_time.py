@@ -60,3 +60,32 @@ def test_the_same_seed_gives_the_same_pace(running_study):
     gaps = [(b - a).total_seconds() for a, b in pairwise(gaps)]
     assert 20 <= gaps[0] <= 120  # the questionnaire after the consent
     assert all(gap > 0 for gap in gaps)
+
+
+def test_simulated_searchers_report_what_was_on_screen_as_the_page_does(simulated):
+    """Issue 28: the simulation's exposure goes through the same events as exposure.js's, so the demo's
+    replay and charts have it: every query's scanned ranks were on screen, the deepest of them is where the
+    searcher marked it stopped scanning, and the opened documents were hovered."""
+    from studies.models import AttentionSpan, PageExposure, ResultExposure
+    from studies.participation.exposure import RankExposure, observed_scan_depth
+
+    queries = Query.objects.filter(session__assignment__participant__study=simulated)
+    assert queries.exists()
+    for query in queries.exclude(scan_mark_rank=None):
+        seen = [
+            RankExposure(e.shown_result.rank, e.first_visible_ms, e.visible_ms, e.max_permille)
+            for e in ResultExposure.objects.filter(shown_result__query=query).select_related("shown_result")
+        ]
+        assert observed_scan_depth(seen, 500) == query.scan_mark_rank
+        assert PageExposure.objects.filter(query=query).exists()
+    opened = Event.objects.filter(session__assignment__participant__study=simulated, type="document_open")
+    for event in opened:
+        exposure = ResultExposure.objects.get(
+            shown_result__query__session=event.session,
+            shown_result__query__position=event.payload["data"]["query"],
+            shown_result__rank=event.payload["data"]["rank"],
+        )
+        assert exposure.hovers >= 1 and exposure.hover_ms >= 300
+    assert Event.objects.filter(type="exposure", payload__ack__ok=True).count() >= queries.count()
+    spans = AttentionSpan.objects.filter(session__assignment__participant__study=simulated)
+    assert spans.exists() and all(s.kind in ("blur", "idle") and s.duration_ms >= 5000 for s in spans)
