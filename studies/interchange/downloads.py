@@ -74,7 +74,7 @@ def zip_stream(members: Iterable[tuple[str, Iterable[bytes]]]) -> Iterator[bytes
 
 
 def tables_zip_stream(*, study: Study, raw: bool = False) -> Iterator[bytes]:
-    """sessions.csv, queries.csv, shown_results.csv, judgments.csv (tidy_csv) as one zip, streamed."""
+    """The tidy tables (tidy_csv.TABLES: sessions.csv ... attention.csv) as one zip, streamed."""
     return zip_stream(
         (f"{name}.csv", encoded(table_csv_lines(table_rows(study=study, name=name), raw=raw)))
         for name in TABLES

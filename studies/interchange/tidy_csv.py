@@ -1,5 +1,6 @@
-"""Tidy CSV: one table per level (sessions, queries, shown results, judgments), one row per observation,
-with the design on every row, ready for pandas or R.
+"""Tidy CSV: one table per level (sessions, queries, shown results, judgments, and what was on screen and
+when the participant was away: exposures, attention), one row per observation, with the design on every row,
+ready for pandas or R.
 
 Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
 participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
@@ -11,7 +12,9 @@ and post_task_answers: the answers to the questions before and after the task, e
 participant judged the scenario's two gold documents (docs/recruitment.md, "Gold documents"), empty when the
 task had none; effort_flags and effort_reasons: the task's flags (no_queries, speeder, machine_regular,
 unseen_time, below_rules; ";"-separated) and why, against the study's minimum-effort rules
-(docs/recruitment.md, "Effort rules and flags"), empty when none. Times are ISO 8601 in UTC; empty cells are
+(docs/recruitment.md, "Effort rules and flags"), empty when none; active_s: the session's duration less every
+moment the tab was hidden, the window blurred or the participant idle (docs/running-a-study.md, "Exposure and
+attention"), empty while it runs. Times are ISO 8601 in UTC; empty cells are
 missing values. Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get
 a leading ' unless `raw` (docs/file-formats.md).
 """
@@ -26,8 +29,20 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from sessionlab.spreadsheet import safe_rows
-from studies.models import Event, EventOrigin, Judgment, Query, Recruitment, SearchSession, ShownResult, Study
+from studies.models import (
+    AttentionSpan,
+    Event,
+    EventOrigin,
+    Judgment,
+    PageExposure,
+    Query,
+    Recruitment,
+    SearchSession,
+    ShownResult,
+    Study,
+)
 from studies.participation.effort_flags import effort_flags
+from studies.participation.exposure import AwaySpan, active_ms
 from studies.participation.recruitment.effort import rules_of, session_efforts
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
@@ -49,6 +64,7 @@ TABLES = {
         "gold_passed",
         "effort_flags",
         "effort_reasons",
+        "active_s",
     ],
     "queries": DESIGN
     + [
@@ -63,6 +79,22 @@ TABLES = {
     ],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
     "judgments": DESIGN + ["doc", "grade", "first_grade", "changes", "created_at", "updated_at"],
+    # What was on screen (issue 28): a row per shown result that a report said was on screen.
+    "exposures": DESIGN
+    + [
+        "query",
+        "page",
+        "rank",
+        "doc",
+        "first_visible_ms",
+        "visible_ms",
+        "max_visible_permille",
+        "hover_ms",
+        "hovers",
+        "page_scroll_permille",
+    ],
+    # When the participant was away: a row per span (tab hidden, window blurred, idle).
+    "attention": DESIGN + ["kind", "start_ms", "duration_ms"],
 }
 
 
@@ -121,9 +153,15 @@ def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK)
                 yield key + rows.session(session)
             elif name == "judgments":
                 yield from (key + row for row in rows.judgments_of(session))
-            for query in rows.queries[session.pk] if name in {"queries", "shown_results"} else []:
+            elif name == "attention":
+                yield from (key + [s.kind, s.start_ms, s.duration_ms] for s in rows.spans[session.pk])
+            for query in (
+                rows.queries[session.pk] if name in {"queries", "shown_results", "exposures"} else []
+            ):
                 if name == "queries":
                     yield key + rows.query(session, query)
+                elif name == "exposures":
+                    yield from (key + row for row in rows.exposures(query))
                 else:
                     yield from (key + row for row in rows.shown_results(session, query))
 
@@ -156,12 +194,12 @@ class _StudyRows:
         # Only what `table` writes: the judgments table reads no shown results, the queries one no judgments.
         self.queries = defaultdict(list)
         self.shown = defaultdict(list)
-        if table != "judgments":
+        if table not in {"judgments", "attention"}:
             for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
                 self.queries[query.session_id].append(query)
             for row in (
                 ShownResult.objects.filter(query__session__in=scope)
-                .select_related("document")
+                .select_related("document", "exposure")
                 .defer("document__text", "document__title", "document__extra")  # a round holds ids, not texts
                 .order_by("query_id", "rank")
             ):
@@ -178,7 +216,21 @@ class _StudyRows:
                 judgments = judgments.prefetch_related("history")
             for judgment in judgments:
                 self.judgments[judgment.session_id].append(judgment)
-        self.opened = self._opens(scope) if table != "judgments" else Counter()
+        self.opened = (
+            self._opens(scope) if table not in {"judgments", "exposures", "attention"} else Counter()
+        )
+        self.scrolls: dict[tuple[int, int], int] = {}
+        if table == "exposures":
+            for query_id, page, scroll in PageExposure.objects.filter(query__session__in=scope).values_list(
+                "query_id", "page", "scroll_permille"
+            ):
+                self.scrolls[(query_id, page)] = scroll
+        self.spans: defaultdict[int, list[AttentionSpan]] = defaultdict(list)
+        if table in {"sessions", "attention"}:
+            for span in AttentionSpan.objects.filter(session__in=scope).order_by(
+                "session_id", "start_ms", "id"
+            ):
+                self.spans[span.session_id].append(span)
         self.flags: dict[int, list] = {}
         # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
         self.gold = (
@@ -243,7 +295,37 @@ class _StudyRows:
             int(self.gold[session.pk]) if session.pk in self.gold else "",
             ";".join(dict.fromkeys(flag.code for flag in self.flags.get(session.pk, []))),
             "; ".join(flag.reason for flag in self.flags.get(session.pk, [])),
+            self._active_s(session),
         ]
+
+    def _active_s(self, session: SearchSession) -> str:
+        """The session's duration less every moment away (exposure.active_ms); empty while it runs."""
+        if session.ended_at is None:
+            return ""
+        duration_ms = max(0, round((session.ended_at - session.started_at).total_seconds() * 1000))
+        spans = [AwaySpan(s.kind, s.start_ms, s.duration_ms) for s in self.spans[session.pk]]
+        return f"{active_ms(spans, duration_ms) / 1000:.3f}"
+
+    def exposures(self, query: Query) -> list[list]:
+        rows = []
+        for row in self.shown[query.pk]:
+            exposure = getattr(row, "exposure", None)  # none when no report said it was on screen
+            if exposure is not None:
+                rows.append(
+                    [
+                        query.position,
+                        row.page,
+                        row.rank,
+                        row.document.external_id,
+                        exposure.first_visible_ms,
+                        exposure.visible_ms,
+                        exposure.max_permille,
+                        exposure.hover_ms,
+                        exposure.hovers,
+                        self.scrolls.get((query.pk, row.page), ""),
+                    ]
+                )
+        return rows
 
     def query(self, session: SearchSession, query: Query) -> list:
         return [
@@ -309,8 +391,8 @@ def table_csv(rows: Iterable[list], *, raw: bool = False) -> str:
 
 
 def write_study_csv(*, study: Study, directory: str | Path, raw: bool = False) -> list[Path]:
-    """Write sessions.csv, queries.csv, shown_results.csv and judgments.csv into `directory` (spreadsheet-safe
-    cells unless `raw`)."""
+    """Write each table of TABLES (sessions.csv ... attention.csv) into `directory` (spreadsheet-safe cells
+    unless `raw`)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []

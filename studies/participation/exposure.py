@@ -52,7 +52,7 @@ class ExposureReport:
 
 
 @dataclass(frozen=True)
-class AttentionSpan:
+class AwaySpan:
     kind: str
     start_ms: int
     duration_ms: int
@@ -102,7 +102,7 @@ def exposure_checked(data: Mapping) -> ExposureReport:
     return ExposureReport(query, page, tuple(checked), scroll)
 
 
-def attention_checked(data: Mapping) -> tuple[AttentionSpan, ...]:
+def attention_checked(data: Mapping) -> tuple[AwaySpan, ...]:
     spans = data.get("spans")
     if not isinstance(spans, list) or not spans:
         raise ExposureError("spans must be a non-empty list of [kind, start_ms, duration_ms]")
@@ -119,7 +119,7 @@ def attention_checked(data: Mapping) -> tuple[AttentionSpan, ...]:
             )
         start = _bounded(start, f"spans[{index}].start_ms", 0, MAX_MS)
         duration = _bounded(duration, f"spans[{index}].duration_ms", 0, MAX_MS)
-        checked.append(AttentionSpan(kind, start, duration))
+        checked.append(AwaySpan(kind, start, duration))
     return tuple(checked)
 
 
@@ -146,9 +146,7 @@ def observed_scan_depth(exposures: Iterable[RankExposure], min_visible_ms: int) 
     return max((e.rank for e in exposures if e.visible_ms >= min_visible_ms and e.visible_ms > 0), default=0)
 
 
-def inactive_ms(
-    spans: Sequence[AttentionSpan], duration_ms: int, kinds: Iterable[str] = ATTENTION_KINDS
-) -> int:
+def inactive_ms(spans: Sequence[AwaySpan], duration_ms: int, kinds: Iterable[str] = ATTENTION_KINDS) -> int:
     """The time within [0, duration_ms] covered by spans of these kinds, each moment counted once (a hidden
     tab is also a blurred window; an idle period may overlap either)."""
     wanted = set(kinds)
@@ -166,7 +164,7 @@ def inactive_ms(
     return total
 
 
-def active_ms(spans: Sequence[AttentionSpan], duration_ms: int) -> int:
+def active_ms(spans: Sequence[AwaySpan], duration_ms: int) -> int:
     """A session's active time: its duration less every moment hidden, blurred or idle."""
     if duration_ms < 0:
         raise ValueError("duration_ms must be >= 0")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from studies.participation.exposure import (
     MAX_ITEMS,
-    AttentionSpan,
+    AwaySpan,
     ExposureError,
     RankExposure,
     active_ms,
@@ -62,8 +62,8 @@ def test_a_bad_report_is_refused_naming_its_item_and_field(data, says):
 
 def test_attention_spans_are_checked_one_by_one():
     assert attention_checked({"spans": [["hidden", 1000, 2500], ["idle", 0, 30000]]}) == (
-        AttentionSpan("hidden", 1000, 2500),
-        AttentionSpan("idle", 0, 30000),
+        AwaySpan("hidden", 1000, 2500),
+        AwaySpan("idle", 0, 30000),
     )
     for spans, says in (
         ([["away", 0, 1]], "spans[0].kind must be one of hidden, blur, idle"),
@@ -94,9 +94,9 @@ def test_the_scan_depth_is_the_deepest_rank_seen_long_enough():
 def test_active_time_counts_each_inactive_moment_once():
     # 60 s: hidden 10-20 s, blurred 15-25 s (overlapping), idle 50-70 s (past the end).
     spans = [
-        AttentionSpan("hidden", 10_000, 10_000),
-        AttentionSpan("blur", 15_000, 10_000),
-        AttentionSpan("idle", 50_000, 20_000),
+        AwaySpan("hidden", 10_000, 10_000),
+        AwaySpan("blur", 15_000, 10_000),
+        AwaySpan("idle", 50_000, 20_000),
     ]
     assert inactive_ms(spans, 60_000) == 15_000 + 10_000
     assert active_ms(spans, 60_000) == 35_000
@@ -104,7 +104,7 @@ def test_active_time_counts_each_inactive_moment_once():
 
 
 span = st.builds(
-    AttentionSpan,
+    AwaySpan,
     st.sampled_from(["hidden", "blur", "idle"]),
     st.integers(0, 100_000),
     st.integers(0, 50_000),

@@ -12,14 +12,16 @@ from django.utils import timezone
 
 from studies.design.selectors import events_read
 from studies.errors import ExportError
-from studies.interchange.archive.layout import FORMAT, VERSION
+from studies.interchange.archive.layout import EXPOSURE_FIELDS, FORMAT, VERSION
 from studies.interchange.downloads import encoded
 from studies.models import (
     AssessmentPlan,
     AssessmentPool,
+    AttentionSpan,
     Document,
     Event,
     Judgment,
+    PageExposure,
     Participant,
     PoolDocument,
     Query,
@@ -180,6 +182,8 @@ def _study_settings(study: Study) -> dict:
         "post_task_questionnaire": study.post_task_questionnaire,
         "pre_task_questionnaire": study.pre_task_questionnaire,
         "time_limit_minutes": study.time_limit_minutes,
+        "record_exposure": study.record_exposure,
+        "record_attention": study.record_attention,
         "design_locked_at": _t(study.design_locked_at),
         "created_at": _t(study.created_at),
     }
@@ -206,9 +210,21 @@ class _Participants:
         for row in (
             ShownResult.objects.filter(query__session__assignment__participant__in=ids)
             .annotate(doc=F("document__external_id"))
+            .select_related("exposure")
             .order_by("query_id", "rank")
         ):
             self.shown.setdefault(row.query_id, []).append(row)
+        # What was on screen and when the participant was away (issue 28).
+        self.scrolls: dict[int, list[PageExposure]] = {}
+        for scroll in PageExposure.objects.filter(query__session__assignment__participant__in=ids).order_by(
+            "query_id", "page"
+        ):
+            self.scrolls.setdefault(scroll.query_id, []).append(scroll)
+        self.spans: dict[int, list[AttentionSpan]] = {}
+        for span in AttentionSpan.objects.filter(session__assignment__participant__in=ids).order_by(
+            "session_id", "start_ms", "id"
+        ):
+            self.spans.setdefault(span.session_id, []).append(span)
         self.judgments: dict[int, list[Judgment]] = {}
         for judgment in (
             Judgment.objects.filter(session__assignment__participant__in=ids)
@@ -276,6 +292,9 @@ class _Participants:
             "clock_offset_ms": session.clock_offset_ms,
             "clock_delay_ms": session.clock_delay_ms,
             "queries": [self._query(query) for query in self.queries.get(session.pk, [])],
+            "attention_spans": [
+                [span.kind, span.start_ms, span.duration_ms] for span in self.spans.get(session.pk, [])
+            ],
             "judgments": [
                 {
                     "doc": _doc(judgment),
@@ -307,8 +326,13 @@ class _Participants:
                     "snippet": row.snippet,
                     "page": row.page,
                     "shown_at": _t(row.shown_at),
+                    "exposure": _exposure(row),
                 }
                 for row in self.shown.get(query.pk, [])
+            ],
+            "page_exposures": [
+                {"page": scroll.page, "scroll_permille": scroll.scroll_permille}
+                for scroll in self.scrolls.get(query.pk, [])
             ],
         }
 
@@ -323,6 +347,13 @@ class _Participants:
             "payload": event.payload,
             "origin": event.origin,
         }
+
+
+def _exposure(row: ShownResult) -> dict | None:
+    exposure = getattr(row, "exposure", None)  # none when nothing reported it
+    if exposure is None:
+        return None
+    return {name: getattr(exposure, name) for name in EXPOSURE_FIELDS}
 
 
 def _reference_versions(study: Study) -> list[dict]:

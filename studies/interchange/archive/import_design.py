@@ -44,6 +44,8 @@ def study_imported(r: ArchiveReader, data, owner, name: str | None) -> tuple[Stu
         post_task_questionnaire=_questionnaire(r, info, "post_task_questionnaire", W),
         pre_task_questionnaire=_questionnaire(r, info, "pre_task_questionnaire", W),
         time_limit_minutes=r.get(info, "time_limit_minutes", W, int, null=True, default=None),
+        record_exposure=r.get(info, "record_exposure", W, bool, default=True),
+        record_attention=r.get(info, "record_attention", W, bool, default=True),
         design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
         created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
     )

@@ -10,6 +10,7 @@ import json
 from django.conf import settings
 from django.utils import timezone
 
+from studies.interchange.archive.import_exposure import attention_imported, exposures_of, page_exposures_of
 from studies.interchange.archive.layout import ACK_IDS
 from studies.interchange.archive.reader import ArchiveReader, Imported
 from studies.models import (
@@ -18,8 +19,10 @@ from studies.models import (
     EventOrigin,
     Judgment,
     JudgmentChange,
+    PageExposure,
     Participant,
     Query,
+    ResultExposure,
     SearchSession,
     ShownResult,
 )
@@ -127,6 +130,7 @@ def _session_imported(done: Imported, assignment: Assignment, s_item, s_where: s
     if isinstance(s_item.get("id"), int):
         done.old_ids["session"][s_item["id"]] = session.pk
     _queries_imported(done, s_item, s_where, session)
+    attention_imported(done, s_item, s_where, session)
     _judgments_imported(done, s_item, s_where, session)
     return session
 
@@ -151,7 +155,7 @@ def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSessi
         )
         queries.append((query, q_item, q_where))
     Query.objects.bulk_create([q for q, _i, _w in queries])
-    shown_rows = []
+    shown_rows, shown_items, scrolls = [], [], []
     for query, q_item, q_where in queries:
         if isinstance(q_item.get("id"), int):
             done.old_ids["query"][q_item["id"]] = query.pk
@@ -172,7 +176,11 @@ def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSessi
                     shown_at=r.get(row, "shown_at", where, "time"),
                 )
             )
+            shown_items.append((shown_rows[-1], row, where))
+        scrolls += page_exposures_of(done, query, q_item, q_where)
     ShownResult.objects.bulk_create(shown_rows, batch_size=2000)
+    ResultExposure.objects.bulk_create(exposures_of(done, shown_items), batch_size=2000)
+    PageExposure.objects.bulk_create(scrolls)
 
 
 def _judgments_imported(done: Imported, s_item, s_where: str, session: SearchSession) -> None:

@@ -8,7 +8,8 @@ from studies.interchange.tidy_csv import write_study_csv
 
 class Command(BaseCommand):
     help = (
-        "Export tidy CSV: sessions.csv, queries.csv, shown_results.csv, judgments.csv, with "
+        "Export tidy CSV: sessions.csv, queries.csv, shown_results.csv, judgments.csv, exposures.csv, "
+        "attention.csv, with "
         "participant code, position, scenario, topic and system on every row (pseudonymous codes only). "
         "Spreadsheet-safe: text cells starting with =, +, -, @, tab or CR get a leading ' unless --raw."
     )
