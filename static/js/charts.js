@@ -20,6 +20,15 @@ function plot(element) {
         // Plotly's own camera button: the browser exports the figure as PNG.
         toImageButtonOptions: { format: "png", filename: element.dataset.name || "chart", scale: 2 },
       });
+      if (element.dataset.replay && element.on) {  // Figure 4: a session's line opens its replay
+        element.removeAllListeners && element.removeAllListeners("plotly_click");
+        element.on("plotly_click", function (event) {
+          const point = event.points && event.points[0];
+          if (point && point.customdata) {
+            window.location.href = element.dataset.replay.replace("/0/replay/", "/" + point.customdata + "/replay/");
+          }
+        });
+      }
       const notes = element.parentNode.querySelector(".chart-notes");
       if (notes) {
         notes.textContent = "";

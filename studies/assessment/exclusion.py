@@ -85,7 +85,10 @@ def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOu
             below[row.label] = (figure, row.n)
     now = timezone.now()
     with transaction.atomic():
-        participants = Participant.objects.select_for_update().filter(study=study, preview_at__isnull=True)
+        # A researcher's own exclusion (participant_exclude) is theirs to clear: the rule leaves it alone.
+        participants = Participant.objects.select_for_update().filter(
+            study=study, preview_at__isnull=True, excluded_manually=False
+        )
         marked = set(participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
         audit = []
         number = getattr(version, "number", None)  # there is a version whenever someone is below
@@ -129,6 +132,43 @@ def exclusion_apply(*, study: Study, trigger: str = "rule saved") -> ExclusionOu
         cleared=tuple(cleared),
         reference_number=version.number if version else None,
     )
+
+
+def participant_exclude(*, participant: Participant, by, reason: str) -> None:
+    """A researcher excludes a participant (after replaying a session, say): marked as the rule marks, with
+    who and why, audited; the dashboards then leave their sessions out unless asked. Kept by the rule."""
+    reason = " ".join(str(reason).split())[:240] or "no reason given"
+    with transaction.atomic():
+        row = Participant.objects.select_for_update().get(pk=participant.pk)
+        row.excluded_at = row.excluded_at or timezone.now()
+        row.excluded_reason = f"excluded by {by.get_username()}: {reason}"[:300]
+        row.excluded_agreement = None
+        row.excluded_manually = True
+        row.save(update_fields=["excluded_at", "excluded_reason", "excluded_agreement", "excluded_manually"])
+        AuditEntry.objects.create(
+            study_id=row.study_id,
+            participant_code=row.code,
+            action=AuditAction.EXCLUSION_MARKED,
+            detail={"trigger": "researcher", "by": by.get_username(), "reason": reason},
+        )
+
+
+def participant_include(*, participant: Participant, by) -> None:
+    """A researcher takes back their exclusion (audited); the study's rule applies to them again."""
+    with transaction.atomic():
+        row = Participant.objects.select_for_update().get(pk=participant.pk)
+        if not row.excluded_manually:
+            raise AssessmentError("This participant was not excluded by a researcher.")
+        row.excluded_at = row.excluded_reason = row.excluded_agreement = None
+        row.excluded_manually = False
+        row.save(update_fields=["excluded_at", "excluded_reason", "excluded_agreement", "excluded_manually"])
+        AuditEntry.objects.create(
+            study_id=row.study_id,
+            participant_code=row.code,
+            action=AuditAction.EXCLUSION_CLEARED,
+            detail={"trigger": "researcher", "by": by.get_username()},
+        )
+    exclusion_apply(study=row.study, trigger="a researcher's exclusion taken back")
 
 
 def excluded_codes(study: Study) -> tuple[str, ...]:

@@ -288,6 +288,8 @@ class Participant(models.Model):
     excluded_at = models.DateTimeField(null=True, blank=True)
     excluded_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
     excluded_agreement = models.FloatField(null=True, blank=True)
+    # Excluded by a researcher (the replay page, audited), not by the rule, which neither clears nor sets it.
+    excluded_manually = models.BooleanField(default=False, db_default=False)
     # Bytes of the event payloads the participant's clients had stored: the batch adds its rows' size in its
     # own writes, and refuses an event past EVENTS_BYTES_PER_PARTICIPANT (docs/security.md).
     event_bytes = models.BigIntegerField(default=0, db_default=0, editable=False)

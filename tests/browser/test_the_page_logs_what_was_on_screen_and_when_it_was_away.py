@@ -1,8 +1,9 @@
 """Issue 28's browser test: at 1366x768 the participant's results page is scrolled by known amounts and the
 window loses focus for a known time; the ranks logged as seen, their visible times (within 100 ms) and
 largest visible fractions, the page's scroll depth and the active time equal what the page's geometry and this
-test's own clock say. Chromium through Playwright; headless Chromium keeps every page focused and visible,
-so the focus change is the window's own blur and focus events."""
+test's own clock say, and the researcher's replay of the session shows it. Chromium through Playwright;
+headless Chromium keeps every page focused and visible, so the focus change is the window's own blur and focus
+events."""
 
 import time
 
@@ -131,5 +132,41 @@ def test_the_logged_exposure_and_active_time_match_the_geometry_and_the_clock(ch
     spans = attention_checked({"spans": [[span.kind, span.start_ms, span.duration_ms]]})
     assert active_ms(spans, 60_000) == 60_000 - span.duration_ms
     assert reported.count() == 2  # the first report and the last (nothing new between: no periodic one)
+    assert csp_violations(page, reports) == []
+    page.close()
+    replay_shows(chromium, live_server, session)
+
+
+def replay_shows(chromium, live_server, session) -> None:
+    """The researcher's replay of that session: its timeline, the results shaded by exposure, the blur."""
+    page = chromium.new_page(viewport={"width": 1366, "height": 768})
+    page.set_default_timeout(15_000)
+    reports = csp_listen(page)
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", "x")
+    page.click("button[type=submit]")
+    study = session.assignment.participant.study
+    page.goto(f"{live_server.url}/studies/{study.slug}/sessions/{session.pk}/replay/")
+    page.wait_for_selector("body[data-replay=ready]")
+    timeline = page.inner_text("#replay-timeline")
+    assert "Query 1: “wing”" in timeline and "Away: the window was not focused for 0.5 s" in timeline
+    page.click("#replay-timeline li[data-kind=query] button")
+    assert page.locator("#replay-results li").count() == 10
+    for exposure in ResultExposure.objects.filter(shown_result__query__session=session).select_related(
+        "shown_result"
+    ):  # shaded by time on screen: under 1 s, 1-3 s, 3-8 s, longer
+        seconds = exposure.visible_ms / 1000
+        shade = "seen-" + str(1 if seconds < 1 else 2 if seconds < 3 else 3 if seconds < 8 else 4)
+        rank = exposure.shown_result.rank
+        assert page.get_attribute(f"#replay-results li[data-rank='{rank}']", "class") == shade, rank
+    assert page.get_attribute("#replay-results li[data-rank='8']", "class") == ""  # never on screen
+    page.click("#replay-timeline li[data-kind=away] button")
+    assert "not focused" in page.inner_text("#replay-status")
+    before = page.input_value("#replay-seek")
+    page.click("#replay-play")
+    time.sleep(0.5)
+    page.click("#replay-play")
+    assert int(page.input_value("#replay-seek")) > int(before)
     assert csp_violations(page, reports) == []
     page.close()

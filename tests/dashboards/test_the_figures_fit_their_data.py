@@ -52,6 +52,7 @@ class FewScores:
     curves: list
     participant: list
     end_reason: list
+    session_id: np.ndarray
     n_queries: np.ndarray
     length: np.ndarray
 
@@ -65,6 +66,7 @@ def _crowded(n: int) -> FewScores:
         curves=[np.zeros(10) for _ in range(n)],
         participant=[f"P{i:03d}" for i in range(1, n + 1)],
         end_reason=["gave_up"] * n,
+        session_id=np.arange(1, n + 1),
         n_queries=np.ones(n, dtype=int),
         length=np.full(n, 10),
     )

@@ -346,6 +346,16 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("recruitment:typed_codes", "POST"): Row(
         "POST", study_path("/studies/{slug}/recruitment/typed-codes/"), RESEARCHER_PAGE, lambda w: {}
     ),
+    # A session's replay and the exclusion decided there (studies/participation/replay_views.py).
+    ("replay:session", "GET"): Row(
+        "GET", study_path("/studies/{slug}/sessions/{w.session.pk}/replay/"), RESEARCHER_PAGE
+    ),
+    ("replay:exclusion", "POST"): Row(
+        "POST",
+        study_path("/studies/{slug}/sessions/{w.session.pk}/exclusion/"),
+        RESEARCHER_PAGE,
+        lambda w: {"reason": "matrix"},
+    ),
     ("panel:join", "GET"): Row(
         "GET", lambda w, role: public_link("")(w, role) + "?PROLIFIC_PID=" + "ab" * 12, PUBLIC
     ),

@@ -119,6 +119,8 @@ def _session_traces(scores, s: int, *, label: str, x: list[int], curve, end: int
         "name": label,
         "line": {"color": colour, "width": 1.5, "dash": dash},
         "legendgroup": str(s),
+        # The session's id on every point: a click opens its replay (static/js/charts.js, issue 28).
+        "customdata": [int(scores.session_id[s])] * len(x),
     }
     marker = {
         "type": "scatter",
@@ -133,8 +135,9 @@ def _session_traces(scores, s: int, *, label: str, x: list[int], curve, end: int
         "name": f"{label} (stop)",
         "showlegend": False,
         "legendgroup": str(s),
-        "hovertext": [f"{label}: stopped here"],
+        "hovertext": [f"{label}: stopped here (click to replay)"],
         "hoverinfo": "text",
+        "customdata": [int(scores.session_id[s])],
     }
     return [line, marker], (end, stop_y, str(scores.participant[s]), colour)
 
