@@ -68,6 +68,7 @@ from studies.models.recruitment import (
 
 # isort: split
 from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload, IndexVersion
+from studies.models.retention import EventArchive
 
 __all__ = [
     "CODE_MODES",
@@ -95,6 +96,7 @@ __all__ = [
     "CompletionCode",
     "Document",
     "Event",
+    "EventArchive",
     "EventOrigin",
     "GradeLevel",
     "IndexVersion",
