@@ -61,6 +61,10 @@ class EventRefused(StudiesError):
     """The event cannot be stored as it is; the message names the field."""
 
 
+class EventArchiveError(StudiesError):
+    """The events of a study cannot be archived (or restored) as asked; nothing was deleted or changed."""
+
+
 class ExportError(StudiesError):
     """Nothing to export, or a value that cannot be written in the format asked (TREC fields, the archive)."""
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from sessionlab import queueing
 from studies.models import Query, SearchSession
+from studies.retention import events_archived
 
 from ..lib.metrics import GradeError
 from ..lib.session import SUMMARIES
@@ -29,6 +30,10 @@ CHUNK_SIZE = 500
 # A pass that could not be queued (the broker was down) is owed: the run says so in its error, stays stale
 # through partial passes, and `requeue_stale_runs` queues a full pass, which clears it.
 NOT_QUEUED = "not queued: "
+EVENTS_ARCHIVED = (
+    "not scored: the study's events are archived (manage.py archive_events); restore them first with "
+    "`manage.py restore_events <slug>`, then score again"
+)
 
 
 def queue_pass(run_id: int, session_ids: list[int] | None) -> None:
@@ -66,6 +71,10 @@ def scoring_pass_start(
     gone."""
     run = ScoringRun.objects.filter(pk=run_id).first()
     if run is None:
+        return None
+    # The time measures and observed depths read the events: never score a study without them.
+    if events_archived(run.study_id):
+        scoring_run_fail(run_id=run_id, message=EVENTS_ARCHIVED)
         return None
     scorable = _scorable(run.study_id)
     if session_ids is not None:

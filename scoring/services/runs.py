@@ -9,12 +9,13 @@ from dataclasses import asdict
 from django.db import transaction
 
 from studies.models import ReferenceVersion, Study
+from studies.retention import events_archived
 
 from ..lib.session import SessionParams, default_weights
 from ..lib.session_measures import MeasureParams, check_measures
 from ..models import GRID_B, GRID_BQ, ScoringRun
 from .params import ScoringError, measure_params_for
-from .passes import queue_pass
+from .passes import EVENTS_ARCHIVED, queue_pass
 
 
 def scoring_run_create(
@@ -55,6 +56,8 @@ def scoring_run_create(
         judgments=judgments,
         measures=measures,
     )
+    if events_archived(study.pk):
+        raise ScoringError(EVENTS_ARCHIVED)
     version = _reference_version(study, judgments)
     with transaction.atomic():
         default = _default_taken(study, make_default)

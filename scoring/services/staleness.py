@@ -95,3 +95,15 @@ def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
     ).values_list("study_id", "pk"):
         queueing.delay_or_log(assessment_pools_grow_task, study_id, scenario_id)
     return queued
+
+
+def study_scores_current_refusal(study) -> str | None:
+    """Why the study's events must stay in the log for scoring (studies/retention.py asks before archiving
+    them), or None: its default run is done and fresh, so its stored scores hold what the events gave."""
+    run = ScoringRun.objects.filter(study_id=study.pk, is_default=True).first()
+    if run is None:
+        return "not scored: the study has no default scoring run"
+    if run.status != ScoringRun.Status.DONE or run.stale:
+        state = "stale" if run.status == ScoringRun.Status.DONE else run.status
+        return f"not scored: its default run ({run.pk}) is {state}; score it first"
+    return None

@@ -31,6 +31,7 @@ from studies.models import (
     FREEING_STATES,
     Assignment,
     Collection,
+    Event,
     GradeLevel,
     Participant,
     Scenario,
@@ -397,6 +398,17 @@ def events_readable(queryset):
             output_field=DateTimeField(),
         )
     )
+
+
+def study_events_in_log_order(study_id: int):
+    """The study's events in the log's order (id), found through its participants and then sorted.
+
+    Ordered by the expression id + 0, not the column: with the column PostgreSQL may walk the primary key of
+    the whole log in id order, filtering by study, as if the study's rows were spread evenly over it; when
+    they are the newest rows of a 10-million-event log the first page of the API's event list took 3.3 s
+    instead of 3 ms. So the cost is the study's own events, never the log's (docs/performance-load.md, "The
+    event log at scale")."""
+    return Event.objects.filter(participant__study_id=study_id).order_by((F("id") + 0).asc())
 
 
 def events_read(queryset):

@@ -41,6 +41,8 @@ def downloads(request, slug):
             "sessions": study.participants.filter(assignments__session__isnull=False, preview_at__isnull=True)
             .distinct()
             .count(),
+            # Archived events are not in the files below until restored (docs/deploying.md, "The event log").
+            "archived": study.event_archives.filter(restored_at__isnull=True).order_by("archived_at"),
         },
     )
 

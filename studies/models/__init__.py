@@ -69,6 +69,7 @@ from studies.models.recruitment import (
 
 # isort: split
 from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload, IndexVersion
+from studies.models.retention import EventArchive
 
 # isort: split
 from studies.models.attention import AttentionSpan, PageExposure, ResultExposure
@@ -100,6 +101,7 @@ __all__ = [
     "CompletionCode",
     "Document",
     "Event",
+    "EventArchive",
     "EventOrigin",
     "GradeLevel",
     "IndexVersion",

@@ -19,6 +19,8 @@ class AuditAction(models.TextChoices):
     PARTICIPANT_WITHDRAWN = "participant_withdrawn", "Participant withdrawn"  # participation/steps.py
     EXCLUSION_MARKED = "exclusion_marked", "Exclusion marked"  # assessment/exclusion.py
     EXCLUSION_CLEARED = "exclusion_cleared", "Exclusion cleared"
+    EVENTS_ARCHIVED = "events_archived", "Events archived"  # interchange/event_archive.py
+    EVENTS_RESTORED = "events_restored", "Events restored"
 
 
 class AuditEntry(models.Model):

@@ -14,9 +14,8 @@ from studies.api.views.common import (
     StudyScoped,
     filter_parameters,
 )
-from studies.design.selectors import events_readable
+from studies.design.selectors import events_readable, study_events_in_log_order
 from studies.models import (
-    Event,
     Judgment,
     Query,
     SearchSession,
@@ -148,6 +147,4 @@ class EventList(StudyScoped, generics.ListAPIView):
 
     def get_queryset(self):
         # Client times Python cannot hold (stored before they were refused) read as null, not a 500.
-        return events_readable(
-            Event.objects.filter(participant__study=self.study).select_related("participant").order_by("id")
-        )
+        return events_readable(study_events_in_log_order(self.study.pk).select_related("participant"))
