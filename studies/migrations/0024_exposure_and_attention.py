@@ -23,7 +23,7 @@ def _sqlite_only(step):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0021_index_versions"),
+        ("studies", "0022_event_archives"),
     ]
 
     operations = [
