@@ -54,6 +54,8 @@ class ScoringRun(models.Model):
     duplicates = models.CharField(max_length=10, choices=_choices(DUPLICATES), default="every")
     short_lists = models.CharField(max_length=10, choices=_choices(SHORT_LISTS), default="pad")
     scan = models.CharField(max_length=10, choices=_choices(SCANS), default="fixed")
+    # scan="exposure": a query's depth is the deepest rank on screen for at least this long (issue 28).
+    scan_min_visible_ms = models.PositiveIntegerField(default=1000, db_default=1000)
     judgments = models.CharField(max_length=20, choices=Judgments.choices, default=Judgments.REFERENCE)
     reference_version = models.ForeignKey(
         ReferenceVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="scoring_runs"
@@ -113,7 +115,9 @@ class ScoringRun(models.Model):
             f"weights {weights}, b {self.b:g}, bq {self.bq:g}, top {self.top}, {self.formulation}"
             f"{', exponential gain' if self.gain == self.Gain.EXPONENTIAL else ''}, duplicates "
             f"{self.duplicates}, "
-            f"short lists {self.short_lists}, scan {self.scan}, judgments {judged}"
+            f"short lists {self.short_lists}, scan {self.scan}"
+            f"{f' (on screen >= {self.scan_min_visible_ms} ms)' if self.scan == 'exposure' else ''}, "
+            f"judgments {judged}"
         )
 
 

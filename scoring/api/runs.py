@@ -67,6 +67,7 @@ class ScoringRunSerializer(serializers.ModelSerializer):
             "duplicates",
             "short_lists",
             "scan",
+            "scan_min_visible_ms",
             "judgments",
             "reference_version",
             "reference_version_number",
@@ -140,6 +141,13 @@ class ScoringRunCreateSerializer(serializers.Serializer):
     duplicates = serializers.ChoiceField(choices=list(DUPLICATES), required=False, default="every")
     short_lists = serializers.ChoiceField(choices=list(SHORT_LISTS), required=False, default="pad")
     scan = serializers.ChoiceField(choices=list(SCANS), required=False, default="fixed")
+    scan_min_visible_ms = serializers.IntegerField(
+        required=False,
+        default=1000,
+        min_value=0,
+        max_value=600_000,
+        help_text="scan=exposure: a query's depth is the deepest rank on screen for at least this many ms.",
+    )
     judgments = serializers.ChoiceField(
         choices=ScoringRun.Judgments.choices, required=False, default=ScoringRun.Judgments.REFERENCE
     )

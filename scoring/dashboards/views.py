@@ -53,6 +53,7 @@ SHORT_LIST_WORDS = {
 SCAN_WORDS = {
     "fixed": "Everyone looked at the top X",
     "observed": "As deep as each participant went (documents opened, “I stopped scanning here”)",
+    "exposure": "As deep as results stayed on each participant's screen (measured by the page)",
 }
 
 
@@ -101,6 +102,13 @@ class RunForm(forms.Form):
         initial="fixed",
         label="How deep each result list was looked at (scan depth)",
     )
+    scan_min_visible_ms = forms.IntegerField(
+        initial=1000,
+        min_value=0,
+        max_value=600_000,
+        required=False,
+        label="On screen for at least (ms), for the measured scan depth",
+    )
     judgments = forms.ChoiceField(
         choices=ScoringRun.Judgments.choices,
         initial="reference",
@@ -118,6 +126,10 @@ class RunForm(forms.Form):
         help_text="The live run is re-scored as participants finish sessions.",
     )
 
+    def clean_scan_min_visible_ms(self):
+        value = self.cleaned_data.get("scan_min_visible_ms")
+        return 1000 if value is None else value  # left empty: the default
+
     def __init__(self, *args, study, **kwargs):
         super().__init__(*args, **kwargs)
         # Help that links to the served docs (sessionlab/docs_views.py), not to a path in the repository.
@@ -134,8 +146,8 @@ class RunForm(forms.Form):
             + _doc_link("the-choices-behind-the-options"),
             "short_lists": "Padding compares every query with a full list of X."
             + _doc_link("the-choices-behind-the-options"),
-            "scan": "Observed depth needs opened documents or “stopped here” marks."
-            + _doc_link("the-choices-behind-the-options"),
+            "scan": "Observed depth needs opened documents or “stopped here” marks; the depth measured on "
+            "screen needs the study to record exposure." + _doc_link("the-choices-behind-the-options"),
             "judgments": "Reference judgments come from expert assessment or imported qrels.",
             "measures": "Other session measures, stored per session beside sDCG."
             + _doc_link("other-session-measures", "what each one is"),

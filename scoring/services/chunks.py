@@ -9,7 +9,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from studies.models import Event, Judgment, Query, ReferenceJudgment, SearchSession, ShownResult
+from studies.models import (
+    Event,
+    Judgment,
+    Query,
+    ReferenceJudgment,
+    ResultExposure,
+    SearchSession,
+    ShownResult,
+)
 
 from ..lib.session import SUMMARIES, encode_sessions, score_sessions, session_grid
 from ..lib.session_measures import TIME_MEASURES, TrailQuery, score_measures
@@ -60,12 +68,13 @@ def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
         marks[query_id] = mark
     sessions = [row for row in candidates if queries.get(row[0])]
     ids = [row[0] for row in sessions]
-    observed = run.scan == "observed"
+    observed = run.scan in ("observed", "exposure")
     timed = any(name in TIME_MEASURES for name in run.measures or ())
     deepest = {}
-    if observed or timed:
+    if (run.scan == "observed") or timed:
         deepest = _observed_depths(ids, queries, marks)
-    depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0))
+    scan_depths = _exposed_depths(queries, run.scan_min_visible_ms) if run.scan == "exposure" else deepest
+    depth = max(run.top, QUERY_DEPTH, max(deepest.values(), default=0), max(scan_depths.values(), default=0))
     shown: defaultdict[int, dict[int, int]] = defaultdict(dict)  # query -> rank -> document
     for query_id, rank, document_id in ShownResult.objects.filter(
         query__session_id__in=ids, rank__lte=depth
@@ -78,7 +87,7 @@ def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
         return [by_rank.get(rank, ("gap", query_id, rank)) for rank in range(1, max(by_rank, default=0) + 1)]
 
     results = [[ranked(q) for q in queries[s]] for s in ids]
-    scanned = [[deepest.get(q, run.top) for q in queries[s]] for s in ids] if observed else None
+    scanned = [[scan_depths.get(q, run.top) for q in queries[s]] for s in ids] if observed else None
     qrels: dict[str, dict[int, int]] = defaultdict(dict)
     if run.judgments == ScoringRun.Judgments.PARTICIPANT:
         # Each session is scored against its participant's own grades in that session.
@@ -151,6 +160,21 @@ def session_trails(
         ]
         for s in ids
     ]
+
+
+def _exposed_depths(queries: dict[int, list[int]], min_visible_ms: int) -> dict[int, int]:
+    """Each query's scan depth measured on screen (issue 28): the deepest rank at least half visible for
+    `min_visible_ms` in all (studies ResultExposure), 0 when the page reported results on screen but none that
+    long; queries with no exposure at all (a study that does not record it) are left out, as _observed_depths
+    leaves out queries with neither mark nor open, and take the run's top X."""
+    query_ids = [q for qs in queries.values() for q in qs]
+    depths: dict[int, int] = {}
+    for query_id, rank, visible_ms in ResultExposure.objects.filter(
+        shown_result__query_id__in=query_ids
+    ).values_list("shown_result__query_id", "shown_result__rank", "visible_ms"):
+        seen = rank if visible_ms >= min_visible_ms and visible_ms > 0 else 0
+        depths[query_id] = max(seen, depths.get(query_id, 0))
+    return depths
 
 
 def _observed_depths(

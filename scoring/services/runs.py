@@ -32,6 +32,7 @@ def scoring_run_create(
     duplicates: str = "every",
     short_lists: str = "pad",
     scan: str = "fixed",
+    scan_min_visible_ms: int = 1000,
     judgments: str = ScoringRun.Judgments.REFERENCE,
     measures: Sequence[str] = (),
     make_default: bool | None = None,
@@ -56,6 +57,8 @@ def scoring_run_create(
         judgments=judgments,
         measures=measures,
     )
+    if not isinstance(scan_min_visible_ms, int) or not 0 <= scan_min_visible_ms <= 600_000:
+        raise ScoringError("scan_min_visible_ms must be a whole number of milliseconds from 0 to 600000")
     if events_archived(study.pk):
         raise ScoringError(EVENTS_ARCHIVED)
     version = _reference_version(study, judgments)
@@ -74,6 +77,7 @@ def scoring_run_create(
             duplicates=duplicates,
             short_lists=short_lists,
             scan=scan,
+            scan_min_visible_ms=scan_min_visible_ms,
             judgments=judgments,
             reference_version=version if judgments == ScoringRun.Judgments.REFERENCE else None,
             grid_b=list(GRID_B),

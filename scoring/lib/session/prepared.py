@@ -54,9 +54,9 @@ class Prepared:
                 f"pad_to {params.pad_to} is shorter than the longest session ({self.max_queries} queries)"
             )
 
-        if params.scan == "observed":
+        if params.scan in ("observed", "exposure"):  # the depths come with the batch either way
             if batch.scanned_to is None or (batch.scanned_to < 0).any():
-                raise ValueError("scan='observed' needs a scanned_to depth for every query")
+                raise ValueError(f"scan={params.scan!r} needs a scanned_to depth for every query")
             cut = np.asarray(batch.scanned_to, dtype=np.int64)
         else:
             cut = np.full(n_queries, params.top, dtype=np.int64)

@@ -1,0 +1,60 @@
+"""Issue 28's science: scan="exposure" cuts each query's list at the deepest rank that was on the
+participant's screen for at least N ms (ScoringRun.scan_min_visible_ms), beside the observed depth of scan
+marks and opens. The demo's simulated searchers report exactly the ranks they scanned, so with N = 0 the
+measured depth is their scan mark and the scores equal scan="observed"; a longer N sees less and never scores
+more; with N longer than anything was on screen nothing was looked at, and the sessions score 0."""
+
+import pytest
+
+from scoring.models import SessionScore
+from scoring.services import scoring_run_create
+from studies.models import Scenario
+from studies.participation.simulation import participants_simulate
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def simulated(running_study):
+    Scenario.objects.filter(study=running_study).update(text="wing flow boundary layer heat transfer shock")
+    reference = {str(n): {str(d): 3 if d % 3 == 0 else 1 for d in range(1, 26)} for n in range(1, 5)}
+    participants_simulate(
+        participants=list(running_study.participants.order_by("enrolment_index")), reference=reference, seed=7
+    )
+    from studies.assessment.references import reference_version_import_qrels
+
+    reference_version_import_qrels(
+        study=running_study,
+        lines=[f"{t} 0 {d} {g}" for t, docs in reference.items() for d, g in docs.items()],
+        path="reference.qrels",
+        created_by=running_study.owner,
+    )
+    return running_study
+
+
+def finals(study, capture, **options) -> dict[int, float]:
+    with capture(execute=True):  # scoring is queued on commit (Celery eager here)
+        run = scoring_run_create(study=study, make_default=False, **options)
+    run.refresh_from_db()
+    assert run.status == "done", run.error
+    return dict(SessionScore.objects.filter(run=run).values_list("session_id", "final"))
+
+
+def test_the_depth_measured_on_screen_scores_as_the_participants_looked(
+    simulated, django_capture_on_commit_callbacks
+):
+    capture = django_capture_on_commit_callbacks
+    observed = finals(simulated, capture, scan="observed")
+    assert any(value > 0 for value in observed.values())
+    assert finals(simulated, capture, scan="exposure", scan_min_visible_ms=0) == pytest.approx(observed)
+    patient = finals(simulated, capture, scan="exposure", scan_min_visible_ms=1500)
+    assert all(patient[s] <= observed[s] + 1e-9 for s in observed)
+    assert patient != pytest.approx(observed)  # some scanned ranks were on screen for under 1.5 s
+    assert set(finals(simulated, capture, scan="exposure", scan_min_visible_ms=600_000).values()) == {0.0}
+
+
+def test_a_threshold_out_of_range_is_refused(simulated):
+    from scoring.services import ScoringError
+
+    with pytest.raises(ScoringError, match="scan_min_visible_ms"):
+        scoring_run_create(study=simulated, scan="exposure", scan_min_visible_ms=-5)
