@@ -96,6 +96,13 @@ def arguments(argv=None) -> argparse.Namespace:
         "events/s), 0.25 (about twice that: the server's capacity)",
     )
     parser.add_argument("--resend", type=float, default=0.05, help="share of batches sent twice")
+    parser.add_argument(
+        "--no-exposure",
+        dest="exposure",
+        action="store_false",
+        help="leave out what the page reports beyond actions (issue 28: an exposure report per results page, "
+        "a stretch away now and then): the event mix before them",
+    )
     parser.add_argument("--documents", type=int, default=2000)
     parser.add_argument("--drain", type=float, default=15, help="seconds to empty the outboxes after the run")
     parser.add_argument("--request-timeout", type=float, default=10)

@@ -24,6 +24,7 @@ class Stats:
         self.errors: Counter = Counter()
         self.events_acked = 0
         self.events_refused = 0
+        self.acked_by_type: Counter = Counter()
         self.resent_batches = 0
         self.measuring = False
         self.window_events = 0
@@ -43,6 +44,8 @@ class Participant:
         self.sent: set[str] = set()
         self.acked: dict[str, dict] = {}
         self.later_at: float | None = None  # when the events that need no answer go, if no request takes them
+        self.look = random.Random(f"exposure-{player['pk']}")  # exposure and attention reports (issue 28)
+        self.types: dict[str, str] = {}  # event id -> type
 
     async def pause(self, low: float, high: float):
         """A participant's pause; the page's timer sends events waiting in the outbox when it is due."""
@@ -67,6 +70,7 @@ class Participant:
         }
         self.outbox.append(event)
         self.sent.add(event["id"])
+        self.types[event["id"]] = kind
         if later and self.later_at is None:
             self.later_at = time.monotonic() + LATER_SECONDS * self.args.think
         return event["id"]
@@ -132,6 +136,7 @@ class Participant:
                         if self.stats.measuring:
                             self.stats.window_events += 1
                         self.stats.events_acked += 1
+                        self.stats.acked_by_type[self.types.get(ack["id"], "?")] += 1
                     else:
                         self.stats.events_refused += 1
         self.outbox = [e for e in self.outbox if e["id"] not in done]
@@ -196,6 +201,8 @@ class Participant:
                         later=True,
                     )
                 await self.pause(0.1, 0.3)
+            if results and self.args.exposure:
+                self.report_exposure(query_event, results)
             if results and self.rng.random() < 0.5:
                 self.enqueue(
                     "scan_mark",
@@ -203,6 +210,40 @@ class Participant:
                     later=True,
                 )
             await self.pause(0.2, 0.6)
+
+    def report_exposure(self, query_event: str, results: list[dict]) -> None:
+        """What participant.js's exposure.js and attention.js send (issue 28): a report of the page's ranks on
+        screen as the participant leaves it, and now and then a stretch away. From a generator of their own,
+        so the actions' draws are those of a run without them (--no-exposure)."""
+        look = self.look
+        shown = results[: look.randint(3, len(results))]
+        items = [
+            [
+                r["rank"],
+                300 * i,
+                look.randint(400, 3000),
+                look.choice((500, 800, 1000)),
+                look.choice((0, 0, 400)),
+                0,
+            ]
+            for i, r in enumerate(shown)
+        ]
+        self.enqueue(
+            "exposure",
+            {
+                "query_event": query_event,
+                "page": 1,
+                "items": items,
+                "scroll_permille": look.randint(300, 1000),
+            },
+            later=True,
+        )
+        if look.random() < 0.25:
+            self.enqueue(
+                "attention",
+                {"spans": [["blur", look.randint(0, 60_000), look.randint(500, 9000)]]},
+                later=True,
+            )
 
     async def drain(self, seconds: float):
         deadline = time.monotonic() + seconds

@@ -64,6 +64,10 @@ def report_print(args, stats, counts: dict, elapsed: float, times_path: Path | N
     print(
         f"requests: {requests} = {requests / elapsed:.0f} requests/s; batches re-sent: {stats.resent_batches}"
     )
+    print(
+        "events acknowledged by type: "
+        + ", ".join(f"{kind} {n}" for kind, n in stats.acked_by_type.most_common())
+    )
     cpu_print(stats, elapsed, requests)
     latency_print(stats, times_path)
     print(
