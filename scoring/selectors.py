@@ -447,3 +447,57 @@ def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> Sessi
     return SessionExtras(
         measures, ratings, {item["name"]: item.get("label", item["name"]) for item in numeric}
     )
+
+
+@dataclass(frozen=True)
+class SessionAttention:
+    """What was on screen and when the participant was away, per session of a run's scores (issue 28), in
+    the order of the scores: for the dashboards' "Attention and exposure" table."""
+
+    duration_ms: np.ndarray  # 0 where the session has no end
+    active_ms: np.ndarray
+    spans: np.ndarray  # stretches away reported
+    exposed: np.ndarray  # shown results reported on screen
+    seen: np.ndarray  # of them, on screen for at least the threshold
+    visible_ms: np.ndarray  # on screen in all
+    scroll_permille: np.ndarray  # mean over the session's pages that reported one; NaN where none did
+
+
+def run_session_attention(session_ids, *, seen_ms: int) -> SessionAttention:
+    """The aggregates of studies' exposure and attention tables for these sessions (four queries)."""
+    from studies.models import AttentionSpan, PageExposure, ResultExposure, SearchSession
+    from studies.participation.exposure import AwaySpan, active_ms
+
+    ids = [int(s) for s in session_ids]
+    index = {s: i for i, s in enumerate(ids)}
+    n = len(ids)
+    duration = np.zeros(n, dtype=np.int64)
+    for pk, started, ended in SearchSession.objects.filter(pk__in=ids).values_list(
+        "pk", "started_at", "ended_at"
+    ):
+        if ended is not None:
+            duration[index[pk]] = max(0, round((ended - started).total_seconds() * 1000))
+    spans: dict[int, list] = {}
+    for session_id, kind, start, length in AttentionSpan.objects.filter(session_id__in=ids).values_list(
+        "session_id", "kind", "start_ms", "duration_ms"
+    ):
+        spans.setdefault(session_id, []).append(AwaySpan(kind, start, length))
+    active = np.array(
+        [active_ms(spans.get(s, []), int(duration[i])) for i, s in enumerate(ids)], dtype=np.int64
+    )
+    exposed, seen, visible = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    for session_id, ms in ResultExposure.objects.filter(shown_result__query__session_id__in=ids).values_list(
+        "shown_result__query__session_id", "visible_ms"
+    ):
+        i = index[session_id]
+        exposed[i] += 1
+        seen[i] += ms >= seen_ms and ms > 0
+        visible[i] += ms
+    scrolls: dict[int, list[int]] = {}
+    for session_id, scroll in PageExposure.objects.filter(query__session_id__in=ids).values_list(
+        "query__session_id", "scroll_permille"
+    ):
+        scrolls.setdefault(session_id, []).append(scroll)
+    scroll = np.array([np.mean(scrolls[s]) if s in scrolls else np.nan for s in ids], dtype=np.float64)
+    counts = np.array([len(spans.get(s, [])) for s in ids], dtype=np.int64)
+    return SessionAttention(duration, active, counts, exposed, seen, visible, scroll)

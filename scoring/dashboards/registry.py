@@ -25,6 +25,7 @@ CHARTS = {
     "queries": "Figure 1: last query against earlier queries",
     "participants": "Table 1: participant features",
     "query-counts": "Table 2: sessions by number of queries",
+    "attention": "Attention and exposure per system",
     "statistics": "Statistics between systems",
     "sensitivity": "Sensitivity to b and bq",
     "meta-evaluation": "Meta-evaluation: each measure against the participants' post-task ratings",
@@ -155,6 +156,13 @@ def _query_counts(run, query, filters, options: _Options):
     return charts.query_counts_table(scores, unit=options.unit, names=options.names), scores.left_out
 
 
+def _attention(run, query, filters, options: _Options):
+    scores = selectors.run_scores(run, filters)
+    seen_ms = run.scan_min_visible_ms
+    attention = selectors.run_session_attention(scores.session_id, seen_ms=seen_ms)
+    return charts.attention_table(scores, attention, seen_ms=seen_ms, names=options.names), scores.left_out
+
+
 def _statistics(run, query, filters, options: _Options):
     scores = selectors.run_scores(run, filters)
     summary = options.summary
@@ -226,6 +234,7 @@ CHART_BUILDERS = {
     "queries": _queries,
     "participants": _participants,
     "query-counts": _query_counts,
+    "attention": _attention,
     "statistics": _statistics,
     "sensitivity": _sensitivity,
     "meta-evaluation": _meta_correlations,

@@ -37,12 +37,14 @@ from .tables import (
     TABLE_PAD_PX,
     TABLE_TITLE_PX,
     TABLE_WIDTH_PX,
+    attention_table,
     participants_table,
     query_counts_table,
     table_height,
 )
 
 __all__ = [
+    "attention_table",
     "Chart",
     "END_LABELS",
     "END_SYMBOLS",

@@ -114,3 +114,84 @@ def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] |
         weights=[4, 1.2, *[0.8] * top, 1.4],
     )
     return Chart(figure, header, rows)
+
+
+def attention_table(scores, attention, *, seen_ms: int, names: dict[str, str] | None = None) -> Chart:
+    """What was on screen and when participants were away, per system (issue 28): over the sessions that
+    reported any (the others are counted apart: a study that does not record it, an external front-end),
+    the mean active time and share of the time away, results on screen for at least `seen_ms` per query, the
+    seconds each result reported on screen was visible, and how far down its page's list was seen."""
+    rows: list[list] = []
+    for system, members in system_groups(scores.system):
+        reported = [i for i in members if attention.exposed[i] or attention.spans[i]]
+        timed = [i for i in reported if attention.duration_ms[i] > 0]
+        active = [attention.active_ms[i] / 1000 for i in timed]
+        away = [1 - attention.active_ms[i] / attention.duration_ms[i] for i in timed]
+        per_query = [attention.seen[i] / max(1, int(scores.n_queries[i])) for i in reported]
+        visible = [
+            attention.visible_ms[i] / 1000 / attention.exposed[i] for i in reported if attention.exposed[i]
+        ]
+        scroll = [
+            attention.scroll_permille[i] / 10
+            for i in reported
+            if attention.scroll_permille[i] == attention.scroll_permille[i]
+        ]
+
+        def mean(values):
+            return float(np.mean(values)) if values else float("nan")
+
+        rows.append(
+            [
+                system,
+                len(members),
+                len(reported),
+                mean(active),
+                mean(away),
+                mean(per_query),
+                mean(visible),
+                mean(scroll),
+            ]
+        )
+    header = [
+        "system",
+        "sessions",
+        "sessions_reporting",
+        "active_s",
+        "share_away",
+        "results_seen_per_query",
+        "seconds_on_screen_per_result",
+        "page_scrolled_percent",
+    ]
+
+    def cell(value, fmt):
+        return "—" if value != value else format(value, fmt)
+
+    shown = [
+        [
+            system_label(r[0], names),
+            r[1],
+            r[2],
+            cell(r[3], ".1f"),
+            cell(r[4] * 100, ".1f") + (" %" if r[4] == r[4] else ""),
+            cell(r[5], ".2f"),
+            cell(r[6], ".2f"),
+            cell(r[7], ".0f") + (" %" if r[7] == r[7] else ""),
+        ]
+        for r in rows
+    ]
+    figure = _table_figure(
+        f"Attention and exposure per system (a result counts as seen after {seen_ms} ms on screen)",
+        [
+            "System",
+            "Sessions",
+            "Reporting",
+            "Active (s)",
+            "Away",
+            "Seen per query",
+            "Seconds on screen",
+            "Scrolled",
+        ],
+        shown,
+        weights=[2, 1, 1, 1, 1, 1.2, 1.4, 1],
+    )
+    return Chart(figure, header, rows)
