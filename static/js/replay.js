@@ -25,7 +25,8 @@ function describe(entry) {
   switch (entry.kind) {
     case "start": return "The session begins";
     case "end": return "The session ends (" + (entry.reason || "?") + ")";
-    case "query": return "Query " + entry.query + ": “" + entry.text + "”";
+    case "query": return "Query " + entry.query + ": “" + entry.text + "”" + (entry.formulation_ms !== null &&
+      entry.formulation_ms !== undefined ? " (written in " + (entry.formulation_ms / 1000).toFixed(1) + " s)" : "");
     case "page": return "Page " + entry.page + " of query " + entry.query;
     case "open": return "Opens " + entry.doc + (entry.rank ? " (rank " + entry.rank + ")" : "");
     case "close": return "Closes " + entry.doc + (entry.dwell_ms ? " after " + (entry.dwell_ms / 1000).toFixed(1) + " s" : "");

@@ -76,6 +76,8 @@ TABLES = {
         "scan_mark_rank",
         "documents_opened",
         "system_message",
+        "first_key_ms",
+        "formulation_ms",
     ],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
     "judgments": DESIGN + ["doc", "grade", "first_grade", "changes", "created_at", "updated_at"],
@@ -337,6 +339,8 @@ class _StudyRows:
             query.scan_mark_rank if query.scan_mark_rank is not None else "",
             self.opened[(session.pk, query.position)],
             query.system_message,
+            "" if query.first_key_ms is None else query.first_key_ms,
+            "" if query.formulation_ms is None else query.formulation_ms,
         ]
 
     def shown_results(self, session: SearchSession, query: Query) -> list[list]:

@@ -422,6 +422,10 @@ class Query(models.Model):
     scan_mark_rank = models.PositiveIntegerField(null=True, blank=True)
     # A plain message shown instead of (or beside) results: a system error, a query syntax fallback.
     system_message = models.TextField(blank=True)
+    # How long the query took to write (issue 28), from the task or the last results page shown: to the first
+    # keystroke in the search box, and to the submission; none when the page did not report it.
+    first_key_ms = models.PositiveIntegerField(null=True, blank=True)
+    formulation_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["session", "position"]

@@ -19,6 +19,7 @@ from studies.errors import Refused
 from studies.models import SearchSession, ShownResult
 from studies.participation import statements
 from studies.participation.attention_handlers import on_attention, on_exposure
+from studies.participation.exposure import ExposureError, formulation_checked
 from studies.participation.ingest_batch import Batch, QueryState, SessionState, is_int, shown_add
 from studies.participation.ingest_reads import grade_scale, query_marks, query_total
 from studies.participation.rules import (
@@ -50,11 +51,17 @@ def on_query(batch: Batch, raw: Mapping, data: dict) -> dict:
     if not text:
         raise Refused("Please type some words to search for.")
     at = batch.at(raw, state)
+    # How long it took to write (issue 28): a bad report is left out and said, never the query refused.
+    try:
+        formulation = formulation_checked(data.get("formulation"))
+        formulation_note = None
+    except ExposureError as error:
+        formulation, formulation_note = (None, None), str(error)
     if batch.external(state):
         # What the researcher's front-end showed, checked before anything is written; no search is run.
         result = external_page(data, 1, 1, text)
         documents = external_documents(batch, result)
-        [(query_id, position)] = plain_sql.rows(*statements.query_insert(state.id, text, at, ""))
+        [(query_id, position)] = plain_sql.rows(*statements.query_insert(state.id, text, at, "", formulation))
         logged = {"text": text, "results": data["results"]}
     else:
         result = batch_search(batch, state, text, 1)
@@ -62,11 +69,15 @@ def on_query(batch: Batch, raw: Mapping, data: dict) -> dict:
         # in one round trip with the read of the results' documents.
         [(query_id, position)], documents = plain_sql.rows_together(
             [
-                statements.query_insert(state.id, text, at, result.error or ""),
+                statements.query_insert(state.id, text, at, result.error or "", formulation),
                 page_documents_statement(batch, result),
             ]
         )
         logged = {"text": text}
+    if formulation[1] is not None:
+        logged["formulation"] = {"first_key_ms": formulation[0], "submit_ms": formulation[1]}
+    elif formulation_note:
+        logged["formulation_ignored"] = formulation_note
     message = result.error or ""
     query = state.queries[position] = QueryState(query_id, position, text, None, total=result.total)
     shown_store(batch, state, query, result, 1, documents, at)

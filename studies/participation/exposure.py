@@ -123,6 +123,21 @@ def attention_checked(data: Mapping) -> tuple[AwaySpan, ...]:
     return tuple(checked)
 
 
+def formulation_checked(value) -> tuple[int | None, int | None]:
+    """A query event's `formulation` ({"first_key_ms"?, "submit_ms"}: from the task or results page shown to
+    the first keystroke and to the submission): (first key, submission), or ExposureError saying what is
+    wrong. None: not reported."""
+    if value is None:
+        return None, None
+    if not isinstance(value, Mapping):
+        raise ExposureError("formulation must be an object {first_key_ms, submit_ms}")
+    submit = _bounded(value.get("submit_ms"), "formulation.submit_ms", 0, 2**31 - 1)
+    first = value.get("first_key_ms")
+    if first is not None:
+        first = _bounded(first, "formulation.first_key_ms", 0, submit)
+    return first, submit
+
+
 def merged(first: RankExposure | None, later: RankExposure) -> RankExposure:
     """One rank's aggregate after another report of it: times and hovers add, the start is the earliest, the
     largest fraction the largest (the stored aggregate is this fold over the rank's reports)."""

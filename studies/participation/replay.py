@@ -42,7 +42,16 @@ def _queries(session: SearchSession, start: datetime) -> tuple[list[dict], list[
     for query in session.queries.order_by("position"):
         t = _ms(query.issued_at, start)
         queries[query.pk] = {"position": query.position, "text": query.text, "t": t, "pages": {}}
-        timeline.append({"t": t, "kind": "query", "query": query.position, "text": query.text})
+        timeline.append(
+            {
+                "t": t,
+                "kind": "query",
+                "query": query.position,
+                "text": query.text,
+                "first_key_ms": query.first_key_ms,
+                "formulation_ms": query.formulation_ms,
+            }
+        )
     scrolls = {
         (query_id, page): scroll
         for query_id, page, scroll in PageExposure.objects.filter(query__session=session).values_list(

@@ -194,11 +194,13 @@ class SimulatedParticipant:
         judged: set[str] = set()
         reason = SearchSession.EndReason.GAVE_UP
         for _ in range(patience):
+            event = self._next("query")
             ack = participation.query_log(
                 participant=self.participant,
                 session=session,
                 text=" ".join(query_words),
-                **self._next("query"),
+                formulation=self._formulation(session, event),
+                **event,
             )
             results = ack.get("results") or []
             depth = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
@@ -319,6 +321,13 @@ class SimulatedParticipant:
                 **self._next("scan_mark"),
             )
         return given
+
+    def _formulation(self, session, event: dict) -> dict:
+        """How long the query took to write, as formulation.js reports it: thinking, then typing, within the
+        seconds the query's action took (PACE), from a generator of its own."""
+        look = random.Random(f"formulation-{self.participant.code}-{session.pk}-{event['sequence']}")
+        submit_ms = look.randint(3_000, 12_000)
+        return {"first_key_ms": look.randint(500, submit_ms // 2), "submit_ms": submit_ms}
 
     def _exposure(self, session, query_position: int, results: list, opened: set[int]) -> None:
         """What the page's exposure.js would report of the ranks scanned: each on screen from when the eye

@@ -121,15 +121,26 @@ def collection_documents(collection_id: int, external_ids: Sized) -> Statement:
     )
 
 
-def query_insert(session_id: int, text: str, issued_at, system_message: str) -> Statement:
+def query_insert(
+    session_id: int, text: str, issued_at, system_message: str, formulation: tuple = (None, None)
+) -> Statement:
     """A new query at the session's next position, in one statement (the session's lock keeps positions in
-    order); returns (id, position)."""
+    order), with how long it took to write (first key, submission; exposure.formulation_checked); returns
+    (id, position)."""
     table = _table(Query)
     return (
-        f"INSERT INTO {table} (session_id, position, text, issued_at, system_message)"
-        f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s FROM {table} WHERE session_id = %s"
+        f"INSERT INTO {table} (session_id, position, text, issued_at, system_message, first_key_ms,"
+        " formulation_ms)"
+        f" SELECT %s, COALESCE(MAX(position), 0) + 1, %s, %s, %s, %s, %s FROM {table} WHERE session_id = %s"
         " RETURNING id, position",
-        [session_id, text, plain_sql.prepared(Query, "issued_at", issued_at), system_message, session_id],
+        [
+            session_id,
+            text,
+            plain_sql.prepared(Query, "issued_at", issued_at),
+            system_message,
+            *formulation,
+            session_id,
+        ],
     )
 
 

@@ -111,11 +111,16 @@ def query_log(
     client_event_id: str,
     sequence: int | None = None,
     client_time=None,
+    formulation: Mapping | None = None,
 ) -> dict:
     """Run the query on the session's system; store Query + ShownResults (page 1) + Event in one transaction.
+    `formulation`: how long it took to write ({"first_key_ms", "submit_ms"}, as the page reports it).
 
     Returns {"ok", "query" (position), "query_id", "page", "total", "message", "query_used", "results"}."""
-    return _one(participant, session, "query", {"text": text}, client_event_id, sequence, client_time)
+    data: dict = {"text": text}
+    if formulation is not None:
+        data["formulation"] = dict(formulation)
+    return _one(participant, session, "query", data, client_event_id, sequence, client_time)
 
 
 def results_page_log(

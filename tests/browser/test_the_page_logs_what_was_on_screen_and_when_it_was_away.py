@@ -14,7 +14,7 @@ from studies.participation.exposure import active_ms, attention_checked
 
 from .csp import csp_listen, csp_violations
 from .steps import consent_and_questionnaire, ready
-from .test_the_search_page_mends import search, wait_until
+from .test_the_search_page_mends import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,7 +49,13 @@ def test_the_logged_exposure_and_active_time_match_the_geometry_and_the_clock(ch
     consent_and_questionnaire(page, live_server, token)
     page.click(ready("#start-search"))
     page.wait_for_selector(ready("#search-app"))
-    search(page, "wing")
+    # The query written in two moments the test times: the first key, then a second's pause before Enter.
+    page.fill("#query", "wing")
+    typed = time.monotonic()
+    time.sleep(1.0)
+    page.press("#query", "Enter")
+    pause = time.monotonic() - typed
+    wait_until(page, "document.getElementById('results-info').textContent.startsWith('Results 1–')")
     shape = geometry(page)
     results = shape["results"]
     assert len(results) == 10
@@ -132,6 +138,9 @@ def test_the_logged_exposure_and_active_time_match_the_geometry_and_the_clock(ch
     spans = attention_checked({"spans": [[span.kind, span.start_ms, span.duration_ms]]})
     assert active_ms(spans, 60_000) == 60_000 - span.duration_ms
     assert reported.count() == 2  # the first report and the last (nothing new between: no periodic one)
+    query = session.queries.get()
+    assert query.first_key_ms is not None and query.first_key_ms < query.formulation_ms
+    assert abs((query.formulation_ms - query.first_key_ms) - pause * 1000) <= TOLERANCE_MS
     assert csp_violations(page, reports) == []
     page.close()
     replay_shows(chromium, live_server, session)

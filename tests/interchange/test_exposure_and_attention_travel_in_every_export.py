@@ -102,6 +102,7 @@ def test_the_archive_round_trip_keeps_them(seen_study, alice, tmp_path):
             "max_permille",
         ),
         ("span", ["away", 0, 10], "attention_spans[0]"),
+        ("formulation", -5, "formulation_ms"),
         ("span", ["blur", 0, "ten"], "attention_spans[0]"),
     ],
 )
@@ -117,6 +118,8 @@ def test_a_bad_figure_is_refused_where_it_is_and_imports_nothing(
     )
     if where == "exposure":
         session["queries"][0]["shown_results"][0]["exposure"] = value
+    elif where == "formulation":
+        session["queries"][0]["formulation_ms"] = value
     else:
         session["attention_spans"] = [value]
     path = tmp_path / "bad.json"

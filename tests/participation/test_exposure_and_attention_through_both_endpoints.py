@@ -146,3 +146,27 @@ def test_a_study_that_does_not_record_a_family_refuses_its_reports(post, session
     assert "does not record when the page was hidden" in acks[1]["refused"]
     assert not ResultExposure.objects.exists() and not AttentionSpan.objects.exists()
     assert ShownResult.objects.count() == 10
+
+
+def test_a_query_keeps_how_long_it_took_to_write_and_a_bad_timing_never_loses_it(post, session):
+    from studies.models import Query
+
+    acks = post(
+        event(session, "q1", "query", text="wing", formulation={"first_key_ms": 1200, "submit_ms": 5400}),
+        event(session, "q2", "query", text="flow", formulation={"first_key_ms": 9000, "submit_ms": 5400}),
+        event(session, "q3", "query", text="heat", formulation={"first_key_ms": None, "submit_ms": 800}),
+        event(session, "q4", "query", text="shock", formulation="fast"),
+    )
+    assert all(a["ok"] for a in acks)
+    assert list(Query.objects.order_by("position").values_list("text", "first_key_ms", "formulation_ms")) == [
+        ("wing", 1200, 5400),
+        ("flow", None, None),
+        ("heat", None, 800),
+        ("shock", None, None),
+    ]
+    ignored = Event.objects.get(client_event_id="q2").payload["data"]["formulation_ignored"]
+    assert "formulation.first_key_ms must be a whole number from 0 to 5400" in ignored
+    assert (
+        "formulation must be an object"
+        in Event.objects.get(client_event_id="q4").payload["data"]["formulation_ignored"]
+    )

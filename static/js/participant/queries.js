@@ -1,6 +1,7 @@
 /* A query, or another page of its results: the open document closes, a held scan mark is sent, and the
  * answer (the event's acknowledgement) is drawn unless a newer query or page replaced it meanwhile. */
 import { closeDocument } from "./document-view.js";
+import { formulationTaken } from "./formulation.js";
 import { enqueue } from "./outbox.js";
 import { renderResults } from "./results.js";
 import { markSend } from "./scan-marks.js";
@@ -11,7 +12,10 @@ export function runQuery(text) {
   closeDocument();
   markSend();
   save(QUERIES, load(QUERIES, 0) + 1);
-  const id = enqueue("query", { text: text }, function (ack) {
+  const data = { text: text };
+  const formulation = formulationTaken();
+  if (formulation) { data.formulation = formulation; }
+  const id = enqueue("query", data, function (ack) {
     if (state.pendingEvent !== id) { return; }  // a newer query or page replaced this one
     state.pendingEvent = null;
     if (ack.ok) { state.queryEvent = id; state.queryText = text; }

@@ -5,6 +5,7 @@ import { cfg } from "./config.js";
 import { openDocument } from "./document-view.js";
 import { finish } from "./ending.js";
 import { watchResults } from "./exposure.js";
+import { formulationStart } from "./formulation.js";
 import { markSend, scanMark } from "./scan-marks.js";
 import { byId, gradeLabels, showMessage, state } from "./search-state.js";
 import { fillSnippet, termPattern, termSpans } from "./snippets.js";
@@ -81,4 +82,5 @@ export function renderResults(ack) {
   state.results.forEach(function (result) { list.appendChild(resultItem(result, pattern)); });
   showCount(ack);
   if (state.queryEvent && state.results.length) { watchResults(state.queryEvent, ack.page); }
+  formulationStart();  // the next query is written from this page
 }

@@ -5,6 +5,7 @@ import { cfg } from "./config.js";
 import { closeDocument, fitDocument } from "./document-view.js";
 import { endDialogIsOpen, wireEndDialog } from "./ending.js";
 import { startExposure } from "./exposure.js";
+import { startFormulation } from "./formulation.js";
 import { judge } from "./judgments.js";
 import { beacon } from "./outbox.js";
 import { runQuery, showPage } from "./queries.js";
@@ -30,6 +31,7 @@ export function startSearchPage() {
   if (!app) { return; }
   startExposure();
   startAttention();
+  startFormulation(byId("query"));
   window.addEventListener("resize", fitDocument);
   window.addEventListener("pagehide", function (event) { markSend(); beacon(event); });
   byId("search-form").addEventListener("submit", function (event) {

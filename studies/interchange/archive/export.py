@@ -318,6 +318,8 @@ class _Participants:
             "issued_at": _t(query.issued_at),
             "scan_mark_rank": query.scan_mark_rank,
             "system_message": query.system_message,
+            "first_key_ms": query.first_key_ms,
+            "formulation_ms": query.formulation_ms,
             "shown_results": [
                 {
                     "rank": row.rank,

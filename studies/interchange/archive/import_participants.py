@@ -152,6 +152,8 @@ def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSessi
             issued_at=r.get(q_item, "issued_at", q_where, "time"),
             scan_mark_rank=r.get(q_item, "scan_mark_rank", q_where, int, null=True, default=None),
             system_message=r.get(q_item, "system_message", q_where, str, default=""),
+            first_key_ms=_milliseconds(r, q_item, "first_key_ms", q_where),
+            formulation_ms=_milliseconds(r, q_item, "formulation_ms", q_where),
         )
         queries.append((query, q_item, q_where))
     Query.objects.bulk_create([q for q, _i, _w in queries])
@@ -181,6 +183,14 @@ def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSessi
     ShownResult.objects.bulk_create(shown_rows, batch_size=2000)
     ResultExposure.objects.bulk_create(exposures_of(done, shown_items), batch_size=2000)
     PageExposure.objects.bulk_create(scrolls)
+
+
+def _milliseconds(r: ArchiveReader, item, key: str, where: str) -> int | None:
+    """A query's formulation time (issue 28): null, or a whole number of milliseconds the column holds."""
+    value = r.get(item, key, where, int, null=True, default=None)
+    if value is not None and not 0 <= value <= 2**31 - 1:
+        r.fail(item, f"{where}.{key}", f"{value!r} is not a number of milliseconds from 0 to {2**31 - 1}")
+    return value
 
 
 def _judgments_imported(done: Imported, s_item, s_where: str, session: SearchSession) -> None:
