@@ -80,6 +80,9 @@ function drawResults(state) {
     let text = result.title + " (" + result.doc + ")";
     if (exposure) { text += " — on screen " + (exposure.visible_ms / 1000).toFixed(1) + " s"; }
     if (exposure && exposure.hovers) { text += " ✋"; }
+    if (exposure && exposure.read_permille !== null && exposure.read_permille !== undefined) {
+      text += " — read to " + Math.round(exposure.read_permille / 10) + " %";
+    }
     if (state.open === result.doc) { text += " 📖"; }
     if (state.grades[result.doc] !== undefined) { text += " — graded " + state.grades[result.doc]; }
     if (state.marks[state.query] === result.rank) { text += " ⚑"; }

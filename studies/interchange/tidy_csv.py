@@ -93,6 +93,7 @@ TABLES = {
         "max_visible_permille",
         "hover_ms",
         "hovers",
+        "read_permille",
         "page_scroll_permille",
     ],
     # When the participant was away: a row per span (tab hidden, window blurred, idle).
@@ -319,11 +320,12 @@ class _StudyRows:
                         row.page,
                         row.rank,
                         row.document.external_id,
-                        exposure.first_visible_ms,
+                        "" if exposure.first_visible_ms is None else exposure.first_visible_ms,
                         exposure.visible_ms,
                         exposure.max_permille,
                         exposure.hover_ms,
                         exposure.hovers,
+                        "" if exposure.read_permille is None else exposure.read_permille,
                         self.scrolls.get((query.pk, row.page), ""),
                     ]
                 )

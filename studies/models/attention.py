@@ -16,15 +16,23 @@ class ResultExposure(models.Model):
     shown_result = models.OneToOneField(
         ShownResult, on_delete=models.CASCADE, primary_key=True, related_name="exposure"
     )
-    first_visible_ms = models.PositiveIntegerField()
+    first_visible_ms = models.PositiveIntegerField(
+        null=True, blank=True
+    )  # none: only read, never reported seen
     visible_ms = models.PositiveBigIntegerField(default=0)
     max_permille = models.PositiveSmallIntegerField(default=0)
     hover_ms = models.PositiveBigIntegerField(default=0)
     hovers = models.PositiveIntegerField(default=0)
+    # How far down the document opened from this result was read (the deepest point of its text on screen,
+    # x 1000), from the document's close; none when it was never opened or not reported.
+    read_permille = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(max_permille__lte=1000), name="result_exposure_permille"),
+            models.CheckConstraint(
+                condition=Q(read_permille__lte=1000), name="result_exposure_read_permille"
+            ),
         ]
 
     def __str__(self):

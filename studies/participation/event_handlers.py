@@ -155,10 +155,26 @@ def _document(batch: Batch, raw: Mapping, data: dict, action: str) -> dict:
         ):
             raise Refused("The dwell time must be a non-negative number of milliseconds.")
         logged["dwell_ms"] = None if dwell_ms is None else int(dwell_ms)
+        _reading(batch, state, data, position, logged)
     ack = {"ok": True, "doc": doc}
     if action == "open":
         ack["open_document_id"] = document_id
     return batch.log(raw, state, logged, ack)
+
+
+def _reading(batch: Batch, state: SessionState, data: Mapping, position, logged: dict) -> None:
+    """A close's `read_permille` (how far the document was read, x 1000: issue 28) added to its shown
+    result's exposure; a bad one is left out and said, never the close refused."""
+    read, rank = data.get("read_permille"), data.get("rank")
+    if read is None:
+        return
+    if not batch.study.record_exposure:
+        logged["read_permille_ignored"] = "the study does not record exposure"
+    elif not (is_int(read) and 0 <= read <= 1000 and is_int(position) and is_int(rank) and rank >= 1):
+        logged["read_permille_ignored"] = "read_permille must be a whole number from 0 to 1000, with the rank"
+    else:
+        logged["read_permille"] = read
+        batch.writes.append(statements.reading_add(state.id, position, rank, read))
 
 
 def on_judgment(batch: Batch, raw: Mapping, data: dict) -> dict:

@@ -92,6 +92,7 @@ def _queries(session: SearchSession, start: datetime) -> tuple[list[dict], list[
                     "first_visible_ms": exposure.first_visible_ms,
                     "hover_ms": exposure.hover_ms,
                     "hovers": exposure.hovers,
+                    "read_permille": exposure.read_permille,
                 },
             }
         )

@@ -220,7 +220,8 @@ def exposures_add(
                 f" JOIN {_table(Query)} q ON q.id = r.query_id"
                 " WHERE q.session_id = %s AND q.position = %s AND r.page = %s"
                 " ON CONFLICT (shown_result_id) DO UPDATE SET"
-                f" first_visible_ms = {smallest}({table}.first_visible_ms, excluded.first_visible_ms),"
+                f" first_visible_ms = {smallest}("
+                f"COALESCE({table}.first_visible_ms, excluded.first_visible_ms), excluded.first_visible_ms),"
                 f" visible_ms = {table}.visible_ms + excluded.visible_ms,"
                 f" max_permille = {largest}({table}.max_permille, excluded.max_permille),"
                 f" hover_ms = {table}.hover_ms + excluded.hover_ms,"
@@ -229,6 +230,22 @@ def exposures_add(
             )
         )
     return statements
+
+
+def reading_add(session_id: int, position: int, rank: int, read_permille: int) -> Statement:
+    """How far the document opened from a shown result was read, the deepest kept
+    (ResultExposure.read_permille; the row made if its result was never reported on screen)."""
+    _, largest = _smallest_largest()
+    table = _table(ResultExposure)
+    return (
+        f"INSERT INTO {table}"
+        " (shown_result_id, first_visible_ms, visible_ms, max_permille, hover_ms, hovers, read_permille)"
+        f" SELECT r.id, NULL, 0, 0, 0, 0, %s FROM {_table(ShownResult)} r JOIN {_table(Query)} q"
+        " ON q.id = r.query_id WHERE q.session_id = %s AND q.position = %s AND r.rank = %s"
+        " ON CONFLICT (shown_result_id) DO UPDATE SET"
+        f" read_permille = {largest}(COALESCE({table}.read_permille, 0), excluded.read_permille)",
+        [read_permille, session_id, position, rank],
+    )
 
 
 def page_scroll_add(session_id: int, position: int, page: int, scroll_permille: int) -> Statement:

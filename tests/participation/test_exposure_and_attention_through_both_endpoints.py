@@ -170,3 +170,30 @@ def test_a_query_keeps_how_long_it_took_to_write_and_a_bad_timing_never_loses_it
         "formulation must be an object"
         in Event.objects.get(client_event_id="q4").payload["data"]["formulation_ignored"]
     )
+
+
+def test_a_close_keeps_how_far_the_document_was_read(post, session):
+    (query,) = post(event(session, "q1", "query", text="wing"))
+    doc = query["results"][2]["doc"]
+
+    def close(cid, read, rank=3):
+        return event(
+            session, cid, "document_close", doc=doc, query=1, rank=rank, dwell_ms=900, read_permille=read
+        )
+
+    acks = post(
+        event(session, "o1", "document_open", doc=doc, query=1, rank=3),
+        close("c1", 400),
+        close("c2", 250),  # a second reading, less far: the deepest stays
+        close("c3", 1500),  # out of range: the close kept, the depth left out and said
+    )
+    assert all(a["ok"] for a in acks)
+    exposure = ResultExposure.objects.get(shown_result__rank=3)
+    assert exposure.read_permille == 400 and exposure.first_visible_ms is None and exposure.visible_ms == 0
+    assert (
+        "read_permille must be"
+        in Event.objects.get(client_event_id="c3").payload["data"]["read_permille_ignored"]
+    )
+    post(event(session, "x1", "exposure", query=1, items=[[3, 50, 900, 1000]]))
+    exposure.refresh_from_db()
+    assert (exposure.first_visible_ms, exposure.visible_ms, exposure.read_permille) == (50, 900, 400)

@@ -1,5 +1,6 @@
 /* The open document: its panel beside the results, opened from a result's title and closed by its button
  * or Escape; opening and closing are logged (document_open, document_close with the dwell time). */
+import { cfg } from "./config.js";
 import { enqueue } from "./outbox.js";
 import { app, byId, gradeLabels, state } from "./search-state.js";
 
@@ -26,6 +27,21 @@ export function showChosen(grade) {
   });
 }
 
+// How far down the open document was read (issue 28): the deepest point of its text on screen, 0..1.
+let deepest = 0;
+function noteReading() {
+  const scroller = [byId("document-view"), byId("document-text")].find(function (el) {
+    return el && el.scrollHeight > el.clientHeight + 1;
+  });
+  const seen = scroller ? (scroller.scrollTop + scroller.clientHeight) / scroller.scrollHeight : 1;
+  deepest = Math.max(deepest, Math.min(1, seen));
+}
+
+export function startReading() {
+  const panel = byId("document-view");
+  if (panel && cfg.exposure) { panel.addEventListener("scroll", noteReading, { capture: true, passive: true }); }
+}
+
 export function openDocument(result) {
   closeDocument();
   fitDocument();
@@ -39,6 +55,8 @@ export function openDocument(result) {
   byId("document-view").hidden = false;
   app.classList.add("document-open");
   fitDocument();  // again: on a phone the search box is now pinned, and the sheet goes below it
+  deepest = 0;
+  noteReading();
   byId("document-view").dataset.doc = result.doc;
   const data = { doc: result.doc, rank: result.rank, query_event: state.queryEvent };
   enqueue("document_open", data, function (ack) {
@@ -50,6 +68,8 @@ export function openDocument(result) {
     if (!ack.document) { return; }
     byId("document-title").textContent = ack.document.title || ("Document " + ack.document.doc);
     byId("document-text").textContent = ack.document.text || "(This document has no text.)";
+    deepest = 0;
+    noteReading();
   }, known);
 }
 
@@ -57,8 +77,10 @@ export function closeDocument() {
   const open = state.openDoc;
   if (!open) { return; }
   state.openDoc = null;
-  enqueue("document_close", { doc: open.doc, rank: open.rank, query_event: open.queryEvent,
-                              dwell_ms: Date.now() - open.openedAt }, null, true);
+  const data = { doc: open.doc, rank: open.rank, query_event: open.queryEvent,
+                 dwell_ms: Date.now() - open.openedAt };
+  if (cfg.exposure) { noteReading(); data.read_permille = Math.round(deepest * 1000); }
+  enqueue("document_close", data, null, true);
   byId("document-view").hidden = true;
   app.classList.remove("document-open");
   delete byId("document-view").dataset.doc;

@@ -2,7 +2,7 @@
  * grades (buttons and number keys), the end dialog; then what it showed restored and the time limit set. */
 import { startAttention } from "./attention.js";
 import { cfg } from "./config.js";
-import { closeDocument, fitDocument } from "./document-view.js";
+import { closeDocument, fitDocument, startReading } from "./document-view.js";
 import { endDialogIsOpen, wireEndDialog } from "./ending.js";
 import { startExposure } from "./exposure.js";
 import { startFormulation } from "./formulation.js";
@@ -32,6 +32,7 @@ export function startSearchPage() {
   startExposure();
   startAttention();
   startFormulation(byId("query"));
+  startReading();
   window.addEventListener("resize", fitDocument);
   window.addEventListener("pagehide", function (event) { markSend(); beacon(event); });
   byId("search-form").addEventListener("submit", function (event) {

@@ -11,12 +11,14 @@ from studies.models import AttentionSpan, PageExposure, Query, ResultExposure, S
 from studies.participation.exposure import ATTENTION_KINDS
 
 # The largest value each figure may take: 1000 for a fraction in thousandths, a column's range otherwise.
+NULLABLE = {"first_visible_ms", "read_permille"}  # none: never reported on screen / never read
 LIMITS = {
     "first_visible_ms": 2**31 - 1,
     "visible_ms": 2**62,
     "max_permille": 1000,
     "hover_ms": 2**62,
     "hovers": 2**31 - 1,
+    "read_permille": 1000,
 }
 
 
@@ -35,7 +37,12 @@ def exposures_of(done: Imported, shown: list[tuple[ShownResult, dict, str]]) -> 
         if exposure is None:
             continue
         here = f"{where}.exposure"
-        figures = {name: _whole(done, exposure, name, here, LIMITS[name]) for name in EXPOSURE_FIELDS}
+        figures = {
+            name: None
+            if name in NULLABLE and exposure.get(name) is None
+            else _whole(done, exposure, name, here, LIMITS[name])
+            for name in EXPOSURE_FIELDS
+        }
         exposures.append(ResultExposure(shown_result=row, **figures))
     return exposures
 

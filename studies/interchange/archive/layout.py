@@ -6,4 +6,4 @@ VERSION = 1
 # Ids the server writes into an event's acknowledgement, and the table each points to.
 ACK_IDS = {"session": "session", "query_id": "query", "open_document_id": "document"}
 # A shown result's exposure in the archive (ResultExposure's figures; null when none was reported).
-EXPOSURE_FIELDS = ("first_visible_ms", "visible_ms", "max_permille", "hover_ms", "hovers")
+EXPOSURE_FIELDS = ("first_visible_ms", "visible_ms", "max_permille", "hover_ms", "hovers", "read_permille")
