@@ -299,6 +299,13 @@ OVERDUE_SWEEP_SECONDS = envint("OVERDUE_SWEEP_SECONDS", 60, minimum=1)
 # this many seconds ahead of the server's clock, or before the study was created: a wrong clock (or a year
 # 9999) must never become the newest status and make every later real one "older" (docs/security.md).
 PANEL_STATUS_MAX_FUTURE_SECONDS = envint("PANEL_STATUS_MAX_FUTURE_SECONDS", 300, minimum=0)
+# A browser upload whose row has not moved for UPLOAD_STALE_MINUTES has lost its worker (killed mid-task; a
+# redelivered task finds the upload claimed): it is ended as failed, saying where it stopped, and its stored
+# files are deleted, every STALE_UPLOADS_SWEEP_SECONDS by the beat and whenever its page is read
+# (studies/library/sweep.py). Longer than the slowest step of the largest upload (each step and each index
+# reports; a 256 MB collection's single index build is the longest wait).
+UPLOAD_STALE_MINUTES = envint("UPLOAD_STALE_MINUTES", 60, minimum=1)
+STALE_UPLOADS_SWEEP_SECONDS = envint("STALE_UPLOADS_SWEEP_SECONDS", 300, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-runs": {
         "task": "scoring.tasks.stale_runs_requeue_task",
@@ -312,6 +319,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": OVERDUE_SWEEP_SECONDS,
         "options": {"expires": OVERDUE_SWEEP_SECONDS},
         "kwargs": {"once_per_seconds": OVERDUE_SWEEP_SECONDS},
+    },
+    "fail-stale-uploads": {
+        "task": "studies.tasks.stale_uploads_fail_task",
+        "schedule": STALE_UPLOADS_SWEEP_SECONDS,
+        "options": {"expires": STALE_UPLOADS_SWEEP_SECONDS},
+        "kwargs": {"once_per_seconds": STALE_UPLOADS_SWEEP_SECONDS},
     },
 }
 
