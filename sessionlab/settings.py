@@ -137,8 +137,15 @@ if _database_url:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # psycopg prepares a statement on the server after its 5th run on a connection. Only cursors that bind
         # on the server prepare: the events endpoint's plain SQL (sessionlab/plain_sql.py), not the ORM's
-        # statements.
-        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
+        # statements. DB_PREPARED_STATEMENTS=0 turns it off, for a pooler in transaction mode that cannot
+        # keep prepared statements (PgBouncer before 1.21, or max_prepared_statements=0).
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+            5 if envbool("DB_PREPARED_STATEMENTS", True) else None
+        )
+    # A pooler in transaction mode (PgBouncer) hands each transaction to any server connection, so a named
+    # cursor that .iterator() holds open across transactions would be lost: DB_DISABLE_SERVER_SIDE_CURSORS=1
+    # makes .iterator() read each query's whole result instead (docs/deploying.md says what that costs).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = envbool("DB_DISABLE_SERVER_SIDE_CURSORS", False)
 else:
     DATABASES = {
         "default": {
