@@ -234,10 +234,16 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic writes and WhiteNoise reads with DEBUG off; a benchmark or a test collects elsewhere.
+STATIC_ROOT = Path(envstr("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# In development WhiteNoise serves straight from static/ (no collectstatic needed); in production run
-# collectstatic and it serves the compressed, hashed copies from STATIC_ROOT.
+# In development WhiteNoise serves straight from static/ (no collectstatic needed, plain names). With DEBUG
+# off collectstatic writes hashed copies (js/participant.fadba7416972.js, their module imports rewritten)
+# with compressed ones beside them, and pages name the hashed files (sessionlab/staticfiles.py): a rolling
+# deploy never serves a new page with an old script, and browsers may cache such a file for ever
+# (docs/deploying.md, "Static files"). Before collectstatic has run, such a page fails ("Missing
+# staticfiles manifest entry").
+STATIC_FILES_HASHED = not DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
@@ -417,7 +423,11 @@ def _upload_storage(url: str) -> dict:
 
 STORAGES = {  # Django's defaults, plus the uploads' store when one is configured
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "sessionlab.staticfiles.HashedStaticFilesStorage"
+        if STATIC_FILES_HASHED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
 }
 UPLOAD_STORAGE_URL = envstr("UPLOAD_STORAGE_URL", "").strip()
 if UPLOAD_STORAGE_URL:
