@@ -25,6 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from sessionlab.rounds import in_rounds
 from sessionlab.spreadsheet import safe_rows
 from studies.models import Event, EventOrigin, Judgment, Query, Recruitment, SearchSession, ShownResult, Study
 from studies.participation.effort_flags import effort_flags
@@ -98,14 +99,7 @@ def _session_chunks(study: Study, chunk_size: int) -> Iterator[list[SearchSessio
         .select_related("assignment__participant", "assignment__scenario", "assignment__system")
         .order_by("assignment__participant__enrolment_index", "assignment__position")
     )
-    chunk: list[SearchSession] = []
-    for session in sessions.iterator(chunk_size=chunk_size):
-        chunk.append(session)
-        if len(chunk) == chunk_size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    yield from in_rounds(sessions, chunk_size)
 
 
 def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[list]:

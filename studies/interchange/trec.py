@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from sessionlab.rounds import in_rounds
 from studies.assessment.references import reference_version_qrels
 from studies.errors import ExportError
 from studies.models import Query, ReferenceVersion, SearchSession, ShownResult, Study
@@ -154,13 +155,7 @@ def _first_showings(docs: list[str]) -> list[str]:
 
 
 def _runs(chosen, unit: str, listed, chunk_size: int) -> Iterator[RunFile]:
-    chunk: list[SearchSession] = []
-    for session in chosen.iterator(chunk_size=chunk_size):
-        chunk.append(session)
-        if len(chunk) == chunk_size:
-            yield from _chunk_runs(chunk, unit, listed)
-            chunk = []
-    if chunk:
+    for chunk in in_rounds(chosen, chunk_size):
         yield from _chunk_runs(chunk, unit, listed)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
+from sessionlab.rounds import pk_rounds
 from studies.design.selectors import events_read
 from studies.errors import ExportError
 from studies.interchange.archive.layout import FORMAT, VERSION
@@ -158,14 +159,8 @@ def _archive_texts(study: Study) -> Iterator[str]:
 
 
 def _participants_section(exported) -> Iterator[dict]:
-    chunk: list[Participant] = []
-    for participant in exported.iterator(chunk_size=PARTICIPANTS_PER_CHUNK):
-        chunk.append(participant)
-        if len(chunk) == PARTICIPANTS_PER_CHUNK:
-            yield from _Participants([p.pk for p in chunk]).section()
-            chunk = []
-    if chunk:
-        yield from _Participants([p.pk for p in chunk]).section()
+    for pks in pk_rounds(exported, PARTICIPANTS_PER_CHUNK):
+        yield from _Participants(pks).section()
 
 
 def _study_settings(study: Study) -> dict:

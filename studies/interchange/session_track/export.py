@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from collections.abc import Iterator
 
+from sessionlab.rounds import in_rounds
 from studies.design.selectors import events_read
 from studies.models import Event, EventOrigin, Query, SearchSession, ShownResult, Study
 from studies.participation.clock import on_timeline
@@ -97,15 +98,9 @@ def _log_chunks(sessions, root_tag: str, id_tag: str, chunk_size: int) -> Iterat
     <session> indented as the root's child, after the newline and indent its tail would hold."""
     yield b'<?xml version="1.0" encoding="UTF-8"?>\n'
     number = 0
-    chunk: list[SearchSession] = []
-    for session in sessions.iterator(chunk_size=chunk_size):
-        chunk.append(session)
-        if len(chunk) < chunk_size:
+    for chunk in in_rounds(sessions, chunk_size):
+        if not chunk:  # every session of the round deleted meanwhile
             continue
-        yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
-        number += len(chunk)
-        chunk = []
-    if chunk:
         yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
         number += len(chunk)
     yield f"\n</{root_tag}>\n".encode() if number else ET.tostring(ET.Element(root_tag)) + b"\n"
