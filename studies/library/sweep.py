@@ -16,6 +16,7 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from studies.library.storage import upload_discarded
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 Status = CollectionUpload.Status
 IN_PROGRESS = (Status.QUEUED, Status.READING, Status.WRITING, Status.INDEXING)
 NOTHING_IMPORTED = "Nothing was imported"
+STORED_NOT_INDEXED = "The documents are stored; the indexes may not be"
 # What the researcher reads on the upload page, per status it stopped in ({minutes}: the setting; {name}: the
 # collection's, which an upload stopped while indexing has written).
 STOPPED_WHILE = {
@@ -52,17 +54,27 @@ def uploads_stale_fail(*, upload_id: int | None = None, now: datetime | None = N
         stale = stale.filter(pk=upload_id)
     failed = []
     for pk, status, seen_at, name in stale.values_list("pk", "status", "updated_at", "name"):
-        claimed = CollectionUpload.objects.filter(pk=pk, status=status, updated_at=seen_at).update(
-            status=Status.FAILED,
-            progress=100,
-            stage=NOTHING_IMPORTED
-            if status != Status.INDEXING
-            else "The documents are stored; the indexes may not be",
-            error=STOPPED_WHILE[Status(status)].format(minutes=minutes, name=name),
-            updated_at=now,
-        )
-        if claimed:
+        error = STOPPED_WHILE[Status(status)].format(minutes=minutes, name=name)
+        if _failed(pk, status, seen_at, error, now):
             upload_discarded(pk)
             failed.append(pk)
             logger.warning("upload %s failed: no progress while %s for %s minutes", pk, status, minutes)
     return failed
+
+
+def _failed(pk: int, status: str, seen_at: datetime, error: str, now: datetime) -> bool:
+    """Claim the upload as seen (same status, same time) and fail it. A row a worker holds locked (writing
+    the documents, on PostgreSQL) is skipped, not waited for: that worker is alive and stamps it on commit."""
+    with transaction.atomic():
+        seen = CollectionUpload.objects.filter(pk=pk, status=status, updated_at=seen_at)
+        if not list(seen.select_for_update(skip_locked=True).values_list("pk", flat=True)):
+            return False
+        return bool(
+            seen.update(
+                status=Status.FAILED,
+                progress=100,
+                stage=NOTHING_IMPORTED if status != Status.INDEXING else STORED_NOT_INDEXED,
+                error=error,
+                updated_at=now,
+            )
+        )

@@ -5,10 +5,12 @@ researcher reads, and its stored files are deleted; a fresh one is untouched, an
 nothing (studies/library/sweep.py)."""
 
 import json
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from studies.library import services
@@ -124,3 +126,33 @@ def test_a_worker_the_sweep_gave_up_on_cannot_turn_the_failure_back(alice):
     with pytest.raises(services.CollectionImportError, match="ended while it waited"):
         services._collection_written(upload, parsed=None)
     assert not Collection.objects.filter(name="Slow").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL (CI's second pass)")
+def test_an_upload_a_worker_holds_locked_is_skipped_not_waited_for(alice):
+    """A worker storing a large collection holds the upload's row locked for minutes; the sweep passes it by
+    at once (it is alive, and stamps the row when it commits) instead of blocking a worker slot."""
+    upload = _stored(alice, "Busy", "writing", minutes_ago=61)
+    locked, release = threading.Event(), threading.Event()
+
+    def storing():
+        try:
+            with transaction.atomic():
+                list(CollectionUpload.objects.select_for_update().filter(pk=upload.pk))
+                locked.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=storing)
+    worker.start()
+    assert locked.wait(10)
+    try:
+        assert uploads_stale_fail() == []
+    finally:
+        release.set()
+        worker.join(10)
+    upload.refresh_from_db()
+    assert upload.status == "writing" and _files_of(upload) == ["docs.jsonl"]
+    assert uploads_stale_fail() == [upload.pk]  # unlocked and still unmoved: its worker is gone
