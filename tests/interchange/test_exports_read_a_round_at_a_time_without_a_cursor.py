@@ -19,11 +19,14 @@ def _sessions():
     )
 
 
+ROWS = SearchSession.objects.select_related("assignment__participant", "assignment__scenario")
+
+
 def test_rounds_keep_the_order_and_read_a_query_per_round(worked_study):
     expected = list(_sessions())
     assert len(expected) >= 2
     with CaptureQueriesContext(connection) as queries:
-        rounds = list(in_rounds(_sessions(), 1))
+        rounds = list(in_rounds(_sessions(), ROWS, 1))
         labels = [
             (s.assignment.participant.enrolment_index, s.assignment.scenario.topic_id) for [s] in rounds
         ]
@@ -51,7 +54,7 @@ def test_the_documents_are_read_in_keyset_pages(collection):
 
 def test_a_row_deleted_between_the_reads_is_left_out(worked_study):
     sessions = _sessions()
-    rounds = in_rounds(sessions, 100)
+    rounds = in_rounds(sessions, ROWS, 100)
     first = sessions.first()
     pk_list = next(pk_rounds(sessions, 100))
     SearchSession.objects.filter(pk=first.pk).delete()

@@ -18,6 +18,7 @@ from studies.interchange.downloads import encoded
 from studies.models import (
     AssessmentPlan,
     AssessmentPool,
+    AuditEntry,
     Document,
     Event,
     Judgment,
@@ -136,7 +137,8 @@ def _archive(study: Study) -> dict:
 
 
 def _audit_section(study: Study) -> Iterator[dict]:
-    for entries in in_rounds(study.audit_entries.order_by("at", "id"), AUDIT_ENTRIES_PER_CHUNK):
+    chosen = study.audit_entries.order_by("at", "id")
+    for entries in in_rounds(chosen, AuditEntry.objects.all(), AUDIT_ENTRIES_PER_CHUNK):
         for a in entries:
             yield {
                 "participant_code": a.participant_code,

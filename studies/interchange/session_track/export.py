@@ -87,9 +87,7 @@ def session_track_stream(*, study: Study, chunk_size: int = SESSIONS_PER_CHUNK) 
     )
     first = first if isinstance(first, dict) else {}
     root_tag, id_tag = first.get("root", "sessiontrack2012"), first.get("id_tag", "clueweb09id")
-    sessions = scope.select_related("assignment__participant", "assignment__scenario").order_by(
-        "assignment__participant__enrolment_index", "assignment__position"
-    )
+    sessions = scope.order_by("assignment__participant__enrolment_index", "assignment__position")
     return _log_chunks(sessions, root_tag, id_tag, chunk_size)
 
 
@@ -98,7 +96,8 @@ def _log_chunks(sessions, root_tag: str, id_tag: str, chunk_size: int) -> Iterat
     <session> indented as the root's child, after the newline and indent its tail would hold."""
     yield b'<?xml version="1.0" encoding="UTF-8"?>\n'
     number = 0
-    for chunk in in_rounds(sessions, chunk_size):
+    rows = SearchSession.objects.select_related("assignment__participant", "assignment__scenario")
+    for chunk in in_rounds(sessions, rows, chunk_size):
         if not chunk:  # every session of the round deleted meanwhile
             continue
         yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
