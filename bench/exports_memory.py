@@ -6,8 +6,8 @@
     DEBUG=1 .venv/bin/python bench/exports_memory.py measure --db /tmp/exports-bench.sqlite3
 
 `build` makes the demo study (studies/demo.py, the generated collection) with N simulated participants, each
-working four scenarios, in a SQLite file (about a participant a second on a shared 2-core machine: 2,000 take
-half an hour). `measure` builds each export in its own subprocess and prints the
+working four scenarios, in a SQLite file (2,000 took 399 s on the shared 2-core machine on 2026-11-29; 400
+took 355 s the day before, under more load). `measure` builds each export in its own subprocess and prints the
 peak of Python allocations (tracemalloc) and the process's max RSS, whole (the bytes joined in memory, as a
 HttpResponse holds them) and streamed (the chunks consumed one by one, as StreamingHttpResponse sends them),
 and a sha256 of each export's content (of each member for a zip) so two trees' outputs can be compared. On a

@@ -61,6 +61,7 @@ from load_server import (  # noqa: E402
     gunicorn_stop,
     reference_loop_ms,
     server_env,
+    static_collect,
     wait_listening,
 )
 from load_study import database_drop, database_recreate, study_build  # noqa: E402
@@ -148,6 +149,7 @@ def serve_and_play(players: list[dict], env: dict, args) -> tuple:
     times_path = Path(tempfile.gettempdir()) / "sessionlab-load-times.log" if args.server_times else None
     if times_path is not None:
         times_path.unlink(missing_ok=True)
+    static_collect(env)
     server = gunicorn_start(env, port, args.workers, args.threads, log_path, args.worker_class, times_path)
     try:
         wait_listening(port, server)

@@ -494,10 +494,10 @@ def run_session_attention(session_ids, *, seen_ms: int) -> SessionAttention:
         seen[i] += ms >= seen_ms and ms > 0
         visible[i] += ms
     scrolls: dict[int, list[int]] = {}
-    for session_id, scroll in PageExposure.objects.filter(query__session_id__in=ids).values_list(
+    for session_id, depth in PageExposure.objects.filter(query__session_id__in=ids).values_list(
         "query__session_id", "scroll_permille"
     ):
-        scrolls.setdefault(session_id, []).append(scroll)
+        scrolls.setdefault(session_id, []).append(depth)
     scroll = np.array([np.mean(scrolls[s]) if s in scrolls else np.nan for s in ids], dtype=np.float64)
     counts = np.array([len(spans.get(s, [])) for s in ids], dtype=np.int64)
     return SessionAttention(duration, active, counts, exposed, seen, visible, scroll)

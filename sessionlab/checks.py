@@ -30,3 +30,26 @@ def check_login_rate_limit_cache(app_configs=None, **kwargs):
             id="sessionlab.W001",
         )
     ]
+
+
+@register(Tags.security, deploy=True)
+def check_proxy_without_client_address(app_configs=None, **kwargs):
+    """sessionlab.W002: SECURE_PROXY_SSL_HEADER says a proxy stands in front, yet the client's address is
+    REMOTE_ADDR (sessionlab/client_address.py): every client then shares the proxy's address, and one
+    client's failed sign-ins lock out everyone's."""
+    if getattr(settings, "SECURE_PROXY_SSL_HEADER", None) is None:
+        return []
+    if settings.TRUSTED_PROXY_COUNT or settings.TRUSTED_PROXIES:
+        return []
+    if getattr(settings, "LOGIN_RATE_IP_META", "REMOTE_ADDR") != "REMOTE_ADDR":
+        return []  # the deprecated header setting reads the address the proxy wrote
+    return [
+        Warning(
+            "SECURE_PROXY_SSL_HEADER is set (a proxy or balancer stands in front of this server), but "
+            "neither TRUSTED_PROXY_COUNT nor TRUSTED_PROXIES is: the client's address is the proxy's, so "
+            "every client shares one per-address sign-in limit and one client's failures lock out all.",
+            hint="Set TRUSTED_PROXY_COUNT to the number of proxies in front of this server (1 behind one "
+            "balancer), or TRUSTED_PROXIES to their networks (docs/security.md, 'Behind a load balancer').",
+            id="sessionlab.W002",
+        )
+    ]

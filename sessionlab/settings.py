@@ -137,8 +137,15 @@ if _database_url:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # psycopg prepares a statement on the server after its 5th run on a connection. Only cursors that bind
         # on the server prepare: the events endpoint's plain SQL (sessionlab/plain_sql.py), not the ORM's
-        # statements.
-        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
+        # statements. DB_PREPARED_STATEMENTS=0 turns it off, for a pooler in transaction mode that cannot
+        # keep prepared statements (PgBouncer before 1.21, or max_prepared_statements=0).
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+            5 if envbool("DB_PREPARED_STATEMENTS", True) else None
+        )
+    # A pooler in transaction mode (PgBouncer) hands each transaction to any server connection, so a named
+    # cursor that .iterator() holds open across transactions would be lost: DB_DISABLE_SERVER_SIDE_CURSORS=1
+    # makes .iterator() read each query's whole result instead (docs/deploying.md says what that costs).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = envbool("DB_DISABLE_SERVER_SIDE_CURSORS", False)
 else:
     DATABASES = {
         "default": {
@@ -230,10 +237,16 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic writes and WhiteNoise reads with DEBUG off; a benchmark or a test collects elsewhere.
+STATIC_ROOT = Path(envstr("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# In development WhiteNoise serves straight from static/ (no collectstatic needed); in production run
-# collectstatic and it serves the compressed, hashed copies from STATIC_ROOT.
+# In development WhiteNoise serves straight from static/ (no collectstatic needed, plain names). With DEBUG
+# off collectstatic writes hashed copies (js/participant.fadba7416972.js, their module imports rewritten)
+# with compressed ones beside them, and pages name the hashed files (sessionlab/staticfiles.py): a rolling
+# deploy never serves a new page with an old script, and browsers may cache such a file for ever
+# (docs/deploying.md, "Static files"). Before collectstatic has run, such a page fails ("Missing
+# staticfiles manifest entry").
+STATIC_FILES_HASHED = not DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
@@ -302,6 +315,13 @@ OVERDUE_SWEEP_SECONDS = envint("OVERDUE_SWEEP_SECONDS", 60, minimum=1)
 # this many seconds ahead of the server's clock, or before the study was created: a wrong clock (or a year
 # 9999) must never become the newest status and make every later real one "older" (docs/security.md).
 PANEL_STATUS_MAX_FUTURE_SECONDS = envint("PANEL_STATUS_MAX_FUTURE_SECONDS", 300, minimum=0)
+# A browser upload whose row has not moved for UPLOAD_STALE_MINUTES has lost its worker (killed mid-task; a
+# redelivered task finds the upload claimed): it is ended as failed, saying where it stopped, and its stored
+# files are deleted, every STALE_UPLOADS_SWEEP_SECONDS by the beat and whenever its page is read
+# (studies/library/sweep.py). Longer than the slowest step of the largest upload (each step and each index
+# reports; a 256 MB collection's single index build is the longest wait).
+UPLOAD_STALE_MINUTES = envint("UPLOAD_STALE_MINUTES", 60, minimum=1)
+STALE_UPLOADS_SWEEP_SECONDS = envint("STALE_UPLOADS_SWEEP_SECONDS", 300, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-runs": {
         "task": "scoring.tasks.stale_runs_requeue_task",
@@ -315,6 +335,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": OVERDUE_SWEEP_SECONDS,
         "options": {"expires": OVERDUE_SWEEP_SECONDS},
         "kwargs": {"once_per_seconds": OVERDUE_SWEEP_SECONDS},
+    },
+    "fail-stale-uploads": {
+        "task": "studies.tasks.stale_uploads_fail_task",
+        "schedule": STALE_UPLOADS_SWEEP_SECONDS,
+        "options": {"expires": STALE_UPLOADS_SWEEP_SECONDS},
+        "kwargs": {"once_per_seconds": STALE_UPLOADS_SWEEP_SECONDS},
     },
 }
 
@@ -400,7 +426,11 @@ def _upload_storage(url: str) -> dict:
 
 STORAGES = {  # Django's defaults, plus the uploads' store when one is configured
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "sessionlab.staticfiles.HashedStaticFilesStorage"
+        if STATIC_FILES_HASHED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
 }
 UPLOAD_STORAGE_URL = envstr("UPLOAD_STORAGE_URL", "").strip()
 if UPLOAD_STORAGE_URL:

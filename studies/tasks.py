@@ -4,7 +4,10 @@ from celery import shared_task
 
 from sessionlab.beat import beat_turn
 from studies.design.selectors import collection_by_id
-from studies.library.tasks import collection_upload_process_task  # noqa: F401  (registered with the worker)
+from studies.library.tasks import (  # noqa: F401  (registered with the worker)
+    collection_upload_process_task,
+    stale_uploads_fail_task,
+)
 from studies.search.systems import collection_index_build
 
 

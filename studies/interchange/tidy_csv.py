@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from sessionlab.rounds import in_rounds
 from sessionlab.spreadsheet import safe_rows
 from studies.models import (
     AttentionSpan,
@@ -121,26 +122,16 @@ def _answers(answers) -> str:
 # Sessions read per round: each round reads its sessions' queries, shown results, judgments and events, so
 # memory holds one round's rows whatever the size of the study.
 SESSIONS_PER_CHUNK = 200
+SESSION_RELATED = ("assignment__participant", "assignment__scenario", "assignment__system")
 
 
 def _session_chunks(study: Study, chunk_size: int) -> Iterator[list[SearchSession]]:
     """The study's sessions in table order, `chunk_size` at a time. A preview's are never exported
     (studies/design/lifecycle.py)."""
-    sessions = (
-        SearchSession.objects.filter(
-            assignment__participant__study=study, assignment__participant__preview_at__isnull=True
-        )
-        .select_related("assignment__participant", "assignment__scenario", "assignment__system")
-        .order_by("assignment__participant__enrolment_index", "assignment__position")
-    )
-    chunk: list[SearchSession] = []
-    for session in sessions.iterator(chunk_size=chunk_size):
-        chunk.append(session)
-        if len(chunk) == chunk_size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    sessions = SearchSession.objects.filter(
+        assignment__participant__study=study, assignment__participant__preview_at__isnull=True
+    ).order_by("assignment__participant__enrolment_index", "assignment__position")
+    yield from in_rounds(sessions, SearchSession.objects.select_related(*SESSION_RELATED), chunk_size)
 
 
 def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[list]:

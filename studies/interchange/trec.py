@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from sessionlab.rounds import in_rounds
 from studies.assessment.references import reference_version_qrels
 from studies.errors import ExportError
 from studies.models import Query, ReferenceVersion, SearchSession, ShownResult, Study
@@ -136,14 +137,10 @@ def study_runs_iter(
         raise ExportError(f"unit is one of {', '.join(UNITS)}")
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
-    chosen = (
-        SearchSession.objects.filter(
-            assignment__participant__study=study,  # never a preview's
-            assignment__participant__preview_at__isnull=True,
-        )
-        .select_related("assignment__participant", "assignment__scenario", "assignment__system")
-        .order_by("assignment__participant__enrolment_index", "assignment__position")
-    )
+    chosen = SearchSession.objects.filter(
+        assignment__participant__study=study,  # never a preview's
+        assignment__participant__preview_at__isnull=True,
+    ).order_by("assignment__participant__enrolment_index", "assignment__position")
     if system is not None:
         chosen = chosen.filter(assignment__system__code=system)
     return _runs(chosen, unit, _showings if repeats == "keep" else _first_showings, chunk_size)
@@ -154,13 +151,10 @@ def _first_showings(docs: list[str]) -> list[str]:
 
 
 def _runs(chosen, unit: str, listed, chunk_size: int) -> Iterator[RunFile]:
-    chunk: list[SearchSession] = []
-    for session in chosen.iterator(chunk_size=chunk_size):
-        chunk.append(session)
-        if len(chunk) == chunk_size:
-            yield from _chunk_runs(chunk, unit, listed)
-            chunk = []
-    if chunk:
+    rows = SearchSession.objects.select_related(
+        "assignment__participant", "assignment__scenario", "assignment__system"
+    )
+    for chunk in in_rounds(chosen, rows, chunk_size):
         yield from _chunk_runs(chunk, unit, listed)
 
 

@@ -19,6 +19,7 @@ from typing import cast
 from django.conf import settings
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.utils import timezone
 
 from studies.assessment.references import reference_version_create
 from studies.design.services import collection_check_usable, collection_may_share, design_check_unlocked
@@ -26,6 +27,7 @@ from studies.errors import CollectionAccessError, CollectionImportError, DesignE
 from studies.interchange.collection_import import collection_parse
 from studies.library.storage import upload_discarded, upload_fetched, upload_stored
 from studies.library.storage import upload_root as upload_root  # the tests' and tools' old address
+from studies.library.sweep import IN_PROGRESS
 from studies.models import (
     Collection,
     CollectionJudgment,
@@ -271,8 +273,11 @@ def _check_lengths(parsed) -> None:
 
 
 def _report(upload_id: int, status: str, progress: int, stage: str = "", error: str = "", **fields) -> None:
-    CollectionUpload.objects.filter(pk=upload_id).update(
-        status=status, progress=progress, stage=stage[:300], error=error, **fields
+    """Progress on the upload's row, stamped: the stale-upload sweep (studies/library/sweep.py) fails an
+    upload whose row has not moved for a while. Only an upload still in progress takes it, so a worker the
+    sweep gave up on (slow, not dead) cannot turn its failure back into progress."""
+    CollectionUpload.objects.filter(pk=upload_id, status__in=IN_PROGRESS).update(
+        status=status, progress=progress, stage=stage[:300], error=error, updated_at=timezone.now(), **fields
     )
 
 
@@ -285,6 +290,7 @@ def upload_not_queued(*, upload_id: int) -> None:
         stage="Nothing was imported",
         error="The task queue could not be reached; nothing was imported. "
         "Upload the files again in a moment.",
+        updated_at=timezone.now(),
     )
     if claimed:
         upload_discarded(upload_id)
@@ -296,7 +302,7 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
     reason, and writes no collection. Whatever the outcome, the fetched copy and the stored files go."""
     Status = CollectionUpload.Status
     claimed = CollectionUpload.objects.filter(pk=upload_id, status=Status.QUEUED).update(
-        status=Status.READING, progress=5, stage=Status.READING.label
+        status=Status.READING, progress=5, stage=Status.READING.label, updated_at=timezone.now()
     )
     upload = CollectionUpload.objects.get(pk=upload_id)
     if not claimed:
@@ -355,6 +361,12 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
 @transaction.atomic
 def _collection_written(upload: CollectionUpload, parsed) -> Collection:
     """The parsed upload as a collection with its documents, topics and judgments, all or nothing."""
+    # The upload's row stays locked (PostgreSQL) until the documents are committed: the stale-upload sweep
+    # waits, then finds it fresh. An upload the sweep already failed is not written behind its back.
+    if not CollectionUpload.objects.filter(pk=upload.pk, status=CollectionUpload.Status.WRITING).update(
+        updated_at=timezone.now()
+    ):
+        raise CollectionImportError("the upload was ended while it waited; nothing was imported")
     if Collection.objects.filter(name=upload.name).exists():
         raise CollectionImportError(f"a collection named {upload.name!r} already exists")
     collection = Collection.objects.create(

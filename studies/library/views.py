@@ -17,6 +17,7 @@ from studies.design.views import researcher_required
 from studies.errors import StudiesError
 from studies.library import services
 from studies.library.forms import AttachForm, ShareForm, UploadForm
+from studies.library.sweep import uploads_stale_fail
 from studies.library.tasks import collection_upload_process_task
 from studies.models import CollectionUpload
 from studies.search.systems import collection_index_states
@@ -27,7 +28,11 @@ def _upload_for(request, pk) -> CollectionUpload:
     uploads = CollectionUpload.objects.all()
     if not request.user.is_superuser:
         uploads = uploads.filter(owner=request.user)
-    return get_object_or_404(uploads, pk=pk)
+    upload = get_object_or_404(uploads, pk=pk)
+    # Its worker may have stopped: the page says so without the beat's sweep (none runs on one machine).
+    if not upload.finished and uploads_stale_fail(upload_id=upload.pk):
+        upload.refresh_from_db()
+    return upload
 
 
 def _collection_for(request, pk):

@@ -23,7 +23,7 @@ def _sqlite_only(step):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0022_event_archives"),
+        ("studies", "0023_beat_turn"),
     ]
 
     operations = [

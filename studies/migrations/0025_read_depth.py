@@ -4,24 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0024_exposure_and_attention'),
+        ("studies", "0024_exposure_and_attention"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='resultexposure',
-            name='read_permille',
+            model_name="resultexposure",
+            name="read_permille",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='resultexposure',
-            name='first_visible_ms',
+            model_name="resultexposure",
+            name="first_visible_ms",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AddConstraint(
-            model_name='resultexposure',
-            constraint=models.CheckConstraint(condition=models.Q(('read_permille__lte', 1000)), name='result_exposure_read_permille'),
+            model_name="resultexposure",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("read_permille__lte", 1000)), name="result_exposure_read_permille"
+            ),
         ),
     ]

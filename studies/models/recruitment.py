@@ -171,3 +171,17 @@ class SchedulerHeartbeat(models.Model):
 
     def __str__(self):
         return f"{self.task} at {self.ran_at}"
+
+
+class BeatTurn(models.Model):
+    """When a periodic task last took its turn (sessionlab/beat.py): one row per task, claimed by a
+    conditional UPDATE (or the first INSERT) in the database every node shares, so that of two beats' sends
+    within one interval exactly one runs, with or without a shared cache. `taken_at` is the database's clock,
+    the one clock every node reads. Beside SchedulerHeartbeat, which says a scheduler runs; this only
+    dedupes."""
+
+    task = models.CharField(max_length=200, unique=True)
+    taken_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.task} turn at {self.taken_at}"

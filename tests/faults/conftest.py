@@ -204,12 +204,31 @@ def index_root(settings, tmp_path):
     return settings.INDEX_ROOT
 
 
+@pytest.fixture(scope="session")
+def collected_static(tmp_path_factory) -> Path:
+    """The static files as a deploy collects them (DEBUG off: hashed names and a manifest, which pages read),
+    once for the session: gunicorn with DEBUG=0 renders no page without them."""
+    root = tmp_path_factory.mktemp("static")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.update(DEBUG="0", SECRET_KEY="collectstatic-only", STATIC_ROOT=str(root), PYTHONPATH=str(ROOT))
+    env["DJANGO_SETTINGS_MODULE"] = "sessionlab.settings"
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    return root
+
+
 @pytest.fixture
-def base_env(test_database_url, own_redis, index_root):
+def base_env(test_database_url, own_redis, index_root, collected_static):
     """The environment of our subprocesses: the test database, our own Redis, quiet logs."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "CACHE_URL"))}
     env.update(
         {
+            "STATIC_ROOT": str(collected_static),
             "DATABASE_URL": test_database_url,
             "CELERY_BROKER_URL": own_redis.url(0),
             "CELERY_RESULT_BACKEND": own_redis.url(1),

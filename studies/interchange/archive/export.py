@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
+from sessionlab.rounds import in_rounds, pk_rounds
 from studies.design.selectors import events_read
 from studies.errors import ExportError
 from studies.interchange.archive.layout import EXPOSURE_FIELDS, FORMAT, VERSION
@@ -18,6 +19,7 @@ from studies.models import (
     AssessmentPlan,
     AssessmentPool,
     AttentionSpan,
+    AuditEntry,
     Document,
     Event,
     Judgment,
@@ -46,6 +48,8 @@ def _t(value) -> str | None:
 # Participants, and documents, read per round: memory holds one round's rows whatever the size of the study.
 PARTICIPANTS_PER_CHUNK = 100
 DOCUMENTS_PER_CHUNK = 500
+# The audit trail grows with the participants (each state change is an entry): it is read in rounds too.
+AUDIT_ENTRIES_PER_CHUNK = 2000
 
 
 def _named_documents(study: Study) -> list[tuple[str, str, int]]:
@@ -130,11 +134,20 @@ def _archive(study: Study) -> dict:
         "participants": _Lazy(lambda: _participants_section(exported), not exported.exists()),
         "reference_versions": _reference_versions(study),
         "assessment": _assessment(study),
-        "audit": [
-            {"participant_code": a.participant_code, "action": a.action, "detail": a.detail, "at": _t(a.at)}
-            for a in study.audit_entries.order_by("at", "id")
-        ],
+        "audit": _Lazy(lambda: _audit_section(study), not study.audit_entries.exists()),
     }
+
+
+def _audit_section(study: Study) -> Iterator[dict]:
+    chosen = study.audit_entries.order_by("at", "id")
+    for entries in in_rounds(chosen, AuditEntry.objects.all(), AUDIT_ENTRIES_PER_CHUNK):
+        for a in entries:
+            yield {
+                "participant_code": a.participant_code,
+                "action": a.action,
+                "detail": a.detail,
+                "at": _t(a.at),
+            }
 
 
 def study_archive_json(*, study: Study) -> str:
@@ -160,14 +173,8 @@ def _archive_texts(study: Study) -> Iterator[str]:
 
 
 def _participants_section(exported) -> Iterator[dict]:
-    chunk: list[Participant] = []
-    for participant in exported.iterator(chunk_size=PARTICIPANTS_PER_CHUNK):
-        chunk.append(participant)
-        if len(chunk) == PARTICIPANTS_PER_CHUNK:
-            yield from _Participants([p.pk for p in chunk]).section()
-            chunk = []
-    if chunk:
-        yield from _Participants([p.pk for p in chunk]).section()
+    for pks in pk_rounds(exported, PARTICIPANTS_PER_CHUNK):
+        yield from _Participants(pks).section()
 
 
 def _study_settings(study: Study) -> dict:

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from collections.abc import Iterator
 
+from sessionlab.rounds import in_rounds
 from studies.design.selectors import events_read
 from studies.models import Event, EventOrigin, Query, SearchSession, ShownResult, Study
 from studies.participation.clock import on_timeline
@@ -86,9 +87,7 @@ def session_track_stream(*, study: Study, chunk_size: int = SESSIONS_PER_CHUNK) 
     )
     first = first if isinstance(first, dict) else {}
     root_tag, id_tag = first.get("root", "sessiontrack2012"), first.get("id_tag", "clueweb09id")
-    sessions = scope.select_related("assignment__participant", "assignment__scenario").order_by(
-        "assignment__participant__enrolment_index", "assignment__position"
-    )
+    sessions = scope.order_by("assignment__participant__enrolment_index", "assignment__position")
     return _log_chunks(sessions, root_tag, id_tag, chunk_size)
 
 
@@ -97,15 +96,10 @@ def _log_chunks(sessions, root_tag: str, id_tag: str, chunk_size: int) -> Iterat
     <session> indented as the root's child, after the newline and indent its tail would hold."""
     yield b'<?xml version="1.0" encoding="UTF-8"?>\n'
     number = 0
-    chunk: list[SearchSession] = []
-    for session in sessions.iterator(chunk_size=chunk_size):
-        chunk.append(session)
-        if len(chunk) < chunk_size:
+    rows = SearchSession.objects.select_related("assignment__participant", "assignment__scenario")
+    for chunk in in_rounds(sessions, rows, chunk_size):
+        if not chunk:  # every session of the round deleted meanwhile
             continue
-        yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
-        number += len(chunk)
-        chunk = []
-    if chunk:
         yield (b"" if number else f"<{root_tag}>".encode()) + _sessions_xml(chunk, number, id_tag)
         number += len(chunk)
     yield f"\n</{root_tag}>\n".encode() if number else ET.tostring(ET.Element(root_tag)) + b"\n"
