@@ -21,6 +21,8 @@ NAMES = {
     # the overdue sweep (issue 17, on the beat schedule) and the library's upload import (issue 19)
     "studies.tasks.overdue_sweep_task",
     "studies.tasks.collection_upload_process_task",
+    # uploads whose worker stopped, failed by the beat (issue 27)
+    "studies.tasks.stale_uploads_fail_task",
     # the study planner's (issue 21), registered through CELERY_IMPORTS
     "scoring.planning.tasks.power_plan_start_task",
     "scoring.planning.tasks.power_chunk_task",
