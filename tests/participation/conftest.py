@@ -128,3 +128,22 @@ def session(participant):
 @pytest.fixture
 def other_session(other_participant):
     return start(other_participant)
+
+
+# The simulated searchers' reference (simulated_study): topics 1-4, documents 1-25, every third graded 3.
+SIMULATED_REFERENCE = {str(n): {str(d): 3 if d % 3 == 0 else 1 for d in range(1, 26)} for n in range(1, 5)}
+
+
+@pytest.fixture
+def simulated_study(running_study):
+    """The running study, every participant played by the demo's simulated searchers (seed 7)."""
+    from studies.models import Scenario
+    from studies.participation.simulation import participants_simulate
+
+    Scenario.objects.filter(study=running_study).update(text="wing flow boundary layer heat transfer shock")
+    participants_simulate(
+        participants=list(running_study.participants.order_by("enrolment_index")),
+        reference=SIMULATED_REFERENCE,
+        seed=7,
+    )
+    return running_study

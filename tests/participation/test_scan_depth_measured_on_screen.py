@@ -8,28 +8,24 @@ import pytest
 
 from scoring.models import SessionScore
 from scoring.services import scoring_run_create
-from studies.models import Scenario
-from studies.participation.simulation import participants_simulate
+
+from .conftest import SIMULATED_REFERENCE
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def simulated(running_study):
-    Scenario.objects.filter(study=running_study).update(text="wing flow boundary layer heat transfer shock")
-    reference = {str(n): {str(d): 3 if d % 3 == 0 else 1 for d in range(1, 26)} for n in range(1, 5)}
-    participants_simulate(
-        participants=list(running_study.participants.order_by("enrolment_index")), reference=reference, seed=7
-    )
+def simulated(simulated_study):
+    """The simulated study, its reference imported as a reference version (scoring reads one)."""
     from studies.assessment.references import reference_version_import_qrels
 
     reference_version_import_qrels(
-        study=running_study,
-        lines=[f"{t} 0 {d} {g}" for t, docs in reference.items() for d, g in docs.items()],
+        study=simulated_study,
+        lines=[f"{t} 0 {d} {g}" for t, docs in SIMULATED_REFERENCE.items() for d, g in docs.items()],
         path="reference.qrels",
-        created_by=running_study.owner,
+        created_by=simulated_study.owner,
     )
-    return running_study
+    return simulated_study
 
 
 def finals(study, capture, **options) -> dict[int, float]:

@@ -15,13 +15,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def simulated(running_study):
-    Scenario.objects.filter(study=running_study).update(text="wing flow boundary layer heat transfer shock")
-    reference = {str(n): {str(d): 3 if d % 3 == 0 else 1 for d in range(1, 26)} for n in range(1, 5)}
-    participants_simulate(
-        participants=list(running_study.participants.order_by("enrolment_index")), reference=reference, seed=7
-    )
-    return running_study
+def simulated(simulated_study):
+    return simulated_study
 
 
 def test_sessions_last_as_long_as_their_actions(simulated):
