@@ -49,6 +49,8 @@ def _services_or_skip() -> tuple[str, str]:
     """The PostgreSQL server and the Redis of CI's second pass (DATABASE_URL, CELERY_BROKER_URL)."""
     database, broker = os.environ.get("DATABASE_URL", ""), os.environ.get("CELERY_BROKER_URL", "")
     if not database.startswith("postgres") or not broker.startswith("redis"):
+        if broker and os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail("CI's second pass sets a broker: the multi-node test needs PostgreSQL and Redis")
         pytest.skip(
             "the multi-node test needs PostgreSQL (DATABASE_URL) and Redis (CELERY_BROKER_URL): "
             "CI's second pass"
