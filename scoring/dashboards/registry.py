@@ -274,6 +274,25 @@ def _meta_evaluation(run, scores, filters):
     )
 
 
+ATTENTION_LABELS = {
+    "active_s": "active time (s)",
+    "results_seen_per_query": "results seen per query (on screen)",
+}
+
+
+def _attention_measures(run, scores) -> dict[str, np.ndarray]:
+    """What the search page measured of each session (issue 28), beside the scores in the meta-evaluation:
+    active time, and results on screen for at least the run's scan_min_visible_ms per query. None when no
+    session of these reported exposure or attention (a study that does not record them)."""
+    attention = selectors.run_session_attention(scores.session_id, seen_ms=run.scan_min_visible_ms)
+    if not (attention.exposed.any() or attention.spans.any()):
+        return {}
+    return {
+        "active_s": attention.active_ms / 1000.0,
+        "results_seen_per_query": attention.seen / np.maximum(scores.n_queries, 1),
+    }
+
+
 def _meta_compute(run, scores, unit):
     """The meta-evaluation of the filtered sessions: every measure the run has per session (the five stored
     summaries, and its other measures where it computed them) against every numeric post-task rating; on
@@ -281,7 +300,8 @@ def _meta_compute(run, scores, unit):
     items = run.study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE
     extras = selectors.run_session_extras(run, scores.session_id, items)
     measures = {**{name: scores.summaries[name] for name in SUMMARIES}, **extras.measures}
-    labels = {**charts.SUMMARY_LABELS, **MEASURE_LABELS}
+    measures.update(_attention_measures(run, scores))
+    labels = {**charts.SUMMARY_LABELS, **MEASURE_LABELS, **ATTENTION_LABELS}
     labels.update({f"rating: {k}": f"rating “{v}”" for k, v in extras.rating_labels.items()})
     ratings, systems = extras.ratings, list(scores.system)
     if unit != "session":

@@ -12,9 +12,10 @@ pytestmark = pytest.mark.django_db
 
 # Django's session and user, the study (access check), the run, then at most two reads of results.
 COLD_MAX = 6
-# The attention table reads four of the study's tables besides the scores (session times, stretches away,
-# results on screen, pages' scroll): still a fixed number, whatever the study's size.
-COLD_MAX_OF = {"attention": COLD_MAX + 4}
+# The attention table and the meta-evaluation (which puts the same figures beside the ratings) read four of
+# the study's tables besides the scores (session times, stretches away, results on screen, pages' scroll):
+# still a fixed number, whatever the study's size.
+COLD_MAX_OF = {"attention": COLD_MAX + 4, "meta-evaluation": COLD_MAX + 4, "meta-rankings": COLD_MAX + 4}
 WARM_MAX = 4
 
 

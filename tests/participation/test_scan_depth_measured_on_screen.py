@@ -62,3 +62,22 @@ def test_a_threshold_out_of_range_is_refused(simulated):
 
     with pytest.raises(ScoringError, match="scan_min_visible_ms"):
         scoring_run_create(study=simulated, scan="exposure", scan_min_visible_ms=-5)
+
+
+def test_the_meta_evaluation_puts_what_was_on_screen_beside_the_ratings(
+    simulated, django_capture_on_commit_callbacks
+):
+    """Active time and results seen per query are correlated with the post-task ratings like the measures."""
+    from scoring import selectors
+    from scoring.dashboards.registry import _meta_compute
+    from scoring.models import ScoringRun
+
+    finals(simulated, django_capture_on_commit_callbacks, scan="observed")
+    run = ScoringRun.objects.filter(study=simulated).latest("pk")
+    from django.http import QueryDict
+
+    scores = selectors.run_scores(run, selectors.ChartFilters.from_query(QueryDict(""), simulated))
+    result, _, labels = _meta_compute(run, scores, "session")
+    correlated = {a.measure for a in result.correlations}
+    assert {"active_s", "results_seen_per_query"} <= correlated
+    assert labels["active_s"] == "active time (s)"
