@@ -121,11 +121,15 @@ class TrailQuery:
     - depth: the deepest rank examined (a scan mark, the deepest document opened); None: the top k.
     - opened: rank -> dwell seconds of each document opened from this list (None as a dwell: opened, time not
       recorded); `opened=None` means clicks were not recorded, and the papers' click model stands in for them.
+    - reached: rank -> seconds after the query's start when the result was first on the participant's screen
+      (measured exposure, issue 28); where given, it is when the result was reached, in place of the modelled
+      clock (which goes on from there); ranks not in it keep the model.
     """
 
     start: float | None = None
     depth: int | None = None
     opened: Mapping[int, float | None] | None = field(default=None)
+    reached: Mapping[int, float] | None = field(default=None)
 
 
 def check_measures(names: Sequence[str]) -> tuple[str, ...]:
@@ -388,10 +392,14 @@ class _View:
             observed = trail[q] if trail is not None else TrailQuery()
             if observed.start is not None:
                 clock_tbg = clock_u = float(observed.start)
+            start_tbg, start_u = clock_tbg, clock_u
             depth = p.k if observed.depth is None else int(observed.depth)
             for j in range(min(depth, int(held[q]))):
                 doc, grade = int(rows[q, j]), int(grades[q, j])
                 relevant = grade > 0
+                seen = observed.reached.get(j + 1) if observed.reached is not None else None
+                if seen is not None:  # measured: the result was reached then, not when the model says
+                    clock_tbg, clock_u = start_tbg + float(seen), start_u + float(seen)
                 if relevant and doc not in credited_tbg:
                     tbg += tbg_gain * np.exp(-decay * clock_tbg)
                     credited_tbg.add(doc)

@@ -149,17 +149,35 @@ def session_trails(
     by_query: defaultdict[int, dict[int, float | None]] = defaultdict(dict)  # query -> rank -> dwell
     for (query_id, doc), rank in rank_of.items():
         by_query[query_id][rank] = dwell.get((query_id, doc))
+    reached = _reached(queries, issued)
     return [
         [
             TrailQuery(
                 start=max(0.0, (issued[q] - started[s]).total_seconds()),
                 depth=deepest.get(q),
                 opened=by_query.get(q, {}),
+                reached=reached.get(q),
             )
             for q in queries[s]
         ]
         for s in ids
     ]
+
+
+def _reached(queries: dict[int, list[int]], issued: dict) -> dict[int, dict[int, float]]:
+    """query -> rank -> seconds after the query was issued when the result was first on the participant's
+    screen (issue 28: ResultExposure.first_visible_ms after its page was shown), for the time measures; none
+    for a query with no exposure reported."""
+    query_ids = [q for qs in queries.values() for q in qs]
+    reached: defaultdict[int, dict[int, float]] = defaultdict(dict)
+    for query_id, rank, shown_at, first_ms in ResultExposure.objects.filter(
+        shown_result__query_id__in=query_ids, first_visible_ms__isnull=False
+    ).values_list(
+        "shown_result__query_id", "shown_result__rank", "shown_result__shown_at", "first_visible_ms"
+    ):
+        page_after = max(0.0, (shown_at - issued[query_id]).total_seconds())
+        reached[query_id][rank] = page_after + first_ms / 1000.0
+    return dict(reached)
 
 
 def _exposed_depths(queries: dict[int, list[int]], min_visible_ms: int) -> dict[int, int]:

@@ -81,3 +81,29 @@ def test_the_meta_evaluation_puts_what_was_on_screen_beside_the_ratings(
     correlated = {a.measure for a in result.correlations}
     assert {"active_s", "results_seen_per_query"} <= correlated
     assert labels["active_s"] == "active time (s)"
+
+
+def test_the_time_measures_take_when_each_result_was_first_on_screen(simulated):
+    """TBG's trail carries, per rank, the seconds after its query when the result was first on screen."""
+    from collections import defaultdict
+
+    from scoring.services.chunks import session_trails
+    from studies.models import Query, ResultExposure
+
+    queries = defaultdict(list)
+    for query_id, session_id in (
+        Query.objects.filter(session__assignment__participant__study=simulated)
+        .order_by("session_id", "position")
+        .values_list("pk", "session_id")
+    ):
+        queries[session_id].append(query_id)
+    ids = list(queries)
+    trails = session_trails(ids, dict(queries), {})
+    exposure = ResultExposure.objects.filter(shown_result__page=1).select_related("shown_result").first()
+    query_id, rank = exposure.shown_result.query_id, exposure.shown_result.rank
+    session = ids.index(Query.objects.get(pk=query_id).session_id)
+    trail = trails[session][queries[ids[session]].index(query_id)]
+    assert trail.reached[rank] == pytest.approx(
+        (exposure.shown_result.shown_at - Query.objects.get(pk=query_id).issued_at).total_seconds()
+        + exposure.first_visible_ms / 1000
+    )
