@@ -175,6 +175,8 @@ def _reached(queries: dict[int, list[int]], issued: dict) -> dict[int, dict[int,
     ).values_list(
         "shown_result__query_id", "shown_result__rank", "shown_result__shown_at", "first_visible_ms"
     ):
+        if first_ms is None:  # filtered out above; the type checker cannot know
+            continue
         page_after = max(0.0, (shown_at - issued[query_id]).total_seconds())
         reached[query_id][rank] = page_after + first_ms / 1000.0
     return dict(reached)
