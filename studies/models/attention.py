@@ -35,8 +35,14 @@ class ResultExposure(models.Model):
             ),
         ]
 
+    # Its figures, as the archive and the replay write them (one list, so both always say the same).
+    FIGURES = ("first_visible_ms", "visible_ms", "max_permille", "hover_ms", "hovers", "read_permille")
+
     def __str__(self):
         return f"exposure of {self.shown_result_id}: {self.visible_ms} ms"
+
+    def figures(self) -> dict:
+        return {name: getattr(self, name) for name in self.FIGURES}
 
 
 class PageExposure(models.Model):

@@ -84,16 +84,7 @@ def _queries(session: SearchSession, start: datetime) -> tuple[list[dict], list[
                 "doc": row.document.external_id,
                 "title": row.title or row.document.title,
                 "snippet": row.snippet,
-                "exposure": None
-                if exposure is None
-                else {
-                    "visible_ms": exposure.visible_ms,
-                    "max_permille": exposure.max_permille,
-                    "first_visible_ms": exposure.first_visible_ms,
-                    "hover_ms": exposure.hover_ms,
-                    "hovers": exposure.hovers,
-                    "read_permille": exposure.read_permille,
-                },
+                "exposure": None if exposure is None else exposure.figures(),
             }
         )
     return list(queries.values()), timeline

@@ -13,7 +13,7 @@ from django.utils import timezone
 from sessionlab.rounds import in_rounds, pk_rounds
 from studies.design.selectors import events_read
 from studies.errors import ExportError
-from studies.interchange.archive.layout import EXPOSURE_FIELDS, FORMAT, VERSION
+from studies.interchange.archive.layout import FORMAT, VERSION
 from studies.interchange.downloads import encoded
 from studies.models import (
     AssessmentPlan,
@@ -362,7 +362,7 @@ def _exposure(row: ShownResult) -> dict | None:
     exposure = getattr(row, "exposure", None)  # none when nothing reported it
     if exposure is None:
         return None
-    return {name: getattr(exposure, name) for name in EXPOSURE_FIELDS}
+    return exposure.figures()
 
 
 def _reference_versions(study: Study) -> list[dict]:
