@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from .dashboards import views
+from .dashboards import session_table, views
 
 app_name = "scoring"
 urlpatterns = [
@@ -8,6 +8,7 @@ urlpatterns = [
     path("<slug:slug>/compare/", views.compare, name="compare"),
     path("<slug:slug>/planning/", include("scoring.planning.urls")),
     path("<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run_detail"),
+    path("<slug:slug>/runs/<int:run_id>/sessions/", session_table.run_sessions, name="run_sessions"),
     path("<slug:slug>/runs/<int:run_id>/meta-evaluation/", views.meta_evaluation, name="meta_evaluation"),
     path("<slug:slug>/runs/<int:run_id>/status.json", views.run_status, name="run_status"),
     path("<slug:slug>/runs/<int:run_id>/default/", views.run_make_default, name="run_make_default"),
