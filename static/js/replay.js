@@ -79,6 +79,10 @@ function drawResults(state) {
     const exposure = result.exposure;
     let text = result.title + " (" + result.doc + ")";
     if (exposure) { text += " — on screen " + (exposure.visible_ms / 1000).toFixed(1) + " s"; }
+    if (exposure && exposure.first_visible_ms !== null && exposure.last_visible_ms) {
+      text += " (from " + (exposure.first_visible_ms / 1000).toFixed(1) + " to " +
+              (exposure.last_visible_ms / 1000).toFixed(1) + " s after the page)";
+    }
     if (exposure && exposure.hovers) { text += " ✋"; }
     if (exposure && exposure.read_permille !== null && exposure.read_permille !== undefined) {
       text += " — read to " + Math.round(exposure.read_permille / 10) + " %";

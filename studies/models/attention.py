@@ -10,8 +10,8 @@ from studies.models.core import Query, SearchSession, ShownResult
 
 class ResultExposure(models.Model):
     """One shown result's exposure, summed over every report of it: how long it was at least half visible,
-    the largest fraction of it ever visible, when it was first visible (ms after its page was shown), and
-    the pointer's dwell and entries on it."""
+    the largest fraction of it ever visible, when it was first and last visible (ms after its page was
+    shown), and the pointer's dwell and entries on it."""
 
     shown_result = models.OneToOneField(
         ShownResult, on_delete=models.CASCADE, primary_key=True, related_name="exposure"
@@ -21,6 +21,9 @@ class ResultExposure(models.Model):
     )  # none: only read, never reported seen
     visible_ms = models.PositiveBigIntegerField(default=0)
     max_permille = models.PositiveSmallIntegerField(default=0)
+    # When it last left the viewport (the last moment it was at least half visible, ms after its page was
+    # shown; with first_visible_ms, the span it was on screen); none: never at least half visible.
+    last_visible_ms = models.PositiveIntegerField(null=True, blank=True)
     hover_ms = models.PositiveBigIntegerField(default=0)
     hovers = models.PositiveIntegerField(default=0)
     # How far down the document opened from this result was read (the deepest point of its text on screen,
@@ -36,7 +39,15 @@ class ResultExposure(models.Model):
         ]
 
     # Its figures, as the archive and the replay write them (one list, so both always say the same).
-    FIGURES = ("first_visible_ms", "visible_ms", "max_permille", "hover_ms", "hovers", "read_permille")
+    FIGURES = (
+        "first_visible_ms",
+        "last_visible_ms",
+        "visible_ms",
+        "max_permille",
+        "hover_ms",
+        "hovers",
+        "read_permille",
+    )
 
     def __str__(self):
         return f"exposure of {self.shown_result_id}: {self.visible_ms} ms"

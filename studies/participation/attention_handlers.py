@@ -34,7 +34,10 @@ def on_exposure(batch: Batch, raw: Mapping, data: dict) -> dict:
         report = exposure_checked({**data, "query": position})
     except ExposureError as error:
         raise Refused(f"Exposure report: {error}.") from None
-    items = [(e.rank, e.start_ms, e.visible_ms, e.max_permille, e.hover_ms, e.hovers) for e in report.items]
+    items = [
+        (e.rank, e.start_ms, e.visible_ms, e.max_permille, e.hover_ms, e.hovers, e.until_ms)
+        for e in report.items
+    ]
     batch.writes += statements.exposures_add(state.id, report.query, report.page, items)
     if report.scroll_permille is not None:
         batch.writes.append(

@@ -6,10 +6,12 @@ them, and the observed scan depth. No Django: the event handlers store what thes
 Wire format (docs/api.md, "Exposure and attention"), integers only, times in milliseconds:
 
 - `exposure`, one per results page and flush: `{"query": position, "page": n, "items": [[rank, start_ms,
-  visible_ms, max_permille, hover_ms, hovers], ...], "scroll_permille": depth}` where `start_ms` is when the
-  result first entered the viewport in this report, counted from the page's showing, `visible_ms` how long
-  it was at least half visible, `max_permille` the largest visible fraction x 1000, `hover_ms` and `hovers`
-  the pointer's dwell and entries. The last two may be left out (0).
+  visible_ms, max_permille, hover_ms, hovers, until_ms], ...], "scroll_permille": depth}` where `start_ms` is
+  when the result first entered the viewport in this report, counted from the page's showing, `visible_ms`
+  how long it was at least half visible, `max_permille` the largest visible fraction x 1000, `hover_ms` and
+  `hovers` the pointer's dwell and entries, `until_ms` the last moment of the report it was at least half
+  visible (when it left the viewport, or the report's time if it is still there), counted from the page's
+  showing. The last three may be left out (0; `until_ms` 0: not at least half visible in this report).
 - `attention`, one per flush: `{"spans": [[kind, start_ms, duration_ms], ...]}`, `kind` one of `hidden` (the
   tab hidden), `blur` (the window lost focus) or `idle` (no input for the page's idle threshold), `start_ms`
   counted from the session's start.
@@ -26,7 +28,7 @@ MAX_MS = 7 * 24 * 3600 * 1000  # a week: longer than any study's session
 MAX_HOVERS = 100_000
 MAX_SPANS = 500  # attention spans in one report
 ATTENTION_KINDS = ("hidden", "blur", "idle")
-ITEM_FIELDS = ("rank", "start_ms", "visible_ms", "max_permille", "hover_ms", "hovers")
+ITEM_FIELDS = ("rank", "start_ms", "visible_ms", "max_permille", "hover_ms", "hovers", "until_ms")
 
 
 class ExposureError(ValueError):
@@ -41,6 +43,7 @@ class RankExposure:
     max_permille: int
     hover_ms: int = 0
     hovers: int = 0
+    until_ms: int = 0  # 0: not at least half visible in this report
 
 
 @dataclass(frozen=True)
@@ -89,8 +92,16 @@ def exposure_checked(data: Mapping) -> ExposureReport:
     checked, seen = [], set()
     for index, item in enumerate(items):
         if not isinstance(item, list) or not 4 <= len(item) <= len(ITEM_FIELDS):
-            raise ExposureError(f"items[{index}] must be a list of 4 to 6 numbers ({', '.join(ITEM_FIELDS)})")
-        limits = ((1, MAX_RANK), (0, MAX_MS), (0, MAX_MS), (0, 1000), (0, MAX_MS), (0, MAX_HOVERS))
+            raise ExposureError(f"items[{index}] must be a list of 4 to 7 numbers ({', '.join(ITEM_FIELDS)})")
+        limits = (
+            (1, MAX_RANK),
+            (0, MAX_MS),
+            (0, MAX_MS),
+            (0, 1000),
+            (0, MAX_MS),
+            (0, MAX_HOVERS),
+            (0, MAX_MS),
+        )
         values = [
             _bounded(value, f"items[{index}].{name}", low, high)
             for value, name, (low, high) in zip(item, ITEM_FIELDS, limits, strict=False)

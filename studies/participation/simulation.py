@@ -341,7 +341,7 @@ class SimulatedParticipant:
             rank = result["rank"]
             seen = look.randint(800, 2500) + (look.randint(500, 1500) if rank in opened else 0)
             hover = (look.randint(300, 1500), 1) if rank in opened else (0, 0)
-            items.append([rank, start, seen, 1000, *hover])
+            items.append([rank, start, seen, 1000, *hover, start + seen])  # on screen from start, seen ms
             start += look.randint(300, 700)
         deepest_on_page = (results[-1]["rank"] - 1) % 10 + 1
         participation.exposure_record(

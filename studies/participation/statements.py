@@ -200,22 +200,25 @@ def exposures_add(
     session_id: int, position: int, page: int, items: Sequence[tuple[int, ...]]
 ) -> list[Statement]:
     """An exposure report added to the shown results of a page of a session's query (issue 28): per rank,
-    (rank, start_ms, visible_ms, max_permille, hover_ms, hovers) summed into ResultExposure, the earliest
-    start and the largest fraction kept. A rank that page did not show matches no row and adds nothing (the
-    report stays in the event log as sent). As many statements as the parameter limit needs."""
+    (rank, start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms) summed into ResultExposure, the
+    earliest start, the latest moment on screen (until_ms; 0 reads as none) and the largest fraction kept.
+    A rank that page did not show matches no row and adds nothing (the report stays in the event log as
+    sent). As many statements as the parameter limit needs."""
     smallest, largest = _smallest_largest()
     table = _table(ResultExposure)
-    per_statement = max(1, (plain_sql.MAX_PARAMS - 3) // 6)
+    per_statement = max(1, (plain_sql.MAX_PARAMS - 3) // 7)
     statements = []
     for start in range(0, len(items), per_statement):
         chunk = items[start : start + per_statement]
         statements.append(
             (
-                "WITH v (rank, start_ms, visible_ms, max_permille, hover_ms, hovers) AS (VALUES "
-                + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(chunk))
+                "WITH v (rank, start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms) AS (VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
                 + f") INSERT INTO {table}"
-                " (shown_result_id, first_visible_ms, visible_ms, max_permille, hover_ms, hovers)"
-                " SELECT r.id, v.start_ms, v.visible_ms, v.max_permille, v.hover_ms, v.hovers FROM v"
+                " (shown_result_id, first_visible_ms, visible_ms, max_permille, hover_ms, hovers,"
+                " last_visible_ms)"
+                " SELECT r.id, v.start_ms, v.visible_ms, v.max_permille, v.hover_ms, v.hovers,"
+                " NULLIF(v.until_ms, 0) FROM v"
                 f" JOIN {_table(ShownResult)} r ON r.rank = v.rank"
                 f" JOIN {_table(Query)} q ON q.id = r.query_id"
                 " WHERE q.session_id = %s AND q.position = %s AND r.page = %s"
@@ -225,7 +228,9 @@ def exposures_add(
                 f" visible_ms = {table}.visible_ms + excluded.visible_ms,"
                 f" max_permille = {largest}({table}.max_permille, excluded.max_permille),"
                 f" hover_ms = {table}.hover_ms + excluded.hover_ms,"
-                f" hovers = {table}.hovers + excluded.hovers",
+                f" hovers = {table}.hovers + excluded.hovers,"
+                f" last_visible_ms = {largest}(COALESCE({table}.last_visible_ms, excluded.last_visible_ms),"
+                f" COALESCE(excluded.last_visible_ms, {table}.last_visible_ms))",
                 [value for item in chunk for value in item] + [session_id, position, page],
             )
         )

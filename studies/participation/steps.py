@@ -227,7 +227,7 @@ def exposure_record(
     client_time=None,
 ) -> dict:
     """What of a results page was on screen (studies/participation/exposure.py's report: per rank [rank,
-    start_ms, visible_ms, max_permille, hover_ms, hovers]), as the page's exposure.js sends it."""
+    start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms]), as the page's exposure.js sends it."""
     data: dict = {"query": query_position, "page": page, "items": [list(item) for item in items]}
     if scroll_permille is not None:
         data["scroll_permille"] = scroll_permille

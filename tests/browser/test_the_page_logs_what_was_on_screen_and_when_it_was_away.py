@@ -1,9 +1,9 @@
 """Issue 28's browser test: at 1366x768 the participant's results page is scrolled by known amounts and the
-window loses focus for a known time; the ranks logged as seen, their visible times (within 100 ms) and
-largest visible fractions, the page's scroll depth and the active time equal what the page's geometry and this
-test's own clock say, and the researcher's replay of the session shows it. Chromium through Playwright;
-headless Chromium keeps every page focused and visible, so the focus change is the window's own blur and focus
-events."""
+window loses focus for a known time; the ranks logged as seen, their visible times (within 100 ms), when
+each last left the screen (within 100 ms) and largest visible fractions, the page's scroll depth and the
+active time equal what the page's geometry and this test's own clock say, and the researcher's replay of
+the session shows it. Chromium through Playwright; headless Chromium keeps every page focused and visible,
+so the focus change is the window's own blur and focus events."""
 
 import time
 
@@ -71,10 +71,11 @@ def test_the_logged_exposure_and_active_time_match_the_geometry_and_the_clock(ch
     # Each scroll position held for a measured time; the window loses focus during the second. A report
     # first: what was seen between the results' drawing and the first hold is in it (read back below).
     page.evaluate("window.sessionlabReports.exposure()")
-    holds, blur = [], None
+    holds, starts, blur = [], [], None
     for step, target in enumerate(wanted):
         page.evaluate(f"window.scrollTo(0, {target})")
         began = time.monotonic()
+        starts.append(began)
         scroll = page.evaluate("window.scrollY")
         if step == 1:
             time.sleep(0.3)
@@ -88,6 +89,7 @@ def test_the_logged_exposure_and_active_time_match_the_geometry_and_the_clock(ch
             time.sleep(HOLD_SECONDS)
         if step == len(wanted) - 1:  # the report closes the last hold now (as leaving the page would)
             page.evaluate("window.sessionlabReports.exposure(); window.sessionlabReports.attention()")
+            starts.append(time.monotonic())  # the last report: those still on screen were last seen now
         holds.append((scroll, time.monotonic() - began))
 
     session = SearchSession.objects.get(assignment__participant__access_token=token, assignment__position=1)
@@ -125,6 +127,19 @@ def test_the_logged_exposure_and_active_time_match_the_geometry_and_the_clock(ch
             logged[rank].max_permille,
             most_seen,
         )
+    # When each result last left the screen: the start of the hold after the last one it was at least half
+    # visible in (or the last report); on the page's clock, so each is the test's time plus one offset.
+    offsets = []
+    for rank, top, height in results:
+        seen_in = [h for h, (scroll, _) in enumerate(holds) if fraction(top, height, scroll, viewport) >= 0.5]
+        fractions = [fraction(top, height, scroll, viewport) for scroll, _ in holds]
+        if rank not in logged or any(0.45 < f < 0.55 for f in fractions):
+            continue
+        if not seen_in:
+            assert logged[rank].last_visible_ms is None, rank
+            continue
+        offsets.append(logged[rank].last_visible_ms - starts[seen_in[-1] + 1] * 1000)
+    assert len(offsets) >= 5 and max(offsets) - min(offsets) <= TOLERANCE_MS, offsets
     list_top, list_height = shape["list"]
     deepest = min(1.0, max((scroll + viewport - list_top) / list_height for scroll, _ in holds))
     assert abs(PageExposure.objects.get(query__session=session).scroll_permille - deepest * 1000) <= 20

@@ -37,7 +37,8 @@ def seen_study(worked_study):
         query_position=query.position,
         page=1,
         items=[
-            [rank, 100 * n, 1000 + n, 1000 - n, 50 * (n == 0), int(n == 0)] for n, rank in enumerate(ranks)
+            [rank, 100 * n, 1000 + n, 1000 - n, 50 * (n == 0), int(n == 0), 101 * n + 1000]
+            for n, rank in enumerate(ranks)
         ],
         scroll_permille=640,
         client_event_id="exposure-1",
@@ -57,6 +58,7 @@ def test_the_tables_hold_exposures_attention_and_active_time(seen_study):
     exposures = [dict(zip(TABLES["exposures"], row, strict=True)) for row in tables["exposures"][1:]]
     assert [row["rank"] for row in exposures] == ranks
     assert exposures[0]["visible_ms"] == 1000 and exposures[0]["hovers"] == 1
+    assert [row["last_visible_ms"] for row in exposures] == [101 * n + 1000 for n in range(len(ranks))]
     assert {row["page_scroll_permille"] for row in exposures} == {640}
     attention = [row[len(TABLES["attention"]) - 3 :] for row in tables["attention"][1:]]
     assert attention == [["blur", 2000, 1500], ["idle", 2500, 3000]]
@@ -84,6 +86,7 @@ def test_the_archive_round_trip_keeps_them(seen_study, alice, tmp_path):
     first["study"].pop("slug"), second["study"].pop("slug")
     first["study"].pop("name"), second["study"].pop("name")
     assert without_ids(second) == without_ids(first)
+    assert ResultExposure.objects.filter(last_visible_ms=1000).count() == 2  # rank 1's, in both studies
     for model, count in ((ResultExposure, len(ranks)), (PageExposure, 1), (AttentionSpan, 2)):
         assert model.objects.count() == 2 * count, model
 

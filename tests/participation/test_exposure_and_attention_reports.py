@@ -25,12 +25,15 @@ def test_a_report_is_read_item_by_item():
         {
             "query": 2,
             "page": 1,
-            "items": [[1, 0, 1500, 1000, 300, 1], [2, 120, 900, 640]],
+            "items": [[1, 0, 1500, 1000, 300, 1, 1500], [2, 120, 900, 640]],
             "scroll_permille": 420,
         }
     )
     assert (report.query, report.page, report.scroll_permille) == (2, 1, 420)
-    assert report.items == (RankExposure(1, 0, 1500, 1000, 300, 1), RankExposure(2, 120, 900, 640, 0, 0))
+    assert report.items == (
+        RankExposure(1, 0, 1500, 1000, 300, 1, 1500),
+        RankExposure(2, 120, 900, 640, 0, 0, 0),
+    )
 
 
 @pytest.mark.parametrize(
@@ -39,7 +42,9 @@ def test_a_report_is_read_item_by_item():
         ({"page": 1, "items": [[1, 0, 1, 1]]}, "query must be a whole number"),
         ({"query": 1, "items": []}, "items must be a non-empty list"),
         ({"query": 1, "items": "1,0,1,1"}, "items must be a non-empty list"),
-        ({"query": 1, "items": [[1, 0, 1, 1], [2, 0, 1]]}, "items[1] must be a list of 4 to 6"),
+        ({"query": 1, "items": [[1, 0, 1, 1], [2, 0, 1]]}, "items[1] must be a list of 4 to 7"),
+        ({"query": 1, "items": [[1, 0, 1, 1, 0, 0, 5, 9]]}, "items[0] must be a list of 4 to 7"),
+        ({"query": 1, "items": [[1, 0, 1, 1, 0, 0, -1]]}, "items[0].until_ms must be a whole number"),
         ({"query": 1, "items": [[0, 0, 1, 1]]}, "items[0].rank must be a whole number from 1 to 1000"),
         ({"query": 1, "items": [[1, -5, 1, 1]]}, "items[0].start_ms must be"),
         ({"query": 1, "items": [[1, 0, 1.5, 1]]}, "items[0].visible_ms must be"),

@@ -51,7 +51,7 @@ def test_a_page_s_exposure_is_summed_per_shown_result(post, session):
         query_event="q1",
         page=1,
         scroll_permille=400,
-        items=[[1, 0, 3000, 1000, 250, 1], [2, 0, 2800, 1000], [3, 40, 900, 620]],
+        items=[[1, 0, 3000, 1000, 250, 1, 3000], [2, 0, 2800, 1000], [3, 40, 900, 620, 0, 0, 940]],
     )
     later = event(
         session,
@@ -60,7 +60,7 @@ def test_a_page_s_exposure_is_summed_per_shown_result(post, session):
         query=1,
         page=1,
         scroll_permille=300,
-        items=[[1, 9000, 500, 800], [3, 8000, 1500, 1000, 40, 2]],
+        items=[[1, 9000, 500, 800, 0, 0, 9500], [3, 8000, 1500, 1000, 40, 2, 500]],
     )
     acks = post(first, later, first)  # the first re-sent (a lost acknowledgement): counted once
     assert [a["ok"] for a in acks] == [True, True, True] and acks[0] == acks[2]
@@ -70,6 +70,10 @@ def test_a_page_s_exposure_is_summed_per_shown_result(post, session):
         for e in ResultExposure.objects.select_related("shown_result")
     }
     assert by_rank == {1: (0, 3500, 1000, 250, 1), 2: (0, 2800, 1000, 0, 0), 3: (40, 2400, 1000, 40, 2)}
+    # When each last left the screen: the latest report's moment, whichever report came first; none when
+    # no report said it was at least half visible.
+    last = dict(ResultExposure.objects.values_list("shown_result__rank", "last_visible_ms"))
+    assert last == {1: 9500, 2: None, 3: 940}
     assert list(PageExposure.objects.values_list("page", "scroll_permille")) == [(1, 400)]
     assert Event.objects.filter(type="exposure").count() == 2
 

@@ -1,6 +1,6 @@
 /* What was on screen (issue 28; docs/running-a-study.md, "Exposure and attention"): for each result of the
- * page shown, when it first entered the viewport, how long it was at least half visible (only while the tab
- * is visible), the largest fraction of it ever visible, the pointer's dwell and entries on it; and how far
+ * page shown, when it first entered the viewport and when it last left it, how long it was at least half
+ * visible (only while the tab is visible), the largest fraction of it ever visible, the pointer's dwell and entries on it; and how far
  * down the list the page was scrolled. Reported as one compact `exposure` event per page and report
  * (studies/participation/exposure.py): when the page is replaced, when the tab is hidden or left, and every
  * REPORT_MS while it stays. Each report carries what happened since the last one; the server sums them.
@@ -21,14 +21,22 @@ function now() { return window.performance.now(); }
 
 function tally(rank) {
   if (!page.ranks[rank]) {
-    page.ranks[rank] = { start: null, visibleMs: 0, since: null, ratio: 0, max: 0, hoverMs: 0, hovers: 0,
-                         hoverSince: null, reported: false };
+    page.ranks[rank] = { start: null, visibleMs: 0, since: null, until: 0, ratio: 0, max: 0, hoverMs: 0,
+                         hovers: 0, hoverSince: null, reported: false };
   }
   return page.ranks[rank];
 }
 
+/* The result stops counting as seen at `at`: its visible time grows, and `until` (ms after the page was
+ * shown) says when it last was. */
+function leave(entry, at) {
+  entry.visibleMs += at - entry.since;
+  entry.since = null;
+  entry.until = Math.max(entry.until, at - page.shownAt);
+}
+
 function close(entry, at) {
-  if (entry.since !== null) { entry.visibleMs += at - entry.since; entry.since = null; }
+  if (entry.since !== null) { leave(entry, at); }
   if (entry.hoverSince !== null) { entry.hoverMs += at - entry.hoverSince; entry.hoverSince = at; }
 }
 
@@ -41,7 +49,7 @@ function onIntersect(entries) {
     if (ratio > 0 && entry.start === null) { entry.start = at - page.shownAt; }
     entry.max = Math.max(entry.max, ratio);
     if (ratio >= VISIBLE && entry.since === null && !document.hidden) { entry.since = at; }
-    if (ratio < VISIBLE && entry.since !== null) { entry.visibleMs += at - entry.since; entry.since = null; }
+    if (ratio < VISIBLE && entry.since !== null) { leave(entry, at); }
   });
   noteScroll();
 }
@@ -68,8 +76,9 @@ function reportItems(at) {
     const hover = Math.round(entry.hoverMs);
     if (entry.reported && !visible && !hover && !entry.newHovers) { return; }
     items.push([parseInt(key, 10), Math.round(entry.start || 0), visible, Math.round(entry.max * 1000), hover,
-                entry.newHovers || 0]);
+                entry.newHovers || 0, Math.round(entry.until)]);
     entry.visibleMs = 0;
+    entry.until = 0;
     entry.hoverMs = 0;
     entry.newHovers = 0;
     entry.reported = true;
@@ -106,7 +115,7 @@ function onVisibility() {
   Object.keys(page.ranks).forEach(function (key) {
     const entry = page.ranks[key];
     if (document.hidden) {
-      if (entry.since !== null) { entry.visibleMs += at - entry.since; entry.since = null; }
+      if (entry.since !== null) { leave(entry, at); }
     } else if (entry.ratio >= VISIBLE && entry.since === null) {
       entry.since = at;
     }

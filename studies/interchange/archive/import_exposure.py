@@ -11,9 +11,12 @@ from studies.models import AttentionSpan, PageExposure, Query, ResultExposure, S
 from studies.participation.exposure import ATTENTION_KINDS
 
 # The largest value each figure may take: 1000 for a fraction in thousandths, a column's range otherwise.
-NULLABLE = {"first_visible_ms", "read_permille"}  # none: never reported on screen / never read
+# None: never reported on screen / never at least half visible (or an archive written before the figure) /
+# never read.
+NULLABLE = {"first_visible_ms", "last_visible_ms", "read_permille"}
 LIMITS = {
     "first_visible_ms": 2**31 - 1,
+    "last_visible_ms": 2**31 - 1,
     "visible_ms": 2**62,
     "max_permille": 1000,
     "hover_ms": 2**62,
