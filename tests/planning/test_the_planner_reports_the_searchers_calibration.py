@@ -59,3 +59,23 @@ def test_a_study_without_sessions_gets_the_calibration_alone(client, searchable_
     client.force_login(searchable_study.owner)
     page = client.get(reverse("scoring:planning", args=[searchable_study.slug])).content.decode()
     assert calibration_sentence() in page and "This study" not in page
+
+
+def test_a_plan_s_page_states_it_beside_its_curve(client, simulated, django_capture_on_commit_callbacks):
+    from scoring.planning import services
+
+    first, second = simulated.systems.order_by("id")
+    with django_capture_on_commit_callbacks(execute=True):
+        plan, _ = services.power_plan_create(
+            study=simulated,
+            first_system=first,
+            second_system=second,
+            counts=[8, 16],
+            difference=0.02,
+            spread=0.08,
+            replications=100,
+        )
+    client.force_login(simulated.owner)
+    page = client.get(reverse("scoring:planning_plan", args=[simulated.slug, plan.pk])).content.decode()
+    assert "Power curve" in page and calibration_sentence() in page
+    assert "This study&#x27;s 16 sessions: queries/session" in page
