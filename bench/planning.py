@@ -2,7 +2,7 @@
 two Celery workers. It prints figures only.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/sl_power .venv/bin/python bench/planning.py \
-        [--effect pilot|specified|simulated] [--modes eager,1,2] [--replications 500]
+        [--effect pilot|specified|simulated] [--modes eager,1,2] [--replications 500] [--counts 10,20,...]
 
 Needs the demo study in that database (`DATABASE_URL=... make demo-data`, DEMO_DATA for Cranfield). For the
 worker modes it starts `celery -A sessionlab worker --concurrency N` itself, with CELERY_BROKER_URL and
@@ -48,7 +48,7 @@ def child(args) -> None:
     options = {
         "effect": args.effect,
         "replications": args.replications,
-        "counts": COUNTS,
+        "counts": [int(n) for n in args.counts.split(",")],
         "seed": int(time.time() * 1000) % 2**31,
     }
     if args.effect == "specified":
@@ -122,6 +122,8 @@ def measure(mode: str, args) -> dict:
         str(args.replications),
         "--simulated",
         str(args.simulated),
+        "--counts",
+        args.counts,
     ]
     if mode == "eager":
         env.pop("CELERY_BROKER_URL", None)
@@ -152,6 +154,9 @@ def main() -> None:
         default=0,
         help="simulated participants (effect=simulated; 0: the planner's default, 16 blocks)",
     )
+    parser.add_argument(
+        "--counts", default=",".join(map(str, COUNTS)), help="participant counts, comma-separated (10..100)"
+    )
     parser.add_argument("--broker", default=os.environ.get("BENCH_BROKER", "redis://127.0.0.1:6379/7"))
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -162,8 +167,9 @@ def main() -> None:
         raise SystemExit(
             "set DATABASE_URL to the PostgreSQL database holding the demo study (workers share it)"
         )
+    counts = [int(n) for n in args.counts.split(",")]
     print(
-        f"power curve: {len(COUNTS)} counts ({COUNTS[0]}..{COUNTS[-1]} participants) x {args.replications} "
+        f"power curve: {len(counts)} counts ({counts[0]}..{counts[-1]} participants) x {args.replications} "
         f"replications, effect {args.effect}, demo study {DEMO_SLUG}"
     )
     last = None

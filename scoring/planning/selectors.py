@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 
 from django.db.models import Sum
 
+from studies.participation.calibration import calibration_sentence, study_behaviour_sentence
+
 from ..lib.power import PowerPoint, paired_t_power, paired_t_smallest_n, power_point, smallest_count
 from ..models import PowerPlan
+from .simulate import scorable_sessions
 
 LEVEL = 0.95  # the Monte Carlo intervals drawn and exported
 
@@ -83,3 +86,11 @@ def plan_curve(plan: PowerPlan) -> PlanCurve:
             difference, spread, plan.target, alpha=plan.alpha, alternative=plan.alternative
         )
     return curve
+
+
+def searchers_calibration_lines(study) -> list[str]:
+    """What the simulated searchers were calibrated on, beside the power figures: the committed calibration
+    against the TREC 2012 Session Track log, and the study's own sessions in the same terms (the demo's are
+    the simulated searchers on its collection)."""
+    own = study_behaviour_sentence(scorable_sessions(study))
+    return [calibration_sentence(), *([own] if own else [])]

@@ -211,7 +211,12 @@ def planner(request, slug):
     return render(
         request,
         "scoring/planning.html",
-        {"study": study, "form": form, "plans": plans},
+        {
+            "study": study,
+            "form": form,
+            "plans": plans,
+            "searchers_calibration": selectors.searchers_calibration_lines(study),
+        },
         status=400 if form.errors else 200,
     )
 
@@ -270,6 +275,7 @@ def plan_detail(request, slug, plan_id):
             "test_label": TEST_LABELS.get(plan.test, plan.test),
             "summary_label": SUMMARY_LABELS.get(plan.summary, plan.summary),
             "calibration": calibration_rows(plan),
+            "searchers_calibration": selectors.searchers_calibration_lines(plan.study),
             "progress_unit": (
                 "simulated searchers, then simulated studies"
                 if plan.effect == PowerPlan.Effect.SIMULATED

@@ -7,7 +7,9 @@ demo's searcher and stays as it is; `StrategicParticipant` is the same
 person (the same services, profile and need) with each part of the behaviour chosen by a `Strategy`:
 
 queries (`Strategy.queries`)
-    "scenario"  the demo's: two or three content words of the scenario, then add, swap or drop a word;
+    "scenario"  the demo's: content words of the scenario at the length of the log's first queries, then
+                add, swap, drop a word or start anew in the log's shares, a new word as often as in the log
+                from the titles and snippets read (the calibrated searcher, docs/planning.md);
     "terms"     the scenario's terms ranked by frequency (the title counts twice), queries of `query_length`
                 terms: the top ones as a pivot and the next unused term appended in turn (SimIIR's tri-term
                 generator with a pivot);
@@ -41,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from scoring.lib import searcher_model
 from studies.models import Participant, SearchSession
 from studies.participation import steps as participation
 from studies.participation.simulation import STOPWORDS, SimulatedParticipant, content_words
@@ -259,8 +262,9 @@ class StrategicParticipant(SimulatedParticipant):
         )
         self.budget = strategy.time_limit
         words = content_words(f"{scenario.title} {scenario.text}") or ["search"]
-        query_words = words[: rng.choice((2, 3))]
-        need_high, need_fair = rng.choice((1, 2, 2)), rng.choice((2, 3, 4))
+        query_words = words[: searcher_model.first_query_length(self.parameters, rng)]
+        need_high, need_fair = searcher_model.need_draw(rng)
+        self.shown_words = Counter()
         found_high = found_fair = 0
         patience = strategy.max_queries or profile.patience
         planned = self._queries(scenario, patience)
@@ -281,7 +285,7 @@ class StrategicParticipant(SimulatedParticipant):
                 participant=self.participant, session=session, text=text, **self._event()
             )
             results = (ack.get("results") or [])[:PAGE]
-            drawn = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
+            drawn = searcher_model.scan_depth(profile, rng, len(results))
             found_here, out_of_time = self._examine(session, ack["query"], results, grades, judged, drawn)
             for grade in found_here:
                 found_high += grade >= self.max_grade
@@ -325,6 +329,7 @@ class StrategicParticipant(SimulatedParticipant):
                 break
             examined += 1
             deepest = result["rank"]
+            self.shown_words.update(content_words(f"{result.get('title', '')} {result.get('snippet', '')}"))
             doc = result["doc"]
             looks_relevant = grades.get(doc, 0) > 0
             if doc in judged or rng.random() > (

@@ -4,27 +4,34 @@ A simulated searcher goes through the same services as a person in the browser (
 queries, result pages, document views, judgments, scan marks, stopping), so the demo's logs, sessions and
 scores are made exactly as a real study's would be. Its behaviour:
 
-- queries: the first takes two or three content words of the scenario text; each reformulation adds an unused
-  word, swaps one, or drops one (SimIIR's "smarter" query generators draw on the topic description the same
-  way);
-- scanning: reads snippets down the list to a depth drawn per query (impatient searchers: mostly the top 3-8),
+- calibrated: the behaviour's parameters are fitted to the TREC 2012 Session Track log (queries per session,
+  clicks per query, click ranks and the deepest click of a query, dwell, query length, reformulation) and
+  committed in searcher_calibration.json (studies/participation/calibration.py, `scoring.lib.searcher_model`,
+  docs/planning.md "Calibrated searchers"), so the demo needs no shared data;
+- queries: the first takes content words of the scenario text, as many as the log's first queries have
+  (mostly two to four); each reformulation adds a word, swaps one, drops one or starts anew, in the log's
+  shares, the new word taken as often as in the log from titles and snippets already shown, else from the
+  scenario (SimIIR's "smarter" query generators draw on the topic description the same way);
+- scanning: reads snippets down the list to a depth drawn per query (round(Exp) of the searcher's own mean),
   sometimes turns to page 2, and marks where it stopped scanning;
 - clicking and judging: opens a document more readily when it is relevant, judges it against the reference
   grade with noise (a grade off by one now and then), since people misjudge and overlook;
 - time: each action takes a person's seconds on the participant's clock (PACE: reading the consent and the
-  scenario, typing a query 5-15 s, scanning before a click, reading a document 10-60 s, choosing a grade),
+  scenario, typing a query 5-15 s, scanning before a click, reading a document for the log's dwell times,
+  choosing a grade),
   drawn from the participant's seeded generator; the events carry these client times, so the sessions' times
   and durations (docs/time-model.md) are the simulated person's, not the instant the server took;
 - stopping: satisfied once it has found what its need calls for (one or two highly relevant documents, or
   two to four fairly relevant ones),
-  otherwise it gives up after a patience drawn per session (at most 11 queries), which spreads the number of
-  queries per session like the paper's Table 2 (many one-query sessions, a long tail).
+  otherwise it gives up after a patience drawn per searcher (at most 11 queries), which spreads the number of
+  queries per session like the log's (many one-query sessions, a long tail).
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -32,12 +39,15 @@ from typing import Any
 
 from django.utils import timezone
 
+from scoring.lib import searcher_model
+from scoring.lib.searcher_model import SearcherTraits
 from studies.design.gold import gold_pending
 from studies.design.questionnaires import usable_items
 from studies.errors import Refused
 from studies.models import Participant, SearchSession
 from studies.participation import gold as gold_documents
 from studies.participation import steps as participation
+from studies.participation.calibration import searcher_parameters
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -62,27 +72,12 @@ def content_words(text: str) -> list[str]:
     return list(seen)
 
 
-@dataclass
-class SearcherProfile:
-    """One simulated participant's traits, drawn once."""
-
-    scan_mean: float  # how deep they usually read a result list
-    click_relevant: float  # chance of opening a relevant-looking result
-    click_other: float
-    misjudge: float  # chance a judgment is off by one grade
-    patience: int  # queries before giving up
-    page_two: float  # chance of turning to the second page when nothing good was on the first
+SearcherProfile = SearcherTraits  # one simulated participant's traits, drawn once
 
 
 def profile_draw(rng: random.Random) -> SearcherProfile:
-    return SearcherProfile(
-        scan_mean=rng.uniform(3.0, 8.0),
-        click_relevant=rng.uniform(0.6, 0.9),
-        click_other=rng.uniform(0.05, 0.2),
-        misjudge=rng.uniform(0.1, 0.3),
-        patience=min(11, 1 + int(rng.expovariate(1 / 2.2))),
-        page_two=rng.uniform(0.0, 0.25),
-    )
+    """A searcher's traits around the calibrated centres (searcher_calibration.json)."""
+    return searcher_model.traits_draw(searcher_parameters(), rng)
 
 
 # Seconds (low, high) an action takes before its event, on the simulated participant's clock: what a person
@@ -121,7 +116,9 @@ class SimulatedParticipant:
         self.participant = participant
         self.reference = reference  # {topic_id: {external_id: grade}}
         self.rng = rng
+        self.parameters = searcher_parameters()
         self.profile = profile_draw(rng)
+        self.shown_words: Counter = Counter()  # content words of the titles and snippets read this session
         self.clock = _Clock()
         self.pace = (1.0, 4.0)  # the seconds the next event's action takes (_next sets it from PACE)
         self.sequence = 0
@@ -186,9 +183,10 @@ class SimulatedParticipant:
         rng, profile = self.rng, self.profile
         grades = self.reference.get(scenario.topic_id, {})
         words = content_words(f"{scenario.title} {scenario.text}") or ["search"]
-        query_words = words[: rng.choice((2, 3))]
+        query_words = words[: searcher_model.first_query_length(self.parameters, rng)]
         # The need, drawn per session: one or two highly relevant documents, or two to four fairly relevant.
-        need_high, need_fair = rng.choice((1, 2, 2)), rng.choice((2, 3, 4))
+        need_high, need_fair = searcher_model.need_draw(rng)
+        self.shown_words = Counter()
         found_high = found_fair = 0
         patience = profile.patience
         judged: set[str] = set()
@@ -203,7 +201,7 @@ class SimulatedParticipant:
                 **event,
             )
             results = ack.get("results") or []
-            depth = max(1, min(len(results), round(rng.expovariate(1 / profile.scan_mean))))
+            depth = searcher_model.scan_depth(profile, rng, len(results))
             found_here = self._scan(session, ack["query"], results[:depth], grades, judged)
             if (
                 not found_here
@@ -278,6 +276,7 @@ class SimulatedParticipant:
         opened: set[int] = set()
         for result in results:
             deepest = max(deepest, result["rank"])
+            self.shown_words.update(content_words(f"{result.get('title', '')} {result.get('snippet', '')}"))
             doc = result["doc"]
             relevant = grades.get(doc, 0) > 0
             if doc in judged or rng.random() > (profile.click_relevant if relevant else profile.click_other):
@@ -292,7 +291,7 @@ class SimulatedParticipant:
                 **self._next("document_open"),
             )
             opened.add(result["rank"])
-            dwell = rng.uniform(10, 60)
+            dwell = searcher_model.dwell_draw(self.parameters, rng)
             self.clock.tick(self.rng, dwell, dwell)
             grade = self._perceived(grades.get(doc, 0))
             participation.document_view_log(
@@ -374,20 +373,41 @@ class SimulatedParticipant:
         return min(self.max_grade, max(0, grade))
 
     def _reformulate(self, current: list[str], words: list[str]) -> list[str]:
-        rng = self.rng
-        unused = [w for w in words if w not in current]
-        move = rng.random()
-        if unused and (move < 0.5 or len(current) < 2):
-            return current + [rng.choice(unused[:6])]
-        if unused and move < 0.8:
-            swapped = list(current)
-            swapped[rng.randrange(len(swapped))] = rng.choice(unused[:6])
-            return swapped
-        if len(current) > 1:
+        """The next query: add a word, swap one, drop one or start anew, in the log's shares; a new word comes
+        from the titles and snippets read this session as often as the log's searchers took theirs from what
+        they were shown (`learned_terms`), otherwise from the scenario's unused words."""
+        rng, parameters = self.rng, self.parameters
+        kind = searcher_model.change_draw(parameters, rng)
+        if kind == "drop" and len(current) < 2:
+            kind = "add"
+
+        def fresh(exclude: list[str]) -> str | None:
+            learned = [w for w, _ in self.shown_words.most_common(12) if w not in exclude]
+            unused = [w for w in words if w not in exclude]
+            if learned and (not unused or rng.random() < parameters.learned_terms):
+                return rng.choice(learned[:6])
+            return rng.choice(unused[:6]) if unused else None
+
+        if kind == "new":
+            length = searcher_model.first_query_length(parameters, rng)
+            query: list[str] = []
+            for _ in range(length):
+                word = fresh(current + query)
+                if word is not None:
+                    query.append(word)
+            return query or current + [rng.choice(words)]
+        if kind == "drop":
             dropped = list(current)
             dropped.pop(rng.randrange(len(dropped)))
             return dropped
-        return current + [rng.choice(words)]
+        word = fresh(current)
+        if word is None:
+            return current + [rng.choice(words)]
+        if kind == "swap" and current:
+            swapped = list(current)
+            swapped[rng.randrange(len(swapped))] = word
+            return swapped
+        return current + [word]
 
 
 def answers_to(items: list[dict], rng: random.Random) -> dict:

@@ -81,6 +81,9 @@ def test_simulated_searchers_report_what_was_on_screen_as_the_page_does(simulate
             shown_result__rank=event.payload["data"]["rank"],
         )
         assert exposure.hovers >= 1 and exposure.hover_ms >= 300
-    assert Event.objects.filter(type="exposure", payload__ack__ok=True).count() >= queries.count()
+    # One report per query that showed results (a calibrated searcher's one-word query may find nothing).
+    showing = queries.filter(shown_results__isnull=False).distinct()
+    assert showing.exists()
+    assert Event.objects.filter(type="exposure", payload__ack__ok=True).count() >= showing.count()
     spans = AttentionSpan.objects.filter(session__assignment__participant__study=simulated)
     assert spans.exists() and all(s.kind in ("blur", "idle") and s.duration_ms >= 5000 for s in spans)
