@@ -126,6 +126,12 @@ def _alpha_delta2(domain: np.ndarray, marginals: np.ndarray, level: str) -> np.n
 def krippendorff_alpha(data, level: str = "interval", values: Sequence | None = None) -> float:
     """Krippendorff's alpha of graders x units data (NaN = not graded); NaN when undefined."""
     domain, o = coincidence_matrix(data, values)
+    return alpha_from_coincidence(domain, o, level)
+
+
+def alpha_from_coincidence(domain: np.ndarray, o: np.ndarray, level: str = "interval") -> float:
+    """Krippendorff's alpha from a coincidence matrix over the sorted value domain (the bootstrap of
+    scoring/lib/reliability resamples documents' coincidence matrices and calls this on their sum)."""
     marginals = o.sum(axis=1)
     n = marginals.sum()
     if n <= 1:
