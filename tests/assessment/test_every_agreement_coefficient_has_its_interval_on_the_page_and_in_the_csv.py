@@ -1,5 +1,5 @@
-"""The agreement page shows, per scenario and overall, every coefficient with its interval, p-value and method,
-for each pair of assessors and over all of them; the agreement CSV download holds the same figures."""
+"""The agreement page shows, per scenario and overall, every coefficient with its interval, p-value and
+method, for each pair of assessors and over all of them; the agreement CSV download holds the same figures."""
 
 import csv
 import io

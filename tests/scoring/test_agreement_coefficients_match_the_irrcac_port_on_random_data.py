@@ -1,6 +1,6 @@
 """Every coefficient with its standard error, interval and p-value equal, to 1e-9, to the irrCAC Python port
-(irrCAC 0.4.4, a test oracle only: requirements-oracles.txt) on many random data sets with ties, missing grades
-and 95% of documents non-relevant, the pools of IR assessment (pure, no database).
+(irrCAC 0.4.4, a test oracle only: requirements-oracles.txt) on many random data sets with ties, missing
+grades and 95% of documents non-relevant, the pools of IR assessment (pure, no database).
 
 Where the port differs from the R package it ports, we follow the R package and its published values
 (test_agreement_coefficients_match_irrcacs_published_examples.py), and these comparisons allow for it:

@@ -1,5 +1,5 @@
-"""Krippendorff's alpha with a seeded bootstrap over documents (pure, no database): the same seed gives the same
-interval, B is configurable and stated, the estimate is the exact alpha, and on data large enough the
+"""Krippendorff's alpha with a seeded bootstrap over documents (pure, no database): the same seed gives the
+same interval, B is configurable and stated, the estimate is the exact alpha, and on data large enough the
 bootstrap's standard error is near Gwet's analytic one."""
 
 import numpy as np
@@ -52,3 +52,20 @@ def test_no_interval_without_two_documents_and_a_clear_error_for_too_few_replica
         reliability.krippendorff_alpha_bootstrap(graded(1, 10), "ordinal", range(4), replicates=1)
     with pytest.raises(ValueError, match="level must be one of"):
         reliability.krippendorff_alpha_bootstrap(graded(1, 10), "ratio", range(4))
+
+
+def test_the_resamples_alphas_at_once_equal_alpha_one_matrix_at_a_time():
+    rng = np.random.default_rng(9)
+    domain = np.array([0.0, 1.0, 2.0, 3.0])
+    for level in ("nominal", "ordinal", "interval"):
+        _domain, per_doc = reliability.bootstrap.document_coincidences(
+            graded(int(rng.integers(99)), 30), range(4)
+        )
+        weights = rng.integers(0, 3, (50, per_doc.shape[0])).astype(float)
+        stack = np.einsum("bu,uck->bck", weights, per_doc)
+        stack[0] = 0.0  # no documents: undefined
+        stack[1] = np.diag([4.0, 0, 0, 0])  # one value only: undefined
+        at_once = agreement.alphas_from_coincidences(domain, stack, level)
+        one_by_one = [agreement.alpha_from_coincidence(domain, o, level) for o in stack]
+        assert at_once == pytest.approx(one_by_one, abs=1e-12, nan_ok=True)
+        assert np.isnan(at_once[:2]).all()

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..agreement import ALPHA_LEVELS, alpha_from_coincidence, krippendorff_alpha
+from ..agreement import ALPHA_LEVELS, alphas_from_coincidences, krippendorff_alpha
 from ..statistics.bootstrap import bootstrap_counts, percentile_interval
 from .estimate import AgreementEstimate, _check_level, undefined
 from .many_graders import category_counts
@@ -59,7 +59,7 @@ def krippendorff_alpha_bootstrap(
         return undefined(name, method, n, estimate)
     counts = bootstrap_counts(n, replicates, np.random.default_rng(seed))
     summed = (counts @ per_doc.reshape(n, -1)).reshape(replicates, domain.size, domain.size)
-    alphas = np.array([alpha_from_coincidence(domain, o, level_of_measurement) for o in summed])
+    alphas = alphas_from_coincidences(domain, summed, level_of_measurement)
     defined = alphas[np.isfinite(alphas)]
     if defined.size < 2:
         return undefined(name, method, n, estimate)
