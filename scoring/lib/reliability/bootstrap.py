@@ -64,7 +64,8 @@ def krippendorff_alpha_bootstrap(
     if defined.size < 2:
         return undefined(name, method, n, estimate)
     if defined.size < replicates:
-        method += f" ({replicates - defined.size} resamples with one grade value left out)"
+        left_out = replicates - defined.size
+        method += f" ({left_out} resample{'' if left_out == 1 else 's'} with one grade value left out)"
     low, high = percentile_interval(defined, level)
     tail = min((defined <= 0).sum(), (defined >= 0).sum()) + 1
     p_value = min(1.0, 2.0 * tail / (defined.size + 1))
