@@ -1,8 +1,8 @@
 """Every agreement coefficient with its standard error, interval, p-value and method, for the agreement page
-and its CSV (scoring/lib/reliability; docs/assessing.md, "Agreement"). Two lists, in the order shown:
+and its CSV (the lists of scoring/lib/reliability/suite.py; docs/assessing.md, "Agreement"):
 
-- PAIR_COEFFICIENTS, for a pair of assessors on the documents both graded (their contingency table);
-- ALL_COEFFICIENTS, over all assessors of a scenario (or of every scenario) with missing grades.
+- pair_estimates, for a pair of assessors on the documents both graded (their contingency table);
+- all_estimates, over all assessors of a scenario (or of every scenario) with missing grades.
 
 The ordinal grades take linear, quadratic and ordinal weights; Krippendorff's ordinal alpha, which has no
 analytic variance, is bootstrapped over documents (settings.AGREEMENT_BOOTSTRAP_REPLICATES resamples, a fixed
@@ -11,53 +11,27 @@ seed, so the page shows the same interval every time).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Iterator
 
 import numpy as np
 from django.conf import settings
 
 from scoring.lib import reliability
-from scoring.lib.reliability import AgreementEstimate
+from scoring.lib.reliability import PAIR_COEFFICIENTS, AgreementEstimate, estimate_cells, pair_estimates
 from studies.assessment.pages import score_text
 
-PAIR_COEFFICIENTS: list[Callable[[np.ndarray], AgreementEstimate]] = [
-    reliability.percent_agreement_estimate,
-    partial(reliability.cohen_kappa_estimate, weighting="unweighted"),
-    partial(reliability.cohen_kappa_estimate, weighting="linear"),
-    partial(reliability.cohen_kappa_estimate, weighting="quadratic"),
-    partial(reliability.gwet_ac_estimate, weighting="unweighted"),
-    partial(reliability.gwet_ac_estimate, weighting="linear"),
-    partial(reliability.gwet_ac_estimate, weighting="quadratic"),
-    partial(reliability.gwet_ac_estimate, weighting="ordinal"),
-]
-
-
-def pair_estimates(matrix: np.ndarray) -> list[AgreementEstimate]:
-    """The coefficients of PAIR_COEFFICIENTS for one pair's contingency table."""
-    return [coefficient(matrix) for coefficient in PAIR_COEFFICIENTS]
+__all__ = ["PAIR_COEFFICIENTS", "all_estimates", "pair_estimates"]
 
 
 def all_estimates(data: np.ndarray, scale: list[int]) -> list[AgreementEstimate]:
-    """Over all assessors (assessors x documents, NaN where one did not grade): Fleiss' kappa, Gwet's AC1 and
-    AC2 (linear, quadratic, ordinal weights), Krippendorff's alpha nominal and interval (analytic) and ordinal
-    (bootstrap)."""
-    return [
-        reliability.fleiss_kappa_estimate(data, scale),
-        reliability.gwet_ac_many_estimate(data, scale),
-        reliability.gwet_ac_many_estimate(data, scale, "linear"),
-        reliability.gwet_ac_many_estimate(data, scale, "quadratic"),
-        reliability.gwet_ac_many_estimate(data, scale, "ordinal"),
-        reliability.krippendorff_alpha_analytic(data, "nominal", scale),
-        reliability.krippendorff_alpha_bootstrap(
-            data,
-            "ordinal",
-            scale,
-            replicates=settings.AGREEMENT_BOOTSTRAP_REPLICATES,
-            seed=reliability.DEFAULT_SEED,
-        ),
-        reliability.krippendorff_alpha_analytic(data, "interval", scale),
-    ]
+    """reliability.all_estimates with the page's bootstrap (AGREEMENT_BOOTSTRAP_REPLICATES, fixed seed)."""
+    return reliability.all_estimates(
+        data, scale, replicates=settings.AGREEMENT_BOOTSTRAP_REPLICATES, seed=reliability.DEFAULT_SEED
+    )
+
+
+def p_value_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def estimate_texts(estimate: AgreementEstimate) -> dict[str, str]:
@@ -75,43 +49,7 @@ def estimate_texts(estimate: AgreementEstimate) -> dict[str, str]:
     }
 
 
-def p_value_text(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
-CSV_HEADER = [
-    "scenario",
-    "first",
-    "second",
-    "coefficient",
-    "estimate",
-    "se",
-    "ci_low",
-    "ci_high",
-    "p_value",
-    "n",
-    "method",
-]
-
-
-def _number(value: float) -> str:
-    return "" if value is None or not np.isfinite(value) else repr(float(value))
-
-
-def estimate_row(scenario: str, first: str, second: str, estimate: AgreementEstimate) -> list:
-    return [
-        scenario,
-        first,
-        second,
-        estimate.coefficient,
-        _number(estimate.estimate),
-        _number(estimate.se),
-        _number(estimate.ci_low),
-        _number(estimate.ci_high),
-        _number(estimate.p_value),
-        estimate.n,
-        estimate.method,
-    ]
+CSV_HEADER = ["scenario", "first", "second", *reliability.ESTIMATE_COLUMNS]
 
 
 def agreement_rows(blocks) -> Iterator[list]:
@@ -121,7 +59,7 @@ def agreement_rows(blocks) -> Iterator[list]:
     for block in blocks:
         scenario = block.scenario.code if block.scenario else "all"
         for estimate in block.estimates:
-            yield estimate_row(scenario, "", "", estimate)
+            yield [scenario, "", "", *estimate_cells(estimate)]
         for pair in block.pairs:
             for estimate in pair.estimates:
-                yield estimate_row(scenario, pair.first, pair.second, estimate)
+                yield [scenario, pair.first, pair.second, *estimate_cells(estimate)]

@@ -9,6 +9,8 @@ assessment pages (studies/assessment/agreement_tables.py) and scripts call the s
 - many_graders: from graders x documents data with missing grades, Fleiss' kappa, Gwet's AC1/AC2 and
   Krippendorff's nominal and interval alpha, with Gwet's analytic variances (irrCAC's *.raw functions).
 - bootstrap: Krippendorff's alpha at any level (ordinal too) with a seeded bootstrap over documents.
+- suite: the coefficients reported together, for a pair and over all graders (the page, its CSV and
+  `python -m scoring agreement`).
 The point estimates equal scoring/lib/agreement.py's (weighted_kappa, krippendorff_alpha) wherever both
 compute one. docs/assessing.md ("Agreement") gives the formulas, sources and how to read them.
 """
@@ -21,22 +23,28 @@ from .many_graders import (
     gwet_ac_many_estimate,
     krippendorff_alpha_analytic,
 )
+from .suite import ESTIMATE_COLUMNS, PAIR_COEFFICIENTS, all_estimates, estimate_cells, pair_estimates
 from .two_graders import cohen_kappa_estimate, gwet_ac_estimate, percent_agreement_estimate
 from .weights import WEIGHTINGS, agreement_weights
 
 __all__ = [
     "DEFAULT_REPLICATES",
     "DEFAULT_SEED",
+    "ESTIMATE_COLUMNS",
+    "PAIR_COEFFICIENTS",
     "WEIGHTINGS",
     "AgreementEstimate",
     "agreement_weights",
+    "all_estimates",
     "category_counts",
     "cohen_kappa_estimate",
+    "estimate_cells",
     "fleiss_kappa_estimate",
     "gwet_ac_estimate",
     "gwet_ac_many_estimate",
     "krippendorff_alpha_analytic",
     "krippendorff_alpha_bootstrap",
+    "pair_estimates",
     "percent_agreement_estimate",
     "t_estimate",
 ]
