@@ -13,7 +13,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.lib import agreement
+from scoring.lib import agreement, reliability
 from scoring.lib.reliability import AgreementEstimate
 from studies.assessment.agreement_estimates import all_estimates, estimate_texts, pair_estimates
 from studies.assessment.pages import Texts
@@ -273,6 +273,17 @@ class ParticipantAgreement(Texts):
     kappa_linear: float
     kappa_quadratic: float
     missed: int  # shown to them, relevant in the reference, not judged relevant by them
+    matrix: np.ndarray | None = None  # rows: their grades, columns: the reference's
+
+    def kappa_intervals(self) -> dict[str, str]:
+        """The 95% intervals of kappa (linear, quadratic) as page texts, computed when a page asks (the
+        exclusion rule reads only the estimates)."""
+        if self.matrix is None:
+            return {"linear": "n/a", "quadratic": "n/a"}
+        return {
+            weighting: estimate_texts(reliability.cohen_kappa_estimate(self.matrix, weighting))["interval"]
+            for weighting in ("linear", "quadratic")
+        }
 
 
 def participant_reference_agreement(
@@ -342,6 +353,7 @@ def participant_reference_agreement(
                     agreement.kappa_from_matrix(matrix, "linear"),
                     agreement.kappa_from_matrix(matrix, "quadratic"),
                     missed[kind][label],
+                    matrix,
                 )
             )
         return out
