@@ -15,6 +15,8 @@ def test_no_documents_gives_nan_everywhere():
         reliability.gwet_ac_estimate(np.zeros((4, 4))),
         reliability.fleiss_kappa_estimate(np.full((3, 5), np.nan), range(4)),
         reliability.krippendorff_alpha_analytic(np.full((3, 5), np.nan), "interval", range(4)),
+        reliability.gwet_ac_many_estimate(np.full((3, 5), np.nan)),  # no grades, no categories given
+        reliability.krippendorff_alpha_bootstrap(np.zeros((2, 0)), "ordinal"),
     ):
         assert math.isnan(estimate.estimate) and math.isnan(estimate.ci_low) and math.isnan(estimate.p_value)
 

@@ -39,6 +39,8 @@ def category_counts(data, categories: Sequence | None = None) -> tuple[np.ndarra
         raise ValueError("ratings must be a graders x documents matrix (NaN where a grader gave no grade)")
     present = ~np.isnan(data)
     values = np.unique(data[present]) if categories is None else np.asarray(sorted(categories), dtype=float)
+    if not values.size:  # nothing graded and no categories given
+        return values, np.zeros((0, 0))
     unknown = present & ~np.isin(data, values)
     if unknown.any():
         raise ValueError(
