@@ -21,6 +21,13 @@ from scipy import stats
 NAN = float("nan")
 
 
+def chance_is_certain(pe: float) -> bool:
+    """True when chance agreement leaves nothing to beat (p_e = 1: every grade the same), so the
+    coefficient is undefined. Within 1e-12: summed in floating point, a certain p_e can come out
+    0.9999999999999998, and (p_a − p_e) / (1 − p_e) would then be noise, not 0/0."""
+    return pe >= 1.0 - 1e-12
+
+
 @dataclass(frozen=True)
 class AgreementEstimate:
     """A coefficient (e.g. "Gwet's AC2 (quadratic weights)") over n documents: its estimate, standard error,

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .estimate import AgreementEstimate, t_estimate, undefined
+from .estimate import AgreementEstimate, chance_is_certain, t_estimate, undefined
 from .weights import agreement_weights, weighted_name
 
 ANALYTIC = "analytic variance (Gwet 2014), t interval on n − 1 df"
@@ -73,7 +73,7 @@ def _fleiss_like(data, categories, weighting, level, name, chance) -> AgreementE
     pa = float(pa_i[pairable].sum() / n2)
     pi = (counts / per_doc[:, None]).sum(axis=0) / n
     pe, pe_i = chance(pi, w, counts, per_doc)
-    if pe >= 1.0:
+    if chance_is_certain(pe):
         return undefined(name, ANALYTIC, n)
     coefficient = (pa - pe) / (1.0 - pe)
     share = (n / n2) * (pa_i - pe * pairable) / (1.0 - pe)
@@ -136,7 +136,7 @@ def krippendorff_alpha_analytic(
     pa = (1.0 - epsilon) * pa_prime + epsilon
     pi = (counts / mean_raters).sum(axis=0) / n
     pe = float((w * np.outer(pi, pi)).sum())
-    if pe >= 1.0:
+    if chance_is_certain(pe):
         return undefined(name, ANALYTIC, n)
     alpha = (pa - pe) / (1.0 - pe)
     alpha_prime = (pa_prime - pe) / (1.0 - pe)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .estimate import AgreementEstimate, t_estimate, undefined
+from .estimate import AgreementEstimate, chance_is_certain, t_estimate, undefined
 from .weights import agreement_weights, weighted_name
 
 ANALYTIC = "analytic variance (Gwet 2014), t interval on n − 1 df"
@@ -49,7 +49,7 @@ def cohen_kappa_estimate(matrix, weighting: str = "unweighted", *, level: float 
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     pa = float((w * p).sum())
     pe = float((w * np.outer(rows, cols)).sum())
-    if pe >= 1.0:
+    if chance_is_certain(pe):
         return undefined(name, ANALYTIC, n)
     kappa = (pa - pe) / (1.0 - pe)
     w_col = w @ cols  # w̄_+k
