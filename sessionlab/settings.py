@@ -174,6 +174,9 @@ CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, min
 # The search page counts a participant idle after this long without input (pointer, keys, scroll, touch):
 # an `attention` span of kind idle, taken out of active time (static/js/participant/attention.js).
 ATTENTION_IDLE_SECONDS = envint("ATTENTION_IDLE_SECONDS", 30, minimum=1)
+# The agreement page's bootstrap of Krippendorff's ordinal alpha over documents: this many resamples (seeded;
+# docs/assessing.md, "Agreement"). More is steadier and slower (about 0.03 s per 1000 per table).
+AGREEMENT_BOOTSTRAP_REPLICATES = envint("AGREEMENT_BOOTSTRAP_REPLICATES", 1000, minimum=100)
 EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)
 EVENTS_SEARCHES_PER_MINUTE = envint("EVENTS_SEARCHES_PER_MINUTE", 120, minimum=1)
 # Sizes on every events endpoint (the page's batch and the participant API; docs/security.md, docs/api.md): a

@@ -126,6 +126,11 @@ def _alpha_delta2(domain: np.ndarray, marginals: np.ndarray, level: str) -> np.n
 def krippendorff_alpha(data, level: str = "interval", values: Sequence | None = None) -> float:
     """Krippendorff's alpha of graders x units data (NaN = not graded); NaN when undefined."""
     domain, o = coincidence_matrix(data, values)
+    return alpha_from_coincidence(domain, o, level)
+
+
+def alpha_from_coincidence(domain: np.ndarray, o: np.ndarray, level: str = "interval") -> float:
+    """Krippendorff's alpha from a coincidence matrix over the sorted value domain."""
     marginals = o.sum(axis=1)
     n = marginals.sum()
     if n <= 1:
@@ -135,3 +140,22 @@ def krippendorff_alpha(data, level: str = "interval", values: Sequence | None = 
     if expected == 0:
         return float("nan")
     return 1.0 - float((o * delta2).sum()) / expected
+
+
+def alphas_from_coincidences(domain: np.ndarray, stack: np.ndarray, level: str = "interval") -> np.ndarray:
+    """alpha_from_coincidence on each of a stack of coincidence matrices (B x q x q) at once: the bootstrap of
+    scoring/lib/reliability sums resampled documents' matrices into such a stack. NaN where undefined."""
+    marginals = stack.sum(axis=2)
+    n = marginals.sum(axis=1)
+    if level == "ordinal":
+        cumulative = np.cumsum(marginals, axis=1)
+        low = np.minimum.outer(np.arange(domain.size), np.arange(domain.size))
+        high = np.maximum.outer(np.arange(domain.size), np.arange(domain.size))
+        between = cumulative[:, high] - cumulative[:, low] + marginals[:, low]
+        delta2 = (between - (marginals[:, :, None] + marginals[:, None, :]) / 2) ** 2
+    else:
+        delta2 = np.broadcast_to(_alpha_delta2(domain, np.zeros(domain.size), level), stack.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.einsum("bc,bk,bck->b", marginals, marginals, delta2) / (n - 1)
+        alphas = 1.0 - np.einsum("bck,bck->b", stack, delta2) / expected
+    return np.where((n <= 1) | (expected == 0), np.nan, alphas)

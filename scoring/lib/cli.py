@@ -2,6 +2,7 @@
 
     python -m scoring eval QRELS RUN -m ndcg -m ndcg_cut.10,20 -m dcg_cut_10 [--formulation 2008 --b 4]
     python -m scoring session ...        (scoring/session_cli.py)
+    python -m scoring agreement A.qrels B.qrels ...   (scoring/lib/agreement_cli.py)
 
 Output is built completely before anything is printed, so a bad input gives a message "file:line: reason"
 on stderr, exit status 2 and nothing on stdout.
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import metrics
+from .agreement_cli import add_agreement_subcommand
 from .errors import InputError
 from .session_cli import add_session_subcommand
 from .trec_io import read_qrels_columns, read_ranked, start_reading_run
@@ -149,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.set_defaults(func=run_eval)
     add_session_subcommand(commands)
+    add_agreement_subcommand(commands)
     return parser
 
 

@@ -13,7 +13,9 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.lib import agreement
+from scoring.lib import agreement, reliability
+from scoring.lib.reliability import AgreementEstimate
+from studies.assessment.agreement_estimates import all_estimates, estimate_texts, pair_estimates
 from studies.assessment.pages import Texts
 from studies.assessment.selectors import DocumentGrades, document_grades
 from studies.errors import AssessmentError
@@ -184,9 +186,14 @@ class PairAgreement(Texts):
     kappa_linear: float
     kappa_quadratic: float
     matrix: np.ndarray
+    estimates: list[AgreementEstimate] = field(default_factory=list)
 
     def matrix_rows(self):
         return list(enumerate(self.matrix.tolist()))
+
+    def estimate_rows(self):
+        """(estimate, its texts) for the page, in PAIR_COEFFICIENTS' order."""
+        return [(estimate, estimate_texts(estimate)) for estimate in self.estimates]
 
 
 @dataclass
@@ -198,6 +205,11 @@ class AgreementBlock(Texts):
     pairs: list[PairAgreement]
     alpha_ordinal: float
     alpha_interval: float
+    # Every coefficient over all assessors with its interval (agreement_estimates.all_estimates).
+    estimates: list[AgreementEstimate] = field(default_factory=list)
+
+    def estimate_rows(self):
+        return [(estimate, estimate_texts(estimate)) for estimate in self.estimates]
 
 
 def _agreement_block(
@@ -224,6 +236,7 @@ def _agreement_block(
                 agreement.kappa_from_matrix(matrix, "linear"),
                 agreement.kappa_from_matrix(matrix, "quadratic"),
                 matrix,
+                pair_estimates(matrix),
             )
         )
     units = int(((~np.isnan(data)).sum(axis=0) >= 2).sum()) if rows else 0
@@ -231,13 +244,16 @@ def _agreement_block(
         level: agreement.krippendorff_alpha(data, level, values=scale) if rows else float("nan")
         for level in ("ordinal", "interval")
     }
-    return AgreementBlock(scenario, units, pairs, alpha["ordinal"], alpha["interval"])
+    return AgreementBlock(
+        scenario, units, pairs, alpha["ordinal"], alpha["interval"], all_estimates(data, scale)
+    )
 
 
 def assessor_agreement(*, study: Study) -> list[AgreementBlock]:
     """Per scenario, then overall (last, scenario None): weighted kappa (linear, quadratic) with the confusion
     matrix for every pair of assessors on the documents both graded, and Krippendorff's alpha (ordinal,
-    interval) over all assessors."""
+    interval) over all assessors; and every coefficient with its interval and method, for each pair
+    (PairAgreement.estimates) and over all assessors (AgreementBlock.estimates; agreement_estimates.py)."""
     members = list(study.assessors.select_related("user").order_by("id"))
     scale = study.grade_values()
     rows = [row for row in document_grades(study) if len(row.grades) >= 2]
@@ -257,6 +273,17 @@ class ParticipantAgreement(Texts):
     kappa_linear: float
     kappa_quadratic: float
     missed: int  # shown to them, relevant in the reference, not judged relevant by them
+    matrix: np.ndarray | None = None  # rows: their grades, columns: the reference's
+
+    def kappa_intervals(self) -> dict[str, str]:
+        """The 95% intervals of kappa (linear, quadratic) as page texts, computed when a page asks (the
+        exclusion rule reads only the estimates)."""
+        if self.matrix is None:
+            return {"linear": "n/a", "quadratic": "n/a"}
+        return {
+            weighting: estimate_texts(reliability.cohen_kappa_estimate(self.matrix, weighting))["interval"]
+            for weighting in ("linear", "quadratic")
+        }
 
 
 def participant_reference_agreement(
@@ -326,6 +353,7 @@ def participant_reference_agreement(
                     agreement.kappa_from_matrix(matrix, "linear"),
                     agreement.kappa_from_matrix(matrix, "quadratic"),
                     missed[kind][label],
+                    matrix,
                 )
             )
         return out

@@ -12,4 +12,5 @@ urlpatterns = [
     path("<slug:slug>/downloads/runs-<str:unit>.zip", views.runs, name="runs"),
     path("<slug:slug>/downloads/reference-v<int:number>.qrels", views.qrels, name="qrels"),
     path("<slug:slug>/downloads/session-track.xml", views.session_track, name="session_track"),
+    path("<slug:slug>/downloads/agreement.csv", views.agreement_csv, name="agreement_csv"),
 ]

@@ -1,16 +1,19 @@
 """Every export of a study as a download from its pages: the archive, the tidy CSV (zip), the runs (zip), the
-qrels of each reference version, the TREC Session Track XML. The same bytes as the commands and the API.
-The big ones stream (studies/interchange/downloads.py); what can be refused is refused before the first
-byte."""
+qrels of each reference version, the TREC Session Track XML, the assessors' agreement (CSV). The same bytes
+as the commands and the API. The big ones stream (studies/interchange/downloads.py); what can be refused is
+refused before the first byte."""
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
+from studies.assessment.adjudication import assessor_agreement
+from studies.assessment.agreement_estimates import agreement_rows
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import ExportError
 from studies.interchange.archive import study_archive_stream
 from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
 from studies.interchange.session_track import session_track_stream
+from studies.interchange.tidy_csv import table_csv
 from studies.interchange.trec import UNITS, study_qrels
 
 
@@ -88,3 +91,13 @@ def qrels(request, slug, number):
 def session_track(request, slug):
     study = study_for_researcher(request, slug)
     return _download(session_track_stream(study=study), "application/xml", f"{study.slug}-session-track.xml")
+
+
+@researcher_required
+def agreement_csv(request, slug):
+    """Every agreement coefficient with its interval, per scenario and overall, for each pair of assessors and
+    over all of them (studies/assessment/agreement_estimates.py; docs/assessing.md, "Agreement")."""
+    study = study_for_researcher(request, slug)
+    raw = request.GET.get("raw") == "1"
+    body = table_csv(agreement_rows(assessor_agreement(study=study)), raw=raw)
+    return _download(body, "text/csv; charset=utf-8", f"{study.slug}-agreement.csv")

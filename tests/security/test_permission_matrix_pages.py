@@ -131,6 +131,9 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("exports:session_track", "GET"): Row(
         "GET", study_path("/studies/{slug}/downloads/session-track.xml"), RESEARCHER_PAGE
     ),
+    ("exports:agreement_csv", "GET"): Row(
+        "GET", study_path("/studies/{slug}/downloads/agreement.csv"), RESEARCHER_PAGE
+    ),
     # Collections (studies/library): the world's collection has no owner; Bob sees it through Alice's study
     # (sharing or deleting it is refused with a message: he is not its owner), Charlie does not (404).
     ("library:collection_list", "GET"): Row("GET", fixed("/collections/"), RESEARCHER_ANY_STUDY),

@@ -57,6 +57,7 @@ def test_the_downloads_page_links_every_export(alice_client, worked):
         "runs-session.zip",
         "reference-v1.qrels",
         "session-track.xml",
+        "agreement.csv",
     ):
         assert f"/studies/{worked.slug}/downloads/{part}" in page
 
@@ -76,6 +77,7 @@ def test_each_download_holds_its_export(alice_client, worked):
     assert alice_client.get(base + "reference-v9.qrels").status_code == 404
     assert alice_client.get(base + "runs-bogus.zip").status_code == 400
     assert body(alice_client.get(base + "session-track.xml")).startswith(b"<?xml")
+    assert body(alice_client.get(base + "agreement.csv")).startswith(b"scenario,first,second,coefficient,")
 
 
 def test_another_researcher_gets_a_404(client, charlie, worked):
@@ -87,6 +89,7 @@ def test_another_researcher_gets_a_404(client, charlie, worked):
         "runs-query.zip",
         "reference-v1.qrels",
         "session-track.xml",
+        "agreement.csv",
     ):
         assert client.get(f"/studies/{worked.slug}/downloads/{part}").status_code == 404
 

@@ -1,0 +1,126 @@
+"""`python -m scoring agreement`: agreement between assessors given as one TREC qrels file each, with every
+coefficient's standard error, interval, p-value and method (scoring/lib/reliability; docs/assessing.md).
+
+    python -m scoring agreement ann.qrels ben.qrels cat.qrels [--grades 0,1,2,3] [--per-topic]
+
+A document is a (topic, docid); an assessor grades it when their file has that line (negative grades, which
+trec_eval reads as unjudged, count as not graded). Output: tab-separated, a header, then for "all" topics (and
+each topic with --per-topic) a row per coefficient over all assessors (first and second empty) and for each
+pair of assessors on the documents both graded. Assessors are named by their file's name without its suffix.
+Bad input: "file:line: reason" on stderr, exit status 2, nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import agreement, reliability
+from .errors import InputError
+from .trec_io import read_qrels
+
+EXIT_BAD_INPUT = 2
+HEADER = ["topic", "first", "second", *reliability.ESTIMATE_COLUMNS]
+
+
+def add_agreement_subcommand(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "agreement",
+        help="agreement between assessors' qrels, every coefficient with its interval",
+        description="Agreement between two or more assessors, one TREC qrels file each: Cohen's kappa, "
+        "Gwet's AC1/AC2, Fleiss' kappa and Krippendorff's alpha with standard errors, intervals, p-values "
+        "and the method. See docs/assessing.md.",
+    )
+    parser.add_argument("qrels", nargs="+", help="one TREC qrels file per assessor (at least two)")
+    parser.add_argument(
+        "--grades",
+        default=None,
+        help="the grade scale as a comma list (default: every grade the files use, from 0)",
+    )
+    parser.add_argument("--per-topic", action="store_true", help="also a block of rows per topic")
+    parser.add_argument(
+        "--replicates",
+        type=int,
+        default=reliability.DEFAULT_REPLICATES,
+        help="bootstrap resamples for the ordinal alpha (default %(default)s)",
+    )
+    parser.add_argument("--seed", type=int, default=reliability.DEFAULT_SEED, help="bootstrap seed")
+    parser.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    parser.set_defaults(func=run_agreement)
+    return parser
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    try:
+        output = agreement_table(args)
+    except InputError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as exc:
+        print(f"python -m scoring agreement: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    sys.stdout.write(output)
+    return 0
+
+
+def _scale(text: str | None, judged: list[dict[str, dict[str, int]]], paths: list[str]) -> list[int]:
+    """The grade scale: --grades (every file's grades must be in it), else 0 up to the highest grade used."""
+    if text is None:
+        used = {g for qrels in judged for docs in qrels.values() for g in docs.values() if g >= 0}
+        return list(range(max(used) + 1)) if used else [0, 1]
+    try:
+        scale = sorted({int(item) for item in text.split(",")})
+    except ValueError:
+        raise ValueError(f"--grades {text!r} is not a comma list of whole numbers") from None
+    for path, qrels in zip(paths, judged, strict=True):
+        for topic, docs in qrels.items():
+            for doc, grade in docs.items():
+                if grade >= 0 and grade not in scale:
+                    raise InputError(
+                        path, None, f"topic {topic} document {doc}: grade {grade} not in {scale}"
+                    )
+    return scale
+
+
+def agreement_table(args: argparse.Namespace) -> str:
+    """Everything `agreement` prints, as one string; raises InputError or ValueError on bad input."""
+    if len(args.qrels) < 2:
+        raise ValueError("agreement needs the qrels of at least two assessors")
+    names = [Path(path).stem for path in args.qrels]
+    if len(set(names)) < len(names):
+        raise ValueError(
+            f"two files have the same name ({', '.join(names)}); name each assessor's file apart"
+        )
+    judged = [read_qrels(path) for path in args.qrels]
+    scale = _scale(args.grades, judged, list(args.qrels))
+    units = sorted({(topic, doc) for qrels in judged for topic, docs in qrels.items() for doc in docs})
+    data = np.full((len(judged), len(units)), np.nan)
+    for row, qrels in enumerate(judged):
+        for column, (topic, doc) in enumerate(units):
+            grade = qrels.get(topic, {}).get(doc)
+            if grade is not None and grade >= 0:
+                data[row, column] = grade
+    topics = sorted({topic for topic, _doc in units})
+    blocks = [("all", np.ones(len(units), dtype=bool))]
+    if args.per_topic:
+        blocks += [(topic, np.array([t == topic for t, _d in units], dtype=bool)) for topic in topics]
+    lines = ["\t".join(HEADER)]
+    for label, mask in blocks:
+        part = data[:, mask]
+        estimates = reliability.all_estimates(
+            part, scale, replicates=args.replicates, seed=args.seed, level=args.level
+        )
+        rows = [[label, "", "", *reliability.estimate_cells(e)] for e in estimates]
+        for (i, first), (j, second) in itertools.combinations(enumerate(names), 2):
+            both = ~np.isnan(part[i]) & ~np.isnan(part[j])
+            matrix = agreement.confusion_matrix(part[i, both].astype(int), part[j, both].astype(int), scale)
+            rows += [
+                [label, first, second, *reliability.estimate_cells(e)]
+                for e in reliability.pair_estimates(matrix, level=args.level)
+            ]
+        lines += ["\t".join(str(cell) for cell in row) for row in rows]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,75 @@
+"""The coefficients shown together, in their order: for a pair of graders (their contingency table) and over
+all graders (graders x documents with missing grades). The agreement page, its CSV and `python -m scoring
+agreement` all report these lists, so a script's figures match the page's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import numpy as np
+
+from .bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, krippendorff_alpha_bootstrap
+from .estimate import AgreementEstimate
+from .many_graders import fleiss_kappa_estimate, gwet_ac_many_estimate, krippendorff_alpha_analytic
+from .two_graders import cohen_kappa_estimate, gwet_ac_estimate, percent_agreement_estimate
+
+PAIR_COEFFICIENTS: list[Callable[..., AgreementEstimate]] = [
+    percent_agreement_estimate,
+    partial(cohen_kappa_estimate, weighting="unweighted"),
+    partial(cohen_kappa_estimate, weighting="linear"),
+    partial(cohen_kappa_estimate, weighting="quadratic"),
+    partial(gwet_ac_estimate, weighting="unweighted"),
+    partial(gwet_ac_estimate, weighting="linear"),
+    partial(gwet_ac_estimate, weighting="quadratic"),
+    partial(gwet_ac_estimate, weighting="ordinal"),
+]
+
+
+def pair_estimates(matrix: np.ndarray, *, level: float = 0.95) -> list[AgreementEstimate]:
+    """Percent agreement, Cohen's kappa (unweighted, linear, quadratic), Gwet's AC1 and AC2 (linear,
+    quadratic, ordinal) of one pair's contingency table."""
+    return [coefficient(matrix, level=level) for coefficient in PAIR_COEFFICIENTS]
+
+
+def all_estimates(
+    data,
+    scale: Sequence,
+    *,
+    replicates: int = DEFAULT_REPLICATES,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> list[AgreementEstimate]:
+    """Over all graders: Fleiss' kappa, Gwet's AC1 and AC2 (linear, quadratic, ordinal weights),
+    Krippendorff's alpha nominal and interval (analytic) and ordinal (bootstrap over documents)."""
+    return [
+        fleiss_kappa_estimate(data, scale, level=level),
+        gwet_ac_many_estimate(data, scale, level=level),
+        gwet_ac_many_estimate(data, scale, "linear", level=level),
+        gwet_ac_many_estimate(data, scale, "quadratic", level=level),
+        gwet_ac_many_estimate(data, scale, "ordinal", level=level),
+        krippendorff_alpha_analytic(data, "nominal", scale, level=level),
+        krippendorff_alpha_bootstrap(data, "ordinal", scale, replicates=replicates, seed=seed, level=level),
+        krippendorff_alpha_analytic(data, "interval", scale, level=level),
+    ]
+
+
+ESTIMATE_COLUMNS = ["coefficient", "estimate", "se", "ci_low", "ci_high", "p_value", "n", "method"]
+
+
+def estimate_cells(estimate: AgreementEstimate) -> list:
+    """The estimate as cells in ESTIMATE_COLUMNS' order: numbers in full (repr), empty when undefined."""
+
+    def number(value: float) -> str:
+        return "" if value is None or not np.isfinite(value) else repr(float(value))
+
+    return [
+        estimate.coefficient,
+        number(estimate.estimate),
+        number(estimate.se),
+        number(estimate.ci_low),
+        number(estimate.ci_high),
+        number(estimate.p_value),
+        estimate.n,
+        estimate.method,
+    ]
