@@ -189,18 +189,17 @@ class QuestionnaireItemForm(forms.Form):
             low, high = cleaned.get("min"), cleaned.get("max")
             if low is not None and high is not None and low >= high:
                 self.add_error("max", f"max ({high}) must be above min ({low})")
-        if kind == "scale":
-            for key in ("min_label", "max_label"):
-                if cleaned.get(key, "").strip():
-                    item[key] = cleaned[key].strip()
+        for key in ("min_label", "max_label"):  # anchors on another kind: refused at their field
+            if cleaned.get(key, "").strip():
+                item[key] = cleaned[key].strip()
         if kind == "choice":
             item["choices"] = [
                 line.strip() for line in cleaned.get("choices", "").splitlines() if line.strip()
             ]
             if not item["choices"]:
                 self.add_error("choices", "a choice needs at least one option (one a line)")
-            if cleaned.get("other"):
-                item["other"] = True
+        if cleaned.get("other"):
+            item["other"] = True
         if not cleaned.get("required"):
             item["required"] = False
         for problem in item_errors(item):
