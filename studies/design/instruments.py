@@ -269,3 +269,21 @@ def sus_score(answers: Mapping) -> float | None:
     """The SUS score (0..100) of one participant's answers (sus_1 .. sus_10), or None when an item is
     missing."""
     return sus_of_responses([answers.get(name) for name in SUS_NAMES])
+
+
+SCORE_LABELS = {TLX_RAW: "Raw NASA-TLX (0-100)", SUS_SCORE: "SUS score (0-100)"}
+
+
+def score_items(items: Sequence[Mapping]) -> list[dict]:
+    """The instrument scores the items allow, as number items (name: the score key), so that a summary of
+    numeric items (Table 1, the meta-evaluation's ratings) shows them beside the items."""
+    return [
+        {"name": key, "label": SCORE_LABELS[key], "kind": "number"} for key in instrument_score_keys(items)
+    ]
+
+
+def answers_with_scores(items: Sequence[Mapping], answers: Mapping | None) -> dict:
+    """The answers and, under their score keys, the instrument scores they have (none where one is None)."""
+    answers = dict(answers) if isinstance(answers, Mapping) else {}
+    scores = instrument_scores(items, answers)
+    return {**answers, **{key: value for key, value in scores.items() if value is not None}}

@@ -68,7 +68,7 @@ def page_number(data: Mapping, total: int) -> int:
 
 def question_page(items: Sequence[Mapping], answers: Mapping, errors: Mapping, number: int) -> QuestionPage:
     """Page `number` (1-based, clamped) of `items` with these answers and messages."""
-    pages = item_pages(list(items)) or [[]]
+    pages = item_pages([dict(item) for item in items]) or [[]]
     number = min(max(number, 1), len(pages))
     shown = {item["name"] for item in pages[number - 1]}
     carried = [
@@ -83,7 +83,7 @@ def question_page(items: Sequence[Mapping], answers: Mapping, errors: Mapping, n
 
 def first_page_with(items: Sequence[Mapping], errors: Mapping) -> int:
     """The first page (1-based) holding an item with a message; 1 when none does."""
-    for number, page in enumerate(item_pages(list(items)), start=1):
+    for number, page in enumerate(item_pages([dict(item) for item in items]), start=1):
         if any(item["name"] in errors for item in page):
             return number
     return 1
@@ -92,7 +92,7 @@ def first_page_with(items: Sequence[Mapping], errors: Mapping) -> int:
 def page_next(items: Sequence[Mapping], data: Mapping) -> QuestionPage | None:
     """After a page's "Next": the next page, or the first refused page with its messages; None when the form
     was the last page (save the questionnaire)."""
-    pages = item_pages(list(items))
+    pages = item_pages([dict(item) for item in items])
     number = page_number(data, len(pages))
     if number >= len(pages):
         return None
