@@ -1,6 +1,7 @@
-"""The questionnaire editor in the browser: a researcher builds the questions before each task from a template,
-changes a label, adds a choice with "Other (please specify)", moves it, starts a page at it and previews the
-result; a participant answers the two pages, "other" text included; sessions.csv has a column for each."""
+"""The questionnaire editor in the browser: a researcher builds the questions before each task from a
+template, changes a label, adds a choice with "Other (please specify)", moves it, starts a page at it and
+previews the result; a participant answers the two pages, "other" text included; sessions.csv has a
+column for each."""
 
 import csv
 import io
