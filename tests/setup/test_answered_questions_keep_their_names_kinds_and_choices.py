@@ -2,6 +2,8 @@
 column and what its answers mean), on the set-up page and through the API alike; wording, anchors, order and
 pages still change (studies/design/questionnaire_edits.py)."""
 
+import json
+
 from studies.design.questionnaire_edits import answered_change_errors
 from studies.models import Participant
 from tests.factories import study_enrolled
@@ -104,3 +106,19 @@ def test_kind_choices_and_range_of_an_answered_item_are_kept():
         answered_change_errors(ITEMS, [{**ITEMS[0], "choices": ["GP", "nurse", "other"]}, ITEMS[1]], counts)
         == []
     )
+
+
+def test_the_admin_asks_the_same_rule(admin_client, designed_study):
+    from tests.design.test_the_admin_keeps_a_locked_design import _change_form
+
+    study = answered(designed_study)
+    url, data = _change_form(admin_client, study)
+    response = admin_client.post(url, {**data, "questionnaire": json.dumps([ITEMS[0], ITEMS[2]])})
+    assert response.status_code == 200
+    assert "skill: 2 answers hold this item" in response.content.decode()
+    study.refresh_from_db()
+    assert study.questionnaire == ITEMS
+    reworded = [ITEMS[0], {**ITEMS[1], "label": "Skill (1-5)"}, ITEMS[2]]
+    assert admin_client.post(url, {**data, "questionnaire": json.dumps(reworded)}).status_code == 302
+    study.refresh_from_db()
+    assert study.questionnaire == reworded
