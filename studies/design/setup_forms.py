@@ -156,6 +156,8 @@ class QuestionnaireItemForm(forms.Form):
     def __init__(self, *args, taken=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.taken = taken or (lambda which: set())
+        if self["original"].value():  # an edit stays in its questionnaire
+            self.fields["which"].widget = forms.HiddenInput()
 
     @classmethod
     def of_item(cls, which: str, item: dict, **kwargs) -> QuestionnaireItemForm:

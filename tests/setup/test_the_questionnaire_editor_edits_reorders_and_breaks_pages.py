@@ -28,6 +28,9 @@ def test_an_item_is_edited_in_place_with_anchors_and_other(alice_client, study):
     with_items(study)
     page = alice_client.get(URL.format(study.slug) + "?edit=questionnaire:skill").content.decode()
     assert "Edit question" in page and 'value="Skill"' in page
+    assert (
+        'type="hidden" name="item-which" value="questionnaire"' in page
+    )  # an edit stays in its questionnaire
     response = edit(
         alice_client,
         study,
