@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count
 
+from studies.design.instruments import answers_with_scores
 from studies.models import Participant
 
 from .lib.session import SUMMARIES
@@ -427,9 +428,11 @@ def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> Sessi
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         return float(value) if ok else float("nan")
 
+    # Each answer with its instrument scores (the raw NASA-TLX, SUS), which `items` may name as ratings.
+    answers = [answers_with_scores(items, row[1]) if row else None for row in rows]
     ratings = {
         item["name"]: np.array(
-            [number((row[1] or {}).get(item["name"])) if row else np.nan for row in rows], dtype=np.float64
+            [number(a.get(item["name"])) if a is not None else np.nan for a in answers], dtype=np.float64
         )
         for item in numeric
     }

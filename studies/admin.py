@@ -6,7 +6,7 @@ from studies import models
 from studies.design import services
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by, collections_visible_to, events_readable
-from studies.errors import SystemConfigError
+from studies.errors import DesignError, SystemConfigError
 
 
 class StudyAdminForm(forms.ModelForm):
@@ -15,13 +15,24 @@ class StudyAdminForm(forms.ModelForm):
 
     def _questionnaire(self, field):
         value = self.cleaned_data.get(field)
+        if value is None:  # left blank: no questions (the model's default)
+            value = []
         errors = questionnaire_errors(value)
         if errors:
             raise forms.ValidationError(errors)
+        # THE rule on answered items (services.questionnaire_check_answered), as the pages and the API ask it.
+        if self.instance.pk is not None and field in self.changed_data:
+            try:
+                services.questionnaire_check_answered(study=self.instance, which=field, items=value)
+            except DesignError as error:
+                raise forms.ValidationError(str(error)) from None
         return value
 
     def clean_questionnaire(self):
         return self._questionnaire("questionnaire")
+
+    def clean_pre_task_questionnaire(self):
+        return self._questionnaire("pre_task_questionnaire")
 
     def clean_post_task_questionnaire(self):
         return self._questionnaire("post_task_questionnaire")

@@ -9,6 +9,7 @@ import numpy as np
 from django.core.cache import cache
 from django.http import Http404
 
+from studies.design.instruments import answers_with_scores, score_items
 from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
 
 from .. import selectors
@@ -142,8 +143,11 @@ def _queries(run, query, filters, options: _Options):
 
 def _participants(run, query, filters, options: _Options):
     items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
-    answers = selectors.study_questionnaire_answers(run.study, filters)
-    return charts.participants_table(answers, items), selectors.LeftOut(
+    # The raw NASA-TLX and SUS scores, as rows of their own, where the questionnaire holds the instrument.
+    answers = [
+        answers_with_scores(items, a) for a in selectors.study_questionnaire_answers(run.study, filters)
+    ]
+    return charts.participants_table(answers, [*items, *score_items(items)]), selectors.LeftOut(
         applies=False,
         excluded_participants=filters.excluded_codes,
         excluded_included=filters.include_excluded,
@@ -298,7 +302,8 @@ def _meta_compute(run, scores, unit):
     summaries, and its other measures where it computed them) against every numeric post-task rating; on
     another unit than the session, each unit's sessions on a system are averaged first."""
     items = run.study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE
-    extras = selectors.run_session_extras(run, scores.session_id, items)
+    # The raw NASA-TLX and SUS scores of each post-task answer are ratings too (run_session_extras).
+    extras = selectors.run_session_extras(run, scores.session_id, [*items, *score_items(items)])
     measures = {**{name: scores.summaries[name] for name in SUMMARIES}, **extras.measures}
     measures.update(_attention_measures(run, scores))
     labels = {**charts.SUMMARY_LABELS, **MEASURE_LABELS, **ATTENTION_LABELS}

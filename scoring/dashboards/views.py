@@ -19,6 +19,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
+from studies.design.instruments import score_items
 from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE
 from studies.design.views import researcher_required, study_for_researcher
 
@@ -290,9 +291,14 @@ def _dashboard_context(request, run):
             key: request.GET.get(key, "")
             for key in ("k", "summary", "first", "second", "system_one", "rating", "coefficient")
         },
-        "ratings": selectors.numeric_items(study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE),
+        "ratings": _ratings(study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE),
         "coefficients": [(c, COEFFICIENT_LABELS[c]) for c in COEFFICIENTS],
     }
+
+
+def _ratings(items) -> list[dict]:
+    """The post-task ratings a chart may be asked for: the numeric items, then the instrument scores."""
+    return [*selectors.numeric_items(items), *score_items(items)]
 
 
 @researcher_required

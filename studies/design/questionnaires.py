@@ -2,7 +2,10 @@
 API, the admin, the archive importer) and again where one is shown, so that a malformed one never reaches a
 participant's page as a 500.
 
-An item: {"name", "label", "kind": integer|number|scale|text|choice, "min", "max", "choices", "required"}.
+An item: {"name", "label", "kind": integer|number|scale|text|choice, "min", "max", "choices", "required",
+"min_label", "max_label" (a scale's anchors, shown at its two ends), "other" (a choice item's "Other (please
+specify)": the answer is "other" and the text goes under "<name>.other"), "new_page" (the participant sees the
+items from this one on a new page)}.
 """
 
 from __future__ import annotations
@@ -13,7 +16,22 @@ from collections.abc import Sequence
 from typing import Any
 
 KINDS = ("integer", "number", "scale", "text", "choice")
-KEYS = {"name", "label", "kind", "min", "max", "choices", "required"}
+KEYS = {
+    "name",
+    "label",
+    "kind",
+    "min",
+    "max",
+    "choices",
+    "required",
+    "min_label",
+    "max_label",
+    "other",
+    "new_page",
+}
+# A choice item's "Other (please specify)": its answer, and the key of its text in the answers.
+OTHER = "other"
+OTHER_SUFFIX = ".other"
 MAX_ITEMS = 100
 MAX_OPTIONS = 100  # radio buttons of a scale (max - min + 1) or a choice
 MAX_LABEL = 1000
@@ -54,8 +72,18 @@ def item_errors(item: Any) -> list[str]:
     if kind not in KINDS:
         errors.append(f"kind must be one of {', '.join(KINDS)}")
         return errors
-    if "required" in item and not isinstance(item["required"], bool):
-        errors.append("required must be true or false")
+    for flag in ("required", "new_page", "other"):
+        if flag in item and not isinstance(item[flag], bool):
+            errors.append(f"{flag} must be true or false")
+    for anchor in ("min_label", "max_label"):
+        if anchor in item:
+            text = item[anchor]
+            if kind != "scale":
+                errors.append(f"{anchor} is for scale items, not {kind}")
+            elif not isinstance(text, str) or not text.strip() or len(text) > MAX_CHOICE:
+                errors.append(f"{anchor} must be a text of 1-{MAX_CHOICE} characters")
+    if item.get("other") is True and kind != "choice":
+        errors.append(f"other (please specify) is for choice items, not {kind}")
     low, high = item.get("min"), item.get("max")
     if kind in ("integer", "number", "scale"):
         whole = kind != "number"
@@ -85,6 +113,10 @@ def item_errors(item: Any) -> list[str]:
             )
         elif len({str(c) for c in choices}) != len(choices):
             errors.append("choices must differ from one another")
+        elif item.get("other") is True and any(str(c).strip().lower() == OTHER for c in choices):
+            errors.append(
+                f'choices must not include "{OTHER}" when "other (please specify)" is on: it adds it'
+            )
     elif choices is not None:
         errors.append(f"choices are for choice items, not {kind}")
     return errors
@@ -155,3 +187,23 @@ DEFAULT_POST_TASK_QUESTIONNAIRE = [
         "max": 5,
     },
 ]
+
+
+def item_pages(items: Sequence[dict]) -> list[list[dict]]:
+    """The items page by page: a new page starts at each item with "new_page" (but the first)."""
+    pages: list[list[dict]] = []
+    for item in items:
+        if not pages or (item.get("new_page") and pages[-1]):
+            pages.append([])
+        pages[-1].append(item)
+    return pages
+
+
+def questionnaire_shown(study, which: str) -> list[dict]:
+    """The items participants are asked by the study's questionnaire `which` (questionnaire,
+    pre_task_questionnaire, post_task_questionnaire): its valid items, else the default (none before each
+    task)."""
+    items = usable_items(getattr(study, which, None))
+    if items or which == "pre_task_questionnaire":
+        return items
+    return DEFAULT_POST_TASK_QUESTIONNAIRE if which == "post_task_questionnaire" else DEFAULT_QUESTIONNAIRE

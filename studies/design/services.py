@@ -9,8 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from studies.design import selectors
 from studies.design.latin_square import participant_assignment
 from studies.design.lifecycle import preview_delete, study_check_accepting
+from studies.design.questionnaire_edits import answered_change_errors
 from studies.design.rows import rows_to_issue
 from studies.design.selectors import collection_usable_by
 from studies.errors import (
@@ -150,11 +152,32 @@ def study_update(*, study: Study, **fields) -> Study:
     outside = sorted(set(fields) - set(STUDY_SETTINGS))
     if outside:
         raise DesignError(f"not a study setting: {', '.join(outside)}")
+    for which in QUESTIONNAIRE_FIELDS & set(fields):
+        if fields[which] != getattr(study, which):
+            questionnaire_check_answered(study=study, which=which, items=fields[which])
     for name, value in fields.items():
         setattr(study, name, value)
     if fields:
         study.save(update_fields=list(fields))
     return study
+
+
+QUESTIONNAIRE_FIELDS = {"questionnaire", "pre_task_questionnaire", "post_task_questionnaire"}
+
+
+def questionnaire_check_answered(*, study: Study, which: str, items: list) -> None:
+    """THE rule on changing a questionnaire that participants answered
+    (studies/design/questionnaire_edits.py): its answered items keep their names, kinds, choices and
+    ranges. Asked by every write of a questionnaire (the set-up page's editor, the API); raises DesignError
+    naming each item."""
+    stored = Study.objects.filter(pk=study.pk).values_list(which, flat=True).first() or []
+    errors = answered_change_errors(
+        stored if isinstance(stored, list) else [],
+        items if isinstance(items, list) else [],
+        selectors.questionnaire_answered(study=study, which=which),
+    )
+    if errors:
+        raise DesignError("; ".join(errors))
 
 
 def study_delete(*, study: Study, by) -> None:

@@ -1,5 +1,7 @@
 """Forms of the set-up pages: a system by its kind and settings (no JSON), questionnaire items by type."""
 
+from __future__ import annotations
+
 from django import forms
 
 from studies.design.instruments import INSTRUMENTS
@@ -110,8 +112,18 @@ class TopicPickForm(forms.Form):
         self.fields["topics"].choices = [(t.topic_id, f"{t.topic_id}: {t.title[:120]}") for t in topics]
 
 
+# Both add forms propose the same questionnaire: the one before the first task, where a study starts.
+DEFAULT_WHICH = "questionnaire"
+
+
 class QuestionnaireItemForm(forms.Form):
-    which = forms.ChoiceField(label="Questionnaire", choices=list(QUESTIONNAIRES.items()))
+    """A question, added or edited (`original`: the name of the item edited). Each problem sits at its field;
+    `taken` is the names the questionnaire's other items use."""
+
+    which = forms.ChoiceField(
+        label="Questionnaire", choices=list(QUESTIONNAIRES.items()), initial=DEFAULT_WHICH
+    )
+    original = forms.CharField(required=False, widget=forms.HiddenInput)
     name = forms.CharField(max_length=64, help_text="Its column in the exports: letters, digits and _.")
     label = forms.CharField(max_length=1000, label="Question")
     kind = forms.ChoiceField(
@@ -125,29 +137,83 @@ class QuestionnaireItemForm(forms.Form):
     )
     min = forms.IntegerField(required=False, help_text="Scale and numbers.")
     max = forms.IntegerField(required=False)
+    min_label = forms.CharField(
+        max_length=200, required=False, label="Anchor at min", help_text="Scale: shown at its low end."
+    )
+    max_label = forms.CharField(
+        max_length=200, required=False, label="Anchor at max", help_text="Scale: shown at its high end."
+    )
     choices = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), required=False, help_text="Choice: one option a line."
     )
+    other = forms.BooleanField(
+        required=False,
+        label="Other (please specify)",
+        help_text="Choice: adds an option “Other” with a text box; the text is its own column.",
+    )
     required = forms.BooleanField(required=False, initial=True)
+
+    def __init__(self, *args, taken=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.taken = taken or (lambda which: set())
+        if self["original"].value():  # an edit stays in its questionnaire
+            self.fields["which"].widget = forms.HiddenInput()
+
+    @classmethod
+    def of_item(cls, which: str, item: dict, **kwargs) -> QuestionnaireItemForm:
+        """The form filled with a stored item, to edit it."""
+        initial = {
+            "which": which,
+            "original": item["name"],
+            **{
+                key: item.get(key)
+                for key in ("name", "label", "kind", "min", "max", "min_label", "max_label")
+            },
+            "choices": "\n".join(str(c) for c in item.get("choices") or []),
+            "other": item.get("other") is True,
+            "required": item.get("required", True),
+        }
+        return cls(initial=initial, **kwargs)
 
     def clean(self):
         cleaned = super().clean()
         if self.errors:
             return cleaned
-        item = {"name": cleaned["name"].strip(), "label": cleaned["label"].strip(), "kind": cleaned["kind"]}
-        if cleaned["kind"] in ("scale", "integer", "number"):
+        kind = cleaned["kind"]
+        name = cleaned["name"].strip()
+        item = {"name": name, "label": cleaned["label"].strip(), "kind": kind}
+        if name != (cleaned.get("original") or "") and name in self.taken(cleaned["which"]):
+            self.add_error("name", f"another question of this questionnaire is named {name}")
+        if kind in ("scale", "integer", "number"):
             for key in ("min", "max"):
                 if cleaned.get(key) is not None:
                     item[key] = cleaned[key]
-        if cleaned["kind"] == "choice":
+            low, high = cleaned.get("min"), cleaned.get("max")
+            if low is not None and high is not None and low >= high:
+                self.add_error("max", f"max ({high}) must be above min ({low})")
+        for key in ("min_label", "max_label"):  # anchors on another kind: refused at their field
+            if cleaned.get(key, "").strip():
+                item[key] = cleaned[key].strip()
+        if kind == "choice":
             item["choices"] = [
                 line.strip() for line in cleaned.get("choices", "").splitlines() if line.strip()
             ]
+            if not item["choices"]:
+                self.add_error("choices", "a choice needs at least one option (one a line)")
+        if cleaned.get("other"):
+            item["other"] = True
         if not cleaned.get("required"):
             item["required"] = False
         for problem in item_errors(item):
+            if problem.startswith("choices") and "choices" in self.errors:
+                continue
             field = next(
-                (f for f in ("name", "label", "min", "max", "choices") if problem.startswith(f)), None
+                (
+                    f
+                    for f in ("name", "label", "min_label", "max_label", "min", "max", "choices", "other")
+                    if problem.startswith(f)
+                ),
+                None,
             )
             self.add_error(field, problem)
         cleaned["item"] = item
@@ -156,9 +222,11 @@ class QuestionnaireItemForm(forms.Form):
 
 class InstrumentForm(forms.Form):
     which = forms.ChoiceField(
-        label="Questionnaire", choices=list(QUESTIONNAIRES.items()), initial="post_task_questionnaire"
+        label="Questionnaire", choices=list(QUESTIONNAIRES.items()), initial=DEFAULT_WHICH
     )
-    instrument = forms.ChoiceField(choices=[(key, i.title) for key, i in INSTRUMENTS.items()])
+    instrument = forms.ChoiceField(
+        label="Template", choices=[(key, i.title) for key, i in INSTRUMENTS.items()], initial="demographics"
+    )
 
 
 class ConsentForm(forms.Form):

@@ -128,6 +128,60 @@ def questionnaire_instrument_add(*, study: Study, which: str, instrument: str) -
     return _questionnaire_set(study, which, current + added)
 
 
+def _questionnaire_locked(study: Study, which: str) -> tuple[Study, list]:
+    if which not in QUESTIONNAIRES:
+        raise DesignError(f"no questionnaire {which!r}; one of {', '.join(QUESTIONNAIRES)}")
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    return study, list(getattr(study, which, []))
+
+
+def _position(items: list, name: str) -> int:
+    for position, item in enumerate(items):
+        if isinstance(item, dict) and item.get("name") == name:
+            return position
+    raise DesignError(f"the questionnaire has no item {name!r}")
+
+
+@transaction.atomic
+def questionnaire_item_edit(*, study: Study, which: str, name: str, item: dict) -> Study:
+    """Replace the item `name` with `item` (which may rename it), in its place; its page break stays."""
+    study, current = _questionnaire_locked(study, which)
+    position = _position(current, name)
+    item = dict(item)
+    if current[position].get("new_page") and "new_page" not in item:
+        item["new_page"] = True
+    current[position] = item
+    return _questionnaire_set(study, which, current)
+
+
+@transaction.atomic
+def questionnaire_item_move(*, study: Study, which: str, name: str, by: int) -> Study:
+    """Move the item `name` up (by=-1) or down (by=1) one place; page breaks stay with their items."""
+    study, current = _questionnaire_locked(study, which)
+    position = _position(current, name)
+    to = position + by
+    if by not in (-1, 1) or not 0 <= to < len(current):
+        raise DesignError(f"{name} is already {'first' if by < 0 else 'last'}")
+    current[position], current[to] = current[to], current[position]
+    return _questionnaire_set(study, which, current)
+
+
+@transaction.atomic
+def questionnaire_page_break(*, study: Study, which: str, name: str, on: bool) -> Study:
+    """Start a new page at the item `name` (on) or join it to the page before (off)."""
+    study, current = _questionnaire_locked(study, which)
+    position = _position(current, name)
+    if on and position == 0:
+        raise DesignError(f"{name} is the first item: it is on the first page already")
+    item = dict(current[position])
+    if on:
+        item["new_page"] = True
+    else:
+        item.pop("new_page", None)
+    current[position] = item
+    return _questionnaire_set(study, which, current)
+
+
 @transaction.atomic
 def questionnaire_item_remove(*, study: Study, which: str, name: str) -> Study:
     study = Study.objects.select_for_update().get(pk=study.pk)

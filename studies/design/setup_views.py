@@ -3,14 +3,22 @@ and time limits). Thin: an access-checked fetch, a form, a service of setup_serv
 The collection step's pages are studies/library's (they sit above design and interchange)."""
 
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.design import services
 from studies.design import setup_services as setup
+from studies.design.answers import answers_clean
 from studies.design.checklist import study_checklist, study_ready
 from studies.design.instruments import INSTRUMENTS
-from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
+from studies.design.question_pages import first_page_with, page_next, question_page
+from studies.design.questionnaires import (
+    DEFAULT_POST_TASK_QUESTIONNAIRE,
+    DEFAULT_QUESTIONNAIRE,
+    item_pages,
+    questionnaire_shown,
+)
 from studies.design.setup_forms import (
     ConsentForm,
     InstrumentForm,
@@ -22,7 +30,7 @@ from studies.design.setup_forms import (
     TopicPickForm,
 )
 from studies.design.views import researcher_required, study_for_researcher
-from studies.errors import StudiesError
+from studies.errors import InvalidAnswers, StudiesError
 from studies.models import CollectionTopic, System
 from studies.search.systems import system_search
 
@@ -276,64 +284,157 @@ def scenario_delete(request, slug, pk):
 # --- questionnaires ----------------------------------------------------------------------------------------
 
 
+def _questionnaire_lists(study) -> list[tuple]:
+    """(which, title, stored items with their page numbers, the defaults shown when none are stored)."""
+    lists = []
+    for which, defaults in (
+        ("questionnaire", DEFAULT_QUESTIONNAIRE),
+        ("pre_task_questionnaire", []),  # no default: none asked until a question is added
+        ("post_task_questionnaire", DEFAULT_POST_TASK_QUESTIONNAIRE),
+    ):
+        rows, page = [], 1
+        for position, item in enumerate(getattr(study, which) or []):
+            if position and isinstance(item, dict) and item.get("new_page"):
+                page += 1
+            rows.append({"item": item, "page": page, "first": position == 0})
+        lists.append((which, setup.QUESTIONNAIRES[which], rows, defaults))
+    return lists
+
+
+def _names_of(study):
+    def taken(which: str) -> set:
+        return {i.get("name") for i in getattr(study, which, None) or [] if isinstance(i, dict)}
+
+    return taken
+
+
+def _editing(request, study):
+    """The item form filled with the item `?edit=<which>:<name>` names, or None."""
+    which, _, name = request.GET.get("edit", "").partition(":")
+    if which not in setup.QUESTIONNAIRES:
+        return None
+    item = next(
+        (i for i in getattr(study, which) or [] if isinstance(i, dict) and i.get("name") == name), None
+    )
+    if item is None:
+        return None
+    return QuestionnaireItemForm.of_item(which, item, prefix="item", taken=_names_of(study))
+
+
+# What each button of the editor's item rows asks of the services (action -> service call).
+_ROW_ACTIONS = {
+    "remove": lambda study, which, name: setup.questionnaire_item_remove(study=study, which=which, name=name),
+    "up": lambda study, which, name: setup.questionnaire_item_move(
+        study=study, which=which, name=name, by=-1
+    ),
+    "down": lambda study, which, name: setup.questionnaire_item_move(
+        study=study, which=which, name=name, by=1
+    ),
+    "page_break": lambda study, which, name: setup.questionnaire_page_break(
+        study=study, which=which, name=name, on=True
+    ),
+    "join_page": lambda study, which, name: setup.questionnaire_page_break(
+        study=study, which=which, name=name, on=False
+    ),
+}
+_ROW_DONE = {
+    "remove": "Question {name} removed.",
+    "up": "Question {name} moved up.",
+    "down": "Question {name} moved down.",
+    "page_break": "A new page starts at {name}.",
+    "join_page": "{name} joined the page before.",
+}
+
+
 @researcher_required
 def questionnaires(request, slug):
     study = study_for_researcher(request, slug)
     action = request.POST.get("action")
-    item_form = QuestionnaireItemForm(request.POST if action == "item" else None, prefix="item")
+    taken = _names_of(study)
+    item_form = QuestionnaireItemForm(request.POST if action == "item" else None, prefix="item", taken=taken)
     instrument_form = InstrumentForm(request.POST if action == "instrument" else None, prefix="instrument")
     if request.method == "POST":
+        here = redirect("studies:setup_questionnaires", slug=study.slug)
         try:
             if action == "item" and item_form.is_valid():
-                setup.questionnaire_item_add(
-                    study=study, which=item_form.cleaned_data["which"], item=item_form.cleaned_data["item"]
-                )
-                messages.success(request, f"Question {item_form.cleaned_data['item']['name']} added.")
-                return redirect("studies:setup_questionnaires", slug=study.slug)
+                data = item_form.cleaned_data
+                if data["original"]:
+                    setup.questionnaire_item_edit(
+                        study=study, which=data["which"], name=data["original"], item=data["item"]
+                    )
+                    messages.success(request, f"Question {data['item']['name']} saved.")
+                else:
+                    setup.questionnaire_item_add(study=study, which=data["which"], item=data["item"])
+                    messages.success(request, f"Question {data['item']['name']} added.")
+                return here
             if action == "instrument" and instrument_form.is_valid():
                 data = instrument_form.cleaned_data
                 setup.questionnaire_instrument_add(
                     study=study, which=data["which"], instrument=data["instrument"]
                 )
                 messages.success(request, f"{INSTRUMENTS[data['instrument']].title} added.")
-                return redirect("studies:setup_questionnaires", slug=study.slug)
-            if action == "remove":
-                setup.questionnaire_item_remove(
-                    study=study, which=request.POST.get("which", ""), name=request.POST.get("name", "")
-                )
-                messages.success(request, "Question removed.")
-                return redirect("studies:setup_questionnaires", slug=study.slug)
+                return here
+            if action in _ROW_ACTIONS:
+                name = request.POST.get("name", "")
+                _ROW_ACTIONS[action](study, request.POST.get("which", ""), name)
+                messages.success(request, _ROW_DONE[action].format(name=name))
+                return here
         except StudiesError as exc:
+            if action in _ROW_ACTIONS:
+                _refused(request, exc)
+                return here
             (instrument_form if action == "instrument" else item_form).add_error(None, str(exc))
-    lists = [
-        ("questionnaire", setup.QUESTIONNAIRES["questionnaire"], study.questionnaire, DEFAULT_QUESTIONNAIRE),
-        # Before each task: no default, none asked until a question is added.
-        (
-            "pre_task_questionnaire",
-            setup.QUESTIONNAIRES["pre_task_questionnaire"],
-            study.pre_task_questionnaire,
-            [],
-        ),
-        (
-            "post_task_questionnaire",
-            setup.QUESTIONNAIRES["post_task_questionnaire"],
-            study.post_task_questionnaire,
-            DEFAULT_POST_TASK_QUESTIONNAIRE,
-        ),
-    ]
+    elif (editing := _editing(request, study)) is not None:
+        item_form = editing
     bad = (item_form.is_bound and item_form.errors) or (instrument_form.is_bound and instrument_form.errors)
     return render(
         request,
         "studies/setup/questionnaires.html",
         {
             "study": study,
-            "lists": lists,
+            "lists": _questionnaire_lists(study),
             "item_form": item_form,
+            "editing": bool(item_form["original"].value()),
             "instrument_form": instrument_form,
             "instruments": INSTRUMENTS.values(),
             "answered": study.participants.filter(preview_at__isnull=True)
             .exclude(questionnaire_answers={})
             .count(),
+        },
+        status=400 if bad else 200,
+    )
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def questionnaire_preview(request, slug, which):
+    """A questionnaire as a participant sees it, page by page, with the participant's checks; nothing is
+    stored. The last page shows the answers that would be saved."""
+    study = study_for_researcher(request, slug)
+    if which not in setup.QUESTIONNAIRES:
+        raise Http404("No such questionnaire.")
+    items = questionnaire_shown(study, which)
+    saved = None
+    if request.method == "POST":
+        try:
+            page = page_next(items, request.POST)
+            if page is None:
+                saved = answers_clean(items, request.POST)
+                page = question_page(items, request.POST, {}, len(item_pages(items)))
+        except InvalidAnswers as invalid:
+            page = question_page(items, request.POST, invalid.errors, first_page_with(items, invalid.errors))
+    else:
+        page = question_page(items, {}, {}, 1)
+    bad = any(row["error"] for row in page.items)
+    return render(
+        request,
+        "studies/setup/questionnaire_preview.html",
+        {
+            "study": study,
+            "which": which,
+            "title": setup.QUESTIONNAIRES[which],
+            "page": page,
+            "saved": saved,
         },
         status=400 if bad else 200,
     )

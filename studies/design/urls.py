@@ -28,5 +28,10 @@ urlpatterns = [
         name="setup_scenario_delete",
     ),
     path("<slug:slug>/setup/questionnaires/", setup_views.questionnaires, name="setup_questionnaires"),
+    path(
+        "<slug:slug>/setup/questionnaires/<str:which>/preview/",
+        setup_views.questionnaire_preview,
+        name="setup_questionnaire_preview",
+    ),
     path("<slug:slug>/setup/consent/", setup_views.consent, name="setup_consent"),
 ]

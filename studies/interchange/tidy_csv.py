@@ -14,7 +14,10 @@ task had none; effort_flags and effort_reasons: the task's flags (no_queries, sp
 unseen_time, below_rules; ";"-separated) and why, against the study's minimum-effort rules
 (docs/recruitment.md, "Effort rules and flags"), empty when none; active_s: the session's duration less every
 moment the tab was hidden, the window blurred or the participant idle (docs/running-a-study.md, "Exposure and
-attention"), empty while it runs. Times are ISO 8601 in UTC; empty cells are
+attention"), empty while it runs. Then one column per item of the questions before the task
+(`pre_task.<name>`) and after it (`post_task.<name>`), a choice's "other" text in `<...>.<name>.other`, and
+the raw NASA-TLX and SUS scores where the questionnaire holds the instrument (`post_task.score.tlx_raw`,
+`post_task.score.sus`; answer_columns.py). Times are ISO 8601 in UTC; empty cells are
 missing values. Text cells that a spreadsheet would run as a formula (starting with =, +, -, @, tab or CR) get
 a leading ' unless `raw` (docs/file-formats.md).
 """
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from sessionlab.rounds import in_rounds
 from sessionlab.spreadsheet import safe_rows
+from studies.interchange.answer_columns import answer_cells, questionnaire_columns
 from studies.models import (
     AttentionSpan,
     Event,
@@ -44,6 +48,7 @@ from studies.models import (
 )
 from studies.participation.effort_flags import effort_flags
 from studies.participation.exposure import AwaySpan, active_ms
+from studies.participation.form_steps import questionnaire_items
 from studies.participation.recruitment.effort import rules_of, session_efforts
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
@@ -135,9 +140,30 @@ def _session_chunks(study: Study, chunk_size: int) -> Iterator[list[SearchSessio
     yield from in_rounds(sessions, SearchSession.objects.select_related(*SESSION_RELATED), chunk_size)
 
 
+# The questionnaires whose answers are columns of sessions.csv, after TABLES["sessions"]: (prefix, which).
+ANSWER_COLUMNS = (("pre_task.", {"pre_task": True}), ("post_task.", {"post_task": True}))
+
+
+def _answer_items(study: Study) -> list[tuple[str, list[dict]]]:
+    """(prefix, the items participants are asked) per questionnaire of sessions.csv."""
+    return [(prefix, questionnaire_items(study=study, **which)) for prefix, which in ANSWER_COLUMNS]
+
+
+def table_header(*, study: Study, name: str) -> list[str]:
+    """The table's header: TABLES[name], and for sessions.csv a column per item of the study's questions
+    before and after each task (and their other texts and instrument scores)."""
+    if name != "sessions":
+        return list(TABLES[name])
+    extra = [
+        column for prefix, items in _answer_items(study) for column in questionnaire_columns(items, prefix)
+    ]
+    return TABLES[name] + extra
+
+
 def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[list]:
     """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time."""
-    yield TABLES[name]
+    yield table_header(study=study, name=name)
+    answer_items = dict(_answer_items(study)) if name == "sessions" else {}
     for sessions in _session_chunks(study, chunk_size):
         rows = _StudyRows([session.pk for session in sessions], name)
         if name == "sessions":
@@ -145,7 +171,10 @@ def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK)
         for session in sessions:
             key = _design(study, session)
             if name == "sessions":
-                yield key + rows.session(session)
+                answers = answer_cells(
+                    answer_items["pre_task."], session.assignment.pre_task_answers
+                ) + answer_cells(answer_items["post_task."], session.post_task_answers)
+                yield key + rows.session(session) + answers
             elif name == "judgments":
                 yield from (key + row for row in rows.judgments_of(session))
             elif name == "attention":

@@ -10,13 +10,13 @@ one). Every public name here is importable from steps.py too.
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from studies.design.answers import answers_clean
 from studies.design.gold import gold_pending
 from studies.design.lifecycle import participant_check_accepting
 from studies.design.questionnaires import (
@@ -26,9 +26,8 @@ from studies.design.questionnaires import (
     usable_items,
 )
 from studies.design.selectors import participant_step
-from studies.errors import InvalidAnswers, Refused
+from studies.errors import Refused
 from studies.models import Assignment, Participant, SearchSession
-from studies.participation.event_checks import text_clean
 from studies.participation.recruitment import (
     checks_progress,
     participant_clock_start,
@@ -72,46 +71,6 @@ def questionnaire_items(*, study, post_task: bool = False, pre_task: bool = Fals
     if pre_task:
         return items
     return items or (DEFAULT_POST_TASK_QUESTIONNAIRE if post_task else DEFAULT_QUESTIONNAIRE)
-
-
-def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str, Any]:
-    """Answers checked against the items ({"name", "label", "kind": integer|scale|number|text|choice, "min",
-    "max", "choices", "required" (default true)}); raises InvalidAnswers({name: message})."""
-    cleaned: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    for item in items:
-        name, kind = item["name"], item.get("kind", "text")
-        raw = data.get(name, "")
-        raw = "" if raw is None else str(raw).strip()
-        if raw == "":
-            if item.get("required", True):
-                errors[name] = "Please answer this question."
-            cleaned[name] = None
-            continue
-        if kind in ("integer", "scale", "number"):
-            try:
-                value = int(raw) if kind != "number" else float(raw)
-                if not math.isfinite(value):  # "nan", "1e999": JSON cannot hold them
-                    raise ValueError(raw)
-            except ValueError:
-                errors[name] = "Please give a number." if kind == "number" else "Please give a whole number."
-                continue
-            low, high = item.get("min"), item.get("max")
-            if (low is not None and value < low) or (high is not None and value > high):
-                errors[name] = f"Please give a number from {low} to {high}."
-                continue
-            cleaned[name] = value
-        elif kind == "choice":
-            choices = [str(c) for c in item.get("choices", [])]
-            if raw not in choices:
-                errors[name] = "Please pick one of the options."
-                continue
-            cleaned[name] = raw
-        else:
-            cleaned[name] = text_clean(raw[:2000])[0]  # a NUL cannot be stored (PostgreSQL's jsonb)
-    if errors:
-        raise InvalidAnswers(errors)
-    return cleaned
 
 
 # --- events ---------------------------------------------------------------------------------------------

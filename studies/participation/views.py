@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from sessionlab.csp import policy_for
 from studies.design import selectors
+from studies.design.question_pages import first_page_with, page_next, question_page
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
 from studies.participation import clock, gold, recruitment, reload, rules
@@ -81,19 +82,6 @@ def _refused(request, participant, refusal: Refused, status: int = 409):
         {"participant": participant, "study": participant.study, "message": refusal.message},
         status=status,
     )
-
-
-def _form_items(items, answers, errors) -> list[dict]:
-    """Questionnaire items ready for the template: the value given so far, the error, the scale's options."""
-    rows = []
-    for item in items:
-        row = {**item, "value": answers.get(item["name"], ""), "error": errors.get(item["name"], "")}
-        if item.get("kind") == "scale":
-            row["options"] = [str(v) for v in range(int(item.get("min", 1)), int(item.get("max", 5)) + 1)]
-        elif item.get("kind") == "choice":
-            row["options"] = [str(c) for c in item.get("choices", [])]
-        rows.append(row)
-    return rows
 
 
 def _context(participant, step, **extra) -> dict:
@@ -157,7 +145,7 @@ def participant_home(request, token):
     if step.kind in _QUESTION_PAGES:
         template, which = _QUESTION_PAGES[step.kind]
         items = participation.questionnaire_items(study=participant.study, **which)
-        return render(request, template, _context(participant, step, items=_form_items(items, {}, {})))
+        return render(request, template, _context(participant, step, page=question_page(items, {}, {}, 1)))
     if step.kind == "scenario":
         return render(request, "participate/scenario.html", _context(participant, step))
     if step.kind == "search":
@@ -406,24 +394,31 @@ def post_task_submit(request, token):
 
 def _answers_submit(request, participant, save, which: str):
     """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show
-    the `which` page (questionnaire, pre_task or post_task) again with a message per question."""
+    the `which` page (questionnaire, pre_task or post_task) again with a message per question. A page before
+    the last one is checked and the next shown, nothing stored (participation/question_pages.py)."""
+    items = participation.questionnaire_items(
+        study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
+    )
+    step = selectors.participant_step(participant=participant)
     try:
-        save(participant=participant, answers=request.POST, **_common(request))
+        shown = page_next(items, request.POST)
+        if shown is not None and step.kind != which:
+            return _home(participant)  # a page of questions already answered (another tab): where they are
+        if shown is None:
+            save(participant=participant, answers=request.POST, **_common(request))
     except InvalidAnswers as invalid:
-        step = selectors.participant_step(participant=participant)
-        items = participation.questionnaire_items(
-            study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
-        )
-        return render(
-            request,
-            f"participate/{which}.html",
-            _context(participant, step, items=_form_items(items, request.POST, invalid.errors)),
-            status=400,
-        )
+        shown = question_page(items, request.POST, invalid.errors, first_page_with(items, invalid.errors))
     except InvalidEvent as invalid:
         return _bad_event(invalid)
     except Refused as refusal:
         return _refused(request, participant, refusal)
+    if shown is not None:
+        return render(
+            request,
+            f"participate/{which}.html",
+            _context(participant, step, page=shown),
+            status=400 if any(row["error"] for row in shown.items) else 200,
+        )
     return _home(participant)
 
 

@@ -63,7 +63,7 @@ def test_the_tables_hold_exposures_attention_and_active_time(seen_study):
     attention = [row[len(TABLES["attention"]) - 3 :] for row in tables["attention"][1:]]
     assert attention == [["blur", 2000, 1500], ["idle", 2500, 3000]]
     sessions = {
-        (row[1], row[2]): dict(zip(TABLES["sessions"], row, strict=True)) for row in tables["sessions"][1:]
+        (row[1], row[2]): dict(zip(tables["sessions"][0], row, strict=True)) for row in tables["sessions"][1:]
     }
     row = sessions[(session.assignment.participant.code, session.assignment.position)]
     duration = (session.ended_at - session.started_at).total_seconds()

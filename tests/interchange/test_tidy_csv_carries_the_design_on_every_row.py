@@ -5,7 +5,7 @@ import csv
 import pytest
 from django.core.management import call_command
 
-from studies.interchange.tidy_csv import DESIGN, TABLES
+from studies.interchange.tidy_csv import DESIGN, TABLES, table_header
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,8 @@ def test_each_level_has_its_file_and_columns(worked_study, tmp_path):
     tables = {name: read(tmp_path / f"{name}.csv") for name in TABLES}
     for name, rows in tables.items():
         with open(tmp_path / f"{name}.csv", encoding="utf-8") as handle:
-            assert handle.readline().strip().split(",") == TABLES[name]
+            # The fixed columns, then (sessions.csv) one per item of the questions around each task.
+            assert handle.readline().strip().split(",") == table_header(study=worked_study, name=name)
         for row in rows:
             assert all(row[column] != "" for column in DESIGN), (name, row)
             assert row["participant"] == "P001" and row["study"] == worked_study.slug

@@ -108,6 +108,15 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
         RESEARCHER_PAGE,
         lambda w: {"action": "item"},
     ),
+    ("studies:setup_questionnaire_preview", "GET"): Row(
+        "GET", study_path("/studies/{slug}/setup/questionnaires/questionnaire/preview/"), RESEARCHER_PAGE
+    ),
+    ("studies:setup_questionnaire_preview", "POST"): Row(
+        "POST",
+        study_path("/studies/{slug}/setup/questionnaires/questionnaire/preview/"),
+        RESEARCHER_PAGE,
+        lambda w: {"page": "1"},
+    ),
     ("studies:setup_consent", "GET"): Row(
         "GET", study_path("/studies/{slug}/setup/consent/"), RESEARCHER_PAGE
     ),

@@ -40,6 +40,19 @@ class QuestionnaireItemSerializer(serializers.Serializer):
         help_text="A choice question's options, the answer one of them (else empty).",
     )
     required = serializers.BooleanField(read_only=True)  # type: ignore[assignment]  # a field, not Field.required
+    min_label = serializers.CharField(
+        read_only=True, allow_blank=True, help_text="A scale's anchor at its low end (else empty)."
+    )
+    max_label = serializers.CharField(
+        read_only=True, allow_blank=True, help_text="A scale's anchor at its high end (else empty)."
+    )
+    other = serializers.BooleanField(
+        read_only=True,
+        help_text='A choice with "Other (please specify)": answer "other" and the text under "<name>.other".',
+    )
+    new_page = serializers.BooleanField(
+        read_only=True, help_text="A page break before this question (a form may show all at once)."
+    )
 
 
 class CheckItemSerializer(serializers.Serializer):

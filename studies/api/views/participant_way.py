@@ -40,6 +40,10 @@ def _item(item: dict) -> dict:
         "max": item.get("max"),
         "choices": [str(c) for c in item.get("choices", [])],
         "required": item.get("required", True),
+        "min_label": item.get("min_label", ""),
+        "max_label": item.get("max_label", ""),
+        "other": item.get("other") is True,
+        "new_page": item.get("new_page") is True,
     }
 
 

@@ -59,7 +59,12 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
         return studies_visible_to(self.request.user).select_related("owner").prefetch_related("grade_levels")
 
     def perform_update(self, serializer):
-        serializer.instance = services.study_update(study=serializer.instance, **serializer.validated_data)
+        try:
+            serializer.instance = services.study_update(
+                study=serializer.instance, **serializer.validated_data
+            )
+        except DesignError as error:  # a questionnaire change its answers forbid
+            raise ValidationError({"detail": str(error)}) from None
         if {"exclusion_min_agreement", "exclusion_measure", "exclusion_min_documents"} & set(
             serializer.validated_data
         ):
