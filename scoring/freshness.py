@@ -106,6 +106,15 @@ class Freshness:
         }
 
 
+def run_settled(run: ScoringRun, freshness: Freshness) -> bool:
+    """Whether a run's page has nothing more to follow: it is finished and current, or no re-score is coming
+    (it is not the default run, which the hooks re-score, or its scoring failed). The status box polls
+    status.json until then and reloads the page when it is."""
+    if not run.is_finished:
+        return False
+    return freshness.current or not run.is_default or run.status == ScoringRun.Status.FAILED
+
+
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 

@@ -23,7 +23,7 @@ from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE
 from studies.design.views import researcher_required, study_for_researcher
 
 from .. import selectors, services
-from ..freshness import run_freshness, runs_freshness
+from ..freshness import run_freshness, run_settled, runs_freshness
 from ..lib.meta_evaluation import COEFFICIENT_LABELS, COEFFICIENTS
 from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 from ..lib.session_measures import MEASURE_LABELS, MEASURES
@@ -270,7 +270,8 @@ def run_status(request, slug, run_id):
             "current": freshness.current,
             "reasons": list(freshness.reasons),
             "error": run.error,
-            "finished": run.is_finished,
+            # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled).
+            "finished": run_settled(run, freshness),
             "scored": scored,
             "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
         }
@@ -289,9 +290,11 @@ def _dashboard_context(request, run):
         (name, title, f"{_chart_url(run, name, 'json')}?{query}", f"{_chart_url(run, name, 'csv')}?{query}")
         for name, title in CHARTS.items()
     ]
+    freshness = run_freshness(run)
     return {
         "run": run,
-        "freshness": run_freshness(run),
+        "freshness": freshness,
+        "run_settled": run_settled(run, freshness),
         "study": study,
         "filters": filters,
         "chart_urls": chart_urls,

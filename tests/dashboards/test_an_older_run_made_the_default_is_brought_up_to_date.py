@@ -64,9 +64,17 @@ def test_the_older_run_shows_stale_then_current_once_rescored(
     topics_one_two = SessionScore.objects.filter(run=first, scenario__topic_id__in=["1", "2"]).count()
     reason = f"{topics_one_two} sessions still scored on reference v1, v6 is the latest"
     detail = client.get(reverse("scoring:run_detail", args=[built.study.slug, first.pk])).content.decode()
-    assert "<strong>Not current</strong>: " + reason in detail
+    assert '<strong>Not current</strong>: <span class="freshness-reasons">' + reason + "</span>." in detail
+    assert 'data-finished="0"' in detail  # the status box follows the re-score, then reloads the page
     status = client.get(reverse("scoring:run_status", args=[built.study.slug, first.pk])).json()
-    assert (status["status"], status["stale"], status["reasons"]) == ("done", True, [reason])
+    assert (status["status"], status["stale"], status["reasons"], status["finished"]) == (
+        "done",
+        True,
+        [reason],
+        False,
+    )
+    second_page = client.get(reverse("scoring:run_detail", args=[built.study.slug, second.pk])).content
+    assert b'data-finished="1"' in second_page
     assert _api(built, first)["stale"] is True
 
     for callback in rescore:
@@ -74,7 +82,10 @@ def test_the_older_run_shows_stale_then_current_once_rescored(
     first.refresh_from_db()
     assert first.progress_total == topics_one_two  # only the regraded topics' sessions
     detail = client.get(reverse("scoring:run_detail", args=[built.study.slug, first.pk])).content.decode()
-    assert "Current: scored on the study's latest data (reference v6)" in detail
+    assert (
+        "Current: scored on the study's latest data (reference v6)" in detail
+        and 'data-finished="1"' in detail
+    )
     assert _api(built, first)["freshness"] == {
         "current": True,
         "reasons": [],

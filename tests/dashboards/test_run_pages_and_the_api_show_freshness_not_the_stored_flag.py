@@ -44,7 +44,8 @@ def test_the_remembered_flag_is_not_what_the_pages_say(client, scored):
     reason = "scored on reference v1, v2 is the latest"
     assert (
         f"not current: {reason}" in shown["list"]
-        and f"<strong>Not current</strong>: {reason}" in shown["detail"]
+        and f'<strong>Not current</strong>: <span class="freshness-reasons">{reason}</span>.'
+        in shown["detail"]
     )
     assert shown["status"]["reasons"] == [reason] and shown["api"]["freshness"]["reasons"] == [reason]
     assert [row["id"] for row in shown["api_stale"]] == [run.pk]
