@@ -123,17 +123,25 @@ def runs_freshness(study, runs: Iterable[ScoringRun]) -> dict[int, Freshness]:
     """{run id: Freshness} for runs of `study` (with their reference_version selected, or one query more
     each), in three queries whatever their number: the latest reference version, the count of the study's
     finished sessions, and one grouped read of the runs' session scores."""
-    runs = list(runs)
+    return _runs_freshness(study.pk, list(runs))
+
+
+def run_freshness(run: ScoringRun) -> Freshness:
+    """One run's Freshness (three queries)."""
+    return _runs_freshness(run.study_id, [run])[run.pk]
+
+
+def _runs_freshness(study_id: int, runs: list[ScoringRun]) -> dict[int, Freshness]:
     if not runs:
         return {}
     latest = (
-        ReferenceVersion.objects.filter(study_id=study.pk)
+        ReferenceVersion.objects.filter(study_id=study_id)
         .order_by("-number")
         .values_list("pk", "number")
         .first()
     )
     latest_pk, latest_number = latest if latest is not None else (None, None)
-    finished = scorable_sessions(study.pk)
+    finished = scorable_sessions(study_id)
     finished_count = finished.count()
     on_reference = Q(run__judgments=ScoringRun.Judgments.REFERENCE)
     on_participants = Q(run__judgments=ScoringRun.Judgments.PARTICIPANT)
@@ -159,11 +167,6 @@ def runs_freshness(study, runs: Iterable[ScoringRun]) -> dict[int, Freshness]:
     counts: dict[int, dict] = {row["run_id"]: dict(row) for row in rows}
     empty = {"scored": 0, "kept": 0, "off_version": 0, "oldest": None, "changed": 0, "unrecorded": 0}
     return {run.pk: _freshness(run, counts.get(run.pk, empty), finished_count, latest_number) for run in runs}
-
-
-def run_freshness(run: ScoringRun) -> Freshness:
-    """One run's Freshness (three queries)."""
-    return runs_freshness(run.study, [run])[run.pk]
 
 
 def _freshness(run: ScoringRun, counts: dict, finished: int, latest: int | None) -> Freshness:
