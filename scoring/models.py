@@ -80,7 +80,11 @@ class ScoringRun(models.Model):
     progress_total = models.PositiveIntegerField(default=0)
     # The study's live run: new sessions, changed judgments and reference versions re-score it.
     is_default = models.BooleanField(default=False)
-    stale = models.BooleanField(default=False)
+    # The queue of re-scores owed (requeue_stale_runs reads it), never what a page shows: whether the run's
+    # scores are current is decided when read (scoring/freshness.py).
+    stale = models.BooleanField(
+        default=False, help_text="A re-score is owed (the work queue); not whether the scores are current."
+    )
     stale_since = models.DateTimeField(null=True, blank=True)
     # Chart cache generation: bumped whenever this run's results change.
     generation = models.PositiveIntegerField(default=0)
@@ -155,6 +159,13 @@ class SessionScore(models.Model):
         "scoring.lib.session_measures.MEASURES and docs/scoring-sessions.md.",
     )
     pass_number = models.PositiveIntegerField()
+    # What this row was scored on, so whether it is current is decided when read (scoring/freshness.py),
+    # never remembered: the reference version of a run on reference judgments (null: unknown, shown stale),
+    # and a checksum of the participant's judgments of a run on their own (freshness.judgments_checksum).
+    reference_version = models.ForeignKey(
+        ReferenceVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    judgments_checksum = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from studies.api.views.common import OneOf, StudyScoped, filter_parameters
 
 from .. import services
+from ..freshness import Freshness, run_freshness, runs_freshness
 from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, default_weights
 from ..lib.session_measures import MEASURE_LABELS, MEASURES, MeasureParams
 from ..models import ScoringRun
@@ -40,6 +41,14 @@ class MeasureParamsSerializer(serializers.Serializer):
         }
 
 
+class FreshnessSerializer(serializers.Serializer):
+    """Whether a run's scores are the study's current ones (scoring/freshness.py)."""
+
+    current = serializers.BooleanField(read_only=True)
+    reasons = serializers.ListField(child=serializers.CharField(), read_only=True)
+    latest_reference_version_number = serializers.IntegerField(read_only=True, allow_null=True)
+
+
 class ScoringRunSerializer(serializers.ModelSerializer):
     reference_version_number = serializers.IntegerField(
         source="reference_version.number", read_only=True, allow_null=True, default=None
@@ -50,6 +59,15 @@ class ScoringRunSerializer(serializers.ModelSerializer):
     measure_params = serializers.SerializerMethodField(
         help_text="The parameters the run's measures are computed with: the library's defaults with the "
         "run's top (k), b and bq, fixed when the run was created."
+    )
+    stale = serializers.SerializerMethodField(
+        help_text="true when the run's scores are not the study's current ones (the reasons in `freshness`), "
+        'decided when read: docs/dashboards.md, "Is a run current?"'
+    )
+    freshness = serializers.SerializerMethodField(
+        help_text="Whether the run's scores are current, decided when read: `current`, `reasons` (plain "
+        'sentences, e.g. "scored on reference v1, v6 is the latest", "3 sessions ended since") and '
+        "`latest_reference_version_number`."
     )
 
     class Meta:
@@ -83,7 +101,7 @@ class ScoringRunSerializer(serializers.ModelSerializer):
             "progress_total",
             "is_default",
             "stale",
-            "stale_since",
+            "freshness",
             "created_by",
             "created_at",
             "started_at",
@@ -96,6 +114,19 @@ class ScoringRunSerializer(serializers.ModelSerializer):
         # Every parameter as the scoring uses it (services.run_measure_params): a field stored by an older
         # version and since dropped is not shown, one added since shows its default.
         return dataclasses.asdict(services.run_measure_params(run))
+
+    def _freshness(self, run) -> Freshness:
+        # The list computes every run's at once (three queries); a single run here.
+        known = self.context.get("freshness") or {}
+        return known[run.pk] if run.pk in known else run_freshness(run)
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_stale(self, run) -> bool:
+        return self._freshness(run).stale
+
+    @extend_schema_field(FreshnessSerializer)
+    def get_freshness(self, run) -> dict:
+        return self._freshness(run).as_dict()
 
     def build_field(self, field_name, info, model_class, nested_depth):
         # The JSON columns are lists of numbers: say so (a ListField) rather than "any JSON".
@@ -213,6 +244,7 @@ class ScoringRunCreateSerializer(serializers.Serializer):
 RUN_FILTERS = {
     "status": ("status", OneOf(ScoringRun.Status.values)),
     "is_default": ("is_default", bool),
+    # Decided when read (scoring/freshness.py), not the stored flag: ScoringRunList.filter_queryset.
     "stale": ("stale", bool),
     "judgments": ("judgments", OneOf(ScoringRun.Judgments.values)),
 }
@@ -225,10 +257,25 @@ class ScoringRunList(StudyScoped, generics.ListAPIView):
     background, so it answers 201 with status `pending`; poll the run for its progress."""
 
     serializer_class = ScoringRunSerializer
-    filters = RUN_FILTERS
+    filters = {name: rule for name, rule in RUN_FILTERS.items() if name != "stale"}
+    extra_parameters = ("stale",)
 
     def get_queryset(self):
         return study_runs(self.study).order_by("-created_at", "-id")
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        raw = self.request.query_params.get("stale")
+        self._freshness = runs_freshness(self.study, queryset)
+        if raw:
+            wanted = self.filter_value("stale", raw, bool)
+            queryset = queryset.filter(
+                pk__in=[pk for pk, freshness in self._freshness.items() if freshness.stale == wanted]
+            )
+        return queryset
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "freshness": getattr(self, "_freshness", {})}
 
     @extend_schema(request=ScoringRunCreateSerializer, responses={201: ScoringRunSerializer})
     def post(self, request, study_pk):
@@ -259,7 +306,8 @@ class ScoringRunDetail(RunScoped, generics.RetrieveAPIView):
 
 class ScoringRunMakeDefault(RunScoped, APIView):
     """Make the run the study's default (live) run: new sessions, changed judgments and new reference versions
-    re-score it. The previous default run stays as it is."""
+    re-score it. An older run is brought up to date (the latest reference version, what it owes re-scored
+    on commit; `stale` until then). The previous default run stays as it is."""
 
     @extend_schema(request=None, responses={200: ScoringRunSerializer})
     def post(self, request, study_pk, run_pk):

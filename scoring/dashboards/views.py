@@ -24,6 +24,7 @@ from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE
 from studies.design.views import researcher_required, study_for_researcher
 
 from .. import selectors, services
+from ..freshness import run_freshness, run_settled, runs_freshness
 from ..lib.meta_evaluation import COEFFICIENT_LABELS, COEFFICIENTS
 from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 from ..lib.session_measures import MEASURE_LABELS, MEASURES
@@ -203,9 +204,11 @@ def runs(request, slug):
         else:
             messages.success(request, "Scoring run created; it is being scored.")
             return redirect("scoring:run_detail", slug=study.slug, run_id=run.pk)
-    return render(
-        request, "scoring/runs.html", {"study": study, "form": form, "runs": selectors.study_runs(study)}
-    )
+    runs = list(selectors.study_runs(study))
+    freshness = runs_freshness(study, runs)
+    for run in runs:
+        run.freshness = freshness[run.pk]  # decided now, never the remembered flag (scoring/freshness.py)
+    return render(request, "scoring/runs.html", {"study": study, "form": form, "runs": runs})
 
 
 @researcher_required
@@ -240,7 +243,16 @@ def compare(request, slug):
 def run_make_default(request, slug, run_id):
     run = _run_for(request, slug, run_id)
     services.scoring_run_make_default(run=run)
-    messages.success(request, f"Run {run.pk} is now the study's default run.")
+    freshness = run_freshness(run)
+    messages.success(
+        request,
+        f"Run {run.pk} is now the study's default run"
+        + (
+            "."
+            if freshness.current
+            else f"; it is being brought up to date ({'; '.join(freshness.reasons)})."
+        ),
+    )
     return redirect("scoring:runs", slug=slug)
 
 
@@ -248,14 +260,19 @@ def run_make_default(request, slug, run_id):
 def run_status(request, slug, run_id):
     run = _run_for(request, slug, run_id)
     scored = run.session_scores.count()
+    freshness = run_freshness(run)
     return JsonResponse(
         {
             "status": run.status,
             "done": run.progress_done,
             "total": run.progress_total,
-            "stale": run.stale,
+            # Decided now (scoring/freshness.py), not ScoringRun.stale, the re-score queue's mark.
+            "stale": freshness.stale,
+            "current": freshness.current,
+            "reasons": list(freshness.reasons),
             "error": run.error,
-            "finished": run.is_finished,
+            # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled).
+            "finished": run_settled(run, freshness),
             "scored": scored,
             "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
         }
@@ -274,8 +291,11 @@ def _dashboard_context(request, run):
         (name, title, f"{_chart_url(run, name, 'json')}?{query}", f"{_chart_url(run, name, 'csv')}?{query}")
         for name, title in CHARTS.items()
     ]
+    freshness = run_freshness(run)
     return {
         "run": run,
+        "freshness": freshness,
+        "run_settled": run_settled(run, freshness),
         "study": study,
         "filters": filters,
         "chart_urls": chart_urls,

@@ -8,6 +8,7 @@ checked before the first line is written.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -97,7 +98,7 @@ def _add_measure_arguments(parser: argparse.ArgumentParser) -> None:
         "--grade-max",
         type=int,
         default=None,
-        help="sRBP: the top grade of the scale (default: the largest grade in the qrels)",
+        help="sRBP: the top grade of the scale (default: the largest grade in the whole qrels file)",
     )
     group.add_argument(
         "--half-life", type=float, default=m.half_life, help="TBG, seconds (default %(default)s)"
@@ -111,6 +112,16 @@ def _add_measure_arguments(parser: argparse.ArgumentParser) -> None:
         default=m.document_words,
         help="TBG/U: words of a document whose dwell is unknown (default %(default)s)",
     )
+
+
+def _with_grade_max(measure_params: MeasureParams, qrels) -> MeasureParams:
+    """sRBP's top grade when --grade-max is not given: the largest grade of the whole qrels file (at least
+    1), never of the scenarios this sessions file happens to hold, so a session's sRBP does not depend on
+    which other sessions are scored with it."""
+    if measure_params.grade_max is not None:
+        return measure_params
+    top = max((grade for judged in qrels.values() for grade in judged.values()), default=1)
+    return dataclasses.replace(measure_params, grade_max=max(int(top), 1))
 
 
 def _measure_params(args: argparse.Namespace) -> MeasureParams:
@@ -183,6 +194,8 @@ def _score_session_file(qrels_path, sessions_path, params, measures, measure_par
         depth = max(depth, *deepest)
     batch = encode_sessions(topics, results, qrels, depth=depth, scanned_to=scanned)
     scores = score_sessions(batch, params)
+    if "srbp" in measures:
+        measure_params = _with_grade_max(measure_params or MeasureParams(k=params.top), qrels)
     extra = score_measures(batch, measures, measure_params, trails=trails) if measures else {}
 
     empty = sorted({topics[s] for s in np.flatnonzero(scores.ideal_final == 0)})

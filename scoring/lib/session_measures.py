@@ -46,6 +46,13 @@ MEASURE_LABELS = {
 }
 
 
+SRBP_NEEDS_GRADE_MAX = (
+    "srbp needs grade_max, the top grade of the relevance scale (MeasureParams(grade_max=3) on 0..3): it is "
+    "not taken from the judgments of the sessions scored together, which would make a session's sRBP depend "
+    "on its batch"
+)
+
+
 @dataclass(frozen=True)
 class MeasureParams:
     """The measures' parameters; each default is named in docs/scoring-sessions.md with where it comes
@@ -60,7 +67,9 @@ class MeasureParams:
     mc_paths: int = 10_000
     seed: int = 0
     # sRBP: persistence p (go on at all) and balance b (given going on, down the same list rather than to the
-    # next query); relevance is grade / grade_max (None: the largest grade of the batch's judgments).
+    # next query); relevance is grade / grade_max, the top grade of the relevance scale. sRBP needs it given:
+    # taken from the judgments of the sessions scored together, a session's value would depend on which other
+    # sessions share its batch (issue 29: 0.24 alone, 0.16 beside another topic's session).
     srbp_p: float = 0.8
     srbp_b: float = 0.5
     grade_max: int | None = None
@@ -155,6 +164,8 @@ def score_measures(
     names = check_measures(names)
     if trails is not None and len(trails) != batch.n_sessions:
         raise ValueError(f"{len(trails)} trails for {batch.n_sessions} sessions")
+    if "srbp" in names and params.grade_max is None:
+        raise ValueError(SRBP_NEEDS_GRADE_MAX)
     view = _View(batch, params)
     out: dict[str, np.ndarray] = {}
     if any(name in KANOULAS_MEASURES for name in names):
@@ -173,7 +184,7 @@ def score_measures(
             ]
         )
     if "srbp" in names:
-        out["srbp"] = view.srbp()
+        out["srbp"] = view.srbp()  # checked first: grade_max given
     for name in TIME_MEASURES:
         if name in names:
             out[name] = np.array(
@@ -352,8 +363,9 @@ class _View:
     def srbp(self) -> np.ndarray:
         """(1 - p) sum_m ((p - bp) / (1 - bp))^(m-1) sum_k (bp)^(k-1) r_mk, with r = grade / grade_max."""
         p, b = self.params.srbp_p, self.params.srbp_b
-        grade_max = self.params.grade_max or max(int(self.batch.recall_grade.max(initial=0)), 1)
-        relevance = np.clip(self.grades, 0, None) / grade_max
+        if self.params.grade_max is None:
+            raise ValueError(SRBP_NEEDS_GRADE_MAX)
+        relevance = np.clip(self.grades, 0, None) / self.params.grade_max
         down = (p * b) ** np.arange(self.params.k)
         onward = (p - b * p) / (1.0 - b * p)
         per_query = (relevance @ down) * onward**self.qpos

@@ -10,6 +10,9 @@ queued on commit and never blocks the caller):
 - `study_scores_mark_stale(study_id=..., session_ids=[...])` after a session ends or a participant's judgments
   change (session_ids=None re-scores the whole study);
 - `reference_version_changed(study_id=...)` after a new reference version is published or imported.
+
+Whether a run is current is never read from ScoringRun.stale (the work queue of re-scores) but decided when
+read, by scoring/freshness.py.
 """
 
 from .chunks import session_trails
@@ -23,7 +26,12 @@ from .passes import (
     scoring_run_fail,
 )
 from .runs import scoring_run_create, scoring_run_make_default
-from .staleness import reference_version_changed, stale_runs_requeue, study_scores_mark_stale
+from .staleness import (
+    reference_version_changed,
+    run_bring_up_to_date,
+    stale_runs_requeue,
+    study_scores_mark_stale,
+)
 
 __all__ = [
     "CHUNK_SIZE",
@@ -33,6 +41,7 @@ __all__ = [
     "measure_params_for",
     "reference_version_changed",
     "run_measure_params",
+    "run_bring_up_to_date",
     "run_params",
     "scoring_chunk_score",
     "scoring_pass_finish",

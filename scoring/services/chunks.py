@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from studies.models import (
     ShownResult,
 )
 
+from ..freshness import judgments_checksum
 from ..lib.session import SUMMARIES, encode_sessions, score_sessions, session_grid
 from ..lib.session_measures import TIME_MEASURES, TrailQuery, score_measures
 from ..models import QUERY_DEPTH, QueryScore, ScoringRun, SessionScore
@@ -34,6 +35,10 @@ class Chunk:
     topics: list[str]
     qrels: dict[str, dict[int, int]]
     trails: list[list[TrailQuery]] | None = None  # for the time measures
+    # What each session was scored on (scoring/freshness.py): the run's reference version as this chunk read
+    # it, or the checksum of each session's own judgments (session id -> checksum) on a participant run.
+    reference_version_id: int | None = None
+    checksums: dict[int, int] = field(default_factory=dict)
 
 
 def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
@@ -89,13 +94,17 @@ def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
     results = [[ranked(q) for q in queries[s]] for s in ids]
     scanned = [[scan_depths.get(q, run.top) for q in queries[s]] for s in ids] if observed else None
     qrels: dict[str, dict[int, int]] = defaultdict(dict)
+    checksums: dict[int, int] = {}
     if run.judgments == ScoringRun.Judgments.PARTICIPANT:
         # Each session is scored against its participant's own grades in that session.
         topics = [f"{row[4]}|{row[0]}" for row in sessions]
+        pairs = defaultdict(list)
         for session_id, topic, document_id, grade in Judgment.objects.filter(session_id__in=ids).values_list(
             "session_id", "session__assignment__scenario__topic_id", "document_id", "grade"
         ):
             qrels[f"{topic}|{session_id}"][document_id] = grade
+            pairs[session_id].append((document_id, grade))
+        checksums = {session_id: judgments_checksum(pairs.get(session_id, ())) for session_id in ids}
     else:
         topics = [row[4] for row in sessions]
         for topic, document_id, grade in ReferenceJudgment.objects.filter(
@@ -103,7 +112,10 @@ def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
         ).values_list("topic_id", "document_id", "grade"):
             qrels[topic][document_id] = grade
     trails = session_trails(ids, queries, deepest) if timed else None
-    return Chunk(sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels), trails)
+    version = run.reference_version_id if run.judgments == ScoringRun.Judgments.REFERENCE else None
+    return Chunk(
+        sessions, [queries[s] for s in ids], results, scanned, topics, dict(qrels), trails, version, checksums
+    )
 
 
 def session_trails(
@@ -288,6 +300,8 @@ def chunk_score(run: ScoringRun, chunk: Chunk, pass_number: int):
                 grid=np.ascontiguousarray(grid_values[:, :, s, :]).tobytes(),
                 measures={name: float(values[s]) for name, values in extra.items()},
                 pass_number=pass_number,
+                reference_version_id=chunk.reference_version_id,
+                judgments_checksum=chunk.checksums.get(session_id),
             )
         )
         per_query = scores.per_query_of(s)

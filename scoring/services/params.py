@@ -42,7 +42,11 @@ def measure_params_for(*, top: int, b: float, bq: float, grades: Sequence[int]) 
 
 def run_measure_params(run: ScoringRun) -> MeasureParams:
     """The stored parameters (fields a later version dropped are ignored; ones it added take their
-    defaults)."""
+    defaults), so a run's numbers never change with a later default. sRBP's top grade is stored by every
+    run (measure_params_for); one stored without it takes the study's scale's, never the largest grade of
+    the sessions scored together (issue 29)."""
     known = {f.name for f in fields(MeasureParams)}
     stored = {name: value for name, value in (run.measure_params or {}).items() if name in known}
+    if stored.get("grade_max") is None and "srbp" in (run.measures or ()):
+        stored["grade_max"] = max([1, *run.study.grade_values()])
     return MeasureParams(**{"k": run.top, "b": run.b, "bq": run.bq, **stored})

@@ -7,13 +7,13 @@ import logging
 from collections.abc import Sequence
 
 from django.db import transaction
-from django.db.models import Case, Exists, F, OuterRef, TextField, Value, When
+from django.db.models import Case, F, TextField, Value, When
 from django.utils import timezone
 
 from sessionlab import queueing
-from studies.models import Query, SearchSession
 from studies.retention import events_archived
 
+from ..freshness import scorable_sessions
 from ..lib.metrics import GradeError
 from ..lib.session import SUMMARIES
 from ..models import QueryScore, ScoringRun, SessionScore
@@ -53,16 +53,6 @@ def queue_pass(run_id: int, session_ids: list[int] | None) -> None:
     )
 
 
-def _scorable(study_id: int):
-    """Sessions a run scores: ended (not withdrawn) with at least one query, never a preview's."""
-    return SearchSession.objects.filter(
-        Exists(Query.objects.filter(session_id=OuterRef("pk"))),
-        assignment__participant__study_id=study_id,
-        ended_at__isnull=False,
-        assignment__participant__preview_at__isnull=True,
-    ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
-
-
 def scoring_pass_start(
     *, run_id: int, session_ids: list[int] | None = None, chunk_size: int = CHUNK_SIZE
 ) -> tuple[int, list[list[int]]] | None:
@@ -76,7 +66,7 @@ def scoring_pass_start(
     if events_archived(run.study_id):
         scoring_run_fail(run_id=run_id, message=EVENTS_ARCHIVED)
         return None
-    scorable = _scorable(run.study_id)
+    scorable = scorable_sessions(run.study_id)
     if session_ids is not None:
         scorable = scorable.filter(pk__in=session_ids)
         gone = set(session_ids) - set(scorable.values_list("pk", flat=True))
@@ -186,6 +176,8 @@ _SESSION_FIELDS = [
     "grid",
     "measures",
     "pass_number",
+    "reference_version",
+    "judgments_checksum",
 ]
 
 

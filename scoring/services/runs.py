@@ -16,6 +16,7 @@ from ..lib.session_measures import MeasureParams, check_measures
 from ..models import GRID_B, GRID_BQ, ScoringRun
 from .params import ScoringError, measure_params_for
 from .passes import EVENTS_ARCHIVED, queue_pass
+from .staleness import run_bring_up_to_date
 
 
 def scoring_run_create(
@@ -162,10 +163,14 @@ def _default_taken(study: Study, make_default: bool | None) -> bool:
 
 
 def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
+    """Make `run` the study's default (live) run and bring it up to date (issue 29): an older run is pointed
+    at the latest reference version and the sessions it owes are re-scored on commit
+    (staleness.run_bring_up_to_date); until that is done its pages say it is not current (freshness.py)."""
     with transaction.atomic():
         ScoringRun.objects.filter(study_id=run.study_id, is_default=True).exclude(pk=run.pk).update(
             is_default=False
         )
         ScoringRun.objects.filter(pk=run.pk).update(is_default=True)
-    run.is_default = True
+        run.is_default = True
+        run_bring_up_to_date(run=run)
     return run

@@ -10,9 +10,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from sessionlab import queueing
-from studies.models import ReferenceJudgment, ReferenceVersion, SearchSession
+from studies.models import ReferenceJudgment, ReferenceVersion
 
-from ..models import ScoringRun
+from ..freshness import run_freshness, stale_session_ids
+from ..models import ScoringRun, SessionScore
 from .passes import NOT_QUEUED, queue_pass
 
 
@@ -30,30 +31,39 @@ def study_scores_mark_stale(*, study_id: int, session_ids: Iterable[int] | None 
 
 
 def reference_version_changed(*, study_id: int) -> ScoringRun | None:
-    """Point the study's default run at the latest reference version and re-score, on commit, only the
-    sessions of scenarios whose topic's judgments differ between the old and the new version. Nothing to do
-    when the default run scores against the participants' own judgments."""
+    """Bring the study's default run up to date after a new reference version (run_bring_up_to_date): point
+    it at the latest version and re-score, on commit, only the sessions of scenarios whose topic's judgments
+    differ between the old and the new version. Nothing to do when the default run scores against the
+    participants' own judgments."""
     run = ScoringRun.objects.filter(study_id=study_id, is_default=True).first()
     if run is None or run.judgments != ScoringRun.Judgments.REFERENCE:
         return None
-    latest = ReferenceVersion.objects.filter(study_id=study_id).order_by("-number").first()
-    if latest is None or latest.pk == run.reference_version_id:
-        return None
-    changed = _changed_topics(run.reference_version_id, latest.pk)
-    ScoringRun.objects.filter(pk=run.pk).update(reference_version=latest)
-    if not changed:
-        return run
-    session_ids = list(
-        SearchSession.objects.filter(
-            assignment__participant__study_id=study_id,
-            assignment__scenario__topic_id__in=changed,
-            assignment__participant__preview_at__isnull=True,
-        ).values_list("pk", flat=True)
-    )
-    if session_ids:
-        ScoringRun.objects.filter(pk=run.pk).update(stale=True, stale_since=timezone.now())
-        queue_pass(run.pk, session_ids)
+    run_bring_up_to_date(run=run)
     return run
+
+
+def run_bring_up_to_date(*, run: ScoringRun) -> list[int]:
+    """Make `run` score the study's current data: on reference judgments, point it at the latest reference
+    version, and carry over the rows of sessions whose topic's judgments are the same in both versions (their
+    scores would not change); then queue, on commit, a re-score of every session it owes (freshness.
+    stale_session_ids: the changed topics' sessions, sessions ended or withdrawn since, judgments changed).
+    Returns the ids queued (none: nothing to do, the run is current once done)."""
+    if run.judgments == ScoringRun.Judgments.REFERENCE:
+        latest = ReferenceVersion.objects.filter(study_id=run.study_id).order_by("-number").first()
+        if latest is not None and latest.pk != run.reference_version_id:
+            changed = _changed_topics(run.reference_version_id, latest.pk)
+            unchanged_rows = SessionScore.objects.filter(
+                run=run, reference_version_id=run.reference_version_id
+            ).exclude(scenario__topic_id__in=changed)
+            if run.reference_version_id is not None:
+                unchanged_rows.update(reference_version=latest)
+            ScoringRun.objects.filter(pk=run.pk).update(reference_version=latest)
+            run.reference_version = latest
+    owed = stale_session_ids(run)
+    if owed:
+        ScoringRun.objects.filter(pk=run.pk).update(stale=True, stale_since=timezone.now())
+        queue_pass(run.pk, owed)
+    return owed
 
 
 def _changed_topics(old_version_id: int | None, new_version_id: int) -> set[str]:
@@ -99,11 +109,16 @@ def stale_runs_requeue(*, stuck_after_minutes: int = 30) -> list[int]:
 
 def study_scores_current_refusal(study) -> str | None:
     """Why the study's events must stay in the log for scoring (studies/retention.py asks before archiving
-    them), or None: its default run is done and fresh, so its stored scores hold what the events gave."""
+    them), or None: its default run is done and current (scoring/freshness.py), so its stored scores hold what
+    the events gave."""
     run = ScoringRun.objects.filter(study_id=study.pk, is_default=True).first()
     if run is None:
         return "not scored: the study has no default scoring run"
-    if run.status != ScoringRun.Status.DONE or run.stale:
+    freshness = run_freshness(run)
+    if not freshness.current:
         state = "stale" if run.status == ScoringRun.Status.DONE else run.status
-        return f"not scored: its default run ({run.pk}) is {state}; score it first"
+        return (
+            f"not scored: its default run ({run.pk}) is {state} ({'; '.join(freshness.reasons)}); "
+            "score it first"
+        )
     return None

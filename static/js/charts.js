@@ -45,8 +45,8 @@ function plot(element) {
     });
 }
 
-// Poll box.dataset.statusUrl ({done, total, status, finished}) into the box's progress bar and texts until
-// the job is finished, then reload the page. options: unit (the counted things), onTick (after each answer).
+// Poll box.dataset.statusUrl ({done, total, status, finished, reasons}) into the box's progress bar and texts
+// until the job is finished (a scoring run: done and current, or no re-score coming), then reload the page. options: unit (the counted things), onTick (after each answer).
 function follow(box, options) {
   const bar = box.querySelector("progress");
   const text = box.querySelector(".progress-text");
@@ -59,6 +59,9 @@ function follow(box, options) {
       // A job may say it in words (a scoring run: its size and its last update), else done/total.
       text.textContent = job.text || (job.done + "/" + job.total + " " + options.unit);
       status.textContent = job.status;
+      // A done run that is not current yet (a default run being brought up to date): say why until it is.
+      const reasons = box.querySelector(".freshness-reasons");
+      if (reasons && job.reasons && job.reasons.length) { reasons.textContent = job.reasons.join("; "); }
       if (job.finished) { window.location.reload(); return true; }
       if (options.onTick) { options.onTick(job); }
       return false;

@@ -60,6 +60,8 @@ def test_a_run_is_created_with_every_option_and_scored(owner, django_capture_on_
         "done": 32,
         "total": 32,
         "stale": False,
+        "current": True,
+        "reasons": [],
         "error": "",
         "finished": True,
         "scored": 32,

@@ -22,7 +22,7 @@ from studies.assessment import references
 from studies.design.lifecycle import study_status_change
 from studies.errors import EventArchiveError
 from studies.library.storage import upload_storage
-from studies.models import AuditAction, AuditEntry, Event, EventArchive, Study
+from studies.models import AuditAction, AuditEntry, Event, EventArchive, ReferenceVersion, Study
 from tests.factories import study_scored
 
 FIELDS = ("id", "participant_id", "session_id", "type", "client_event_id", "sequence", "client_time")
@@ -141,11 +141,15 @@ def test_what_must_not_be_archived_is_refused_and_left_alone(
     assert _rows(worked_study) == before and not EventArchive.objects.exists()
 
     study_scored(_with_reference(worked_study, alice), django_capture_on_commit_callbacks)
-    ScoringRun.objects.filter(study=worked_study).update(stale=True)
+    # A new reference version whose re-score has not run: the default run is stale (decided when read).
+    ReferenceVersion.objects.create(study=worked_study, number=2, note="not yet scored")
     out = StringIO()
     with pytest.raises(CommandError, match="1 of the studies named were not archived"):
         call_command("archive_events", "--study", worked_study.slug, "--closed-days", "0", stdout=out)
-    assert re.search(r"kept \(14 events\): not scored: its default run \(\d+\) is stale", out.getvalue())
+    assert re.search(
+        r"kept \(14 events\): not scored: its default run \(\d+\) is stale \(scored on reference v1, v2 is",
+        out.getvalue(),
+    )
     assert _rows(worked_study) == before and not EventArchive.objects.exists()
 
 

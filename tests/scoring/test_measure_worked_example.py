@@ -18,7 +18,7 @@ from scoring.lib.session_measures import (
 
 QRELS = {"T": {"a": 2, "b": 1, "c": 3}}
 LISTS = [["x", "a"], ["c", "b"]]
-PARAMS = MeasureParams(k=2)
+PARAMS = MeasureParams(k=2, grade_max=3)  # the scale 0..3 (sRBP needs its top grade given)
 # The observed trail of the example: Q1 issued at 0 s, a (rank 2) opened and read for 30 s; Q2 issued at 60 s,
 # nothing opened.
 TRAIL = [TrailQuery(start=0.0, opened={2: 30.0}), TrailQuery(start=60.0, opened={})]
