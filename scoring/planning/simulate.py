@@ -188,12 +188,14 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
 
 
 def scorable_sessions(study: Study) -> Iterable[int]:
-    """The study's real sessions that a run scores: ended (not withdrawn) with at least one query."""
+    """The study's real sessions that a run scores: ended (not withdrawn) with at least one query, not a
+    practice task's."""
     return (
         SearchSession.objects.filter(
             Exists(Query.objects.filter(session_id=OuterRef("pk"))),
             assignment__participant__study=study,
             ended_at__isnull=False,
+            assignment__scenario__practice=False,
         )
         .exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
         .values_list("pk", flat=True)

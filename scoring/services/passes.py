@@ -54,12 +54,14 @@ def queue_pass(run_id: int, session_ids: list[int] | None) -> None:
 
 
 def _scorable(study_id: int):
-    """Sessions a run scores: ended (not withdrawn) with at least one query, never a preview's."""
+    """Sessions a run scores: ended (not withdrawn) with at least one query, never a preview's nor a practice
+    task's (Scenario.practice: logged like any task, never scored)."""
     return SearchSession.objects.filter(
         Exists(Query.objects.filter(session_id=OuterRef("pk"))),
         assignment__participant__study_id=study_id,
         ended_at__isnull=False,
         assignment__participant__preview_at__isnull=True,
+        assignment__scenario__practice=False,
     ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
 
 

@@ -48,6 +48,7 @@ def reference_version_changed(*, study_id: int) -> ScoringRun | None:
             assignment__participant__study_id=study_id,
             assignment__scenario__topic_id__in=changed,
             assignment__participant__preview_at__isnull=True,
+            assignment__scenario__practice=False,
         ).values_list("pk", flat=True)
     )
     if session_ids:
