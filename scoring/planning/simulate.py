@@ -87,7 +87,8 @@ def _shadow(study: Study, name: str, version) -> Study:
         consent_text=study.consent_text or "Simulated.",
         consent_version=study.consent_version,
     )
-    for scenario in study.scenarios.order_by("id"):
+    # The scored scenarios only: a practice task is never scored, so the plan (study_design) leaves it out.
+    for scenario in study.scenarios.filter(practice=False).order_by("id"):
         design.scenario_add(
             study=shadow,
             code=scenario.code,
