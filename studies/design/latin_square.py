@@ -142,15 +142,17 @@ def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...
     pats = _system_patterns(k, m)
     cands = [(r, q) for r in range(len(rows)) for q in range(m)]
     cost = k * k + 2 * k * m  # table cells scored per candidate
-    if k % m and m >= 3:
-        # Systems that cannot share the scenarios equally, three or more of them: the search below rarely
-        # keeps scenario x system within one and is slow. A search that keeps every table within one, with
-        # the rotations taken cyclically, else rounds: each row worked once on every rotation before the next
-        # row, so each round of m participants meets every system once at every position and with every
-        # scenario (scenario x system and system x position within one at every prefix; scenario x position
-        # only within m, exact after each complete Latin square of rounds).
+    if k % m:
+        # Systems that cannot share the scenarios equally (3 on 2, 5 on 3): a search that keeps every table
+        # within one of its share, the rotations taken cyclically (so system x position is < 1), else rounds:
+        # each row worked once on every rotation before the next row, so each round of m participants meets
+        # every system once at every position and with every scenario (scenario x system and system x
+        # position < 1 at every prefix; scenario x position only within m, exact after a complete block).
+        # The free search below is slow here and let scenario x system drift to 3.
         cells = [[(rows[r][j], pats[q][j]) for j in range(k)] for r, q in cands]
-        found = _order_search(cands, cells, k, m, (1, 1, 1), _STRICT_WORK // cost, True)
+        found = _order_search(cands, cells, k, m, (0, 0, 0), _STRICT_WORK // cost, True) or _order_search(
+            cands, cells, k, m, (1, 1, 1), _STRICT_WORK // cost, True
+        )
         if found is not None:
             return tuple(cands[c] for c in found)
         return tuple((r, q) for r in range(len(rows)) for q in range(m))
