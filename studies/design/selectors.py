@@ -138,6 +138,22 @@ ATTRITION_GAP = 0.10
 ATTRITION_MIN_DROPPED = 5
 
 
+# What the balance table reads of each counterbalanced assignment, in the order study_balance unpacks it.
+_BALANCE_COLUMNS = (
+    "scenario_id",
+    "system_id",
+    "position",
+    "session__ended_at",
+    "session__end_reason",
+    "session__id",
+    "participant_id",
+    "participant__state",
+    "participant__reissue_of_id",
+    "participant__withdrawn_at",
+    "participant__declined_at",
+)
+
+
 def study_balance(*, study: Study) -> BalanceTable:
     """The balance table of the study page: the counterbalanced scenarios (a practice scenario is not part
     of the plan) by system and by position, attrition per system, and the imbalance of the plan's rows."""
@@ -151,19 +167,7 @@ def study_balance(*, study: Study) -> BalanceTable:
             participant__preview_at__isnull=True,
             scenario__practice=False,
         )
-        .values_list(
-            "scenario_id",
-            "system_id",
-            "position",
-            "session__ended_at",
-            "session__end_reason",
-            "session__id",
-            "participant_id",
-            "participant__state",
-            "participant__reissue_of_id",
-            "participant__withdrawn_at",
-            "participant__declined_at",
-        )
+        .values_list(*_BALANCE_COLUMNS)
         .order_by("participant_id", "position")
     )
     table = BalanceTable(
@@ -218,12 +222,19 @@ def study_balance(*, study: Study) -> BalanceTable:
                 cell.completed += 1
             elif session_id is not None and ended_at is None:
                 cell.in_progress += 1
+    table.positions = sorted(positions) or list(range(1, len(scenarios) + 1))
+    _measure_imbalance(table, orders, fresh, kept)
+    _measure_attrition(table, attrition, left_on)
+    return table
+
+
+def _measure_attrition(table: BalanceTable, attrition: dict, left_on: dict) -> None:
+    """Fill the table's attrition per system (`left_on`: participant -> the system of the session they left)
+    and its warning when the systems' rates differ by more than ATTRITION_GAP."""
     for system_id in left_on.values():
         if system_id in attrition:
             attrition[system_id].dropped += 1
-    table.positions = sorted(positions) or list(range(1, len(scenarios) + 1))
-    _measure_imbalance(table, orders, fresh, kept)
-    table.attrition = [attrition[system.id] for system in systems]
+    table.attrition = [attrition[system.id] for system in table.systems]
     rates = [a.rate for a in table.attrition if a.rate is not None]
     if len(rates) > 1 and max(rates) - min(rates) > ATTRITION_GAP and len(left_on) >= ATTRITION_MIN_DROPPED:
         rated = ", ".join(f"{a.system.code}: {a.rate:.0%}" for a in table.attrition if a.rate is not None)
@@ -232,7 +243,6 @@ def study_balance(*, study: Study) -> BalanceTable:
             "participants may leave one system more than another. Re-issuing their rows restores the balance "
             "of completed sessions and hides this; report it."
         )
-    return table
 
 
 def _measure_imbalance(table: BalanceTable, orders: dict, fresh: set, kept: set) -> None:
