@@ -72,12 +72,13 @@ def _judgments_checksum_now(session_ref: str):
 
 def scorable_sessions(study_id: int) -> QuerySet[SearchSession]:
     """The study's finished sessions, the ones a run scores: ended (not withdrawn) with at least one query,
-    never a preview's."""
+    never a preview's nor a practice task's (Scenario.practice: logged like any task, never scored)."""
     return SearchSession.objects.filter(
         Exists(Query.objects.filter(session_id=OuterRef("pk"))),
         assignment__participant__study_id=study_id,
         ended_at__isnull=False,
         assignment__participant__preview_at__isnull=True,
+        assignment__scenario__practice=False,
     ).exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
 
 

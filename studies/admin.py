@@ -48,6 +48,12 @@ class StudyAdminForm(forms.ModelForm):
                 self.add_error(
                     "collection", f"{owner.username} may not use this collection: share it with them first"
                 )
+        # The design (within or between subjects) is fixed at the first enrolment, by THE design-lock rule.
+        if "design" in self.changed_data and self.instance.pk is not None:
+            try:
+                services.design_check_unlocked(study=self.instance)
+            except services.DesignLockedError as error:
+                self.add_error("design", str(error))
         return cleaned
 
 

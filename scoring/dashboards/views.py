@@ -300,7 +300,7 @@ def _dashboard_context(request, run):
         "filters": filters,
         "chart_urls": chart_urls,
         "run_progress": selectors.run_progress_text(run),
-        "scenarios": study.scenarios.order_by("id"),
+        "scenarios": study.scenarios.filter(practice=False).order_by("id"),  # a practice task has no scores
         "systems": study.systems.order_by("id"),
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],

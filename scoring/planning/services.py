@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from studies.design.latin_square import assignment_plan
+from studies.design.latin_square import BETWEEN, assignment_block_size, assignment_plan
 from studies.models import Study, System
 
 from ..lib.power import (
@@ -59,24 +59,28 @@ def _design_rows(n_scenarios: int, n_systems: int, n: int) -> Design:
 
 def study_design(study: Study, n: int) -> tuple[Design, list[int], list[int]]:
     """The study's Latin-square rows for its first n participants, as indices into (scenario ids, system ids)
-    in id order, the order enrolment uses (studies.design.services.participants_enrol)."""
-    scenario_ids = list(study.scenarios.order_by("id").values_list("pk", flat=True))
+    in id order, the order enrolment uses (studies.design.services.participants_enrol). Practice scenarios
+    are never scored, so they are not part of it. The power simulation pairs each participant's systems: a
+    between-subjects design is refused (its unpaired test is not simulated)."""
+    scenario_ids = list(study.scenarios.filter(practice=False).order_by("id").values_list("pk", flat=True))
     system_ids = list(study.systems.order_by("id").values_list("pk", flat=True))
     if len(system_ids) < 2:
         raise PlanningError("systems: the study needs at least two systems to compare")
-    if not scenario_ids or len(scenario_ids) % len(system_ids):
+    if not scenario_ids:
+        raise PlanningError("design: the study has no scored (non-practice) scenario")
+    if study.design == BETWEEN:
         raise PlanningError(
-            f"design: {len(scenario_ids)} scenarios cannot be shared equally between "
-            f"{len(system_ids)} systems"
+            "design: power planning simulates paired (within-subject) comparisons; "
+            "this study is between-subjects"
         )
     return _design_rows(len(scenario_ids), len(system_ids), n), scenario_ids, system_ids
 
 
 def block_size(n_scenarios: int, n_systems: int) -> int:
     """Participants in one exactly balanced block of the design (studies' Latin square: 4 x 2 gives 8)."""
-    if not n_systems or not n_scenarios or n_scenarios % n_systems:
+    if not n_systems or not n_scenarios:
         return 2
-    return n_systems * (n_scenarios if n_scenarios % 2 == 0 else 2 * n_scenarios)
+    return assignment_block_size(n_scenarios, n_systems)
 
 
 def _check(condition: bool, message: str) -> None:
@@ -415,7 +419,7 @@ def power_pool_start(*, plan_id: int) -> list[tuple[int, int]] | None:
     if plan is None or plan.effect != PowerPlan.Effect.SIMULATED:
         return None
     study = plan.study
-    block = block_size(study.scenarios.count(), study.systems.count())
+    block = block_size(study.scenarios.filter(practice=False).count(), study.systems.count())
     total = plan.simulated_participants
     chunks = [(i, min(block, total - i * block)) for i in range(math.ceil(total / block))]
     with transaction.atomic():

@@ -87,7 +87,8 @@ def _shadow(study: Study, name: str, version) -> Study:
         consent_text=study.consent_text or "Simulated.",
         consent_version=study.consent_version,
     )
-    for scenario in study.scenarios.order_by("id"):
+    # The scored scenarios only: a practice task is never scored, so the plan (study_design) leaves it out.
+    for scenario in study.scenarios.filter(practice=False).order_by("id"):
         design.scenario_add(
             study=shadow,
             code=scenario.code,
@@ -188,12 +189,14 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
 
 
 def scorable_sessions(study: Study) -> Iterable[int]:
-    """The study's real sessions that a run scores: ended (not withdrawn) with at least one query."""
+    """The study's real sessions that a run scores: ended (not withdrawn) with at least one query, not a
+    practice task's."""
     return (
         SearchSession.objects.filter(
             Exists(Query.objects.filter(session_id=OuterRef("pk"))),
             assignment__participant__study=study,
             ended_at__isnull=False,
+            assignment__scenario__practice=False,
         )
         .exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
         .values_list("pk", flat=True)

@@ -190,7 +190,7 @@ class PlanForm(forms.Form):
 def default_counts(study) -> list[int]:
     """Ten counts, each a whole number of the design's balanced blocks (4 scenarios x 2 systems: 8, 16, ...
     80)."""
-    block = services.block_size(study.scenarios.count(), study.systems.count())
+    block = services.block_size(study.scenarios.filter(practice=False).count(), study.systems.count())
     return [block * i for i in range(1, 11)]
 
 

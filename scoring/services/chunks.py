@@ -47,7 +47,10 @@ def chunk_load(run: ScoringRun, session_ids: Sequence[int]) -> Chunk:
     # walk the whole study from its participants.
     rows = (
         SearchSession.objects.filter(
-            pk__in=list(session_ids), ended_at__isnull=False, assignment__participant__preview_at__isnull=True
+            pk__in=list(session_ids),
+            ended_at__isnull=False,
+            assignment__participant__preview_at__isnull=True,
+            assignment__scenario__practice=False,  # a practice task is never scored
         )
         .exclude(end_reason=SearchSession.EndReason.WITHDRAWN)
         .order_by("pk")

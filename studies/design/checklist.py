@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from studies.design.orders import counterbalanced, design_summary
 from studies.design.questionnaires import (
     DEFAULT_POST_TASK_QUESTIONNAIRE,
     DEFAULT_QUESTIONNAIRE,
@@ -40,6 +41,7 @@ def study_checklist(*, study: Study) -> list[Step]:
         _collection_step(study, locked),
         _systems_step(study, systems, indexes, locked),
         _scenarios_step(study, systems, scenarios, locked),
+        _design_step(study, systems, scenarios, locked),
         _grades_step(study),
         _consent_step(study),
         _questionnaires_step(study),
@@ -94,16 +96,11 @@ _HERE = {
 
 
 def _scenarios_step(study: Study, systems: list[System], scenarios: list, locked: str) -> Step:
-    """Scenarios shared equally between the systems; those without reference judgments are named (scores
-    need them, but they may come later)."""
+    """At least one scenario; those without reference judgments are named (scores need them, but they may
+    come later). Any number works with any number of systems (the design step says how they are shared)."""
     missing = []
     if not scenarios:
         missing.append("Add scenarios: pick them from the collection's topics, or write them.")
-    elif systems and len(scenarios) % len(systems):
-        missing.append(
-            f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems: "
-            f"use a multiple of {len(systems)}."
-        )
     judged = set()
     if scenarios:
         version = study.reference_versions.order_by("-number").first()
@@ -117,6 +114,16 @@ def _scenarios_step(study: Study, systems: list[System], scenarios: list, locked
             " (scores need them; they can come later, from expert assessment)."
         )
     return Step("scenarios", "Scenarios", not missing, summary, missing, locked=locked)
+
+
+def _design_step(study: Study, systems: list[System], scenarios: list, locked: str) -> Step:
+    """How participants meet the systems (design_summary), and practice scenarios; every scenario practice
+    leaves nothing to balance."""
+    summary = design_summary(study=study, scenarios=scenarios, systems=systems)
+    missing = []
+    if scenarios and not counterbalanced(scenarios):
+        missing.append("Every scenario is marked practice: leave at least one as a scored task.")
+    return Step("design", "Design", not missing, summary, missing, locked=locked)
 
 
 def _grades_step(study: Study) -> Step:

@@ -1,10 +1,16 @@
-"""Counterbalanced orders for within-subject user studies (pure Python, no Django).
+"""Counterbalanced orders for user studies (pure Python, no Django).
 
 ``balanced_latin_square`` builds a Williams design for the order of conditions;
-``assignment_plan`` crosses it with a rotation of system blocks so that, as in the
-study of Järvelin et al. (ECIR 2008, section 3.1), every participant works every
-scenario once, uses each system for the same number of scenarios, and scenarios,
-systems and positions are balanced across participants.  See ``docs/latin-square.md``.
+``assignment_plan`` crosses it with the systems.  Two designs (``WITHIN``, ``BETWEEN``):
+
+- within-subject (the default), as in the study of Järvelin et al. (ECIR 2008, section
+  3.1): every participant works every scenario once, on consecutive blocks of systems
+  whose lengths differ by at most one (3 scenarios on 2 systems: AAB or BBA);
+- between-subjects: every participant works every scenario once, all on ONE system (their
+  arm); arms take participants in turn and each arm goes through the Williams rows.
+
+Scenarios, systems and positions are balanced across participants.  See
+``docs/latin-square.md``.
 """
 
 from __future__ import annotations
@@ -18,13 +24,22 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 __all__ = [
+    "BETWEEN",
+    "DESIGNS",
+    "WITHIN",
     "assignment_block_size",
     "assignment_plan",
     "balance_report",
     "balanced_latin_square",
     "participant_assignment",
+    "participant_system_spread",
     "row_to_issue",
 ]
+
+# The designs (Study.design; a null column reads as WITHIN).
+WITHIN = "within"
+BETWEEN = "between"
+DESIGNS = (WITHIN, BETWEEN)
 
 # Work limits (table cells scored) for the deterministic search that orders the
 # rows of one block; see ``_block_order``.
@@ -65,33 +80,36 @@ def balanced_latin_square(n: int) -> list[list[int]]:
 
 
 def _system_patterns(n_scenarios: int, n_systems: int) -> list[list[int]]:
-    """The ``n_systems`` rotations of the blocked system sequence (e.g. AABB, BBAA)."""
-    per_system = n_scenarios // n_systems
-    base = [j // per_system for j in range(n_scenarios)]
-    return [[(s + q) % n_systems for s in base] for q in range(n_systems)]
+    """The ``n_systems`` rotations of the blocked system sequence (e.g. AABB, BBAA; AAB, BBA).
+
+    Position ``j`` of the base pattern has system ``j * m // k``: consecutive blocks of
+    ``k // m`` or ``k // m + 1`` positions (when ``m`` divides ``k``, ``j // (k // m)``).
+    With more systems than scenarios a participant meets ``k`` of them, once each.
+    """
+    k, m = n_scenarios, n_systems
+    base = [j * m // k for j in range(k)]
+    return [[(s + q) % m for s in base] for q in range(m)]
 
 
-def _check_sizes(n_scenarios: int, n_systems: int) -> None:
+def _check_sizes(n_scenarios: int, n_systems: int, design: str = WITHIN) -> None:
+    if design not in DESIGNS:
+        raise ValueError(f"design must be one of {', '.join(DESIGNS)}, got {design!r}")
     if n_scenarios < 1:
         raise ValueError("need at least one scenario")
     if n_systems < 1:
         raise ValueError("need at least one system")
-    if n_scenarios % n_systems:
-        raise ValueError(
-            f"{n_scenarios} scenarios cannot be split evenly over {n_systems} systems: "
-            "the number of scenarios must be a multiple of the number of systems"
-        )
 
 
-def assignment_block_size(n_scenarios: int, n_systems: int) -> int:
+def assignment_block_size(n_scenarios: int, n_systems: int, design: str = WITHIN) -> int:
     """Participants per complete, exactly balanced block of ``assignment_plan``.
 
     ``n_systems * L`` where ``L = len(balanced_latin_square(n_scenarios))`` is
     ``n_scenarios`` for an even and ``2 * n_scenarios`` for an odd number of scenarios:
-    the block crosses every scenario-order row with every rotation of the system
-    blocks.  4 scenarios x 2 systems: 8 participants.
+    within-subject, the block crosses every scenario-order row with every rotation of
+    the system blocks; between-subjects, every arm works every row once.
+    4 scenarios x 2 systems: 8 participants; 3 x 2: 12.
     """
-    _check_sizes(n_scenarios, n_systems)
+    _check_sizes(n_scenarios, n_systems, design)
     rows = n_scenarios if n_scenarios % 2 == 0 else 2 * n_scenarios
     return n_systems * rows
 
@@ -123,6 +141,21 @@ def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...
         return tuple((r, q) for q in range(m) for r in range(len(rows)))
     pats = _system_patterns(k, m)
     cands = [(r, q) for r in range(len(rows)) for q in range(m)]
+    cost = k * k + 2 * k * m  # table cells scored per candidate
+    if k % m:
+        # Systems that cannot share the scenarios equally (3 on 2, 5 on 3): a search that keeps every table
+        # within one of its share, the rotations taken cyclically (so system x position is < 1), else rounds:
+        # each row worked once on every rotation before the next row, so each round of m participants meets
+        # every system once at every position and with every scenario (scenario x system and system x
+        # position < 1 at every prefix; scenario x position only within m, exact after a complete block).
+        # The free search below is slow here and let scenario x system drift to 3.
+        cells = [[(rows[r][j], pats[q][j]) for j in range(k)] for r, q in cands]
+        found = _order_search(cands, cells, k, m, (0, 0, 0), _STRICT_WORK // cost, True) or _order_search(
+            cands, cells, k, m, (1, 1, 1), _STRICT_WORK // cost, True
+        )
+        if found is not None:
+            return tuple(cands[c] for c in found)
+        return tuple((r, q) for r in range(len(rows)) for q in range(m))
     cells = [[(rows[r][j], pats[q][j]) for j in range(k)] for r, q in cands]
 
     def attempt(
@@ -130,7 +163,6 @@ def _block_order(n_scenarios: int, n_systems: int) -> tuple[tuple[int, int], ...
     ) -> list[int] | None:
         return _order_search(cands, cells, k, m, tolerance, budget, cyclic)
 
-    cost = k * k + 2 * k * m  # table cells scored per candidate
     order = (
         attempt((0, 0, 0), _STRICT_WORK // cost, cyclic=True)
         or attempt((0, 0, 1), _STRICT_WORK // cost)
@@ -225,8 +257,29 @@ def _tables_score(
     return ok, score
 
 
-def _plan_for(scenarios: Sequence[T], systems: Sequence[U], index: int) -> list[tuple[T, U]]:
+def _between_row(n_scenarios: int, n_systems: int, index: int) -> tuple[int, int]:
+    """(Williams row, arm) of participant ``index`` of a between-subjects plan.
+
+    Arms take participants in turn (``index % m``), so arm sizes never differ by more
+    than one.  Arm ``a`` goes through the rows of each Latin square of the Williams design
+    in cyclic order from ``a * k // m``: any prefix of an arm's rows is part of a Latin
+    square (for odd ``k``, one complete square and part of the other), so within an arm
+    each scenario is within one of its share at every position, and the arms' starts,
+    spread evenly over the square, keep the whole plan near balance too.
+    """
+    k, m = n_scenarios, n_systems
+    arm, turn = index % m, index // m
+    squares = 1 if k % 2 == 0 else 2
+    turn %= squares * k
+    square, step = divmod(turn, k)
+    return square * k + (step + arm * k // m) % k, arm
+
+
+def _plan_for(scenarios: Sequence[T], systems: Sequence[U], index: int, design: str) -> list[tuple[T, U]]:
     k, m = len(scenarios), len(systems)
+    if design == BETWEEN:
+        r, arm = _between_row(k, m, index)
+        return [(scenarios[s], systems[arm]) for s in balanced_latin_square(k)[r]]
     order = _block_order(k, m)
     r, q = order[index % len(order)]
     row = balanced_latin_square(k)[r]
@@ -235,61 +288,82 @@ def _plan_for(scenarios: Sequence[T], systems: Sequence[U], index: int) -> list[
 
 
 def participant_assignment(
-    scenarios: Sequence[T], systems: Sequence[U], participant_index: int
+    scenarios: Sequence[T], systems: Sequence[U], participant_index: int, design: str = WITHIN
 ) -> list[tuple[T, U]]:
     """The plan of one participant (0-based index); equals ``assignment_plan(..., i + 1)[i]``."""
-    _check_sizes(len(scenarios), len(systems))
+    _check_sizes(len(scenarios), len(systems), design)
     if participant_index < 0:
         raise ValueError(f"participant_index must be >= 0, got {participant_index}")
-    return _plan_for(scenarios, systems, participant_index)
+    return _plan_for(scenarios, systems, participant_index, design)
 
 
 def assignment_plan(
-    scenarios: Sequence[T], systems: Sequence[U], n_participants: int
+    scenarios: Sequence[T], systems: Sequence[U], n_participants: int, design: str = WITHIN
 ) -> list[list[tuple[T, U]]]:
     """One list of ``(scenario, system)`` in working order per participant.
 
-    Every participant works every scenario once and uses every system for
-    ``len(scenarios) // len(systems)`` consecutive scenarios.  Each complete block of
-    ``assignment_block_size(len(scenarios), len(systems))`` participants is exactly
+    Every participant works every scenario once.  ``WITHIN``: on consecutive blocks of
+    systems whose lengths differ by at most one (``len(scenarios) // len(systems)`` each
+    when that divides).  ``BETWEEN``: all on one system, the arms taking participants in
+    turn.  Each complete block of ``assignment_block_size(...)`` participants is exactly
     balanced: every scenario at every position, every scenario with every system and
     every system at every position equally often.  Deterministic: participant ``i``
     always gets the same plan whatever ``n_participants`` is.  Raises ``ValueError``
-    if there are no scenarios or systems, if ``len(scenarios)`` is not a multiple of
-    ``len(systems)``, or if ``n_participants`` is negative.
+    if there are no scenarios or systems, the design is unknown, or ``n_participants``
+    is negative.
     """
-    _check_sizes(len(scenarios), len(systems))
+    _check_sizes(len(scenarios), len(systems), design)
     if n_participants < 0:
         raise ValueError(f"n_participants must be >= 0, got {n_participants}")
-    return [_plan_for(scenarios, systems, i) for i in range(n_participants)]
+    return [_plan_for(scenarios, systems, i, design) for i in range(n_participants)]
+
+
+def participant_system_spread(plan: Sequence[tuple[object, Hashable]], systems: Sequence[Hashable]) -> int:
+    """Largest difference between two systems' task counts in one participant's plan (0 when every system
+    gets the same number of tasks; a between-subjects plan: its length, one system has every task)."""
+    counts = {system: 0 for system in systems}
+    for _, system in plan:
+        counts[system] = counts.get(system, 0) + 1
+    return max(counts.values()) - min(counts.values()) if counts else 0
 
 
 def balance_report(
-    plans: Sequence[Sequence[tuple[int, int]]], n_scenarios: int, n_systems: int
+    plans: Sequence[Sequence[tuple[int, int]]], n_scenarios: int, n_systems: int, design: str = WITHIN
 ) -> dict[str, Fraction]:
     """Largest ``|count - exact share|`` per table for plans over ``range`` labels.
 
-    Helper for checks and tests: keys ``scenario_position``, ``scenario_system`` and
-    ``system_position``; all zero means exact balance.
+    Helper for checks, tests and the balance page: keys ``scenario_position``,
+    ``scenario_system`` and ``system_position``; for ``BETWEEN`` also
+    ``arm_scenario_position`` (scenario x position inside each arm, against the arm's own
+    share); all zero means exact balance.  The exact share is ``p / k`` for scenario x
+    position and ``p / m`` for the other two tables (``p`` plans).
     """
     k, m, p = n_scenarios, n_systems, len(plans)
     sp = [[0] * k for _ in range(k)]
     su = [[0] * m for _ in range(k)]
     up = [[0] * k for _ in range(m)]
+    arm_sp = [[[0] * k for _ in range(k)] for _ in range(m)]
+    arm_size = [0] * m
     for plan in plans:
         for j, (s, u) in enumerate(plan):
             sp[s][j] += 1
             su[s][u] += 1
             up[u][j] += 1
+            arm_sp[u][s][j] += 1
+        if plan:
+            arm_size[plan[0][1]] += 1
 
-    def worst(tab: list[list[int]], d: int) -> Fraction:
-        return max(abs(Fraction(v) - Fraction(p, d)) for line in tab for v in line)
+    def worst(tab: list[list[int]], total: int, d: int) -> Fraction:
+        return max(abs(Fraction(v) - Fraction(total, d)) for line in tab for v in line)
 
-    return {
-        "scenario_position": worst(sp, k),
-        "scenario_system": worst(su, m),
-        "system_position": worst(up, m),
+    report = {
+        "scenario_position": worst(sp, p, k),
+        "scenario_system": worst(su, p, m),
+        "system_position": worst(up, p, m),
     }
+    if design == BETWEEN:
+        report["arm_scenario_position"] = max(worst(arm_sp[u], arm_size[u], k) for u in range(m))
+    return report
 
 
 def row_to_issue(

@@ -28,7 +28,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from studies.design.latin_square import assignment_plan
+from studies.design.orders import design_problem, participant_order
 from studies.errors import DesignError, EnrolmentRefusedError, Refused, StudyStatusError
 from studies.models import Assignment, AuditAction, AuditEntry, Participant, SearchSession, Study
 
@@ -126,12 +126,9 @@ def preview_start(*, study: Study, by) -> Participant:
         raise StudyStatusError("the study is closed; a preview is for a study that can still run")
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
-    if not scenarios or not systems:
-        raise DesignError("add the study's scenarios and systems before trying it as a participant")
-    if len(scenarios) % len(systems):
-        raise DesignError(
-            f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems"
-        )
+    problem = design_problem(scenarios, systems)
+    if problem:
+        raise DesignError(f"{problem} before trying it as a participant")
     highest = Participant.objects.filter(study=study, preview_at__isnull=False).aggregate(
         m=Max("enrolment_index")
     )
@@ -140,7 +137,7 @@ def preview_start(*, study: Study, by) -> Participant:
     participant = Participant.objects.create(
         study=study, code=f"PREVIEW-{secrets.token_hex(3)}", enrolment_index=index, preview_at=now
     )
-    order = assignment_plan(scenarios, systems, 1)[0]
+    order = participant_order(study=study, scenarios=scenarios, systems=systems, row=0)
     Assignment.objects.bulk_create(
         Assignment(participant=participant, position=position, scenario=scenario, system=system)
         for position, (scenario, system) in enumerate(order, start=1)

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.design.latin_square import participant_assignment, row_to_issue
+from studies.design.orders import counterbalanced, design_of
 from studies.errors import RecruitmentError
 from studies.models import FREEING_STATES, Participant, ParticipantState, Recruitment, Study
 
@@ -94,8 +95,10 @@ def row_counts(
     return counts
 
 
-def closed_rows(recruitment: Recruitment, scenarios, systems, rows: Iterable[int]) -> set[int]:
-    """Those of `rows` whose order touches a cell (scenario code, system code) the researcher closed."""
+def closed_rows(recruitment: Recruitment, scenarios, systems, rows: Iterable[int], design: str) -> set[int]:
+    """Those of `rows` whose counterbalanced order touches a cell (scenario code, system code) the researcher
+    closed (a practice scenario's cell closes nothing: it is not part of the plan). Between-subjects, a closed
+    cell closes its system's whole arm, since every row of the arm works every scenario on that system."""
     closed = {
         tuple(cell) for cell in recruitment.closed_cells or [] if isinstance(cell, list) and len(cell) == 2
     }
@@ -106,7 +109,7 @@ def closed_rows(recruitment: Recruitment, scenarios, systems, rows: Iterable[int
         for row in rows
         if any(
             (scenario.code, system.code) in closed
-            for scenario, system in participant_assignment(scenarios, systems, row)
+            for scenario, system in participant_assignment(counterbalanced(scenarios), systems, row, design)
         )
     }
 
@@ -135,7 +138,9 @@ def rows_to_issue(
     holders, freed, next_fresh = dict(counts.holders), list(counts.open_freed), counts.next_fresh
     window = range(next_fresh, next_fresh + 64 + count)
     closed = (
-        closed_rows(recruitment, scenarios, systems, {row for row, _ in freed} | set(window))
+        closed_rows(
+            recruitment, scenarios, systems, {row for row, _ in freed} | set(window), design_of(study)
+        )
         if recruitment is not None
         else set()
     )

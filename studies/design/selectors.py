@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import cast
 
 from django.db.models import (
@@ -26,7 +27,9 @@ from django.db.models.functions import Coalesce
 
 from sessionlab import plain_sql
 from studies.design.gold import GoldPair, gold_pending
+from studies.design.latin_square import BETWEEN, WITHIN, balance_report, participant_system_spread
 from studies.design.lifecycle import OPEN
+from studies.design.orders import counterbalanced, design_of, design_summary
 from studies.design.questionnaires import usable_items
 from studies.models import (
     FREEING_STATES,
@@ -83,12 +86,40 @@ class BalanceTable:
     by_position: dict = field(default_factory=lambda: defaultdict(Cell))  # (scenario_id, position) -> Cell
     attrition: list = field(default_factory=list)  # SystemAttrition per system
     attrition_warning: str = ""
+    design: str = WITHIN
+    summary: str = ""  # what the design gives each participant (orders.design_summary)
+    imbalance: list = field(default_factory=list)  # Imbalance per table
+    issued: int = 0  # participants whose rows were issued fresh (the plan's prefix)
+    held: int = 0  # participants holding their row now (not freed)
+    system_spread: int | None = (
+        None  # largest gap between two systems' task counts in one participant's order
+    )
 
     def system_rows(self):
         return [(s, [self.by_system[(s.id, y.id)] for y in self.systems]) for s in self.scenarios]
 
     def position_rows(self):
         return [(s, [self.by_position[(s.id, p)] for p in self.positions]) for s in self.scenarios]
+
+
+@dataclass
+class Imbalance:
+    """One table's largest |count - equal share| (latin_square.balance_report): over the rows as first
+    issued (a prefix of the plan, what its bounds speak of) and over the rows held now (completed, active or
+    invited: after attrition and re-issue)."""
+
+    key: str
+    label: str
+    issued: Fraction | None
+    held: Fraction | None
+
+
+IMBALANCE_LABELS = {
+    "scenario_system": "Scenario × system",
+    "scenario_position": "Scenario × position",
+    "system_position": "System × position",
+    "arm_scenario_position": "Scenario × position within each arm",
+}
 
 
 _FINISHED = [
@@ -108,29 +139,47 @@ ATTRITION_GAP = 0.10
 ATTRITION_MIN_DROPPED = 5
 
 
+# What the balance table reads of each counterbalanced assignment, in the order study_balance unpacks it.
+_BALANCE_COLUMNS = (
+    "scenario_id",
+    "system_id",
+    "position",
+    "session__ended_at",
+    "session__end_reason",
+    "session__id",
+    "participant_id",
+    "participant__state",
+    "participant__reissue_of_id",
+    "participant__withdrawn_at",
+    "participant__declined_at",
+)
+
+
 def study_balance(*, study: Study) -> BalanceTable:
-    scenarios = list(study.scenarios.order_by("id"))
+    """The balance table of the study page: the counterbalanced scenarios (a practice scenario is not part
+    of the plan) by system and by position, attrition per system, and the imbalance of the plan's rows."""
+    everything = list(study.scenarios.order_by("id"))
+    scenarios = counterbalanced(everything)
     systems = list(study.systems.order_by("id"))
     rows = (
         Assignment.objects.filter(
-            participant__study=study, retake_of__isnull=True, participant__preview_at__isnull=True
+            participant__study=study,
+            retake_of__isnull=True,
+            participant__preview_at__isnull=True,
+            scenario__practice=False,
         )
-        .values_list(
-            "scenario_id",
-            "system_id",
-            "position",
-            "session__ended_at",
-            "session__end_reason",
-            "session__id",
-            "participant_id",
-            "participant__state",
-            "participant__reissue_of_id",
-            "participant__withdrawn_at",
-            "participant__declined_at",
-        )
+        .values_list(*_BALANCE_COLUMNS)
         .order_by("participant_id", "position")
     )
-    table = BalanceTable(scenarios=scenarios, systems=systems, positions=[])
+    table = BalanceTable(
+        scenarios=scenarios,
+        systems=systems,
+        positions=[],
+        design=design_of(study),
+        summary=design_summary(study=study, scenarios=everything, systems=systems),
+    )
+    orders: dict[int, list[tuple[int, int]]] = defaultdict(list)  # participant -> (scenario, system) ids
+    fresh, kept = set(), set()
     positions = set()
     attrition = {system.id: SystemAttrition(system) for system in systems}
     left_on = {}  # participant id -> the system of the session they left (their first one not finished)
@@ -149,6 +198,11 @@ def study_balance(*, study: Study) -> BalanceTable:
     ) in rows:
         positions.add(position)
         freed = state in FREEING_STATES or withdrawn_at is not None or declined_at is not None
+        orders[participant_id].append((scenario_id, system_id))
+        if reissue_of is None:
+            fresh.add(participant_id)
+        if not freed:
+            kept.add(participant_id)
         if session_id is not None and system_id in attrition:
             attrition[system_id].started += 1
         if (
@@ -169,11 +223,19 @@ def study_balance(*, study: Study) -> BalanceTable:
                 cell.completed += 1
             elif session_id is not None and ended_at is None:
                 cell.in_progress += 1
+    table.positions = sorted(positions) or list(range(1, len(scenarios) + 1))
+    _measure_imbalance(table, orders, fresh, kept)
+    _measure_attrition(table, attrition, left_on)
+    return table
+
+
+def _measure_attrition(table: BalanceTable, attrition: dict, left_on: dict) -> None:
+    """Fill the table's attrition per system (`left_on`: participant -> the system of the session they left)
+    and its warning when the systems' rates differ by more than ATTRITION_GAP."""
     for system_id in left_on.values():
         if system_id in attrition:
             attrition[system_id].dropped += 1
-    table.positions = sorted(positions) or list(range(1, len(scenarios) + 1))
-    table.attrition = [attrition[system.id] for system in systems]
+    table.attrition = [attrition[system.id] for system in table.systems]
     rates = [a.rate for a in table.attrition if a.rate is not None]
     if len(rates) > 1 and max(rates) - min(rates) > ATTRITION_GAP and len(left_on) >= ATTRITION_MIN_DROPPED:
         rated = ", ".join(f"{a.system.code}: {a.rate:.0%}" for a in table.attrition if a.rate is not None)
@@ -182,7 +244,31 @@ def study_balance(*, study: Study) -> BalanceTable:
             "participants may leave one system more than another. Re-issuing their rows restores the balance "
             "of completed sessions and hides this; report it."
         )
-    return table
+
+
+def _measure_imbalance(table: BalanceTable, orders: dict, fresh: set, kept: set) -> None:
+    """Fill the table's imbalance: balance_report over the orders of the participants whose rows were issued
+    fresh, and of those who hold their row now; and the largest gap between two systems in one order."""
+    k, m = len(table.scenarios), len(table.systems)
+    if not k or not m or not orders:
+        return
+    s_ix = {s.id: i for i, s in enumerate(table.scenarios)}
+    u_ix = {u.id: i for i, u in enumerate(table.systems)}
+    plans = {
+        pk: [(s_ix[s], u_ix[u]) for s, u in order]
+        for pk, order in orders.items()
+        if len(order) == k and all(s in s_ix and u in u_ix for s, u in order)
+    }
+    issued = [plan for pk, plan in plans.items() if pk in fresh]
+    held = [plan for pk, plan in plans.items() if pk in kept]
+    table.issued, table.held = len(issued), len(held)
+    reports = [balance_report(group, k, m, table.design) if group else {} for group in (issued, held)]
+    keys = list(IMBALANCE_LABELS) if table.design == BETWEEN else list(IMBALANCE_LABELS)[:3]
+    table.imbalance = [
+        Imbalance(key, IMBALANCE_LABELS[key], reports[0].get(key), reports[1].get(key)) for key in keys
+    ]
+    if table.design == WITHIN and plans:
+        table.system_spread = max(participant_system_spread(plan, range(m)) for plan in plans.values())
 
 
 def study_participants_with_orders(*, study: Study):

@@ -10,8 +10,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from studies.design import selectors
-from studies.design.latin_square import participant_assignment
+from studies.design.latin_square import DESIGNS
 from studies.design.lifecycle import preview_delete, study_check_accepting
+from studies.design.orders import design_problem, participant_order
 from studies.design.questionnaire_edits import answered_change_errors
 from studies.design.rows import rows_to_issue
 from studies.design.selectors import collection_usable_by
@@ -213,9 +214,25 @@ def design_check_unlocked(*, study: Study) -> None:
 
 
 @transaction.atomic
-def scenario_add(*, study: Study, code: str, title: str, text: str, topic_id: str) -> Scenario:
+def study_design_set(*, study: Study, design: str) -> Study:
+    """Choose the study's design (within- or between-subjects; docs/latin-square.md), refused once the design
+    is locked: every participant's order was built from it."""
+    if design not in DESIGNS:
+        raise DesignError(f"design: {design!r} is not one of {', '.join(DESIGNS)}")
     design_check_unlocked(study=study)
-    return Scenario.objects.create(study=study, code=code, title=title, text=text, topic_id=topic_id)
+    study.design = design
+    study.save(update_fields=["design"])
+    return study
+
+
+@transaction.atomic
+def scenario_add(
+    *, study: Study, code: str, title: str, text: str, topic_id: str, practice: bool = False
+) -> Scenario:
+    design_check_unlocked(study=study)
+    return Scenario.objects.create(
+        study=study, code=code, title=title, text=text, topic_id=topic_id, practice=practice
+    )
 
 
 @transaction.atomic
@@ -292,13 +309,9 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
     study = Study.objects.select_for_update().get(pk=study.pk)
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
-    if not scenarios or not systems:
-        raise DesignError("add the study's scenarios and systems before enrolling participants")
-    if len(scenarios) % len(systems):
-        raise DesignError(
-            f"{len(scenarios)} scenarios cannot be shared equally between {len(systems)} systems; "
-            "each participant must use every system for the same number of scenarios"
-        )
+    problem = design_problem(scenarios, systems)
+    if problem:
+        raise DesignError(f"{problem} before enrolling participants")
     study_check_accepting(study)  # paused or closed: no new participants (studies/design/lifecycle.py)
     start = study.participants.filter(preview_at__isnull=True).count()  # a preview takes no plan row
     # A row re-issued after attrition does not advance the next fresh row, so enrolment index and plan row
@@ -307,7 +320,9 @@ def participants_enrol(*, study: Study, count: int) -> list[Participant]:
         chosen = rows_to_issue(study=study, count=count, scenarios=scenarios, systems=systems)
     except RecruitmentError as error:  # every row touches a closed cell
         raise DesignError(str(error)) from None
-    plan = [participant_assignment(scenarios, systems, row) for row, _ in chosen]
+    plan = [
+        participant_order(study=study, scenarios=scenarios, systems=systems, row=row) for row, _ in chosen
+    ]
     existing_codes = set(study.participants.values_list("code", flat=True))
     participants = []
     for offset in range(count):

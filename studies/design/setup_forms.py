@@ -8,7 +8,7 @@ from studies.design.instruments import INSTRUMENTS
 from studies.design.questionnaires import item_errors
 from studies.design.setup_services import QUESTIONNAIRES
 from studies.errors import SystemConfigError
-from studies.models import System
+from studies.models import STUDY_DESIGNS, System
 from studies.search.engines.search import CONFIGURATIONS
 from studies.search.systems import DEFAULT_CONFIGURATION, MAX_HTTP_TIMEOUT, system_config_problem
 
@@ -102,6 +102,15 @@ class ScenarioSetupForm(forms.Form):
     topic_id = forms.CharField(
         max_length=100, label="Topic", help_text="The qrels topic of its reference judgments."
     )
+    practice = forms.BooleanField(
+        required=False,
+        label="Practice task",
+        help_text="Worked first, before the counterbalanced tasks; logged like any task, never scored.",
+    )
+
+
+class DesignForm(forms.Form):
+    design = forms.ChoiceField(choices=STUDY_DESIGNS, widget=forms.RadioSelect, label="Design")
 
 
 class TopicPickForm(forms.Form):

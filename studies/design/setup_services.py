@@ -40,16 +40,29 @@ def system_save(
 
 
 def scenario_save(
-    *, study: Study, scenario: Scenario | None = None, code: str, title: str, text: str, topic_id: str
+    *,
+    study: Study,
+    scenario: Scenario | None = None,
+    code: str,
+    title: str,
+    text: str,
+    topic_id: str,
+    practice: bool = False,
 ) -> Scenario:
     try:
         with transaction.atomic():
             if scenario is None:
                 return services.scenario_add(
-                    study=study, code=code, title=title, text=text, topic_id=topic_id
+                    study=study, code=code, title=title, text=text, topic_id=topic_id, practice=practice
                 )
             changed = services.design_row_update(
-                study=study, row=scenario, code=code, title=title, text=text, topic_id=topic_id
+                study=study,
+                row=scenario,
+                code=code,
+                title=title,
+                text=text,
+                topic_id=topic_id,
+                practice=practice,
             )
             return cast(Scenario, changed)  # the row it was given
     except IntegrityError:

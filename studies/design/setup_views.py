@@ -12,6 +12,7 @@ from studies.design import setup_services as setup
 from studies.design.answers import answers_clean
 from studies.design.checklist import study_checklist, study_ready
 from studies.design.instruments import INSTRUMENTS
+from studies.design.orders import design_of, design_preview, design_summary
 from studies.design.question_pages import first_page_with, page_next, question_page
 from studies.design.questionnaires import (
     DEFAULT_POST_TASK_QUESTIONNAIRE,
@@ -21,6 +22,7 @@ from studies.design.questionnaires import (
 )
 from studies.design.setup_forms import (
     ConsentForm,
+    DesignForm,
     InstrumentForm,
     QuestionnaireItemForm,
     ScenarioSetupForm,
@@ -224,6 +226,7 @@ def scenarios(request, slug):
                     title=data["title"].strip(),
                     text=data["text"].strip(),
                     topic_id=data["topic_id"].strip(),
+                    practice=data["practice"],
                 )
                 messages.success(request, f"Scenario {data['code']} added.")
                 return redirect("studies:setup_scenarios", slug=study.slug)
@@ -249,7 +252,7 @@ def scenarios(request, slug):
 def scenario_edit(request, slug, pk):
     study = study_for_researcher(request, slug)
     scenario = get_object_or_404(study.scenarios, pk=pk)
-    initial = {field: getattr(scenario, field) for field in ("code", "title", "text", "topic_id")}
+    initial = {field: getattr(scenario, field) for field in ("code", "title", "text", "topic_id", "practice")}
     form = ScenarioSetupForm(request.POST or None, prefix="scenario", initial=initial)
 
     def save(data):
@@ -260,6 +263,7 @@ def scenario_edit(request, slug, pk):
             title=data["title"].strip(),
             text=data["text"].strip(),
             topic_id=data["topic_id"].strip(),
+            practice=data["practice"],
         )
 
     return _design_row_edit(
@@ -279,6 +283,39 @@ def scenario_delete(request, slug, pk):
     else:
         messages.success(request, f"Scenario {scenario.code} removed.")
     return redirect("studies:setup_scenarios", slug=study.slug)
+
+
+# --- design ------------------------------------------------------------------------------------------------
+
+
+@researcher_required
+def design(request, slug):
+    """The study's design (within- or between-subjects) and what it gives each participant; the practice
+    scenarios are marked on the scenarios' pages."""
+    study = study_for_researcher(request, slug)
+    form = DesignForm(request.POST or None, initial={"design": design_of(study)})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.study_design_set(study=study, design=form.cleaned_data["design"])
+        except StudiesError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Design saved.")
+            return redirect("studies:setup_design", slug=study.slug)
+    scenarios = list(study.scenarios.order_by("id"))
+    systems = list(study.systems.order_by("id"))
+    return render(
+        request,
+        "studies/setup/design.html",
+        {
+            "study": study,
+            "form": form,
+            "summary": design_summary(study=study, scenarios=scenarios, systems=systems),
+            "preview": design_preview(study=study, scenarios=scenarios, systems=systems),
+            "locked": study.design_locked_at,
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 # --- questionnaires ----------------------------------------------------------------------------------------

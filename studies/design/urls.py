@@ -27,6 +27,7 @@ urlpatterns = [
         setup_views.scenario_delete,
         name="setup_scenario_delete",
     ),
+    path("<slug:slug>/setup/design/", setup_views.design, name="setup_design"),
     path("<slug:slug>/setup/questionnaires/", setup_views.questionnaires, name="setup_questionnaires"),
     path(
         "<slug:slug>/setup/questionnaires/<str:which>/preview/",

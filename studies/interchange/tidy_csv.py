@@ -3,7 +3,8 @@ when the participant was away: exposures, attention), one row per observation, w
 ready for pandas or R.
 
 Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
-participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
+participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1), practice
+(0/1: a practice task, worked first and never scored; docs/latin-square.md).
 (participant, position) names a session; no database ids, access tokens or account names are written.
 sessions.csv ends with excluded (0/1) and excluded_reason: the study's exclusion rule on agreement with the
 reference marks a participant, never drops their rows (docs/recruitment.md, "Checks"), then pre_task_answers
@@ -51,7 +52,7 @@ from studies.participation.exposure import AwaySpan, active_ms
 from studies.participation.form_steps import questionnaire_items
 from studies.participation.recruitment.effort import rules_of, session_efforts
 
-DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake"]
+DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake", "practice"]
 TABLES = {
     "sessions": DESIGN
     + [
@@ -207,6 +208,7 @@ def _design(study: Study, session: SearchSession) -> list:
         a.scenario.topic_id,
         a.system.code,
         int(a.retake_of_id is not None),
+        int(a.scenario.practice),
     ]
 
 

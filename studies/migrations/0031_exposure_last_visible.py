@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0025_read_depth"),
+        ("studies", "0026_designs"),
     ]
 
     operations = [

@@ -84,6 +84,13 @@ STUDY_STATUSES = [
     ("closed", "Closed"),
 ]
 
+# How participants meet the systems (studies/design/latin_square.py, docs/latin-square.md): within-subject,
+# every participant uses every system (in blocks), or between-subjects, one system (an arm) each.
+STUDY_DESIGNS = [
+    ("within", "Within-subject: each participant uses every system"),
+    ("between", "Between-subjects: each participant uses one system for all tasks"),
+]
+
 
 class Study(models.Model):
     name = models.CharField(max_length=200)
@@ -124,6 +131,9 @@ class Study(models.Model):
     exclusion_min_agreement = models.FloatField(null=True, blank=True)
     exclusion_measure = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001
     exclusion_min_documents = models.PositiveIntegerField(null=True, blank=True)
+    # The design (STUDY_DESIGNS); null reads as "within". Fixed with the scenarios and systems at the first
+    # enrolment (studies/design/services.py: design_check_unlocked). Nullable without a default, as above.
+    design = models.CharField(max_length=10, null=True, blank=True, choices=STUDY_DESIGNS)  # noqa: DJ001
 
     class Meta:
         verbose_name_plural = "studies"
@@ -162,6 +172,9 @@ class Scenario(models.Model):
     topic_id = models.CharField(
         max_length=100, help_text="Links the scenario to its reference judgments (qrels topic)."
     )
+    # A practice task: worked first, before the counterbalanced ones, logged like any task, never scored
+    # (scoring leaves its sessions out; the exports mark them). docs/latin-square.md, "Practice tasks".
+    practice = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         ordering = ["id"]

@@ -31,7 +31,9 @@ def _enrol_and_hold(study, enrolled: threading.Event, release: threading.Event, 
         connections.close_all()
 
 
-@pytest.mark.parametrize("change", ["system_add", "scenario_add", "design_row_update", "design_row_delete"])
+@pytest.mark.parametrize(
+    "change", ["system_add", "scenario_add", "design_row_update", "design_row_delete", "study_design_set"]
+)
 def test_a_change_racing_an_enrolment_waits_for_it_and_is_refused(designed_study, change):
     enrolled, release, errors = threading.Event(), threading.Event(), []
     enrolment = threading.Thread(target=_enrol_and_hold, args=(designed_study, enrolled, release, errors))
@@ -49,6 +51,7 @@ def test_a_change_racing_an_enrolment_waits_for_it_and_is_refused(designed_study
             study=designed_study, row=row, name="Renamed"
         ),
         "design_row_delete": lambda: services.design_row_delete(study=designed_study, row=row),
+        "study_design_set": lambda: services.study_design_set(study=designed_study, design="between"),
     }
     try:
         with pytest.raises(services.DesignLockedError):
@@ -60,3 +63,5 @@ def test_a_change_racing_an_enrolment_waits_for_it_and_is_refused(designed_study
     assert designed_study.participants.count() == 2
     assert designed_study.systems.count() == 2 and designed_study.scenarios.count() == 4
     assert designed_study.systems.get(pk=row.pk).name == "System B"
+    designed_study.refresh_from_db()
+    assert designed_study.design is None  # the participants' orders were built within-subject

@@ -1,6 +1,6 @@
-"""Once participants are enrolled the study's scenarios and systems are fixed (the Latin square's balance),
-and the admin asks the same rule as the pages, the API and the
-importers: it refuses to add, change or remove one."""
+"""Once participants are enrolled the study's scenarios, systems and design are fixed (the Latin square's
+balance), and the admin asks the same rule as the pages, the API and the importers: it refuses to add,
+change or remove one, or to change the design (within or between subjects, practice scenarios)."""
 
 from html.parser import HTMLParser
 
@@ -133,3 +133,22 @@ def test_after_enrolment_the_admin_still_saves_the_study_itself(admin_client, de
     assert response.status_code == 302, response.content.decode()[:2000]
     designed_study.refresh_from_db()
     assert designed_study.description == "Edited after enrolment."
+
+
+def test_after_enrolment_the_admin_refuses_another_design(admin_client, designed_study):
+    services.participants_enrol(study=designed_study, count=2)
+    url, data = _change_form(admin_client, designed_study)
+    response = admin_client.post(url, {**data, "design": "between"})
+    assert response.status_code == 200
+    assert "already has participants" in response.content.decode()
+    designed_study.refresh_from_db()
+    assert designed_study.design is None
+
+
+def test_after_enrolment_the_admin_refuses_to_mark_a_scenario_practice(admin_client, designed_study):
+    services.participants_enrol(study=designed_study, count=2)
+    url, data = _change_form(admin_client, designed_study)
+    response = admin_client.post(url, {**data, "scenarios-0-practice": "on"})
+    assert response.status_code == 200
+    assert "already has participants" in response.content.decode()
+    assert not designed_study.scenarios.filter(practice=True).exists()

@@ -140,7 +140,7 @@ def test_the_archive_line_is_the_line_of_the_object(archive, alice):
         study_archive_import(path=archive, owner=alice)
     scenarios_start = line_of(text, '"scenarios"')
     assert failure.value.field == "$.scenarios[2].code"
-    assert failure.value.line == scenarios_start + 1 + 2 * 6  # each scenario object spans 6 lines
+    assert failure.value.line == scenarios_start + 1 + 2 * 7  # each scenario object spans 7 lines
 
 
 def test_broken_json_names_the_line(archive, alice):

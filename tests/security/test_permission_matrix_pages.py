@@ -99,6 +99,10 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("studies:setup_scenario_delete", "POST"): Row(
         "POST", design_row_path("scenarios", "delete/"), RESEARCHER_PAGE
     ),
+    ("studies:setup_design", "GET"): Row("GET", study_path("/studies/{slug}/setup/design/"), RESEARCHER_PAGE),
+    ("studies:setup_design", "POST"): Row(
+        "POST", study_path("/studies/{slug}/setup/design/"), RESEARCHER_PAGE, lambda w: {}
+    ),
     ("studies:setup_questionnaires", "GET"): Row(
         "GET", study_path("/studies/{slug}/setup/questionnaires/"), RESEARCHER_PAGE
     ),

@@ -38,7 +38,17 @@ def test_a_complete_design_is_ready_and_the_lock_is_explained(alice_client, desi
     assert "2 participants enrolled" in response.content.decode()
 
 
-def test_scenarios_that_do_not_share_out_between_systems_are_named(alice_client, designed_study):
+def test_scenarios_that_do_not_share_out_between_systems_are_explained(alice_client, designed_study):
     services.scenario_add(study=designed_study, code="S5", title="Five", text="t", topic_id="5")
     found, _ = steps(alice_client, designed_study)
-    assert "5 scenarios cannot be shared equally between 2 systems" in found["scenarios"].missing[0]
+    assert found["scenarios"].done and found["design"].done
+    assert "each system for 2 or 3 of them (at most one apart)" in found["design"].summary
+    assert "Every 20 participants are exactly balanced" in found["design"].summary
+
+
+def test_a_study_whose_scenarios_are_all_practice_is_not_ready(alice_client, designed_study):
+    designed_study.scenarios.update(practice=True)
+    found, response = steps(alice_client, designed_study)
+    assert not found["design"].done
+    assert "leave at least one as a scored task" in found["design"].missing[0]
+    assert not response.context["ready"]

@@ -27,12 +27,12 @@ def test_every_refusal_is_a_studies_error():
 
 
 def test_an_enrolment_that_cannot_be_balanced_is_still_a_409(alice, designed_study):
-    services.scenario_add(study=designed_study, code="S5", title="5", text="5", topic_id="5")
+    designed_study.scenarios.update(practice=True)  # nothing left to counterbalance
     response = client_for(alice).post(
         f"/api/studies/{designed_study.pk}/participants/enrol/", {"count": 2}, format="json"
     )
     assert response.status_code == 409
-    assert "cannot be shared equally" in response.json()["detail"]
+    assert "every scenario is marked practice" in response.json()["detail"]
 
 
 def test_a_bug_in_enrolment_is_not_answered_as_a_refusal(alice, designed_study, monkeypatch):
@@ -57,9 +57,9 @@ def test_a_bug_behind_the_enrol_page_is_not_flashed_as_a_refusal(client, alice, 
 
 
 def test_the_enrol_page_still_says_why_it_refuses(client, alice, designed_study):
-    services.scenario_add(study=designed_study, code="S5", title="5", text="5", topic_id="5")
+    designed_study.scenarios.update(practice=True)
     client.force_login(alice)
     response = client.post(
         f"/studies/{designed_study.slug}/participants/enrol/", {"enrol-count": "2"}, follow=True
     )
-    assert "cannot be shared equally" in response.content.decode()
+    assert "every scenario is marked practice" in response.content.decode()

@@ -42,6 +42,7 @@ class StudySerializer(serializers.ModelSerializer):
             "pre_task_questionnaire",
             "post_task_questionnaire",
             "time_limit_minutes",
+            "design",
             "design_locked_at",
             "created_at",
             "grade_levels",
@@ -55,6 +56,7 @@ class StudySerializer(serializers.ModelSerializer):
         read_only_fields = [
             "slug",
             "collection",
+            "design",  # chosen on the set-up pages (services.study_design_set keeps the lock)
             "design_locked_at",
             "created_at",
             "status",
@@ -168,7 +170,7 @@ class StudyCreateSerializer(serializers.Serializer):
 class ScenarioSerializer(serializers.ModelSerializer):
     class Meta:
         model = Scenario
-        fields = ["id", "code", "title", "text", "topic_id"]
+        fields = ["id", "code", "title", "text", "topic_id", "practice"]
 
 
 class SystemSerializer(serializers.ModelSerializer):

@@ -124,7 +124,7 @@ def _archive(study: Study) -> dict:
         "grade_levels": [{"value": g.value, "label": g.label} for g in study.grade_levels.order_by("value")],
         "documents": _Lazy(lambda: _documents_section(named), not named),
         "scenarios": [
-            {"code": s.code, "title": s.title, "text": s.text, "topic_id": s.topic_id}
+            {"code": s.code, "title": s.title, "text": s.text, "topic_id": s.topic_id, "practice": s.practice}
             for s in study.scenarios.order_by("id")
         ],
         "systems": [
@@ -191,6 +191,7 @@ def _study_settings(study: Study) -> dict:
         "time_limit_minutes": study.time_limit_minutes,
         "record_exposure": study.record_exposure,
         "record_attention": study.record_attention,
+        "design": study.design,  # null: within-subject (docs/latin-square.md)
         "design_locked_at": _t(study.design_locked_at),
         "created_at": _t(study.created_at),
     }

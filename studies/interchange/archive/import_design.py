@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from studies.design.latin_square import DESIGNS
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by
 from studies.design.services import study_slug_free, system_check_config
@@ -46,11 +47,21 @@ def study_imported(r: ArchiveReader, data, owner, name: str | None) -> tuple[Stu
         time_limit_minutes=r.get(info, "time_limit_minutes", W, int, null=True, default=None),
         record_exposure=r.get(info, "record_exposure", W, bool, default=True),
         record_attention=r.get(info, "record_attention", W, bool, default=True),
+        design=_design(r, info, W),
         design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
         created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
     )
     study.researchers.add(owner)
     return study, info
+
+
+def _design(r: ArchiveReader, info, where: str) -> str | None:
+    """The study's design (docs/latin-square.md): within or between, null (and older archives: absent)
+    reading as within."""
+    design = r.get(info, "design", where, str, null=True, default=None)
+    if design is not None and design not in DESIGNS:
+        r.fail(info, f"{where}.design", f"{design!r} is not one of {', '.join(DESIGNS)}")
+    return design
 
 
 def grade_scale_imported(r: ArchiveReader, data, study: Study) -> set[int]:
@@ -162,6 +173,7 @@ def scenarios_imported(r: ArchiveReader, data, study: Study) -> dict[str, Scenar
             title=r.get(item, "title", where, str),
             text=r.get(item, "text", where, str),
             topic_id=r.get(item, "topic_id", where, str),
+            practice=r.get(item, "practice", where, bool, default=False),
         )
     topics = [s.topic_id for s in scenarios.values()]
     if len(set(topics)) != len(topics):

@@ -9,8 +9,8 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies.design.latin_square import participant_assignment
 from studies.design.lifecycle import OPEN, PARTICIPANT_MESSAGES, status_of
+from studies.design.orders import design_problem, participant_order
 from studies.design.rows import rows_to_issue
 from studies.errors import RecruitmentError, Refused
 from studies.models import (
@@ -79,7 +79,7 @@ def _join_locked(*, study: Study, panel: str, ids: PanelIds, now: datetime) -> J
         raise Refused("This study is not taking new participants at the moment. Thank you for your interest.")
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
-    if not scenarios or not systems or len(scenarios) % len(systems):
+    if design_problem(scenarios, systems):
         raise Refused("This study is not ready for participants yet.")
     try:
         [(row, freed_from)] = rows_to_issue(
@@ -115,7 +115,7 @@ def _join_locked(*, study: Study, panel: str, ids: PanelIds, now: datetime) -> J
     Assignment.objects.bulk_create(
         Assignment(participant=participant, position=position, scenario=scenario, system=system)
         for position, (scenario, system) in enumerate(
-            participant_assignment(scenarios, systems, row), start=1
+            participant_order(study=study, scenarios=scenarios, systems=systems, row=row), start=1
         )
     )
     if study.design_locked_at is None:

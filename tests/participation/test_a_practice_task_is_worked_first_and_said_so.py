@@ -1,0 +1,30 @@
+"""A participant of a study with a practice scenario meets it first, told it is practice and not scored, then
+the counterbalanced tasks, numbered as before."""
+
+import pytest
+
+from studies.design import services
+from studies.participation import steps as participation
+from tests.participation.conftest import cid, ready
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_practice_task_comes_first_and_says_it_is_not_scored(client, designed_study):
+    services.scenario_add(
+        study=designed_study, code="WARM", title="Warm-up", text="Find anything.", topic_id="0", practice=True
+    )
+    [participant] = services.participants_enrol(study=designed_study, count=1)
+    ready(participant)
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert "Warm-up" in page and "Practice task (for getting used to the search; not scored)" in page
+    first = participant.assignments.order_by("position").first()
+    session = participation.session_start(participant=participant, assignment=first, client_event_id=cid())
+    participation.session_end(
+        participant=participant, session=session, reason="gave_up", client_event_id=cid()
+    )
+    participation.post_task_save(
+        participant=participant, session=session, answers={"search_went_well": 3}, client_event_id=cid()
+    )
+    page = client.get(f"/p/{participant.access_token}/").content.decode()
+    assert "Search task 2 of 5" in page and "Practice task" not in page
