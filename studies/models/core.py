@@ -124,6 +124,10 @@ class Study(models.Model):
     exclusion_min_agreement = models.FloatField(null=True, blank=True)
     exclusion_measure = models.CharField(max_length=20, null=True, blank=True)  # noqa: DJ001
     exclusion_min_documents = models.PositiveIntegerField(null=True, blank=True)
+    # The analysis population every reader counts by default (studies/population.py, docs/dashboards.md,
+    # "Populations"): "completers", "itt", or either with leave-outs ("itt:excluded,timed_out"). Null reads as
+    # "itt:excluded". Nullable without a default, as above.
+    analysis_population = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         verbose_name_plural = "studies"

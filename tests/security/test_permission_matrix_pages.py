@@ -171,6 +171,9 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),
     ("scoring:runs", "POST"): Row("POST", study_path("/scoring/{slug}/"), RESEARCHER_PAGE, lambda w: {}),
     ("scoring:compare", "GET"): Row("GET", study_path("/scoring/{slug}/compare/"), RESEARCHER_PAGE),
+    ("scoring:population_default", "POST"): Row(
+        "POST", study_path("/scoring/{slug}/population/"), RESEARCHER_PAGE, lambda w: {"population": "itt"}
+    ),
     ("scoring:meta_evaluation", "GET"): Row(
         "GET", study_path("/scoring/{slug}/runs/{run}/meta-evaluation/"), RESEARCHER_PAGE
     ),
