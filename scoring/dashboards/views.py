@@ -424,7 +424,9 @@ def chart(request, slug, run_id, chart, fmt):
         study=study,
     )
     stamp = stamp_of(run)
-    query_key = hashlib.sha1(repr((request.GET.urlencode(), stamp)).encode()).hexdigest()
+    # The study's default population too: a query that names none reads it.
+    default = run.study.analysis_population
+    query_key = hashlib.sha1(repr((request.GET.urlencode(), stamp, default)).encode()).hexdigest()
     key = f"scoring:chart:{run.pk}:{run.generation}:{chart}:{fmt}:{query_key}"
     payload = cache.get(key)
     if payload is None:
