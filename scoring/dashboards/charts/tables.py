@@ -80,9 +80,10 @@ def _choice_options(item: dict, answers: list[dict]) -> list:
     return options
 
 
-def _feature_rows(item: dict, answers: list[dict], group: str) -> list[list]:
+def _feature_rows(item: dict, answers: list[dict], group: str, options: list) -> list[list]:
     """The CSV rows (PARTICIPANTS_HEADER) of one item over one group's answers: a numeric item's mean, sd
-    and n; a choice item's count and percent per option (of the n who answered it)."""
+    and n; a choice item's count and percent per option (of the n who answered it), the same options for
+    every group."""
     label = item.get("label", item["name"])
     if item.get("kind") in NUMERIC_KINDS:
         values = np.asarray([a[item["name"]] for a in answers if _number(a.get(item["name"]))], dtype=float)
@@ -92,7 +93,7 @@ def _feature_rows(item: dict, answers: list[dict], group: str) -> list[list]:
     given = [a.get(item["name"]) for a in answers if a.get(item["name"]) not in (None, "")]
     n = len(given)
     rows = []
-    for option in _choice_options(item, answers):
+    for option in options:
         count = sum(1 for value in given if str(value) == str(option))
         rows.append(
             [label, None, None, n, str(option), count, 100.0 * count / n if n else float("nan"), group]
@@ -125,7 +126,8 @@ def participants_table(
     for item in items:
         if item.get("kind") not in (*NUMERIC_KINDS, "choice"):
             continue
-        per_group = [_feature_rows(item, members, group) for group, members in groups]
+        options = _choice_options(item, answers) if item.get("kind") == "choice" else []
+        per_group = [_feature_rows(item, members, group, options) for group, members in groups]
         rows += [row for group_rows in per_group for row in group_rows]
         for line in zip(*per_group, strict=True):
             first = line[0]
