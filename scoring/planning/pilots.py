@@ -5,20 +5,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from studies.population import Population, population_q
+
 from ..lib.power import PilotModel
 from ..models import ScoringRun, SessionScore
 
 
-def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> dict:
-    """The run's scored sessions (judged scenarios only, as the dashboards count them) as plain lists."""
+def pilot_sample(
+    run: ScoringRun, summary: str, system_ids: Sequence[int], population: Population | None = None
+) -> dict:
+    """The run's scored sessions in the population (judged scenarios only, as the dashboards count them) as
+    plain lists; every scored session without a population (a plan from before populations)."""
+    scores = SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
+    if population is not None:
+        scores = scores.filter(population_q(population, "participant__"))
     rows = list(
-        SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
-        .order_by("session_id")
-        .values_list(summary, "participant_id", "scenario_id", "system_id")
+        scores.order_by("session_id").values_list(summary, "participant_id", "scenario_id", "system_id")
     )
     index = {pk: i for i, pk in enumerate(system_ids)}
     return {
-        "source": f"scoring run {run.pk}",
+        "source": f"scoring run {run.pk}"
+        + (f", population {population.label()} (population={population.code()})" if population else ""),
+        "population": population.code() if population else None,
         "run": run.pk,
         "generation": run.generation,
         "values": [float(r[0]) for r in rows],

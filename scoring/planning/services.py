@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from studies.design.latin_square import assignment_plan
 from studies.models import Study, System
+from studies.population import Population, PopulationError, population_stamp, study_population
 
 from ..lib.power import (
     ALTERNATIVES,
@@ -182,10 +183,14 @@ def power_plan_create(
     seed: int = 2026,
     simulated_participants: int = 0,
     strategy: Mapping | None = None,
+    population: str | None = None,
 ) -> tuple[PowerPlan, bool]:
     """Create a plan and queue it on commit, or return the plan already made with the same parameters on the
-    same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
+    same data (reused=True). PlanningError names the field that is wrong; nothing is written then.
+    `population`: whose sessions a pilot resamples (and a simulated plan's pilot is compared with), as
+    studies.population writes it; the study's default when not given."""
     _check_choices(summary=summary, test=test, alternative=alternative, effect=effect)
+    chosen = _population(study, population)
     _check_ranges(
         study, first_system, second_system, replications, alpha=alpha, target=target, between=between
     )
@@ -198,7 +203,12 @@ def power_plan_create(
         _specified_check(difference, spread, first=first, second=second, between=between)
         run, simulated_participants = None, 0
     elif effect == PowerPlan.Effect.PILOT:
-        run = _pilot_check(study, run, summary, system_ids, first=first, second=second, data=data)
+        # Who is in the population changes without a new generation (a participant completes, times out or
+        # is marked excluded): the stamp is in the key, so the plan is made again then.
+        data["population"], data["population_stamp"] = chosen.code(), population_stamp(study)
+        run = _pilot_check(
+            study, run, summary, system_ids, first=first, second=second, data=data, population=chosen
+        )
         difference = spread = None
         simulated_participants = 0
     else:
@@ -207,6 +217,7 @@ def power_plan_create(
         )
         difference = spread = None
         _simulated_data(study, run, simulated_participants, sample, data=data)
+        data["population"] = chosen.code()
     # What the plan computes and from which data: an identical plan that has not failed is reused.
     values = {
         "summary": summary,
@@ -236,7 +247,22 @@ def power_plan_create(
         run=run,
         sample=sample,
         simulated_participants=simulated_participants,
+        population=data.get("population"),
     )
+
+
+def _population(study: Study, text: str | None) -> Population:
+    """The population asked for, or the study's default; PlanningError names the field."""
+    try:
+        return Population.parse(text) if text and text.strip() else study_population(study)
+    except PopulationError as exc:
+        # "population: ..." for the form's field, whichever part (base or leave-out) is wrong.
+        raise PlanningError(f"population: {str(exc).removeprefix('population: ')}") from None
+
+
+def _plan_population(plan: PowerPlan) -> Population | None:
+    """The population a plan resamples; None for a plan from before populations (every scored session)."""
+    return Population.parse(plan.population) if plan.population else None
 
 
 def _plan_reused_or_created(
@@ -251,6 +277,7 @@ def _plan_reused_or_created(
     run: ScoringRun | None,
     sample: dict,
     simulated_participants: int,
+    population: str | None = None,
 ) -> tuple[PowerPlan, bool]:
     """The plan with this key that has not failed (reused=True), or a new one queued on commit."""
     existing = PowerPlan.objects.filter(study=study, key=key).exclude(status=PowerPlan.Status.FAILED).first()
@@ -267,6 +294,7 @@ def _plan_reused_or_created(
             created_by=created_by,
             sample=sample,
             simulated_participants=simulated_participants,
+            population=population,
             progress_total=len(values["counts"]) * values["replications"] + simulated_participants,
             **values,
         )
@@ -332,11 +360,12 @@ def _pilot_check(
     first: int,
     second: int,
     data: dict,
+    population: Population,
 ) -> ScoringRun:
     """The pilot run, checked now rather than in a worker; its id and generation go into the plan's data."""
     run = pilot_run(study, run)
     try:  # refuse a pilot that cannot be resampled now, not in a worker
-        pilot_description(pilot_sample(run, summary, system_ids), first, second, len(system_ids))
+        pilot_description(pilot_sample(run, summary, system_ids, population), first, second, len(system_ids))
     except PowerError as exc:
         raise PlanningError(f"pilot: {exc}") from None
     data["run"], data["generation"] = run.pk, run.generation
@@ -386,7 +415,7 @@ def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     if plan.effect in (PowerPlan.Effect.PILOT,):
         if plan.run is None:
             raise PlanningError("run: the pilot's scoring run was deleted")
-        sample = pilot_sample(plan.run, plan.summary, system_ids)
+        sample = pilot_sample(plan.run, plan.summary, system_ids, _plan_population(plan))
         first, second = _plan_systems(plan, system_ids)
         sample["description"] = pilot_description(sample, first, second, len(system_ids))
     chunks = [
@@ -494,7 +523,10 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
         try:
             sample["pilot"] = dict(
                 pilot_description(
-                    pilot_sample(pilot, plan.summary, system_ids), first, second, len(system_ids)
+                    pilot_sample(pilot, plan.summary, system_ids, _plan_population(plan)),
+                    first,
+                    second,
+                    len(system_ids),
                 ),
                 run=pilot.pk,
             )
