@@ -7,9 +7,11 @@ import numpy as np
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers
+from rest_framework.exceptions import ValidationError
 
 from studies.api.views.common import OneOf, filter_parameters, query_parameter
 from studies.models import SearchSession
+from studies.population import PopulationError, population_from_query, population_q
 
 from ..models import QueryScore, SessionScore
 from .common import FLOATS, PARTICIPANT_CODE, SCENARIO_CODE, SYSTEM_CODE, RunScoped, query_flag
@@ -121,23 +123,36 @@ SESSION_SCORE_FILTERS = {
         parameters=[
             *filter_parameters(SESSION_SCORE_FILTERS),
             query_parameter("curves", bool, "add each session's curve, ideal and normalized arrays"),
+            query_parameter(
+                "population",
+                str,
+                "whose sessions: completers, itt, or either with leave-outs after a colon "
+                "(itt:excluded,timed_out); the study's default when absent (docs/dashboards.md, Populations)",
+            ),
+            query_parameter("leave_out", str, "more leave-outs, separated by commas"),
         ]
     )
 )
 class ScoringRunSessionList(RunScoped, generics.ListAPIView):
-    """The run's per-session results (as stored: summaries, and with ?curves=1 the curves), ordered by
-    session. A run still pending has none yet; a running one those scored so far."""
+    """The run's per-session results (as stored: summaries, and with ?curves=1 the curves) of the analysis
+    population's sessions (the study's default unless ?population= asks for another), ordered by session.
+    A run still pending has none yet; a running one those scored so far."""
 
     serializer_class = SessionScoreSerializer
     filters = SESSION_SCORE_FILTERS
-    extra_parameters = ("curves",)
+    extra_parameters = ("curves", "population", "leave_out")
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "curves": query_flag(self.request, "curves")}
 
     def get_queryset(self):
+        try:
+            population = population_from_query(self.request.query_params, self.study)
+        except PopulationError as exc:
+            name = "leave_out" if str(exc).startswith("leave_out") else "population"
+            raise ValidationError({name: str(exc)}) from None
         queryset = (
-            SessionScore.objects.filter(run=self.run)
+            SessionScore.objects.filter(population_q(population, "participant__"), run=self.run)
             .select_related("participant", "scenario", "system")
             .order_by("session_id")
         )
