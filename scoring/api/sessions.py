@@ -7,14 +7,22 @@ import numpy as np
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers
-from rest_framework.exceptions import ValidationError
 
 from studies.api.views.common import OneOf, filter_parameters, query_parameter
 from studies.models import SearchSession
-from studies.population import PopulationError, population_from_query, population_q
+from studies.population import population_q
 
 from ..models import QueryScore, SessionScore
-from .common import FLOATS, PARTICIPANT_CODE, SCENARIO_CODE, SYSTEM_CODE, RunScoped, query_flag
+from .common import (
+    FLOATS,
+    PARTICIPANT_CODE,
+    POPULATION_PARAMETERS,
+    SCENARIO_CODE,
+    SYSTEM_CODE,
+    RunScoped,
+    query_flag,
+    request_population,
+)
 
 
 class SessionScoreSerializer(serializers.ModelSerializer):
@@ -123,13 +131,7 @@ SESSION_SCORE_FILTERS = {
         parameters=[
             *filter_parameters(SESSION_SCORE_FILTERS),
             query_parameter("curves", bool, "add each session's curve, ideal and normalized arrays"),
-            query_parameter(
-                "population",
-                str,
-                "whose sessions: completers, itt, or either with leave-outs after a colon "
-                "(itt:excluded,timed_out); the study's default when absent (docs/dashboards.md, Populations)",
-            ),
-            query_parameter("leave_out", str, "more leave-outs, separated by commas"),
+            *POPULATION_PARAMETERS,
         ]
     )
 )
@@ -146,11 +148,7 @@ class ScoringRunSessionList(RunScoped, generics.ListAPIView):
         return {**super().get_serializer_context(), "curves": query_flag(self.request, "curves")}
 
     def get_queryset(self):
-        try:
-            population = population_from_query(self.request.query_params, self.study)
-        except PopulationError as exc:
-            name = "leave_out" if str(exc).startswith("leave_out") else "population"
-            raise ValidationError({name: str(exc)}) from None
+        population = request_population(self.request, self.study)
         queryset = (
             SessionScore.objects.filter(population_q(population, "participant__"), run=self.run)
             .select_related("participant", "scenario", "system")

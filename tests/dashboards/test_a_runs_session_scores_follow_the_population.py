@@ -1,5 +1,6 @@
-"""A scoring run's read path follows the analysis population (issue 29): the API's list of a run's session
-scores holds the study's default population's sessions, or the one asked for; a bad one is a 400 naming it.
+"""A scoring run's read paths follow the analysis population (issue 29): the API's list of a run's session
+scores and its bulk query scores hold the study's default population's sessions, or the one asked for; a bad
+one is a 400 naming it.
 The run itself scores every finished session, so switching populations needs no re-scoring."""
 
 import pytest
@@ -36,3 +37,11 @@ def test_the_api_lists_the_populations_sessions(scored):
     assert bad.status_code == 400 and "most" in bad.json()["population"]
     bad = api.get(url, {"leave_out": "tall"})
     assert bad.status_code == 400 and "tall" in bad.json()["leave_out"]
+
+    # The bulk query scores too.
+    bulk = f"/api/studies/{study.pk}/scoring-runs/{run.pk}/query-scores/"
+    rows = api.get(bulk, {"page_size": 5000}).json()["results"]
+    assert rows and "P008" not in {row["participant"] for row in rows}  # the default: completers now
+    rows = api.get(bulk, {"page_size": 5000, "population": "itt"}).json()["results"]
+    assert "P008" in {row["participant"] for row in rows}
+    assert api.get(bulk, {"population": "most"}).status_code == 400
