@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from studies.design.latin_square import assignment_plan
 from studies.models import Study, System
-from studies.population import Population, PopulationError, population_stamp, study_population
+from studies.population import PopulationError, population_stamp
 
 from ..lib.power import (
     ALTERNATIVES,
@@ -35,7 +35,7 @@ from ..lib.power import (
 from ..lib.session import SUMMARIES
 from ..models import PowerChunk, PowerPlan, ScoringRun
 from . import simulate
-from .pilots import pilot_description, pilot_model, pilot_sample
+from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample
 
 logger = logging.getLogger(__name__)
 
@@ -186,11 +186,9 @@ def power_plan_create(
     population: str | None = None,
 ) -> tuple[PowerPlan, bool]:
     """Create a plan and queue it on commit, or return the plan already made with the same parameters on the
-    same data (reused=True). PlanningError names the field that is wrong; nothing is written then.
-    `population`: whose sessions a pilot resamples (and a simulated plan's pilot is compared with), as
-    studies.population writes it; the study's default when not given."""
+    same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
     _check_choices(summary=summary, test=test, alternative=alternative, effect=effect)
-    chosen = _population(study, population)
+    population = _population_code(study, population)
     _check_ranges(
         study, first_system, second_system, replications, alpha=alpha, target=target, between=between
     )
@@ -201,23 +199,17 @@ def power_plan_create(
     sample: dict = {}
     if effect == PowerPlan.Effect.SPECIFIED:
         _specified_check(difference, spread, first=first, second=second, between=between)
-        run, simulated_participants = None, 0
+        run, simulated_participants, population = None, 0, None
     elif effect == PowerPlan.Effect.PILOT:
-        # Who is in the population changes without a new generation (a participant completes, times out or
-        # is marked excluded): the stamp is in the key, so the plan is made again then.
-        data["population"], data["population_stamp"] = chosen.code(), population_stamp(study)
-        run = _pilot_check(
-            study, run, summary, system_ids, first=first, second=second, data=data, population=chosen
-        )
-        difference = spread = None
-        simulated_participants = 0
+        data["population"], data["population_stamp"] = population, population_stamp(study)  # members move
+        run = _pilot_check(study, run, summary, system_ids, first=first, second=second, data=data)
+        difference, spread, simulated_participants = None, None, 0
     else:
         run, simulated_participants, sample = _simulated_check(
             study, run, simulated_participants, strategy, len(scenario_ids), len(system_ids)
         )
         difference = spread = None
         _simulated_data(study, run, simulated_participants, sample, data=data)
-        data["population"] = chosen.code()
     # What the plan computes and from which data: an identical plan that has not failed is reused.
     values = {
         "summary": summary,
@@ -232,6 +224,7 @@ def power_plan_create(
         "alpha": alpha,
         "target": target,
         "seed": int(seed),
+        "population": population,
     }
     key = _key(
         {"study": study.pk, "first": first_system.pk, "second": second_system.pk, "data": data, **values}
@@ -247,22 +240,15 @@ def power_plan_create(
         run=run,
         sample=sample,
         simulated_participants=simulated_participants,
-        population=data.get("population"),
     )
 
 
-def _population(study: Study, text: str | None) -> Population:
-    """The population asked for, or the study's default; PlanningError names the field."""
+def _population_code(study: Study, text: str | None) -> str:
+    """The population a pilot resamples, as text; PlanningError names the field, whichever part is wrong."""
     try:
-        return Population.parse(text) if text and text.strip() else study_population(study)
+        return pilot_population(study, text).code()
     except PopulationError as exc:
-        # "population: ..." for the form's field, whichever part (base or leave-out) is wrong.
         raise PlanningError(f"population: {str(exc).removeprefix('population: ')}") from None
-
-
-def _plan_population(plan: PowerPlan) -> Population | None:
-    """The population a plan resamples; None for a plan from before populations (every scored session)."""
-    return Population.parse(plan.population) if plan.population else None
 
 
 def _plan_reused_or_created(
@@ -277,7 +263,6 @@ def _plan_reused_or_created(
     run: ScoringRun | None,
     sample: dict,
     simulated_participants: int,
-    population: str | None = None,
 ) -> tuple[PowerPlan, bool]:
     """The plan with this key that has not failed (reused=True), or a new one queued on commit."""
     existing = PowerPlan.objects.filter(study=study, key=key).exclude(status=PowerPlan.Status.FAILED).first()
@@ -294,7 +279,6 @@ def _plan_reused_or_created(
             created_by=created_by,
             sample=sample,
             simulated_participants=simulated_participants,
-            population=population,
             progress_total=len(values["counts"]) * values["replications"] + simulated_participants,
             **values,
         )
@@ -360,12 +344,12 @@ def _pilot_check(
     first: int,
     second: int,
     data: dict,
-    population: Population,
 ) -> ScoringRun:
     """The pilot run, checked now rather than in a worker; its id and generation go into the plan's data."""
     run = pilot_run(study, run)
     try:  # refuse a pilot that cannot be resampled now, not in a worker
-        pilot_description(pilot_sample(run, summary, system_ids, population), first, second, len(system_ids))
+        sample = pilot_sample(run, summary, system_ids, data.get("population"))
+        pilot_description(sample, first, second, len(system_ids))
     except PowerError as exc:
         raise PlanningError(f"pilot: {exc}") from None
     data["run"], data["generation"] = run.pk, run.generation
@@ -415,7 +399,7 @@ def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     if plan.effect in (PowerPlan.Effect.PILOT,):
         if plan.run is None:
             raise PlanningError("run: the pilot's scoring run was deleted")
-        sample = pilot_sample(plan.run, plan.summary, system_ids, _plan_population(plan))
+        sample = pilot_sample(plan.run, plan.summary, system_ids, plan.population)
         first, second = _plan_systems(plan, system_ids)
         sample["description"] = pilot_description(sample, first, second, len(system_ids))
     chunks = [
@@ -519,17 +503,10 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     pilot = ScoringRun.objects.filter(
         study=plan.study, is_default=True, status=ScoringRun.Status.DONE
     ).first()
-    if pilot is not None:
+    if pilot is not None:  # the real pilot of the plan's population, for the comparison
+        real = pilot_sample(pilot, plan.summary, system_ids, plan.population)
         try:
-            sample["pilot"] = dict(
-                pilot_description(
-                    pilot_sample(pilot, plan.summary, system_ids, _plan_population(plan)),
-                    first,
-                    second,
-                    len(system_ids),
-                ),
-                run=pilot.pk,
-            )
+            sample["pilot"] = dict(pilot_description(real, first, second, len(system_ids)), run=pilot.pk)
         except PowerError:
             sample["pilot"] = None  # too few real sessions to compare with yet
     PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
