@@ -186,7 +186,7 @@ def run_scores(
     rows = list(
         queryset.order_by("system_id", "scenario_id", "participant__code", "session_id").values_list(*columns)
     )
-    rows, outside, marked = _population_split(rows, at=1)
+    rows, outside, marked = _population_split(rows)
     # Sessions on unjudged scenarios are read in the same query and counted, not shown (unless asked for).
     left = [row for row in rows if row[_UNJUDGED]] if not filters.include_unjudged else []
     if left:
@@ -227,7 +227,7 @@ def run_scores(
     )
 
 
-def _population_split(rows: list, *, at: int, inside: int = _INSIDE, marked: int = _MARKED):
+def _population_split(rows: list, *, inside: int = _INSIDE, marked: int = _MARKED):
     """(rows in the population, rows outside it, rows of participants marked excluded, in or out)."""
     kept = [row for row in rows if row[inside]]
     outside = [row for row in rows if not row[inside]] if len(kept) < len(rows) else []
@@ -284,7 +284,7 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
             "participant__excluded_at",
         )
     )
-    inside, outside, marked = _population_split(rows, at=1, inside=5, marked=6)
+    inside, outside, marked = _population_split(rows, inside=5, marked=6)
     design = {}
     left = []
     kept_design = []
@@ -371,7 +371,7 @@ def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> P
         if system not in person[4]:
             person[4].append(system)
     rows = list(people.values())
-    inside, outside, marked = _population_split(rows, at=0, inside=2, marked=3)
+    inside, outside, marked = _population_split(rows, inside=2, marked=3)
     counts = _population_counts(inside, outside, 0, filters)
     answering = [row for row in inside if row[1]]
     left_out = LeftOut(applies=False, **_excluded_counts(marked, 0, filters), **counts)
