@@ -191,6 +191,7 @@ def _study_settings(study: Study) -> dict:
         "time_limit_minutes": study.time_limit_minutes,
         "record_exposure": study.record_exposure,
         "record_attention": study.record_attention,
+        "analysis_population": study.analysis_population,  # studies/population.py; null: the default
         "design_locked_at": _t(study.design_locked_at),
         "created_at": _t(study.created_at),
     }
