@@ -232,6 +232,10 @@ class PowerPlan(models.Model):
     # The scoring parameters (and, for a pilot, the scores) the plan uses.
     run = models.ForeignKey(ScoringRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     simulated_participants = models.PositiveIntegerField(default=0)
+    # The analysis population whose sessions a pilot resamples (studies/population.py; the study's default
+    # when the plan was made, unless asked otherwise); null: a specified effect, or a plan from before
+    # populations (every scored session).
+    population = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
     counts = models.JSONField(default=list)
     replications = models.PositiveIntegerField(default=500)
     alpha = models.FloatField(default=0.05)

@@ -8,8 +8,18 @@ import numpy as np
 from django.db.models import Count
 
 from studies.design.instruments import answers_with_scores
-from studies.models import Participant
+from studies.models import Assignment
+from studies.population import (
+    DEFAULT,
+    Population,
+    PopulationError,
+    in_population,
+    population_from_query,
+    population_q,
+    population_stamp,
+)
 
+from .left_out import LeftOut
 from .lib.session import SUMMARIES
 from .models import QueryScore, ScoringRun, SessionScore
 
@@ -35,16 +45,23 @@ class ChartFilters:
     min_queries: int = 1
     include_unjudged: bool = False
     unit: str = "session"
-    # The exclusion rule on agreement with the reference (docs/dashboards.md, "Excluded participants"): the
-    # codes marked when the filters were read (so a cached result changes with the marks), and whether their
-    # sessions are counted (excluded=include) or left out (the default while the study's rule is on).
-    excluded_codes: tuple[str, ...] = ()
-    include_excluded: bool = False
+    # The analysis population (studies/population.py; docs/dashboards.md, "Populations"): the study's default
+    # or the query's (population, leave_out, and excluded=include|exclude for the agreement rule's marks).
+    # `stamp` changes whenever a participant may have moved in or out (population_stamp), so a result cached
+    # under these filters is not served after it.
+    population: Population = DEFAULT
+    stamp: tuple = ()
     exclusion_on: bool = False
 
+    @property
+    def include_excluded(self) -> bool:
+        """Whether participants marked excluded (the agreement rule, a researcher) are counted."""
+        return "excluded" not in self.population.leave_out
+
     @classmethod
-    def from_query(cls, query, study) -> ChartFilters:
-        """Read and check the filters of a query string against the study; FilterError names a bad one."""
+    def from_query(cls, query, study, *, stamp: tuple | None = None) -> ChartFilters:
+        """Read and check the filters of a query string against the study; FilterError names a bad one.
+        `stamp`: the study's population stamp if the caller read it already (else one query reads it)."""
 
         def one(name):
             return (query.get(name) or "").strip()
@@ -70,16 +87,10 @@ class ChartFilters:
         unit = one("unit") or "session"
         if unit not in UNITS:
             raise FilterError(f"unit is one of {', '.join(UNITS)}, not {unit[:40]!r}")
-        exclusion_on = study.exclusion_min_agreement is not None
-        excluded = one("excluded") or ("exclude" if exclusion_on else "include")
-        if excluded not in ("exclude", "include"):
-            raise FilterError(f"excluded is exclude or include, not {excluded[:40]!r}")
-        # Read only while the rule is on (turning it off clears every mark): no query otherwise.
-        codes = (
-            tuple(sorted(study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True)))
-            if exclusion_on
-            else ()
-        )
+        try:
+            population = population_from_query(query, study)
+        except PopulationError as exc:
+            raise FilterError(str(exc)) from None
         return cls(
             systems=systems,
             scenario=scenario,
@@ -87,15 +98,10 @@ class ChartFilters:
             min_queries=min_queries,
             include_unjudged=unjudged == "include",
             unit=unit,
-            excluded_codes=codes,
-            include_excluded=excluded == "include",
-            exclusion_on=exclusion_on,
+            population=population,
+            stamp=population_stamp(study) if stamp is None else tuple(stamp),
+            exclusion_on=study.exclusion_min_agreement is not None,
         )
-
-    @property
-    def leaves_out(self) -> tuple[str, ...]:
-        """The participant codes whose sessions the charts leave out (none with excluded=include)."""
-        return () if self.include_excluded else self.excluded_codes
 
     def apply(self, queryset, prefix: str = ""):
         """The design filters (not the unjudged one: the readers count what it leaves out)."""
@@ -122,59 +128,6 @@ def positive_int(query, name: str, default: int) -> int:
     if value < 1:
         raise FilterError(f"{name} is at least 1, not {value}")
     return value
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """Sessions the filters matched but the charts leave out: their scenario has no judgment to score
-    against."""
-
-    sessions: int = 0
-    scenarios: tuple[str, ...] = ()
-    applies: bool = True  # False for a table of no scores (the questionnaire's)
-    # Sessions of participants marked by the exclusion rule, left out (excluded=exclude) or counted (include).
-    excluded_sessions: int = 0
-    excluded_participants: tuple[str, ...] = ()
-    excluded_included: bool = False
-    exclusion_on: bool = False
-
-    def text(self) -> str:
-        if not self.applies:
-            return "No scores here, so no session is left out for lack of judgments."
-        if not self.sessions:
-            return "No session was left out: every scenario shown has judgments."
-        return (
-            f"{self.sessions} session{'s' if self.sessions != 1 else ''} on scenarios without any judgment "
-            f"({', '.join(self.scenarios)}) left out: scored 0 against nothing, they would pull every mean "
-            "down (add unjudged=include to count them)."
-        )
-
-    def excluded_text(self) -> str:
-        """What the exclusion rule on agreement with the reference did to this chart or table."""
-        who = len(self.excluded_participants)
-        sessions = f"{self.excluded_sessions} session{'s' if self.excluded_sessions != 1 else ''}"
-        if not self.applies:
-            if not who:
-                return "Excluded participants: none marked by the agreement rule."
-            return (
-                f"Excluded participants ({', '.join(self.excluded_participants)}): "
-                f"{'counted' if self.excluded_included else 'left out'}."
-            )
-        if not who:
-            return (
-                "Excluded participants: none marked by the agreement rule."
-                if self.exclusion_on
-                else "Excluded participants: the study has no agreement rule."
-            )
-        if self.excluded_included:
-            return (
-                f"Excluded participants ({', '.join(self.excluded_participants)}): counted, {sessions} "
-                "(excluded=include)."
-            )
-        return (
-            f"Excluded participants ({', '.join(self.excluded_participants)}): {sessions} left out, below "
-            "the study's agreement with the reference (add excluded=include to count them)."
-        )
 
 
 @dataclass(frozen=True)
@@ -212,31 +165,38 @@ _COLUMNS = (
     "length",
     *SUMMARIES,
     "unjudged",
+    "in_population",
+    "participant__excluded_at",
+)
+_UNJUDGED, _INSIDE, _MARKED = (
+    _COLUMNS.index(c) for c in ("unjudged", "in_population", "participant__excluded_at")
 )
 
 
 def run_scores(
     run: ScoringRun, filters: ChartFilters | None = None, *, curves: bool = False, grid: bool = False
 ) -> RunScores:
-    """The run's sessions as arrays (one query); curves and ideals as float64 arrays of each session's own
-    length if asked, the (b, bq) grid as an (S, nb, nbq, 5) array if asked."""
+    """The run's sessions in the filters' population as arrays (one query; the sessions outside it and those
+    on unjudged scenarios are read in the same query and counted in `left_out`); curves and ideals as float64
+    arrays of each session's own length if asked, the (b, bq) grid as an (S, nb, nbq, 5) array if asked."""
     columns = list(_COLUMNS) + (["curve", "ideal"] if curves else []) + (["grid"] if grid else [])
     filters = filters or ChartFilters()
-    queryset = filters.apply(SessionScore.objects.filter(run=run))
+    queryset = filters.apply(SessionScore.objects.filter(run=run)).annotate(
+        in_population=in_population(filters.population, "participant__")
+    )
     rows = list(
         queryset.order_by("system_id", "scenario_id", "participant__code", "session_id").values_list(*columns)
     )
-    marked = set(filters.excluded_codes)
-    excluded = [row for row in rows if row[1] in marked]
-    if excluded and not filters.include_excluded:
-        rows = [row for row in rows if row[1] not in marked]
+    rows, outside, marked = _population_split(rows)
     # Sessions on unjudged scenarios are read in the same query and counted, not shown (unless asked for).
-    unjudged_at = _COLUMNS.index("unjudged")
-    left = [row for row in rows if row[unjudged_at]] if not filters.include_unjudged else []
+    left = [row for row in rows if row[_UNJUDGED]] if not filters.include_unjudged else []
     if left:
-        rows = [row for row in rows if not row[unjudged_at]]
+        rows = [row for row in rows if not row[_UNJUDGED]]
     left_out = LeftOut(
-        len(left), tuple(sorted({row[3] for row in left})), **_excluded_counts(excluded, 1, filters)
+        len(left),
+        tuple(sorted({row[3] for row in left})),
+        **_excluded_counts(marked, 1, filters),
+        **_population_counts(rows, outside, 1, filters),
     )
     n = len(rows)
     cols = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
@@ -268,12 +228,29 @@ def run_scores(
     )
 
 
+def _population_split(rows: list, *, inside: int = _INSIDE, marked: int = _MARKED):
+    """(rows in the population, rows outside it, rows of participants marked excluded, in or out)."""
+    kept = [row for row in rows if row[inside]]
+    outside = [row for row in rows if not row[inside]] if len(kept) < len(rows) else []
+    return kept, outside, [row for row in rows if row[marked] is not None]
+
+
 def _excluded_counts(rows, at: int, filters: ChartFilters) -> dict:
     return {
         "excluded_sessions": len(rows),
         "excluded_participants": tuple(sorted({row[at] for row in rows})),
         "excluded_included": filters.include_excluded,
         "exclusion_on": filters.exclusion_on,
+    }
+
+
+def _population_counts(kept, outside, at: int, filters: ChartFilters) -> dict:
+    return {
+        "population": filters.population,
+        "counted_sessions": len(kept),
+        "counted_participants": len({row[at] for row in kept}),
+        "population_sessions": len(outside),
+        "population_participants": tuple(sorted({row[at] for row in outside})),
     }
 
 
@@ -293,29 +270,40 @@ class QueryVectors:
 
 
 def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> QueryVectors:
-    """Two queries: the filtered sessions of the run (with what the unjudged filter leaves out), then their
-    query scores."""
+    """Two queries: the filtered sessions of the run (with what the population and the unjudged filter leave
+    out), then their query scores."""
     filters = filters or ChartFilters()
     sessions = filters.apply(SessionScore.objects.filter(run=run))
+    rows = list(
+        sessions.annotate(in_population=in_population(filters.population, "participant__")).values_list(
+            "session_id",
+            "participant__code",
+            "system__code",
+            "scenario__code",
+            "unjudged",
+            "in_population",
+            "participant__excluded_at",
+        )
+    )
+    inside, outside, marked = _population_split(rows, inside=5, marked=6)
     design = {}
     left = []
-    marked = set(filters.excluded_codes)
-    excluded = []
-    for session_id, system, participant, scenario, unjudged in sessions.values_list(
-        "session_id", "system__code", "participant__code", "scenario__code", "unjudged"
-    ):
-        if participant in marked:
-            excluded.append((session_id, participant))
-            if not filters.include_excluded:
-                continue
+    kept_design = []
+    for session_id, participant, system, scenario, unjudged, _inside, _marked in inside:
         if unjudged and not filters.include_unjudged:
             left.append(scenario)
         else:
             design[session_id] = (system, participant, scenario)
-    left_out = LeftOut(len(left), tuple(sorted(set(left))), **_excluded_counts(excluded, 1, filters))
-    kept = sessions if filters.include_unjudged else sessions.filter(unjudged=False)
-    if filters.leaves_out:
-        kept = kept.exclude(participant__code__in=filters.leaves_out)
+            kept_design.append((session_id, participant))
+    left_out = LeftOut(
+        len(left),
+        tuple(sorted(set(left))),
+        **_excluded_counts(marked, 1, filters),
+        **_population_counts(kept_design, outside, 1, filters),
+    )
+    kept = sessions.filter(population_q(filters.population, "participant__"))
+    if not filters.include_unjudged:
+        kept = kept.filter(unjudged=False)
     rows = (
         list(
             QueryScore.objects.filter(run=run, session_id__in=kept.values("session_id"))
@@ -347,16 +335,54 @@ def run_query_vectors(run: ScoringRun, filters: ChartFilters | None = None) -> Q
     )
 
 
-def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> list[dict]:
-    """Questionnaire answers of the study's participants (one query), filtered to one participant if asked."""
-    participants = Participant.objects.filter(study=study, preview_at__isnull=True).exclude(
-        questionnaire_answers={}
+@dataclass(frozen=True)
+class PopulationAnswers:
+    """Table 1's data: the questionnaire answers of the population's participants who gave any, with the
+    systems (arms) each was assigned; the study's systems in order; and what the population left out."""
+
+    answers: list[dict]
+    systems: list[tuple[str, ...]]
+    system_codes: list[str]
+    left_out: LeftOut
+
+
+def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> PopulationAnswers:
+    """The study's participants' questionnaire answers in the filters' population (one query, over their
+    assignments: each participant's systems come with them), filtered to one participant if asked."""
+    filters = filters or ChartFilters()
+    assignments = Assignment.objects.filter(
+        participant__study=study, participant__preview_at__isnull=True
+    ).annotate(in_population=in_population(filters.population, "participant__"))
+    if filters.participant:
+        assignments = assignments.filter(participant__code=filters.participant)
+    people: dict[str, list] = {}
+    ids: dict[int, str] = {}  # the systems by id: the study's order
+    for code, answers, inside, marked, system, system_id in assignments.order_by(
+        "participant__enrolment_index", "position"
+    ).values_list(
+        "participant__code",
+        "participant__questionnaire_answers",
+        "in_population",
+        "participant__excluded_at",
+        "system__code",
+        "system_id",
+    ):
+        ids[system_id] = system
+        person = people.setdefault(code, [code, answers, inside, marked, []])
+        if system not in person[4]:
+            person[4].append(system)
+    rows = list(people.values())
+    inside, outside, marked = _population_split(rows, inside=2, marked=3)
+    counts = _population_counts(inside, outside, 0, filters)
+    answering = [row for row in inside if row[1]]
+    left_out = LeftOut(applies=False, **_excluded_counts(marked, 0, filters), **counts)
+    codes = [code for _, code in sorted(ids.items())]
+    return PopulationAnswers(
+        answers=[row[1] for row in answering],
+        systems=[tuple(row[4]) for row in answering],
+        system_codes=codes,
+        left_out=left_out,
     )
-    if filters and filters.participant:
-        participants = participants.filter(code=filters.participant)
-    if filters and filters.leaves_out:
-        participants = participants.exclude(code__in=filters.leaves_out)
-    return list(participants.values_list("questionnaire_answers", flat=True))
 
 
 def study_runs(study):

@@ -17,9 +17,19 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from studies.api.views.common import filter_parameters, query_parameter
+from studies.population import population_q
 
 from ..models import QueryScore
-from .common import FLOATS, PARTICIPANT_CODE, SCENARIO_CODE, SYSTEM_CODE, RunScoped, query_flag
+from .common import (
+    FLOATS,
+    PARTICIPANT_CODE,
+    POPULATION_PARAMETERS,
+    SCENARIO_CODE,
+    SYSTEM_CODE,
+    RunScoped,
+    query_flag,
+    request_population,
+)
 from .renderers import CSVRenderer
 
 
@@ -96,6 +106,7 @@ QUERY_SCORE_FILTERS = {
                 "(or send Accept: text/csv)",
                 enum=["json", "csv"],
             ),
+            *POPULATION_PARAMETERS,
         ],
         responses={
             (200, "application/json"): QueryScoreRowSerializer(many=True),
@@ -117,7 +128,7 @@ class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
         CSVRenderer,
     ]
     filters = QUERY_SCORE_FILTERS
-    extra_parameters = ("by_rank", "raw")
+    extra_parameters = ("by_rank", "raw", "population", "leave_out")
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "by_rank": query_flag(self.request, "by_rank")}
@@ -126,7 +137,10 @@ class ScoringRunQueryScoreList(RunScoped, generics.ListAPIView):
         fields = ["session_id", "query_id", "position", "is_last", "sdcg"]
         if query_flag(self.request, "by_rank"):
             fields.append("by_rank")
-        return QueryScore.objects.filter(run=self.run).values(
+        population = request_population(self.request, self.study)  # the study's default unless asked
+        return QueryScore.objects.filter(
+            population_q(population, "session__assignment__participant__"), run=self.run
+        ).values(
             *fields,
             participant=F("session__assignment__participant__code"),
             scenario=F("session__assignment__scenario__code"),

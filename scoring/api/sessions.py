@@ -10,9 +10,19 @@ from rest_framework import generics, serializers
 
 from studies.api.views.common import OneOf, filter_parameters, query_parameter
 from studies.models import SearchSession
+from studies.population import population_q
 
 from ..models import QueryScore, SessionScore
-from .common import FLOATS, PARTICIPANT_CODE, SCENARIO_CODE, SYSTEM_CODE, RunScoped, query_flag
+from .common import (
+    FLOATS,
+    PARTICIPANT_CODE,
+    POPULATION_PARAMETERS,
+    SCENARIO_CODE,
+    SYSTEM_CODE,
+    RunScoped,
+    query_flag,
+    request_population,
+)
 
 
 class SessionScoreSerializer(serializers.ModelSerializer):
@@ -121,23 +131,26 @@ SESSION_SCORE_FILTERS = {
         parameters=[
             *filter_parameters(SESSION_SCORE_FILTERS),
             query_parameter("curves", bool, "add each session's curve, ideal and normalized arrays"),
+            *POPULATION_PARAMETERS,
         ]
     )
 )
 class ScoringRunSessionList(RunScoped, generics.ListAPIView):
-    """The run's per-session results (as stored: summaries, and with ?curves=1 the curves), ordered by
-    session. A run still pending has none yet; a running one those scored so far."""
+    """The run's per-session results (as stored: summaries, and with ?curves=1 the curves) of the analysis
+    population's sessions (the study's default unless ?population= asks for another), ordered by session.
+    A run still pending has none yet; a running one those scored so far."""
 
     serializer_class = SessionScoreSerializer
     filters = SESSION_SCORE_FILTERS
-    extra_parameters = ("curves",)
+    extra_parameters = ("curves", "population", "leave_out")
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "curves": query_flag(self.request, "curves")}
 
     def get_queryset(self):
+        population = request_population(self.request, self.study)
         queryset = (
-            SessionScore.objects.filter(run=self.run)
+            SessionScore.objects.filter(population_q(population, "participant__"), run=self.run)
             .select_related("participant", "scenario", "system")
             .order_by("session_id")
         )

@@ -44,10 +44,11 @@ def _choice(query, name: str, choices, default):
     return value
 
 
-def chart_build(run, name, query) -> charts.Chart:
-    """The chart, with what it averages over and the sessions it left out said on it. FilterError for a filter
-    or an option naming nothing in the study."""
-    filters = selectors.ChartFilters.from_query(query, run.study)
+def chart_build(run, name, query, *, stamp: tuple | None = None) -> charts.Chart:
+    """The chart, with its population, what it averages over and the sessions it left out said on it.
+    FilterError for a filter or an option naming nothing in the study. `stamp`: the study's population stamp
+    if the caller read it (studies.population.population_stamp)."""
+    filters = selectors.ChartFilters.from_query(query, run.study, stamp=stamp)
     built, left_out = _chart_of(run, name, query, filters)
     # Figure 4 draws every session; Table 1 describes participants, not scores. The rest average the unit.
     averaged_over = {
@@ -59,7 +60,7 @@ def chart_build(run, name, query) -> charts.Chart:
 
 # The charts whose legends and tables do not name systems (no query for the names).
 # Figure 1 too: its cold read is at the query budget (tests/dashboards/test_chart_endpoints_query_counts.py).
-NO_SYSTEM_NAMES = {"queries", "participants", "statistics", "sensitivity", "meta-evaluation", "meta-rankings"}
+NO_SYSTEM_NAMES = {"queries", "statistics", "sensitivity", "meta-evaluation", "meta-rankings"}
 
 
 def _system_names(run) -> dict[str, str]:
@@ -143,16 +144,13 @@ def _queries(run, query, filters, options: _Options):
 
 def _participants(run, query, filters, options: _Options):
     items = run.study.questionnaire or DEFAULT_QUESTIONNAIRE
+    found = selectors.study_questionnaire_answers(run.study, filters)
     # The raw NASA-TLX and SUS scores, as rows of their own, where the questionnaire holds the instrument.
-    answers = [
-        answers_with_scores(items, a) for a in selectors.study_questionnaire_answers(run.study, filters)
-    ]
-    return charts.participants_table(answers, [*items, *score_items(items)]), selectors.LeftOut(
-        applies=False,
-        excluded_participants=filters.excluded_codes,
-        excluded_included=filters.include_excluded,
-        exclusion_on=filters.exclusion_on,
+    answers = [answers_with_scores(items, a) for a in found.answers]
+    table = charts.participants_table(
+        answers, [*items, *score_items(items)], found.systems, found.system_codes, names=options.names
     )
+    return table, found.left_out
 
 
 def _query_counts(run, query, filters, options: _Options):

@@ -15,13 +15,24 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonRespo
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import escape
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
 from studies.design.instruments import score_items
 from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE
+from studies.design.services import study_update
 from studies.design.views import researcher_required, study_for_researcher
+from studies.population import (
+    BASES,
+    LEAVE_OUTS,
+    Population,
+    PopulationError,
+    population_stamp_columns,
+    stamp_of,
+    study_population,
+)
 
 from .. import selectors, services
 from ..freshness import run_freshness, run_settled, runs_freshness
@@ -313,12 +324,33 @@ def _dashboard_context(request, run):
         },
         "ratings": _ratings(study.post_task_questionnaire or DEFAULT_POST_TASK_QUESTIONNAIRE),
         "coefficients": [(c, COEFFICIENT_LABELS[c]) for c in COEFFICIENTS],
+        "study_population": study_population(study),
+        "population_bases": list(BASES.items()),
+        "population_leave_outs": list(LEAVE_OUTS.items()),
     }
 
 
 def _ratings(items) -> list[dict]:
     """The post-task ratings a chart may be asked for: the numeric items, then the instrument scores."""
     return [*selectors.numeric_items(items), *score_items(items)]
+
+
+@researcher_required
+@require_POST
+def population_default(request, slug):
+    """Make a population the study's default (Study.analysis_population): every chart, test, plan and
+    download that does not ask for another counts it. A bad one is a 400 naming it; nothing changes."""
+    study = study_for_researcher(request, slug)
+    try:
+        population = Population.parse(request.POST.get("population", ""))
+    except PopulationError as exc:
+        return HttpResponseBadRequest(f"Bad population: {exc}", content_type="text/plain; charset=utf-8")
+    study_update(study=study, analysis_population=population.code())
+    messages.success(request, f"The study's analysis population is now {population.label()}.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = reverse("scoring:runs", args=[study.slug])
+    return redirect(target)
 
 
 @researcher_required
@@ -406,23 +438,26 @@ def _chart_url(run, name, fmt):
 def chart(request, slug, run_id, chart, fmt):
     if chart not in CHARTS:
         raise Http404("no such chart")
-    run = _run_for(request, slug, run_id)
-    # The key holds the study's exclusion rule and marks too: they change without a new generation (the rule
-    # is saved, or re-applied when a reference version or finished sessions change it) and the charts read
-    # them. With the rule off no marks are read by the charts, so none are queried.
-    rule_on = run.study.exclusion_min_agreement is not None
-    marks = (
-        rule_on,
-        sorted(run.study.participants.filter(excluded_at__isnull=False).values_list("code", flat=True))
-        if rule_on
-        else [],
+    study = study_for_researcher(request, slug)
+    # The run with its study's population stamp (studies/population.py) in the same query: a participant who
+    # completes, times out or is marked excluded moves in or out of a population without a new generation, so
+    # the key holds the stamp, and the charts are built with it (the mixed model's cache, too).
+    run = get_object_or_404(
+        ScoringRun.objects.select_related("study", "reference_version").annotate(
+            **population_stamp_columns()
+        ),
+        pk=run_id,
+        study=study,
     )
-    query_key = hashlib.sha1(repr((request.GET.urlencode(), marks)).encode()).hexdigest()
+    stamp = stamp_of(run)
+    # The study's default population too: a query that names none reads it.
+    default = run.study.analysis_population
+    query_key = hashlib.sha1(repr((request.GET.urlencode(), stamp, default)).encode()).hexdigest()
     key = f"scoring:chart:{run.pk}:{run.generation}:{chart}:{fmt}:{query_key}"
     payload = cache.get(key)
     if payload is None:
         try:
-            built = chart_build(run, chart, request.GET)
+            built = chart_build(run, chart, request.GET, stamp=stamp)
         except selectors.FilterError as exc:
             return JsonResponse({"error": str(exc)}, status=400)
         payload = built.as_json() if fmt == "json" else _csv_text(built, raw=request.GET.get("raw") == "1")

@@ -37,7 +37,7 @@ def provenance_fill(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scoring", "0006_scan_depth_from_exposure"),
+        ("scoring", "0007_plan_population"),
         ("studies", "0001_initial"),
     ]
 

@@ -5,20 +5,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from studies.models import Study
+from studies.population import Population, population_q, study_population
+
 from ..lib.power import PilotModel
 from ..models import ScoringRun, SessionScore
 
 
-def pilot_sample(run: ScoringRun, summary: str, system_ids: Sequence[int]) -> dict:
-    """The run's scored sessions (judged scenarios only, as the dashboards count them) as plain lists."""
+def pilot_population(study: Study, text: str | None) -> Population:
+    """Whose sessions a pilot resamples (and a simulated plan's real pilot is compared with): the population
+    asked for (studies.population's text), else the study's default. PopulationError names what is wrong."""
+    return Population.parse(text) if text and text.strip() else study_population(study)
+
+
+def pilot_sample(
+    run: ScoringRun, summary: str, system_ids: Sequence[int], population: str | None = None
+) -> dict:
+    """The run's scored sessions in the population (judged scenarios only, as the dashboards count them) as
+    plain lists; every scored session without one (a plan from before populations)."""
+    scores = SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
+    chosen = Population.parse(population) if population else None
+    if chosen is not None:
+        scores = scores.filter(population_q(chosen, "participant__"))
     rows = list(
-        SessionScore.objects.filter(run=run, unjudged=False, system_id__in=list(system_ids))
-        .order_by("session_id")
-        .values_list(summary, "participant_id", "scenario_id", "system_id")
+        scores.order_by("session_id").values_list(summary, "participant_id", "scenario_id", "system_id")
     )
     index = {pk: i for i, pk in enumerate(system_ids)}
     return {
-        "source": f"scoring run {run.pk}",
+        "source": f"scoring run {run.pk}"
+        + (f", population {chosen.label()} (population={chosen.code()})" if chosen else ""),
+        "population": chosen.code() if chosen else None,
         "run": run.pk,
         "generation": run.generation,
         "values": [float(r[0]) for r in rows],

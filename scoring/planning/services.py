@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from studies.design.latin_square import BETWEEN, assignment_block_size, assignment_plan
 from studies.models import Study, System
+from studies.population import PopulationError, population_stamp
 
 from ..lib.power import (
     ALTERNATIVES,
@@ -34,7 +35,7 @@ from ..lib.power import (
 from ..lib.session import SUMMARIES
 from ..models import PowerChunk, PowerPlan, ScoringRun
 from . import simulate
-from .pilots import pilot_description, pilot_model, pilot_sample
+from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample
 
 logger = logging.getLogger(__name__)
 
@@ -186,10 +187,12 @@ def power_plan_create(
     seed: int = 2026,
     simulated_participants: int = 0,
     strategy: Mapping | None = None,
+    population: str | None = None,
 ) -> tuple[PowerPlan, bool]:
     """Create a plan and queue it on commit, or return the plan already made with the same parameters on the
     same data (reused=True). PlanningError names the field that is wrong; nothing is written then."""
     _check_choices(summary=summary, test=test, alternative=alternative, effect=effect)
+    population = _population_code(study, population)
     _check_ranges(
         study, first_system, second_system, replications, alpha=alpha, target=target, between=between
     )
@@ -200,11 +203,11 @@ def power_plan_create(
     sample: dict = {}
     if effect == PowerPlan.Effect.SPECIFIED:
         _specified_check(difference, spread, first=first, second=second, between=between)
-        run, simulated_participants = None, 0
+        run, simulated_participants, population = None, 0, None
     elif effect == PowerPlan.Effect.PILOT:
+        data["population"], data["population_stamp"] = population, population_stamp(study)  # members move
         run = _pilot_check(study, run, summary, system_ids, first=first, second=second, data=data)
-        difference = spread = None
-        simulated_participants = 0
+        difference, spread, simulated_participants = None, None, 0
     else:
         run, simulated_participants, sample = _simulated_check(
             study, run, simulated_participants, strategy, len(scenario_ids), len(system_ids)
@@ -225,6 +228,7 @@ def power_plan_create(
         "alpha": alpha,
         "target": target,
         "seed": int(seed),
+        "population": population,
     }
     key = _key(
         {"study": study.pk, "first": first_system.pk, "second": second_system.pk, "data": data, **values}
@@ -241,6 +245,14 @@ def power_plan_create(
         sample=sample,
         simulated_participants=simulated_participants,
     )
+
+
+def _population_code(study: Study, text: str | None) -> str:
+    """The population a pilot resamples, as text; PlanningError names the field, whichever part is wrong."""
+    try:
+        return pilot_population(study, text).code()
+    except PopulationError as exc:
+        raise PlanningError(f"population: {str(exc).removeprefix('population: ')}") from None
 
 
 def _plan_reused_or_created(
@@ -340,7 +352,8 @@ def _pilot_check(
     """The pilot run, checked now rather than in a worker; its id and generation go into the plan's data."""
     run = pilot_run(study, run)
     try:  # refuse a pilot that cannot be resampled now, not in a worker
-        pilot_description(pilot_sample(run, summary, system_ids), first, second, len(system_ids))
+        sample = pilot_sample(run, summary, system_ids, data.get("population"))
+        pilot_description(sample, first, second, len(system_ids))
     except PowerError as exc:
         raise PlanningError(f"pilot: {exc}") from None
     data["run"], data["generation"] = run.pk, run.generation
@@ -390,7 +403,7 @@ def power_plan_start(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     if plan.effect in (PowerPlan.Effect.PILOT,):
         if plan.run is None:
             raise PlanningError("run: the pilot's scoring run was deleted")
-        sample = pilot_sample(plan.run, plan.summary, system_ids)
+        sample = pilot_sample(plan.run, plan.summary, system_ids, plan.population)
         first, second = _plan_systems(plan, system_ids)
         sample["description"] = pilot_description(sample, first, second, len(system_ids))
     chunks = [
@@ -494,14 +507,10 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     pilot = ScoringRun.objects.filter(
         study=plan.study, is_default=True, status=ScoringRun.Status.DONE
     ).first()
-    if pilot is not None:
+    if pilot is not None:  # the real pilot of the plan's population, for the comparison
+        real = pilot_sample(pilot, plan.summary, system_ids, plan.population)
         try:
-            sample["pilot"] = dict(
-                pilot_description(
-                    pilot_sample(pilot, plan.summary, system_ids), first, second, len(system_ids)
-                ),
-                run=pilot.pk,
-            )
+            sample["pilot"] = dict(pilot_description(real, first, second, len(system_ids)), run=pilot.pk)
         except PowerError:
             sample["pilot"] = None  # too few real sessions to compare with yet
     PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)

@@ -17,6 +17,7 @@ from sessionlab.spreadsheet import safe_rows
 from studies.design.views import researcher_required, study_for_researcher
 from studies.models import System
 from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
+from studies.population import study_population
 
 from ..dashboards.charts import SUMMARY_LABELS
 from ..lib.power import ALTERNATIVES, TEST_LABELS
@@ -81,6 +82,13 @@ class PlanForm(forms.Form):
         required=False,
         empty_label="the study's default run",
         help_text="Pilot: the scoring run whose sessions are resampled",
+    )
+    population = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Population (pilot)",
+        help_text="Whose sessions a pilot resamples: completers, itt (intention to treat), or either with "
+        "leave-outs after a colon, e.g. itt:excluded,timed_out; empty: the study's default",
     )
     simulated_participants = forms.IntegerField(
         required=False,
@@ -162,6 +170,7 @@ class PlanForm(forms.Form):
             self.fields["second_system"].initial = systems[1].pk
         self.fields["run"].queryset = ScoringRun.objects.filter(study=study, status=ScoringRun.Status.DONE)
         self.fields["counts"].initial = ",".join(str(n) for n in default_counts(study))
+        self.fields["population"].initial = study_population(study).code()
 
     def clean_counts(self):
         try:

@@ -17,6 +17,7 @@ from studies.errors import ExportError
 from studies.interchange.archive import study_archive_stream
 from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
 from studies.interchange.trec import UNITS
+from studies.population import Population, PopulationError, population_from_query
 
 
 def _download(chunks, content_type: str, filename: str) -> StreamingHttpResponse:
@@ -49,42 +50,70 @@ class StudyArchive(StudyScoped, APIView):
         return _download(chunks, "application/json", f"{self.study.slug}-archive.json")
 
 
+POPULATION_PARAMETERS = [
+    query_parameter(
+        "population",
+        str,
+        "whose sessions: completers, itt, or either with leave-outs after a colon (itt:excluded,timed_out); "
+        "the study's default when absent (docs/dashboards.md, Populations); population.txt in the zip says "
+        "which",
+    ),
+    query_parameter("leave_out", str, "more leave-outs, separated by commas"),
+]
+
+
+def _population(request, study) -> Population:
+    try:
+        return population_from_query(request.query_params, study)
+    except PopulationError as exc:
+        name = "leave_out" if str(exc).startswith("leave_out") else "population"
+        raise ValidationError({name: str(exc)}) from None
+
+
 class StudyTables(StudyScoped, APIView):
-    """The tidy CSV tables (sessions, queries, shown results, judgments…) in one zip; `raw=1` leaves cells a
-    spreadsheet would run as a formula as they are."""
+    """The tidy CSV tables (sessions, queries, shown results, judgments…) of the analysis population's
+    sessions in one zip, with population.txt saying which; `raw=1` leaves cells a spreadsheet would run as
+    a formula as they are."""
 
     @extend_schema(
-        parameters=[query_parameter("raw", bool, "cells as stored, not spreadsheet-safe")],
+        parameters=[
+            query_parameter("raw", bool, "cells as stored, not spreadsheet-safe"),
+            *POPULATION_PARAMETERS,
+        ],
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request, study_pk):
-        _only(request, "raw")
+        _only(request, "raw", "population", "leave_out")
         raw = request.query_params.get("raw", "false").lower()
         if raw not in {"true", "false", "1", "0"}:
             raise ValidationError({"raw": "expected true or false"})
+        population = _population(request, self.study)
         return _download(
-            tables_zip_stream(study=self.study, raw=raw in {"true", "1"}),
+            tables_zip_stream(study=self.study, raw=raw in {"true", "1"}, population=population),
             "application/zip",
             f"{self.study.slug}-tables.zip",
         )
 
 
 class StudyRuns(StudyScoped, APIView):
-    """What participants were shown, as TREC run files (one per query, or per session) in one zip."""
+    """What the analysis population's participants were shown, as TREC run files (one per query, or per
+    session) in one zip, with population.txt saying which population."""
 
     @extend_schema(
         parameters=[
-            query_parameter("unit", str, "one run file per query (default) or per session", enum=list(UNITS))
+            query_parameter("unit", str, "one run file per query (default) or per session", enum=list(UNITS)),
+            *POPULATION_PARAMETERS,
         ],
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request, study_pk):
-        _only(request, "unit")
+        _only(request, "unit", "population", "leave_out")
         unit = request.query_params.get("unit", "query")
         if unit not in UNITS:
             raise ValidationError({"unit": f"one of {', '.join(UNITS)}"})
+        population = _population(request, self.study)
         return _download(
-            runs_zip_stream(study=self.study, unit=unit),
+            runs_zip_stream(study=self.study, unit=unit, population=population),
             "application/zip",
             f"{self.study.slug}-runs-{unit}.zip",
         )

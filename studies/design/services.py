@@ -144,6 +144,8 @@ STUDY_SETTINGS = (
     "exclusion_measure",
     "exclusion_min_documents",
     "time_limit_minutes",
+    # The analysis population every reader counts by default (studies/population.py).
+    "analysis_population",
 )
 
 

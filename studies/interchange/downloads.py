@@ -13,9 +13,11 @@ import io
 import zipfile
 from collections.abc import Iterable, Iterator
 
+from studies.interchange.population_note import population_note
 from studies.interchange.tidy_csv import TABLES, table_csv_lines, table_rows
 from studies.interchange.trec import study_runs_iter
 from studies.models import Study
+from studies.population import Population
 
 CHUNK_BYTES = 64 * 1024  # what one yield of a download holds, about
 
@@ -73,26 +75,46 @@ def zip_stream(members: Iterable[tuple[str, Iterable[bytes]]]) -> Iterator[bytes
     yield pipe.take()  # the central directory
 
 
-def tables_zip_stream(*, study: Study, raw: bool = False) -> Iterator[bytes]:
-    """The tidy tables (tidy_csv.TABLES: sessions.csv ... attention.csv) as one zip, streamed."""
-    return zip_stream(
-        (f"{name}.csv", encoded(table_csv_lines(table_rows(study=study, name=name), raw=raw)))
+def _note(study: Study, population: Population | None) -> tuple[str, Iterable[bytes]]:
+    """The zip's last member: population.txt, which population's sessions it holds (written when reached)."""
+    return ("population.txt", (part.encode("utf-8") for part in [population_note(study, population)]))
+
+
+def tables_zip_stream(
+    *, study: Study, raw: bool = False, population: Population | None = None
+) -> Iterator[bytes]:
+    """The tidy tables (tidy_csv.TABLES: sessions.csv ... attention.csv) of the population's sessions (every
+    session if None) as one zip, streamed, population.txt last."""
+    members = [
+        (
+            f"{name}.csv",
+            encoded(table_csv_lines(table_rows(study=study, name=name, population=population), raw=raw)),
+        )
         for name in TABLES
-    )
+    ]
+    return zip_stream([*members, _note(study, population)])
 
 
-def runs_zip_stream(*, study: Study, unit: str = "query") -> Iterator[bytes]:
-    """One TREC run file per ranking shown (trec.study_runs_iter) as one zip, streamed; an ExportError for a
-    bad unit is raised here, before the first byte."""
-    runs = study_runs_iter(study=study, unit=unit)
-    return zip_stream((run.name, [run.text.encode("utf-8")]) for run in runs)
+def runs_zip_stream(
+    *, study: Study, unit: str = "query", population: Population | None = None
+) -> Iterator[bytes]:
+    """One TREC run file per ranking shown to the population (trec.study_runs_iter) as one zip, streamed,
+    population.txt last; an ExportError for a bad unit is raised here, before the first byte."""
+    runs = study_runs_iter(study=study, unit=unit, population=population)
+    members = ((run.name, [run.text.encode("utf-8")]) for run in runs)
+    return zip_stream(_then(members, lambda: _note(study, population)))
 
 
-def study_csv_zip(*, study: Study, raw: bool = False) -> bytes:
+def _then(members, last):
+    yield from members
+    yield last()
+
+
+def study_csv_zip(*, study: Study, raw: bool = False, population: Population | None = None) -> bytes:
     """The tables' zip whole in memory (tables_zip_stream joined)."""
-    return b"".join(tables_zip_stream(study=study, raw=raw))
+    return b"".join(tables_zip_stream(study=study, raw=raw, population=population))
 
 
-def study_runs_zip(*, study: Study, unit: str = "query") -> bytes:
+def study_runs_zip(*, study: Study, unit: str = "query", population: Population | None = None) -> bytes:
     """The runs' zip whole in memory (runs_zip_stream joined)."""
-    return b"".join(runs_zip_stream(study=study, unit=unit))
+    return b"".join(runs_zip_stream(study=study, unit=unit, population=population))

@@ -35,6 +35,7 @@ from pathlib import Path
 from sessionlab.rounds import in_rounds
 from sessionlab.spreadsheet import safe_rows
 from studies.interchange.answer_columns import answer_cells, questionnaire_columns
+from studies.interchange.population_note import population_note
 from studies.models import (
     AttentionSpan,
     Event,
@@ -51,6 +52,7 @@ from studies.participation.effort_flags import effort_flags
 from studies.participation.exposure import AwaySpan, active_ms
 from studies.participation.form_steps import questionnaire_items
 from studies.participation.recruitment.effort import rules_of, session_efforts
+from studies.population import Population, population_q
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake", "practice"]
 TABLES = {
@@ -132,12 +134,16 @@ SESSIONS_PER_CHUNK = 200
 SESSION_RELATED = ("assignment__participant", "assignment__scenario", "assignment__system")
 
 
-def _session_chunks(study: Study, chunk_size: int) -> Iterator[list[SearchSession]]:
-    """The study's sessions in table order, `chunk_size` at a time. A preview's are never exported
-    (studies/design/lifecycle.py)."""
+def _session_chunks(
+    study: Study, chunk_size: int, population: Population | None = None
+) -> Iterator[list[SearchSession]]:
+    """The study's sessions in table order, `chunk_size` at a time, of the population's participants if one
+    is given (studies/population.py). A preview's are never exported (studies/design/lifecycle.py)."""
     sessions = SearchSession.objects.filter(
         assignment__participant__study=study, assignment__participant__preview_at__isnull=True
     ).order_by("assignment__participant__enrolment_index", "assignment__position")
+    if population is not None:
+        sessions = sessions.filter(population_q(population, "assignment__participant__"))
     yield from in_rounds(sessions, SearchSession.objects.select_related(*SESSION_RELATED), chunk_size)
 
 
@@ -161,11 +167,14 @@ def table_header(*, study: Study, name: str) -> list[str]:
     return TABLES[name] + extra
 
 
-def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[list]:
-    """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time."""
+def table_rows(
+    *, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK, population: Population | None = None
+) -> Iterator[list]:
+    """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time: the
+    population's sessions, or every session (population None)."""
     yield table_header(study=study, name=name)
     answer_items = dict(_answer_items(study)) if name == "sessions" else {}
-    for sessions in _session_chunks(study, chunk_size):
+    for sessions in _session_chunks(study, chunk_size, population):
         rows = _StudyRows([session.pk for session in sessions], name)
         if name == "sessions":
             rows.flag_sessions(study, sessions)
@@ -420,15 +429,21 @@ def table_csv(rows: Iterable[list], *, raw: bool = False) -> str:
     return "".join(table_csv_lines(rows, raw=raw))
 
 
-def write_study_csv(*, study: Study, directory: str | Path, raw: bool = False) -> list[Path]:
+def write_study_csv(
+    *, study: Study, directory: str | Path, raw: bool = False, population: Population | None = None
+) -> list[Path]:
     """Write each table of TABLES (sessions.csv ... attention.csv) into `directory` (spreadsheet-safe cells
-    unless `raw`)."""
+    unless `raw`), the population's sessions (every session if None), and population.txt saying which."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name in TABLES:
         path = directory / f"{name}.csv"
         with open(path, "w", encoding="utf-8") as handle:
-            handle.writelines(table_csv_lines(table_rows(study=study, name=name), raw=raw))
+            handle.writelines(
+                table_csv_lines(table_rows(study=study, name=name, population=population), raw=raw)
+            )
         paths.append(path)
-    return paths
+    note = directory / "population.txt"
+    note.write_text(population_note(study, population), encoding="utf-8")
+    return [*paths, note]

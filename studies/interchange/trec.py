@@ -32,6 +32,7 @@ from sessionlab.rounds import in_rounds
 from studies.assessment.references import reference_version_qrels
 from studies.errors import ExportError
 from studies.models import Query, ReferenceVersion, SearchSession, ShownResult, Study
+from studies.population import Population, population_q
 
 UNITS = ("query", "session")
 REPEATS = ("keep", "first")
@@ -130,9 +131,11 @@ def study_runs_iter(
     system: str | None = None,
     repeats: str = "keep",
     chunk_size: int = SESSIONS_PER_CHUNK,
+    population: Population | None = None,
 ) -> Iterator[RunFile]:
-    """As study_runs, one run at a time, reading `chunk_size` sessions per round; an ExportError for a bad
-    unit or repeats is raised here, before the first run."""
+    """As study_runs, one run at a time, reading `chunk_size` sessions per round, the population's sessions
+    only if one is given (studies/population.py); an ExportError for a bad unit or repeats is raised here,
+    before the first run."""
     if unit not in UNITS:
         raise ExportError(f"unit is one of {', '.join(UNITS)}")
     if repeats not in REPEATS:
@@ -143,6 +146,8 @@ def study_runs_iter(
     ).order_by("assignment__participant__enrolment_index", "assignment__position")
     if system is not None:
         chosen = chosen.filter(assignment__system__code=system)
+    if population is not None:
+        chosen = chosen.filter(population_q(population, "assignment__participant__"))
     return _runs(chosen, unit, _showings if repeats == "keep" else _first_showings, chunk_size)
 
 

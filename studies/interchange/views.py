@@ -15,6 +15,14 @@ from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
 from studies.interchange.session_track import session_track_stream
 from studies.interchange.tidy_csv import table_csv
 from studies.interchange.trec import UNITS, study_qrels
+from studies.population import (
+    BASES,
+    LEAVE_OUTS,
+    PopulationError,
+    population_count,
+    population_from_query,
+    study_population,
+)
 
 
 def _download(body, content_type: str, filename: str) -> HttpResponse | StreamingHttpResponse:
@@ -46,6 +54,10 @@ def downloads(request, slug):
             .count(),
             # Archived events are not in the files below until restored (docs/deploying.md, "The event log").
             "archived": study.event_archives.filter(restored_at__isnull=True).order_by("archived_at"),
+            "population": study_population(study),
+            "population_count": population_count(study, study_population(study)),
+            "population_bases": list(BASES.items()),
+            "population_leave_outs": list(LEAVE_OUTS.items()),
         },
     )
 
@@ -64,14 +76,24 @@ def archive(request, slug):
 def tidy_csv(request, slug):
     study = study_for_researcher(request, slug)
     raw = request.GET.get("raw") == "1"
-    return _download(tables_zip_stream(study=study, raw=raw), "application/zip", f"{study.slug}-tables.zip")
+    try:  # the study's default population unless the query asks for another (population.txt says which)
+        population = population_from_query(request.GET, study)
+    except PopulationError as exc:
+        return _refused(ExportError(str(exc)), 400)
+    return _download(
+        tables_zip_stream(study=study, raw=raw, population=population),
+        "application/zip",
+        f"{study.slug}-tables.zip",
+    )
 
 
 @researcher_required
 def runs(request, slug, unit):
     study = study_for_researcher(request, slug)
     try:
-        body = runs_zip_stream(study=study, unit=unit)
+        body = runs_zip_stream(study=study, unit=unit, population=population_from_query(request.GET, study))
+    except PopulationError as exc:
+        return _refused(ExportError(str(exc)), 400)
     except ExportError as exc:
         return _refused(exc, 400)
     return _download(body, "application/zip", f"{study.slug}-runs-{unit}.zip")

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0026_designs"),
+        ("studies", "0030_analysis_population"),
     ]
 
     operations = [

@@ -134,6 +134,10 @@ class Study(models.Model):
     # The design (STUDY_DESIGNS); null reads as "within". Fixed with the scenarios and systems at the first
     # enrolment (studies/design/services.py: design_check_unlocked). Nullable without a default, as above.
     design = models.CharField(max_length=10, null=True, blank=True, choices=STUDY_DESIGNS)  # noqa: DJ001
+    # The analysis population every reader counts by default (studies/population.py, docs/dashboards.md,
+    # "Populations"): "completers", "itt", or either with leave-outs ("itt:excluded,timed_out"). Null reads as
+    # "itt:excluded". Nullable without a default, as above.
+    analysis_population = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         verbose_name_plural = "studies"

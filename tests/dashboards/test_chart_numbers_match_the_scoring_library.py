@@ -68,6 +68,8 @@ def test_figure_2_is_the_mean_normalized_curve_per_system_with_a_95_percent_band
         "ci_low",
         "ci_high",
         "sessions",
+        "population",
+        "population_n",
         "averaged_over",
         "unjudged_sessions_left_out",
     ]
@@ -145,7 +147,7 @@ def test_table_1_gives_each_questionnaire_features_mean_and_sd(logged_in):
     client, built, run = logged_in
     answers = [p.questionnaire_answers for p in built.study.participants.all()]
     table = _get(client, run, "participants", "csv")
-    rows = {row[0]: row for row in table[1:]}
+    rows = {row[0]: row for row in table[1:] if row[table[0].index("group")] == "all"}
     for key, label in (
         ("search_engine_years", "Experience using Internet search engines (years)"),
         ("domain_years", "Professional experience in the domain (years)"),
@@ -167,14 +169,17 @@ def test_table_2_counts_sessions_by_number_of_queries_per_system(logged_in):
         "sessions",
         *[str(n) for n in range(1, longest + 1)],
         "mean_per_session",
+        "population",
+        "population_n",
         "averaged_over",
         "unjudged_sessions_left_out",
     ]
     for row in table[1:]:
         lengths = [len(s["lists"]) for s in built.sessions if s["system"] == row[0]]
         assert int(row[1]) == len(lengths) == 16
-        assert [int(c) for c in row[2:-3]] == [lengths.count(n) for n in range(1, longest + 1)]
-        assert float(row[-3]) == pytest.approx(np.mean(lengths))
+        assert [int(c) for c in row[2:-5]] == [lengths.count(n) for n in range(1, longest + 1)]
+        assert float(row[-5]) == pytest.approx(np.mean(lengths))
+        assert row[-4:-2] == ["itt:excluded", "32"]
 
 
 @pytest.mark.parametrize("summary", ["final", "normalized_final", "last_query", "best_query", "average"])

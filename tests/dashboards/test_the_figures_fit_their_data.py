@@ -117,9 +117,7 @@ def test_tables_are_as_tall_as_their_rows():
     }
     table = charts.participants_table([{"years": 3}, {"years": 5}], [long_item])
     assert table.figure["layout"]["height"] == charts.table_height(
-        ["Feature", "Average", "Standard deviation", "N"],
-        [[long_item["label"], "4.0", "± 1.4", 2]],
-        [4, 1, 1.4, 0.6],
+        ["Feature", "All (N = 2)"], [[long_item["label"], "4.0 ± 1.4 (n = 2)"]], [4, 1.6]
     )
 
 

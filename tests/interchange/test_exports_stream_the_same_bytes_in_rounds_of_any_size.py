@@ -45,7 +45,7 @@ def test_the_tables_zip_streams_in_chunks_and_holds_each_table(demo):
     chunks = list(downloads.tables_zip_stream(study=demo))
     with zipfile.ZipFile(io.BytesIO(b"".join(chunks))) as zipped:
         assert zipped.testzip() is None
-        assert zipped.namelist() == [f"{name}.csv" for name in TABLES]
+        assert zipped.namelist() == [f"{name}.csv" for name in TABLES] + ["population.txt"]
         for name in TABLES:
             expected = table_csv(table_rows(study=demo, name=name, chunk_size=1000))
             assert zipped.read(f"{name}.csv").decode("utf-8") == expected
@@ -57,7 +57,7 @@ def test_the_runs_are_the_same_read_one_session_at_a_time(demo):
         assert whole
         assert [(r.name, r.text) for r in study_runs_iter(study=demo, unit=unit, chunk_size=1)] == whole
     with zipfile.ZipFile(io.BytesIO(downloads.study_runs_zip(study=demo))) as zipped:
-        assert zipped.namelist() == [r.name for r in study_runs_iter(study=demo)]
+        assert zipped.namelist() == [r.name for r in study_runs_iter(study=demo)] + ["population.txt"]
 
 
 def test_the_session_track_log_is_what_element_tree_writes_for_the_whole_tree(demo):

@@ -126,7 +126,11 @@ def test_a_pilot_plan_resamples_the_scored_sessions(client, scored, django_captu
     assert plan.sample["description"]["participants"] == 8
     notes = client.get(reverse("scoring:planning_chart", args=[study.slug, plan.pk])).json()["notes"]
     assert any(
-        n.startswith(f"From scoring run {run.pk} (8 participants, 32 sessions): B minus A = ") for n in notes
+        n.startswith(
+            f"From scoring run {run.pk}, population intention to treat without excluded "
+            "(population=itt:excluded) (8 participants, 32 sessions): B minus A = "
+        )
+        for n in notes
     )
     assert any("With the pilot's own 8 participants: power" in n for n in notes)
     # the closed form with the pilot's raw paired differences as normal, for comparison

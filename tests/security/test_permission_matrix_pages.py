@@ -190,6 +190,9 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("scoring:run_sessions", "GET"): Row(
         "GET", study_path("/scoring/{slug}/runs/{run}/sessions/"), RESEARCHER_PAGE
     ),
+    ("scoring:population_default", "POST"): Row(
+        "POST", study_path("/scoring/{slug}/population/"), RESEARCHER_PAGE, lambda w: {"population": "itt"}
+    ),
     ("scoring:meta_evaluation", "GET"): Row(
         "GET", study_path("/scoring/{slug}/runs/{run}/meta-evaluation/"), RESEARCHER_PAGE
     ),

@@ -71,7 +71,7 @@ def test_each_download_holds_its_export(alice_client, worked):
     archive = json.loads(body(alice_client.get(base + "archive.json")))
     assert worked.name in json.dumps(archive) and "P001" in json.dumps(archive)
     runs = zipfile.ZipFile(io.BytesIO(body(alice_client.get(base + "runs-query.zip"))))
-    (name,) = runs.namelist()
+    (name,) = [n for n in runs.namelist() if n.endswith(".run")]  # and population.txt
     assert runs.read(name).decode().splitlines()[0].split()[:4] == ["1", "Q0", "d1", "1"]
     assert alice_client.get(base + "reference-v1.qrels").content.decode() == "1 0 d1 2\n"
     assert alice_client.get(base + "reference-v9.qrels").status_code == 404

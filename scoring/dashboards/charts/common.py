@@ -77,19 +77,35 @@ UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": 
 
 
 def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
-    """Say on the chart what it averages over and how many sessions on unjudged scenarios it left out: in its
-    notes, under its title (so a PNG export says it too), and in two columns of every CSV row."""
+    """Say on the chart whose sessions it counts (its population and n), what it averages over and how many
+    sessions on unjudged scenarios it left out: in its notes, under its title (so a PNG export says it too),
+    and in columns of every CSV row."""
     left_text = left_out.text()
-    chart.notes = [f"Averaged over: {averaged_over}.", left_text, left_out.excluded_text(), *chart.notes]
+    chart.notes = [
+        left_out.population_text(),
+        f"Averaged over: {averaged_over}.",
+        left_text,
+        left_out.excluded_text(),
+        *chart.notes,
+    ]
     layout = chart.figure.setdefault("layout", {})
     title = layout.setdefault("title", {})
     title["text"] = (
-        f"{title.get('text', '')}<br><sub>averaged over {averaged_over}; "
+        f"{title.get('text', '')}<br><sub>{left_out.population_title()}; averaged over {averaged_over}; "
         f"{left_out.sessions} unjudged session{'s' if left_out.sessions != 1 else ''} left out"
         f"{_excluded_title(left_out)}</sub>"
     )
-    chart.header = [*chart.header, "averaged_over", "unjudged_sessions_left_out"]
-    chart.rows = [[*row, averaged_over, left_out.sessions] for row in chart.rows]
+    # The population's columns first, so the older ones keep their places at the end of every row.
+    population = left_out.population.code()
+    counted = left_out.counted_sessions if left_out.applies else left_out.counted_participants
+    chart.header = [
+        *chart.header,
+        "population",
+        "population_n",
+        "averaged_over",
+        "unjudged_sessions_left_out",
+    ]
+    chart.rows = [[*row, population, counted, averaged_over, left_out.sessions] for row in chart.rows]
     if left_out.exclusion_on or left_out.excluded_participants:
         # The agreement rule (docs/dashboards.md, "Excluded participants"): one more column while it is on.
         excluded_out = 0 if left_out.excluded_included else left_out.excluded_sessions

@@ -61,32 +61,102 @@ def _table_figure(
     }
 
 
-def participants_table(answers: list[dict], items: list[dict]) -> Chart:
-    """Table 1: each numeric questionnaire item's mean and standard deviation over the participants."""
-    header = ["feature", "mean", "sd", "n"]
-    rows = []
-    for item in items:
-        if item.get("kind") not in ("integer", "scale", "number", "float"):
-            continue
-        values = np.asarray(
-            [
-                a[item["name"]]
-                for a in answers
-                if isinstance(a.get(item["name"]), int | float) and not isinstance(a.get(item["name"]), bool)
-            ],
-            dtype=np.float64,
-        )
+NUMERIC_KINDS = ("integer", "scale", "number", "float")
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _choice_options(item: dict, answers: list[dict]) -> list:
+    """A choice item's options in the questionnaire's order, then any other answer given (an "other" text)."""
+    options = list(item.get("choices") or [])
+    seen = {str(o) for o in options}
+    for a in answers:
+        value = a.get(item["name"])
+        if value not in (None, "") and str(value) not in seen:
+            seen.add(str(value))
+            options.append(value)
+    return options
+
+
+def _feature_rows(item: dict, answers: list[dict], group: str, options: list) -> list[list]:
+    """The CSV rows (PARTICIPANTS_HEADER) of one item over one group's answers: a numeric item's mean, sd
+    and n; a choice item's count and percent per option (of the n who answered it), the same options for
+    every group."""
+    label = item.get("label", item["name"])
+    if item.get("kind") in NUMERIC_KINDS:
+        values = np.asarray([a[item["name"]] for a in answers if _number(a.get(item["name"]))], dtype=float)
         sd = float(values.std(ddof=1)) if len(values) > 1 else float("nan")
         mean = float(values.mean()) if len(values) else float("nan")
-        rows.append([item.get("label", item["name"]), mean, sd, len(values)])
-    shown = [[r[0], f"{r[1]:.1f}", f"± {r[2]:.1f}", r[3]] for r in rows]
+        return [[label, mean, sd, len(values), "", None, None, group]]
+    given = [a.get(item["name"]) for a in answers if a.get(item["name"]) not in (None, "")]
+    n = len(given)
+    rows = []
+    for option in options:
+        count = sum(1 for value in given if str(value) == str(option))
+        rows.append(
+            [label, None, None, n, str(option), count, 100.0 * count / n if n else float("nan"), group]
+        )
+    return rows
+
+
+# The CSV columns of Table 1: one row per numeric item (mean, sd, n) or per option of a choice item (count,
+# percent of the n who answered it), for all the population's participants ("all") and for those assigned
+# each system (a within-subject design assigns everyone every system; a between-subjects one, its arm).
+PARTICIPANTS_HEADER = ["feature", "mean", "sd", "n", "option", "count", "percent", "group"]
+
+
+def participants_table(
+    answers: list[dict],
+    items: list[dict],
+    systems: list[tuple[str, ...]] | None = None,
+    system_codes: list[str] | None = None,
+    names: dict[str, str] | None = None,
+) -> Chart:
+    """Table 1: each numeric questionnaire item's mean and standard deviation, and each choice item's count
+    and percent per option, over the participants and per system (arm) they were assigned; `systems` gives
+    each answering participant's systems (none: no per-system columns)."""
+    groups: list[tuple[str, list[dict]]] = [("all", answers)]
+    for code in system_codes or []:
+        members = [a for a, own in zip(answers, systems or [], strict=False) if code in own]
+        groups.append((code, members))
+    rows: list[list] = []
+    shown: list[list] = []
+    for item in items:
+        if item.get("kind") not in (*NUMERIC_KINDS, "choice"):
+            continue
+        options = _choice_options(item, answers) if item.get("kind") == "choice" else []
+        per_group = [_feature_rows(item, members, group, options) for group, members in groups]
+        rows += [row for group_rows in per_group for row in group_rows]
+        for line in zip(*per_group, strict=True):
+            first = line[0]
+            feature = first[0] if first[4] == "" else f"{first[0]}: {first[4]}"
+            shown.append([feature, *(_cell(row) for row in line)])
+    header = ["Feature"] + [
+        f"All (N = {len(members)})"
+        if group == "all"
+        else f"{system_label(group, names)} (n = {len(members)})"
+        for group, members in groups
+    ]
     figure = _table_figure(
         f"Participant features (N = {len(answers)})",
-        ["Feature", "Average", "Standard deviation", "N"],
+        header,
         shown,
-        weights=[4, 1, 1.4, 0.6],
+        weights=[4] + [1.6] * len(groups),
     )
-    return Chart(figure, header, rows)
+    return Chart(figure, list(PARTICIPANTS_HEADER), rows)
+
+
+def _cell(row: list) -> str:
+    """A Table 1 cell: "4.2 ± 1.3 (n = 8)" for a numeric item, "3 (37.5%)" for a choice's option."""
+    if row[4] == "":
+        if row[3] == 0:
+            return "—"
+        sd = "" if row[2] != row[2] else f" ± {row[2]:.1f}"
+        return f"{row[1]:.1f}{sd} (n = {row[3]})"
+    percent = "—" if row[6] != row[6] else f"{row[6]:.1f}%"
+    return f"{row[5]} ({percent})"
 
 
 def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] | None = None) -> Chart:

@@ -45,9 +45,13 @@ class Difference:
     mean_difference: float  # second minus first
     low: float
     high: float
+    # What was resampled: the pairs (blocks) when paired; both systems' sessions when unpaired (n_first +
+    # n_second, issue 29: it said the first system's count, 39, where 77 sessions were resampled).
     n: int
     paired: bool
     reading: str
+    n_first: int = 0
+    n_second: int = 0
 
 
 @dataclass
@@ -184,7 +188,8 @@ def _one_way_anova(groups: dict[str, np.ndarray], n_sessions: int) -> TestResult
         f"{len(groups) - 1}, {n_sessions - len(groups)}",
         float(p_one),
         n_sessions,
-        f"Across sessions, the difference between the systems' means {verdict(p_one)} ({p_text(p_one)}).",
+        f"Across {n_sessions} sessions, the difference between the systems' means {verdict(p_one)} "
+        f"({p_text(p_one)}).",
     )
 
 
@@ -234,7 +239,7 @@ def _paired_tests(
             str(len(a) - 1),
             float(p_t),
             len(a),
-            f"Paired by {block}, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
+            f"Paired by {block} ({len(a)} {block}s), {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
             effect=cohens_dz(a, b),
         )
     )
@@ -283,7 +288,8 @@ def _welch_test(first: str, second: str, a: np.ndarray, b: np.ndarray) -> TestRe
         "",
         float(p_t),
         len(a) + len(b),
-        f"Unpaired, {second} minus {first} {verdict(p_t)} ({p_text(p_t)}).",
+        f"Unpaired ({len(a)} sessions on {first}, {len(b)} on {second}), {second} minus {first} "
+        f"{verdict(p_t)} ({p_text(p_t)}).",
     )
 
 
@@ -301,13 +307,19 @@ def _difference(
     estimate, low, high = bootstrap_difference(a, b, paired=paired, resamples=resamples)
     direction = "higher" if estimate > 0 else "lower"
     covers = low <= 0 <= high
+    n = len(a) if paired else len(a) + len(b)
+    resampled = (
+        f"{n} pairs of {unit} resampled"
+        if paired
+        else f"n = {n}: {len(a)} on {first} and {len(b)} on {second}, each system's resampled"
+    )
     reading = (
         f"{second} scores {abs(estimate):.4g} {direction} than {first} on {summary} on average over {unit} "
-        f"(95% bootstrap CI {low:.4g} to {high:.4g}); "
+        f"(95% bootstrap CI {low:.4g} to {high:.4g}, {resampled}); "
         + (
             "the interval includes 0, so the data are consistent with no difference."
             if covers
             else "the interval excludes 0."
         )
     )
-    return Difference(first, second, estimate, low, high, len(a), paired, reading)
+    return Difference(first, second, estimate, low, high, n, paired, reading, len(a), len(b))

@@ -15,6 +15,7 @@ from studies.models import (
     Study,
     System,
 )
+from studies.population import Population, PopulationError
 
 
 class GradeLevelSerializer(serializers.ModelSerializer):
@@ -51,6 +52,7 @@ class StudySerializer(serializers.ModelSerializer):
             "exclusion_min_agreement",
             "exclusion_measure",
             "exclusion_min_documents",
+            "analysis_population",
         ]
         # status: read here, changed on the study page only (studies/design/lifecycle.py keeps its rules).
         read_only_fields = [
@@ -90,6 +92,23 @@ class StudySerializer(serializers.ModelSerializer):
         help_text="The least number of documents in common with the reference before the rule applies "
         "(null reads as 5).",
     )
+
+    analysis_population = serializers.CharField(
+        required=False,
+        allow_null=True,
+        max_length=200,
+        help_text="Whose sessions the dashboards, statistics, planning and exports count by default: "
+        "completers, itt (intention to treat), or either with leave-outs after a colon, e.g. "
+        "itt:excluded,timed_out (docs/dashboards.md, Populations); null reads as itt:excluded.",
+    )
+
+    def validate_analysis_population(self, value):
+        if value is None or not value.strip():
+            return None
+        try:
+            return Population.parse(value).code()
+        except PopulationError as exc:
+            raise serializers.ValidationError(str(exc)) from None
 
     # A malformed questionnaire, once stored, broke every participant's questionnaire page (a 500).
     def validate_questionnaire(self, value):

@@ -192,6 +192,7 @@ def _study_settings(study: Study) -> dict:
         "record_exposure": study.record_exposure,
         "record_attention": study.record_attention,
         "design": study.design,  # null: within-subject (docs/latin-square.md)
+        "analysis_population": study.analysis_population,  # studies/population.py; null: the default
         "design_locked_at": _t(study.design_locked_at),
         "created_at": _t(study.created_at),
     }

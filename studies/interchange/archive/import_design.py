@@ -13,6 +13,7 @@ from studies.errors import SystemConfigError
 from studies.interchange.archive.layout import FORMAT, VERSION
 from studies.interchange.archive.reader import ArchiveReader
 from studies.models import Collection, Document, GradeLevel, Scenario, Study, System
+from studies.population import Population, PopulationError
 
 
 def _questionnaire(r: ArchiveReader, info, key: str, where: str) -> list:
@@ -48,6 +49,7 @@ def study_imported(r: ArchiveReader, data, owner, name: str | None) -> tuple[Stu
         record_exposure=r.get(info, "record_exposure", W, bool, default=True),
         record_attention=r.get(info, "record_attention", W, bool, default=True),
         design=_design(r, info, W),
+        analysis_population=_population(r, info, W),
         design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
         created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
     )
@@ -62,6 +64,15 @@ def _design(r: ArchiveReader, info, where: str) -> str | None:
     if design is not None and design not in DESIGNS:
         r.fail(info, f"{where}.design", f"{design!r} is not one of {', '.join(DESIGNS)}")
     return design
+
+
+def _population(r: ArchiveReader, info: dict, where: str) -> str | None:
+    """The study's analysis population as its text (studies/population.py), checked; null: the default."""
+    text = r.get(info, "analysis_population", where, str, null=True, default=None)
+    try:
+        return Population.parse(text).code() if text else None
+    except PopulationError as exc:
+        r.fail(info, f"{where}.analysis_population", str(exc))
 
 
 def grade_scale_imported(r: ArchiveReader, data, study: Study) -> set[int]:

@@ -1,9 +1,10 @@
 """manage.py export_csv SLUG --output DIR: tidy CSV tables (sessions, queries, shown results, judgments)."""
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from studies.interchange.command_helpers import study_by_slug
 from studies.interchange.tidy_csv import write_study_csv
+from studies.population import Population, PopulationError, study_population
 
 
 class Command(BaseCommand):
@@ -23,9 +24,22 @@ class Command(BaseCommand):
             help="write text cells as they are: no leading ' on cells a spreadsheet would run as a "
             "formula (=, +, -, @, tab, CR); for pipelines that read the CSV as data",
         )
+        parser.add_argument(
+            "--population",
+            default="",
+            help="whose sessions: completers, itt, or either with leave-outs after a colon "
+            "(itt:excluded,timed_out; itt alone is every session); the study's default when not given. "
+            "population.txt says which",
+        )
 
     def handle(self, *args, **options):
+        study = study_by_slug(options["study"])
+        text = options["population"].strip()
+        try:
+            population = Population.parse(text) if text else study_population(study)
+        except PopulationError as exc:
+            raise CommandError(f"--population: {exc}") from None
         paths = write_study_csv(
-            study=study_by_slug(options["study"]), directory=options["output"], raw=options["raw"]
+            study=study, directory=options["output"], raw=options["raw"], population=population
         )
         self.stdout.write("wrote " + ", ".join(str(p) for p in paths))
