@@ -32,6 +32,7 @@ def reference_version_create(
     judgments: Iterable[ReferenceJudgment],
     note: str = "",
     created_by=None,
+    created_by_name: str | None = None,
     number: int | None = None,
     created_at=None,
 ) -> ReferenceVersion:
@@ -40,7 +41,10 @@ def reference_version_create(
 
     The version is announced (studies.signals.reference_version_committed, which re-scores the default run)
     only once the transaction has committed: announced earlier, the re-score compared the old version with a
-    new one that had no rows yet, and left stale scores behind a "Done"."""
+    new one that had no rows yet, and left stale scores behind a "Done".
+
+    The creator's user name is recorded beside the account (`created_by_name`: the account's, or the name
+    given when there is no account, as an archive import gives an unknown creator's), so it outlives both."""
     Study.objects.select_for_update().filter(pk=study.pk).first()  # one new number at a time
     if number is None:
         number = (ReferenceVersion.objects.filter(study=study).aggregate(top=Max("number"))["top"] or 0) + 1
@@ -49,6 +53,7 @@ def reference_version_create(
         number=number,
         note=note[:300],
         created_by=created_by,
+        created_by_name=created_by.get_username() if created_by is not None else created_by_name,
         **({"created_at": created_at} if created_at else {}),
     )
     rows = list(judgments)

@@ -13,7 +13,7 @@ import io
 import zipfile
 from collections.abc import Iterable, Iterator
 
-from studies.interchange.tidy_csv import TABLES, table_csv_lines, table_rows
+from studies.interchange.tidy_csv import TABLE_NAMES, table_csv_lines, table_rows
 from studies.interchange.trec import study_runs_iter
 from studies.models import Study
 
@@ -74,10 +74,11 @@ def zip_stream(members: Iterable[tuple[str, Iterable[bytes]]]) -> Iterator[bytes
 
 
 def tables_zip_stream(*, study: Study, raw: bool = False) -> Iterator[bytes]:
-    """The tidy tables (tidy_csv.TABLES: sessions.csv ... attention.csv) as one zip, streamed."""
+    """The tidy tables (tidy_csv.TABLE_NAMES: participants.csv, sessions.csv ... attention.csv) as one zip,
+    streamed."""
     return zip_stream(
         (f"{name}.csv", encoded(table_csv_lines(table_rows(study=study, name=name), raw=raw)))
-        for name in TABLES
+        for name in TABLE_NAMES
     )
 
 

@@ -1,6 +1,7 @@
 """Tidy CSV: one table per level (sessions, queries, shown results, judgments, and what was on screen and
 when the participant was away: exposures, attention), one row per observation, with the design on every row,
-ready for pandas or R.
+ready for pandas or R; and participants.csv, one row per participant (participants_table.py), first among
+TABLE_NAMES.
 
 Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
 participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1).
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from sessionlab.rounds import in_rounds
 from sessionlab.spreadsheet import safe_rows
+from studies.interchange.participants_table import participant_rows
 from studies.models import (
     AttentionSpan,
     Event,
@@ -100,6 +102,10 @@ TABLES = {
     # When the participant was away: a row per span (tab hidden, window blurred, idle).
     "attention": DESIGN + ["kind", "start_ms", "duration_ms"],
 }
+# Every table the downloads write, in order: participants.csv (a row per participant, its columns following
+# the study's questionnaire: participants_table.py), then the session-level TABLES.
+PARTICIPANTS = "participants"
+TABLE_NAMES = [PARTICIPANTS, *TABLES]
 
 
 def _time(value) -> str:
@@ -136,6 +142,9 @@ def _session_chunks(study: Study, chunk_size: int) -> Iterator[list[SearchSessio
 
 def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK) -> Iterator[list]:
     """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time."""
+    if name == PARTICIPANTS:
+        yield from participant_rows(study=study, chunk_size=chunk_size)
+        return
     yield TABLES[name]
     for sessions in _session_chunks(study, chunk_size):
         rows = _StudyRows([session.pk for session in sessions], name)
@@ -163,7 +172,7 @@ def table_rows(*, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK)
 def study_tables(*, study: Study) -> dict[str, list[list]]:
     """{table name: rows (header first)}, whole in memory (for tests and small studies; the downloads stream
     `table_rows`)."""
-    return {name: list(table_rows(study=study, name=name)) for name in TABLES}
+    return {name: list(table_rows(study=study, name=name)) for name in TABLE_NAMES}
 
 
 def _design(study: Study, session: SearchSession) -> list:
@@ -388,12 +397,12 @@ def table_csv(rows: Iterable[list], *, raw: bool = False) -> str:
 
 
 def write_study_csv(*, study: Study, directory: str | Path, raw: bool = False) -> list[Path]:
-    """Write each table of TABLES (sessions.csv ... attention.csv) into `directory` (spreadsheet-safe cells
-    unless `raw`)."""
+    """Write each table of TABLE_NAMES (participants.csv, sessions.csv ... attention.csv) into `directory`
+    (spreadsheet-safe cells unless `raw`)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name in TABLES:
+    for name in TABLE_NAMES:
         path = directory / f"{name}.csv"
         with open(path, "w", encoding="utf-8") as handle:
             handle.writelines(table_csv_lines(table_rows(study=study, name=name), raw=raw))

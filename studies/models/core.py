@@ -549,6 +549,10 @@ class ReferenceVersion(models.Model):
     number = models.PositiveIntegerField()
     note = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # The creator's user name as written (issue 29): kept when the account is deleted, and the only record of
+    # an archive's creator who has no account where it was imported. Nullable, no default: SQLite adds it in
+    # place. Read through `creator_name`.
+    created_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -560,6 +564,11 @@ class ReferenceVersion(models.Model):
 
     def __str__(self):
         return f"{self.study} reference v{self.number}"
+
+    @property
+    def creator_name(self) -> str | None:
+        """Who created the version: the account's user name while it is linked, else the name recorded."""
+        return self.created_by.get_username() if self.created_by is not None else self.created_by_name
 
 
 class ReferenceJudgment(models.Model):

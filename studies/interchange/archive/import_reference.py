@@ -13,7 +13,9 @@ from studies.models import AssessmentPlan, AssessmentPool, AuditEntry, PoolDocum
 
 def reference_versions_imported(done: Imported, data) -> None:
     """The reference versions (`$.reference_versions`), each through the one service that publishes one;
-    an account named as creator or judge is linked when it exists here."""
+    an account named as creator or judge is linked when it exists here. A creator with no account here is
+    kept by name (ReferenceVersion.created_by_name, exported again as it came), never mapped to the importing
+    researcher, and the import notes it by file and line."""
     r = done.r
     users = get_user_model().objects
     numbers: set[int] = set()
@@ -28,6 +30,14 @@ def reference_versions_imported(done: Imported, data) -> None:
             allowed=number >= 1,
         )
         creator = r.get(item, "created_by", where, str, null=True, default=None)
+        if creator is not None and not 0 < len(creator) <= 150:
+            r.fail(item, f"{where}.created_by", "a user name is 1-150 characters")
+        account = users.filter(username=creator).first() if creator else None
+        if creator and account is None:
+            r.notes.append(
+                f"{r.path}:{getattr(item, 'line', None)}: {where}.created_by: no account {creator!r} here; "
+                f"reference version {number} keeps the name without an account"
+            )
         note = r.get(item, "note", where, str, default="")
         created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
         rows: list[ReferenceJudgment] = []
@@ -58,7 +68,8 @@ def reference_versions_imported(done: Imported, data) -> None:
             note=note,
             number=number,
             created_at=created_at,
-            created_by=users.filter(username=creator).first() if creator else None,
+            created_by=account,
+            created_by_name=creator,
         )
 
 
