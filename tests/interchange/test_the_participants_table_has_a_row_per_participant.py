@@ -8,8 +8,11 @@ import zipfile
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from studies.interchange.participants_table import PARTICIPANT_COLUMNS
+from studies.design import services
+from studies.interchange.participants_table import PARTICIPANT_COLUMNS, participant_rows
 from studies.interchange.tidy_csv import TABLE_NAMES, study_tables
 from tests.interchange.participants_helpers import study_with_varied_participants
 
@@ -83,3 +86,14 @@ def test_the_study_page_zip_and_the_command_write_participants_csv_first(
     assert read[2]["reissue_of"] == "P002" and read[0]["excluded_by"] == "manual"
     call_command("export_csv", worked_study.slug, "-o", str(tmp_path))
     assert (tmp_path / "participants.csv").read_text() == text
+
+
+def test_the_table_reads_a_query_per_round_of_participants_whatever_their_number(worked_study, alice):
+    study_with_varied_participants(worked_study, alice)
+    services.participants_enrol(study=worked_study, count=5)  # 8 participants written, a preview left out
+    for chunk_size, rounds in ((1, 8), (3, 3), (500, 1)):
+        with CaptureQueriesContext(connection) as queries:
+            rows = list(participant_rows(study=worked_study, chunk_size=chunk_size))
+        assert len(rows) == 1 + 8
+        # The answer names, the panel, the participants' keys, then one query per round.
+        assert len(queries) == 3 + rounds, (chunk_size, [q["sql"] for q in queries.captured_queries])
