@@ -34,6 +34,10 @@ def researcher_create(*, username: str, email: str = "", password: str | None = 
     user_model = get_user_model()
     if not username:
         raise AccountError("give the researcher a user name")
+    try:  # the rule of Django's own forms (letters, digits and @.+-_), which create_user does not apply
+        user_model.username_validator(username)
+    except ValidationError as invalid:
+        raise AccountError(f"{username!r}: {' '.join(invalid.messages)}") from None
     if user_model.objects.filter(username=username).exists():
         raise AccountError(f"an account called {username!r} already exists")
     generated = password is None

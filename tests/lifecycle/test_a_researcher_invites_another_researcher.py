@@ -53,6 +53,8 @@ def test_a_taken_name_or_a_bad_address_is_refused_beside_its_field(client, alice
     )
     bad = client.post(URL, {"username": "tom", "email": "not-an-address"})
     assert bad.status_code == 400 and 'id="id_email_error"' in bad.content.decode()
+    spaced = client.post(URL, {"username": "tom jones"})
+    assert spaced.status_code == 400 and "letters, numbers, and @/./+/-/_" in spaced.content.decode()
     assert not get_user_model().objects.filter(username="tom").exists()
 
 
