@@ -423,7 +423,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# The shared data folder (Cranfield, trec_eval regression files) used by some tests and the demo.
+# The shared data folder (trec_eval and ir_measures test files, the TREC Session 2012 log) some tests read;
+# the Cranfield collection ships in studies/demo_data/cranfield (the demo and the tests use that copy).
 SESSIONLAB_DATA = envstr("SESSIONLAB_DATA", "")
 DEMO_DATA = envstr("DEMO_DATA", "")
 # Where the built-in search engines keep their indexes (built by `manage.py build_index` or a task).

@@ -44,7 +44,7 @@ def _shared_data_or_skip() -> Path:
     if raw and Path(raw).is_dir():
         return Path(raw)
     message = (
-        "needs the shared data folder (Cranfield, trec_eval regression files, TREC Session 2012): "
+        "needs the shared data folder (trec_eval and ir_measures test files, TREC Session 2012): "
         "set SESSIONLAB_DATA=../shared/data" + (f" (SESSIONLAB_DATA={raw!r} is not a folder)" if raw else "")
     )
     if in_ci:
