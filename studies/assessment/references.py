@@ -8,6 +8,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
 
@@ -57,8 +58,15 @@ def reference_version_create(
         **({"created_at": created_at} if created_at else {}),
     )
     rows = list(judgments)
+    # Each judge's name beside the account (judged_by_name), read in one query for the rows that lack it.
+    unnamed = {row.judged_by_id for row in rows if row.judged_by_id is not None and not row.judged_by_name}
+    names = (
+        dict(get_user_model().objects.filter(pk__in=unnamed).values_list("pk", "username")) if unnamed else {}
+    )
     for row in rows:
         row.version = version
+        if row.judged_by_id is not None and not row.judged_by_name:
+            row.judged_by_name = names.get(row.judged_by_id)
     ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
     study_id = study.pk
     transaction.on_commit(

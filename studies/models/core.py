@@ -579,6 +579,9 @@ class ReferenceJudgment(models.Model):
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     grade = models.SmallIntegerField()
     judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # The judge's user name as written (issue 29), as ReferenceVersion.created_by_name: kept when the account
+    # is deleted or, from an archive, does not exist here. Read through `judge_name`.
+    judged_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     source = models.CharField(
         max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file."
     )
@@ -592,3 +595,8 @@ class ReferenceJudgment(models.Model):
 
     def __str__(self):
         return f"{self.topic_id} {self.document_id} = {self.grade}"
+
+    @property
+    def judge_name(self) -> str | None:
+        """Whose grade it is: the account's user name while it is linked, else the name recorded."""
+        return self.judged_by.get_username() if self.judged_by is not None else self.judged_by_name

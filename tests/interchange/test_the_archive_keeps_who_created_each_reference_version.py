@@ -1,16 +1,17 @@
-"""Every reference version keeps its creator through the archive (issue 29): linked to the account of that
-name where it exists; otherwise kept by name (never mapped to the importing researcher), shown and exported
-again as it came, and the import says so by file and line."""
+"""Every reference version keeps its creator through the archive (issue 29), and every reference judgment its
+judge: linked to the account of that name where it exists; otherwise kept by name (never mapped to the
+importing researcher), shown and exported again as it came, and the import says so (a creator) by file and
+line."""
 
 import json
 
 import pytest
 from django.contrib.auth import get_user_model
 
-from studies.assessment.references import reference_version_import_qrels
+from studies.assessment.references import reference_version_create, reference_version_import_qrels
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive, study_archive_import
-from studies.models import ReferenceVersion, Study
+from studies.models import ReferenceJudgment, ReferenceVersion, Study
 
 pytestmark = pytest.mark.django_db
 
@@ -21,6 +22,14 @@ def versions_by_two(worked_study, alice):
     worked_study.researchers.add(rita)
     reference_version_import_qrels(study=worked_study, lines=["1 0 d1 2"], path="a.qrels", created_by=alice)
     reference_version_import_qrels(study=worked_study, lines=["1 0 d1 3"], path="b.qrels", created_by=rita)
+    d2 = worked_study.collection.documents.get(external_id="d2")
+    reference_version_create(
+        study=worked_study,
+        judgments=[
+            ReferenceJudgment(topic_id="1", document=d2, grade=1, judged_by=rita, source="adjudicated")
+        ],
+        created_by=alice,
+    )
     return worked_study
 
 
@@ -34,20 +43,22 @@ def test_an_existing_creator_is_linked_and_a_missing_one_kept_by_name(versions_b
     path = _written(versions_by_two, tmp_path)
     get_user_model().objects.filter(username="rita").delete()  # rita has no account where it is imported
     copy = study_archive_import(path=path, owner=alice, name="Copy")
-    first, second = ReferenceVersion.objects.filter(study=copy).order_by("number")
+    first, second, third = ReferenceVersion.objects.filter(study=copy).order_by("number")
     assert (first.created_by, first.creator_name) == (alice, "alice")
     assert (second.created_by, second.creator_name) == (None, "rita")  # not the importing researcher
+    judged = third.judgments.get()
+    assert (judged.judged_by, judged.judge_name) == (None, "rita")
     assert any("no account 'rita' here" in note and "study.json:" in note for note in copy.import_notes)
     again = study_archive(study=Study.objects.get(pk=copy.pk))
-    assert [v["created_by"] for v in again["reference_versions"]] == ["alice", "rita"]
+    assert [v["created_by"] for v in again["reference_versions"]] == ["alice", "rita", "alice"]
+    assert again["reference_versions"][2]["judgments"][0]["judged_by"] == "rita"
 
 
 def test_the_name_outlives_a_deleted_account_and_shows_on_the_assessment_page(versions_by_two, alice, client):
     get_user_model().objects.filter(username="rita").delete()
-    assert [v["created_by"] for v in study_archive(study=versions_by_two)["reference_versions"]] == [
-        "alice",
-        "rita",
-    ]
+    archive = study_archive(study=versions_by_two)
+    assert [v["created_by"] for v in archive["reference_versions"]] == ["alice", "rita", "alice"]
+    assert archive["reference_versions"][2]["judgments"][0]["judged_by"] == "rita"
     client.force_login(alice)
     page = client.get(f"/assess/manage/{versions_by_two.slug}/").content.decode()
     assert "<td>rita</td>" in page

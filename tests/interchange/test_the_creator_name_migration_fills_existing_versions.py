@@ -1,13 +1,14 @@
-"""Migration 0028 (issue 29) added ReferenceVersion.created_by_name and filled it for the versions already
-stored, from their linked account, so their creator's name outlives the account from then on. Run backwards
-to before it and forwards again over a study with two versions, one of them with no creator."""
+"""Migration 0028 (issue 29) added ReferenceVersion.created_by_name and ReferenceJudgment.judged_by_name and
+filled them for the rows already stored, from their linked account, so the names outlive the accounts from
+then on. Run backwards to before it and forwards again over versions with and without a creator, and a
+judgment with a judge."""
 
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from studies.assessment.references import reference_version_import_qrels
-from studies.models import ReferenceVersion
+from studies.assessment.references import reference_version_create, reference_version_import_qrels
+from studies.models import ReferenceJudgment, ReferenceVersion
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,6 +20,10 @@ def _migrate(targets):
 def test_the_migration_names_each_linked_creator(worked_study, alice):
     reference_version_import_qrels(study=worked_study, lines=["1 0 d1 2"], path="a.qrels", created_by=alice)
     reference_version_import_qrels(study=worked_study, lines=["1 0 d1 3"], path="b.qrels", created_by=None)
+    d2 = worked_study.collection.documents.get(external_id="d2")
+    reference_version_create(
+        study=worked_study, judgments=[ReferenceJudgment(topic_id="1", document=d2, grade=1, judged_by=alice)]
+    )
     graph = MigrationExecutor(connection).loader.graph
     [node] = [
         key
@@ -43,4 +48,8 @@ def test_the_migration_names_each_linked_creator(worked_study, alice):
         .order_by("number")
         .values_list("created_by_name", flat=True)
     )
-    assert names == ["alice", None]
+    assert names == ["alice", None, None]
+    judges = ReferenceJudgment.objects.filter(version__study=worked_study).values_list(
+        "judged_by_name", flat=True
+    )
+    assert set(judges) == {None, "alice"}

@@ -394,7 +394,7 @@ def _reference_versions(study: Study) -> list[dict]:
                     "doc": _doc(j),
                     "grade": j.grade,
                     "source": j.source,
-                    "judged_by": j.judged_by.username if j.judged_by else None,
+                    "judged_by": j.judge_name,  # kept when the account is not (issue 29)
                 }
                 for j in version_judgments.get(version.pk, [])
             ],
