@@ -549,9 +549,7 @@ class ReferenceVersion(models.Model):
     number = models.PositiveIntegerField()
     note = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    # The creator's user name as written (issue 29): kept when the account is deleted, and the only record of
-    # an archive's creator who has no account where it was imported. Nullable, no default: SQLite adds it in
-    # place. Read through `creator_name`.
+    # The creator's user name (issue 29): kept when the account is deleted or, from an archive, absent here.
     created_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -579,8 +577,7 @@ class ReferenceJudgment(models.Model):
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     grade = models.SmallIntegerField()
     judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    # The judge's user name as written (issue 29), as ReferenceVersion.created_by_name: kept when the account
-    # is deleted or, from an archive, does not exist here. Read through `judge_name`.
+    # The judge's user name, kept as ReferenceVersion.created_by_name is (issue 29).
     judged_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     source = models.CharField(
         max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file."
