@@ -1,5 +1,6 @@
-"""Sign-in pages that say so when the limit is reached (429, Retry-After): the login page and the API's token
-endpoint. The counting and refusing is sessionlab/ratelimit.py's, in authenticate() itself."""
+"""Sign-in pages that say so when the limit is reached (429, Retry-After): the login page, the password reset
+form and the API's token endpoint. The counting and refusing is sessionlab/ratelimit.py's, in authenticate()
+itself for sign-ins."""
 
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
@@ -22,6 +23,29 @@ class LoginView(auth_views.LoginView):
             # An unbound form: binding it would call authenticate() again just to be refused.
             messages.error(request, ratelimit.message(wait))
             form = self.get_form_class()(request, initial={"username": username})
+            response = self.render_to_response(self.get_context_data(form=form), status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset form: a link by e-mail to the account's address (EMAIL_BACKEND,
+    docs/security.md). It answers the same whether or not an account has the address. Requests are limited
+    per address and per client (ratelimit.reset_retry_after); past the limit, the form again with the reason
+    and 429."""
+
+    def post(self, request, *args, **kwargs):
+        email = request.POST.get("email", "")
+        wait = ratelimit.reset_retry_after(request, email if isinstance(email, str) else "")
+        if wait is not None:
+            minutes = max(1, round(wait / 60))
+            messages.error(
+                request,
+                f"Too many password reset requests for this address or from here. Try again in {minutes} "
+                f"minute{'s' if minutes != 1 else ''}.",
+            )
+            form = self.get_form_class()(initial={"email": email})
             response = self.render_to_response(self.get_context_data(form=form), status=429)
             response["Retry-After"] = str(wait)
             return response

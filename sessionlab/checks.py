@@ -53,3 +53,20 @@ def check_proxy_without_client_address(app_configs=None, **kwargs):
             id="sessionlab.W002",
         )
     ]
+
+
+@register(Tags.security, deploy=True)
+def check_reset_links_not_printed(app_configs=None, **kwargs):
+    """sessionlab.W003: with DEBUG off, the password reset e-mails (issue 29) go to the console backend, so
+    each reset link, which logs its holder in as the account, is written to the server's output and logs."""
+    if settings.DEBUG or getattr(settings, "EMAIL_BACKEND_NAME", "") != "console":
+        return []
+    return [
+        Warning(
+            "EMAIL_BACKEND is console: password reset e-mails, with links that set an account's password, "
+            "are written to the server's output and whatever keeps its logs.",
+            hint="Set EMAIL_BACKEND=smtp with EMAIL_HOST (and EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, "
+            "EMAIL_USE_TLS), or EMAIL_BACKEND=dummy to send none (docs/security.md, 'Making accounts').",
+            id="sessionlab.W003",
+        )
+    ]

@@ -88,6 +88,38 @@ def message(seconds: int) -> str:
     )
 
 
+RESET_PREFIX = "ratelimit:reset"
+
+
+def reset_retry_after(request, email: str) -> int | None:
+    """Password reset requests (issue 29), counted whatever their outcome, per e-mail address and per client
+    address within LOGIN_RATE_WINDOW_SECONDS: the seconds until another is allowed, or None, counting this
+    one when allowed. Each request may send an e-mail; the limit keeps the form from mailing an inbox
+    without end."""
+    name = hashlib.sha256(email.strip().lower().encode("utf-8", "surrogatepass")).hexdigest()
+    address = hashlib.sha256(client_address(request).encode()).hexdigest()
+    limits = [
+        Limit("email", f"{RESET_PREFIX}:email:{name}", settings.PASSWORD_RESET_RATE_PER_EMAIL),
+        Limit("ip", f"{RESET_PREFIX}:ip:{address}", settings.PASSWORD_RESET_RATE_PER_IP),
+    ]
+    window = settings.LOGIN_RATE_WINDOW_SECONDS
+    waits = []
+    for limit in limits:
+        values = cache.get_many([limit.key, limit.key + ":until"])
+        if values.get(limit.key, 0) >= limit.allowed:
+            waits.append(max(1, int(values.get(limit.key + ":until", time.time() + 1) - time.time())))
+    if waits:
+        return max(waits)
+    for limit in limits:
+        cache.add(limit.key + ":until", time.time() + window, window)
+        if not cache.add(limit.key, 1, window):
+            try:
+                cache.incr(limit.key)
+            except ValueError:  # expired between add() and incr()
+                cache.set(limit.key, 1, window)
+    return None
+
+
 class RateLimitedModelBackend(ModelBackend):
     """Django's ModelBackend that first refuses (PermissionDenied stops authenticate()) while the limit for
     this username or address is reached. One backend, not a gate beside ModelBackend: force_login() and the

@@ -225,6 +225,39 @@ if sum([bool(TRUSTED_PROXY_COUNT), bool(TRUSTED_PROXIES), LOGIN_RATE_IP_META != 
         "alone decides the client's address (docs/security.md)"
     )
 
+# Password reset (issue 29; docs/security.md, "Making accounts"): requests per e-mail address and per client
+# address within LOGIN_RATE_WINDOW_SECONDS, whatever their outcome (each may send an e-mail).
+PASSWORD_RESET_RATE_PER_EMAIL = envint("PASSWORD_RESET_RATE_PER_EMAIL", 3, minimum=1)
+PASSWORD_RESET_RATE_PER_IP = envint("PASSWORD_RESET_RATE_PER_IP", 20, minimum=1)
+PASSWORD_RESET_TIMEOUT = envint("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600, minimum=60)  # a link's life, s
+
+# E-mail (password reset links): EMAIL_BACKEND is console (printed on the server's output: development, or a
+# deployment that reads its logs), smtp (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD,
+# EMAIL_USE_TLS / EMAIL_USE_SSL), locmem (kept in memory: tests) or dummy (never sent).
+EMAIL_BACKENDS = {
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "locmem": "django.core.mail.backends.locmem.EmailBackend",
+    "dummy": "django.core.mail.backends.dummy.EmailBackend",
+}
+_email_backend = envstr("EMAIL_BACKEND", "console").strip().lower() or "console"
+if _email_backend not in EMAIL_BACKENDS:
+    raise ImproperlyConfigured(
+        f"EMAIL_BACKEND={_email_backend!r} is not one of {', '.join(EMAIL_BACKENDS)} (docs/security.md)"
+    )
+EMAIL_BACKEND_NAME = _email_backend
+EMAIL_BACKEND = EMAIL_BACKENDS[_email_backend]
+EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("Set only one of EMAIL_USE_TLS and EMAIL_USE_SSL")
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "SessionLab <sessionlab@localhost>")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -393,7 +426,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# The shared data folder (Cranfield, trec_eval regression files) used by some tests and the demo.
+# The shared data folder (trec_eval and ir_measures test files, the TREC Session 2012 log) some tests read;
+# the Cranfield collection ships in studies/demo_data/cranfield (the demo and the tests use that copy).
 SESSIONLAB_DATA = envstr("SESSIONLAB_DATA", "")
 DEMO_DATA = envstr("DEMO_DATA", "")
 # Where the built-in search engines keep their indexes (built by `manage.py build_index` or a task).

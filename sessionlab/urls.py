@@ -7,7 +7,7 @@ from studies.api import urls as studies_api_urls
 from studies.design import views as study_views
 
 from . import api_errors, docs_views
-from .auth_views import LoginView
+from .auth_views import LoginView, PasswordResetView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
 # that studies never names the scoring app.
@@ -27,6 +27,21 @@ urlpatterns = [
     # Any account changes its password here (assessors and researchers get a one-time one: docs/security.md).
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    # A forgotten password: a link by e-mail (EMAIL_BACKEND; docs/security.md, "Making accounts"), limited.
+    path("accounts/password/reset/", PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"
+    ),
     # The documentation, served so that forms' help can link to it (sessionlab/docs_views.py).
     path("docs/", docs_views.doc_index, name="docs_index"),
     path("docs/<slug:name>/", docs_views.doc_page, name="doc_page"),

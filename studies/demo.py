@@ -25,6 +25,7 @@ from django.db import transaction
 
 from studies.assessment import assessors, pools, references
 from studies.design import services
+from studies.design.accounts import researcher_create
 from studies.interchange.collection_import import collection_import
 from studies.models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
 from studies.participation.simulation import participants_simulate
@@ -63,12 +64,18 @@ class DemoLoaded:
 
 
 def _researcher() -> tuple[Any, str]:
-    user_model = get_user_model()
+    """The demo's researcher: a researcher as `create_researcher` makes one (studies/design/accounts.py:
+    is_staff, no superuser flag, no model permissions), who sees the demo study because they own it. An
+    account left by an earlier demo (a superuser before issue 29) is made a plain researcher again."""
+    user = get_user_model().objects.filter(username=DEMO_USERNAME).first()
+    if user is None:
+        return researcher_create(username=DEMO_USERNAME)
     password = secrets.token_urlsafe(9)
-    user, _ = user_model.objects.get_or_create(username=DEMO_USERNAME)
-    user.is_staff = user.is_superuser = True
+    user.is_staff, user.is_superuser, user.is_active = True, False, True
     user.set_password(password)
-    user.save()
+    user.save(update_fields=["is_staff", "is_superuser", "is_active", "password"])
+    user.user_permissions.clear()
+    user.groups.clear()
     return user, password
 
 

@@ -1,8 +1,10 @@
 """Fixtures shared by every test module.
 
-`shared_data` is the folder of real data (Cranfield, trec_eval's regression files, the TREC 2012 Session
-Track log) that `.ci/run` names with SESSIONLAB_DATA. On a newcomer's clone it is unset and the tests that
-need it skip, saying so; in CI (CI=true) a missing folder fails them instead, so a gap cannot hide.
+`shared_data` is the folder of real data (trec_eval's regression files, the TREC 2012 Session Track log)
+that `.ci/run` names with SESSIONLAB_DATA. On a newcomer's clone it is unset and the tests that need it skip,
+saying so; in CI (CI=true) a missing folder fails them instead, so a gap cannot hide. The Cranfield
+collection ships with the repository (studies/demo_data/cranfield): `cranfield_folder` names that copy, and
+the tests that read only Cranfield never skip.
 """
 
 import os
@@ -42,7 +44,7 @@ def _shared_data_or_skip() -> Path:
     if raw and Path(raw).is_dir():
         return Path(raw)
     message = (
-        "needs the shared data folder (Cranfield, trec_eval regression files, TREC Session 2012): "
+        "needs the shared data folder (trec_eval and ir_measures test files, TREC Session 2012): "
         "set SESSIONLAB_DATA=../shared/data" + (f" (SESSIONLAB_DATA={raw!r} is not a folder)" if raw else "")
     )
     if in_ci:
@@ -53,6 +55,19 @@ def _shared_data_or_skip() -> Path:
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     return _shared_data_or_skip()
+
+
+SHIPPED_CRANFIELD = Path(__file__).resolve().parent.parent / "studies" / "demo_data" / "cranfield"
+
+
+@pytest.fixture(scope="session")
+def cranfield_folder() -> Path:
+    """The Cranfield collection shipped in the repository (the demo's; SOURCE.md there), the same files as
+    the shared data folder's cranfield/: the tests that read only Cranfield run on every clone."""
+    assert (SHIPPED_CRANFIELD / "cran.all.1400").is_file(), (
+        f"the shipped Cranfield is missing: {SHIPPED_CRANFIELD}"
+    )
+    return SHIPPED_CRANFIELD
 
 
 # The cast (after healthchecks' hc/test.py): Alice owns the study, Bob researches on it with her,

@@ -8,6 +8,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
 
@@ -32,6 +33,7 @@ def reference_version_create(
     judgments: Iterable[ReferenceJudgment],
     note: str = "",
     created_by=None,
+    created_by_name: str | None = None,
     number: int | None = None,
     created_at=None,
 ) -> ReferenceVersion:
@@ -40,7 +42,10 @@ def reference_version_create(
 
     The version is announced (studies.signals.reference_version_committed, which re-scores the default run)
     only once the transaction has committed: announced earlier, the re-score compared the old version with a
-    new one that had no rows yet, and left stale scores behind a "Done"."""
+    new one that had no rows yet, and left stale scores behind a "Done".
+
+    The creator's user name is recorded beside the account (`created_by_name`: the account's, or the name
+    given when there is no account, as an archive import gives an unknown creator's), so it outlives both."""
     Study.objects.select_for_update().filter(pk=study.pk).first()  # one new number at a time
     if number is None:
         number = (ReferenceVersion.objects.filter(study=study).aggregate(top=Max("number"))["top"] or 0) + 1
@@ -49,11 +54,19 @@ def reference_version_create(
         number=number,
         note=note[:300],
         created_by=created_by,
+        created_by_name=created_by.get_username() if created_by is not None else created_by_name,
         **({"created_at": created_at} if created_at else {}),
     )
     rows = list(judgments)
+    # Each judge's name beside the account (judged_by_name), read in one query for the rows that lack it.
+    unnamed = {row.judged_by_id for row in rows if row.judged_by_id is not None and not row.judged_by_name}
+    names = (
+        dict(get_user_model().objects.filter(pk__in=unnamed).values_list("pk", "username")) if unnamed else {}
+    )
     for row in rows:
         row.version = version
+        if row.judged_by_id is not None and not row.judged_by_name:
+            row.judged_by_name = names.get(row.judged_by_id)
     ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
     study_id = study.pk
     transaction.on_commit(

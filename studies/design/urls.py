@@ -1,11 +1,13 @@
 from django.urls import path
 
-from studies.design import lifecycle_views, setup_views, views
+from studies.design import account_views, lifecycle_views, setup_views, views
 
 app_name = "studies"
 urlpatterns = [
     path("", views.study_list, name="study_list"),
     path("new/", views.study_create, name="study_create"),
+    # Another researcher's account, made by a researcher (studies/design/accounts.py: researcher_invite).
+    path("researchers/new/", account_views.researcher_invite_page, name="researcher_invite"),
     path("<slug:slug>/", views.study_detail, name="study_detail"),
     path("<slug:slug>/scenarios/add/", views.scenario_add, name="scenario_add"),
     path("<slug:slug>/systems/add/", views.system_add, name="system_add"),

@@ -14,7 +14,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 
 from studies.interchange.population_note import population_note
-from studies.interchange.tidy_csv import TABLES, table_csv_lines, table_rows
+from studies.interchange.tidy_csv import TABLE_NAMES, table_csv_lines, table_rows
 from studies.interchange.trec import study_runs_iter
 from studies.models import Study
 from studies.population import Population
@@ -83,14 +83,14 @@ def _note(study: Study, population: Population | None) -> tuple[str, Iterable[by
 def tables_zip_stream(
     *, study: Study, raw: bool = False, population: Population | None = None
 ) -> Iterator[bytes]:
-    """The tidy tables (tidy_csv.TABLES: sessions.csv ... attention.csv) of the population's sessions (every
-    session if None) as one zip, streamed, population.txt last."""
+    """The tidy tables (tidy_csv.TABLE_NAMES: participants.csv, sessions.csv ... attention.csv) of the
+    population's sessions (every session if None) as one zip, streamed, population.txt last."""
     members = [
         (
             f"{name}.csv",
             encoded(table_csv_lines(table_rows(study=study, name=name, population=population), raw=raw)),
         )
-        for name in TABLES
+        for name in TABLE_NAMES
     ]
     return zip_stream([*members, _note(study, population)])
 

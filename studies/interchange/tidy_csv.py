@@ -1,6 +1,7 @@
 """Tidy CSV: one table per level (sessions, queries, shown results, judgments, and what was on screen and
 when the participant was away: exposures, attention), one row per observation, with the design on every row,
-ready for pandas or R.
+ready for pandas or R; and participants.csv, one row per participant (participants_table.py), first among
+TABLE_NAMES.
 
 Design columns, first on every row: study (slug), participant (the pseudonymous code), position (in the
 participant's order), scenario (code), topic (the scenario's topic_id), system (code), retake (0/1), practice
@@ -35,6 +36,7 @@ from pathlib import Path
 from sessionlab.rounds import in_rounds
 from sessionlab.spreadsheet import safe_rows
 from studies.interchange.answer_columns import answer_cells, questionnaire_columns
+from studies.interchange.participants_table import participant_rows
 from studies.interchange.population_note import population_note
 from studies.models import (
     AttentionSpan,
@@ -109,6 +111,10 @@ TABLES = {
     # When the participant was away: a row per span (tab hidden, window blurred, idle).
     "attention": DESIGN + ["kind", "start_ms", "duration_ms"],
 }
+# Every table the downloads write, in order: participants.csv (a row per participant, its columns following
+# the study's questionnaire: participants_table.py), then the session-level TABLES.
+PARTICIPANTS = "participants"
+TABLE_NAMES = [PARTICIPANTS, *TABLES]
 
 
 def _time(value) -> str:
@@ -171,7 +177,11 @@ def table_rows(
     *, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK, population: Population | None = None
 ) -> Iterator[list]:
     """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time: the
-    population's sessions, or every session (population None)."""
+    population's sessions, or every session (population None). participants.csv lists every participant
+    whatever the population (their state says who a population leaves out; population.txt names them)."""
+    if name == PARTICIPANTS:
+        yield from participant_rows(study=study, chunk_size=chunk_size)
+        return
     yield table_header(study=study, name=name)
     answer_items = dict(_answer_items(study)) if name == "sessions" else {}
     for sessions in _session_chunks(study, chunk_size, population):
@@ -203,7 +213,7 @@ def table_rows(
 def study_tables(*, study: Study) -> dict[str, list[list]]:
     """{table name: rows (header first)}, whole in memory (for tests and small studies; the downloads stream
     `table_rows`)."""
-    return {name: list(table_rows(study=study, name=name)) for name in TABLES}
+    return {name: list(table_rows(study=study, name=name)) for name in TABLE_NAMES}
 
 
 def _design(study: Study, session: SearchSession) -> list:
@@ -432,12 +442,13 @@ def table_csv(rows: Iterable[list], *, raw: bool = False) -> str:
 def write_study_csv(
     *, study: Study, directory: str | Path, raw: bool = False, population: Population | None = None
 ) -> list[Path]:
-    """Write each table of TABLES (sessions.csv ... attention.csv) into `directory` (spreadsheet-safe cells
-    unless `raw`), the population's sessions (every session if None), and population.txt saying which."""
+    """Write each table of TABLE_NAMES (participants.csv, sessions.csv ... attention.csv) into `directory`
+    (spreadsheet-safe cells unless `raw`), the population's sessions (every session if None), and
+    population.txt saying which."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name in TABLES:
+    for name in TABLE_NAMES:
         path = directory / f"{name}.csv"
         with open(path, "w", encoding="utf-8") as handle:
             handle.writelines(

@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0026_designs"),
+        ("studies", "0028_reference_version_creator_name"),
     ]
 
     operations = [

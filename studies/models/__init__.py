@@ -6,6 +6,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
   versions, the audit log.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
 - attention.py: what participants saw and attended to (exposure per shown result, attention spans).
+- references.py: the study's reference judgments, in numbered versions.
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """
 
@@ -13,7 +14,6 @@ from studies.models.core import (
     DEFAULT_GRADE_LABELS,
     ENDED_STATES,
     FREEING_STATES,
-    NEGATIVE_REFERENCE_GRADES,
     STUDY_DESIGNS,
     STUDY_STATUSES,
     Assignment,
@@ -28,8 +28,6 @@ from studies.models.core import (
     ParticipantQuerySet,
     ParticipantState,
     Query,
-    ReferenceJudgment,
-    ReferenceVersion,
     Scenario,
     SearchSession,
     ShownResult,
@@ -37,7 +35,6 @@ from studies.models.core import (
     System,
     access_token_digest,
     new_access_token,  # migration 0001 names it as studies.models.new_access_token
-    reference_grade_allowed,
 )
 
 # isort: split
@@ -67,6 +64,12 @@ from studies.models.recruitment import (
     PanelNotification,
     Recruitment,
     SchedulerHeartbeat,
+)
+from studies.models.references import (
+    NEGATIVE_REFERENCE_GRADES,
+    ReferenceJudgment,
+    ReferenceVersion,
+    reference_grade_allowed,
 )
 
 # isort: split

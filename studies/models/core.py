@@ -15,15 +15,6 @@ from django.db import models
 from django.db.models import Q
 
 DEFAULT_GRADE_LABELS = ("not relevant", "marginally relevant", "fairly relevant", "highly relevant")
-# A reference judgment may carry a negative grade as judged (TREC's -2, spam): not a step of the study's scale
-# (participants never give one), but kept for the scoring formulations, each of which has its own rule for it
-# (docs/scoring-sessions.md). The reference_grade_in_scale trigger (migrations 0002, 0006) enforces the same.
-NEGATIVE_REFERENCE_GRADES = range(-9, 0)
-
-
-def reference_grade_allowed(grade: int, scale) -> bool:
-    """Whether a reference judgment may carry `grade`: a step of the study's scale, or negative (-9..-1)."""
-    return grade in scale or grade in NEGATIVE_REFERENCE_GRADES
 
 
 def new_access_token() -> str:
@@ -556,47 +547,3 @@ class JudgmentChange(models.Model):
 
     def __str__(self):
         return f"{self.judgment_id} -> {self.grade} at {self.changed_at:%Y-%m-%d %H:%M:%S}"
-
-
-class ReferenceVersion(models.Model):
-    """One version of a study's reference judgments. Scoring runs record the version they used;
-    a new version (an import, an adjudication) re-scores the study."""
-
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="reference_versions")
-    number = models.PositiveIntegerField()
-    note = models.CharField(max_length=300, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["study", "number"]
-        constraints = [
-            models.UniqueConstraint(fields=["study", "number"], name="reference_version_number_unique"),
-            models.CheckConstraint(condition=Q(number__gte=1), name="reference_version_from_1"),
-        ]
-
-    def __str__(self):
-        return f"{self.study} reference v{self.number}"
-
-
-class ReferenceJudgment(models.Model):
-    """The expert grade of a document for a scenario's topic, in one reference version."""
-
-    version = models.ForeignKey(ReferenceVersion, on_delete=models.CASCADE, related_name="judgments")
-    topic_id = models.CharField(max_length=100)
-    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
-    grade = models.SmallIntegerField()
-    judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    source = models.CharField(
-        max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file."
-    )
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["version", "topic_id", "document"], name="reference_judgment_unique"
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.topic_id} {self.document_id} = {self.grade}"

@@ -89,13 +89,14 @@ def test_a_file_without_any_scenario_topic_is_refused_as_the_wrong_file(study, a
     assert ReferenceVersion.objects.count() == 1
 
 
-@pytest.mark.needs_data
-def test_the_cranfield_reference_of_a_four_scenario_study_round_trips(shared_data, study, alice, tmp_path):
+def test_the_cranfield_reference_of_a_four_scenario_study_round_trips(
+    cranfield_folder, study, alice, tmp_path
+):
     """The real case: Cranfield's 1,837 judgments of 225 topics, a study of four of them."""
     collection_import(
         name="Cranfield",
         format="cranfield",
-        paths=[shared_data / "cranfield"],
+        paths=[cranfield_folder],
         study=study,
         scenario_topics=["1", "2", "3", "4"],
         created_by=alice,

@@ -1,19 +1,16 @@
-"""The real Cranfield collection through `manage.py import_collection` (needs SESSIONLAB_DATA)."""
+"""The real Cranfield collection (the copy shipped in studies/demo_data) through `import_collection`."""
 
 from collections import Counter
 
-import pytest
 from django.core.management import call_command
 
 from studies.models import Collection, ReferenceJudgment
 
-pytestmark = pytest.mark.needs_data
 
-
-def test_it_imports_1400_documents_and_the_judgments_through_the_default_mapping(shared_data, study):
+def test_it_imports_1400_documents_and_the_judgments_through_the_default_mapping(cranfield_folder, study):
     call_command(
         "import_collection",
-        str(shared_data / "cranfield"),
+        str(cranfield_folder),
         format="cranfield",
         name="Cranfield",
         study=study.slug,
@@ -33,10 +30,10 @@ def test_it_imports_1400_documents_and_the_judgments_through_the_default_mapping
     assert first.code == "T1" and "similarity laws" in first.text
 
 
-def test_it_applies_a_grade_map_given_on_the_command_line(shared_data, study):
+def test_it_applies_a_grade_map_given_on_the_command_line(cranfield_folder, study):
     call_command(
         "import_collection",
-        str(shared_data / "cranfield"),
+        str(cranfield_folder),
         format="cranfield",
         name="Binary",
         study=study.slug,
@@ -44,11 +41,11 @@ def test_it_applies_a_grade_map_given_on_the_command_line(shared_data, study):
     )
     grades = Counter(ReferenceJudgment.objects.values_list("grade", flat=True))
     assert grades == {
-        1: 128 + 387 + 1097 - grades_of_code_4(shared_data),
-        0: 225 + grades_of_code_4(shared_data),
+        1: 128 + 387 + 1097 - grades_of_code_4(cranfield_folder),
+        0: 225 + grades_of_code_4(cranfield_folder),
     }
 
 
-def grades_of_code_4(shared_data):
-    lines = (shared_data / "cranfield" / "cranqrel").read_text().split()
+def grades_of_code_4(cranfield_folder):
+    lines = (cranfield_folder / "cranqrel").read_text().split()
     return sum(1 for code in lines[2::3] if code == "4")

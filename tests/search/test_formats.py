@@ -19,12 +19,7 @@ from studies.search.engines.formats import (
     read_trec_topics,
 )
 
-# --- Cranfield (real data) -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def cranfield_folder(shared_data):
-    return shared_data / "cranfield"
+# --- Cranfield (real data: the shipped copy, tests/conftest.py's cranfield_folder) --------------------------
 
 
 @pytest.fixture(scope="session")

@@ -15,8 +15,8 @@ from studies.search.engines.search import (
 
 
 @pytest.fixture(scope="session")
-def cran(shared_data):
-    return read_cranfield(shared_data / "cranfield")
+def cran(cranfield_folder):
+    return read_cranfield(cranfield_folder)
 
 
 @pytest.fixture(scope="session")

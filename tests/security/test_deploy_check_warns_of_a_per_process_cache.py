@@ -35,7 +35,7 @@ def test_it_is_quiet_with_a_shared_cache_or_in_development(settings, debug, cach
 
 
 def test_check_deploy_reports_it_without_CACHE_URL_and_not_with_it():
-    env = {k: v for k, v in _production().items() if k != "CACHE_URL"}
+    env = {k: v for k, v in _production(EMAIL_BACKEND="smtp").items() if k != "CACHE_URL"}
     result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
     assert result.returncode != 0 and "sessionlab.W001" in result.stderr
     assert "LocMemCache" in result.stderr

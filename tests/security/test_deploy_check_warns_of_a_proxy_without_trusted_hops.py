@@ -46,7 +46,7 @@ def test_it_is_quiet_without_a_proxy(settings):
 
 
 def test_check_deploy_reports_it_and_not_once_the_count_is_set():
-    env = _production(CACHE_URL="redis://127.0.0.1:6379/2", SECURE_PROXY_SSL_HEADER="1")
+    env = _production(CACHE_URL="redis://127.0.0.1:6379/2", SECURE_PROXY_SSL_HEADER="1", EMAIL_BACKEND="smtp")
     result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
     assert result.returncode != 0 and "sessionlab.W002" in result.stderr
 

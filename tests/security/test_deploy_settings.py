@@ -66,10 +66,11 @@ def _settings(env) -> dict:
 
 def test_check_deploy_is_clean_with_production_settings():
     # Shared sign-in counts; without CACHE_URL, sessionlab.W001
-    # (test_deploy_check_warns_of_a_per_process_cache.py).
+    # (test_deploy_check_warns_of_a_per_process_cache.py). Reset links by SMTP; printed, sessionlab.W003
+    # (test_deploy_check_warns_of_reset_links_in_the_logs.py).
     result = _run(
         ["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        _production(CACHE_URL="redis://127.0.0.1:6379/2"),
+        _production(CACHE_URL="redis://127.0.0.1:6379/2", EMAIL_BACKEND="smtp"),
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

@@ -40,12 +40,26 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("password_change", "GET"): Row("GET", fixed("/accounts/password/"), LOGGED_IN),
     ("password_change", "POST"): Row("POST", fixed("/accounts/password/"), LOGGED_IN, lambda w: {}),
     ("password_change_done", "GET"): Row("GET", fixed("/accounts/password/done/"), LOGGED_IN),
+    # A forgotten password (issue 29): public, as the login page; the same answer for every caller (a link
+    # that is no account's reads as used up).
+    ("password_reset", "GET"): Row("GET", fixed("/accounts/password/reset/"), PUBLIC),
+    ("password_reset", "POST"): Row("POST", fixed("/accounts/password/reset/"), PUBLIC, lambda w: {}),
+    ("password_reset_done", "GET"): Row("GET", fixed("/accounts/password/reset/sent/"), PUBLIC),
+    ("password_reset_confirm", "GET"): Row("GET", fixed("/accounts/reset/MQ/set-password/"), PUBLIC),
+    ("password_reset_complete", "GET"): Row("GET", fixed("/accounts/reset/done/"), PUBLIC),
     # The documentation (sessionlab/docs_views.py): public, as the repository is.
     ("docs_index", "GET"): Row("GET", fixed("/docs/"), PUBLIC),
     ("doc_page", "GET"): Row("GET", fixed("/docs/scoring-sessions/"), PUBLIC),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "POST"): Row("POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}),
+    # Another researcher's account (issue 29): any researcher; adding them to a study is the owner's only.
+    ("studies:researcher_invite", "GET"): Row(
+        "GET", fixed("/studies/researchers/new/"), RESEARCHER_ANY_STUDY
+    ),
+    ("studies:researcher_invite", "POST"): Row(
+        "POST", fixed("/studies/researchers/new/"), RESEARCHER_ANY_STUDY, lambda w: {}
+    ),
     ("studies:study_detail", "GET"): Row("GET", study_path("/studies/{slug}/"), RESEARCHER_PAGE),
     ("studies:scenario_add", "POST"): Row(
         "POST", study_path("/studies/{slug}/scenarios/add/"), RESEARCHER_PAGE, lambda w: {}

@@ -21,8 +21,8 @@ def make_zip(members: dict[str, bytes | str]) -> bytes:
 
 
 @pytest.fixture
-def cranfield_zip(shared_data) -> bytes:
-    folder = shared_data / "cranfield"
+def cranfield_zip(cranfield_folder) -> bytes:
+    folder = cranfield_folder
     return make_zip(
         {
             f"cranfield/{name}": (folder / name).read_bytes()

@@ -1,5 +1,6 @@
 """`make demo`'s loading step works on an empty database, and again on a loaded one."""
 
+import shutil
 from collections import Counter
 
 import pytest
@@ -35,8 +36,10 @@ def test_load_demo_builds_a_simulated_study_like_the_papers_on_an_empty_database
     assert Study.objects.filter(slug="demo-ecir-2008").count() == 1
 
 
-def test_load_demo_uses_cranfield_when_demo_data_names_it(shared_data, settings, capsys):
-    settings.DEMO_DATA = str(shared_data / "cranfield")
+def test_load_demo_uses_cranfield_when_demo_data_names_it(cranfield_folder, settings, capsys, tmp_path):
+    named = tmp_path / "elsewhere"  # another copy than the shipped default, so DEMO_DATA is what is read
+    shutil.copytree(cranfield_folder, named)
+    settings.DEMO_DATA = str(named)
     call_command("load_demo", "--participants", "4")
     study = Study.objects.get(slug="demo-ecir-2008")
     assert study.collection.documents.count() == 1400

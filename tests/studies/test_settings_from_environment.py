@@ -36,6 +36,8 @@ def start_django(**env):
             "CELERY_BROKER_URL='localhost:6379' must start with one of",
         ),
         ({"DEBUG": "0"}, "SECRET_KEY must be set"),
+        ({"DEBUG": "1", "EMAIL_BACKEND": "carrier-pigeon"}, "EMAIL_BACKEND='carrier-pigeon' is not one of"),
+        ({"DEBUG": "1", "EMAIL_USE_TLS": "1", "EMAIL_USE_SSL": "1"}, "Set only one of EMAIL_USE_TLS"),
     ],
 )
 def test_a_malformed_variable_stops_start_up(env, expected):

@@ -11,7 +11,8 @@ from studies.models import (
 
 
 class ReferenceVersionSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    # The creator's user name, kept when the account is not (ReferenceVersion.creator_name).
+    created_by = serializers.CharField(source="creator_name", read_only=True, default=None)
     judgment_count = serializers.IntegerField(read_only=True)
 
     class Meta:

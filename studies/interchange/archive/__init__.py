@@ -7,8 +7,10 @@ judgments, assessment pools, and the audit trail. Rows refer to each other by co
 ids, never by database ids; the raw event payloads keep the ids the exporting server wrote in its answers
 (`session`, `query_id`, `open_document_id`), and the import rewrites them to the new rows.
 
-Not carried: accounts (the importing user owns the study; `created_by` of a reference version is kept by
-username when that account exists), participants' access tokens (new private links are issued: an archive
+Not carried: accounts (the importing user owns the study; a reference version's creator and a reference
+judgment's judge are linked by username when that account exists, and their names are kept either way:
+created_by_name, judged_by_name),
+participants' access tokens (new private links are issued: an archive
 is not a bearer of old links), and assessors' memberships, judgments and adjudication decisions (they belong
 to accounts; the reference versions they produced are carried).
 

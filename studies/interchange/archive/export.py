@@ -14,6 +14,7 @@ from sessionlab.rounds import in_rounds, pk_rounds
 from studies.design.selectors import events_read
 from studies.errors import ExportError
 from studies.interchange.archive.layout import FORMAT, VERSION
+from studies.interchange.archive.participant_state import participant_state_exported, recruitment_exported
 from studies.interchange.downloads import encoded
 from studies.models import (
     AssessmentPlan,
@@ -131,6 +132,7 @@ def _archive(study: Study) -> dict:
             {"code": s.code, "name": s.name, "backend": s.backend, "config": s.config}
             for s in study.systems.order_by("id")
         ],
+        "recruitment": recruitment_exported(study),  # the participants' panel (issue 29)
         "participants": _Lazy(lambda: _participants_section(exported), not exported.exists()),
         "reference_versions": _reference_versions(study),
         "assessment": _assessment(study),
@@ -251,6 +253,7 @@ class _Participants:
         for participant in (
             Participant.objects.filter(pk__in=self.ids)
             .order_by("enrolment_index")
+            .select_related("reissue_of")
             .prefetch_related("assignments__scenario", "assignments__system", "assignments__retake_of")
         ):
             # The assignments first: they number the sessions the events name.
@@ -268,6 +271,8 @@ class _Participants:
                     "declined_at": _t(participant.declined_at),
                     "withdrawn_at": _t(participant.withdrawn_at),
                     "created_at": _t(participant.created_at),
+                    # State, plan row, panel and exclusion (issue 29): participant_state.py.
+                    **participant_state_exported(participant),
                     "assignments": assignments,
                     "events": [self._event(event) for event in self.events.get(participant.pk, [])],
                 }
@@ -383,7 +388,7 @@ def _reference_versions(study: Study) -> list[dict]:
         {
             "number": version.number,
             "note": version.note,
-            "created_by": version.created_by.username if version.created_by else None,
+            "created_by": version.creator_name,  # kept when the account is not (issue 29)
             "created_at": _t(version.created_at),
             "judgments": [
                 {
@@ -391,7 +396,7 @@ def _reference_versions(study: Study) -> list[dict]:
                     "doc": _doc(j),
                     "grade": j.grade,
                     "source": j.source,
-                    "judged_by": j.judged_by.username if j.judged_by else None,
+                    "judged_by": j.judge_name,  # kept when the account is not (issue 29)
                 }
                 for j in version_judgments.get(version.pk, [])
             ],

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from studies.interchange.archive.import_exposure import attention_imported, exposures_of, page_exposures_of
 from studies.interchange.archive.layout import ACK_IDS
+from studies.interchange.archive.participant_state import participant_state_read, reissues_linked
 from studies.interchange.archive.reader import ArchiveReader, Imported
 from studies.models import (
     Assignment,
@@ -35,6 +36,8 @@ def participants_imported(done: Imported, data) -> None:
     codes: set[str] = set()
     indexes: set[int] = set()
     pending_events = []
+    pending_reissues = []
+    by_code: dict[str, Participant] = {}
     for item, where in r.items(data, "participants", "$"):
         code = r.get(item, "code", where, str)
         index = r.get(item, "enrolment_index", where, int)
@@ -57,13 +60,17 @@ def participants_imported(done: Imported, data) -> None:
             declined_at=r.get(item, "declined_at", where, "time", null=True, default=None),
             withdrawn_at=r.get(item, "withdrawn_at", where, "time", null=True, default=None),
             created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now(),
+            **participant_state_read(r, item, where),
         )
+        by_code[code] = participant
+        pending_reissues.append((participant, item, where))
         sessions_by_position = _assignments_imported(done, participant, item, where)
         for e_item, e_where in r.items(item, "events", where):
             position = r.get(e_item, "session", e_where, int, null=True, default=None)
             if position is not None and position not in sessions_by_position:
                 r.fail(e_item, f"{e_where}.session", f"no session at assignment position {position}")
             pending_events.append((participant, sessions_by_position.get(position), e_item, e_where))
+    reissues_linked(r, pending_reissues, by_code)
     _events_imported(done, pending_events)
 
 

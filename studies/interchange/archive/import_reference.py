@@ -13,10 +13,13 @@ from studies.models import AssessmentPlan, AssessmentPool, AuditEntry, PoolDocum
 
 def reference_versions_imported(done: Imported, data) -> None:
     """The reference versions (`$.reference_versions`), each through the one service that publishes one;
-    an account named as creator or judge is linked when it exists here."""
+    an account named as creator or judge is linked when it exists here. A creator or judge with no account
+    here is kept by name (created_by_name, judged_by_name: exported again as it came), never mapped to the
+    importing researcher; the import notes a creator's by file and line."""
     r = done.r
     users = get_user_model().objects
     numbers: set[int] = set()
+    judges: dict = {}  # user name -> account here, or None: one query per name, not per judgment
     for item, where in r.items(data, "reference_versions", "$"):
         number = r.get(item, "number", where, int)
         r.once(
@@ -28,6 +31,14 @@ def reference_versions_imported(done: Imported, data) -> None:
             allowed=number >= 1,
         )
         creator = r.get(item, "created_by", where, str, null=True, default=None)
+        if creator is not None and not 0 < len(creator) <= 150:
+            r.fail(item, f"{where}.created_by", "a user name is 1-150 characters")
+        account = users.filter(username=creator).first() if creator else None
+        if creator and account is None:
+            r.notes.append(
+                f"{r.path}:{getattr(item, 'line', None)}: {where}.created_by: no account {creator!r} here; "
+                f"reference version {number} keeps the name without an account"
+            )
         note = r.get(item, "note", where, str, default="")
         created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
         rows: list[ReferenceJudgment] = []
@@ -43,13 +54,18 @@ def reference_versions_imported(done: Imported, data) -> None:
                 f"topic {topic!r} judges document {document.external_id!r} twice",
             )
             judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
+            if judge is not None and not 0 < len(judge) <= 150:
+                r.fail(j_item, f"{j_where}.judged_by", "a user name is 1-150 characters")
+            if judge is not None and judge not in judges:
+                judges[judge] = users.filter(username=judge).first()
             rows.append(
                 ReferenceJudgment(
                     topic_id=topic,
                     document=document,
                     grade=done.grade_of(j_item, j_where, reference=True),
                     source=r.get(j_item, "source", j_where, str, default=""),
-                    judged_by=users.filter(username=judge).first() if judge else None,
+                    judged_by=judges[judge] if judge is not None else None,
+                    judged_by_name=judge,
                 )
             )
         reference_version_create(
@@ -58,7 +74,8 @@ def reference_versions_imported(done: Imported, data) -> None:
             note=note,
             number=number,
             created_at=created_at,
-            created_by=users.filter(username=creator).first() if creator else None,
+            created_by=account,
+            created_by_name=creator,
         )
 
 

@@ -23,6 +23,7 @@ from studies.interchange.archive.import_reference import (
     reference_versions_imported,
 )
 from studies.interchange.archive.lined_json import load_json_with_lines, refuse_unstorable_text
+from studies.interchange.archive.participant_state import recruitment_imported
 from studies.interchange.archive.reader import ArchiveReader, Imported
 from studies.models import AuditEntry, Event, Participant, PoolDocument, ReferenceVersion, Study
 
@@ -78,6 +79,7 @@ def _import(data, path: str, owner, name: str | None) -> Study:
     done.systems = systems_imported(r, data, study)
     for old, external_id in old_document_ids.items():
         done.old_ids["document"][old] = documents[external_id].pk
+    recruitment_imported(r, data, study)
     participants_imported(done, data)
     reference_versions_imported(done, data)
     assessment_imported(done, data)

@@ -1,4 +1,5 @@
-"""manage.py export_csv SLUG --output DIR: tidy CSV tables (sessions, queries, shown results, judgments)."""
+"""manage.py export_csv SLUG --output DIR: tidy CSV tables (participants, sessions, queries, shown results,
+judgments, exposures, attention)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -9,8 +10,8 @@ from studies.population import Population, PopulationError, study_population
 
 class Command(BaseCommand):
     help = (
-        "Export tidy CSV: sessions.csv, queries.csv, shown_results.csv, judgments.csv, exposures.csv, "
-        "attention.csv, with "
+        "Export tidy CSV: participants.csv (one row per participant), then sessions.csv, queries.csv, "
+        "shown_results.csv, judgments.csv, exposures.csv, attention.csv, with "
         "participant code, position, scenario, topic and system on every row (pseudonymous codes only). "
         "Spreadsheet-safe: text cells starting with =, +, -, @, tab or CR get a leading ' unless --raw."
     )

@@ -1,0 +1,76 @@
+"""A study's reference judgments (the expert's grades that score its sessions), in numbered versions: an
+import or an adjudication makes a new version, and scoring runs record the version they used."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from studies.models.core import Document, Study
+
+# A reference judgment may carry a negative grade as judged (TREC's -2, spam): not a step of the study's scale
+# (participants never give one), but kept for the scoring formulations, each of which has its own rule for it
+# (docs/scoring-sessions.md). The reference_grade_in_scale trigger (migrations 0002, 0006) enforces the same.
+NEGATIVE_REFERENCE_GRADES = range(-9, 0)
+
+
+def reference_grade_allowed(grade: int, scale) -> bool:
+    """Whether a reference judgment may carry `grade`: a step of the study's scale, or negative (-9..-1)."""
+    return grade in scale or grade in NEGATIVE_REFERENCE_GRADES
+
+
+class ReferenceVersion(models.Model):
+    """One version of a study's reference judgments. Scoring runs record the version they used;
+    a new version (an import, an adjudication) re-scores the study."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="reference_versions")
+    number = models.PositiveIntegerField()
+    note = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # The creator's user name (issue 29): kept when the account is deleted or, from an archive, absent here.
+    created_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["study", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "number"], name="reference_version_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="reference_version_from_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.study} reference v{self.number}"
+
+    @property
+    def creator_name(self) -> str | None:
+        """Who created the version: the account's user name while it is linked, else the name recorded."""
+        return self.created_by.get_username() if self.created_by is not None else self.created_by_name
+
+
+class ReferenceJudgment(models.Model):
+    """The expert grade of a document for a scenario's topic, in one reference version."""
+
+    version = models.ForeignKey(ReferenceVersion, on_delete=models.CASCADE, related_name="judgments")
+    topic_id = models.CharField(max_length=100)
+    document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
+    grade = models.SmallIntegerField()
+    judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # The judge's user name, kept as ReferenceVersion.created_by_name is (issue 29).
+    judged_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
+    source = models.CharField(
+        max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["version", "topic_id", "document"], name="reference_judgment_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.topic_id} {self.document_id} = {self.grade}"
+
+    @property
+    def judge_name(self) -> str | None:
+        """Whose grade it is: the account's user name while it is linked, else the name recorded."""
+        return self.judged_by.get_username() if self.judged_by is not None else self.judged_by_name
