@@ -7,14 +7,14 @@ from django.shortcuts import render
 from studies.design.views import researcher_required
 
 from .. import selectors
-from .views import _dashboard_context, _run_for
+from .views import dashboard_context, run_for
 
 
 @researcher_required
 def run_sessions(request, slug, run_id):
-    run = _run_for(request, slug, run_id)
+    run = run_for(request, slug, run_id)
     try:
-        context = _dashboard_context(request, run)
+        context = dashboard_context(request, run)
         scores = selectors.run_scores(run, context["filters"])
     except selectors.FilterError as exc:
         return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")

@@ -192,7 +192,7 @@ def grade_weights(study) -> list[tuple[int, str, float]]:
     return [(grade, labels.get(grade, "not on the scale"), w) for grade, w in enumerate(weights)]
 
 
-def _run_for(request, slug, run_id):
+def run_for(request, slug, run_id):
     study = study_for_researcher(request, slug)
     return get_object_or_404(
         ScoringRun.objects.select_related("study", "reference_version"), pk=run_id, study=study
@@ -224,9 +224,9 @@ def runs(request, slug):
 
 @researcher_required
 def run_detail(request, slug, run_id):
-    run = _run_for(request, slug, run_id)
+    run = run_for(request, slug, run_id)
     try:
-        context = _dashboard_context(request, run)
+        context = dashboard_context(request, run)
     except selectors.FilterError as exc:
         return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
     return render(request, "scoring/run_detail.html", context)
@@ -243,7 +243,7 @@ def compare(request, slug):
     context = {"study": study, "runs": all_runs, "left": left, "right": right}
     if left and right:
         try:
-            context["columns"] = [_dashboard_context(request, left), _dashboard_context(request, right)]
+            context["columns"] = [dashboard_context(request, left), dashboard_context(request, right)]
         except selectors.FilterError as exc:
             return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
     return render(request, "scoring/compare.html", context)
@@ -252,7 +252,7 @@ def compare(request, slug):
 @researcher_required
 @require_POST
 def run_make_default(request, slug, run_id):
-    run = _run_for(request, slug, run_id)
+    run = run_for(request, slug, run_id)
     services.scoring_run_make_default(run=run)
     freshness = run_freshness(run)
     messages.success(
@@ -269,7 +269,7 @@ def run_make_default(request, slug, run_id):
 
 @researcher_required
 def run_status(request, slug, run_id):
-    run = _run_for(request, slug, run_id)
+    run = run_for(request, slug, run_id)
     scored = run.session_scores.count()
     freshness = run_freshness(run)
     return JsonResponse(
@@ -293,7 +293,7 @@ def run_status(request, slug, run_id):
 # --- charts -------------------------------------------------------------------------------------------------
 
 
-def _dashboard_context(request, run):
+def dashboard_context(request, run):
     """The dashboard of a run; FilterError (a filter naming nothing in the study) is the caller's 400."""
     study = run.study
     filters = selectors.ChartFilters.from_query(request.GET, study)
@@ -357,9 +357,9 @@ def population_default(request, slug):
 def meta_evaluation(request, slug, run_id):
     """Every measure against every post-task rating, as tables (overall and per system, both coefficients),
     and the systems' rankings; cached like the charts under the run's generation."""
-    run = _run_for(request, slug, run_id)
+    run = run_for(request, slug, run_id)
     try:
-        context = _dashboard_context(request, run)
+        context = dashboard_context(request, run)
     except selectors.FilterError as exc:
         return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
     result, ratings, labels, left_out = meta_evaluation_tables(

@@ -14,20 +14,17 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from functools import lru_cache
 
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from studies.design.latin_square import BETWEEN, assignment_block_size, assignment_plan
 from studies.models import Study, System
 from studies.population import PopulationError, population_stamp
 
 from ..lib.power import (
     ALTERNATIVES,
     TESTS,
-    Design,
     PowerError,
     SpecifiedEffect,
     simulated_rejections,
@@ -35,6 +32,8 @@ from ..lib.power import (
 from ..lib.session import SUMMARIES
 from ..models import PowerChunk, PowerPlan, ScoringRun
 from . import simulate
+from .designs import block_size, study_design
+from .errors import PlanningError
 from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample
 
 logger = logging.getLogger(__name__)
@@ -47,41 +46,6 @@ MAX_COUNTS = 40
 MAX_PARTICIPANTS = 2_000
 MAX_SIMULATED = 400  # simulated searchers in a pool (about 0.2 s of searching per session)
 START_TASK = "scoring.planning.tasks.power_plan_start_task"
-
-
-class PlanningError(ValueError):
-    """A plan that cannot be made as asked; the message names the field."""
-
-
-@lru_cache(maxsize=32)
-def _design_rows(n_scenarios: int, n_systems: int, n: int) -> Design:
-    return Design.from_rows(assignment_plan(list(range(n_scenarios)), list(range(n_systems)), n))
-
-
-def study_design(study: Study, n: int) -> tuple[Design, list[int], list[int]]:
-    """The study's Latin-square rows for its first n participants, as indices into (scenario ids, system ids)
-    in id order, the order enrolment uses (studies.design.services.participants_enrol). Practice scenarios
-    are never scored, so they are not part of it. The power simulation pairs each participant's systems: a
-    between-subjects design is refused (its unpaired test is not simulated)."""
-    scenario_ids = list(study.scenarios.filter(practice=False).order_by("id").values_list("pk", flat=True))
-    system_ids = list(study.systems.order_by("id").values_list("pk", flat=True))
-    if len(system_ids) < 2:
-        raise PlanningError("systems: the study needs at least two systems to compare")
-    if not scenario_ids:
-        raise PlanningError("design: the study has no scored (non-practice) scenario")
-    if study.design == BETWEEN:
-        raise PlanningError(
-            "design: power planning simulates paired (within-subject) comparisons; "
-            "this study is between-subjects"
-        )
-    return _design_rows(len(scenario_ids), len(system_ids), n), scenario_ids, system_ids
-
-
-def block_size(n_scenarios: int, n_systems: int) -> int:
-    """Participants in one exactly balanced block of the design (studies' Latin square: 4 x 2 gives 8)."""
-    if not n_systems or not n_scenarios:
-        return 2
-    return assignment_block_size(n_scenarios, n_systems)
 
 
 def _check(condition: bool, message: str) -> None:

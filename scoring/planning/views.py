@@ -24,6 +24,7 @@ from ..lib.power import ALTERNATIVES, TEST_LABELS
 from ..lib.session import SUMMARIES
 from ..models import PowerPlan, ScoringRun
 from . import charts, selectors, services
+from .designs import block_size
 from .simulate import BEHAVIOUR
 
 CACHE_SECONDS = 24 * 3600
@@ -199,7 +200,7 @@ class PlanForm(forms.Form):
 def default_counts(study) -> list[int]:
     """Ten counts, each a whole number of the design's balanced blocks (4 scenarios x 2 systems: 8, 16, ...
     80)."""
-    block = services.block_size(study.scenarios.filter(practice=False).count(), study.systems.count())
+    block = block_size(study.scenarios.filter(practice=False).count(), study.systems.count())
     return [block * i for i in range(1, 11)]
 
 

@@ -78,7 +78,7 @@ def test_the_study_page_zip_and_the_command_write_participants_csv_first(
     response = client.get(f"/studies/{worked_study.slug}/downloads/tables.zip")
     assert response.status_code == 200
     with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zipped:
-        assert zipped.namelist() == [f"{name}.csv" for name in TABLE_NAMES]
+        assert zipped.namelist() == [f"{name}.csv" for name in TABLE_NAMES] + ["population.txt"]
         assert zipped.namelist()[0] == "participants.csv"
         text = zipped.read("participants.csv").decode()
     read = list(csv.DictReader(io.StringIO(text)))

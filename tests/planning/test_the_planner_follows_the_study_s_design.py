@@ -4,7 +4,8 @@ the planner's tests pair each participant's systems."""
 
 import pytest
 
-from scoring.planning.services import PlanningError, block_size, study_design
+from scoring.planning.designs import block_size, study_design
+from scoring.planning.errors import PlanningError
 from studies.design import services
 from studies.design.latin_square import assignment_plan
 

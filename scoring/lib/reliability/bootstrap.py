@@ -18,7 +18,7 @@ import numpy as np
 
 from ..agreement import ALPHA_LEVELS, alphas_from_coincidences, krippendorff_alpha
 from ..statistics.bootstrap import bootstrap_counts, percentile_interval
-from .estimate import AgreementEstimate, _check_level, undefined
+from .estimate import AgreementEstimate, check_level, undefined
 from .many_graders import category_counts
 
 DEFAULT_REPLICATES = 1000
@@ -45,7 +45,7 @@ def krippendorff_alpha_bootstrap(
     level: float = 0.95,
 ) -> AgreementEstimate:
     """Krippendorff's alpha at `level_of_measurement`, seeded bootstrap over documents (B `replicates`)."""
-    _check_level(level)
+    check_level(level)
     if level_of_measurement not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, not {level_of_measurement!r}")
     if replicates < 2:

@@ -52,7 +52,7 @@ def t_estimate(
 ) -> AgreementEstimate:
     """The estimate with se = sqrt(variance), its t interval and two-sided p-value on `df` degrees of
     freedom (irrCAC: n − 1 documents)."""
-    _check_level(level)
+    check_level(level)
     if math.isnan(estimate) or df < 1 or math.isnan(variance):
         return undefined(coefficient, method, n, estimate)
     se = math.sqrt(max(variance, 0.0))
@@ -74,6 +74,6 @@ def t_estimate(
     )
 
 
-def _check_level(level: float) -> None:
+def check_level(level: float) -> None:
     if not 0.0 < level < 1.0:
         raise ValueError(f"the confidence level must be between 0 and 1, not {level!r}")
