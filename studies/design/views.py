@@ -77,13 +77,23 @@ def study_detail(request, slug):
         "systems": study.systems.order_by("id"),
         "balance": selectors.study_balance(study=study),
         "participants": selectors.study_participants_with_orders(study=study),
-        "status": lifecycle.status_of(study),
-        "counts": lifecycle.study_counts(study=study),
+        **lifecycle_context(study),
         "scenario_form": ScenarioForm(prefix="scenario"),
         "system_form": SystemForm(prefix="system"),
         "enrol_form": EnrolForm(prefix="enrol"),
     }
     return render(request, "studies/study_detail.html", context)
+
+
+def lifecycle_context(study) -> dict:
+    """The status control's context (templates/studies/_status_control.html), for the study page and the
+    recruitment page alike."""
+    status = lifecycle.status_of(study)
+    return {
+        "status": status,
+        "counts": lifecycle.study_counts(study=study),
+        "missing_to_open": lifecycle.study_missing_to_open(study=study) if status == lifecycle.DRAFT else [],
+    }
 
 
 def _post_form(request, study, form_class, prefix, action, success=None):
