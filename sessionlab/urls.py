@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from studies.api import urls as studies_api_urls
 from studies.design import views as study_views
 
-from . import api_errors, docs_views
+from . import api_errors, docs_views, favicon_views
 from .auth_views import LoginView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
@@ -21,6 +21,7 @@ api_urls: tuple[list[URLPattern | URLResolver], str] = (
 
 urlpatterns = [
     path("", study_views.home, name="home"),
+    path("favicon.ico", favicon_views.favicon, name="favicon"),  # the pages link static/favicon.svg
     path("admin/", admin.site.urls),
     path("accounts/login/", LoginView.as_view(), name="login"),  # rate-limited (sessionlab/ratelimit.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -42,6 +42,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("password_change_done", "GET"): Row("GET", fixed("/accounts/password/done/"), LOGGED_IN),
     # The documentation (sessionlab/docs_views.py): public, as the repository is.
     ("docs_index", "GET"): Row("GET", fixed("/docs/"), PUBLIC),
+    ("favicon", "GET"): Row("GET", fixed("/favicon.ico"), PUBLIC),
     ("doc_page", "GET"): Row("GET", fixed("/docs/scoring-sessions/"), PUBLIC),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
