@@ -250,11 +250,12 @@ def run_status(request, slug, run_id):
     return JsonResponse(
         {
             "status": run.status,
+            "status_text": run.status_shown,  # what the page shows (scoring/models.py)
             "done": run.progress_done,
             "total": run.progress_total,
             "stale": run.stale,
             "error": run.error,
-            "finished": run.is_finished,
+            "finished": run.is_settled,  # a done run with an update queued is followed until it is done
             "scored": scored,
             "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
         }

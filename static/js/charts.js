@@ -58,7 +58,7 @@ function follow(box, options) {
       bar.value = job.done;
       // A job may say it in words (a scoring run: its size and its last update), else done/total.
       text.textContent = job.text || (job.done + "/" + job.total + " " + options.unit);
-      status.textContent = job.status;
+      status.textContent = job.status_text || job.status;
       if (job.finished) { window.location.reload(); return true; }
       if (options.onTick) { options.onTick(job); }
       return false;
