@@ -7,6 +7,8 @@ urlpatterns = [
     path("", views.study_list, name="study_list"),
     path("new/", views.study_create, name="study_create"),
     path("<slug:slug>/", views.study_detail, name="study_detail"),
+    # What the study page refreshes without a reload (static/js/study-progress.js).
+    path("<slug:slug>/progress/", views.study_progress, name="study_progress"),
     path("<slug:slug>/scenarios/add/", views.scenario_add, name="scenario_add"),
     path("<slug:slug>/systems/add/", views.system_add, name="system_add"),
     path("<slug:slug>/participants/enrol/", views.participants_enrol, name="participants_enrol"),

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_safe
 
 from sessionlab.form_pages import form_post
 from studies.design import lifecycle, selectors, services
@@ -83,6 +84,25 @@ def study_detail(request, slug):
         "enrol_form": EnrolForm(prefix="enrol"),
     }
     return render(request, "studies/study_detail.html", context)
+
+
+@researcher_required
+@require_safe
+def study_progress(request, slug):
+    """The study page's progress as an HTML fragment (templates/studies/_progress.html: the counts and the
+    participant rows, the page's own includes), which static/js/study-progress.js swaps into the page every
+    few seconds, without a reload."""
+    study = study_for_researcher(request, slug)
+    study_opened.send(sender=Study, study=study)  # the overdue sweep, at most once an interval, as the page
+    context = {
+        "study": study,
+        "participants": selectors.study_participants_with_orders(study=study),
+        "status": lifecycle.status_of(study),
+        "counts": lifecycle.study_counts(study=study),
+    }
+    response = render(request, "studies/_progress.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def lifecycle_context(study) -> dict:
