@@ -33,6 +33,7 @@ urlpatterns = [
     path("docs/<slug:name>/", docs_views.doc_page, name="doc_page"),
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
+    path("studies/<slug:slug>/copy/", include("studies.library.copy_urls")),  # its design, in a new draft
     path("studies/<slug:slug>/sessions/", include("studies.participation.replay_urls")),  # a session replayed
     path("studies/", include("studies.interchange.urls")),  # the study's downloads
     path(

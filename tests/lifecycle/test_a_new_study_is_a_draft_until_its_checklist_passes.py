@@ -109,3 +109,17 @@ def test_a_draft_can_be_tried_as_a_participant(client, draft, collection, alice)
     lifecycle.participant_check_accepting(preview)  # the preview's steps go on in a draft
     home = client.get(f"/p/{preview.access_token}/")
     assert home.status_code == 200 and "not open yet" not in home.content.decode()
+
+
+def test_the_api_opens_a_draft_once_its_checklist_passes(draft, collection, alice):
+    api = client_for(alice)
+    early = api.post(f"/api/studies/{draft.pk}/status/", {"status": "open"}, format="json")
+    assert early.status_code == 409 and "set-up checklist passes" in early.json()["detail"]
+    designed(draft, collection)
+    assert api.post(f"/api/studies/{draft.pk}/status/", {"status": "draft"}, format="json").status_code == 400
+    opened = api.post(f"/api/studies/{draft.pk}/status/", {"status": "open"}, format="json")
+    assert opened.status_code == 200 and opened.json()["status"] == "open"
+    assert (
+        api.post(f"/api/studies/{draft.pk}/participants/enrol/", {"count": 2}, format="json").status_code
+        == 201
+    )

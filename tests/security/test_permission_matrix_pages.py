@@ -49,6 +49,10 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("studies:study_create", "POST"): Row("POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}),
     ("studies:study_detail", "GET"): Row("GET", study_path("/studies/{slug}/"), RESEARCHER_PAGE),
     ("studies:study_progress", "GET"): Row("GET", study_path("/studies/{slug}/progress/"), RESEARCHER_PAGE),
+    ("copying:study_copy", "GET"): Row("GET", study_path("/studies/{slug}/copy/"), RESEARCHER_PAGE),
+    ("copying:study_copy", "POST"): Row(
+        "POST", study_path("/studies/{slug}/copy/"), RESEARCHER_PAGE, lambda w: {"name": "A copy"}
+    ),
     ("studies:scenario_add", "POST"): Row(
         "POST", study_path("/studies/{slug}/scenarios/add/"), RESEARCHER_PAGE, lambda w: {}
     ),
