@@ -77,3 +77,12 @@ def test_an_unknown_back_page_returns_to_the_study_page(client, panel_study, ali
     client.force_login(alice)
     response = client.post(f"/studies/{panel_study.slug}/status/", {"status": "paused", "back": "//evil"})
     assert response.url == f"/studies/{panel_study.slug}/"
+
+
+def test_a_draft_s_recruitment_page_says_its_link_is_not_open_yet(client, alice):
+    draft = services.study_create(owner=alice, name="Not yet", consent_text="Consent.")
+    client.force_login(alice)
+    page = client.get(f"/studies/{draft.slug}/recruitment/").content.decode()
+    assert '<span id="study-status">Draft</span>' in page
+    assert "Closed to new arrivals: the study is a draft (the link answers that it is not open yet)" in page
+    assert 'id="missing-to-open"' in page  # what the checklist still needs, as on the study page
