@@ -86,6 +86,7 @@ def _shadow(study: Study, name: str, version) -> Study:
         collection=study.collection,
         consent_text=study.consent_text or "Simulated.",
         consent_version=study.consent_version,
+        status="open",  # a sandbox enrolled at once (and rolled back), never a researcher's draft
     )
     for scenario in study.scenarios.order_by("id"):
         design.scenario_add(
