@@ -38,7 +38,7 @@ def _background_study(owner, number: int, participants: int):
     from studies.design import services
     from studies.models import Participant
 
-    study = services.study_create(owner=owner, name=f"Background study {number}")
+    study = services.study_create(owner=owner, name=f"Background study {number}", status="open")
     for n in range(1, 5):
         services.scenario_add(
             study=study, code=f"S{n}", title=f"Scenario {n}", text="background", topic_id=str(n)

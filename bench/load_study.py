@@ -55,8 +55,8 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
         )
         for n in range(1, n_documents + 1)
     )
-    study = services.study_create(
-        owner=owner, name="Load study", consent_text="Consent.", collection=collection
+    study = services.study_create(  # open at once: a measured set-up, not a researcher's draft
+        owner=owner, name="Load study", consent_text="Consent.", collection=collection, status="open"
     )
     for n in range(1, 5):
         services.scenario_add(

@@ -81,7 +81,7 @@ def design_build(owner, n_sessions: int, rng):
     from studies.design import services as study_services
     from studies.models import Collection, Document, Study
 
-    study = study_services.study_create(owner=owner, name="Bench scoring run")
+    study = study_services.study_create(owner=owner, name="Bench scoring run", status="open")
     Study.objects.filter(pk=study.pk).update(slug=STUDY_SLUG)
     study.refresh_from_db()
     collection = Collection.objects.create(name=f"bench collection {time.time()}", owner=owner)

@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from studies.api import urls as studies_api_urls
 from studies.design import views as study_views
 
-from . import api_errors, docs_views
+from . import api_errors, docs_views, favicon_views
 from .auth_views import LoginView, PasswordResetView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
@@ -21,6 +21,7 @@ api_urls: tuple[list[URLPattern | URLResolver], str] = (
 
 urlpatterns = [
     path("", study_views.home, name="home"),
+    path("favicon.ico", favicon_views.favicon, name="favicon"),  # the pages link static/favicon.svg
     path("admin/", admin.site.urls),
     path("accounts/login/", LoginView.as_view(), name="login"),  # rate-limited (sessionlab/ratelimit.py)
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -47,6 +48,7 @@ urlpatterns = [
     path("docs/<slug:name>/", docs_views.doc_page, name="doc_page"),
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
+    path("studies/<slug:slug>/copy/", include("studies.library.copy_urls")),  # its design, in a new draft
     path("studies/<slug:slug>/sessions/", include("studies.participation.replay_urls")),  # a session replayed
     path("studies/", include("studies.interchange.urls")),  # the study's downloads
     path(

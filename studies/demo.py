@@ -24,7 +24,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from studies.assessment import assessors, pools, references
-from studies.design import services
+from studies.design import lifecycle, services
 from studies.design.accounts import researcher_create
 from studies.interchange.collection_import import collection_import
 from studies.models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
@@ -264,6 +264,8 @@ def demo_study_load(*, participants: int = SIMULATED, data_dir: str | None = Non
         assert collection is not None  # the import above gave the study its collection
         for _code, _name, config in DEMO_SYSTEMS:
             collection_index_build(collection=collection, configuration=config["configuration"])
+        # Opened as a researcher would, once the set-up checklist passes (a draft enrols nobody).
+        lifecycle.study_status_change(study=study, status=lifecycle.OPEN, by=user)
         enrolled = services.participants_enrol(study=study, count=participants + FOR_THE_RESEARCHER)
         sessions = participants_simulate(participants=enrolled[:participants], reference=_reference(study))
         membership, assessor_password = assessors.assessor_invite(

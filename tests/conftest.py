@@ -93,7 +93,11 @@ def charlie(django_user_model):
 def study(alice):
     from studies.design import services
 
-    return services.study_create(owner=alice, name="Alice's study", consent_text="Consent text.")
+    # Open, as a study is once its set-up checklist passed: most areas' tests enrol in it straight away. A new
+    # study is a draft; the draft's own tests (tests/lifecycle/) make one.
+    return services.study_create(
+        owner=alice, name="Alice's study", consent_text="Consent text.", status="open"
+    )
 
 
 @pytest.fixture

@@ -275,6 +275,7 @@ def run_status(request, slug, run_id):
     return JsonResponse(
         {
             "status": run.status,
+            "status_text": run.status_shown,  # what the page shows (scoring/models.py)
             "done": run.progress_done,
             "total": run.progress_total,
             # Decided now (scoring/freshness.py), not ScoringRun.stale, the re-score queue's mark.

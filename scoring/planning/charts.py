@@ -194,6 +194,10 @@ def _power_traces(curve: PlanCurve) -> list[dict]:
             "name": f"Monte Carlo power ({LEVEL:.0%} interval)",
             "x": xs,
             "y": ys,
+            # The hover rounds the power and its interval; the JSON and the CSV keep them whole.
+            "customdata": [[p.low, p.high] for p in curve.points],
+            "hovertemplate": "n %{x}: power %{y:.2f} (" + f"{LEVEL:.0%}" + " interval %{customdata[0]:.2f} "
+            "to %{customdata[1]:.2f})<extra></extra>",
             "error_y": {
                 "type": "data",
                 "symmetric": False,

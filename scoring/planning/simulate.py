@@ -86,6 +86,7 @@ def _shadow(study: Study, name: str, version) -> Study:
         collection=study.collection,
         consent_text=study.consent_text or "Simulated.",
         consent_version=study.consent_version,
+        status="open",  # a sandbox enrolled at once (and rolled back), never a researcher's draft
     )
     # The scored scenarios only: a practice task is never scored, so the plan (study_design) leaves it out.
     for scenario in study.scenarios.filter(practice=False).order_by("id"):

@@ -58,7 +58,7 @@ function follow(box, options) {
       bar.value = job.done;
       // A job may say it in words (a scoring run: its size and its last update), else done/total.
       text.textContent = job.text || (job.done + "/" + job.total + " " + options.unit);
-      status.textContent = job.status;
+      status.textContent = job.status_text || job.status;
       // A done run that is not current yet (a default run being brought up to date): say why until it is.
       const reasons = box.querySelector(".freshness-reasons");
       if (reasons && job.reasons && job.reasons.length) { reasons.textContent = job.reasons.join("; "); }

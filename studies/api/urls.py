@@ -33,6 +33,7 @@ urlpatterns = [
     ),
     path("studies/", study_views.StudyList.as_view(), name="study_list"),
     path(study, study_views.StudyDetail.as_view(), name="study_detail"),
+    path(study + "status/", study_views.StudyStatus.as_view(), name="study_status"),
     path(study + "grade-levels/", study_views.GradeLevelList.as_view(), name="grade_level_list"),
     path(study + "scenarios/", design.ScenarioList.as_view(), name="scenario_list"),
     path(study + "scenarios/<int:pk>/", design.ScenarioDetail.as_view(), name="scenario_detail"),

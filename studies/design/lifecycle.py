@@ -1,9 +1,13 @@
-"""A study's life cycle (open, paused, closed) and its preview ("Try it as a participant").
+"""A study's life cycle (draft, open, paused, closed) and its preview ("Try it as a participant").
 
-The life cycle (docs/running-a-study.md, "Pausing and closing a study"):
+The life cycle (docs/study-life-cycle.md) is the one switch for "does this study take participants": the study
+page and the recruitment page (its public link) show and change the same status.
 
-- open: the default (a null status reads as open). Participants are enrolled, join from the public link,
-  consent, answer, start sessions.
+- draft: a new study (services.study_create), until the researcher opens it, which only a study whose set-up
+  checklist passes can be (design/checklist.py). No participant: enrolment and the public link answer that
+  the study is not open yet. The preview works, to try the set-up.
+- open: participants are enrolled, join from the public link, consent, answer, start sessions. A null
+  status (a study from before the draft state, or written by an older node) reads as open.
 - paused: no new participant (enrolment, public link) and no new step (consent, questionnaire, a new
   session); the links answer "paused" politely. Nothing in flight is lost: a session already started can be
   finished (its event batches, its end and its post-task answers are accepted), so the events in a browser's
@@ -11,7 +15,8 @@ The life cycle (docs/running-a-study.md, "Pausing and closing a study"):
 - closed: the same refusals, for good: a closed study does not reopen (its data is what gets analysed; a
   study that must run again is a new study). Its data are kept, scored and exported as before.
 
-Transitions: open -> paused, open -> closed, paused -> open, paused -> closed. Each change is audited.
+Transitions: draft -> open (the checklist passing), draft -> closed (given up), open -> paused,
+open -> closed, paused -> open, paused -> closed. Nothing goes back to draft. Each change is audited.
 
 The preview: a researcher's try-out participant, marked by `Participant.preview_at`, enrolled outside the
 study's plan (an enrolment index from PREVIEW_INDEX_BASE up, so no real plan row is taken) and working the
@@ -28,18 +33,21 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
+from studies.design.checklist import study_checklist, study_ready
 from studies.design.orders import design_problem, participant_order
 from studies.errors import DesignError, EnrolmentRefusedError, Refused, StudyStatusError
 from studies.models import Assignment, AuditAction, AuditEntry, Participant, SearchSession, Study
 
-OPEN, PAUSED, CLOSED = "open", "paused", "closed"
-TRANSITIONS = {OPEN: {PAUSED, CLOSED}, PAUSED: {OPEN, CLOSED}, CLOSED: set()}
+DRAFT, OPEN, PAUSED, CLOSED = "draft", "open", "paused", "closed"
+TRANSITIONS = {DRAFT: {OPEN, CLOSED}, OPEN: {PAUSED, CLOSED}, PAUSED: {OPEN, CLOSED}, CLOSED: set()}
 # Preview participants take enrolment indexes from here: far above any real study's, inside PostgreSQL's
 # integer (2**31 - 1), so the real ones (0, 1, 2... by count or by max + 1 of the non-preview) never meet
 # them.
 PREVIEW_INDEX_BASE = 2_000_000_000
 
 PARTICIPANT_MESSAGES = {
+    DRAFT: "This study is not open yet: its researchers are still setting it up. Please come back to this "
+    "link later.",
     PAUSED: "This study is paused for a while. Nothing you have done is lost; please come back to this link "
     "later.",
     CLOSED: "This study is closed and takes no new answers. Thank you for your interest.",
@@ -51,6 +59,8 @@ def status_of(study: Study) -> str:
 
 
 ENROLMENT_REFUSALS = {
+    DRAFT: "the study is not open yet: a draft takes no participants until its set-up checklist passes and "
+    "it is opened (Open, on the study page)",
     PAUSED: "the study is paused: no new participants are enrolled until it is open again (Open, on the "
     "study page)",
     CLOSED: "the study is closed: a closed study enrols no new participants and does not reopen (a study "
@@ -67,18 +77,20 @@ def study_check_accepting(study: Study) -> None:
 
 def participant_check_accepting(participant: Participant) -> None:
     """Participant side: refuse a new step (consent, questionnaire, a new session, a public-link join) unless
-    the study is open; a preview participant goes on while the study is paused."""
+    the study is open; a preview participant goes on while the study is a draft or paused."""
     status = status_of(participant.study)
-    if status == OPEN or (status == PAUSED and participant.preview_at is not None):
+    if status == OPEN or (status in (DRAFT, PAUSED) and participant.preview_at is not None):
         return
     raise Refused(PARTICIPANT_MESSAGES[status])
 
 
 def study_status_change(*, study: Study, status: str, by) -> Study:
     """Move the study to `status` under TRANSITIONS; an AuditEntry records who and when. Re-asking the current
-    status does nothing (a double click)."""
-    if status not in TRANSITIONS:
-        raise StudyStatusError(f"not a study status: {str(status)[:20]!r} (open, paused or closed)")
+    status does nothing (a double click). A draft opens only once its set-up checklist passes."""
+    if status not in TRANSITIONS or status == DRAFT:
+        raise StudyStatusError(
+            f"not a study status to move to: {str(status)[:20]!r} (open, paused or closed)"
+        )
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study.pk)
         current = status_of(study)
@@ -88,7 +100,10 @@ def study_status_change(*, study: Study, status: str, by) -> Study:
             raise StudyStatusError(
                 f"a {current} study cannot be made {status}"
                 + (": a closed study stays closed" if current == CLOSED else "")
+                + (": open it first (a draft has no participants to pause)" if current == DRAFT else "")
             )
+        if current == DRAFT and status == OPEN:
+            _check_ready_to_open(study)
         study.status, study.status_changed_at = status, timezone.now()
         study.save(update_fields=["status", "status_changed_at"])
         AuditEntry.objects.create(
@@ -97,6 +112,24 @@ def study_status_change(*, study: Study, status: str, by) -> Study:
             detail={"from": current, "to": status, "by": getattr(by, "username", "")},
         )
     return study
+
+
+def study_missing_to_open(*, study: Study) -> list[str]:
+    """What the set-up checklist still misses (its required steps), in its order: a draft opens when empty."""
+    steps = study_checklist(study=study)
+    if study_ready(steps):
+        return []
+    return [
+        item for step in steps if step.required and not step.done for item in step.missing or [step.title]
+    ]
+
+
+def _check_ready_to_open(study: Study) -> None:
+    missing = study_missing_to_open(study=study)
+    if missing:
+        raise StudyStatusError(
+            "the study cannot open before its set-up checklist passes: " + " ".join(missing[:5])
+        )
 
 
 def study_counts(*, study: Study) -> dict[str, int]:

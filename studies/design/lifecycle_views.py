@@ -1,6 +1,6 @@
-"""The study page's life-cycle buttons (open, pause, close) and its preview ("Try it as a participant",
-"Delete preview data"). Researchers of the study only; each is a POST that calls studies/design/lifecycle.py
-and redirects."""
+"""The study's life-cycle buttons (open, pause, close: on the study page and on the recruitment page, one
+control for both) and its preview ("Try it as a participant", "Delete preview data"). Researchers of the
+study only; each is a POST that calls studies/design/lifecycle.py and redirects."""
 
 from django.contrib import messages
 from django.shortcuts import redirect
@@ -10,8 +10,12 @@ from studies.design import lifecycle
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import StudiesError
 
+# Where the status buttons send the researcher back to: the page they pressed it on (a name, never a URL).
+BACK_TO = {"study": "studies:study_detail", "recruitment": "recruitment:settings"}
+
 STATUS_DONE = {
-    lifecycle.OPEN: "The study is open: participants can join and start sessions.",
+    lifecycle.OPEN: "The study is open: participants can be enrolled, join from the public link and start "
+    "sessions.",
     lifecycle.PAUSED: "The study is paused: nobody new starts; sessions already started can be finished.",
     lifecycle.CLOSED: "The study is closed: no new participants or sessions; its data are kept.",
 }
@@ -28,7 +32,8 @@ def study_status(request, slug):
         messages.error(request, str(refusal))
     else:
         messages.success(request, STATUS_DONE[wanted])
-    return redirect("studies:study_detail", slug=study.slug)
+    back = BACK_TO.get(request.POST.get("back", ""), BACK_TO["study"])
+    return redirect(back, slug=study.slug)
 
 
 @researcher_required

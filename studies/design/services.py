@@ -11,7 +11,7 @@ from django.utils.text import slugify
 
 from studies.design import selectors
 from studies.design.latin_square import DESIGNS
-from studies.design.lifecycle import preview_delete, study_check_accepting
+from studies.design.lifecycle import DRAFT, OPEN, preview_delete, study_check_accepting
 from studies.design.orders import design_problem, participant_order
 from studies.design.questionnaire_edits import answered_change_errors
 from studies.design.rows import rows_to_issue
@@ -104,7 +104,12 @@ def study_create(
     consent_version: str = "1",
     collection=None,
     time_limit_minutes: int | None = None,
+    status: str = DRAFT,
 ) -> Study:
+    """A new study, a draft (it takes participants once its set-up checklist passes and it is opened:
+    design/lifecycle.py); an importer of past sessions (the Session Track log) makes it open."""
+    if status not in (DRAFT, OPEN):
+        raise DesignError(f"a new study is a draft or open, not {str(status)[:20]!r}")
     labels = [label.strip() for label in grade_labels]
     if len(labels) < 2 or any(not label for label in labels):
         raise DesignError("a grade scale needs at least two grades, each with a label")
@@ -121,6 +126,7 @@ def study_create(
         consent_version=consent_version,
         collection=collection,
         time_limit_minutes=time_limit_minutes,
+        status=status,
     )
     study.researchers.add(owner)
     GradeLevel.objects.bulk_create(

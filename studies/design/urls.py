@@ -9,6 +9,8 @@ urlpatterns = [
     # Another researcher's account, made by a researcher (studies/design/accounts.py: researcher_invite).
     path("researchers/new/", account_views.researcher_invite_page, name="researcher_invite"),
     path("<slug:slug>/", views.study_detail, name="study_detail"),
+    # What the study page refreshes without a reload (static/js/study-progress.js).
+    path("<slug:slug>/progress/", views.study_progress, name="study_progress"),
     path("<slug:slug>/scenarios/add/", views.scenario_add, name="scenario_add"),
     path("<slug:slug>/systems/add/", views.system_add, name="system_add"),
     path("<slug:slug>/participants/enrol/", views.participants_enrol, name="participants_enrol"),

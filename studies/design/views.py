@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_safe
 
 from sessionlab.form_pages import form_post
 from studies.design import lifecycle, selectors, services
@@ -77,13 +78,42 @@ def study_detail(request, slug):
         "systems": study.systems.order_by("id"),
         "balance": selectors.study_balance(study=study),
         "participants": selectors.study_participants_with_orders(study=study),
-        "status": lifecycle.status_of(study),
-        "counts": lifecycle.study_counts(study=study),
+        **lifecycle_context(study),
         "scenario_form": ScenarioForm(prefix="scenario"),
         "system_form": SystemForm(prefix="system"),
         "enrol_form": EnrolForm(prefix="enrol"),
     }
     return render(request, "studies/study_detail.html", context)
+
+
+@researcher_required
+@require_safe
+def study_progress(request, slug):
+    """The study page's progress as an HTML fragment (templates/studies/_progress.html: the counts and the
+    participant rows, the page's own includes), which static/js/study-progress.js swaps into the page every
+    few seconds, without a reload."""
+    study = study_for_researcher(request, slug)
+    study_opened.send(sender=Study, study=study)  # the overdue sweep, at most once an interval, as the page
+    context = {
+        "study": study,
+        "participants": selectors.study_participants_with_orders(study=study),
+        "status": lifecycle.status_of(study),
+        "counts": lifecycle.study_counts(study=study),
+    }
+    response = render(request, "studies/_progress.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def lifecycle_context(study) -> dict:
+    """The status control's context (templates/studies/_status_control.html), for the study page and the
+    recruitment page alike."""
+    status = lifecycle.status_of(study)
+    return {
+        "status": status,
+        "counts": lifecycle.study_counts(study=study),
+        "missing_to_open": lifecycle.study_missing_to_open(study=study) if status == lifecycle.DRAFT else [],
+    }
 
 
 def _post_form(request, study, form_class, prefix, action, success=None):

@@ -19,7 +19,7 @@ def names_filled(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("studies", "0026_designs"),
+        ("studies", "0027_study_draft_one_status"),
     ]
 
     operations = [

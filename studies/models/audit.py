@@ -10,6 +10,7 @@ class AuditAction(models.TextChoices):
     """What an AuditEntry records; each is written by one service (its module in the comment)."""
 
     STUDY_STATUS_CHANGED = "study_status_changed", "Study status changed"  # design/lifecycle.py
+    STUDY_COPIED = "study_copied", "Study copied"  # design/copying.py
     PREVIEW_STARTED = "preview_started", "Preview started"
     PREVIEW_DELETED = "preview_deleted", "Preview deleted"
     CONSENT_CHANGED = "consent_changed", "Consent changed"  # design/setup_services.py

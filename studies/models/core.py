@@ -70,6 +70,7 @@ class Document(models.Model):
 
 
 STUDY_STATUSES = [
+    ("draft", "Draft"),
     ("open", "Open"),
     ("paused", "Paused"),
     ("closed", "Closed"),
@@ -110,7 +111,8 @@ class Study(models.Model):
     # Set at the first enrolment: from then on scenarios and systems are fixed, or the balance would break.
     design_locked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    # The life cycle (studies/design/lifecycle.py, docs/running-a-study.md): null reads as "open". Nullable
+    # The life cycle (studies/design/lifecycle.py, docs/study-life-cycle.md): a new study is a "draft"
+    # (services.study_create); null (older nodes' rows) reads as "open". Nullable
     # without a default so SQLite adds the columns in place (the triggers of 0002 forbid a table rebuild).
     status = models.CharField(max_length=10, null=True, blank=True, choices=STUDY_STATUSES)  # noqa: DJ001
     status_changed_at = models.DateTimeField(null=True, blank=True)

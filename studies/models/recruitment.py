@@ -53,8 +53,8 @@ class Recruitment(models.Model):
     (studies.participation.recruitment.recruitment_of)."""
 
     study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="recruitment")
-    # The public link /join/<public_token>/ creates a participant on first visit, only while it is open.
-    public_link_open = models.BooleanField(default=False)
+    # The public link /join/<public_token>/ creates a participant on first visit, only while the study is open
+    # (Study.status, design/lifecycle.py: the one switch the study page and the recruitment page share).
     public_token = models.CharField(max_length=40, unique=True, default=new_public_token, editable=False)
     panel = models.CharField(max_length=20, choices=PANELS, default="prolific")
     # Where the last page sends a participant, "{code}" replaced by their completion code; blank: the
@@ -69,8 +69,6 @@ class Recruitment(models.Model):
     # their link a participant who has not completed is timed out and their row freed. Also the Latin square's
     # cutoff: only participants started within it count as active.
     time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
-    # Closed to new arrivals (the public link answers that the study is full); re-issued rows too.
-    closed_at = models.DateTimeField(null=True, blank=True)
     # [[scenario code, system code], ...]: cells closed to new arrivals (rows touching one are not issued).
     closed_cells = models.JSONField(default=list, blank=True)
     # Attention and comprehension checks, shown after the questionnaire and before the first scenario:

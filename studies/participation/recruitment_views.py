@@ -1,5 +1,6 @@
 """The researcher's recruitment pages (docs/recruitment.md): the public link and its panel, the completion
-codes, the study-level time limit, closing the study or a cell; the import of the panel's export and the
+codes, the study-level time limit, closing a cell (the study's own status, which the public link follows, is
+the study page's: design/lifecycle_views.py); the import of the panel's export and the
 reconciliation of its states with ours. Thin: an access-checked fetch, a form, a service, a redirect."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from studies.design.gold import gold_on
-from studies.design.views import researcher_required, study_for_researcher
+from studies.design.views import lifecycle_context, researcher_required, study_for_researcher
 from studies.errors import RecruitmentError
 from studies.models import CODE_MODES, EFFORT_OUTCOMES
 from studies.participation import gold, recruitment
@@ -32,7 +33,6 @@ EFFORT_AND_CODE_FIELDS = (
 
 
 class RecruitmentForm(forms.Form):
-    public_link_open = forms.BooleanField(required=False, label="Public link open to new arrivals")
     panel = forms.ChoiceField(choices=[(k, p.name) for k, p in recruitment.PANELS.items()])
     completion_url = forms.CharField(
         max_length=500,
@@ -50,7 +50,6 @@ class RecruitmentForm(forms.Form):
         help_text="From the first act (consent) or the arrival; past it a participant is timed out "
         "and their row goes to the next arrival.",
     )
-    closed = forms.BooleanField(required=False, label="Closed to new arrivals (freed rows included)")
     closed_cells = forms.CharField(
         required=False, help_text="Cells closed to new arrivals, e.g. “S1:A, S3:B”."
     )
@@ -148,14 +147,12 @@ class RecruitmentForm(forms.Form):
 
 def _initial(found) -> dict:
     return {
-        "public_link_open": found.public_link_open,
         "panel": found.panel,
         "completion_url": found.completion_url,
         "code_completed": found.code_completed,
         "code_screened_out": found.code_screened_out,
         "code_failed_checks": found.code_failed_checks,
         "time_limit_minutes": found.time_limit_minutes,
-        "closed": found.closed_at is not None,
         "closed_cells": ", ".join(f"{c}:{y}" for c, y in found.closed_cells or []),
         "checks_preset": (found.checks or {}).get("preset", "prolific"),
         "checks_items": json.dumps((found.checks or {}).get("items", []), indent=1)
@@ -238,6 +235,7 @@ def recruitment_settings(request, slug):
         "outcomes": gold.check_outcomes(study=study),
         "pool": recruitment.pool_counts(study),
         "effort_preset": recruitment.preset_of(found),
+        **lifecycle_context(study),  # the study's status, the one switch of its public link too
     }
     return render(request, "studies/recruitment.html", context)
 

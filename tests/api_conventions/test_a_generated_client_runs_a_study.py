@@ -131,7 +131,10 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
     # A study with its design.
     study = _ok(
         api("studies.studies_create").sync_detailed(
-            client=rita, body=models.StudyCreateRequest(name="Generated", collection=collection.pk)
+            client=rita,
+            body=models.StudyCreateRequest(
+                name="Generated", collection=collection.pk, consent_text="Consent."
+            ),
         ),
         201,
     )
@@ -153,6 +156,14 @@ def test_a_generated_client_signs_in_runs_a_study_and_reads_its_scores(live_serv
             ),
             201,
         )
+
+    # A new study is a draft: opened once its set-up checklist passes.
+    opened = _ok(
+        api("studies.studies_status_create").sync_detailed(
+            study.id, client=rita, body=models.StudyStatusRequest(status=models.StudyStatusStatusEnum.OPEN)
+        )
+    )
+    assert opened.status.value == "open"
 
     # Enrol one participant; their own interface takes them the whole way through the participant endpoints.
     [participant] = _ok(

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from studies.design import services
+from studies.design import lifecycle, services
 from studies.models import Collection, Document
 from studies.search.systems import collection_index_build
 
@@ -58,5 +58,6 @@ def token(settings, tmp_path, django_user_model):
     )
     services.system_add(study=study, code="A", name="A", config={"configuration": "bm25_title_text"})
     services.system_add(study=study, code="B", name="B", config={"configuration": "bm25_text"})
+    lifecycle.study_status_change(study=study, status=lifecycle.OPEN, by=owner)  # its checklist passes
     (participant,) = services.participants_enrol(study=study, count=1)
     return participant.access_token

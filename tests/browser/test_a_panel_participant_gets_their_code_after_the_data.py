@@ -15,7 +15,7 @@ PID = "5f0c" + "ab" * 10
 
 def test_a_prolific_participant_is_sent_back_only_after_their_data_are_stored(chromium, live_server, token):
     study = Participant.objects.get(access_token=token).study
-    found = Recruitment.objects.create(study=study, public_link_open=True, panel="prolific")
+    found = Recruitment.objects.create(study=study, panel="prolific")
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     # Prolific's page, answered here (no network leaves the test).

@@ -21,7 +21,7 @@ def test_an_mturk_hit_is_posted_to_external_submit_only_after_the_data_are_store
     chromium, live_server, token
 ):
     study = Participant.objects.get(access_token=token).study
-    found = Recruitment.objects.create(study=study, public_link_open=True, panel="mturk")
+    found = Recruitment.objects.create(study=study, panel="mturk")
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     reports = csp_listen(page)

@@ -56,7 +56,7 @@ def test_the_landing_renders_in_mturk_s_frame_and_the_study_runs_in_its_own_tab(
     chromium, live_server, token, settings
 ):
     study = Participant.objects.get(access_token=token).study
-    found = Recruitment.objects.create(study=study, public_link_open=True, panel="mturk")
+    found = Recruitment.objects.create(study=study, panel="mturk")
     landing = (
         f"{live_server.url}/join/{found.public_token}/?workerId=A1WORKER&assignmentId=3ASSIGN&hitId=3HIT"
         "&turkSubmitTo=https://workersandbox.mturk.com"

@@ -210,6 +210,8 @@ def _study_on(node, token: str, collection: int) -> tuple[int, str]:
             base + "scenarios/",
             {"code": f"S{topic}", "title": f"Topic {topic}", "topic_id": topic, "text": "Find."},
         )
+    opened = api.post(f"{node.url}/api/{base}status/", json={"status": "open"}, timeout=30)
+    assert opened.status_code == 200, opened.text[:500]  # a new study is a draft until opened
     participants = post(base + "participants/enrol/", {"count": 2})
     return study["id"], participants[0]["access_token"]
 

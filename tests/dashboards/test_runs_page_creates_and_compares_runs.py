@@ -57,6 +57,7 @@ def test_a_run_is_created_with_every_option_and_scored(owner, django_capture_on_
     status = client.get(reverse("scoring:run_status", args=[study.slug, run.pk])).json()
     assert status == {
         "status": "done",
+        "status_text": "Done",
         "done": 32,
         "total": 32,
         "stale": False,

@@ -40,7 +40,7 @@ def test_enrolling_in_steps_gives_the_same_orders_as_at_once(designed_study, ali
         [(a.scenario.code, a.system.code) for a in p.assignments.all()]
         for p in designed_study.participants.order_by("enrolment_index")
     ]
-    other = services.study_create(owner=alice, name="Same design")
+    other = services.study_create(owner=alice, name="Same design", status="open")
     for n in range(1, 5):
         services.scenario_add(study=other, code=f"S{n}", title="t", text="t", topic_id=str(n))
     services.system_add(study=other, code="A", name="A")

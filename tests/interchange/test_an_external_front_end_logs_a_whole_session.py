@@ -67,6 +67,8 @@ def enrolled(researcher, collection):
     )
     system = researcher.post(base + "systems/", {"code": "X", "name": "Our interface", "backend": "external"})
     assert system.status_code == 201, system.content
+    opened = researcher.post(base + "status/", {"status": "open"})  # a new study is a draft until opened
+    assert opened.status_code == 200 and opened.json()["status"] == "open", opened.content
     (participant,) = researcher.post(base + "participants/enrol/", {"count": 1}).json()
     return study, participant["access_token"]
 

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from studies.design import services
+from studies.design import lifecycle, services
 from studies.interchange.archive import study_archive, study_archive_import
 from studies.interchange.session_track import session_track_export
 from studies.interchange.tidy_csv import study_tables
@@ -32,6 +32,7 @@ def uploaded(alice, collection):
     )
     services.scenario_add(study=study, code="S1", title="Wings", text="Find reports on wings.", topic_id="1")
     services.system_add(study=study, code="X", name="Their engine", backend="external")
+    study = lifecycle.study_status_change(study=study, status=lifecycle.OPEN, by=alice)
     (participant,) = services.participants_enrol(study=study, count=1)
     steps.consent_record(participant=participant, consent_version=study.consent_version, client_event_id="c")
     steps.questionnaire_save(

@@ -109,7 +109,7 @@ def test_the_public_link_answers_paused(client, running, alice):
     from studies.models import Recruitment
 
     study, *_ = running
-    link = Recruitment.objects.create(study=study, public_link_open=True, panel="prolific")
+    link = Recruitment.objects.create(study=study, panel="prolific")
     lifecycle.study_status_change(study=study, status="paused", by=alice)
     pid = "a1b2c3d4e5f6a1b2c3d4e5f6"
     response = client.get(f"/join/{link.public_token}/", {"PROLIFIC_PID": pid})

@@ -11,7 +11,9 @@ from tests.browser.csp import csp_listen, csp_violations
 @pytest.fixture
 def running_study(django_user_model):
     owner = django_user_model.objects.create_user("alice", password="alice-password", is_staff=True)
-    study = services.study_create(owner=owner, name="Browser study", consent_text="Consent text.")
+    study = services.study_create(
+        owner=owner, name="Browser study", consent_text="Consent text.", status="open"
+    )
     services.scenario_add(study=study, code="S1", title="Wings", text="Find reports on wings.", topic_id="1")
     services.system_add(study=study, code="A", name="A", config={"configuration": "bm25_title_text"})
     (participant,) = services.participants_enrol(study=study, count=1)

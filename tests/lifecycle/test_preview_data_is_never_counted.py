@@ -156,7 +156,7 @@ def test_the_api_lists_no_preview_and_shows_the_status(client, previewed, alice)
     listed = client.get(f"/api/studies/{study.pk}/participants/").json()
     codes = [row["code"] for row in listed.get("results", listed)]
     assert codes == ["P001", "P002"]
-    assert client.get(f"/api/studies/{study.pk}/").json()["status"] is None  # null reads as open
+    assert client.get(f"/api/studies/{study.pk}/").json()["status"] == "open"
     client.logout()
     me = client.get("/api/participant/", headers={"Authorization": f"Participant {preview.access_token}"})
     assert me.status_code == 200 and me.json()["code"] == preview.code

@@ -83,7 +83,7 @@ def test_the_list_takes_the_same_queries_for_one_study_or_many(
     with django_assert_max_num_queries(5) as one:  # session, user, the list; two studies so far
         assert client.get(reverse("studies:study_list")).status_code == 200
     for n in range(6):
-        extra = study_designed(services.study_create(owner=alice, name=f"More {n}"))
+        extra = study_designed(services.study_create(owner=alice, name=f"More {n}", status="open"))
         study_with_sessions(extra, collection)
     with django_assert_num_queries(len(one.captured_queries)):
         html = client.get(reverse("studies:study_list")).content.decode()

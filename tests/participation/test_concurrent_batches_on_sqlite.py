@@ -47,7 +47,7 @@ from django.contrib.auth import get_user_model
 from tests.participation.conftest import make_documents, start
 
 owner = get_user_model().objects.create_user("alice", password="x", is_staff=True)
-study = services.study_create(owner=owner, name="Concurrency", consent_text="Consent.")
+study = services.study_create(owner=owner, name="Concurrency", consent_text="Consent.", status="open")
 for n in range(1, 5):
     services.scenario_add(study=study, code=f"S{n}", title=f"S{n}", text=f"Scenario {n}", topic_id=str(n))
 services.system_add(study=study, code="A", name="A", config={"configuration": "bm25_title_text"})

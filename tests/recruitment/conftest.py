@@ -29,9 +29,7 @@ def prolific_pid() -> str:
 @pytest.fixture
 def panel_study(running_study):  # noqa: F811  (the imported fixture)
     """Alice's running study with its public Prolific link open and a 60-minute study-level limit."""
-    Recruitment.objects.create(
-        study=running_study, public_link_open=True, panel="prolific", time_limit_minutes=60
-    )
+    Recruitment.objects.create(study=running_study, panel="prolific", time_limit_minutes=60)
     running_study.refresh_from_db()
     return running_study
 

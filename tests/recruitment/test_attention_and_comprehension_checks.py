@@ -162,7 +162,6 @@ def test_the_researcher_sets_checks_on_the_page(client, alice, panel_study):
             "code_completed": found.code_completed,
             "code_screened_out": found.code_screened_out,
             "code_failed_checks": found.code_failed_checks,
-            "public_link_open": "on",
             "checks_preset": "strict",
             "checks_items": json.dumps(CHECKS[:1]),
         },

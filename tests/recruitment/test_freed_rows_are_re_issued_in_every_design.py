@@ -31,7 +31,7 @@ def linked(request, study):
     services.system_add(study=study, code="A", name="A")
     services.system_add(study=study, code="B", name="B")
     services.study_design_set(study=study, design=design)
-    Recruitment.objects.create(study=study, public_link_open=True, panel="prolific", time_limit_minutes=60)
+    Recruitment.objects.create(study=study, panel="prolific", time_limit_minutes=60)
     study.refresh_from_db()
     return study
 

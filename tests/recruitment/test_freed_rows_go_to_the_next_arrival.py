@@ -100,8 +100,9 @@ def test_a_closed_study_takes_no_one_and_a_closed_cell_skips_its_rows(panel_stud
     recruitment_row.save(update_fields=["closed_cells"])
     row = join(panel_study).participant.plan_row
     assert row != 2 and (closed[0], closed[1]) not in participant_assignment(scenarios, systems, row)
-    Recruitment.objects.filter(study=panel_study).update(closed_at=timezone.now())
-    with pytest.raises(recruitment.Refused, match="not taking"):
+    recruitment_row.closed_cells = [[s.code, y.code] for s in scenarios for y in systems]
+    recruitment_row.save(update_fields=["closed_cells"])
+    with pytest.raises(recruitment.Refused, match="not taking"):  # every row touches a closed cell: full
         join(panel_study)
 
 

@@ -440,7 +440,6 @@ def test_the_researcher_turns_gold_on_and_sees_pairs_and_outcomes(client, alice,
         "code_completed": found.code_completed,
         "code_screened_out": found.code_screened_out,
         "code_failed_checks": found.code_failed_checks,
-        "public_link_open": "on",
         "checks_preset": "strict",
     }
     assert client.post(f"/studies/{gold_study.slug}/recruitment/", form).status_code == 302

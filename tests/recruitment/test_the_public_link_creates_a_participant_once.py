@@ -5,6 +5,7 @@ ids and a closed link with a reason, never a 500."""
 
 import pytest
 
+from studies.design import lifecycle
 from studies.models import Participant, Recruitment
 from studies.participation import recruitment
 
@@ -79,13 +80,13 @@ def test_a_generic_pool_takes_pid(client, panel_study):
     assert Participant.objects.filter(study=panel_study, panel_id="sona-1234").exists()
 
 
-def test_a_closed_link_takes_nobody_new_but_keeps_those_who_came(client, panel_study):
+def test_a_paused_study_s_link_takes_nobody_new_but_keeps_those_who_came(client, panel_study, alice):
     path, query = link(panel_study, PROLIFIC_PID=prolific_pid())
     assert client.get(path, query).status_code == 302
-    Recruitment.objects.filter(study=panel_study).update(public_link_open=False)
+    lifecycle.study_status_change(study=panel_study, status=lifecycle.PAUSED, by=alice)
     assert client.get(path, query).status_code == 302  # their own participant, still
     other = client.get(path, {"PROLIFIC_PID": prolific_pid()})
-    assert other.status_code == 409 and "not taking new participants" in other.content.decode()
+    assert other.status_code == 409 and "paused" in other.content.decode()
 
 
 def test_an_unknown_or_malformed_link_token_is_a_404(client, panel_study):
@@ -100,7 +101,7 @@ def test_a_head_request_creates_nobody(client, panel_study):
 
 
 def test_a_study_without_systems_refuses_politely(client, study):
-    Recruitment.objects.create(study=study, public_link_open=True)
+    Recruitment.objects.create(study=study)
     path, query = link(study, PROLIFIC_PID=prolific_pid())
     response = client.get(path, query)
     assert response.status_code == 409 and "not ready" in response.content.decode()

@@ -24,7 +24,6 @@ def settings_of(**changes):
         "code_completed": "DONE1",
         "code_screened_out": "SCR1",
         "code_failed_checks": "FAIL1",
-        "public_link_open": "on",
         "time_limit_minutes": "90",
         **changes,
     }
@@ -45,8 +44,8 @@ def test_the_settings_are_saved(signed_in, designed_study):
     )
     assert response.status_code == 302
     found = Recruitment.objects.get(study=designed_study)
-    assert (found.public_link_open, found.code_completed, found.time_limit_minutes) == (True, "DONE1", 90)
-    assert found.closed_cells == [["S1", "A"], ["S2", "B"]] and found.closed_at is None
+    assert (found.code_completed, found.time_limit_minutes) == ("DONE1", 90)
+    assert found.closed_cells == [["S1", "A"], ["S2", "B"]]
 
 
 @pytest.mark.parametrize(
@@ -71,9 +70,13 @@ def test_a_bad_setting_is_refused_with_its_field(signed_in, designed_study, chan
     )
 
 
-def test_closing_the_study_stops_the_public_link(signed_in, panel_study):
-    signed_in.post(f"/studies/{panel_study.slug}/recruitment/", settings_of(closed="on"))
-    assert Recruitment.objects.get(study=panel_study).closed_at is not None
+def test_closing_the_study_from_the_recruitment_page_stops_the_public_link(signed_in, panel_study):
+    response = signed_in.post(
+        f"/studies/{panel_study.slug}/status/", {"status": "closed", "back": "recruitment"}
+    )
+    assert response.status_code == 302 and response.url == f"/studies/{panel_study.slug}/recruitment/"
+    panel_study.refresh_from_db()
+    assert panel_study.status == "closed"
     token = Recruitment.objects.get(study=panel_study).public_token
     assert signed_in.get(f"/join/{token}/", {"PROLIFIC_PID": "ab" * 12}).status_code == 409
 

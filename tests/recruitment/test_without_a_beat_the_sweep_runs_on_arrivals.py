@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
+from studies.design import lifecycle
 from studies.models import Participant, Recruitment, SchedulerHeartbeat
 from studies.participation import recruitment
 from studies.tasks import overdue_sweep_task
@@ -59,7 +60,7 @@ def test_an_arrival_still_within_the_limit_keeps_their_row(client, panel_study):
 def test_a_refused_arrival_still_times_out_the_overdue(client, panel_study):
     stale = arrive(client, panel_study)
     age(stale)
-    recruitment.recruitment_update(study=panel_study, closed=True)
+    lifecycle.study_status_change(study=panel_study, status=lifecycle.PAUSED, by=None)
     token = Recruitment.objects.get(study=panel_study).public_token
     assert client.get(f"/join/{token}/", {"PROLIFIC_PID": prolific_pid()}).status_code == 409
     assert Participant.objects.get(pk=stale.pk).state == "timed_out"

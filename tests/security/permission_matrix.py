@@ -116,12 +116,12 @@ def participant_path(suffix: str) -> Callable[[World, str], str]:
 
 
 def public_link(suffix: str) -> Callable[[World, str], str]:
-    """The study's public link (its recruitment made open on first use), with a fixed Prolific id."""
+    """The study's public link (its recruitment made on first use), with a fixed Prolific id."""
 
     def build(w, role):
         from studies.models import Recruitment
 
-        recruitment, _ = Recruitment.objects.get_or_create(study=w.study, defaults={"public_link_open": True})
+        recruitment, _ = Recruitment.objects.get_or_create(study=w.study)
         return f"/join/{recruitment.public_token}/{suffix}"
 
     return build

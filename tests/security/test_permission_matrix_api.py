@@ -79,6 +79,9 @@ API_ROWS: dict[tuple[str, str], Row] = {
         "DELETE", lambda w, r: f"/api/studies/{w.study.pk}/systems/{w.study.systems.first().pk}/", API_STUDY
     ),
     ("api:participant_list", "GET"): Row("GET", study_path("/api/studies/{pk}/participants/"), API_STUDY),
+    ("api:study_status", "POST"): Row(
+        "POST", study_path("/api/studies/{pk}/status/"), API_STUDY, lambda w: {"status": "paused"}, json=True
+    ),
     ("api:participant_enrol", "POST"): Row(
         "POST",
         study_path("/api/studies/{pk}/participants/enrol/"),

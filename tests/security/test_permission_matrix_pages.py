@@ -49,6 +49,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("password_reset_complete", "GET"): Row("GET", fixed("/accounts/reset/done/"), PUBLIC),
     # The documentation (sessionlab/docs_views.py): public, as the repository is.
     ("docs_index", "GET"): Row("GET", fixed("/docs/"), PUBLIC),
+    ("favicon", "GET"): Row("GET", fixed("/favicon.ico"), PUBLIC),
     ("doc_page", "GET"): Row("GET", fixed("/docs/scoring-sessions/"), PUBLIC),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
     ("studies:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
@@ -61,6 +62,11 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
         "POST", fixed("/studies/researchers/new/"), RESEARCHER_ANY_STUDY, lambda w: {}
     ),
     ("studies:study_detail", "GET"): Row("GET", study_path("/studies/{slug}/"), RESEARCHER_PAGE),
+    ("studies:study_progress", "GET"): Row("GET", study_path("/studies/{slug}/progress/"), RESEARCHER_PAGE),
+    ("copying:study_copy", "GET"): Row("GET", study_path("/studies/{slug}/copy/"), RESEARCHER_PAGE),
+    ("copying:study_copy", "POST"): Row(
+        "POST", study_path("/studies/{slug}/copy/"), RESEARCHER_PAGE, lambda w: {"name": "A copy"}
+    ),
     ("studies:scenario_add", "POST"): Row(
         "POST", study_path("/studies/{slug}/scenarios/add/"), RESEARCHER_PAGE, lambda w: {}
     ),

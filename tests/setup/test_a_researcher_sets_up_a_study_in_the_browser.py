@@ -97,11 +97,16 @@ def test_a_researcher_sets_up_a_study_in_the_browser(live_server, chromium, cran
     assert "tlx_frustration" in page.inner_text("#post_task_questionnaire")
     shot(page, "6-questionnaires")
 
-    # 6. The checklist is complete; enrol eight participants.
+    # 6. The checklist is complete; the draft is opened, then eight participants are enrolled.
     page.click("nav.setup-nav >> text=Checklist")
     page.wait_for_selector("#setup-ready")
+    assert "still a draft" in page.inner_text("#setup-ready")
     shot(page, "7-checklist-ready")
     page.click("nav.setup-nav >> text=Study page")
+    assert page.inner_text("#study-status") == "Draft"
+    with page.expect_navigation():
+        page.click("#status-form button[value=open]")
+    assert page.inner_text("#study-status") == "Open"
     page.fill("input[name=enrol-count]", "8")
     with page.expect_navigation():
         page.click("form[action$='/participants/enrol/'] button")

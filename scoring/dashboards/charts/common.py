@@ -249,6 +249,24 @@ def system_groups(labels: list[str]) -> list[tuple[str, np.ndarray]]:
     return [(label, np.flatnonzero(arr == label)) for label in dict.fromkeys(labels)]
 
 
+# Where a page shows an interval (a chart's table, its hover), its bounds to this many significant digits;
+# the CSV and the JSON keep them whole.
+CI_DIGITS = 3
+
+
+def interval_shown(low, high) -> str:
+    """An interval as a page shows it, "[low, high]" rounded (CI_DIGITS); blank when either bound is not
+    defined."""
+    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    return f"[{low:.{CI_DIGITS}g}, {high:.{CI_DIGITS}g}]"
+
+
+def interval_exported(low, high) -> str:
+    """An interval as the CSV writes it: the bounds at full precision (a float's shortest exact text)."""
+    return f"[{float(low)!r}, {float(high)!r}]"
+
+
 def format_value(v) -> str:
     if v is None:
         return ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import (
+    CI_DIGITS,
     UNIT_WORDS,
     Chart,
     empty_chart,
@@ -82,6 +83,10 @@ def curves_chart(
                 "type": "scatter",
                 "x": x,
                 "y": rounded(mean),
+                "customdata": [[lo, hi] for lo, hi in zip(rounded(low), rounded(high), strict=True)],
+                # The hover rounds the mean and its band (CI_DIGITS); the JSON and the CSV keep them.
+                "hovertemplate": f"{system}: %{{y:.{CI_DIGITS}f}} ({level:.0%} CI "
+                f"%{{customdata[0]:.{CI_DIGITS}f}} to %{{customdata[1]:.{CI_DIGITS}f}})<extra></extra>",
                 "mode": "lines",
                 "name": f"{system} (n={len(members)})",
                 "line": {"color": colour, "width": 2},

@@ -9,7 +9,17 @@ import numpy as np
 
 from ...lib.session import SUMMARIES
 from ...lib.statistics import block_means, compare_systems, p_text, verdict
-from .common import SUMMARY_LABELS, Chart, empty_chart, format_value, palette_colour, rounded, system_groups
+from .common import (
+    SUMMARY_LABELS,
+    Chart,
+    empty_chart,
+    format_value,
+    interval_exported,
+    interval_shown,
+    palette_colour,
+    rounded,
+    system_groups,
+)
 
 
 def _effect_cells(effect) -> list:
@@ -38,7 +48,7 @@ def _mixed_rows(mixed) -> tuple[list[list], list[str]]:
                 name,
                 f"{e.first} vs {e.second}",
                 e.estimate,
-                f"[{e.low:.6g}, {e.high:.6g}]",
+                interval_exported(e.low, e.high),
                 e.p_value,
                 mixed.n_sessions,
                 reading,
@@ -169,7 +179,7 @@ def _result_rows(result, *, unit: str, paired: bool) -> tuple[list[list], list[s
             f"mean difference, bootstrap 95% CI ({unit_text})",
             f"{d.first} vs {d.second}",
             d.mean_difference,
-            f"[{d.low:.6g}, {d.high:.6g}]",
+            interval_exported(d.low, d.high),
             None,
             d.n,
             d.reading,
@@ -191,8 +201,17 @@ def _effect_text(row: list) -> str:
     """A CSV row's effect size and its interval, as the table shows them."""
     if not row[9] or row[10] is None or not np.isfinite(row[10]):
         return "" if not row[9] else f"{row[9]}: not defined"
-    interval = "" if row[11] is None or not np.isfinite(row[11]) else f" [{row[11]:.3g}, {row[12]:.3g}]"
-    return f"{row[9]} {row[10]:.3g}{interval}"
+    interval = interval_shown(row[11], row[12])
+    return f"{row[9]} {row[10]:.3g}" + (f" {interval}" if interval else "")
+
+
+def _df_or_interval_shown(cell) -> str:
+    """The "df / CI" cell as the table shows it: a test's degrees of freedom, or an interval's bounds rounded
+    (the CSV's cell holds them at full precision, as interval_exported wrote them)."""
+    if isinstance(cell, str) and cell.startswith("["):
+        low, high = (float(bound) for bound in cell.strip("[]").split(","))
+        return interval_shown(low, high)
+    return format_value(cell)
 
 
 def _results_table(rows: list[list]) -> dict:
@@ -202,7 +221,7 @@ def _results_table(rows: list[list]) -> dict:
             r[0],
             r[1],
             format_value(r[2]),
-            r[3],
+            _df_or_interval_shown(r[3]),
             format_value(r[4]),
             format_value(r[7]),
             format_value(r[8]),

@@ -12,6 +12,7 @@ from studies.api.serializers.design import (
     ScenarioSerializer,
     StudyCreateSerializer,
     StudySerializer,
+    StudyStatusSerializer,
     SystemSerializer,
     VisibleCollectionField,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "StepAnswerSerializer",
     "StudyCreateSerializer",
     "StudySerializer",
+    "StudyStatusSerializer",
     "SystemSerializer",
     "TaskSerializer",
     "VisibleCollectionField",

@@ -54,7 +54,8 @@ class StudySerializer(serializers.ModelSerializer):
             "exclusion_min_documents",
             "analysis_population",
         ]
-        # status: read here, changed on the study page only (studies/design/lifecycle.py keeps its rules).
+        # status: read here, changed by POST .../status/ (StudyStatusSerializer) or the study page, both
+        # through studies/design/lifecycle.py, which keeps its rules.
         read_only_fields = [
             "slug",
             "collection",
@@ -204,3 +205,10 @@ class SystemSerializer(serializers.ModelSerializer):
         if error:
             raise serializers.ValidationError({"config": error})
         return attrs
+
+
+class StudyStatusSerializer(serializers.Serializer):
+    """POST .../status/: where to move the study (studies/design/lifecycle.py: a draft opens once its set-up
+    checklist passes; open, paused and closed as on the study page)."""
+
+    status = serializers.ChoiceField(choices=["open", "paused", "closed"])

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from studies.api import serializers as s
 from studies.api.permissions import IsResearcher
@@ -14,12 +15,13 @@ from studies.api.views.common import (
     ApiPagination,
     FilterMixin,
     StudyScoped,
+    conflict,
     filter_parameters,
 )
 from studies.assessment.exclusion import exclusion_apply
-from studies.design import services
+from studies.design import lifecycle, services
 from studies.design.selectors import studies_visible_to
-from studies.errors import DesignError
+from studies.errors import DesignError, StudyStatusError
 
 STUDY_FILTERS = {"slug": ("slug", str), "name": ("name__icontains", str), "owner": ("owner__username", str)}
 
@@ -75,6 +77,26 @@ class StudyDetail(generics.RetrieveUpdateDestroyAPIView):
             services.study_delete(study=instance, by=self.request.user)
         except services.StudyOwnerOnlyError as error:
             raise PermissionDenied(str(error)) from None
+
+
+class StudyStatus(StudyScoped, APIView):
+    """Move the study along its life cycle, as the study page's buttons do: a draft opens once its set-up
+    checklist passes (409 naming what is missing otherwise); open, paused, closed
+    (docs/study-life-cycle.md)."""
+
+    pagination_class = None
+
+    @extend_schema(request=s.StudyStatusSerializer, responses={200: s.StudySerializer})
+    def post(self, request, study_pk):
+        data = s.StudyStatusSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            study = lifecycle.study_status_change(
+                study=self.study, status=data.validated_data["status"], by=request.user
+            )
+        except StudyStatusError as error:
+            return conflict(str(error))
+        return Response(s.StudySerializer(study).data)
 
 
 class GradeLevelList(StudyScoped, generics.ListAPIView):

@@ -135,6 +135,7 @@ def session_track_import(
         grade_labels=labels,
         collection=collection,
         description=f"Imported from the TREC Session Track log {Path(path).name}.",
+        status="open",  # its sessions are imported with it: not a draft waiting for participants
     )
     documents, urls, created = _documents_stored(collection, log, qrels_lines)
     participants, search_sessions, timeline = _design_stored(study, log, system_code, day)

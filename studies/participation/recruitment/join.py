@@ -41,7 +41,8 @@ class Joined:
 def participant_join(*, study: Study, ids: PanelIds, now: datetime | None = None) -> Joined:
     """The public link's first visit: the participant with this panel id (server side: the same id gets the
     same participant back), or a new one given the next row: a freed row first (least held, then lowest),
-    else the next fresh row of the plan. Refused when the link is closed or the study is full."""
+    else the next fresh row of the plan. Refused unless the study is open, or when it is full (every row
+    touches a closed cell)."""
     panel = Recruitment.objects.filter(study=study).values_list("panel", flat=True).first() or "generic"
     ids = replace(ids, panel_id=panel_id_canonical(panel, ids.panel_id))  # one stored form per panel
     existing = _by_panel_id(study, panel, ids)
@@ -72,11 +73,10 @@ def _join_locked(*, study: Study, panel: str, ids: PanelIds, now: datetime) -> J
     existing = _by_panel_id(study, panel, ids)
     if existing is not None:
         return Joined(existing, False)
-    if (status := status_of(study)) != OPEN:  # paused or closed: no new participant (design/lifecycle.py)
+    # The study's one status is the link's (design/lifecycle.py): a draft, paused or closed one makes nobody.
+    if (status := status_of(study)) != OPEN:
         raise Refused(PARTICIPANT_MESSAGES[status])
     recruitment = recruitment_of(study)
-    if not recruitment.public_link_open or recruitment.closed_at is not None:
-        raise Refused("This study is not taking new participants at the moment. Thank you for your interest.")
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
     if design_problem(scenarios, systems):

@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from django.utils import timezone
-
 from studies.errors import RecruitmentError, Refused
 from studies.models import AuditAction, AuditEntry, Recruitment, Study
 from studies.participation.recruitment.checks import check_items_errors
@@ -154,20 +152,19 @@ def panel_ids_from_query(panel: str, query: Mapping[str, str]) -> PanelIds:
 
 
 def recruitment_of(study: Study) -> Recruitment:
-    """The study's recruitment settings, made (closed public link, fresh codes and secret) on first use."""
+    """The study's recruitment settings, made (fresh token, codes and secret) on first use. The public link
+    takes arrivals while the study is open (design/lifecycle.py)."""
     recruitment, _ = Recruitment.objects.get_or_create(study=study)
     return recruitment
 
 
 RECRUITMENT_SETTINGS = (
-    "public_link_open",
     "panel",
     "completion_url",
     "code_completed",
     "code_screened_out",
     "code_failed_checks",
     "time_limit_minutes",
-    "closed",
     "closed_cells",
     "checks",
     # Minimum effort per task (recruitment/effort.py): a preset fills the three numbers.
@@ -186,8 +183,8 @@ MAX_STUDY_LIMIT_MINUTES = 7 * 24 * 60
 
 def recruitment_update(*, study: Study, **fields) -> Recruitment:
     """Change a study's recruitment settings (its page); each value checked here, for every caller.
-    `closed` (bool) closes the study to new arrivals; `closed_cells` is [[scenario code, system code],
-    ...]."""
+    `closed_cells` is [[scenario code, system code], ...]. Whether the public link takes arrivals is the
+    study's status (design/lifecycle.py), not a setting here."""
     outside = sorted(set(fields) - set(RECRUITMENT_SETTINGS))
     if outside:
         raise RecruitmentError(f"not a recruitment setting: {', '.join(outside)}")
@@ -237,9 +234,6 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
     preset = fields.pop("effort_preset", "custom")
     if preset != "custom":
         fields.update(preset_fields(preset))
-    if "closed" in fields:
-        closed = fields.pop("closed")
-        fields["closed_at"] = (recruitment.closed_at or timezone.now()) if closed else None
     if "closed_cells" in fields:
         fields["closed_cells"] = [list(cell) for cell in cells]
     for name, value in fields.items():
