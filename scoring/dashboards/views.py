@@ -283,8 +283,9 @@ def run_status(request, slug, run_id):
             "current": freshness.current,
             "reasons": list(freshness.reasons),
             "error": run.error,
-            # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled).
-            "finished": run_settled(run, freshness),
+            # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled), and no
+            # re-score queued (ScoringRun.is_settled).
+            "finished": run_settled(run, freshness) and run.is_settled,
             "scored": scored,
             "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
         }
@@ -307,7 +308,7 @@ def dashboard_context(request, run):
     return {
         "run": run,
         "freshness": freshness,
-        "run_settled": run_settled(run, freshness),
+        "run_settled": run_settled(run, freshness) and run.is_settled,
         "study": study,
         "filters": filters,
         "chart_urls": chart_urls,
