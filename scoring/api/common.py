@@ -7,8 +7,8 @@ from django.shortcuts import get_object_or_404
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from studies.api.views.common import StudyCode, StudyScoped, query_parameter
-from studies.population import Population, PopulationError, population_from_query
+from studies.api.population_params import population_parameters
+from studies.api.views.common import StudyCode, StudyScoped
 
 from ..models import ScoringRun
 
@@ -46,21 +46,4 @@ PARTICIPANT_CODE = StudyCode("participants", "participant")
 
 
 # The analysis population of a run's read paths (studies/population.py): the study's default unless asked.
-POPULATION_PARAMETERS = [
-    query_parameter(
-        "population",
-        str,
-        "whose sessions: completers, itt, or either with leave-outs after a colon (itt:excluded,timed_out); "
-        "the study's default when absent (docs/dashboards.md, Populations)",
-    ),
-    query_parameter("leave_out", str, "more leave-outs, separated by commas"),
-]
-
-
-def request_population(request, study) -> Population:
-    """The population a request asks for (the study's default when none); a 400 naming the parameter."""
-    try:
-        return population_from_query(request.query_params, study)
-    except PopulationError as exc:
-        name = "leave_out" if str(exc).startswith("leave_out") else "population"
-        raise ValidationError({name: str(exc)}) from None
+POPULATION_PARAMETERS = population_parameters()

@@ -16,6 +16,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from studies.api.population_params import request_population
 from studies.api.views.common import filter_parameters, query_parameter
 from studies.population import population_q
 
@@ -28,7 +29,6 @@ from .common import (
     SYSTEM_CODE,
     RunScoped,
     query_flag,
-    request_population,
 )
 from .renderers import CSVRenderer
 

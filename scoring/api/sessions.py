@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers
 
+from studies.api.population_params import request_population
 from studies.api.views.common import OneOf, filter_parameters, query_parameter
 from studies.models import SearchSession
 from studies.population import population_q
@@ -21,7 +22,6 @@ from .common import (
     SYSTEM_CODE,
     RunScoped,
     query_flag,
-    request_population,
 )
 
 

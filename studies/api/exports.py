@@ -12,12 +12,12 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.views import APIView
 
+from studies.api.population_params import population_parameters, request_population
 from studies.api.views.common import StudyScoped, conflict, query_parameter
 from studies.errors import ExportError
 from studies.interchange.archive import study_archive_stream
 from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
 from studies.interchange.trec import UNITS
-from studies.population import Population, PopulationError, population_from_query
 
 
 def _download(chunks, content_type: str, filename: str) -> StreamingHttpResponse:
@@ -50,24 +50,7 @@ class StudyArchive(StudyScoped, APIView):
         return _download(chunks, "application/json", f"{self.study.slug}-archive.json")
 
 
-POPULATION_PARAMETERS = [
-    query_parameter(
-        "population",
-        str,
-        "whose sessions: completers, itt, or either with leave-outs after a colon (itt:excluded,timed_out); "
-        "the study's default when absent (docs/dashboards.md, Populations); population.txt in the zip says "
-        "which",
-    ),
-    query_parameter("leave_out", str, "more leave-outs, separated by commas"),
-]
-
-
-def _population(request, study) -> Population:
-    try:
-        return population_from_query(request.query_params, study)
-    except PopulationError as exc:
-        name = "leave_out" if str(exc).startswith("leave_out") else "population"
-        raise ValidationError({name: str(exc)}) from None
+POPULATION_PARAMETERS = population_parameters("; population.txt in the zip says which")
 
 
 class StudyTables(StudyScoped, APIView):
@@ -87,7 +70,7 @@ class StudyTables(StudyScoped, APIView):
         raw = request.query_params.get("raw", "false").lower()
         if raw not in {"true", "false", "1", "0"}:
             raise ValidationError({"raw": "expected true or false"})
-        population = _population(request, self.study)
+        population = request_population(request, self.study)
         return _download(
             tables_zip_stream(study=self.study, raw=raw in {"true", "1"}, population=population),
             "application/zip",
@@ -111,7 +94,7 @@ class StudyRuns(StudyScoped, APIView):
         unit = request.query_params.get("unit", "query")
         if unit not in UNITS:
             raise ValidationError({"unit": f"one of {', '.join(UNITS)}"})
-        population = _population(request, self.study)
+        population = request_population(request, self.study)
         return _download(
             runs_zip_stream(study=self.study, unit=unit, population=population),
             "application/zip",
