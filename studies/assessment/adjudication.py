@@ -20,6 +20,7 @@ from studies.assessment.pages import Texts
 from studies.assessment.selectors import DocumentGrades, document_grades
 from studies.errors import AssessmentError
 from studies.models import (
+    ASSESSORS_WHO_ARE_PEOPLE,
     AdjudicationDecision,
     Judgment,
     PoolDocument,
@@ -63,7 +64,7 @@ def adjudicate(*, study: Study, preset: str, decided_by) -> AdjudicationResult:
         raise AssessmentError(f"unknown preset {preset!r}; use one of {', '.join(PRESETS)}")
     rows = document_grades(study)
     by_hand = _preset_decisions_clear(study)
-    rotation = [member.id for member in study.assessors.order_by("id")]
+    rotation = [member.id for member in study.assessors.filter(ASSESSORS_WHO_ARE_PEOPLE).order_by("id")]
     turn = 0
     now = timezone.now()
     result = AdjudicationResult()
@@ -253,10 +254,11 @@ def assessor_agreement(*, study: Study) -> list[AgreementBlock]:
     """Per scenario, then overall (last, scenario None): weighted kappa (linear, quadratic) with the confusion
     matrix for every pair of assessors on the documents both graded, and Krippendorff's alpha (ordinal,
     interval) over all assessors; and every coefficient with its interval and method, for each pair
-    (PairAgreement.estimates) and over all assessors (AgreementBlock.estimates; agreement_estimates.py)."""
+    (PairAgreement.estimates) and over all assessors (AgreementBlock.estimates; agreement_estimates.py).
+    Machine assessors (issue 30) count here as assessors like any other."""
     members = list(study.assessors.select_related("user").order_by("id"))
     scale = study.grade_values()
-    rows = [row for row in document_grades(study) if len(row.grades) >= 2]
+    rows = [row for row in document_grades(study, machines=True) if len(row.grades) >= 2]
     blocks = []
     for scenario in study.scenarios.order_by("id"):
         mine = [row for row in rows if row.pool_document.pool.scenario_id == scenario.id]

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from studies.errors import AssessmentError
 from studies.models import (
+    ASSESSORS_WHO_ARE_PEOPLE,
     AssessmentPlan,
     AssessorAssignment,
     AssessorInvitation,
@@ -135,8 +136,9 @@ def allocate(study: Study, *, rebalance: bool = False) -> None:
 
     A growing pool only adds allocations, so nobody's list changes under them while they work. When the
     team or k changes (`rebalance`), unjudged allocations are dealt again so the work is shared evenly;
-    allocations already judged are never withdrawn."""
-    members = list(study.assessors.order_by("id"))
+    allocations already judged are never withdrawn. Machine assessors are dealt nothing: they judge by runs.
+    """
+    members = list(study.assessors.filter(ASSESSORS_WHO_ARE_PEOPLE).order_by("id"))
     if not members:
         return
     want = min(_plan(study).assessors_per_document, len(members))

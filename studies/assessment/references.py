@@ -36,6 +36,7 @@ def reference_version_create(
     created_by_name: str | None = None,
     number: int | None = None,
     created_at=None,
+    provenance: dict | None = None,
 ) -> ReferenceVersion:
     """The one writer of reference versions: a new version (number + 1 unless `number` is given, as an archive
     import does) holding `judgments` (unsaved ReferenceJudgment rows; their version is set here).
@@ -45,7 +46,9 @@ def reference_version_create(
     new one that had no rows yet, and left stale scores behind a "Done".
 
     The creator's user name is recorded beside the account (`created_by_name`: the account's, or the name
-    given when there is no account, as an archive import gives an unknown creator's), so it outlives both."""
+    given when there is no account, as an archive import gives an unknown creator's), so it outlives both.
+    `provenance` says how the version was made where its grades cannot (a machine assessor's rule, issue
+    30)."""
     Study.objects.select_for_update().filter(pk=study.pk).first()  # one new number at a time
     if number is None:
         number = (ReferenceVersion.objects.filter(study=study).aggregate(top=Max("number"))["top"] or 0) + 1
@@ -55,6 +58,7 @@ def reference_version_create(
         note=note[:300],
         created_by=created_by,
         created_by_name=created_by.get_username() if created_by is not None else created_by_name,
+        provenance=provenance or {},
         **({"created_at": created_at} if created_at else {}),
     )
     rows = list(judgments)

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from studies.models import (
+    ASSESSORS_WHO_ARE_PEOPLE,
     AdjudicationDecision,
     AssessmentPool,
     AssessorAssignment,
@@ -51,9 +52,18 @@ class DocumentGrades:
         return max(values) - min(values) if values else 0
 
 
-def document_grades(study: Study, scenario: Scenario | None = None) -> list[DocumentGrades]:
-    """Every pool document of the study (or scenario) with its grades, ordered by scenario then document."""
-    members = {member.user_id: member for member in study.assessors.select_related("user")}
+def document_grades(
+    study: Study, scenario: Scenario | None = None, *, machines: bool = False
+) -> list[DocumentGrades]:
+    """Every pool document of the study (or scenario) with its grades, ordered by scenario then document.
+
+    Only people's grades unless `machines`: adjudication, progress and disagreements are the humans' work,
+    and a machine assessor's grades reach a reference only by an explicit rule (issue 30); agreement reads
+    them beside the humans'."""
+    members_of_study = study.assessors.select_related("user")
+    if not machines:
+        members_of_study = members_of_study.filter(ASSESSORS_WHO_ARE_PEOPLE)
+    members = {member.user_id: member for member in members_of_study}
     pool_documents = PoolDocument.objects.filter(pool__scenario__study=study).select_related(
         "document", "pool__scenario"
     )
@@ -104,7 +114,7 @@ class ScenarioProgress:
 
 
 def assessment_progress(*, study: Study) -> tuple[list[AssessorProgress], list[ScenarioProgress]]:
-    members = list(study.assessors.select_related("user"))
+    members = list(study.assessors.filter(ASSESSORS_WHO_ARE_PEOPLE).select_related("user"))
     assigned = Counter(
         AssessorAssignment.objects.filter(assessor__study=study).values_list("assessor_id", flat=True)
     )

@@ -6,6 +6,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
   versions, the audit log.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
 - attention.py: what participants saw and attended to (exposure per shown result, attention spans).
+- llm_assessors.py: language-model assessors (issue 30).
 - references.py: the study's reference judgments, in numbered versions.
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """
@@ -43,6 +44,7 @@ from studies.models.audit import AuditAction, AuditEntry
 # isort: split
 # After core, as the star import at the end of models.py registered them: the models' order stays.
 from studies.models.assessment import (
+    ASSESSORS_WHO_ARE_PEOPLE,
     AdjudicationDecision,
     AssessmentPlan,
     AssessmentPool,
@@ -54,6 +56,7 @@ from studies.models.assessment import (
 )
 
 # isort: split
+from studies.models.llm_assessors import LLMAssessor
 from studies.models.recruitment import (
     CODE_MODES,
     EFFORT_OUTCOMES,
@@ -80,6 +83,7 @@ from studies.models.retention import EventArchive
 from studies.models.attention import AttentionSpan, PageExposure, ResultExposure
 
 __all__ = [
+    "ASSESSORS_WHO_ARE_PEOPLE",
     "CODE_MODES",
     "EFFORT_OUTCOMES",
     "DEFAULT_GRADE_LABELS",
@@ -114,6 +118,7 @@ __all__ = [
     "IndexVersion",
     "Judgment",
     "JudgmentChange",
+    "LLMAssessor",
     "Participant",
     "PageExposure",
     "PanelNotification",

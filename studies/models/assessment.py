@@ -92,9 +92,19 @@ class PoolDocument(models.Model):
         return f"{self.document} in {self.pool}"
 
 
+# The filter of StudyAssessor rows that keeps people: a machine assessor's membership has its LLMAssessor
+# (related name llm).
+ASSESSORS_WHO_ARE_PEOPLE = Q(llm__isnull=True)
+
+
 class StudyAssessor(models.Model):
     """An assessor's membership of one study. Assessors are accounts without is_staff; they see only the
-    studies they hold a membership of."""
+    studies they hold a membership of.
+
+    A machine assessor (an LLMAssessor holds the membership, issue 30) is a membership too, of an account
+    that cannot log in, so its grades are AssessorJudgment rows that agreement reads beside the humans'. It is
+    never dealt documents by the plan and never counted by adjudication: its grades reach a reference only
+    by an explicit rule. `StudyAssessor.people` selects the others."""
 
     study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="assessors")
     user = models.ForeignKey(
@@ -115,6 +125,10 @@ class StudyAssessor(models.Model):
 
     def __str__(self):
         return f"{self.user} assesses {self.study}"
+
+    @property
+    def is_machine(self) -> bool:
+        return hasattr(self, "llm")
 
 
 class AssessorInvitation(models.Model):

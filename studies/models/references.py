@@ -29,6 +29,11 @@ class ReferenceVersion(models.Model):
     # The creator's user name (issue 29): kept when the account is deleted or, from an archive, absent here.
     created_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
+    # How the version was made, for what a researcher cannot see in its grades (issue 30): e.g. the rule that
+    # let a machine assessor's grades in, with the assessor, model and prompt hash and how many it filled.
+    # Nullable with no default so SQLite adds the column in place (a rebuilt table loses 0002's triggers);
+    # none reads as {} (`facts`).
+    provenance = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["study", "number"]
@@ -39,6 +44,11 @@ class ReferenceVersion(models.Model):
 
     def __str__(self):
         return f"{self.study} reference v{self.number}"
+
+    @property
+    def facts(self) -> dict:
+        """The version's provenance, {} when none was recorded."""
+        return self.provenance or {}
 
     @property
     def creator_name(self) -> str | None:
