@@ -17,7 +17,7 @@ from studies.api.views.common import StudyScoped, conflict, query_parameter
 from studies.errors import ExportError
 from studies.interchange.archive import study_archive_stream
 from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
-from studies.interchange.trec import UNITS
+from studies.interchange.trec import PRACTICE, UNITS
 
 
 def _download(chunks, content_type: str, filename: str) -> StreamingHttpResponse:
@@ -85,18 +85,28 @@ class StudyRuns(StudyScoped, APIView):
     @extend_schema(
         parameters=[
             query_parameter("unit", str, "one run file per query (default) or per session", enum=list(UNITS)),
+            query_parameter(
+                "practice",
+                str,
+                "practice tasks' runs: left out (default, as scores leave them out) or written, marked"
+                " `_practice` in the file name",
+                enum=list(PRACTICE),
+            ),
             *POPULATION_PARAMETERS,
         ],
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request, study_pk):
-        _only(request, "unit", "population", "leave_out")
+        _only(request, "unit", "practice", "population", "leave_out")
         unit = request.query_params.get("unit", "query")
         if unit not in UNITS:
             raise ValidationError({"unit": f"one of {', '.join(UNITS)}"})
+        practice = request.query_params.get("practice", "leave")
+        if practice not in PRACTICE:
+            raise ValidationError({"practice": f"one of {', '.join(PRACTICE)}"})
         population = request_population(request, self.study)
         return _download(
-            runs_zip_stream(study=self.study, unit=unit, population=population),
+            runs_zip_stream(study=self.study, unit=unit, population=population, practice=practice),
             "application/zip",
             f"{self.study.slug}-runs-{unit}.zip",
         )

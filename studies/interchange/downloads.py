@@ -96,11 +96,12 @@ def tables_zip_stream(
 
 
 def runs_zip_stream(
-    *, study: Study, unit: str = "query", population: Population | None = None
+    *, study: Study, unit: str = "query", population: Population | None = None, practice: str = "leave"
 ) -> Iterator[bytes]:
     """One TREC run file per ranking shown to the population (trec.study_runs_iter) as one zip, streamed,
-    population.txt last; an ExportError for a bad unit is raised here, before the first byte."""
-    runs = study_runs_iter(study=study, unit=unit, population=population)
+    population.txt last; practice tasks' runs left out unless `practice` is "mark". An ExportError for a bad
+    unit or practice is raised here, before the first byte."""
+    runs = study_runs_iter(study=study, unit=unit, population=population, practice=practice)
     members = ((run.name, [run.text.encode("utf-8")]) for run in runs)
     return zip_stream(_then(members, lambda: _note(study, population)))
 
@@ -115,6 +116,8 @@ def study_csv_zip(*, study: Study, raw: bool = False, population: Population | N
     return b"".join(tables_zip_stream(study=study, raw=raw, population=population))
 
 
-def study_runs_zip(*, study: Study, unit: str = "query", population: Population | None = None) -> bytes:
+def study_runs_zip(
+    *, study: Study, unit: str = "query", population: Population | None = None, practice: str = "leave"
+) -> bytes:
     """The runs' zip whole in memory (runs_zip_stream joined)."""
-    return b"".join(runs_zip_stream(study=study, unit=unit, population=population))
+    return b"".join(runs_zip_stream(study=study, unit=unit, population=population, practice=practice))

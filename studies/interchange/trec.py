@@ -11,6 +11,8 @@
   unit "session": one file per session, the session's queries' results one after the other.
   The score is n - rank + 1, so trec_eval (which orders by score, not by the rank column) reads the ranking as
   shown. Queries that showed nothing produce no file (trec_eval refuses an empty run).
+  Practice tasks (worked first, never scored; docs/latin-square.md) are left out, as the scores leave them
+  out; practice "mark" writes them too, as `<participant>_<position>_<scenario>_<system>_practice_q<k>.run`.
 
   trec_eval keeps one line per document of a topic, so a document shown twice in one list cannot be written
   twice as itself. repeats "keep" (default): every shown position is written, the k-th showing of a document
@@ -36,6 +38,7 @@ from studies.population import Population, population_q
 
 UNITS = ("query", "session")
 REPEATS = ("keep", "first")
+PRACTICE = ("leave", "mark")  # practice tasks' runs: left out (default), or written with a marked name
 REPEAT_MARK = "#"  # <docid>#<k>: the k-th showing of a document in one list
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -67,7 +70,7 @@ def study_qrels(
         return version, text
     # (topic, doc) -> the most showings of doc in one list of the unit
     copies: defaultdict[tuple[str, str], int] = defaultdict(int)
-    for run in study_runs_iter(study=study, unit=repeats):
+    for run in study_runs_iter(study=study, unit=repeats, practice="mark"):
         for line in run.text.splitlines():
             topic, _q0, doc = line.split()[:3]
             base, mark, k = doc.rpartition(REPEAT_MARK)
@@ -118,10 +121,15 @@ SESSIONS_PER_CHUNK = 200
 
 
 def study_runs(
-    *, study: Study, unit: str = "query", system: str | None = None, repeats: str = "keep"
+    *,
+    study: Study,
+    unit: str = "query",
+    system: str | None = None,
+    repeats: str = "keep",
+    practice: str = "leave",
 ) -> list[RunFile]:
     """The study's runs (see the module docstring), in order of participant, position and query."""
-    return list(study_runs_iter(study=study, unit=unit, system=system, repeats=repeats))
+    return list(study_runs_iter(study=study, unit=unit, system=system, repeats=repeats, practice=practice))
 
 
 def study_runs_iter(
@@ -132,14 +140,17 @@ def study_runs_iter(
     repeats: str = "keep",
     chunk_size: int = SESSIONS_PER_CHUNK,
     population: Population | None = None,
+    practice: str = "leave",
 ) -> Iterator[RunFile]:
     """As study_runs, one run at a time, reading `chunk_size` sessions per round, the population's sessions
-    only if one is given (studies/population.py); an ExportError for a bad unit or repeats is raised here,
-    before the first run."""
+    only if one is given (studies/population.py); an ExportError for a bad unit, repeats or practice is
+    raised here, before the first run."""
     if unit not in UNITS:
         raise ExportError(f"unit is one of {', '.join(UNITS)}")
     if repeats not in REPEATS:
         raise ExportError(f"repeats is one of {', '.join(REPEATS)}")
+    if practice not in PRACTICE:
+        raise ExportError(f"practice is one of {', '.join(PRACTICE)}")
     chosen = SearchSession.objects.filter(
         assignment__participant__study=study,  # never a preview's
         assignment__participant__preview_at__isnull=True,
@@ -148,6 +159,8 @@ def study_runs_iter(
         chosen = chosen.filter(assignment__system__code=system)
     if population is not None:
         chosen = chosen.filter(population_q(population, "assignment__participant__"))
+    if practice == "leave":
+        chosen = chosen.filter(assignment__scenario__practice=False)
     return _runs(chosen, unit, _showings if repeats == "keep" else _first_showings, chunk_size)
 
 
@@ -189,6 +202,7 @@ def _chunk_runs(sessions: list[SearchSession], unit: str, listed) -> Iterator[Ru
                 str(assignment.position),
                 assignment.scenario.code,
                 assignment.system.code,
+                *(("practice",) if assignment.scenario.practice else ()),
             )
         )
         if unit == "session":

@@ -91,7 +91,12 @@ def tidy_csv(request, slug):
 def runs(request, slug, unit):
     study = study_for_researcher(request, slug)
     try:
-        body = runs_zip_stream(study=study, unit=unit, population=population_from_query(request.GET, study))
+        body = runs_zip_stream(
+            study=study,
+            unit=unit,
+            population=population_from_query(request.GET, study),
+            practice=request.GET.get("practice", "leave"),
+        )
     except PopulationError as exc:
         return _refused(ExportError(str(exc)), 400)
     except ExportError as exc:

@@ -2,6 +2,9 @@
 its sessions (so the dashboards, statistics and score exports, all read from the run, never show them), while
 the tidy CSV still lists them, marked practice."""
 
+import io
+import zipfile
+
 import pytest
 
 from scoring.models import SessionScore
@@ -65,3 +68,47 @@ def test_the_tidy_csv_keeps_the_practice_sessions_marked(practised):
     marked = {(row[header.index("scenario")], row[header.index("practice")]) for row in rows}
     assert marked == {("WARM", 1), ("S1", 0), ("S2", 0)}
     assert len(rows) == 6
+
+
+def test_the_trec_runs_leave_the_practice_sessions_out_unless_asked_to_mark_them(practised):
+    from studies.interchange.trec import study_runs
+
+    default = study_runs(study=practised)
+    assert len(default) == 8  # 2 participants x 2 scored tasks x 2 queries
+    assert {run.topic for run in default} == {"1", "2"}
+    assert not any("practice" in run.name for run in default)
+    marked = study_runs(study=practised, practice="mark")
+    practice = [run for run in marked if run.topic == "0"]
+    assert len(marked) == 12 and len(practice) == 4
+    assert all(
+        "_WARM_" in run.name and run.name.endswith(("_practice_q1.run", "_practice_q2.run"))
+        for run in practice
+    )
+    assert sorted(run.name for run in marked if run.topic != "0") == sorted(run.name for run in default)
+
+
+def test_a_bad_practice_choice_is_refused_by_name_everywhere(practised, client):
+    from studies.errors import ExportError
+    from studies.interchange.trec import study_runs
+
+    with pytest.raises(ExportError, match="practice is one of leave, mark"):
+        study_runs(study=practised, practice="keep")
+    client.force_login(practised.owner)
+    response = client.get(f"/studies/{practised.slug}/downloads/runs-query.zip?practice=keep")
+    assert response.status_code == 400 and b"practice is one of leave, mark" in response.content
+    marked = client.get(f"/studies/{practised.slug}/downloads/runs-query.zip?practice=mark")
+    assert marked.status_code == 200
+    names = zipfile.ZipFile(io.BytesIO(b"".join(marked.streaming_content))).namelist()
+    assert sum("_practice_" in name for name in names) == 4
+
+
+def test_the_session_track_log_marks_the_practice_sessions(practised):
+    import xml.etree.ElementTree as ET
+
+    from studies.interchange.session_track import session_track_export
+
+    root = ET.fromstring(session_track_export(study=practised))
+    sessions = root.findall("session")
+    assert len(sessions) == 6
+    marked = {s.find("topic").get("num"): s.get("practice") for s in sessions}
+    assert marked == {"0": "1", "1": None, "2": None}

@@ -179,6 +179,8 @@ def _session_written(root, number: int, session: SearchSession, info: dict, rows
     attrs = {"num": info.get("session", number)}
     if "starttime" not in info or info["starttime"] is not None:
         attrs["starttime"] = times.text(session.started_at, info.get("starttime"))
+    if scenario.practice:  # a practice task, never scored: the format has no element for it, so an attribute
+        attrs["practice"] = "1"
     session_element = _sub(root, "session", **attrs, **info.get("attrs", {}))
     topic = info.get("topic") or {
         "num": scenario.topic_id,

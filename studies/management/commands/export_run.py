@@ -1,12 +1,21 @@
-"""manage.py export_run SLUG --output DIR [--unit query|session] [--system CODE] [--repeats keep|first]: what
-participants were shown, as TREC runs (topic = the scenario's topic, tag = the system's code; a document shown
-again in the same list written <docid>#<k>, which `export_qrels --repeats UNIT` maps back;
+"""manage.py export_run SLUG --output DIR [--unit query|session] [--system CODE] [--repeats keep|first]
+[--practice leave|mark]: what participants were shown, as TREC runs (topic = the scenario's topic, tag = the
+system's code; a document shown again in the same list written <docid>#<k>, which `export_qrels --repeats UNIT`
+maps back; practice tasks left out unless marked;
 docs/file-formats.md)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from studies.interchange.command_helpers import study_by_slug
-from studies.interchange.trec import REPEAT_MARK, REPEATS, UNITS, ExportError, study_runs, write_runs
+from studies.interchange.trec import (
+    PRACTICE,
+    REPEAT_MARK,
+    REPEATS,
+    UNITS,
+    ExportError,
+    study_runs,
+    write_runs,
+)
 
 
 class Command(BaseCommand):
@@ -32,6 +41,14 @@ class Command(BaseCommand):
             " first: each document at its first showing only, later ones moving up",
         )
 
+        parser.add_argument(
+            "--practice",
+            choices=PRACTICE,
+            default="leave",
+            help="leave (default): practice tasks' sessions are left out, as the scores leave them out;"
+            " mark: written too, their files named ..._practice_q<k>.run",
+        )
+
     def handle(self, *args, **options):
         try:
             runs = study_runs(
@@ -39,6 +56,7 @@ class Command(BaseCommand):
                 unit=options["unit"],
                 system=options["system"],
                 repeats=options["repeats"],
+                practice=options["practice"],
             )
         except ExportError as error:
             raise CommandError(str(error)) from None
