@@ -1,7 +1,7 @@
 """manage.py export_run SLUG --output DIR [--unit query|session] [--system CODE] [--repeats keep|first]
 [--practice leave|mark]: what participants were shown, as TREC runs (topic = the scenario's topic, tag = the
-system's code; a document shown again in the same list written <docid>#<k>, which `export_qrels --repeats UNIT`
-maps back; practice tasks left out unless marked;
+system's code; a document shown again in the same list written <docid>#<k>, which
+`export_qrels --repeats UNIT` maps back; practice tasks left out unless marked;
 docs/file-formats.md)."""
 
 from django.core.management.base import BaseCommand, CommandError
