@@ -113,6 +113,8 @@ def lifecycle_context(study) -> dict:
         "status": status,
         "counts": lifecycle.study_counts(study=study),
         "missing_to_open": lifecycle.study_missing_to_open(study=study) if status == lifecycle.DRAFT else [],
+        # Why no participant can be enrolled now (none while open): shown where the Enrol form would be.
+        "enrolment_refusal": lifecycle.ENROLMENT_REFUSALS.get(status),
     }
 
 

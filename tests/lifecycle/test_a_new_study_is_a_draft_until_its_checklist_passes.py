@@ -58,6 +58,9 @@ def test_the_study_page_says_what_is_missing_and_cannot_open_yet(client, draft, 
     assert '<span id="study-status">Draft</span>' in html
     assert 'id="missing-to-open"' in html and "Add at least one system" in html
     assert '<button name="status" value="open" disabled>Open</button>' in html
+    # No Enrol form that can only refuse: the reason stands in its place.
+    assert "participants/enrol/" not in html
+    assert 'id="enrolment-refused"' in html and NOT_OPEN_YET in html
 
 
 def test_opening_before_the_checklist_passes_is_refused_and_changes_nothing(client, draft, alice):
