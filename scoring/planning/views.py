@@ -20,6 +20,7 @@ from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
 from studies.population import study_population
 
 from ..dashboards.charts import SUMMARY_LABELS
+from ..freshness import run_freshness
 from ..lib.power import ALTERNATIVES, TEST_LABELS
 from ..lib.session import SUMMARIES
 from ..models import PowerPlan, ScoringRun
@@ -218,6 +219,10 @@ def planner(request, slug):
         else:
             return redirect("scoring:planning_plan", slug=study.slug, plan_id=plan.pk)
     plans = PowerPlan.objects.filter(study=study).select_related("first_system", "second_system")[:50]
+    # A pilot resamples the default run unless another is chosen: say whether its scores are current.
+    default_run = (
+        ScoringRun.objects.filter(study=study, is_default=True).select_related("reference_version").first()
+    )
     return render(
         request,
         "scoring/planning.html",
@@ -225,6 +230,8 @@ def planner(request, slug):
             "study": study,
             "form": form,
             "plans": plans,
+            "default_run": default_run,
+            "default_run_freshness": run_freshness(default_run) if default_run is not None else None,
             "searchers_calibration": selectors.searchers_calibration_lines(study),
         },
         status=400 if form.errors else 200,

@@ -98,3 +98,19 @@ def test_the_planner_page_offers_the_default_and_refuses_a_bad_population(client
         "returned, withdrawn, effort_flagged, unfinished"
     ]
     assert not PowerPlan.objects.exists()
+
+
+def test_the_planner_says_whether_the_default_run_it_reads_is_current(client, scored):
+    """The planner page names the default run a pilot reads and whether its scores are current; a new
+    reference version since makes it say why not (scoring/freshness.py decides)."""
+    from studies.models import ReferenceVersion
+
+    built, run = scored
+    client.force_login(built.study.owner)
+    url = reverse("scoring:planning", args=[built.study.slug])
+    page = client.get(url).content.decode()
+    assert f"run {run.pk}</a>" in page and "its scores are current." in page
+    ReferenceVersion.objects.create(study=built.study, number=99, note="a later version, not yet scored")
+    page = client.get(url).content.decode()
+    assert 'class="freshness stale"' in page and "its scores are not current (" in page
+    assert "v99 is the latest" in page
