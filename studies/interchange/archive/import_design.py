@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from studies.design.latin_square import DESIGNS
+from studies.design.lifecycle import PAUSED
 from studies.design.questionnaires import questionnaire_errors
 from studies.design.selectors import collection_usable_by
 from studies.design.services import study_slug_free, system_check_config
@@ -52,6 +53,10 @@ def study_imported(r: ArchiveReader, data, owner, name: str | None) -> tuple[Stu
         analysis_population=_population(r, info, W),
         design_locked_at=r.get(info, "design_locked_at", W, "time", null=True, default=None),
         created_at=r.get(info, "created_at", W, "time", null=True, default=None) or timezone.now(),
+        # Paused: the copy arrives with its data and takes no one new until its researcher opens it (a null
+        # status would read as open; studies/design/lifecycle.py).
+        status=PAUSED,
+        status_changed_at=timezone.now(),
     )
     study.researchers.add(owner)
     return study, info

@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import math
 
-from django.utils import timezone
-
-from studies.design.lifecycle import PAUSED
 from studies.interchange.archive.reader import ArchiveReader
 from studies.models import PANELS, Participant, ParticipantState, Recruitment, Study
 
@@ -74,8 +71,8 @@ def recruitment_exported(study: Study) -> dict | None:
 
 
 def recruitment_imported(r: ArchiveReader, data, study: Study) -> None:
-    """The study's recruitment settings from `$.recruitment` (absent or null: none made); a study imported
-    with them is paused, so its new public link takes no arrivals until the researcher opens it."""
+    """The study's recruitment settings from `$.recruitment` (absent or null: none made). The study is paused
+    (import_design.study_imported), so its new public link takes no arrivals until the researcher opens it."""
     item = data.get("recruitment")
     if item is None:
         return
@@ -85,10 +82,6 @@ def recruitment_imported(r: ArchiveReader, data, study: Study) -> None:
     if panel not in known:
         r.fail(item, "$.recruitment.panel", f"{panel!r} is not one of {', '.join(known)}")
     Recruitment.objects.create(study=study, panel=panel)
-    # The copy takes no arrivals on its new public link until its researcher opens it (one status control:
-    # studies/design/lifecycle.py).
-    Study.objects.filter(pk=study.pk).update(status=PAUSED, status_changed_at=timezone.now())
-    study.status = PAUSED
 
 
 def participant_state_read(r: ArchiveReader, item, where: str) -> dict:
