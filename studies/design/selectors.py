@@ -385,6 +385,10 @@ class ParticipantStep:
     position: int = 0  # 1-based index of the assignment in the order
     total: int = 0
     gold: GoldPair | None = None
+    # What the participant reads ("Search task 2 of 4"): practice tasks left out of both, as they come first
+    # and are never scored (a practice task's pages say "Practice task" instead).
+    task_number: int = 0
+    task_total: int = 0
 
 
 def participant_assignments(*, participant: Participant) -> list[Assignment]:
@@ -478,7 +482,9 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
     assignments = participant_assignments(participant=participant)
     if not assignments:
         return ParticipantStep("no_assignments")
+    task_total = sum(not a.scenario.practice for a in assignments)
     for number, assignment in enumerate(assignments, start=1):
+        task = sum(not a.scenario.practice for a in assignments[:number])
         session = getattr(assignment, "session", None)
         step = None
         if session is None:
@@ -492,11 +498,15 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
             # questions.
             pair = gold_pending(participant=participant, session=session, scenario=assignment.scenario)
             if pair is not None:
-                return ParticipantStep("gold", assignment, session, number, len(assignments), gold=pair)
+                return ParticipantStep(
+                    "gold", assignment, session, number, len(assignments), pair, task, task_total
+                )
             step = "post_task"
         if step:
-            return ParticipantStep(step, assignment, session, number, len(assignments))
-    return ParticipantStep("done", total=len(assignments), position=len(assignments))
+            return ParticipantStep(step, assignment, session, number, len(assignments), None, task, task_total)
+    return ParticipantStep(
+        "done", total=len(assignments), position=len(assignments), task_number=task_total, task_total=task_total
+    )
 
 
 # --- the event log --------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """A participant of a study with a practice scenario meets it first, told it is practice and not scored, then
-the counterbalanced tasks, numbered as before."""
+the counterbalanced tasks, numbered from 1 as if there were no practice task (it is not one of them)."""
 
 import pytest
 
@@ -27,4 +27,4 @@ def test_the_practice_task_comes_first_and_says_it_is_not_scored(client, designe
         participant=participant, session=session, answers={"search_went_well": 3}, client_event_id=cid()
     )
     page = client.get(f"/p/{participant.access_token}/").content.decode()
-    assert "Search task 2 of 5" in page and "Practice task" not in page
+    assert "Search task 1 of 4" in page and "Practice task" not in page
