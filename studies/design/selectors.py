@@ -503,9 +503,15 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
                 )
             step = "post_task"
         if step:
-            return ParticipantStep(step, assignment, session, number, len(assignments), None, task, task_total)
+            return ParticipantStep(
+                step, assignment, session, number, len(assignments), None, task, task_total
+            )
     return ParticipantStep(
-        "done", total=len(assignments), position=len(assignments), task_number=task_total, task_total=task_total
+        "done",
+        total=len(assignments),
+        position=len(assignments),
+        task_number=task_total,
+        task_total=task_total,
     )
 
 
