@@ -14,6 +14,7 @@ from studies.design.latin_square import DESIGNS
 from studies.design.lifecycle import DRAFT, OPEN, preview_delete, study_check_accepting
 from studies.design.orders import design_problem, participant_order
 from studies.design.questionnaire_edits import answered_change_errors
+from studies.design.questionnaires import questionnaire_shown
 from studies.design.rows import rows_to_issue
 from studies.design.selectors import collection_usable_by
 from studies.errors import (
@@ -178,10 +179,11 @@ def questionnaire_check_answered(*, study: Study, which: str, items: list) -> No
     """THE rule on changing a questionnaire that participants answered
     (studies/design/questionnaire_edits.py): its answered items keep their names, kinds, choices and
     ranges. Asked by every write of a questionnaire (the set-up page's editor, the API); raises DesignError
-    naming each item."""
-    stored = Study.objects.filter(pk=study.pk).values_list(which, flat=True).first() or []
+    naming each item. The questionnaire changed is the one participants were shown: the stored one, or the
+    default while the study stores none (its answers are protected the same)."""
+    stored = Study.objects.filter(pk=study.pk).only(which).first()
     errors = answered_change_errors(
-        stored if isinstance(stored, list) else [],
+        questionnaire_shown(stored, which) if stored is not None else [],
         items if isinstance(items, list) else [],
         selectors.questionnaire_answered(study=study, which=which),
     )

@@ -122,3 +122,27 @@ def test_the_admin_asks_the_same_rule(admin_client, designed_study):
     assert admin_client.post(url, {**data, "questionnaire": json.dumps(reworded)}).status_code == 302
     study.refresh_from_db()
     assert study.questionnaire == reworded
+
+
+def test_the_default_questionnaire_s_answers_are_protected_too(alice, designed_study):
+    """A study that stores no questionnaire asks the default one; its answers hold its items as a stored
+    questionnaire's would (before, the rule compared against the empty stored list and let anything pass)."""
+    assert designed_study.questionnaire in ([], None)
+    study_enrolled(designed_study, 2)
+    Participant.objects.filter(study=designed_study).update(
+        questionnaire_answers={"search_engine_years": 12, "domain_years": 3, "search_skill": 4}
+    )
+    api = client_for(alice)
+    dropped = api.patch(f"/api/studies/{designed_study.pk}/", {"questionnaire": ITEMS}, format="json")
+    detail = str(dropped.json()["detail"])
+    assert dropped.status_code == 400, dropped.json()
+    assert "search_skill: 2 answers hold this item; it cannot be removed or renamed" in detail
+    designed_study.refresh_from_db()
+    assert designed_study.questionnaire in ([], None)
+    from studies.design.questionnaires import DEFAULT_QUESTIONNAIRE
+
+    kept = [*DEFAULT_QUESTIONNAIRE, ITEMS[2]]
+    assert (
+        api.patch(f"/api/studies/{designed_study.pk}/", {"questionnaire": kept}, format="json").status_code
+        == 200
+    )
