@@ -10,125 +10,205 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0032_llm_assessor_reference_provenance'),
+        ("studies", "0032_llm_assessor_reference_provenance"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='llmassessor',
-            name='api_key_encrypted',
-            field=models.TextField(blank=True, default='', editable=False),
+            model_name="llmassessor",
+            name="api_key_encrypted",
+            field=models.TextField(blank=True, default="", editable=False),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='cost_cap',
+            model_name="llmassessor",
+            name="cost_cap",
             field=models.DecimalField(blank=True, decimal_places=6, max_digits=12, null=True),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='grade_map',
+            model_name="llmassessor",
+            name="grade_map",
             field=models.JSONField(default=dict),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='max_answer_tokens',
+            model_name="llmassessor",
+            name="max_answer_tokens",
             field=models.PositiveIntegerField(default=200),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='max_retries',
+            model_name="llmassessor",
+            name="max_retries",
             field=models.PositiveSmallIntegerField(default=3),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='passage_max_chars',
+            model_name="llmassessor",
+            name="passage_max_chars",
             field=models.PositiveIntegerField(default=4000),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='price_input_per_million',
+            model_name="llmassessor",
+            name="price_input_per_million",
             field=models.DecimalField(blank=True, decimal_places=6, max_digits=12, null=True),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='price_output_per_million',
+            model_name="llmassessor",
+            name="price_output_per_million",
             field=models.DecimalField(blank=True, decimal_places=6, max_digits=12, null=True),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='prompt_template',
-            field=models.TextField(default=''),
+            model_name="llmassessor",
+            name="prompt_template",
+            field=models.TextField(default=""),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='requests_per_minute',
+            model_name="llmassessor",
+            name="requests_per_minute",
             field=models.PositiveIntegerField(default=60),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='temperature',
+            model_name="llmassessor",
+            name="temperature",
             field=models.FloatField(default=0.0),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='timeout_seconds',
+            model_name="llmassessor",
+            name="timeout_seconds",
             field=models.PositiveIntegerField(default=60),
         ),
         migrations.AddField(
-            model_name='llmassessor',
-            name='token_cap',
+            model_name="llmassessor",
+            name="token_cap",
             field=models.PositiveBigIntegerField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='LLMRun',
+            name="LLMRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scenario_ids', models.JSONField(blank=True, default=list, help_text='Empty: every scenario.')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('cancelled', 'Cancelled'), ('cost_cap', 'Stopped: cost cap'), ('failed', 'Failed')], default='queued', max_length=20)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('failed', models.PositiveIntegerField(default=0)),
-                ('tokens_in', models.PositiveBigIntegerField(default=0)),
-                ('tokens_out', models.PositiveBigIntegerField(default=0)),
-                ('cost', models.DecimalField(decimal_places=6, default=0, max_digits=14)),
-                ('error', models.CharField(blank=True, max_length=300)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='studies.llmassessor')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "scenario_ids",
+                    models.JSONField(blank=True, default=list, help_text="Empty: every scenario."),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("cancelled", "Cancelled"),
+                            ("cost_cap", "Stopped: cost cap"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("failed", models.PositiveIntegerField(default=0)),
+                ("tokens_in", models.PositiveBigIntegerField(default=0)),
+                ("tokens_out", models.PositiveBigIntegerField(default=0)),
+                ("cost", models.DecimalField(decimal_places=6, default=0, max_digits=14)),
+                ("error", models.CharField(blank=True, max_length=300)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="runs",
+                        to="studies.llmassessor",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='LLMRequest',
+            name="LLMRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('document_external_id', models.CharField(max_length=200)),
-                ('attempt', models.PositiveSmallIntegerField(default=1)),
-                ('model_name', models.CharField(max_length=200)),
-                ('prompt_hash', models.CharField(max_length=64)),
-                ('messages', models.JSONField(help_text='The chat messages sent.')),
-                ('raw_answer', models.TextField(blank=True)),
-                ('model_grade', models.SmallIntegerField(blank=True, help_text='The grade the model gave (0-3).', null=True)),
-                ('grade', models.SmallIntegerField(blank=True, help_text="On the study's scale; stored as judged.", null=True)),
-                ('tokens_in', models.PositiveIntegerField(default=0)),
-                ('tokens_out', models.PositiveIntegerField(default=0)),
-                ('latency_ms', models.PositiveIntegerField(default=0)),
-                ('status', models.CharField(choices=[('ok', 'ok'), ('http_error', 'HTTP error'), ('timeout', 'timed out'), ('malformed', 'malformed answer'), ('refused', 'refused address'), ('unreachable', 'could not connect')], max_length=20)),
-                ('http_status', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('error', models.CharField(blank=True, max_length=300)),
-                ('sent_at', models.DateTimeField()),
-                ('pool_document', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='llm_requests', to='studies.pooldocument')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='requests', to='studies.llmrun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("document_external_id", models.CharField(max_length=200)),
+                ("attempt", models.PositiveSmallIntegerField(default=1)),
+                ("model_name", models.CharField(max_length=200)),
+                ("prompt_hash", models.CharField(max_length=64)),
+                ("messages", models.JSONField(help_text="The chat messages sent.")),
+                ("raw_answer", models.TextField(blank=True)),
+                (
+                    "model_grade",
+                    models.SmallIntegerField(
+                        blank=True, help_text="The grade the model gave (0-3).", null=True
+                    ),
+                ),
+                (
+                    "grade",
+                    models.SmallIntegerField(
+                        blank=True, help_text="On the study's scale; stored as judged.", null=True
+                    ),
+                ),
+                ("tokens_in", models.PositiveIntegerField(default=0)),
+                ("tokens_out", models.PositiveIntegerField(default=0)),
+                ("latency_ms", models.PositiveIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("ok", "ok"),
+                            ("http_error", "HTTP error"),
+                            ("timeout", "timed out"),
+                            ("malformed", "malformed answer"),
+                            ("refused", "refused address"),
+                            ("unreachable", "could not connect"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("http_status", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("error", models.CharField(blank=True, max_length=300)),
+                ("sent_at", models.DateTimeField()),
+                (
+                    "pool_document",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="llm_requests",
+                        to="studies.pooldocument",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="requests",
+                        to="studies.llmrun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
     ]

@@ -121,7 +121,9 @@ class LLMRequest(models.Model):
     messages = models.JSONField(help_text="The chat messages sent.")
     raw_answer = models.TextField(blank=True)
     model_grade = models.SmallIntegerField(null=True, blank=True, help_text="The grade the model gave (0-3).")
-    grade = models.SmallIntegerField(null=True, blank=True, help_text="On the study's scale; stored as judged.")
+    grade = models.SmallIntegerField(
+        null=True, blank=True, help_text="On the study's scale; stored as judged."
+    )
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
