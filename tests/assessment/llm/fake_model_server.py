@@ -59,7 +59,7 @@ class FakeModelServer:
                 if kind == "no_choices":
                     return self._json(200, {"id": "chatcmpl-x", "object": "chat.completion", "choices": []})
                 content = (
-                    "M: 2, T: 2\n##final score: {}".format(behaviour[1])
+                    f"M: 2, T: 2\n##final score: {behaviour[1]}"
                     if kind == "grade"
                     else "The passage is about wings."
                 )
