@@ -5,7 +5,9 @@ from django import forms
 from studies.assessment.llm.prompts import PLACEHOLDERS, UMBRELA_PROMPT
 from studies.models import Scenario
 
-PRICE = {"max_digits": 12, "decimal_places": 6, "min_value": 0, "required": False}
+
+def price_field(label: str) -> forms.DecimalField:
+    return forms.DecimalField(label=label, max_digits=12, decimal_places=6, min_value=0, required=False)
 
 
 class LLMAssessorForm(forms.Form):
@@ -45,9 +47,9 @@ class LLMAssessorForm(forms.Form):
     timeout_seconds = forms.IntegerField(min_value=1, max_value=3600, initial=60, label="Timeout (s)")
     max_answer_tokens = forms.IntegerField(min_value=1, max_value=100_000, initial=200)
     temperature = forms.FloatField(min_value=0, max_value=2, initial=0.0)
-    price_input_per_million = forms.DecimalField(label="Price per million input tokens", **PRICE)
-    price_output_per_million = forms.DecimalField(label="Price per million output tokens", **PRICE)
-    cost_cap = forms.DecimalField(label="Cost cap (in the prices' currency)", **PRICE)
+    price_input_per_million = price_field("Price per million input tokens")
+    price_output_per_million = price_field("Price per million output tokens")
+    cost_cap = price_field("Cost cap (in the prices' currency)")
     token_cap = forms.IntegerField(min_value=1, required=False, label="Token cap (input + output)")
 
 

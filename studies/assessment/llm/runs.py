@@ -89,12 +89,10 @@ class _Budget:
         self.tokens = run.tokens_in + run.tokens_out
 
     def price(self, tokens_in: int, tokens_out: int) -> Decimal:
-        if not self.assessor.priced:
+        price_in, price_out = self.assessor.price_input_per_million, self.assessor.price_output_per_million
+        if price_in is None or price_out is None:
             return Decimal(0)
-        return (
-            Decimal(tokens_in) * self.assessor.price_input_per_million
-            + Decimal(tokens_out) * self.assessor.price_output_per_million
-        ) / Decimal(1_000_000)
+        return (Decimal(tokens_in) * price_in + Decimal(tokens_out) * price_out) / Decimal(1_000_000)
 
     def would_cross(self, prompt_chars: int) -> bool:
         tokens_in = math.ceil(prompt_chars / CHARS_PER_TOKEN)
