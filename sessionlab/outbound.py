@@ -1,6 +1,7 @@
 """Outbound HTTP: the one way SessionLab calls another server (a researcher's search engine now; an assessor
 or a webhook later). `fetch(url)` answers a Response or raises an OutboundError whose `category` is all a
-researcher is shown; the `detail` goes to the server log only.
+researcher is shown; the `detail` goes to the server log only. `post_json(url, payload, timeout=...)` is the
+same for a POST of JSON (a language-model assessor's request), with its redirects refused, not followed.
 
 What a call may reach (docs/security.md, "Outbound HTTP"):
 - http and https only, at every hop; redirects are followed here, at most OUTBOUND_MAX_REDIRECTS of them;
