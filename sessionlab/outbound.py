@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.views.decorators.debug import sensitive_variables
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +122,7 @@ def fetch(url: str, *, timeout: float | None = None, accept: str = "application/
     return _breaker_guarded(url, lambda: _follow(url, deadline, accept))
 
 
+@sensitive_variables("headers", "sent")  # an error report shows locals: an Authorization header is a secret
 def post_json(
     url: str, payload: object, *, timeout: float, headers: dict[str, str] | None = None
 ) -> Response:
@@ -134,6 +136,7 @@ def post_json(
     body = json.dumps(payload).encode()
     sent = {"Content-Type": "application/json", **(headers or {})}
 
+    @sensitive_variables("sent")
     def call() -> Response:
         try:
             status, answer, location = _get(
@@ -296,6 +299,7 @@ def _follow(url: str, deadline: float, accept: str) -> Response:
     raise TooManyRedirects(f"more than {settings.OUTBOUND_MAX_REDIRECTS} redirects, the last to {url}")
 
 
+@sensitive_variables("headers", "sent")
 def _get(
     url: str,
     deadline: float,

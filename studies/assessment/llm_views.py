@@ -4,6 +4,7 @@ start a run, follow it (the page refreshes while it runs), read its requests, ca
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from studies.assessment.llm import runs, setup
@@ -27,6 +28,7 @@ def _assessor_page(request, study, assessor, form, status=200):
     return render(request, "assessment/llm_assessor.html", context, status=status)
 
 
+@sensitive_post_parameters("api_key")  # an error report must not carry it
 @researcher_required
 def llm_assessor_add(request, slug):
     study = study_for_researcher(request, slug)
@@ -44,6 +46,7 @@ def llm_assessor_add(request, slug):
     return _assessor_page(request, study, None, form, status=400 if form.errors else 200)
 
 
+@sensitive_post_parameters("api_key")
 @researcher_required
 def llm_assessor(request, slug, pk):
     study = study_for_researcher(request, slug)

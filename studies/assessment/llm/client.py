@@ -8,6 +8,8 @@ import json
 import time
 from dataclasses import dataclass
 
+from django.views.decorators.debug import sensitive_variables
+
 from sessionlab import outbound
 from studies.assessment.llm.prompts import grade_parse
 from studies.models import LLMRequest
@@ -50,6 +52,7 @@ def chat_request_body(*, model: str, messages: list[dict], max_tokens: int, temp
     }
 
 
+@sensitive_variables("api_key", "headers")  # an error report shows locals: never the key
 def chat_complete(*, endpoint_url: str, api_key: str, body: dict, timeout: float) -> Outcome:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     started = time.monotonic()

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
 
 from sessionlab.queueing import delay_on_commit, task_named
 from studies.assessment.llm.client import Outcome, chat_complete, chat_request_body
@@ -152,6 +153,7 @@ def _finish(run: LLMRun, status: str, error: str) -> None:
     )
 
 
+@sensitive_variables("api_key")
 def _work(run: LLMRun) -> str:
     assessor = run.assessor
     study = assessor.membership.study
