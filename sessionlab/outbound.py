@@ -1,6 +1,7 @@
 """Outbound HTTP: the one way SessionLab calls another server (a researcher's search engine now; an assessor
 or a webhook later). `fetch(url)` answers a Response or raises an OutboundError whose `category` is all a
-researcher is shown; the `detail` goes to the server log only.
+researcher is shown; the `detail` goes to the server log only. `post_json(url, payload, timeout=...)` is the
+same for a POST of JSON (a language-model assessor's request), with its redirects refused, not followed.
 
 What a call may reach (docs/security.md, "Outbound HTTP"):
 - http and https only, at every hop; redirects are followed here, at most OUTBOUND_MAX_REDIRECTS of them;
@@ -22,6 +23,7 @@ import concurrent.futures
 import functools
 import http.client
 import ipaddress
+import json
 import logging
 import math
 import socket
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
+from django.views.decorators.debug import sensitive_variables
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +93,11 @@ class TooLarge(OutboundError):
     category = "response too large"
 
 
+class RedirectRefused(OutboundError):
+    category = "refused (a redirect of a POST)"
+    counts = False
+
+
 class CircuitOpen(OutboundError):
     counts = False
 
@@ -111,10 +119,43 @@ def fetch(url: str, *, timeout: float | None = None, accept: str = "application/
     lengthen it. A status of 500 or more counts as the target's failure; any other status is returned."""
     limit = float(settings.OUTBOUND_DEADLINE_SECONDS)
     deadline = time.monotonic() + (limit if timeout is None else min(float(timeout), limit))
+    return _breaker_guarded(url, lambda: _follow(url, deadline, accept))
+
+
+@sensitive_variables("headers", "sent")  # an error report shows locals: an Authorization header is a secret
+def post_json(
+    url: str, payload: object, *, timeout: float, headers: dict[str, str] | None = None
+) -> Response:
+    """POST `payload` as JSON to `url` under the same rules as `fetch` (address checks, allow-list, body cap,
+    breaker), with its own deadline: `timeout`, at most OUTBOUND_POST_DEADLINE_SECONDS (a language model may
+    take far longer than a search engine to answer). A redirect is refused, not followed: a POST's body is
+    not ours to resend to wherever the server points. `headers` (an Authorization, say) are sent and never
+    logged: no error's detail names them."""
+    limit = float(settings.OUTBOUND_POST_DEADLINE_SECONDS)
+    deadline = time.monotonic() + min(float(timeout), limit)
+    body = json.dumps(payload).encode()
+    sent = {"Content-Type": "application/json", **(headers or {})}
+
+    @sensitive_variables("sent")
+    def call() -> Response:
+        try:
+            status, answer, location = _get(
+                url, deadline, "application/json", method="POST", body=body, headers=sent
+            )
+        except ValueError as error:  # http.client's InvalidURL
+            raise UrlRefused(f"{url!r}: {error}") from None
+        if location is not None:
+            raise RedirectRefused(f"{url} answered {status}, a redirect of a POST")
+        return Response(status, answer, url)
+
+    return _breaker_guarded(url, call)
+
+
+def _breaker_guarded(url: str, call) -> Response:
     host, port = _host_port(url)
     breaker = _Breaker(f"{host}:{port}")
     try:
-        response = _follow(url, deadline, accept)
+        response = call()
     except OutboundError as error:
         if error.counts:
             breaker.failed()
@@ -258,7 +299,16 @@ def _follow(url: str, deadline: float, accept: str) -> Response:
     raise TooManyRedirects(f"more than {settings.OUTBOUND_MAX_REDIRECTS} redirects, the last to {url}")
 
 
-def _get(url: str, deadline: float, accept: str) -> tuple[int, bytes, str | None]:
+@sensitive_variables("headers", "sent")
+def _get(
+    url: str,
+    deadline: float,
+    accept: str,
+    *,
+    method: str = "GET",
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, bytes, str | None]:
     """One hop: (status, body, Location of a redirect). The addresses checked are tried in order until one
     connects."""
     host, port = _host_port(url)
@@ -282,7 +332,8 @@ def _get(url: str, deadline: float, accept: str) -> tuple[int, bytes, str | None
             except OSError as refused:  # refused, unreachable: the next address may answer
                 refusals.append(f"{address}: {refused!r}")
                 continue
-            connection.request("GET", target, headers={"Accept": accept, "User-Agent": "SessionLab"})
+            sent = {"Accept": accept, "User-Agent": "SessionLab", **(headers or {})}
+            connection.request(method, target, body=body, headers=sent)
             response = connection.getresponse()
             if response.status in REDIRECTS:
                 return response.status, b"", response.getheader("Location")

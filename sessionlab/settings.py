@@ -205,6 +205,16 @@ if set(HEALTH_READY_IGNORE) - {"database", "migrations", "cache", "broker"}:
 OUTBOUND_MAX_REDIRECTS = envint("OUTBOUND_MAX_REDIRECTS", 3, minimum=0)
 OUTBOUND_BREAKER_FAILURES = envint("OUTBOUND_BREAKER_FAILURES", 5, minimum=1)
 OUTBOUND_BREAKER_COOLDOWN_SECONDS = envint("OUTBOUND_BREAKER_COOLDOWN_SECONDS", 30, minimum=1)
+# A POST's deadline (outbound.post_json: a language-model assessor's request, docs/assessing.md) is the
+# assessor's own timeout, at most this: a model may think for minutes where a search engine answers in ms.
+OUTBOUND_POST_DEADLINE_SECONDS = envint("OUTBOUND_POST_DEADLINE_SECONDS", 300, minimum=1)
+
+# Language-model assessors (studies/assessment/llm/, docs/assessing.md "Language-model assessors"): their API
+# keys are encrypted at rest with a key derived from LLM_KEY_SECRET (SECRET_KEY when unset; changing it makes
+# the stored keys unreadable, and they must be entered again). A failed request is tried again after
+# LLM_RETRY_BACKOFF_SECONDS, then twice as long each time.
+LLM_KEY_SECRET = envstr("LLM_KEY_SECRET", "")
+LLM_RETRY_BACKOFF_SECONDS = envint("LLM_RETRY_BACKOFF_SECONDS", 2, minimum=0)
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
 AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]

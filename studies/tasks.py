@@ -53,3 +53,14 @@ def overdue_sweep_task(study_id: int | None = None, once_per_seconds: int | None
         totals["timed_out"] += result.timed_out
         totals["states_changed"] += result.states_changed
     return totals
+
+
+@shared_task(name="studies.tasks.llm_run_task", acks_late=True)
+def llm_run_task(run_id: int) -> str | None:
+    """An LLM assessor's run (studies.assessment.llm.runs): every pool document it has not graded, each
+    request kept, each grade stored with its request. Idempotent (only a queued run starts; graded documents
+    are skipped). Returns the run's final status."""
+    from studies.assessment.llm.runs import llm_run_execute
+
+    run = llm_run_execute(run_id=run_id)
+    return run.status if run is not None else None

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.assessment import views
+from studies.assessment import llm_views, views
 
 app_name = "assessment"
 urlpatterns = [
@@ -25,4 +25,10 @@ urlpatterns = [
     path("manage/<slug:slug>/publish/", views.publish, name="publish"),
     path("manage/<slug:slug>/versions/<int:number>.qrels", views.version_qrels, name="version_qrels"),
     path("manage/<slug:slug>/versions/import/", views.version_import, name="version_import"),
+    # Language-model assessors (issue 30).
+    path("manage/<slug:slug>/llm/add/", llm_views.llm_assessor_add, name="llm_assessor_add"),
+    path("manage/<slug:slug>/llm/<int:pk>/", llm_views.llm_assessor, name="llm_assessor"),
+    path("manage/<slug:slug>/llm/<int:pk>/run/", llm_views.llm_run_start, name="llm_run_start"),
+    path("manage/<slug:slug>/llm/runs/<int:pk>/", llm_views.llm_run, name="llm_run"),
+    path("manage/<slug:slug>/llm/runs/<int:pk>/cancel/", llm_views.llm_run_cancel, name="llm_run_cancel"),
 ]

@@ -32,6 +32,7 @@ from studies.assessment.forms import (
     PublishForm,
     QrelsUploadForm,
 )
+from studies.assessment.llm.selectors import llm_assessors_of
 from studies.design import selectors
 from studies.design import services as design_services
 from studies.design.views import researcher_required, study_for_researcher
@@ -123,6 +124,7 @@ def _manage_page(request, study, *, invite_form=None, status=200):
         "preset_form": PresetForm(prefix="adjudicate"),
         "publish_form": PublishForm(prefix="publish", study=study),
         "version_import_form": QrelsUploadForm(prefix="refqrels"),
+        "llm_assessors": llm_assessors_of(study),
     }
     return render(request, "assessment/manage.html", context, status=status)
 

@@ -56,7 +56,7 @@ from studies.models.assessment import (
 )
 
 # isort: split
-from studies.models.llm_assessors import LLMAssessor
+from studies.models.llm_assessors import LLMAssessor, LLMRequest, LLMRun
 from studies.models.recruitment import (
     CODE_MODES,
     EFFORT_OUTCOMES,
@@ -119,6 +119,8 @@ __all__ = [
     "Judgment",
     "JudgmentChange",
     "LLMAssessor",
+    "LLMRequest",
+    "LLMRun",
     "Participant",
     "PageExposure",
     "PanelNotification",

@@ -23,6 +23,8 @@ NAMES = {
     "studies.tasks.collection_upload_process_task",
     # uploads whose worker stopped, failed by the beat (issue 27)
     "studies.tasks.stale_uploads_fail_task",
+    # an LLM assessor's run over a study's pools (issue 30)
+    "studies.tasks.llm_run_task",
     # the study planner's (issue 21), registered through CELERY_IMPORTS
     "scoring.planning.tasks.power_plan_start_task",
     "scoring.planning.tasks.power_chunk_task",

@@ -86,6 +86,7 @@ def world(designed_study, alice, bob, charlie, django_user_model):
 
     pool_document = PoolDocument.objects.filter(pool__scenario__study=study).first()
     run = scoring_services.scoring_run_create(study=study, created_by=alice)
+    _llm_assessor_with_a_run(study, alice)
     return World(
         study=study,
         other_study=other_study,
@@ -98,3 +99,15 @@ def world(designed_study, alice, bob, charlie, django_user_model):
         invitation=invitation,
         users={"alice": alice, "bob": bob, "charlie": charlie, "ann": ann, "zoe": zoe},
     )
+
+
+def _llm_assessor_with_a_run(study, alice):
+    """An LLM assessor of Alice's study (issue 30) with a finished run, for its pages' rows (llm_path). Its
+    endpoint is a documentation address (192.0.2.1), which the outbound rules refuse without a packet."""
+    from studies.assessment.llm.setup import llm_assessor_create
+    from studies.models import LLMRun
+
+    assessor = llm_assessor_create(
+        study=study, created_by=alice, endpoint_url="http://192.0.2.1/v1", model_name="matrix-model"
+    )
+    LLMRun.objects.create(assessor=assessor, created_by=alice, status=LLMRun.Status.DONE)

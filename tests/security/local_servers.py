@@ -17,6 +17,7 @@ class Server(ThreadingHTTPServer):
     def __init__(self, address, handler):
         super().__init__(address, handler)
         self.paths: list[str] = []
+        self.posted: list[tuple[bytes, dict]] = []  # (body, headers) of each POST
         self.answer = (200, json.dumps([{"id": "a", "title": "A"}]))
 
     @property
@@ -58,6 +59,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._send(*self.server.answer)
         except OSError:  # the client gave up: as it should
             pass
+
+    def do_POST(self):
+        """A POST is recorded (body and headers), then answered as the GET of its path."""
+        length = int(self.headers.get("Content-Length") or 0)
+        self.server.posted.append((self.rfile.read(length), dict(self.headers)))
+        self.do_GET()
 
     def _send(self, status, body):
         data = body.encode()

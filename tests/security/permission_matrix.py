@@ -127,6 +127,18 @@ def public_link(suffix: str) -> Callable[[World, str], str]:
     return build
 
 
+def llm_path(suffix: str) -> Callable[[World, str], str]:
+    """A page of the study's LLM assessor ({pk}) or of its run ({run}), both made by the world fixture."""
+
+    def build(w, role):
+        from studies.models import LLMRun
+
+        run = LLMRun.objects.select_related("assessor").get(assessor__membership__study=w.study)
+        return f"/assess/manage/{w.study.slug}/llm/" + suffix.format(pk=run.assessor_id, run=run.pk)
+
+    return build
+
+
 def fixed(path: str) -> Callable[[World, str], str]:
     return lambda w, role: path
 

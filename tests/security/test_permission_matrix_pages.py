@@ -25,6 +25,7 @@ from .permission_matrix import (
     design_row_path,
     first_assignment,
     fixed,
+    llm_path,
     participant_path,
     plan_path,
     public_link,
@@ -300,6 +301,18 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("assessment:version_import", "POST"): Row(
         "POST", study_path("/assess/manage/{slug}/versions/import/"), RESEARCHER_PAGE, lambda w: {}
     ),
+    # Language-model assessors (issue 30): the study's researchers only.
+    ("assessment:llm_assessor_add", "GET"): Row(
+        "GET", study_path("/assess/manage/{slug}/llm/add/"), RESEARCHER_PAGE
+    ),
+    ("assessment:llm_assessor_add", "POST"): Row(
+        "POST", study_path("/assess/manage/{slug}/llm/add/"), RESEARCHER_PAGE, lambda w: {}
+    ),
+    ("assessment:llm_assessor", "GET"): Row("GET", llm_path("{pk}/"), RESEARCHER_PAGE),
+    ("assessment:llm_assessor", "POST"): Row("POST", llm_path("{pk}/"), RESEARCHER_PAGE, lambda w: {}),
+    ("assessment:llm_run_start", "POST"): Row("POST", llm_path("{pk}/run/"), RESEARCHER_PAGE, lambda w: {}),
+    ("assessment:llm_run", "GET"): Row("GET", llm_path("runs/{run}/"), RESEARCHER_PAGE),
+    ("assessment:llm_run_cancel", "POST"): Row("POST", llm_path("runs/{run}/cancel/"), RESEARCHER_PAGE),
     ("assessment:assessor_study", "GET"): Row("GET", study_path("/assess/study/{slug}/"), ASSESSOR_PAGE),
     ("assessment:assessor_form", "GET"): Row("GET", study_path("/assess/study/{slug}/S1/"), ASSESSOR_PAGE),
     ("assessment:assessor_form", "POST"): Row(

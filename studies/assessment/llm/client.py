@@ -1,0 +1,120 @@
+"""One request to an OpenAI-compatible chat-completions server (vLLM, Ollama, llama.cpp's server, hosted
+services): POST <endpoint>/chat/completions through sessionlab.outbound (the search systems' address rules),
+and what came of it, whatever that was. Never raises for the server's failings: they are outcomes to keep."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from django.views.decorators.debug import sensitive_variables
+
+from sessionlab import outbound
+from studies.assessment.llm.prompts import grade_parse
+from studies.models import LLMRequest
+
+Status = LLMRequest.Status
+# Worth another attempt: the server may answer next time (rate limited, overloaded, slow, restarting).
+TRANSIENT = frozenset({Status.HTTP_ERROR, Status.TIMEOUT, Status.UNREACHABLE})
+RETRY_HTTP = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+
+
+@dataclass
+class Outcome:
+    status: str
+    raw_answer: str = ""
+    model_grade: int | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: int = 0
+    http_status: int | None = None
+    error: str = ""
+
+    @property
+    def retryable(self) -> bool:
+        if self.status == Status.HTTP_ERROR:
+            return self.http_status in RETRY_HTTP
+        return self.status in TRANSIENT
+
+
+def chat_url(endpoint_url: str) -> str:
+    return endpoint_url.rstrip("/") + "/chat/completions"
+
+
+def chat_request_body(*, model: str, messages: list[dict], max_tokens: int, temperature: float) -> dict:
+    return {
+        "model": model,
+        "messages": messages,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "stream": False,
+    }
+
+
+@sensitive_variables("api_key", "headers")  # an error report shows locals: never the key
+def chat_complete(*, endpoint_url: str, api_key: str, body: dict, timeout: float) -> Outcome:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    started = time.monotonic()
+    try:
+        response = outbound.post_json(chat_url(endpoint_url), body, timeout=timeout, headers=headers)
+    except outbound.OutboundError as error:
+        outcome = Outcome(_status_of(error), error=error.category)
+    else:
+        outcome = _answer(response.status, response.body)
+    outcome.latency_ms = int((time.monotonic() - started) * 1000)
+    return outcome
+
+
+def _status_of(error: outbound.OutboundError) -> str:
+    if isinstance(error, outbound.TimedOut):
+        return Status.TIMEOUT
+    if isinstance(error, outbound.AddressRefused | outbound.UrlRefused | outbound.RedirectRefused):
+        return Status.REFUSED
+    if isinstance(error, outbound.ConnectFailed | outbound.TlsFailed | outbound.CircuitOpen):
+        return Status.UNREACHABLE
+    return Status.HTTP_ERROR  # not HTTP, too large
+
+
+def _answer(http_status: int, body: bytes) -> Outcome:
+    text = body.decode("utf-8", errors="replace")
+    if http_status != 200:
+        return Outcome(
+            Status.HTTP_ERROR, raw_answer=text[:2000], http_status=http_status, error=f"HTTP {http_status}"
+        )
+    try:
+        data = json.loads(text)
+        content = data["choices"][0]["message"]["content"]
+        if not isinstance(content, str):
+            raise TypeError("content is not text")
+    except (ValueError, KeyError, IndexError, TypeError) as error:
+        return Outcome(
+            Status.MALFORMED,
+            raw_answer=text[:20000],
+            http_status=200,
+            error=f"not a chat completion: {error}"[:300],
+        )
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    tokens_in, tokens_out = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    grade = grade_parse(content)
+    if grade is None:
+        return Outcome(
+            Status.MALFORMED,
+            raw_answer=content,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            http_status=200,
+            error='no "##final score: N" with N in 0-3 in the answer',
+        )
+    return Outcome(
+        Status.OK,
+        raw_answer=content,
+        model_grade=grade,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        http_status=200,
+    )
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0

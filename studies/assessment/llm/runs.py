@@ -1,0 +1,267 @@
+"""Runs of an LLM assessor: each pool document it has not graded is sent to the model once (and again on a
+transient failure, up to the assessor's retries), under its rate limit and cost cap, and every request is
+kept. A grade is stored with its request in one transaction, so nothing is half-stored; the run holds no
+transaction of its own (a worker commits as it goes, and the page shows the progress). The task
+(studies.tasks.llm_run_task) takes the run's id and calls `llm_run_execute`."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.views.decorators.debug import sensitive_variables
+
+from sessionlab.queueing import delay_on_commit, task_named
+from studies.assessment.llm.client import Outcome, chat_complete, chat_request_body
+from studies.assessment.llm.keys import api_key_decrypt
+from studies.assessment.llm.prompts import GradeMap, grade_map_for, passage_text, prompt_hash, prompt_render
+from studies.errors import AssessmentError
+from studies.models import AssessorJudgment, LLMAssessor, LLMRequest, LLMRun, PoolDocument, Scenario
+
+logger = logging.getLogger(__name__)
+Status = LLMRun.Status
+ACTIVE = (Status.QUEUED, Status.RUNNING)
+CHARS_PER_TOKEN = 4  # a prompt's tokens, estimated before it is sent (English text: about 4 characters each)
+
+
+def llm_run_start(*, assessor: LLMAssessor, created_by, scenarios: list[Scenario] | None = None) -> LLMRun:
+    """Queue a run over the documents of `scenarios` (every scenario when none) that the assessor has not
+    graded. One run at a time per assessor: a second is refused while one is queued or running."""
+    study = assessor.membership.study
+    if any(scenario.study_id != study.pk for scenario in scenarios or []):
+        raise AssessmentError("a scenario of another study")
+    grade_map_for(study.grade_values())  # a scale changed since set-up is refused now, not at the first grade
+    with transaction.atomic():
+        LLMAssessor.objects.select_for_update().get(pk=assessor.pk)
+        if assessor.runs.filter(status__in=ACTIVE).exists():
+            raise AssessmentError("this assessor has a run queued or running; cancel it or wait for its end")
+        run = LLMRun.objects.create(
+            assessor=assessor,
+            created_by=created_by,
+            scenario_ids=sorted(scenario.pk for scenario in scenarios or []),
+            total=_documents(assessor, sorted(s.pk for s in scenarios or [])).count(),
+        )
+        delay_on_commit(
+            task_named("studies.tasks.llm_run_task"), run.pk, on_failure=lambda exc: _unqueued(run.pk)
+        )
+    return run
+
+
+def _unqueued(run_id: int) -> None:
+    LLMRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+        status=Status.FAILED,
+        error="the task could not be queued (broker unreachable)",
+        finished_at=timezone.now(),
+    )
+
+
+def llm_run_cancel(*, run: LLMRun) -> bool:
+    """Stop a queued or running run before its next request (the one under way is kept). False when it had
+    already ended."""
+    return bool(
+        LLMRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
+            status=Status.CANCELLED, finished_at=timezone.now()
+        )
+    )
+
+
+def _documents(assessor: LLMAssessor, scenario_ids: list[int]):
+    documents = PoolDocument.objects.filter(pool__scenario__study_id=assessor.membership.study_id).exclude(
+        assessor_judgments__assessor_id=assessor.membership.user_id
+    )
+    if scenario_ids:
+        documents = documents.filter(pool__scenario_id__in=scenario_ids)
+    return documents.select_related("document", "pool__scenario").order_by("pool__scenario_id", "id")
+
+
+class _Budget:
+    """What the run has spent, and whether the next request could cross the cap: its prompt's tokens are
+    estimated (CHARS_PER_TOKEN) and its answer counted at the most it may be (max_answer_tokens)."""
+
+    def __init__(self, assessor: LLMAssessor, run: LLMRun):
+        self.assessor = assessor
+        self.cost = Decimal(run.cost)
+        self.tokens = run.tokens_in + run.tokens_out
+
+    def price(self, tokens_in: int, tokens_out: int) -> Decimal:
+        price_in, price_out = self.assessor.price_input_per_million, self.assessor.price_output_per_million
+        if price_in is None or price_out is None:
+            return Decimal(0)
+        return (Decimal(tokens_in) * price_in + Decimal(tokens_out) * price_out) / Decimal(1_000_000)
+
+    def would_cross(self, prompt_chars: int) -> bool:
+        tokens_in = math.ceil(prompt_chars / CHARS_PER_TOKEN)
+        tokens_out = self.assessor.max_answer_tokens
+        cap, token_cap = self.assessor.cost_cap, self.assessor.token_cap
+        if cap is not None and self.assessor.priced and self.cost + self.price(tokens_in, tokens_out) > cap:
+            return True
+        return token_cap is not None and self.tokens + tokens_in + tokens_out > token_cap
+
+    def spend(self, outcome: Outcome) -> Decimal:
+        cost = self.price(outcome.tokens_in, outcome.tokens_out)
+        self.cost += cost
+        self.tokens += outcome.tokens_in + outcome.tokens_out
+        return cost
+
+
+class _Pace:
+    """At most requests_per_minute requests start in any minute: each waits for its turn."""
+
+    def __init__(self, per_minute: int):
+        self.interval = 60.0 / max(per_minute, 1)
+        self.next_at = 0.0
+
+    def wait(self) -> None:
+        now = time.monotonic()
+        if now < self.next_at:
+            time.sleep(self.next_at - now)
+        self.next_at = max(now, self.next_at) + self.interval
+
+
+def llm_run_execute(*, run_id: int) -> LLMRun | None:
+    """The run's work (the task's body). Idempotent: a run that is not queued is left alone (None), and
+    documents graded meanwhile are skipped."""
+    if not LLMRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+        status=Status.RUNNING, started_at=timezone.now()
+    ):
+        return None
+    run = LLMRun.objects.select_related("assessor__membership__study", "assessor__membership__user").get(
+        pk=run_id
+    )
+    try:
+        final = _work(run)
+    except AssessmentError as error:
+        final, run.error = Status.FAILED, str(error)[:300]
+    except Exception as error:
+        _finish(run, Status.FAILED, f"stopped by an error: {type(error).__name__}")
+        raise
+    _finish(run, final, run.error)
+    run.refresh_from_db()
+    return run
+
+
+def _finish(run: LLMRun, status: str, error: str) -> None:
+    # Conditional: a run cancelled meanwhile stays cancelled.
+    LLMRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
+        status=status, error=error[:300], finished_at=timezone.now()
+    )
+
+
+@sensitive_variables("api_key")
+def _work(run: LLMRun) -> str:
+    assessor = run.assessor
+    study = assessor.membership.study
+    grades = grade_map_for(study.grade_values())
+    api_key = api_key_decrypt(assessor.api_key_encrypted)
+    template = assessor.prompt_template
+    hashed = prompt_hash(template, assessor.model_name)
+    documents = list(_documents(assessor, run.scenario_ids))
+    LLMRun.objects.filter(pk=run.pk).update(total=len(documents))
+    budget, pace = _Budget(assessor, run), _Pace(assessor.requests_per_minute)
+    for pool_document in documents:
+        if LLMRun.objects.filter(pk=run.pk).values_list("status", flat=True).get() != Status.RUNNING:
+            return Status.CANCELLED
+        scenario, document = pool_document.pool.scenario, pool_document.document
+        prompt = prompt_render(
+            template,
+            query=scenario.title,
+            passage=passage_text(document.title, document.text, assessor.passage_max_chars),
+            description=scenario.text,
+            narrative=scenario.text,
+        )
+        messages = [{"role": "user", "content": prompt}]
+        body = chat_request_body(
+            model=assessor.model_name,
+            messages=messages,
+            max_tokens=assessor.max_answer_tokens,
+            temperature=assessor.temperature,
+        )
+        for attempt in range(1, assessor.max_retries + 2):
+            if budget.would_cross(len(prompt)):
+                run.error = "the next request could cross the cost cap"
+                return Status.COST_CAP
+            pace.wait()
+            outcome = chat_complete(
+                endpoint_url=assessor.endpoint_url,
+                api_key=api_key,
+                body=body,
+                timeout=assessor.timeout_seconds,
+            )
+            last_attempt = outcome.status == LLMRequest.Status.OK or not outcome.retryable
+            last_attempt = last_attempt or attempt == assessor.max_retries + 1
+            _record(
+                run=run,
+                pool_document=pool_document,
+                attempt=attempt,
+                hashed=hashed,
+                messages=messages,
+                outcome=outcome,
+                grades=grades,
+                cost=budget.spend(outcome),
+                counted=last_attempt,
+            )
+            if last_attempt:
+                break
+            time.sleep(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1))
+        if outcome.status == LLMRequest.Status.REFUSED:
+            run.error = f"the endpoint is refused: {outcome.error}"
+            return Status.FAILED
+    return Status.DONE
+
+
+def _record(
+    *,
+    run: LLMRun,
+    pool_document: PoolDocument,
+    attempt: int,
+    hashed: str,
+    messages: list[dict],
+    outcome: Outcome,
+    grades: GradeMap,
+    cost: Decimal,
+    counted: bool,
+) -> None:
+    """The request, its grade (if any) and the run's counters, in one transaction. `counted`: the document's
+    last attempt, which counts it done or failed."""
+    ok = outcome.status == LLMRequest.Status.OK
+    grade = grades.mapping[outcome.model_grade] if ok and outcome.model_grade is not None else None
+    now = timezone.now()
+    with transaction.atomic():
+        LLMRequest.objects.create(
+            run=run,
+            pool_document=pool_document,
+            document_external_id=pool_document.document.external_id,
+            attempt=attempt,
+            model_name=run.assessor.model_name,
+            prompt_hash=hashed,
+            messages=messages,
+            raw_answer=outcome.raw_answer,
+            model_grade=outcome.model_grade,
+            grade=grade,
+            tokens_in=outcome.tokens_in,
+            tokens_out=outcome.tokens_out,
+            latency_ms=outcome.latency_ms,
+            status=outcome.status,
+            http_status=outcome.http_status,
+            error=outcome.error[:300],
+            sent_at=now,
+        )
+        if grade is not None:
+            AssessorJudgment.objects.get_or_create(
+                assessor_id=run.assessor.membership.user_id,
+                pool_document=pool_document,
+                defaults={"grade": grade, "created_at": now, "updated_at": now},
+            )
+        LLMRun.objects.filter(pk=run.pk).update(
+            done=F("done") + int(counted and ok),
+            failed=F("failed") + int(counted and not ok),
+            tokens_in=F("tokens_in") + outcome.tokens_in,
+            tokens_out=F("tokens_out") + outcome.tokens_out,
+            cost=F("cost") + cost,
+        )

@@ -1,0 +1,117 @@
+"""A local model server that speaks OpenAI's chat-completions protocol as vLLM, Ollama and llama.cpp's server
+do (POST /v1/chat/completions, JSON in, a chat.completion object with usage out), on a thread, for the tests.
+
+It records every request (path, headers, body) and answers by a script: each request takes the next
+behaviour from `script`, and with none left the default (`grade_for(prompt)`, a 2 unless a test says
+otherwise). Behaviours:
+    ("grade", n)        a well-formed completion ending "##final score: n", with usage tokens;
+    ("status", code)    an HTTP error with an OpenAI-style error body (429, 500, 503 ...);
+    ("slow", seconds)   a grade of 2, after sleeping `seconds` (past the client's timeout);
+    ("not_json",)       a 200 whose body is not JSON;
+    ("no_grade",)       a well-formed completion whose content has no final score;
+    ("no_choices",)     a 200 JSON object without choices.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeModelServer:
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.script: list[tuple] = []
+        self.grade_for = lambda prompt: 2
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = None
+                with server.lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    behaviour = server.script.pop(0) if server.script else None
+                if self.path != "/v1/chat/completions" or not isinstance(body, dict):
+                    return self._json(
+                        404, {"error": {"message": "not found", "type": "invalid_request_error"}}
+                    )
+                prompt = body["messages"][-1]["content"]
+                behaviour = behaviour or ("grade", server.grade_for(prompt))
+                kind = behaviour[0]
+                if kind == "status":
+                    return self._json(behaviour[1], {"error": {"message": "busy", "type": "server_error"}})
+                if kind == "slow":
+                    time.sleep(behaviour[1])
+                    behaviour = ("grade", 2)
+                if kind == "not_json":
+                    return self._send(200, b"<html>upstream error</html>", "text/html")
+                if kind == "no_choices":
+                    return self._json(200, {"id": "chatcmpl-x", "object": "chat.completion", "choices": []})
+                content = (
+                    f"M: 2, T: 2\n##final score: {behaviour[1]}"
+                    if kind == "grade"
+                    else "The passage is about wings."
+                )
+                tokens_in = max(1, len(prompt) // 4)
+                tokens_out = max(1, len(content) // 4)
+                self._json(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(server.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": content},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": tokens_in,
+                            "completion_tokens": tokens_out,
+                            "total_tokens": tokens_in + tokens_out,
+                        },
+                    },
+                )
+
+            def _json(self, status, data):
+                self._send(status, json.dumps(data).encode(), "application/json")
+
+            def _send(self, status, data, content_type):
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the client gave up (a timeout test)
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -1,0 +1,67 @@
+"""A run can be cancelled: queued, it never sends a request; running, it stops before its next request and
+keeps what it stored."""
+
+import pytest
+from django.urls import reverse
+
+from studies.assessment.llm import client as llm_client
+from studies.assessment.llm import runs
+from studies.errors import AssessmentError
+from studies.models import AssessorJudgment, LLMRun
+from studies.tasks import llm_run_task
+
+
+def test_a_queued_run_cancelled_sends_nothing(
+    client, alice, pooled_study, llm_assessor, model_server, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        run = runs.llm_run_start(assessor=llm_assessor, created_by=alice)
+    client.force_login(alice)
+    response = client.post(
+        reverse("assessment:llm_run_cancel", args=[pooled_study.slug, run.pk]), follow=True
+    )
+    assert "Run cancelled" in response.content.decode()
+    for callback in queued:
+        callback()  # the worker gets the task after all
+    run.refresh_from_db()
+    assert run.status == "cancelled" and model_server.requests == []
+    again = client.post(reverse("assessment:llm_run_cancel", args=[pooled_study.slug, run.pk]), follow=True)
+    assert "already ended" in again.content.decode()
+
+
+def test_a_running_run_stops_before_its_next_request(llm_assessor, model_server, run_llm, monkeypatch):
+    calls = []
+
+    def complete_then_cancel(**kwargs):
+        outcome = llm_client.chat_complete(**kwargs)
+        calls.append(outcome)
+        LLMRun.objects.filter(assessor=llm_assessor).update(status=LLMRun.Status.CANCELLED)  # from the page
+        return outcome
+
+    monkeypatch.setattr(runs, "chat_complete", complete_then_cancel)
+    run = run_llm(llm_assessor)
+    assert run.status == "cancelled" and len(calls) == 1
+    assert AssessorJudgment.objects.filter(assessor=llm_assessor.membership.user).count() == 1
+    assert run.done == 1
+
+
+def test_one_run_at_a_time_and_the_task_is_idempotent(
+    llm_assessor, alice, model_server, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        run = runs.llm_run_start(assessor=llm_assessor, created_by=alice)
+    with pytest.raises(AssessmentError, match="queued or running"):
+        runs.llm_run_start(assessor=llm_assessor, created_by=alice)
+    assert llm_run_task(run.pk) == "done"
+    assert llm_run_task(run.pk) is None  # a second delivery does nothing
+    assert len(model_server.requests) == 3
+
+
+def test_a_run_over_chosen_scenarios_sends_only_theirs(pooled_study, llm_assessor, model_server, run_llm):
+    from studies.assessment import pools
+
+    other = pooled_study.scenarios.get(code="S2")
+    pools.pool_add_documents(scenario=other, external_ids=["d9"], added_by=pooled_study.owner)
+    run = run_llm(llm_assessor, scenarios=[other])
+    assert (run.status, run.total, run.done) == ("done", 1, 1)
+    assert "Title 9" in model_server.requests[0]["body"]["messages"][0]["content"]
