@@ -9,6 +9,8 @@ from studies.api.serializers.agreement import (
     AgreementBlockSerializer,
     AgreementEstimateSerializer,
     AgreementPairSerializer,
+    ReferenceAgreementRowSerializer,
+    ReferenceAgreementSerializer,
     StudyAgreementSerializer,
 )
 from studies.api.serializers.design import (
@@ -112,6 +114,8 @@ __all__ = [
     "QuerySerializer",
     "QuestionnaireAnswersSerializer",
     "QuestionnaireItemSerializer",
+    "ReferenceAgreementRowSerializer",
+    "ReferenceAgreementSerializer",
     "ReferenceJudgmentSerializer",
     "ReferenceVersionSerializer",
     "RoundTripSerializer",

@@ -14,12 +14,14 @@ def _number(value: float) -> float | None:
 
 
 class AgreementEstimateSerializer(serializers.Serializer):
-    coefficient = serializers.CharField(help_text="e.g. \"Gwet's AC2 (quadratic weights)\"")
+    coefficient = serializers.CharField(help_text='e.g. "Gwet\'s AC2 (quadratic weights)"')
     estimate = serializers.FloatField(allow_null=True, help_text="null when undefined")
     se = serializers.FloatField(allow_null=True, help_text="standard error")
     ci_low = serializers.FloatField(allow_null=True, help_text="lower end of the confidence interval")
     ci_high = serializers.FloatField(allow_null=True, help_text="upper end (capped at 1)")
-    p_value = serializers.FloatField(allow_null=True, help_text="two-sided, against no agreement beyond chance")
+    p_value = serializers.FloatField(
+        allow_null=True, help_text="two-sided, against no agreement beyond chance"
+    )
     n = serializers.IntegerField(help_text="documents the figure is computed on")
     method = serializers.CharField(help_text="how se and interval were obtained (analytic or bootstrap)")
 
@@ -62,7 +64,9 @@ class AgreementBlockSerializer(serializers.Serializer):
     )
     documents = serializers.IntegerField(help_text="pool documents with two grades or more")
     all_assessors = AgreementEstimateSerializer(many=True, help_text="every coefficient over all assessors")
-    pairs = AgreementPairSerializer(many=True, help_text="each pair of assessors on the documents both graded")
+    pairs = AgreementPairSerializer(
+        many=True, help_text="each pair of assessors on the documents both graded"
+    )
 
     def to_representation(self, instance):
         return {
@@ -73,7 +77,39 @@ class AgreementBlockSerializer(serializers.Serializer):
         }
 
 
+class ReferenceAgreementRowSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text="the participant's code, or the scenario's")
+    n = serializers.IntegerField(help_text="documents they graded that the reference grades")
+    missed = serializers.IntegerField(
+        help_text="shown to them, relevant in the reference, not judged relevant by them"
+    )
+    confusion_matrix = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="counts, rows their grades and columns the reference's, in the scale's order",
+    )
+    estimates = AgreementEstimateSerializer(many=True)
+
+    def to_representation(self, instance):
+        return {
+            "label": instance.label,
+            "n": instance.n,
+            "missed": instance.missed,
+            "confusion_matrix": instance.matrix.tolist(),
+            "estimates": AgreementEstimateSerializer(instance.estimates, many=True).data,
+        }
+
+
+class ReferenceAgreementSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="the reference version's number (the newest)")
+    per_participant = ReferenceAgreementRowSerializer(many=True)
+    per_scenario = ReferenceAgreementRowSerializer(many=True)
+
+
 class StudyAgreementSerializer(serializers.Serializer):
     scale = serializers.ListField(child=serializers.IntegerField(), help_text="the study's grades, in order")
     level = serializers.FloatField(help_text="the confidence level of every interval")
     blocks = AgreementBlockSerializer(many=True, help_text="one per scenario, then overall (scenario null)")
+    participants_against_reference = ReferenceAgreementSerializer(
+        allow_null=True,
+        help_text="participants' own grades against the newest reference version; null without one",
+    )

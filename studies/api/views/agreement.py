@@ -1,7 +1,9 @@
 """The assessors' agreement for scripts: GET /api/studies/<id>/agreement/, every coefficient with its standard
 error, interval, p-value, method and n, per scenario and overall, for each pair of assessors and over all of
-them (studies/assessment/adjudication.assessor_agreement; docs/assessing.md, "Agreement"). `?format=csv`
-(or Accept: text/csv) is the same bytes as the study's agreement.csv download."""
+them (studies/assessment/adjudication.assessor_agreement), and each participant's and scenario's grades
+against the newest reference version (participant_reference_agreement); docs/assessing.md, "Agreement".
+`?format=csv` (or Accept: text/csv) is the same bytes as the study's agreement.csv download (the assessors'
+figures)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from rest_framework.views import APIView
 from scoring.api import CSVRenderer
 from studies.api import serializers as s
 from studies.api.views.common import StudyScoped, query_parameter
-from studies.assessment.adjudication import assessor_agreement
+from studies.assessment.adjudication import assessor_agreement, participant_reference_agreement
 from studies.assessment.agreement_estimates import CONFIDENCE_LEVEL, agreement_rows
 from studies.interchange.tidy_csv import table_csv
 
@@ -28,7 +30,9 @@ from studies.interchange.tidy_csv import table_csv
 class StudyAgreement(StudyScoped, APIView):
     """Agreement between the study's assessors (machine assessors too): a block per scenario, then one over
     every scenario (`scenario` null); in each, every coefficient over all assessors and, for each pair on
-    the documents both graded, the confusion matrix and every coefficient. Undefined figures are null."""
+    the documents both graded, the confusion matrix and every coefficient; then the participants' own grades
+    against the newest reference version, per participant and per scenario, with the same coefficients.
+    Undefined figures are null."""
 
     renderer_classes = [
         *cast("Sequence[type[BaseRenderer]]", api_settings.DEFAULT_RENDERER_CLASSES),
@@ -65,10 +69,21 @@ class StudyAgreement(StudyScoped, APIView):
             )
             response["Content-Disposition"] = f'attachment; filename="{self.study.slug}-agreement.csv"'
             return response
+        version, per_participant, per_scenario = participant_reference_agreement(study=self.study)
+        against_reference = (
+            None
+            if version is None
+            else {
+                "version": version.number,
+                "per_participant": s.ReferenceAgreementRowSerializer(per_participant, many=True).data,
+                "per_scenario": s.ReferenceAgreementRowSerializer(per_scenario, many=True).data,
+            }
+        )
         body = {
             "scale": self.study.grade_values(),
             "level": CONFIDENCE_LEVEL,
             "blocks": s.AgreementBlockSerializer(blocks, many=True).data,
+            "participants_against_reference": against_reference,
         }
         return Response(body)
 
