@@ -29,7 +29,9 @@ CONFIDENCE_LEVEL = 0.95
 def all_estimates(data: np.ndarray, scale: list[int]) -> list[AgreementEstimate]:
     """reliability.all_estimates with the page's bootstrap (AGREEMENT_BOOTSTRAP_REPLICATES, fixed seed)."""
     return reliability.all_estimates(
-        data, scale, replicates=settings.AGREEMENT_BOOTSTRAP_REPLICATES,
+        data,
+        scale,
+        replicates=settings.AGREEMENT_BOOTSTRAP_REPLICATES,
         seed=reliability.DEFAULT_SEED,
         level=CONFIDENCE_LEVEL,
     )

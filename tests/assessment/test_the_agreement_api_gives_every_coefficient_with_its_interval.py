@@ -104,3 +104,17 @@ def test_the_endpoint_is_in_the_openapi_schema(alice):
     assert "StudyAgreement" in content["application/json"]["schema"]["$ref"]
     blocks = schema["components"]["schemas"]["AgreementBlock"]["properties"]
     assert {"scenario", "documents", "all_assessors", "pairs"} <= set(blocks)
+
+
+def test_the_query_count_does_not_grow_with_the_scenarios_or_the_pairs(graded, alice, make_assessors):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    api = client_for(alice)
+    with CaptureQueriesContext(connection) as before:
+        assert api.get(url(graded)).status_code == 200
+    dan = make_assessors(graded, "dan")
+    grade_all(graded, {"d10": [1], "d11": [2]}, dan, code="S3")
+    with CaptureQueriesContext(connection) as after:
+        assert api.get(url(graded)).status_code == 200
+    assert len(after) == len(before) <= 12, [q["sql"][:120] for q in after]
