@@ -35,9 +35,10 @@ def add_agreement_subcommand(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "agreement",
         help="agreement between assessors' qrels, every coefficient with its interval",
-        description="Agreement between two or more assessors, one TREC qrels file each: Cohen's kappa, "
-        "Gwet's AC1/AC2, Fleiss' kappa and Krippendorff's alpha with standard errors, intervals, p-values "
-        "and the method. See docs/assessing.md.",
+        description="Agreement between two or more assessors, one TREC qrels file each (or one file "
+        "with --assessor-column): Cohen's kappa, Gwet's AC1/AC2, Scott's pi, Brennan-Prediger, Fleiss' "
+        "kappa, Krippendorff's alpha and percent agreement with standard errors, intervals, p-values and "
+        "the method. See docs/assessing.md.",
     )
     parser.add_argument(
         "qrels",

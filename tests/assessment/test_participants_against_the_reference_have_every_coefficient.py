@@ -72,9 +72,9 @@ def test_the_api_gives_each_row_with_its_coefficients(referenced, alice):
     body = client_for(alice).get(f"/api/studies/{referenced.pk}/agreement/").json()
     against = body["participants_against_reference"]
     assert against["version"] == 1
-    assert [row["label"] for row in against["per_participant"]] == ["P001", "P002"]
+    assert [row["code"] for row in against["per_participant"]] == ["P001", "P002"]
     s1 = against["per_scenario"][0]
-    assert (s1["label"], s1["n"]) == ("S1", 4)
+    assert (s1["code"], s1["n"]) == ("S1", 4)
     _version, _participants, per_scenario = adjudication.participant_reference_agreement(study=referenced)
     assert s1["confusion_matrix"] == per_scenario[0].matrix.tolist()
     ac1 = s1["estimates"][4]

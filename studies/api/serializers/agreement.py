@@ -78,7 +78,7 @@ class AgreementBlockSerializer(serializers.Serializer):
 
 
 class ReferenceAgreementRowSerializer(serializers.Serializer):
-    label = serializers.CharField(help_text="the participant's code, or the scenario's")
+    code = serializers.CharField(help_text="the participant's code, or the scenario's")
     n = serializers.IntegerField(help_text="documents they graded that the reference grades")
     missed = serializers.IntegerField(
         help_text="shown to them, relevant in the reference, not judged relevant by them"
@@ -91,7 +91,7 @@ class ReferenceAgreementRowSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         return {
-            "label": instance.label,
+            "code": instance.label,
             "n": instance.n,
             "missed": instance.missed,
             "confusion_matrix": instance.matrix.tolist(),

@@ -19,12 +19,23 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from scoring.api import CSVRenderer
 from studies.api import serializers as s
 from studies.api.views.common import StudyScoped, query_parameter
 from studies.assessment.adjudication import assessor_agreement, participant_reference_agreement
 from studies.assessment.agreement_estimates import CONFIDENCE_LEVEL, agreement_rows
 from studies.interchange.tidy_csv import table_csv
+
+
+class AgreementCSVRenderer(BaseRenderer):
+    """Lets `?format=csv` and `Accept: text/csv` choose the CSV: the view writes it (the download's bytes),
+    and an error is answered in JSON (finalize_response), so this renders nothing itself."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return b""
 
 
 class StudyAgreement(StudyScoped, APIView):
@@ -36,7 +47,7 @@ class StudyAgreement(StudyScoped, APIView):
 
     renderer_classes = [
         *cast("Sequence[type[BaseRenderer]]", api_settings.DEFAULT_RENDERER_CLASSES),
-        CSVRenderer,
+        AgreementCSVRenderer,
     ]
     pagination_class = None
 
@@ -92,7 +103,7 @@ class StudyAgreement(StudyScoped, APIView):
         if (
             isinstance(response, Response)
             and response.status_code >= 400
-            and isinstance(getattr(request, "accepted_renderer", None), CSVRenderer)
+            and isinstance(getattr(request, "accepted_renderer", None), AgreementCSVRenderer)
         ):
             request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
         return super().finalize_response(request, response, *args, **kwargs)
