@@ -281,8 +281,9 @@ class ParticipantAgreement(Texts):
     @cached_property
     def estimates(self) -> list[AgreementEstimate]:
         """Every coefficient of a pair of assessors (PAIR_COEFFICIENTS: percent agreement, Cohen's kappa,
-        Gwet's AC1/AC2), their grades against the reference's, with intervals; computed when a page or the
-        API asks (the exclusion rule reads only the point figures above, which these equal)."""
+        Gwet's AC1/AC2, Scott's pi, Brennan-Prediger), their grades against the reference's, with intervals;
+        computed when a page or the API asks (the exclusion rule reads only the point figures above, which
+        these equal)."""
         if self.matrix is None:
             return []
         return pair_estimates(self.matrix)
