@@ -2,6 +2,10 @@
 coefficient's standard error, interval, p-value and method (scoring/lib/reliability; docs/assessing.md).
 
     python -m scoring agreement ann.qrels ben.qrels cat.qrels [--grades 0,1,2,3] [--per-topic]
+    python -m scoring agreement --assessor-column all.qrels [...]
+
+With --assessor-column, one qrels file holds every assessor's grades: its second column (the "iteration",
+which trec_eval ignores) names the assessor, as files of several assessors' judgments do.
 
 A document is a (topic, docid); an assessor grades it when their file has that line (negative grades, which
 trec_eval reads as unjudged, count as not graded). Output: tab-separated, a header, then for "all" topics (and
@@ -31,11 +35,21 @@ def add_agreement_subcommand(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "agreement",
         help="agreement between assessors' qrels, every coefficient with its interval",
-        description="Agreement between two or more assessors, one TREC qrels file each: Cohen's kappa, "
-        "Gwet's AC1/AC2, Fleiss' kappa and Krippendorff's alpha with standard errors, intervals, p-values "
-        "and the method. See docs/assessing.md.",
+        description="Agreement between two or more assessors, one TREC qrels file each (or one file "
+        "with --assessor-column): Cohen's kappa, Gwet's AC1/AC2, Scott's pi, Brennan-Prediger, Fleiss' "
+        "kappa, Krippendorff's alpha and percent agreement with standard errors, intervals, p-values and "
+        "the method. See docs/assessing.md.",
     )
-    parser.add_argument("qrels", nargs="+", help="one TREC qrels file per assessor (at least two)")
+    parser.add_argument(
+        "qrels",
+        nargs="+",
+        help="one TREC qrels file per assessor (at least two), or one file with --assessor-column",
+    )
+    parser.add_argument(
+        "--assessor-column",
+        action="store_true",
+        help="one qrels file whose second column (the iteration) names the assessor of each line",
+    )
     parser.add_argument(
         "--grades",
         default=None,
@@ -86,17 +100,60 @@ def _scale(text: str | None, judged: list[dict[str, dict[str, int]]], paths: lis
     return scale
 
 
+def read_assessor_qrels(path: str) -> tuple[list[str], list[dict[str, dict[str, int]]]]:
+    """(assessor names in order of first appearance, each one's {topic: {docid: grade}}) from one qrels file
+    whose second column names the assessor. An assessor grading a document twice with two grades is refused
+    with the line, as read_qrels refuses it."""
+    by_assessor: dict[str, dict[str, dict[str, int]]] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, None, f"cannot read it: {exc}") from None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        fields = raw.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise InputError(
+                path, number, f"expected 4 fields (topic assessor docid grade), found {len(fields)}"
+            )
+        topic, assessor, doc, grade_text = fields
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise InputError(path, number, f"grade {grade_text!r} is not an integer") from None
+        judged = by_assessor.setdefault(assessor, {}).setdefault(topic, {})
+        if doc in judged and judged[doc] != grade:
+            raise InputError(
+                path,
+                number,
+                f"assessor {assessor!r} grades document {doc!r} of topic {topic!r} twice "
+                f"({judged[doc]} and {grade})",
+            )
+        judged[doc] = grade
+    return list(by_assessor), list(by_assessor.values())
+
+
 def agreement_table(args: argparse.Namespace) -> str:
     """Everything `agreement` prints, as one string; raises InputError or ValueError on bad input."""
-    if len(args.qrels) < 2:
-        raise ValueError("agreement needs the qrels of at least two assessors")
-    names = [Path(path).stem for path in args.qrels]
-    if len(set(names)) < len(names):
-        raise ValueError(
-            f"two files have the same name ({', '.join(names)}); name each assessor's file apart"
-        )
-    judged = [read_qrels(path) for path in args.qrels]
-    scale = _scale(args.grades, judged, list(args.qrels))
+    if getattr(args, "assessor_column", False):
+        if len(args.qrels) != 1:
+            raise ValueError("--assessor-column reads one qrels file, whose second column names the assessor")
+        names, judged = read_assessor_qrels(args.qrels[0])
+        paths = [args.qrels[0]] * len(names)
+        if len(names) < 2:
+            raise ValueError(f"{args.qrels[0]} names {len(names)} assessor(s); agreement needs two or more")
+    else:
+        if len(args.qrels) < 2:
+            raise ValueError("agreement needs the qrels of at least two assessors")
+        names = [Path(path).stem for path in args.qrels]
+        if len(set(names)) < len(names):
+            raise ValueError(
+                f"two files have the same name ({', '.join(names)}); name each assessor's file apart"
+            )
+        judged = [read_qrels(path) for path in args.qrels]
+        paths = list(args.qrels)
+    scale = _scale(args.grades, judged, paths)
     units = sorted({(topic, doc) for qrels in judged for topic, docs in qrels.items() for doc in docs})
     data = np.full((len(judged), len(units)), np.nan)
     for row, qrels in enumerate(judged):

@@ -6,6 +6,7 @@ from django.urls import path
 from sessionlab.auth_views import token_view
 from studies.api import exports, session_track
 from studies.api.views import (
+    agreement,
     collections,
     design,
     participant_api,
@@ -55,6 +56,7 @@ urlpatterns = [
     path(study + "judgments/", sessions.JudgmentList.as_view(), name="judgment_list"),
     path(study + "events/", sessions.EventList.as_view(), name="event_list"),
     path(study + "session-track/", session_track.StudySessionTrack.as_view(), name="study_session_track"),
+    path(study + "agreement/", agreement.StudyAgreement.as_view(), name="study_agreement"),
     path(study + "archive/", exports.StudyArchive.as_view(), name="study_archive"),
     path(study + "tables/", exports.StudyTables.as_view(), name="study_tables"),
     path(study + "runs/", exports.StudyRuns.as_view(), name="study_runs"),

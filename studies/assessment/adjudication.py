@@ -7,13 +7,14 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.lib import agreement, reliability
+from scoring.lib import agreement
 from scoring.lib.reliability import AgreementEstimate
 from studies.assessment.agreement_estimates import all_estimates, estimate_texts, pair_estimates
 from studies.assessment.pages import Texts
@@ -277,14 +278,39 @@ class ParticipantAgreement(Texts):
     missed: int  # shown to them, relevant in the reference, not judged relevant by them
     matrix: np.ndarray | None = None  # rows: their grades, columns: the reference's
 
-    def kappa_intervals(self) -> dict[str, str]:
-        """The 95% intervals of kappa (linear, quadratic) as page texts, computed when a page asks (the
-        exclusion rule reads only the estimates)."""
+    @cached_property
+    def estimates(self) -> list[AgreementEstimate]:
+        """Every coefficient of a pair of assessors (PAIR_COEFFICIENTS: percent agreement, Cohen's kappa,
+        Gwet's AC1/AC2, Scott's pi, Brennan-Prediger), their grades against the reference's, with intervals;
+        computed when a page or the API asks (the exclusion rule reads only the point figures above, which
+        these equal)."""
         if self.matrix is None:
-            return {"linear": "n/a", "quadratic": "n/a"}
+            return []
+        return pair_estimates(self.matrix)
+
+    def estimate_rows(self):
+        """(estimate, its texts) for the page, in PAIR_COEFFICIENTS' order."""
+        return [(estimate, estimate_texts(estimate)) for estimate in self.estimates]
+
+    def _by_name(self, coefficient: str) -> dict[str, str]:
+        for estimate in self.estimates:
+            if estimate.coefficient == coefficient:
+                return estimate_texts(estimate)
+        return {"estimate": "n/a", "interval": "n/a", "se": "n/a", "p": "n/a"}
+
+    def kappa_intervals(self) -> dict[str, str]:
+        """The 95% intervals of kappa (linear, quadratic) as page texts."""
         return {
-            weighting: estimate_texts(reliability.cohen_kappa_estimate(self.matrix, weighting))["interval"]
+            weighting: self._by_name(f"Cohen's kappa ({weighting} weights)")["interval"]
             for weighting in ("linear", "quadratic")
+        }
+
+    def gwet_texts(self) -> dict[str, dict[str, str]]:
+        """Gwet's AC1 and quadratic AC2 (estimate, interval...) as page texts: the coefficients that stay
+        readable when nearly every document is non-relevant (docs/assessing.md, the prevalence paradox)."""
+        return {
+            "ac1": self._by_name("Gwet's AC1"),
+            "ac2": self._by_name("Gwet's AC2 (quadratic weights)"),
         }
 
 

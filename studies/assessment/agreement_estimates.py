@@ -20,13 +20,20 @@ from scoring.lib import reliability
 from scoring.lib.reliability import PAIR_COEFFICIENTS, AgreementEstimate, estimate_cells, pair_estimates
 from studies.assessment.pages import score_text
 
-__all__ = ["PAIR_COEFFICIENTS", "all_estimates", "pair_estimates"]
+__all__ = ["CONFIDENCE_LEVEL", "PAIR_COEFFICIENTS", "all_estimates", "pair_estimates"]
+
+# The level of every interval the pages, the CSV and the API show.
+CONFIDENCE_LEVEL = 0.95
 
 
 def all_estimates(data: np.ndarray, scale: list[int]) -> list[AgreementEstimate]:
     """reliability.all_estimates with the page's bootstrap (AGREEMENT_BOOTSTRAP_REPLICATES, fixed seed)."""
     return reliability.all_estimates(
-        data, scale, replicates=settings.AGREEMENT_BOOTSTRAP_REPLICATES, seed=reliability.DEFAULT_SEED
+        data,
+        scale,
+        replicates=settings.AGREEMENT_BOOTSTRAP_REPLICATES,
+        seed=reliability.DEFAULT_SEED,
+        level=CONFIDENCE_LEVEL,
     )
 
 

@@ -45,6 +45,8 @@ def test_the_blocks_carry_every_coefficient_equal_to_the_library(graded):
         "Krippendorff's alpha (nominal)",
         "Krippendorff's alpha (ordinal)",
         "Krippendorff's alpha (interval)",
+        "Percent agreement",
+        "Brennan-Prediger",
     ]
     assert first.estimates[0] == reliability.fleiss_kappa_estimate(data, range(4))
     assert first.estimates[6] == reliability.krippendorff_alpha_bootstrap(

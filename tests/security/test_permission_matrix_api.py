@@ -103,6 +103,7 @@ API_ROWS: dict[tuple[str, str], Row] = {
     ("api:judgment_list", "GET"): Row("GET", study_path("/api/studies/{pk}/judgments/"), API_STUDY),
     ("api:event_list", "GET"): Row("GET", study_path("/api/studies/{pk}/events/"), API_STUDY),
     ("api:study_session_track", "GET"): Row("GET", study_path("/api/studies/{pk}/session-track/"), API_STUDY),
+    ("api:study_agreement", "GET"): Row("GET", study_path("/api/studies/{pk}/agreement/"), API_STUDY),
     ("api:study_archive", "GET"): Row("GET", study_path("/api/studies/{pk}/archive/"), API_STUDY),
     ("api:study_tables", "GET"): Row("GET", study_path("/api/studies/{pk}/tables/"), API_STUDY),
     ("api:study_runs", "GET"): Row("GET", study_path("/api/studies/{pk}/runs/"), API_STUDY),

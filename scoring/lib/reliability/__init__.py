@@ -4,10 +4,11 @@ assessment pages (studies/assessment/agreement_tables.py) and scripts call the s
 
 - estimate: the dataclass, the t interval and p-value used with an analytic variance.
 - weights: agreement weights for ordered grades (unweighted, linear, quadratic, ordinal; Gwet 2014 ch. 3).
-- two_graders: from a pair's contingency table, Cohen's (weighted) kappa, Gwet's AC1/AC2 and percent
-  agreement, with Gwet's analytic variances (irrCAC's *.table functions).
-- many_graders: from graders x documents data with missing grades, Fleiss' kappa, Gwet's AC1/AC2 and
-  Krippendorff's nominal and interval alpha, with Gwet's analytic variances (irrCAC's *.raw functions).
+- two_graders: from a pair's contingency table, Cohen's (weighted) kappa, Gwet's AC1/AC2, Scott's pi,
+  Brennan-Prediger and percent agreement, with Gwet's analytic variances (irrCAC's *.table functions).
+- many_graders: from graders x documents data with missing grades, Fleiss' kappa, Gwet's AC1/AC2,
+  Krippendorff's nominal and interval alpha, Brennan-Prediger and percent agreement, with Gwet's analytic
+  variances (irrCAC's *.raw functions).
 - bootstrap: Krippendorff's alpha at any level (ordinal too) with a seeded bootstrap over documents.
 - suite: the coefficients reported together, for a pair and over all graders (the page, its CSV and
   `python -m scoring agreement`).
@@ -18,13 +19,21 @@ compute one. docs/assessing.md ("Agreement") gives the formulas, sources and how
 from .bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, krippendorff_alpha_bootstrap
 from .estimate import AgreementEstimate, t_estimate
 from .many_graders import (
+    brennan_prediger_many_estimate,
     category_counts,
     fleiss_kappa_estimate,
     gwet_ac_many_estimate,
     krippendorff_alpha_analytic,
+    percent_agreement_many_estimate,
 )
 from .suite import ESTIMATE_COLUMNS, PAIR_COEFFICIENTS, all_estimates, estimate_cells, pair_estimates
-from .two_graders import cohen_kappa_estimate, gwet_ac_estimate, percent_agreement_estimate
+from .two_graders import (
+    brennan_prediger_estimate,
+    cohen_kappa_estimate,
+    gwet_ac_estimate,
+    percent_agreement_estimate,
+    scott_pi_estimate,
+)
 from .weights import WEIGHTINGS, agreement_weights
 
 __all__ = [
@@ -36,6 +45,8 @@ __all__ = [
     "AgreementEstimate",
     "agreement_weights",
     "all_estimates",
+    "brennan_prediger_estimate",
+    "brennan_prediger_many_estimate",
     "category_counts",
     "cohen_kappa_estimate",
     "estimate_cells",
@@ -46,5 +57,7 @@ __all__ = [
     "krippendorff_alpha_bootstrap",
     "pair_estimates",
     "percent_agreement_estimate",
+    "percent_agreement_many_estimate",
+    "scott_pi_estimate",
     "t_estimate",
 ]

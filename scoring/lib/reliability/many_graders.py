@@ -7,6 +7,8 @@ documents with r_i >= 2 (n₂ of them):
     p_a = (1 / n₂) Σ_{i: r_i >= 2} Σ_k r_ik (r*_ik − 1) / (r_i (r_i − 1)),  π_k = (1 / n) Σ_i r_ik / r_i.
 - Fleiss' kappa (Fleiss 1971; weighted, Gwet 2014 ch. 2): p_e = Σ w_kl π_k π_l.
 - Gwet's AC1 / AC2 (Gwet 2008; 2014): p_e = T_w Σ_k π_k (1 − π_k) / (q (q − 1)), T_w = Σ w_kl.
+- Brennan-Prediger (Brennan & Prediger 1981; Gwet 2014 ch. 2): p_e = T_w / q².
+- percent agreement: p_a itself (p_e = 0; irrCAC's pa.coeff.raw).
 - Krippendorff's alpha in Gwet's form (Gwet 2014, ch. 2; equal to Krippendorff's nominal alpha with
   unweighted w and to his interval alpha with quadratic weights on the grades' values), over the n₂
   documents with two or more grades: r̄ = mean r_i, ε = 1 / Σ r_i,
@@ -87,6 +89,15 @@ def _fleiss_chance(pi, w, counts, per_doc):
     return float((w * np.outer(pi, pi)).sum()), (counts @ symmetric) / per_doc
 
 
+def _uniform_chance(pi, w, counts, per_doc):
+    pe = float(w.sum() / w.shape[0] ** 2)
+    return pe, np.full(counts.shape[0], pe)
+
+
+def _no_chance(pi, w, counts, per_doc):
+    return 0.0, np.zeros(counts.shape[0])
+
+
 def _gwet_chance(pi, w, counts, per_doc):
     q = w.shape[0]
     scale = w.sum() / (q * (q - 1))
@@ -107,6 +118,23 @@ def gwet_ac_many_estimate(
     """Gwet's AC1 (unweighted) or AC2 (weighted) of any number of graders, with missing grades."""
     name = weighted_name("Gwet's AC1" if weighting == "unweighted" else "Gwet's AC2", weighting)
     return _fleiss_like(data, categories, weighting, level, name, _gwet_chance)
+
+
+def brennan_prediger_many_estimate(
+    data, categories: Sequence | None = None, weighting: str = "unweighted", *, level: float = 0.95
+) -> AgreementEstimate:
+    """Brennan and Prediger's (weighted) coefficient of any number of graders, with missing grades."""
+    name = weighted_name("Brennan-Prediger", weighting)
+    return _fleiss_like(data, categories, weighting, level, name, _uniform_chance)
+
+
+def percent_agreement_many_estimate(
+    data, categories: Sequence | None = None, weighting: str = "unweighted", *, level: float = 0.95
+) -> AgreementEstimate:
+    """The (weighted) share of agreeing pairs of grades per document, averaged over the documents with two
+    grades or more, of any number of graders."""
+    name = weighted_name("Percent agreement", weighting)
+    return _fleiss_like(data, categories, weighting, level, name, _no_chance)
 
 
 KRIPPENDORFF_WEIGHTING = {"nominal": "unweighted", "interval": "quadratic"}

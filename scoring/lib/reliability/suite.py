@@ -11,8 +11,20 @@ import numpy as np
 
 from .bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, krippendorff_alpha_bootstrap
 from .estimate import AgreementEstimate
-from .many_graders import fleiss_kappa_estimate, gwet_ac_many_estimate, krippendorff_alpha_analytic
-from .two_graders import cohen_kappa_estimate, gwet_ac_estimate, percent_agreement_estimate
+from .many_graders import (
+    brennan_prediger_many_estimate,
+    fleiss_kappa_estimate,
+    gwet_ac_many_estimate,
+    krippendorff_alpha_analytic,
+    percent_agreement_many_estimate,
+)
+from .two_graders import (
+    brennan_prediger_estimate,
+    cohen_kappa_estimate,
+    gwet_ac_estimate,
+    percent_agreement_estimate,
+    scott_pi_estimate,
+)
 
 PAIR_COEFFICIENTS: list[Callable[..., AgreementEstimate]] = [
     percent_agreement_estimate,
@@ -23,12 +35,15 @@ PAIR_COEFFICIENTS: list[Callable[..., AgreementEstimate]] = [
     partial(gwet_ac_estimate, weighting="linear"),
     partial(gwet_ac_estimate, weighting="quadratic"),
     partial(gwet_ac_estimate, weighting="ordinal"),
+    # Appended, not inserted: the page, the CSV and scripts may read the ones above by position.
+    scott_pi_estimate,
+    brennan_prediger_estimate,
 ]
 
 
 def pair_estimates(matrix: np.ndarray, *, level: float = 0.95) -> list[AgreementEstimate]:
     """Percent agreement, Cohen's kappa (unweighted, linear, quadratic), Gwet's AC1 and AC2 (linear,
-    quadratic, ordinal) of one pair's contingency table."""
+    quadratic, ordinal), Scott's pi and Brennan-Prediger of one pair's contingency table."""
     return [coefficient(matrix, level=level) for coefficient in PAIR_COEFFICIENTS]
 
 
@@ -40,8 +55,10 @@ def all_estimates(
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> list[AgreementEstimate]:
-    """Over all graders: Fleiss' kappa, Gwet's AC1 and AC2 (linear, quadratic, ordinal weights),
-    Krippendorff's alpha nominal and interval (analytic) and ordinal (bootstrap over documents)."""
+    """Over all graders (`data`: graders x documents, NaN where a grader gave no grade; `scale`: every grade
+    in order): Fleiss' kappa, Gwet's AC1 and AC2 (linear, quadratic, ordinal weights), Krippendorff's alpha
+    nominal and interval (analytic) and ordinal (bootstrap over documents, B `replicates`, `seed`), percent
+    agreement and Brennan-Prediger; every one with its se, interval at `level`, p-value, method and n."""
     return [
         fleiss_kappa_estimate(data, scale, level=level),
         gwet_ac_many_estimate(data, scale, level=level),
@@ -51,6 +68,8 @@ def all_estimates(
         krippendorff_alpha_analytic(data, "nominal", scale, level=level),
         krippendorff_alpha_bootstrap(data, "ordinal", scale, replicates=replicates, seed=seed, level=level),
         krippendorff_alpha_analytic(data, "interval", scale, level=level),
+        percent_agreement_many_estimate(data, scale, level=level),
+        brennan_prediger_many_estimate(data, scale, level=level),
     ]
 
 

@@ -5,6 +5,14 @@ Serializers only shape data: writes that touch several models are services (stud
 studies/assessment/, studies/participation/steps.py), called by the views.
 """
 
+from studies.api.serializers.agreement import (
+    AgreementBlockSerializer,
+    AgreementEstimateSerializer,
+    AgreementPairSerializer,
+    ReferenceAgreementRowSerializer,
+    ReferenceAgreementSerializer,
+    StudyAgreementSerializer,
+)
 from studies.api.serializers.design import (
     CollectionSerializer,
     CollectionShareSerializer,
@@ -72,6 +80,9 @@ from studies.api.serializers.sessions import (
 __all__ = [
     "AckBatchSerializer",
     "AckSerializer",
+    "AgreementBlockSerializer",
+    "AgreementEstimateSerializer",
+    "AgreementPairSerializer",
     "AssignmentSerializer",
     "BatchClockSerializer",
     "CheckAnswerSerializer",
@@ -103,6 +114,8 @@ __all__ = [
     "QuerySerializer",
     "QuestionnaireAnswersSerializer",
     "QuestionnaireItemSerializer",
+    "ReferenceAgreementRowSerializer",
+    "ReferenceAgreementSerializer",
     "ReferenceJudgmentSerializer",
     "ReferenceVersionSerializer",
     "RoundTripSerializer",
@@ -114,6 +127,7 @@ __all__ = [
     "SessionStartSerializer",
     "ShownResultSerializer",
     "StepAnswerSerializer",
+    "StudyAgreementSerializer",
     "StudyCreateSerializer",
     "StudySerializer",
     "StudyStatusSerializer",
