@@ -66,14 +66,15 @@ def assessor_scenarios_set(*, membership: StudyAssessor, scenario_codes: list[st
 
 
 @transaction.atomic
-def guidelines_set(*, study: Study, scenario: Scenario | None, text: str, by) -> AssessmentGuidelines:
+def guidelines_set(*, study: Study, scenario: Scenario | None, text: str, by) -> AssessmentGuidelines | None:
     """The study's guidelines (scenario None) or one scenario's, kept exactly as written (the form escapes
-    them). A change leaves an audit entry with the text it replaced."""
+    them). A change leaves an audit entry with the text it replaced; the same text changes nothing (None
+    when there are still no guidelines)."""
     if scenario is not None and scenario.study_id != study.pk:
         raise AssessmentError(f"scenario {scenario.code!r} is not this study's")
     guidelines = AssessmentGuidelines.objects.filter(study=study, scenario=scenario).first()
     old = guidelines.text if guidelines else ""
-    if guidelines is not None and old == text:
+    if old == text:
         return guidelines
     now = timezone.now()
     if guidelines is None:
