@@ -146,9 +146,10 @@ def scenario_highlight_terms(*, scenario: Scenario) -> frozenset[str]:
     topics (the query of a TREC topic), and, when the plan says so, the queries participants issued for the
     scenario. Never anything of participants' grades."""
     texts = [scenario.title]
-    texts += CollectionTopic.objects.filter(
-        collection_id=scenario.study.collection_id, topic_id=scenario.topic_id
-    ).values_list("title", flat=True)
+    if scenario.study.collection_id is not None:
+        texts += CollectionTopic.objects.filter(
+            collection_id=scenario.study.collection_id, topic_id=scenario.topic_id
+        ).values_list("title", flat=True)
     if AssessmentPlan.objects.filter(study_id=scenario.study_id, highlight_participant_queries=True).exists():
         texts += Query.objects.filter(session__assignment__scenario=scenario).values_list("text", flat=True)
     return highlight_terms(texts)

@@ -8,7 +8,7 @@ from django.urls import reverse
 from studies.assessment import assessor_work, assessors, pools
 from studies.assessment.highlighting import highlight_terms, highlighted
 from studies.errors import AssessmentError
-from studies.models import AssessmentGuidelines, AuditAction, Document, Query
+from studies.models import AssessmentGuidelines, AuditAction, CollectionTopic, Document, Query
 
 
 def test_highlighting_escapes_the_text_and_marks_whole_words_in_any_case():
@@ -135,3 +135,13 @@ def test_participants_queries_are_marked_only_when_the_plan_says_so(client, judg
     assessors.assessment_plan_set(study=study, assessors_per_document=1, highlight_participant_queries=True)
     page = form(client, study)
     assert "<mark>Wind</mark> <mark>turbine</mark>" in page
+
+
+def test_the_topics_title_in_the_collections_topics_is_marked_too(client, judging):
+    study, scenario, ann = judging
+    CollectionTopic.objects.create(
+        collection=study.collection, topic_id=scenario.topic_id, title="wind power"
+    )
+    client.force_login(ann)
+    page = form(client, study)
+    assert "<mark>Wind</mark> turbine" in page and "Cheap <mark>SOLAR</mark> <mark>power</mark>." in page
