@@ -50,11 +50,9 @@ class AssessorScenariosForm(forms.Form):
     assessor = forms.IntegerField(widget=forms.HiddenInput)
     scenarios = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
 
-    def __init__(self, *args, study, **kwargs):
+    def __init__(self, *args, scenario_codes: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scenarios"].choices = [
-            (code, code) for code in study.scenarios.values_list("code", flat=True)
-        ]
+        self.fields["scenarios"].choices = [(code, code) for code in scenario_codes]
 
 
 class GuidelinesForm(forms.Form):

@@ -12,6 +12,10 @@ from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError, StudiesError
 
 
+def _codes(study) -> list[str]:
+    return list(study.scenarios.order_by("id").values_list("code", flat=True))
+
+
 def _manage(study, anchor: str):
     response = redirect("assessment:manage", slug=study.slug)
     response["Location"] += anchor
@@ -34,7 +38,7 @@ def assessor_scenarios(request, slug):
 
     return form_post(
         request,
-        AssessorScenariosForm(request.POST, study=study),
+        AssessorScenariosForm(request.POST, scenario_codes=_codes(study)),
         choose,
         refusals=(StudiesError,),
         success=lambda text: text,
@@ -71,12 +75,13 @@ def manage_context(study) -> dict:
     """What the assessment page shows of assessor work: a scenarios form per person assessor, a guidelines
     form for the study and each scenario, the scenarios no assessor judges, every assessor's figures."""
     texts = assessor_work.guidelines_texts(study=study)
+    codes = _codes(study)
     scenario_forms = [
         (
             row,
             AssessorScenariosForm(
                 initial={"assessor": row.membership.pk, "scenarios": row.codes},
-                study=study,
+                scenario_codes=codes,
                 auto_id=f"id_assessor_{row.membership.pk}_%s",
             ),
         )

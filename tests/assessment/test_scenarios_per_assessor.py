@@ -155,3 +155,22 @@ def test_another_studys_assessor_cannot_be_given_scenarios_here(client, alice, p
     response = client.post(url, {"assessor": 999999, "scenarios": ["S1"]})
     assert response.status_code == 404
     assert not AssessorScenario.objects.exists()
+
+
+def test_the_assessment_pages_queries_do_not_grow_with_the_team(client, alice, pooled, make_assessors):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    study, users = pooled
+    assessor_work.assessor_scenarios_set(
+        membership=membership(study, users[0]), scenario_codes=["S1"], by=alice
+    )
+    client.force_login(alice)
+    url = reverse("assessment:manage", args=[study.slug])
+    client.get(url)  # the session and the like, once
+    with CaptureQueriesContext(connection) as three:
+        assert client.get(url).status_code == 200
+    make_assessors(study, "dan", "eve", "fay")
+    with CaptureQueriesContext(connection) as six:
+        assert client.get(url).status_code == 200
+    assert len(six) == len(three)
