@@ -227,14 +227,7 @@ def plan_set(request, slug):
             PlanForm(request.POST, prefix="plan"),
             lambda data: assessors.assessment_plan_set(study=study, **data),
             refusals=(StudiesError,),
-            success=lambda plan: (
-                f"Each document is judged by {plan.assessors_per_document} assessor(s)"
-                + (
-                    f", {plan.double_judged_percent}% of them by two."
-                    if plan.assessors_per_document == 1 and plan.double_judged_percent
-                    else "."
-                )
-            ),
+            success=work_views.plan_text,
             redirect_to=_manage(study),
         )
     return _manage(study)

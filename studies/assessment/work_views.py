@@ -16,6 +16,13 @@ def _codes(study) -> list[str]:
     return list(study.scenarios.order_by("id").values_list("code", flat=True))
 
 
+def plan_text(plan) -> str:
+    """The plan form's answer: k, and the double-judged share when it applies (k = 1)."""
+    share = plan.double_judged_percent if plan.assessors_per_document == 1 else 0
+    double = f", {share}% of them by two" if share else ""
+    return f"Each document is judged by {plan.assessors_per_document} assessor(s){double}."
+
+
 def _manage(study, anchor: str):
     response = redirect("assessment:manage", slug=study.slug)
     response["Location"] += anchor
