@@ -1,5 +1,7 @@
 """The forms of the assessment pages (studies/assessment/views.py)."""
 
+from typing import cast
+
 from django import forms
 
 from studies.assessment.adjudication import PRESETS
@@ -52,7 +54,8 @@ class AssessorScenariosForm(forms.Form):
 
     def __init__(self, *args, scenario_codes: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scenarios"].choices = [(code, code) for code in scenario_codes]
+        scenarios = cast(forms.MultipleChoiceField, self.fields["scenarios"])
+        scenarios.choices = [(code, code) for code in scenario_codes]
 
 
 class GuidelinesForm(forms.Form):
