@@ -3,6 +3,7 @@ assessors, and the assessors' judgments. docs/assessing.md explains the rules.""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections import Counter, defaultdict
 
@@ -17,6 +18,7 @@ from studies.models import (
     AssessorAssignment,
     AssessorInvitation,
     AssessorJudgment,
+    AssessorScenario,
     PoolDocument,
     Study,
     StudyAssessor,
@@ -119,29 +121,83 @@ def assessor_invitation_answer(*, invitation: AssessorInvitation, user, accept: 
 
 
 @transaction.atomic
-def assessment_plan_set(*, study: Study, assessors_per_document: int) -> AssessmentPlan:
-    """How many assessors judge each pool document (capped by how many the study has). Unjudged work is
-    dealt again; a document judged by more assessors than the new number keeps their judgments."""
+def assessment_plan_set(
+    *,
+    study: Study,
+    assessors_per_document: int,
+    double_judged_percent: int | None = None,
+    highlight_participant_queries: bool | None = None,
+) -> AssessmentPlan:
+    """How many assessors judge each pool document (capped by how many the study has) and, with one, the
+    percent of each scenario's documents that get a second assessor for agreement; None leaves a setting
+    as it is. Unjudged work is dealt again; a document judged by more assessors than the new number keeps
+    their judgments."""
     if assessors_per_document < 1:
         raise AssessmentError("at least one assessor judges each document")
+    if double_judged_percent is not None and not 0 <= double_judged_percent <= 100:
+        raise AssessmentError(
+            f"the double-judged share is a percent from 0 to 100, not {double_judged_percent}"
+        )
     plan = _plan(study)
     plan.assessors_per_document = assessors_per_document
-    plan.save(update_fields=["assessors_per_document"])
+    if double_judged_percent is not None:
+        plan.double_judged_percent = double_judged_percent
+    if highlight_participant_queries is not None:
+        plan.highlight_participant_queries = highlight_participant_queries
+    plan.save(
+        update_fields=["assessors_per_document", "double_judged_percent", "highlight_participant_queries"]
+    )
     allocate(study, rebalance=True)
     return plan
 
 
-def allocate(study: Study, *, rebalance: bool = False) -> None:
-    """Give each pool document min(k, assessors) assessors, least-loaded first.
+def _double_judged_key(pool_document_id: int) -> str:
+    return hashlib.sha256(f"double-judged:{pool_document_id}".encode()).hexdigest()
 
-    A growing pool only adds allocations, so nobody's list changes under them while they work. When the
-    team or k changes (`rebalance`), unjudged allocations are dealt again so the work is shared evenly;
-    allocations already judged are never withdrawn. Machine assessors are dealt nothing: they judge by runs.
+
+def double_judged_choice(pool_document_ids: list[int], *, already: set[int], percent: int) -> set[int]:
+    """Which of a scenario's pool documents get a second assessor: round(percent x n / 100) of them (halves
+    up), those already judged or dealt twice first (never withdrawn), then the rest in the order of a hash of
+    their id. The hash order does not depend on the other documents, so a grown pool keeps every earlier
+    choice and adds the new ones it needs."""
+    target = (2 * percent * len(pool_document_ids) + 100) // 200
+    chosen = {pd for pd in pool_document_ids if pd in already}
+    for pool_document_id in sorted(set(pool_document_ids) - chosen, key=_double_judged_key):
+        if len(chosen) >= target:
+            break
+        chosen.add(pool_document_id)
+    return chosen
+
+
+def scenario_teams(study: Study, members: list[StudyAssessor]) -> dict[int, list[StudyAssessor]]:
+    """scenario id -> the members who judge it: those who chose it, and those who chose no scenario (they
+    judge all). In the members' order."""
+    chosen: dict[int, set[int]] = defaultdict(set)
+    for assessor_id, scenario_id in AssessorScenario.objects.filter(assessor__study=study).values_list(
+        "assessor_id", "scenario_id"
+    ):
+        chosen[assessor_id].add(scenario_id)
+    return {
+        scenario_id: [m for m in members if m.id not in chosen or scenario_id in chosen[m.id]]
+        for scenario_id in study.scenarios.values_list("id", flat=True)
+    }
+
+
+def allocate(study: Study, *, rebalance: bool = False) -> None:
+    """Give each pool document min(k, its scenario's assessors) assessors, least-loaded first; with k = 1,
+    the plan's double-judged share of each scenario's documents gets two (double_judged_choice).
+
+    A scenario's documents go only to its assessors (scenario_teams: an assessor who chose scenarios judges
+    those, one who chose none judges all). A growing pool only adds allocations, so nobody's list changes
+    under them while they work. When the team, their scenarios or k changes (`rebalance`), unjudged
+    allocations are dealt again so the work is shared evenly; allocations already judged are never
+    withdrawn. Machine assessors are dealt nothing: they judge by runs.
     """
     members = list(study.assessors.filter(ASSESSORS_WHO_ARE_PEOPLE).order_by("id"))
     if not members:
         return
-    want = min(_plan(study).assessors_per_document, len(members))
+    plan = _plan(study)
+    share = (plan.double_judged_percent or 0) if plan.assessors_per_document == 1 else 0
     user_of = {member.id: member.user_id for member in members}
     judged = set(
         AssessorJudgment.objects.filter(pool_document__pool__scenario__study=study).values_list(
@@ -157,15 +213,28 @@ def allocate(study: Study, *, rebalance: bool = False) -> None:
     for assignment in existing.all():
         current[assignment.pool_document_id].append(assignment)
         load[assignment.assessor_id] += 1
-    fresh = []
-    for pool_document_id in (
-        PoolDocument.objects.filter(pool__scenario__study=study).order_by("id").values_list("id", flat=True)
+    documents_of: dict[int, list[int]] = defaultdict(list)
+    for pool_document_id, scenario_id in (
+        PoolDocument.objects.filter(pool__scenario__study=study)
+        .order_by("id")
+        .values_list("id", "pool__scenario_id")
     ):
-        taken = {a.assessor_id for a in current[pool_document_id]}
-        candidates = sorted((m for m in members if m.id not in taken), key=lambda m: (load[m.id], m.id))
-        for member in candidates[: max(want - len(taken), 0)]:
-            fresh.append(AssessorAssignment(assessor=member, pool_document_id=pool_document_id))
-            load[member.id] += 1
+        documents_of[scenario_id].append(pool_document_id)
+    teams = scenario_teams(study, members)
+    fresh = []
+    for scenario_id, pool_document_ids in documents_of.items():
+        team = teams.get(scenario_id, [])
+        doubles: set[int] = set()
+        if share and len(team) >= 2:
+            twice = {pd for pd in pool_document_ids if len(current[pd]) >= 2}
+            doubles = double_judged_choice(pool_document_ids, already=twice, percent=share)
+        for pool_document_id in pool_document_ids:
+            want = min(2 if pool_document_id in doubles else plan.assessors_per_document, len(team))
+            taken = {a.assessor_id for a in current[pool_document_id]}
+            candidates = sorted((m for m in team if m.id not in taken), key=lambda m: (load[m.id], m.id))
+            for member in candidates[: max(want - len(taken), 0)]:
+                fresh.append(AssessorAssignment(assessor=member, pool_document_id=pool_document_id))
+                load[member.id] += 1
     AssessorAssignment.objects.bulk_create(fresh)
 
 

@@ -1,5 +1,7 @@
 """The forms of the assessment pages (studies/assessment/views.py)."""
 
+from typing import cast
+
 from django import forms
 
 from studies.assessment.adjudication import PRESETS
@@ -28,6 +30,45 @@ class QrelsUploadForm(forms.Form):
 
 class PlanForm(forms.Form):
     assessors_per_document = forms.IntegerField(min_value=1, max_value=20)
+    double_judged_percent = forms.IntegerField(
+        min_value=0,
+        max_value=100,
+        required=False,
+        label="Double-judged share (%)",
+        help_text="With one assessor per document: this share of each scenario's documents gets a second "
+        "assessor, for agreement. Empty: 0.",
+    )
+    highlight_participant_queries = forms.BooleanField(
+        required=False, label="Highlight the participants' queries too (not only the topic's words)"
+    )
+
+    def clean_double_judged_percent(self) -> int:
+        return self.cleaned_data["double_judged_percent"] or 0
+
+
+class AssessorScenariosForm(forms.Form):
+    """The scenarios one assessor judges; none ticked: all of them."""
+
+    assessor = forms.IntegerField(widget=forms.HiddenInput)
+    scenarios = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, scenario_codes: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        scenarios = cast(forms.MultipleChoiceField, self.fields["scenarios"])
+        scenarios.choices = [(code, code) for code in scenario_codes]
+
+
+class GuidelinesForm(forms.Form):
+    """The study's guidelines (scenario empty) or one scenario's; the text is kept exactly as written."""
+
+    scenario = forms.CharField(max_length=40, required=False, widget=forms.HiddenInput)
+    text = forms.CharField(
+        required=False,
+        strip=False,
+        max_length=20000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        label="Guidelines",
+    )
 
 
 class InviteForm(forms.Form):

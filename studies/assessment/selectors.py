@@ -109,6 +109,7 @@ class ScenarioProgress:
     pool: AssessmentPool | None
     documents: int = 0
     complete: int = 0  # every allocated assessor judged it
+    double_judged: int = 0  # dealt to two or more assessors
     disagreements: int = 0
     decided: int = 0
 
@@ -141,6 +142,7 @@ def assessment_progress(*, study: Study) -> tuple[list[AssessorProgress], list[S
     for row in document_grades(study):
         progress = per_scenario[row.pool_document.pool.scenario_id]
         progress.documents += 1
+        progress.double_judged += row.expected >= 2
         progress.complete += row.complete
         progress.disagreements += row.complete and row.spread > 0
         progress.decided += row.pool_document.id in decided

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.assessment import llm_views, views
+from studies.assessment import llm_views, views, work_views
 
 app_name = "assessment"
 urlpatterns = [
@@ -18,6 +18,9 @@ urlpatterns = [
     path("manage/<slug:slug>/pool/import/", views.pool_import, name="pool_import"),
     path("manage/<slug:slug>/plan/", views.plan_set, name="plan_set"),
     path("manage/<slug:slug>/assessors/invite/", views.assessor_invite, name="assessor_invite"),
+    # Assessor work (issue 30): the scenarios each assessor judges, the guidelines on their form.
+    path("manage/<slug:slug>/assessors/scenarios/", work_views.assessor_scenarios, name="assessor_scenarios"),
+    path("manage/<slug:slug>/guidelines/", work_views.guidelines, name="guidelines"),
     path("manage/<slug:slug>/agreement/", views.agreement, name="agreement"),
     path("manage/<slug:slug>/disagreements/", views.disagreements, name="disagreements"),
     path("manage/<slug:slug>/adjudicate/", views.adjudicate, name="adjudicate"),

@@ -17,8 +17,9 @@ from django.views.decorators.http import require_POST
 
 from scoring.lib.errors import InputError
 from sessionlab.form_pages import flash_form_errors, form_post
-from studies.assessment import adjudication, assessors, pools, references
+from studies.assessment import adjudication, assessor_work, assessors, pools, references, work_views
 from studies.assessment import selectors as assessment_selectors
+from studies.assessment.assessor_figures import assessor_figures
 from studies.assessment.exclusion import DEFAULT_MEASURE, exclusion_apply
 from studies.assessment.forms import (
     DecideForm,
@@ -32,6 +33,7 @@ from studies.assessment.forms import (
     PublishForm,
     QrelsUploadForm,
 )
+from studies.assessment.highlighting import highlighted
 from studies.assessment.llm.selectors import llm_assessors_of
 from studies.design import selectors
 from studies.design import services as design_services
@@ -115,7 +117,12 @@ def _manage_page(request, study, *, invite_form=None, status=200):
         "add_form": PoolAddForm(prefix="add"),
         "pool_import_form": QrelsUploadForm(prefix="poolqrels"),
         "plan_form": PlanForm(
-            prefix="plan", initial={"assessors_per_document": plan.assessors_per_document if plan else 1}
+            prefix="plan",
+            initial={
+                "assessors_per_document": plan.assessors_per_document if plan else 1,
+                "double_judged_percent": (plan.double_judged_percent or 0) if plan else 0,
+                "highlight_participant_queries": bool(plan and plan.highlight_participant_queries),
+            },
         ),
         "invite_form": invite_form or InviteForm(prefix="invite"),
         "invitations": study.assessor_invitations.exclude(status=AssessorInvitation.Status.ACCEPTED)
@@ -125,6 +132,7 @@ def _manage_page(request, study, *, invite_form=None, status=200):
         "publish_form": PublishForm(prefix="publish", study=study),
         "version_import_form": QrelsUploadForm(prefix="refqrels"),
         "llm_assessors": llm_assessors_of(study),
+        **work_views.manage_context(study),
     }
     return render(request, "assessment/manage.html", context, status=status)
 
@@ -221,7 +229,7 @@ def plan_set(request, slug):
             PlanForm(request.POST, prefix="plan"),
             lambda data: assessors.assessment_plan_set(study=study, **data),
             refusals=(StudiesError,),
-            success=lambda plan: f"Each document is judged by {plan.assessors_per_document} assessor(s).",
+            success=work_views.plan_text,
             redirect_to=_manage(study),
         )
     return _manage(study)
@@ -286,6 +294,7 @@ def agreement(request, slug):
     context = {
         "study": study,
         "blocks": adjudication.assessor_agreement(study=study),
+        "figures": assessor_figures(study=study),
         "grade_levels": study.grade_levels.all(),
         "reference": reference,
         "versions": study.reference_versions.order_by("-number"),
@@ -497,6 +506,9 @@ def _posted_grade(request) -> int:
     return int(form.cleaned_data["grade"])
 
 
+HIGHLIGHTING_OFF = "assessment_highlighting_off"  # session key: the assessor switched highlighting off
+
+
 @assessor_required
 def assessor_form(request, membership, code):
     study = membership.study
@@ -508,6 +520,11 @@ def assessor_form(request, membership, code):
         )
     )
     here = reverse("assessment:assessor_form", args=[study.slug, scenario.code])
+    if request.method == "POST" and "highlighting" in request.POST:
+        # Per assessor (their session), on every scenario's form until they switch it back.
+        request.session[HIGHLIGHTING_OFF] = request.POST["highlighting"] == "off"
+        back = request.POST.get("doc", "")
+        return redirect(f"{here}?doc={back}" if back.isdigit() else here)
     if request.method == "POST":
         position = next(
             (i for i, pd in enumerate(queue) if str(pd.id) == request.POST.get("pool_document")), None
@@ -542,13 +559,22 @@ def assessor_form(request, membership, code):
         "judged": len(grades),
         "here": here,
         "first": queue[0] if queue else None,
+        "guidelines": assessor_work.guidelines_for(scenario=scenario),
+        "highlighting": not request.session.get(HIGHLIGHTING_OFF, False),
     }
     if position is not None:
         current = queue[position]
+        terms = (
+            assessor_work.scenario_highlight_terms(scenario=scenario)
+            if context["highlighting"]
+            else frozenset()
+        )
         context.update(
             {
                 "current": current,
                 "document": current.document,
+                "document_title": highlighted(current.document.title or current.document.external_id, terms),
+                "document_text": highlighted(current.document.text, terms),
                 "position": position + 1,
                 "current_grade": grades.get(current.id),
                 "previous": queue[position - 1] if position > 0 else None,

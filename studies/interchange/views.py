@@ -7,7 +7,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
 from studies.assessment.adjudication import assessor_agreement
-from studies.assessment.agreement_estimates import agreement_rows
+from studies.assessment.assessor_figures import agreement_csv_rows, assessor_figures
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import ExportError
 from studies.interchange.archive import study_archive_stream
@@ -123,8 +123,10 @@ def session_track(request, slug):
 @researcher_required
 def agreement_csv(request, slug):
     """Every agreement coefficient with its interval, per scenario and overall, for each pair of assessors and
-    over all of them (studies/assessment/agreement_estimates.py; docs/assessing.md, "Agreement")."""
+    over all of them (studies/assessment/agreement_estimates.py; docs/assessing.md, "Agreement"), and each
+    assessor against the reference (assessor_figures.py), told apart by the last column, `comparison`."""
     study = study_for_researcher(request, slug)
     raw = request.GET.get("raw") == "1"
-    body = table_csv(agreement_rows(assessor_agreement(study=study)), raw=raw)
+    rows = agreement_csv_rows(assessor_agreement(study=study), assessor_figures(study=study))
+    body = table_csv(rows, raw=raw)
     return _download(body, "text/csv; charset=utf-8", f"{study.slug}-agreement.csv")

@@ -3,7 +3,8 @@
 Copied: the settings (consent, questionnaires, time limits, what is recorded, the exclusion rule: every column
 of Study but its identity, owner, life cycle and lock), the grade scale, the collection (with its judgments as
 the copy's first reference version, as for a new study built on it), the scenarios, the systems, and the
-recruitment settings (panel, completion URL, time limit, checks, effort rules, code mode, closed cells).
+recruitment settings (panel, completion URL, time limit, checks, effort rules, code mode, closed cells), and
+the assessors' guidelines (the study's and each scenario's; issue 30).
 Not copied: participants and everything they did, reference versions made since (expert assessment), scoring
 runs, assessors, completion codes (fresh ones, a fresh public link and secret), the other researchers.
 
@@ -18,7 +19,16 @@ from django.db import transaction
 from studies.design.services import study_create
 from studies.errors import DesignError
 from studies.library.services import study_collection_attach
-from studies.models import AuditAction, AuditEntry, GradeLevel, Recruitment, Scenario, Study, System
+from studies.models import (
+    AssessmentGuidelines,
+    AuditAction,
+    AuditEntry,
+    GradeLevel,
+    Recruitment,
+    Scenario,
+    Study,
+    System,
+)
 from studies.participation.recruitment import recruitment_update
 
 # The columns of Study a copy does not take: its identity, owner, life cycle and lock, and the collection
@@ -76,6 +86,7 @@ def study_copy(*, study: Study, by, name: str) -> Study:
         study_collection_attach(study=copy, collection=study.collection, by=by)
     for model, related in ((Scenario, study.scenarios), (System, study.systems)):
         model.objects.bulk_create(_row_copy(row, copy) for row in related.order_by("id"))
+    _guidelines_copy(study, copy)
     original = Recruitment.objects.filter(study=study).first()
     if original is not None:
         recruitment_update(study=copy, **{name: getattr(original, name) for name in RECRUITMENT_COPIED})
@@ -86,6 +97,21 @@ def study_copy(*, study: Study, by, name: str) -> Study:
     )
     copy.refresh_from_db()  # the collection was attached through its own instance
     return copy
+
+
+def _guidelines_copy(study: Study, copy: Study) -> None:
+    """The guidelines assessors read, the study's and each scenario's (matched by scenario code)."""
+    scenarios = {scenario.code: scenario for scenario in copy.scenarios.all()}
+    AssessmentGuidelines.objects.bulk_create(
+        AssessmentGuidelines(
+            study=copy,
+            scenario=scenarios[guidelines.scenario.code] if guidelines.scenario else None,
+            text=guidelines.text,
+            updated_by=guidelines.updated_by,
+            updated_at=guidelines.updated_at,
+        )
+        for guidelines in study.assessment_guidelines.select_related("scenario").order_by("id")
+    )
 
 
 def _row_copy(row, study: Study):

@@ -6,6 +6,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
   versions, the audit log.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
 - attention.py: what participants saw and attended to (exposure per shown result, attention spans).
+- assessor_work.py: the scenarios each assessor judges, the assessors' guidelines (issue 30).
 - llm_assessors.py: language-model assessors (issue 30).
 - references.py: the study's reference judgments, in numbered versions.
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
@@ -56,6 +57,7 @@ from studies.models.assessment import (
 )
 
 # isort: split
+from studies.models.assessor_work import AssessmentGuidelines, AssessorScenario
 from studies.models.llm_assessors import LLMAssessor, LLMRequest, LLMRun
 from studies.models.recruitment import (
     CODE_MODES,
@@ -95,11 +97,13 @@ __all__ = [
     "STUDY_DESIGNS",
     "STUDY_STATUSES",
     "AdjudicationDecision",
+    "AssessmentGuidelines",
     "AssessmentPlan",
     "AssessmentPool",
     "AssessorAssignment",
     "AssessorInvitation",
     "AssessorJudgment",
+    "AssessorScenario",
     "Assignment",
     "AttentionSpan",
     "AuditAction",

@@ -21,10 +21,15 @@ def new_order_seed() -> str:
 
 
 class AssessmentPlan(models.Model):
-    """A study's assessment settings: how many assessors judge each pool document."""
+    """A study's assessment settings: how many assessors judge each pool document, and with one, the share
+    of each scenario's pool documents that get a second assessor for agreement; whether the assessor's form
+    also highlights the queries participants issued. The issue-30 fields are nullable without a default
+    (SQLite adds them in place): empty reads as 0 and off."""
 
     study = models.OneToOneField("studies.Study", on_delete=models.CASCADE, related_name="assessment_plan")
     assessors_per_document = models.PositiveSmallIntegerField(default=1)
+    double_judged_percent = models.PositiveSmallIntegerField(null=True, blank=True)
+    highlight_participant_queries = models.BooleanField(null=True, blank=True)
 
     class Meta:
         constraints = [

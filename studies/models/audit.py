@@ -22,6 +22,8 @@ class AuditAction(models.TextChoices):
     EXCLUSION_CLEARED = "exclusion_cleared", "Exclusion cleared"
     EVENTS_ARCHIVED = "events_archived", "Events archived"  # interchange/event_archive.py
     EVENTS_RESTORED = "events_restored", "Events restored"
+    GUIDELINES_CHANGED = "guidelines_changed", "Assessment guidelines changed"  # assessment/assessor_work.py
+    ASSESSOR_SCENARIOS_CHANGED = "assessor_scenarios_changed", "Assessor's scenarios changed"
 
 
 class AuditEntry(models.Model):

@@ -153,3 +153,16 @@ def test_a_researcher_of_another_study_cannot_copy_it(client, charlie, worked):
     assert client.get(f"/studies/{worked.slug}/copy/").status_code == 404
     assert client.post(f"/studies/{worked.slug}/copy/", {"name": "Mine now"}).status_code == 404
     assert Study.objects.count() == before
+
+
+def test_the_copy_keeps_the_assessors_guidelines(worked, alice):
+    from studies.assessment import assessor_work
+
+    scenario = worked.scenarios.order_by("id").last()
+    assessor_work.guidelines_set(study=worked, scenario=None, text="Study rule.\n", by=alice)
+    assessor_work.guidelines_set(study=worked, scenario=scenario, text="Only this topic.", by=alice)
+    copy = study_copy(study=worked, by=alice, name="Copy with guidelines")
+    assert sorted(copy.assessment_guidelines.values_list("scenario__code", "text"), key=str) == sorted(
+        [(None, "Study rule.\n"), (scenario.code, "Only this topic.")], key=str
+    )
+    assert copy.assessment_guidelines.get(scenario__isnull=False).scenario.study_id == copy.pk

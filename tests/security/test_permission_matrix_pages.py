@@ -270,6 +270,13 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("assessment:assessor_invite", "POST"): Row(
         "POST", study_path("/assess/manage/{slug}/assessors/invite/"), RESEARCHER_PAGE, lambda w: {}
     ),
+    # Assessor work (issue 30): an empty form is refused with a message, nothing changed.
+    ("assessment:assessor_scenarios", "POST"): Row(
+        "POST", study_path("/assess/manage/{slug}/assessors/scenarios/"), RESEARCHER_PAGE, lambda w: {}
+    ),
+    ("assessment:guidelines", "POST"): Row(
+        "POST", study_path("/assess/manage/{slug}/guidelines/"), RESEARCHER_PAGE, lambda w: {}
+    ),
     ("assessment:agreement", "GET"): Row(
         "GET", study_path("/assess/manage/{slug}/agreement/"), RESEARCHER_PAGE
     ),

@@ -22,7 +22,8 @@ from rest_framework.views import APIView
 from studies.api import serializers as s
 from studies.api.views.common import StudyScoped, query_parameter
 from studies.assessment.adjudication import assessor_agreement, participant_reference_agreement
-from studies.assessment.agreement_estimates import CONFIDENCE_LEVEL, agreement_rows
+from studies.assessment.agreement_estimates import CONFIDENCE_LEVEL
+from studies.assessment.assessor_figures import agreement_csv_rows, assessor_figures
 from studies.interchange.tidy_csv import table_csv
 
 
@@ -76,7 +77,8 @@ class StudyAgreement(StudyScoped, APIView):
         blocks = assessor_agreement(study=self.study)
         if request.accepted_renderer.format == "csv":
             response = HttpResponse(
-                table_csv(agreement_rows(blocks), raw=raw), content_type="text/csv; charset=utf-8"
+                table_csv(agreement_csv_rows(blocks, assessor_figures(study=self.study)), raw=raw),
+                content_type="text/csv; charset=utf-8",
             )
             response["Content-Disposition"] = f'attachment; filename="{self.study.slug}-agreement.csv"'
             return response

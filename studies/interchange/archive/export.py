@@ -415,8 +415,15 @@ def _assessment(study: Study) -> dict:
         .order_by("scenario_id")
     )
     plan = AssessmentPlan.objects.filter(study=study).first()
+    guidelines = study.assessment_guidelines.select_related("scenario").order_by("id")
     return {
         "assessors_per_document": plan.assessors_per_document if plan else None,
+        # Issue 30: the double-judged share, the highlighting of participants' queries, the guidelines.
+        "double_judged_percent": plan.double_judged_percent if plan else None,
+        "highlight_participant_queries": plan.highlight_participant_queries if plan else None,
+        "guidelines": [
+            {"scenario": g.scenario.code if g.scenario else None, "text": g.text} for g in guidelines
+        ],
         "pools": [
             {
                 "scenario": pool.scenario.code,

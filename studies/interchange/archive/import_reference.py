@@ -8,7 +8,14 @@ from django.utils import timezone
 
 from studies.assessment.references import reference_version_create
 from studies.interchange.archive.reader import Imported
-from studies.models import AssessmentPlan, AssessmentPool, AuditEntry, PoolDocument, ReferenceJudgment
+from studies.models import (
+    AssessmentGuidelines,
+    AssessmentPlan,
+    AssessmentPool,
+    AuditEntry,
+    PoolDocument,
+    ReferenceJudgment,
+)
 
 
 def reference_versions_imported(done: Imported, data) -> None:
@@ -85,8 +92,21 @@ def assessment_imported(done: Imported, data) -> None:
     assessment = data.get("assessment") or {}
     r.obj(assessment, "$.assessment", data)
     per_document = r.get(assessment, "assessors_per_document", "$.assessment", int, null=True, default=None)
+    # Issue 30's settings: absent from older archives, which import with none.
+    double = r.get(assessment, "double_judged_percent", "$.assessment", int, null=True, default=None)
+    if double is not None and not 0 <= double <= 100:
+        r.fail(assessment, "$.assessment.double_judged_percent", f"{double!r} is not a percent from 0 to 100")
+    highlight = r.get(
+        assessment, "highlight_participant_queries", "$.assessment", bool, null=True, default=None
+    )
     if per_document is not None:
-        AssessmentPlan.objects.create(study=done.study, assessors_per_document=per_document)
+        AssessmentPlan.objects.create(
+            study=done.study,
+            assessors_per_document=per_document,
+            double_judged_percent=double,
+            highlight_participant_queries=highlight,
+        )
+    guidelines_imported(done, assessment)
     for item, where in r.items(assessment, "pools", "$.assessment", optional=True):
         code = r.get(item, "scenario", where, str)
         if code not in done.scenarios:
@@ -106,6 +126,27 @@ def assessment_imported(done: Imported, data) -> None:
                 added_at=r.get(d, "added_at", d_where, "time", null=True, default=None) or timezone.now(),
             )
             for d, d_where in r.items(item, "documents", where)
+        )
+
+
+def guidelines_imported(done: Imported, assessment) -> None:
+    """The assessors' guidelines (`$.assessment.guidelines`, optional): the study's (scenario null) and each
+    scenario's, at most one each, the text as written."""
+    r = done.r
+    seen: set[str | None] = set()
+    now = timezone.now()
+    for item, where in r.items(assessment, "guidelines", "$.assessment", optional=True):
+        code = r.get(item, "scenario", where, str, null=True)
+        if code is not None and code not in done.scenarios:
+            r.fail(item, f"{where}.scenario", f"no scenario {code!r} in the archive")
+        if code in seen:
+            r.fail(item, f"{where}.scenario", f"guidelines for {code or 'the study'} given twice")
+        seen.add(code)
+        AssessmentGuidelines.objects.create(
+            study=done.study,
+            scenario=done.scenarios[code] if code is not None else None,
+            text=r.get(item, "text", where, str),
+            updated_at=now,
         )
 
 
