@@ -112,3 +112,13 @@ def provenance_text(facts: dict) -> str:
 def has_machine_grades(facts: dict) -> bool:
     """Whether a version's provenance says machine grades are in it (by a rule, or kept from its base)."""
     return any(facts.get(key) for key in ("documents_filled", "ties_broken", "machine_grades_kept"))
+
+
+def versions_with_provenance(study: Study) -> list:
+    """The study's reference versions, newest first, each with `provenance_text` and `machine_grades` (whether
+    machine grades are in it), for the version lists."""
+    versions = list(study.reference_versions.order_by("-number"))
+    for version in versions:
+        version.provenance_text = provenance_text(version.facts)
+        version.machine_grades = has_machine_grades(version.facts)
+    return versions

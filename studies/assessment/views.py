@@ -20,6 +20,7 @@ from sessionlab.form_pages import flash_form_errors, form_post
 from studies.assessment import adjudication, assessors, pools, references
 from studies.assessment import selectors as assessment_selectors
 from studies.assessment.exclusion import DEFAULT_MEASURE, exclusion_apply
+from studies.assessment.machine import versions_with_provenance
 from studies.assessment.forms import (
     DecideForm,
     ExclusionRuleForm,
@@ -109,7 +110,7 @@ def _manage_page(request, study, *, invite_form=None, status=200):
         "study": study,
         "per_assessor": per_assessor,
         "per_scenario": per_scenario,
-        "versions": study.reference_versions.order_by("-number"),
+        "versions": versions_with_provenance(study),
         "pool_form": PoolBuildForm(prefix="pool"),
         "add_form": PoolAddForm(prefix="add"),
         "pool_import_form": QrelsUploadForm(prefix="poolqrels"),
@@ -362,9 +363,9 @@ def decide(request, slug):
 
 def _publish_query(study, form) -> str:
     """The preview's address for the choices of a bound PublishForm (the digest left out)."""
-    fields = {name: value for name, value in form.data.items() if name.startswith("publish-")}
+    fields = {name: values for name, values in form.data.lists() if name.startswith("publish-")}
     fields.pop("publish-digest", None)
-    return reverse("assessment:publish", args=[study.slug]) + "?" + urlencode(fields)
+    return reverse("assessment:publish", args=[study.slug]) + "?" + urlencode(fields, doseq=True)
 
 
 @researcher_required
@@ -403,8 +404,11 @@ def publish(request, slug):
         messages.error(request, str(exc))
         return _manage(study)
     confirm = PublishForm(initial={**form.cleaned_data, "digest": plan.digest}, prefix="publish", study=study)
-    for name in ("mode", "base", "allow_pending"):
-        confirm.fields[name].widget = forms.HiddenInput()
+    for name in ("mode", "base", "allow_pending", "machine"):
+        if name in confirm.fields:
+            confirm.fields[name].widget = forms.HiddenInput()
+    if "rules" in confirm.fields:
+        confirm.fields["rules"].widget = forms.MultipleHiddenInput()
     return render(
         request,
         "assessment/publish_preview.html",
