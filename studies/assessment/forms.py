@@ -3,8 +3,8 @@
 from django import forms
 
 from studies.assessment.adjudication import PRESETS
-from studies.assessment.machine import MACHINE_RULES
 from studies.assessment.exclusion import DEFAULT_MIN_DOCUMENTS, EXCLUSION_MEASURES
+from studies.assessment.machine import MACHINE_RULES
 from studies.assessment.pools import DEFAULT_TOP_X
 from studies.assessment.references import PUBLISH_MODES
 from studies.models import AssessmentPool

@@ -20,7 +20,6 @@ from sessionlab.form_pages import flash_form_errors, form_post
 from studies.assessment import adjudication, assessors, pools, references
 from studies.assessment import selectors as assessment_selectors
 from studies.assessment.exclusion import DEFAULT_MEASURE, exclusion_apply
-from studies.assessment.machine import versions_with_provenance
 from studies.assessment.forms import (
     DecideForm,
     ExclusionRuleForm,
@@ -33,6 +32,7 @@ from studies.assessment.forms import (
     PublishForm,
     QrelsUploadForm,
 )
+from studies.assessment.machine import versions_with_provenance
 from studies.design import selectors
 from studies.design import services as design_services
 from studies.design.views import researcher_required, study_for_researcher
