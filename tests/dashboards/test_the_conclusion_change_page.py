@@ -120,3 +120,22 @@ def test_without_a_machine_version_the_page_says_what_to_do(designed_study, coll
     response = page(client, designed_study)
     assert response.status_code == 200 and response.context["result"] is None
     assert "no default scoring run yet" in response.content.decode()
+
+
+def test_the_page_stores_nothing_and_keeps_to_a_query_budget(
+    designed_study, collection_docs, django_capture_on_commit_callbacks, client, django_assert_max_num_queries
+):
+    run = build(designed_study, collection_docs, django_capture_on_commit_callbacks, people_a=1, machine_b=3)
+    stored = sorted(
+        SessionScore.objects.filter(run=run).values_list("session_id", "final", "reference_version")
+    )
+    client.force_login(designed_study.owner)
+    url = reverse("scoring:reference_change", args=[designed_study.slug])
+    with django_assert_max_num_queries(20):  # whatever the study's size: a chunk is 500 sessions
+        assert client.get(url).status_code == 200
+    run.refresh_from_db()
+    assert run.reference_version.number == 1
+    assert (
+        sorted(SessionScore.objects.filter(run=run).values_list("session_id", "final", "reference_version"))
+        == stored
+    )
