@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from studies.assessment.machine import has_machine_grades, provenance_text
 from studies.models import ReferenceJudgment, ReferenceVersion, SearchSession, Study
 from studies.population import Population, population_q
 
@@ -56,18 +55,10 @@ def versions_compared(study: Study, query) -> tuple[ReferenceVersion | None, Ref
     before, after = version_asked(study, query, "from"), version_asked(study, query, "to")
     versions = list(study.reference_versions.order_by("-number"))
     if after is None:
-        after = next((v for v in versions if has_machine_grades(v.facts)), None)
+        after = next((v for v in versions if v.machine_grades), None)
     if before is None:
-        before = next((v for v in versions if not has_machine_grades(v.facts) and v != after), None)
+        before = next((v for v in versions if not v.machine_grades and v != after), None)
     return before, after
-
-
-def versions_listed(study: Study) -> list[ReferenceVersion]:
-    """The versions for the page's choosers, each with its provenance in words."""
-    versions = list(study.reference_versions.order_by("-number"))
-    for version in versions:
-        version.provenance_text = provenance_text(version.facts)
-    return versions
 
 
 @dataclass

@@ -14,7 +14,6 @@ from ..reference_change import (
     ReferenceChangeError,
     reference_change,
     versions_compared,
-    versions_listed,
 )
 
 
@@ -31,8 +30,7 @@ def reference_change_page(request, slug):
         return HttpResponse(
             f"Bad version: {exc}", status=exc.status, content_type="text/plain; charset=utf-8"
         )
-    versions = versions_listed(study)
-    before, after = (next((v for v in versions if v == chosen), None) for chosen in (before, after))
+    versions = list(study.reference_versions.order_by("-number"))
     run = ScoringRun.objects.filter(study=study, is_default=True).first()
     result = None
     if run is not None and before is not None and after is not None:

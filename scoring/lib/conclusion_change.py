@@ -73,10 +73,10 @@ class ConclusionChange:
     sentence: str
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> Tau:
-    """Kendall's tau-b of the paired scorings x and y (None where it is not defined: fewer than two items,
-    or one scoring constant)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+def kendall_tau(first: Sequence[float] | np.ndarray, second: Sequence[float] | np.ndarray) -> Tau:
+    """Kendall's tau-b of the paired scorings `first` and `second` (None where it is not defined: fewer than
+    two items, or one scoring constant)."""
+    x, y = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
     n = int(len(x))
     if n < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return Tau(None, None, n)

@@ -7,7 +7,7 @@ from studies.assessment.exclusion import DEFAULT_MIN_DOCUMENTS, EXCLUSION_MEASUR
 from studies.assessment.machine import MACHINE_RULES
 from studies.assessment.pools import DEFAULT_TOP_X
 from studies.assessment.references import PUBLISH_MODES
-from studies.models import AssessmentPool
+from studies.models import AssessmentPool, StudyAssessor
 
 
 class PoolBuildForm(forms.Form):
@@ -80,8 +80,8 @@ class PublishForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         label="Machine assessor's grades (none ticked: they never enter)",
     )
-    machine = forms.ModelChoiceField(
-        queryset=None,
+    machine: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=StudyAssessor.objects.none(),
         required=False,
         label="Machine assessor the rules take grades from",
         empty_label="none",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from studies.assessment.selectors import DocumentGrades
 from studies.errors import AssessmentError
-from studies.models import AssessorJudgment, Study, StudyAssessor
+from studies.models import AssessorJudgment, ReferenceJudgment, Study, StudyAssessor
+from studies.models.references import BREAK_TIES, FILL_UNJUDGED
 
 # The only ways a machine assessor's grades enter a reference version; none chosen, none enter.
-FILL_UNJUDGED = "fill_unjudged"
-BREAK_TIES = "break_ties"
 MACHINE_RULES = {
     FILL_UNJUDGED: (
         "Fill unjudged documents: a pool document with no decision and not yet judged by every allocated "
@@ -71,6 +71,56 @@ def tie_broken(people: Sequence[int], machine: int) -> int:
     return min(people, key=lambda grade: (abs(grade - machine), grade))
 
 
+def _judgment(row: DocumentGrades, grade: int, rule: str, machine: StudyAssessor, number: int):
+    pool_document = row.pool_document
+    return ReferenceJudgment(
+        topic_id=pool_document.pool.scenario.topic_id,
+        document_id=pool_document.document_id,
+        grade=grade,
+        judged_by_id=machine.user_id,
+        source=f"{MACHINE_RULE_SOURCES[rule]} v{number}",
+    )
+
+
+def document_key(row: DocumentGrades) -> tuple[str, int]:
+    return (row.pool_document.pool.scenario.topic_id, row.pool_document.document_id)
+
+
+def machine_ties_broken(
+    *, undecided: list[DocumentGrades], machine: StudyAssessor, grades: dict[int, int], number: int
+) -> dict[tuple[str, int], ReferenceJudgment]:
+    """ "break ties": the judgments of version `number` for the undecided disagreements the machine graded
+    (`grades`: machine_grades), keyed (topic, document)."""
+    return {
+        document_key(row): _judgment(
+            row,
+            tie_broken([g for _m, g in row.grades], grades[row.pool_document.id]),
+            BREAK_TIES,
+            machine,
+            number,
+        )
+        for row in undecided
+        if row.complete and row.spread > 0 and row.pool_document.id in grades
+    }
+
+
+def machine_fills(
+    *,
+    undecided: list[DocumentGrades],
+    held: set[tuple[str, int]],
+    machine: StudyAssessor,
+    grades: dict[int, int],
+    number: int,
+) -> dict[tuple[str, int], ReferenceJudgment]:
+    """ "fill unjudged documents": the judgments of version `number` for the undecided documents people have
+    not completely judged and the version does not already hold (`held`), that the machine graded."""
+    return {
+        document_key(row): _judgment(row, grades[row.pool_document.id], FILL_UNJUDGED, machine, number)
+        for row in undecided
+        if not row.complete and document_key(row) not in held and row.pool_document.id in grades
+    }
+
+
 def machine_rules_provenance(
     *, machine: StudyAssessor, rules: Sequence[str], filled: int, ties_broken: int
 ) -> dict:
@@ -82,43 +132,3 @@ def machine_rules_provenance(
         "documents_filled": filled,
         "ties_broken": ties_broken,
     }
-
-
-def provenance_text(facts: dict) -> str:
-    """A version's provenance in words, for the version lists ("" when none was recorded)."""
-    if not facts:
-        return ""
-    kept = (
-        f"{facts['machine_grades_kept']} machine grades kept from v{facts.get('machine_grades_kept_from')}"
-        if facts.get("machine_grades_kept")
-        else ""
-    )
-    rules = facts.get("machine_rules")
-    if not isinstance(rules, list):
-        return kept or ", ".join(f"{key}: {value}" for key, value in sorted(facts.items()))
-    assessor = facts.get("machine_assessor") or {}
-    who = str(assessor.get("assessor", "a machine assessor"))
-    model = assessor.get("model")
-    prompt = assessor.get("prompt_hash") or assessor.get("prompt_sha256")
-    extra = "".join([f", model {model}" if model else "", f", prompt {str(prompt)[:12]}" if prompt else ""])
-    counts = {
-        FILL_UNJUDGED: f"{facts.get('documents_filled', 0)} documents filled",
-        BREAK_TIES: f"{facts.get('ties_broken', 0)} ties broken",
-    }
-    done = "; ".join(counts.get(rule, str(rule)) for rule in rules) or "no rule"
-    return f"machine grades by {who}{extra}: {done}" + (f"; {kept}" if kept else "")
-
-
-def has_machine_grades(facts: dict) -> bool:
-    """Whether a version's provenance says machine grades are in it (by a rule, or kept from its base)."""
-    return any(facts.get(key) for key in ("documents_filled", "ties_broken", "machine_grades_kept"))
-
-
-def versions_with_provenance(study: Study) -> list:
-    """The study's reference versions, newest first, each with `provenance_text` and `machine_grades` (whether
-    machine grades are in it), for the version lists."""
-    versions = list(study.reference_versions.order_by("-number"))
-    for version in versions:
-        version.provenance_text = provenance_text(version.facts)
-        version.machine_grades = has_machine_grades(version.facts)
-    return versions

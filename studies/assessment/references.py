@@ -16,12 +16,13 @@ from scoring.lib.errors import InputError
 from studies.assessment.machine import (
     BREAK_TIES,
     FILL_UNJUDGED,
-    MACHINE_RULE_SOURCES,
     MACHINE_SOURCE_PREFIX,
+    document_key,
+    machine_fills,
     machine_grades,
     machine_rules_checked,
     machine_rules_provenance,
-    tie_broken,
+    machine_ties_broken,
 )
 from studies.assessment.pools import qrels_entries
 from studies.assessment.selectors import document_grades
@@ -157,17 +158,7 @@ def reference_version_publish_plan(
     "fill_unjudged" grades the documents with no decision that people have not completely judged and the
     version holds no grade for. A decided document never takes a machine grade."""
     rules = machine_rules_checked(study=study, machine=machine, rules=rules)
-    if mode not in PUBLISH_MODES:
-        raise AssessmentError(f"unknown publishing mode {mode!r}; use one of {', '.join(PUBLISH_MODES)}")
-    versions = ReferenceVersion.objects.filter(study=study)
-    latest = versions.order_by("-number").first()
-    base = None
-    if mode == "merge":
-        base = versions.filter(number=base_number).first() if base_number is not None else latest
-        if base_number is not None and base is None:
-            raise AssessmentError(f"the study has no reference version {base_number} to merge into")
-    elif base_number is not None:
-        raise AssessmentError("a replacement merges into no version; leave the version out")
+    base, latest = _base_and_latest(study, mode, base_number)
     decisions = list(
         AdjudicationDecision.objects.filter(pool_document__pool__scenario__study=study).select_related(
             "pool_document__pool__scenario"
@@ -178,31 +169,57 @@ def reference_version_publish_plan(
     decided = {decision.pool_document_id for decision in decisions}
     undecided = [row for row in document_grades(study) if row.pool_document.id not in decided]
     number = (latest.number if latest else 0) + 1
-    by_machine = machine_grades(machine=machine) if rules and machine is not None else {}
-    machine_rows: dict[tuple[str, int], ReferenceJudgment] = {}
-
-    def machine_row(row, grade: int, rule: str) -> None:
-        pool_document = row.pool_document
-        machine_rows[(pool_document.pool.scenario.topic_id, pool_document.document_id)] = ReferenceJudgment(
-            topic_id=pool_document.pool.scenario.topic_id,
-            document_id=pool_document.document_id,
-            grade=grade,
-            judged_by_id=machine.user_id if machine is not None else None,
-            source=f"{MACHINE_RULE_SOURCES[rule]} v{number}",
-        )
-
-    ties = [
-        row for row in undecided if row.complete and row.spread > 0 and row.pool_document.id in by_machine
-    ]
-    if BREAK_TIES in rules:
-        for row in ties:
-            people = [grade for _member, grade in row.grades]
-            machine_row(row, tie_broken(people, by_machine[row.pool_document.id]), BREAK_TIES)
-    ties_broken = len(machine_rows)
-    broken = {row.pool_document.id for row in ties} if BREAK_TIES in rules else set()
-    pending = [row for row in undecided if row.complete and row.pool_document.id not in broken]
+    grades = machine_grades(machine=machine) if rules and machine is not None else {}
+    ties = (
+        machine_ties_broken(undecided=undecided, machine=machine, grades=grades, number=number)
+        if BREAK_TIES in rules and machine is not None
+        else {}
+    )
+    # A tie broken waits no longer.
+    pending = [row for row in undecided if row.complete and document_key(row) not in ties]
     if pending and not allow_pending:
         raise AssessmentError(f"{len(pending)} judged documents have no decision yet; decide them first")
+    rows = _base_and_decided_rows(base, decisions, number)
+    rows.update(ties)  # ties broken override the base's grade: the people's grades are newer
+    fills = (
+        machine_fills(undecided=undecided, held=set(rows), machine=machine, grades=grades, number=number)
+        if FILL_UNJUDGED in rules and machine is not None
+        else {}
+    )
+    rows.update(fills)
+    now = {key: row.grade for key, row in rows.items()}
+    fingerprint = repr(
+        (
+            mode,
+            base and base.number,
+            latest and latest.number,
+            sorted(now.items()),
+            rules,
+            machine.pk if rules and machine is not None else None,
+        )
+    )
+    return PublishPlan(
+        mode=mode,
+        base=base,
+        latest=latest,
+        number=number,
+        decisions=len(decisions),
+        pending=len(pending),
+        rows=rows,
+        topics=_topic_changes(study, now, latest),
+        digest=hashlib.sha256(fingerprint.encode()).hexdigest()[:16],
+        rules=rules,
+        filled=len(fills),
+        ties_broken=len(ties),
+        provenance=_provenance(rows, base, machine, rules, len(fills), len(ties)),
+    )
+
+
+def _base_and_decided_rows(
+    base: ReferenceVersion | None, decisions: list[AdjudicationDecision], number: int
+) -> dict[tuple[str, int], ReferenceJudgment]:
+    """The base version's judgments (none for a replacement), the decisions overriding them, by (topic,
+    document)."""
     rows: dict[tuple[str, int], ReferenceJudgment] = {}
     if base is not None:
         for judgment in base.judgments.all():
@@ -222,16 +239,31 @@ def reference_version_publish_plan(
             judged_by_id=decision.judged_by_id,
             source=f"adjudication v{number} ({decision.method})",
         )
-    rows.update(machine_rows)  # ties broken override the base's grade: the people's grades are newer
-    filled = 0
-    if FILL_UNJUDGED in rules:
-        for row in undecided:
-            key = (row.pool_document.pool.scenario.topic_id, row.pool_document.document_id)
-            if not row.complete and key not in rows and row.pool_document.id in by_machine:
-                machine_row(row, by_machine[row.pool_document.id], FILL_UNJUDGED)
-                rows[key] = machine_rows[key]
-                filled += 1
-    now = {key: row.grade for key, row in rows.items()}
+    return rows
+
+
+def _base_and_latest(
+    study: Study, mode: str, base_number: int | None
+) -> tuple[ReferenceVersion | None, ReferenceVersion | None]:
+    """The version a publication merges into (None: a replacement, or no version yet) and the latest."""
+    if mode not in PUBLISH_MODES:
+        raise AssessmentError(f"unknown publishing mode {mode!r}; use one of {', '.join(PUBLISH_MODES)}")
+    versions = ReferenceVersion.objects.filter(study=study)
+    latest = versions.order_by("-number").first()
+    base = None
+    if mode == "merge":
+        base = versions.filter(number=base_number).first() if base_number is not None else latest
+        if base_number is not None and base is None:
+            raise AssessmentError(f"the study has no reference version {base_number} to merge into")
+    elif base_number is not None:
+        raise AssessmentError("a replacement merges into no version; leave the version out")
+    return base, latest
+
+
+def _topic_changes(
+    study: Study, now: dict[tuple[str, int], int], latest: ReferenceVersion | None
+) -> list[TopicChange]:
+    """Per topic, how the new version's grades (`now`) differ from the latest version's."""
     before = dict(
         ((topic, document_id), grade)
         for topic, document_id, grade in (
@@ -250,31 +282,7 @@ def reference_version_publish_plan(
             change.changed += 1
         else:
             change.kept += 1
-    fingerprint = repr(
-        (
-            mode,
-            base and base.number,
-            latest and latest.number,
-            sorted(now.items()),
-            rules,
-            machine.pk if rules and machine is not None else None,
-        )
-    )
-    return PublishPlan(
-        mode=mode,
-        base=base,
-        latest=latest,
-        number=number,
-        decisions=len(decisions),
-        pending=len(pending),
-        rows=rows,
-        topics=sorted(changes.values(), key=lambda change: (change.scenario == "", change.topic_id)),
-        digest=hashlib.sha256(fingerprint.encode()).hexdigest()[:16],
-        rules=rules,
-        filled=filled,
-        ties_broken=ties_broken,
-        provenance=_provenance(rows, base, machine, rules, filled, ties_broken),
-    )
+    return sorted(changes.values(), key=lambda change: (change.scenario == "", change.topic_id))
 
 
 def _provenance(rows, base, machine, rules, filled: int, ties_broken: int) -> dict | None:

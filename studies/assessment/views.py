@@ -32,7 +32,6 @@ from studies.assessment.forms import (
     PublishForm,
     QrelsUploadForm,
 )
-from studies.assessment.machine import versions_with_provenance
 from studies.design import selectors
 from studies.design import services as design_services
 from studies.design.views import researcher_required, study_for_researcher
@@ -110,7 +109,7 @@ def _manage_page(request, study, *, invite_form=None, status=200):
         "study": study,
         "per_assessor": per_assessor,
         "per_scenario": per_scenario,
-        "versions": versions_with_provenance(study),
+        "versions": study.reference_versions.order_by("-number"),
         "pool_form": PoolBuildForm(prefix="pool"),
         "add_form": PoolAddForm(prefix="add"),
         "pool_import_form": QrelsUploadForm(prefix="poolqrels"),

@@ -85,9 +85,7 @@ def test_both_rules_together_and_the_note_says_so(judged, alice):
     assert set(by_machine(version, llm)) == {"d2", "d3", "d4", "d5"}
     assert version.facts["machine_rules"] == ["fill_unjudged", "break_ties"]
     assert "2 filled and 2 ties broken by a machine assessor" in version.note
-    assert machine.provenance_text(version.facts) == (
-        "machine grades by llm-judge: 2 documents filled; 2 ties broken"
-    )
+    assert version.provenance_text == ("machine grades by llm-judge: 2 documents filled; 2 ties broken")
 
 
 def test_a_tie_decided_by_hand_is_never_broken_by_the_machine(judged, alice):
@@ -118,7 +116,7 @@ def test_a_merge_says_it_keeps_machine_grades_from_its_base(judged, alice):
     )
     second = references.reference_version_publish(study=study, created_by=alice, allow_pending=True)
     assert second.facts == {"machine_grades_kept": 2, "machine_grades_kept_from": 1}
-    assert machine.has_machine_grades(second.facts)
+    assert second.machine_grades
 
 
 @pytest.mark.parametrize(
