@@ -80,3 +80,12 @@ def test_the_api_lists_each_versions_provenance(judged, alice):
     assert by_number[1] == {}
     assert by_number[2]["machine_rules"] == ["break_ties"] and by_number[2]["ties_broken"] == 1
     assert by_number[2]["machine_assessor"]["assessor"] == "llm-judge"
+
+
+def test_the_agreement_page_and_the_downloads_show_the_provenance_too(judged, client, alice):
+    study, llm = judged
+    references.reference_version_publish(study=study, created_by=alice, machine=llm, rules=["break_ties"])
+    client.force_login(alice)
+    words = "machine grades by llm-judge: 1 ties broken"
+    assert words in client.get(reverse("assessment:agreement", args=[study.slug])).content.decode()
+    assert words in client.get(reverse("exports:downloads", args=[study.slug])).content.decode()
