@@ -70,6 +70,56 @@ class ReferenceChange:
     sessions: int
     participants: int
     changes: dict[str, ConclusionChange]  # summary -> the conclusion change on it
+    # (system, scenario) -> (mean final sDCG under before, under after, sessions), for the chart
+    cells: dict[tuple[str, str], tuple[float, float, int]]
+
+
+def reference_change_figure(result: ReferenceChange) -> tuple[dict, list[str]]:
+    """A Plotly figure: each system x scenario cell's mean final sDCG under the "to" version against under
+    the "from" version, one trace per system, with the diagonal (no change); and its notes."""
+    before, after = f"v{result.before.number}", f"v{result.after.number}"
+    systems = sorted({system for system, _scenario in result.cells})
+    top = max([0.0, *(max(b, a) for b, a, _n in result.cells.values())]) * 1.05 or 1.0
+    data: list[dict] = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": [0, top],
+            "y": [0, top],
+            "name": "no change",
+            "line": {"dash": "dot", "color": "#999"},
+            "hoverinfo": "skip",
+        }
+    ]
+    for system in systems:
+        cells = sorted((scenario, value) for (s, scenario), value in result.cells.items() if s == system)
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": f"system {system}",
+                "x": [value[0] for _scenario, value in cells],
+                "y": [value[1] for _scenario, value in cells],
+                "text": [scenario for scenario, _value in cells],
+                "textposition": "top center",
+                "customdata": [value[2] for _scenario, value in cells],
+                "hovertemplate": "%{text}: %{x:.3f} → %{y:.3f} (%{customdata} sessions)<extra></extra>",
+            }
+        )
+    layout = {
+        "title": {"text": f"Mean final sDCG per system × scenario: {before} against {after}"},
+        "xaxis": {"title": {"text": f"under {before}"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": f"under {after}"}, "rangemode": "tozero"},
+        "height": 420,
+    }
+    change = result.changes["final"]
+    notes = [
+        f"Population: {result.population.label()}; n = {result.sessions} sessions of {result.participants} "
+        "participants.",
+        f"Kendall's tau between the cells' means: {change.tau_cells.text()}. Above the diagonal: higher "
+        f"under {after}.",
+    ]
+    return {"data": data, "layout": layout}, notes
 
 
 def _qrels(version: ReferenceVersion, topics: set[str]) -> dict[str, dict[int, int]]:
@@ -125,6 +175,12 @@ def reference_change(
     system_labels = [systems[row[3]] for row in labels]
     blocks = [row[1] for row in labels]
     scenario_labels = [scenarios[row[2]] for row in labels]
+    cells: dict[tuple[str, str], list] = defaultdict(lambda: [0.0, 0.0, 0])
+    for system, scenario, first, second in zip(
+        system_labels, scenario_labels, values["before"]["final"], values["after"]["final"], strict=True
+    ):
+        cell = cells[(system, scenario)]
+        cell[0], cell[1], cell[2] = cell[0] + first, cell[1] + second, cell[2] + 1
     changes = {}
     if labels:
         for summary, label in SUMMARIES_COMPARED.items():
@@ -137,4 +193,5 @@ def reference_change(
                 names=(f"v{before.number}", f"v{after.number}"),
                 summary=label,
             )
-    return ReferenceChange(run, before, after, population, len(labels), len(set(blocks)), changes)
+    means = {key: (total[0] / total[2], total[1] / total[2], total[2]) for key, total in cells.items()}
+    return ReferenceChange(run, before, after, population, len(labels), len(set(blocks)), changes, means)

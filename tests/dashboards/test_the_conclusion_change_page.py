@@ -139,3 +139,25 @@ def test_the_page_stores_nothing_and_keeps_to_a_query_budget(
         sorted(SessionScore.objects.filter(run=run).values_list("session_id", "final", "reference_version"))
         == stored
     )
+
+
+def test_the_chart_json_puts_each_cell_under_both_versions(
+    designed_study, collection_docs, django_capture_on_commit_callbacks, client
+):
+    build(designed_study, collection_docs, django_capture_on_commit_callbacks, people_a=1, machine_b=3)
+    client.force_login(designed_study.owner)
+    page_text = page(client, designed_study).content.decode()
+    url = reverse("scoring:reference_change_json", args=[designed_study.slug])
+    assert f'data-url="{url}?' in page_text
+    payload = client.get(url).json()
+    no_change, *systems = payload["figure"]["data"]
+    assert no_change["name"] == "no change" and [trace["name"] for trace in systems] == [
+        "system A",
+        "system B",
+    ]
+    system_a, system_b = systems
+    assert sorted(system_a["text"]) == ["S1", "S2", "S3", "S4"] and sum(system_a["customdata"]) == 16
+    assert all(x > 0 for x in system_a["x"]) and system_b["x"] == [0.0] * 4  # B: nothing judged under v1
+    assert all(y > 0 for y in system_b["y"])  # the machine's grades, under v2
+    assert "n = 32 sessions of 8 participants" in payload["notes"][0]
+    assert client.get(url + "?from=x").status_code == 400

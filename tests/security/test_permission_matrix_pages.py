@@ -210,6 +210,9 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("scoring:reference_change", "GET"): Row(
         "GET", study_path("/scoring/{slug}/reference-change/"), RESEARCHER_PAGE
     ),
+    ("scoring:reference_change_json", "GET"): Row(
+        "GET", study_path("/scoring/{slug}/reference-change.json"), RESEARCHER_PAGE
+    ),
     ("scoring:run_sessions", "GET"): Row(
         "GET", study_path("/scoring/{slug}/runs/{run}/sessions/"), RESEARCHER_PAGE
     ),
