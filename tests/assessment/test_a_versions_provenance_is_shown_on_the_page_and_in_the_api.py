@@ -89,3 +89,9 @@ def test_the_agreement_page_and_the_downloads_show_the_provenance_too(judged, cl
     words = "machine grades by llm-judge: 1 ties broken"
     assert words in client.get(reverse("assessment:agreement", args=[study.slug])).content.decode()
     assert words in client.get(reverse("exports:downloads", args=[study.slug])).content.decode()
+
+
+def test_without_a_machine_assessor_the_publish_form_has_no_rules(assessed_study, client, alice):
+    client.force_login(alice)
+    manage = client.get(reverse("assessment:manage", args=[assessed_study.slug])).content.decode()
+    assert "publish-rules" not in manage and "publish-machine" not in manage
