@@ -1,12 +1,18 @@
 from django.urls import include, path
 
-from .dashboards import session_table, views
+from .dashboards import reference_change, session_table, views
 
 app_name = "scoring"
 urlpatterns = [
     path("<slug:slug>/", views.runs, name="runs"),
     path("<slug:slug>/compare/", views.compare, name="compare"),
     path("<slug:slug>/population/", views.population_default, name="population_default"),
+    path("<slug:slug>/reference-change/", reference_change.reference_change_page, name="reference_change"),
+    path(
+        "<slug:slug>/reference-change.json",
+        reference_change.reference_change_json,
+        name="reference_change_json",
+    ),
     path("<slug:slug>/planning/", include("scoring.planning.urls")),
     path("<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run_detail"),
     path("<slug:slug>/runs/<int:run_id>/sessions/", session_table.run_sessions, name="run_sessions"),

@@ -6,9 +6,10 @@ from django import forms
 
 from studies.assessment.adjudication import PRESETS
 from studies.assessment.exclusion import DEFAULT_MIN_DOCUMENTS, EXCLUSION_MEASURES
+from studies.assessment.machine import MACHINE_RULES
 from studies.assessment.pools import DEFAULT_TOP_X
 from studies.assessment.references import PUBLISH_MODES
-from studies.models import AssessmentPool
+from studies.models import AssessmentPool, StudyAssessor
 
 
 class PoolBuildForm(forms.Form):
@@ -113,18 +114,48 @@ class PublishForm(forms.Form):
     )
     note = forms.CharField(max_length=300, required=False)
     allow_pending = forms.BooleanField(required=False, label="Publish even with undecided disagreements")
+    # Issue 30: a machine assessor's grades enter only by a rule ticked here; none ticked, none enter.
+    rules = forms.MultipleChoiceField(
+        choices=list(MACHINE_RULES.items()),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Machine assessor's grades (none ticked: they never enter)",
+    )
+    machine: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=StudyAssessor.objects.none(),
+        required=False,
+        label="Machine assessor the rules take grades from",
+        empty_label="none",
+    )
     digest = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, study, **kwargs):
         super().__init__(*args, **kwargs)
         numbers = study.reference_versions.order_by("-number").values_list("number", flat=True)
         self.fields["base"].choices = [("", "the latest")] + [(n, f"v{n}") for n in numbers]
+        machines = study.assessors.filter(llm__isnull=False).select_related("user", "llm")
+        self.fields["machine"].queryset = machines
+        self.fields["machine"].label_from_instance = lambda member: member.user.get_username()
+        if not machines.exists() and not self.is_bound:  # nothing to choose: the fields would only puzzle
+            del self.fields["rules"], self.fields["machine"]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("rules") and not data.get("machine"):
+            self.add_error("machine", "choose the machine assessor whose grades the ticked rules take")
+        return data
 
     def plan_arguments(self) -> dict:
         data = self.cleaned_data
         mode = data["mode"] or "merge"
         base = data["base"] if mode == "merge" else None
-        return {"mode": mode, "base_number": base, "allow_pending": data["allow_pending"]}
+        return {
+            "mode": mode,
+            "base_number": base,
+            "allow_pending": data["allow_pending"],
+            "machine": data.get("machine"),
+            "rules": data.get("rules") or [],
+        }
 
 
 class GradeForm(forms.Form):

@@ -5,7 +5,7 @@ the adjudicated grades (merge or replace), and qrels export and import of versio
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -13,6 +13,17 @@ from django.db import transaction
 from django.db.models import Max
 
 from scoring.lib.errors import InputError
+from studies.assessment.machine import (
+    BREAK_TIES,
+    FILL_UNJUDGED,
+    MACHINE_SOURCE_PREFIX,
+    document_key,
+    machine_fills,
+    machine_grades,
+    machine_rules_checked,
+    machine_rules_provenance,
+    machine_ties_broken,
+)
 from studies.assessment.pools import qrels_entries
 from studies.assessment.selectors import document_grades
 from studies.errors import AssessmentError
@@ -21,6 +32,7 @@ from studies.models import (
     ReferenceJudgment,
     ReferenceVersion,
     Study,
+    StudyAssessor,
     reference_grade_allowed,
 )
 from studies.signals import reference_version_committed
@@ -113,6 +125,11 @@ class PublishPlan:
     rows: dict[tuple[str, int], ReferenceJudgment]
     topics: list[TopicChange]
     digest: str
+    # The machine assessor's rules (studies/assessment/machine.py): none chosen, no machine grade enters.
+    rules: tuple[str, ...] = ()
+    filled: int = 0
+    ties_broken: int = 0
+    provenance: dict | None = None
 
     def total(self, what: str) -> int:
         return sum(getattr(change, what) for change in self.topics)
@@ -123,35 +140,86 @@ class PublishPlan:
 
 
 def reference_version_publish_plan(
-    *, study: Study, mode: str = "merge", base_number: int | None = None, allow_pending: bool = False
+    *,
+    study: Study,
+    mode: str = "merge",
+    base_number: int | None = None,
+    allow_pending: bool = False,
+    machine: StudyAssessor | None = None,
+    rules: Sequence[str] = (),
 ) -> PublishPlan:
     """Plan a publication of the adjudicated grades (nothing is written). `mode` "merge": the version
     `base_number` (default: the latest) with the adjudicated grades overriding its grades for the same topic
     and document, every other judgment kept; "replace": the adjudicated grades alone. Refuses while
-    completely judged disagreements wait for the researcher, unless `allow_pending` (they are left out)."""
-    if mode not in PUBLISH_MODES:
-        raise AssessmentError(f"unknown publishing mode {mode!r}; use one of {', '.join(PUBLISH_MODES)}")
-    versions = ReferenceVersion.objects.filter(study=study)
-    latest = versions.order_by("-number").first()
-    base = None
-    if mode == "merge":
-        base = versions.filter(number=base_number).first() if base_number is not None else latest
-        if base_number is not None and base is None:
-            raise AssessmentError(f"the study has no reference version {base_number} to merge into")
-    elif base_number is not None:
-        raise AssessmentError("a replacement merges into no version; leave the version out")
+    completely judged disagreements wait for the researcher, unless `allow_pending` (they are left out).
+
+    `rules` (machine.MACHINE_RULES) let the `machine` assessor's grades in, and only they do: "break_ties"
+    settles the undecided disagreements it graded (before the pending check, so they no longer wait),
+    "fill_unjudged" grades the documents with no decision that people have not completely judged and the
+    version holds no grade for. A decided document never takes a machine grade."""
+    rules = machine_rules_checked(study=study, machine=machine, rules=rules)
+    base, latest = _base_and_latest(study, mode, base_number)
     decisions = list(
         AdjudicationDecision.objects.filter(pool_document__pool__scenario__study=study).select_related(
             "pool_document__pool__scenario"
         )
     )
-    if not decisions:
+    if not decisions and not rules:
         raise AssessmentError("nothing is adjudicated yet: run a preset or decide by hand first")
     decided = {decision.pool_document_id for decision in decisions}
-    pending = [row for row in document_grades(study) if row.complete and row.pool_document.id not in decided]
+    undecided = [row for row in document_grades(study) if row.pool_document.id not in decided]
+    number = (latest.number if latest else 0) + 1
+    grades = machine_grades(machine=machine) if rules and machine is not None else {}
+    ties = (
+        machine_ties_broken(undecided=undecided, machine=machine, grades=grades, number=number)
+        if BREAK_TIES in rules and machine is not None
+        else {}
+    )
+    # A tie broken waits no longer.
+    pending = [row for row in undecided if row.complete and document_key(row) not in ties]
     if pending and not allow_pending:
         raise AssessmentError(f"{len(pending)} judged documents have no decision yet; decide them first")
-    number = (latest.number if latest else 0) + 1
+    rows = _base_and_decided_rows(base, decisions, number)
+    rows.update(ties)  # ties broken override the base's grade: the people's grades are newer
+    fills = (
+        machine_fills(undecided=undecided, held=set(rows), machine=machine, grades=grades, number=number)
+        if FILL_UNJUDGED in rules and machine is not None
+        else {}
+    )
+    rows.update(fills)
+    now = {key: row.grade for key, row in rows.items()}
+    fingerprint = repr(
+        (
+            mode,
+            base and base.number,
+            latest and latest.number,
+            sorted(now.items()),
+            rules,
+            machine.pk if rules and machine is not None else None,
+        )
+    )
+    return PublishPlan(
+        mode=mode,
+        base=base,
+        latest=latest,
+        number=number,
+        decisions=len(decisions),
+        pending=len(pending),
+        rows=rows,
+        topics=_topic_changes(study, now, latest),
+        digest=hashlib.sha256(fingerprint.encode()).hexdigest()[:16],
+        rules=rules,
+        filled=len(fills),
+        ties_broken=len(ties),
+        provenance=_provenance(rows, base, machine, rules, len(fills), len(ties)),
+    )
+
+
+def _base_and_decided_rows(
+    base: ReferenceVersion | None, decisions: list[AdjudicationDecision], number: int
+) -> dict[tuple[str, int], ReferenceJudgment]:
+    """The base version's judgments (none for a replacement), the decisions overriding them, by (topic,
+    document)."""
     rows: dict[tuple[str, int], ReferenceJudgment] = {}
     if base is not None:
         for judgment in base.judgments.all():
@@ -171,7 +239,31 @@ def reference_version_publish_plan(
             judged_by_id=decision.judged_by_id,
             source=f"adjudication v{number} ({decision.method})",
         )
-    now = {key: row.grade for key, row in rows.items()}
+    return rows
+
+
+def _base_and_latest(
+    study: Study, mode: str, base_number: int | None
+) -> tuple[ReferenceVersion | None, ReferenceVersion | None]:
+    """The version a publication merges into (None: a replacement, or no version yet) and the latest."""
+    if mode not in PUBLISH_MODES:
+        raise AssessmentError(f"unknown publishing mode {mode!r}; use one of {', '.join(PUBLISH_MODES)}")
+    versions = ReferenceVersion.objects.filter(study=study)
+    latest = versions.order_by("-number").first()
+    base = None
+    if mode == "merge":
+        base = versions.filter(number=base_number).first() if base_number is not None else latest
+        if base_number is not None and base is None:
+            raise AssessmentError(f"the study has no reference version {base_number} to merge into")
+    elif base_number is not None:
+        raise AssessmentError("a replacement merges into no version; leave the version out")
+    return base, latest
+
+
+def _topic_changes(
+    study: Study, now: dict[tuple[str, int], int], latest: ReferenceVersion | None
+) -> list[TopicChange]:
+    """Per topic, how the new version's grades (`now`) differ from the latest version's."""
     before = dict(
         ((topic, document_id), grade)
         for topic, document_id, grade in (
@@ -190,18 +282,23 @@ def reference_version_publish_plan(
             change.changed += 1
         else:
             change.kept += 1
-    fingerprint = repr((mode, base and base.number, latest and latest.number, sorted(now.items())))
-    return PublishPlan(
-        mode=mode,
-        base=base,
-        latest=latest,
-        number=number,
-        decisions=len(decisions),
-        pending=len(pending),
-        rows=rows,
-        topics=sorted(changes.values(), key=lambda change: (change.scenario == "", change.topic_id)),
-        digest=hashlib.sha256(fingerprint.encode()).hexdigest()[:16],
+    return sorted(changes.values(), key=lambda change: (change.scenario == "", change.topic_id))
+
+
+def _provenance(rows, base, machine, rules, filled: int, ties_broken: int) -> dict | None:
+    """The rules' record, and, when a merge carries machine grades over from its base, how many and from
+    which version: a version made without a rule still says that machine grades are in it."""
+    provenance = (
+        machine_rules_provenance(machine=machine, rules=rules, filled=filled, ties_broken=ties_broken)
+        if rules and machine is not None
+        else {}
     )
+    in_version = sum(1 for row in rows.values() if row.source.startswith(MACHINE_SOURCE_PREFIX))
+    kept = in_version - filled - ties_broken
+    if kept > 0 and base is not None:
+        provenance["machine_grades_kept"] = kept
+        provenance["machine_grades_kept_from"] = base.number
+    return provenance or None
 
 
 @transaction.atomic
@@ -214,13 +311,21 @@ def reference_version_publish(
     mode: str = "merge",
     base_number: int | None = None,
     expected_digest: str | None = None,
+    machine: StudyAssessor | None = None,
+    rules: Sequence[str] = (),
 ) -> ReferenceVersion:
     """Publish the adjudicated grades as a new reference version (see reference_version_publish_plan for
-    `mode`, `base_number` and `allow_pending`). With `expected_digest` (the digest of the plan the researcher
+    `mode`, `base_number`, `allow_pending`, `machine` and `rules`; the rules, the machine assessor and the
+    counts go into the version's provenance). With `expected_digest` (the digest of the plan the researcher
     previewed) it refuses if the plan changed since: a grade decided or a version published meanwhile."""
     Study.objects.select_for_update().filter(pk=study.pk).first()  # the plan and the number stay true
     plan = reference_version_publish_plan(
-        study=study, mode=mode, base_number=base_number, allow_pending=allow_pending
+        study=study,
+        mode=mode,
+        base_number=base_number,
+        allow_pending=allow_pending,
+        machine=machine,
+        rules=rules,
     )
     if expected_digest is not None and expected_digest != plan.digest:
         raise AssessmentError(
@@ -229,8 +334,15 @@ def reference_version_publish(
     if not note:
         into = f" merged into v{plan.base.number}" if plan.base else ""
         note = f"adjudication of {plan.decisions} documents{into}"
+        if plan.rules:
+            note += f", {plan.filled} filled and {plan.ties_broken} ties broken by a machine assessor"
     return reference_version_create(
-        study=study, judgments=plan.rows.values(), note=note, created_by=created_by, number=plan.number
+        study=study,
+        judgments=plan.rows.values(),
+        note=note,
+        created_by=created_by,
+        number=plan.number,
+        provenance=plan.provenance,
     )
 
 

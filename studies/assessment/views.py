@@ -373,9 +373,9 @@ def decide(request, slug):
 
 def _publish_query(study, form) -> str:
     """The preview's address for the choices of a bound PublishForm (the digest left out)."""
-    fields = {name: value for name, value in form.data.items() if name.startswith("publish-")}
+    fields = {name: values for name, values in form.data.lists() if name.startswith("publish-")}
     fields.pop("publish-digest", None)
-    return reverse("assessment:publish", args=[study.slug]) + "?" + urlencode(fields)
+    return reverse("assessment:publish", args=[study.slug]) + "?" + urlencode(fields, doseq=True)
 
 
 @researcher_required
@@ -414,8 +414,11 @@ def publish(request, slug):
         messages.error(request, str(exc))
         return _manage(study)
     confirm = PublishForm(initial={**form.cleaned_data, "digest": plan.digest}, prefix="publish", study=study)
-    for name in ("mode", "base", "allow_pending"):
-        confirm.fields[name].widget = forms.HiddenInput()
+    for name in ("mode", "base", "allow_pending", "machine"):
+        if name in confirm.fields:
+            confirm.fields[name].widget = forms.HiddenInput()
+    if "rules" in confirm.fields:
+        confirm.fields["rules"].widget = forms.MultipleHiddenInput()
     return render(
         request,
         "assessment/publish_preview.html",

@@ -18,6 +18,42 @@ def reference_grade_allowed(grade: int, scale) -> bool:
     return grade in scale or grade in NEGATIVE_REFERENCE_GRADES
 
 
+# The rules by which a machine assessor's grades enter a version (studies/assessment/machine.py), as its
+# provenance names them.
+FILL_UNJUDGED = "fill_unjudged"
+BREAK_TIES = "break_ties"
+
+
+def provenance_words(facts: dict) -> str:
+    """A version's provenance in words, for the version lists ("" when none was recorded)."""
+    if not facts:
+        return ""
+    kept = (
+        f"{facts['machine_grades_kept']} machine grades kept from v{facts.get('machine_grades_kept_from')}"
+        if facts.get("machine_grades_kept")
+        else ""
+    )
+    rules = facts.get("machine_rules")
+    if not isinstance(rules, list):
+        return kept or ", ".join(f"{key}: {value}" for key, value in sorted(facts.items()))
+    assessor = facts.get("machine_assessor") or {}
+    who = str(assessor.get("assessor", "a machine assessor"))
+    model = assessor.get("model")
+    prompt = assessor.get("prompt_hash") or assessor.get("prompt_sha256")
+    extra = "".join([f", model {model}" if model else "", f", prompt {str(prompt)[:12]}" if prompt else ""])
+    counts = {
+        FILL_UNJUDGED: f"{facts.get('documents_filled', 0)} documents filled",
+        BREAK_TIES: f"{facts.get('ties_broken', 0)} ties broken",
+    }
+    done = "; ".join(counts.get(rule, str(rule)) for rule in rules) or "no rule"
+    return f"machine grades by {who}{extra}: {done}" + (f"; {kept}" if kept else "")
+
+
+def provenance_has_machine_grades(facts: dict) -> bool:
+    """Whether a version's provenance says machine grades are in it (by a rule, or kept from its base)."""
+    return any(facts.get(key) for key in ("documents_filled", "ties_broken", "machine_grades_kept"))
+
+
 class ReferenceVersion(models.Model):
     """One version of a study's reference judgments. Scoring runs record the version they used;
     a new version (an import, an adjudication) re-scores the study."""
@@ -49,6 +85,16 @@ class ReferenceVersion(models.Model):
     def facts(self) -> dict:
         """The version's provenance, {} when none was recorded."""
         return self.provenance or {}
+
+    @property
+    def provenance_text(self) -> str:
+        """The provenance in words ("" for none), as the version lists show it."""
+        return provenance_words(self.facts)
+
+    @property
+    def machine_grades(self) -> bool:
+        """Whether machine grades are in the version, by its provenance (a rule's, or kept from its base)."""
+        return provenance_has_machine_grades(self.facts)
 
     @property
     def creator_name(self) -> str | None:

@@ -208,6 +208,12 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),
     ("scoring:runs", "POST"): Row("POST", study_path("/scoring/{slug}/"), RESEARCHER_PAGE, lambda w: {}),
     ("scoring:compare", "GET"): Row("GET", study_path("/scoring/{slug}/compare/"), RESEARCHER_PAGE),
+    ("scoring:reference_change", "GET"): Row(
+        "GET", study_path("/scoring/{slug}/reference-change/"), RESEARCHER_PAGE
+    ),
+    ("scoring:reference_change_json", "GET"): Row(
+        "GET", study_path("/scoring/{slug}/reference-change.json"), RESEARCHER_PAGE
+    ),
     ("scoring:run_sessions", "GET"): Row(
         "GET", study_path("/scoring/{slug}/runs/{run}/sessions/"), RESEARCHER_PAGE
     ),

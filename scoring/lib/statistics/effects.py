@@ -47,7 +47,10 @@ def _noncentrality_interval(t: float, df: int, level: float) -> tuple[float, flo
         low, high = t - width, t + width
         for _ in range(20):
             if gap(low) > 0 > gap(high):
-                return optimize.brentq(gap, low, high, xtol=1e-12)
+                try:
+                    return optimize.brentq(gap, low, high, xtol=1e-12)
+                except ValueError:  # scipy's noncentral t is NaN somewhere between (a huge t): no bound
+                    return float("nan")
             width *= 2
             low, high = t - width, t + width
         return float("nan")

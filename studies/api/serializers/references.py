@@ -14,10 +14,12 @@ class ReferenceVersionSerializer(serializers.ModelSerializer):
     # The creator's user name, kept when the account is not (ReferenceVersion.creator_name).
     created_by = serializers.CharField(source="creator_name", read_only=True, default=None)
     judgment_count = serializers.IntegerField(read_only=True)
+    # How the version was made (issue 30): the machine rules, the assessor and the counts; {} for none.
+    provenance = serializers.JSONField(source="facts", read_only=True)
 
     class Meta:
         model = ReferenceVersion
-        fields = ["id", "number", "note", "created_by", "created_at", "judgment_count"]
+        fields = ["id", "number", "note", "created_by", "created_at", "judgment_count", "provenance"]
 
 
 class ReferenceJudgmentSerializer(serializers.ModelSerializer):

@@ -390,6 +390,7 @@ def _reference_versions(study: Study) -> list[dict]:
             "note": version.note,
             "created_by": version.creator_name,  # kept when the account is not (issue 29)
             "created_at": _t(version.created_at),
+            "provenance": version.provenance or None,  # the machine rules that let grades in (issue 30)
             "judgments": [
                 {
                     "topic_id": j.topic_id,

@@ -47,6 +47,8 @@ def reference_versions_imported(done: Imported, data) -> None:
                 f"reference version {number} keeps the name without an account"
             )
         note = r.get(item, "note", where, str, default="")
+        # An older archive has none; kept as written (it records how the version was made, issue 30).
+        provenance = r.get(item, "provenance", where, dict, null=True, default=None)
         created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
         rows: list[ReferenceJudgment] = []
         seen: set[tuple[str, int]] = set()
@@ -83,6 +85,7 @@ def reference_versions_imported(done: Imported, data) -> None:
             created_at=created_at,
             created_by=account,
             created_by_name=creator,
+            provenance=provenance,
         )
 
 
