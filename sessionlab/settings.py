@@ -215,6 +215,9 @@ OUTBOUND_POST_DEADLINE_SECONDS = envint("OUTBOUND_POST_DEADLINE_SECONDS", 300, m
 # LLM_RETRY_BACKOFF_SECONDS, then twice as long each time.
 LLM_KEY_SECRET = envstr("LLM_KEY_SECRET", "")
 LLM_RETRY_BACKOFF_SECONDS = envint("LLM_RETRY_BACKOFF_SECONDS", 2, minimum=0)
+# A queued or running LLM run that sent nothing for this long lost its worker (or its task): starting the
+# next run fails it, saying so, rather than refusing forever. Keep it above OUTBOUND_POST_DEADLINE_SECONDS.
+LLM_RUN_STALE_SECONDS = envint("LLM_RUN_STALE_SECONDS", 900, minimum=60)
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
 AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]

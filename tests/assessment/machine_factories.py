@@ -38,3 +38,15 @@ def machine_grades_give(machine: StudyAssessor, grades: dict[str, int], code: st
         )
         for external_id, grade in grades.items()
     )
+
+
+def machine_words(machine: StudyAssessor) -> str:
+    """How a version's provenance names `machine` in words (ReferenceVersion.provenance_text): its user name,
+    model and the first 12 characters of its prompt hash."""
+    from studies.assessment.llm.prompts import prompt_hash
+
+    llm = machine.llm
+    return (
+        f"machine grades by {machine.user.get_username()}, model {llm.model_name}, "
+        f"prompt {prompt_hash(llm.prompt_template, llm.model_name)[:12]}"
+    )

@@ -8,7 +8,7 @@ from studies.assessment import adjudication, machine, references
 from studies.errors import AssessmentError
 
 from .conftest import grade_all
-from .machine_factories import machine_assessor_make, machine_grades_give
+from .machine_factories import machine_assessor_make, machine_grades_give, machine_words
 
 # ann, ben: d1 agreed (2), d6 one point apart (decided in turn), d2 and d3 two points apart (left to the
 # researcher by the 2002 preset: ties), d4 judged by ann only, d5 by nobody.
@@ -59,7 +59,7 @@ def test_breaking_ties_takes_the_machines_grade_or_the_nearest_peoples_grade(jud
     assert by_machine(version, llm) == {"d2": "machine tie-break v1", "d3": "machine tie-break v1"}
     assert version.facts == {
         "machine_rules": ["break_ties"],
-        "machine_assessor": {"assessor": "llm-judge", "assessor_id": llm.pk, "kind": "llm"},
+        "machine_assessor": machine.machine_assessor_provenance(llm),
         "documents_filled": 0,
         "ties_broken": 2,
     }
@@ -85,7 +85,7 @@ def test_both_rules_together_and_the_note_says_so(judged, alice):
     assert set(by_machine(version, llm)) == {"d2", "d3", "d4", "d5"}
     assert version.facts["machine_rules"] == ["fill_unjudged", "break_ties"]
     assert "2 filled and 2 ties broken by a machine assessor" in version.note
-    assert version.provenance_text == ("machine grades by llm-judge: 2 documents filled; 2 ties broken")
+    assert version.provenance_text == (f"{machine_words(llm)}: 2 documents filled; 2 ties broken")
 
 
 def test_a_tie_decided_by_hand_is_never_broken_by_the_machine(judged, alice):

@@ -9,7 +9,7 @@ from django.urls import reverse
 from scoring.models import SessionScore
 from studies.assessment import pools, references
 from studies.models import ReferenceJudgment
-from tests.assessment.machine_factories import machine_assessor_make, machine_grades_give
+from tests.assessment.machine_factories import machine_assessor_make, machine_grades_give, machine_words
 from tests.factories import study_scored
 
 from .conftest import make_session
@@ -77,7 +77,8 @@ def test_machine_grades_that_flip_the_order_change_the_conclusion(
     text = response.content.decode()
     assert "The conclusion changes: the order of systems A &gt; B under v1 becomes B &gt; A under v2" in text
     assert "32 sessions of 8 participants" in text and "intention to treat" in text
-    assert "machine grades by llm-judge: 12 documents filled" in text
+    machine = designed_study.assessors.get(llm__isnull=False)
+    assert f"{machine_words(machine)}: 12 documents filled" in text
 
 
 def test_machine_grades_that_keep_the_order_keep_the_conclusion(

@@ -6,6 +6,7 @@ transaction of its own (a worker commits as it goes, and the page shows the prog
 
 from __future__ import annotations
 
+import datetime
 import logging
 import math
 import time
@@ -13,7 +14,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Max
 from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
@@ -39,6 +40,7 @@ def llm_run_start(*, assessor: LLMAssessor, created_by, scenarios: list[Scenario
     grade_map_for(study.grade_values())  # a scale changed since set-up is refused now, not at the first grade
     with transaction.atomic():
         LLMAssessor.objects.select_for_update().get(pk=assessor.pk)
+        _lost_runs_failed(assessor)
         if assessor.runs.filter(status__in=ACTIVE).exists():
             raise AssessmentError("this assessor has a run queued or running; cancel it or wait for its end")
         run = LLMRun.objects.create(
@@ -51,6 +53,24 @@ def llm_run_start(*, assessor: LLMAssessor, created_by, scenarios: list[Scenario
             task_named("studies.tasks.llm_run_task"), run.pk, on_failure=lambda exc: _unqueued(run.pk)
         )
     return run
+
+
+def _lost_runs_failed(assessor: LLMAssessor) -> None:
+    """Fail the assessor's queued or running runs that sent nothing for LLM_RUN_STALE_SECONDS: their worker
+    died or their task was lost, and they would block every later run. What they graded stays graded, and
+    the next run sends only the rest. A lost run's task, should it run after all, finds it no longer queued
+    and does nothing."""
+    now = timezone.now()
+    limit = now - datetime.timedelta(seconds=settings.LLM_RUN_STALE_SECONDS)
+    for run in assessor.runs.filter(status__in=ACTIVE).annotate(last_sent=Max("requests__sent_at")):
+        last = run.last_sent or run.started_at or run.created_at
+        if last < limit:
+            LLMRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
+                status=Status.FAILED,
+                error=f"no request for {settings.LLM_RUN_STALE_SECONDS} s: its worker stopped; failed when "
+                "the next run was started",
+                finished_at=now,
+            )
 
 
 def _unqueued(run_id: int) -> None:

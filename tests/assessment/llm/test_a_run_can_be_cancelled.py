@@ -65,3 +65,30 @@ def test_a_run_over_chosen_scenarios_sends_only_theirs(pooled_study, llm_assesso
     run = run_llm(llm_assessor, scenarios=[other])
     assert (run.status, run.total, run.done) == ("done", 1, 1)
     assert "Title 9" in model_server.requests[0]["body"]["messages"][0]["content"]
+
+
+def test_a_run_whose_worker_died_is_failed_when_the_next_starts(
+    alice, llm_assessor, model_server, run_llm, django_capture_on_commit_callbacks, settings
+):
+    """A run left "running" by a worker that died would block every later run: once it has sent nothing
+    for LLM_RUN_STALE_SECONDS, starting the next fails it, saying why; a run that is alive still blocks."""
+    import datetime
+
+    from django.utils import timezone
+
+    settings.LLM_RUN_STALE_SECONDS = 600
+    with django_capture_on_commit_callbacks(execute=False):  # its task is lost
+        lost = runs.llm_run_start(assessor=llm_assessor, created_by=alice)
+    LLMRun.objects.filter(pk=lost.pk).update(
+        status=LLMRun.Status.RUNNING, started_at=timezone.now() - datetime.timedelta(seconds=300)
+    )
+    with pytest.raises(AssessmentError, match="has a run queued or running"):
+        runs.llm_run_start(assessor=llm_assessor, created_by=alice)  # 300 s quiet: not lost yet
+    LLMRun.objects.filter(pk=lost.pk).update(started_at=timezone.now() - datetime.timedelta(seconds=601))
+    fresh = run_llm(llm_assessor)
+    lost.refresh_from_db()
+    assert lost.status == "failed" and "no request for 600 s: its worker stopped" in lost.error
+    assert (fresh.status, fresh.done, fresh.total) == ("done", 3, 3)
+    llm_run_task(lost.pk)  # the lost task, should it arrive after all, does nothing
+    lost.refresh_from_db()
+    assert lost.status == "failed" and len(model_server.requests) == 3
