@@ -86,11 +86,14 @@ class LLMAssessorDetail(StudyScoped, generics.RetrieveAPIView):
         return Response(s.LLMAssessorSerializer(_assessors(self.study).get(pk=assessor.pk)).data)
 
 
-class RunsScoped(StudyScoped):
+def _run_context(study) -> dict:
+    # The runs name their scenarios by code: one query for the study's codes, not one per run.
+    return {"scenario_codes": dict(study.scenarios.values_list("id", "code"))}
+
+
+class RunsScoped(StudyScoped, generics.GenericAPIView):
     def get_serializer_context(self):
-        # The runs name their scenarios by code: one query for the study's codes, not one per run.
-        codes = dict(self.study.scenarios.values_list("id", "code"))
-        return {**super().get_serializer_context(), "scenario_codes": codes}  # type: ignore[misc]
+        return {**super().get_serializer_context(), **_run_context(self.study)}
 
 
 class LLMRunList(RunsScoped, generics.ListAPIView):
@@ -139,7 +142,7 @@ class LLMRunDetail(RunsScoped, generics.RetrieveAPIView):
         return _runs(self.study)
 
 
-class LLMRunCancel(RunsScoped, APIView):
+class LLMRunCancel(StudyScoped, APIView):
     """Cancel a queued or running run before its next request (the one under way is kept); 409 when it had
     already ended."""
 
@@ -151,7 +154,7 @@ class LLMRunCancel(RunsScoped, APIView):
         if not cancelled:
             return conflict(f"run {run.pk} had already ended ({run.get_status_display().lower()})")
         run.refresh_from_db()
-        return Response(s.LLMRunSerializer(run, context=self.get_serializer_context()).data)
+        return Response(s.LLMRunSerializer(run, context=_run_context(self.study)).data)
 
 
 REQUEST_FILTERS = {
