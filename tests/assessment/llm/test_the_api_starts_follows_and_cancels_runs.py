@@ -111,3 +111,24 @@ def test_another_study_s_run_is_a_404(client, charlie, start, pooled_study, llm_
     assert client.post(run_url(pooled_study, run_id, "cancel/")).status_code == 404
     assert client.get(run_url(pooled_study, run_id, "requests/")).status_code == 404
     assert LLMRun.objects.get(pk=run_id).status == "queued"
+
+
+def test_the_lists_queries_do_not_grow_with_their_rows(
+    api, start, pooled_study, llm_assessor, alice, django_assert_max_num_queries
+):
+    from studies.assessment.llm import setup
+
+    for n in range(3):
+        setup.llm_assessor_create(
+            study=pooled_study, created_by=alice, endpoint_url="http://127.0.0.1:9/v1", model_name=f"m{n}"
+        )
+        LLMRun.objects.create(assessor=llm_assessor, created_by=alice, status="done", scenario_ids=[n + 1])
+    run_id = start(pooled_study, llm_assessor).json()["id"]
+    for path in (
+        f"/api/studies/{pooled_study.pk}/llm-assessors/",
+        runs_url(pooled_study, llm_assessor),
+        run_url(pooled_study, run_id, "requests/"),
+    ):
+        with django_assert_max_num_queries(7):
+            answer = api.get(path)
+        assert answer.status_code == 200 and answer.json()["count"] >= 3
