@@ -76,3 +76,56 @@ def test_no_answer_of_any_endpoint_carries_the_key(
         for key in (API_KEY, SECOND_KEY):
             assert key.encode() not in body, (method, path)
             assert key not in str(answer.headers), (method, path)
+
+
+def _frames_of(call) -> dict[str, str]:
+    """The variables an error report would show for each frame of the exception `call` raises, the test's
+    own frames and the test client's (which holds the body it sends) left out."""
+    import sys
+    from pathlib import Path
+
+    from django.views.debug import ExceptionReporter
+
+    try:
+        call()
+    except RuntimeError:
+        frames = ExceptionReporter(None, *sys.exc_info()).get_traceback_data()["frames"]
+    else:
+        raise AssertionError("the call did not fail")
+    tests = str(Path(__file__).parents[2])
+    return {
+        frame["function"]: str(frame["vars"])
+        for frame in frames
+        if not frame["filename"].startswith(tests) and "/django/test/" not in frame["filename"]
+    }
+
+
+def _broken(*args, **kwargs):
+    raise RuntimeError("a bug below the API")
+
+
+def test_an_error_report_of_a_create_or_change_masks_the_key(
+    api, pooled_study, llm_assessor, monkeypatch, settings
+):
+    from types import SimpleNamespace
+
+    from studies.assessment.llm import setup
+
+    settings.DEBUG = False
+    study = f"/api/studies/{pooled_study.pk}"
+    monkeypatch.setattr(setup, "StudyAssessor", SimpleNamespace(objects=SimpleNamespace(create=_broken)))
+    body = {"endpoint_url": "http://127.0.0.1:9/v1", "model_name": "m", "api_key": API_KEY}
+    created = _frames_of(lambda: api.post(f"{study}/llm-assessors/", body, content_type="application/json"))
+    assert {"post", "llm_assessor_create"} <= set(created)
+    assert API_KEY not in str(created)
+
+    monkeypatch.setattr(setup, "grade_map_for", _broken)
+    changed = _frames_of(
+        lambda: api.patch(
+            f"{study}/llm-assessors/{llm_assessor.pk}/",
+            {"api_key": SECOND_KEY},
+            content_type="application/json",
+        )
+    )
+    assert {"patch", "llm_assessor_update"} <= set(changed)
+    assert SECOND_KEY not in str(changed)
