@@ -112,6 +112,7 @@ class Response:
     status: int
     body: bytes
     url: str  # the last hop's
+    retry_after: str | None = None  # the Retry-After header as sent (a 429's or 503's wait), if any
 
 
 def fetch(url: str, *, timeout: float | None = None, accept: str = "application/json") -> Response:
@@ -139,14 +140,14 @@ def post_json(
     @sensitive_variables("sent")
     def call() -> Response:
         try:
-            status, answer, location = _get(
+            status, answer, location, retry_after = _get(
                 url, deadline, "application/json", method="POST", body=body, headers=sent
             )
         except ValueError as error:  # http.client's InvalidURL
             raise UrlRefused(f"{url!r}: {error}") from None
         if location is not None:
             raise RedirectRefused(f"{url} answered {status}, a redirect of a POST")
-        return Response(status, answer, url)
+        return Response(status, answer, url, retry_after)
 
     return _breaker_guarded(url, call)
 
@@ -290,7 +291,7 @@ class _TlsConnection(_Connection):
 def _follow(url: str, deadline: float, accept: str) -> Response:
     for _hop in range(settings.OUTBOUND_MAX_REDIRECTS + 1):
         try:
-            status, body, location = _get(url, deadline, accept)
+            status, body, location, _retry_after = _get(url, deadline, accept)
             if status not in REDIRECTS or not location:
                 return Response(status, body, url)
             url = urllib.parse.urljoin(url, location)
@@ -308,9 +309,9 @@ def _get(
     method: str = "GET",
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
-) -> tuple[int, bytes, str | None]:
-    """One hop: (status, body, Location of a redirect). The addresses checked are tried in order until one
-    connects."""
+) -> tuple[int, bytes, str | None, str | None]:
+    """One hop: (status, body, Location of a redirect, Retry-After). The addresses checked are tried in order
+    until one connects."""
     host, port = _host_port(url)
     addresses = _addresses_checked(host, port, deadline)
     parts = urllib.parse.urlsplit(url)
@@ -336,8 +337,8 @@ def _get(
             connection.request(method, target, body=body, headers=sent)
             response = connection.getresponse()
             if response.status in REDIRECTS:
-                return response.status, b"", response.getheader("Location")
-            return response.status, _body(response, deadline), None
+                return response.status, b"", response.getheader("Location"), None
+            return response.status, _body(response, deadline), None, response.getheader("Retry-After")
         except (OSError, http.client.HTTPException) as error:
             raise _failure(url, error, deadline) from None
         finally:

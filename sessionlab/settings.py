@@ -215,6 +215,8 @@ OUTBOUND_POST_DEADLINE_SECONDS = envint("OUTBOUND_POST_DEADLINE_SECONDS", 300, m
 # LLM_RETRY_BACKOFF_SECONDS, then twice as long each time.
 LLM_KEY_SECRET = envstr("LLM_KEY_SECRET", "")
 LLM_RETRY_BACKOFF_SECONDS = envint("LLM_RETRY_BACKOFF_SECONDS", 2, minimum=0)
+# A 429 or 503 with a Retry-After header (seconds or an HTTP date) waits that long instead, at most this.
+LLM_RETRY_AFTER_MAX_SECONDS = envint("LLM_RETRY_AFTER_MAX_SECONDS", 60, minimum=0)
 # A queued or running LLM run that sent nothing for this long lost its worker (or its task): starting the
 # next run fails it, saying so, rather than refusing forever. Keep it above OUTBOUND_POST_DEADLINE_SECONDS.
 LLM_RUN_STALE_SECONDS = envint("LLM_RUN_STALE_SECONDS", 900, minimum=60)

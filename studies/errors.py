@@ -57,6 +57,15 @@ class AssessmentError(StudiesError):
     """A request the assessment rules refuse; the message says why, for the page."""
 
 
+class AssessorSettingError(AssessmentError):
+    """An LLM assessor's setting that does not hold (studies/assessment/llm/setup.py); `field` names it, so
+    the API answers a 400 on that field and the page shows the message."""
+
+    def __init__(self, message: str, *, field: str):
+        super().__init__(message)
+        self.field = field
+
+
 class EventRefused(StudiesError):
     """The event cannot be stored as it is; the message names the field."""
 

@@ -14,7 +14,7 @@ from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
 from studies.models import LLMRequest
 
-EDITABLE = ("endpoint_url", "model_name", *setup.SETTINGS)
+EDITABLE = setup.EDITABLE
 
 
 def _assessor_page(request, study, assessor, form, status=200):
@@ -55,7 +55,7 @@ def llm_assessor(request, slug, pk):
         form = LLMAssessorForm(request.POST)
         if form.is_valid():
             try:
-                setup.llm_assessor_update(assessor=assessor, **form.cleaned_data)
+                setup.llm_assessor_update(assessor=assessor, changed_by=request.user, **form.cleaned_data)
             except AssessmentError as error:
                 form.add_error(None, str(error))
             else:
@@ -110,7 +110,7 @@ def llm_run(request, slug, pk):
 def llm_run_cancel(request, slug, pk):
     study = study_for_researcher(request, slug)
     run = llm_selectors.llm_run_of(study, pk)
-    if runs.llm_run_cancel(run=run):
+    if runs.llm_run_cancel(run=run, by=request.user):
         messages.success(request, "Run cancelled: no further request is sent.")
     else:
         messages.error(request, "This run had already ended.")

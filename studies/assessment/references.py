@@ -29,6 +29,8 @@ from studies.assessment.selectors import document_grades
 from studies.errors import AssessmentError
 from studies.models import (
     AdjudicationDecision,
+    AuditAction,
+    AuditEntry,
     ReferenceJudgment,
     ReferenceVersion,
     Study,
@@ -336,7 +338,7 @@ def reference_version_publish(
         note = f"adjudication of {plan.decisions} documents{into}"
         if plan.rules:
             note += f", {plan.filled} filled and {plan.ties_broken} ties broken by a machine assessor"
-    return reference_version_create(
+    version = reference_version_create(
         study=study,
         judgments=plan.rows.values(),
         note=note,
@@ -344,6 +346,20 @@ def reference_version_publish(
         number=plan.number,
         provenance=plan.provenance,
     )
+    if plan.rules and machine is not None:  # machine grades entered: the audit trail says by which rules
+        AuditEntry.objects.create(
+            study=study,
+            action=AuditAction.REFERENCE_PUBLISHED_WITH_RULES,
+            detail={
+                "version": version.number,
+                "rules": list(plan.rules),
+                "machine": machine.user.get_username(),
+                "filled": plan.filled,
+                "ties_broken": plan.ties_broken,
+                "by": getattr(created_by, "username", ""),
+            },
+        )
+    return version
 
 
 def reference_version_qrels(*, version: ReferenceVersion) -> str:

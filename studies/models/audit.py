@@ -24,6 +24,14 @@ class AuditAction(models.TextChoices):
     EVENTS_RESTORED = "events_restored", "Events restored"
     GUIDELINES_CHANGED = "guidelines_changed", "Assessment guidelines changed"  # assessment/assessor_work.py
     ASSESSOR_SCENARIOS_CHANGED = "assessor_scenarios_changed", "Assessor's scenarios changed"
+    LLM_ASSESSOR_CREATED = "llm_assessor_created", "LLM assessor set up"  # assessment/llm/setup.py
+    LLM_ASSESSOR_CHANGED = "llm_assessor_changed", "LLM assessor's settings changed"
+    LLM_RUN_STARTED = "llm_run_started", "LLM run started"  # assessment/llm/runs.py
+    LLM_RUN_CANCELLED = "llm_run_cancelled", "LLM run cancelled"
+    REFERENCE_PUBLISHED_WITH_RULES = (  # assessment/references.py
+        "reference_published_with_rules",
+        "Reference published with machine rules",
+    )
 
 
 class AuditEntry(models.Model):

@@ -139,6 +139,18 @@ def llm_path(suffix: str) -> Callable[[World, str], str]:
     return build
 
 
+def api_llm_path(suffix: str) -> Callable[[World, str], str]:
+    """An API path under the study of its LLM assessor ({assessor}) or of its run ({run})."""
+
+    def build(w, role):
+        from studies.models import LLMRun
+
+        run = LLMRun.objects.filter(assessor__membership__study=w.study).order_by("id").first()
+        return f"/api/studies/{w.study.pk}/" + suffix.format(assessor=run.assessor_id, run=run.pk)
+
+    return build
+
+
 def fixed(path: str) -> Callable[[World, str], str]:
     return lambda w, role: path
 

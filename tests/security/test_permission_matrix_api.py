@@ -15,6 +15,7 @@ from .permission_matrix import (
     API_STUDY,
     PUBLIC,
     Row,
+    api_llm_path,
     check_each_role,
     fixed,
     study_path,
@@ -124,6 +125,43 @@ API_ROWS: dict[tuple[str, str], Row] = {
     ),
     ("api:reference_judgment_list", "GET"): Row(
         "GET", study_path("/api/studies/{pk}/reference-versions/{w.version.pk}/judgments/"), API_STUDY
+    ),
+    ("api:reference_version_publish", "POST"): Row(
+        "POST",
+        study_path("/api/studies/{pk}/reference-versions/publish/"),
+        API_STUDY,  # the researcher: 409, nothing adjudicated
+        lambda w: {"mode": "merge"},
+        json=True,
+    ),
+    # LLM assessors (issue 30): the world's assessor and its finished run.
+    ("api:llm_assessor_list", "GET"): Row("GET", study_path("/api/studies/{pk}/llm-assessors/"), API_STUDY),
+    ("api:llm_assessor_list", "POST"): Row(
+        "POST",
+        study_path("/api/studies/{pk}/llm-assessors/"),
+        API_STUDY,
+        lambda w: {"endpoint_url": "http://192.0.2.1/v1", "model_name": "second-model", "api_key": "sk-x"},
+        json=True,
+    ),
+    ("api:llm_assessor_detail", "GET"): Row("GET", api_llm_path("llm-assessors/{assessor}/"), API_STUDY),
+    ("api:llm_assessor_detail", "PATCH"): Row(
+        "PATCH",
+        api_llm_path("llm-assessors/{assessor}/"),
+        API_STUDY,
+        lambda w: {"model_name": "renamed-model", "api_key": ""},
+        json=True,
+    ),
+    ("api:llm_run_list", "GET"): Row("GET", api_llm_path("llm-assessors/{assessor}/runs/"), API_STUDY),
+    ("api:llm_run_list", "POST"): Row(
+        "POST", api_llm_path("llm-assessors/{assessor}/runs/"), API_STUDY, lambda w: {}, json=True
+    ),
+    ("api:llm_run_detail", "GET"): Row("GET", api_llm_path("llm-runs/{run}/"), API_STUDY),
+    ("api:llm_run_cancel", "POST"): Row(
+        "POST",
+        api_llm_path("llm-runs/{run}/cancel/"),
+        API_STUDY,  # the researcher: 409, it has ended
+    ),
+    ("api:llm_request_list", "GET"): Row(
+        "GET", api_llm_path("llm-runs/{run}/requests/?status=ok"), API_STUDY
     ),
     ("api:scoring_run_list", "GET"): Row("GET", study_path("/api/studies/{pk}/scoring-runs/"), API_STUDY),
     ("api:scoring_run_list", "POST"): Row(

@@ -24,6 +24,14 @@ from studies.api.serializers.design import (
     SystemSerializer,
     VisibleCollectionField,
 )
+from studies.api.serializers.llm import (
+    LLMAssessorSerializer,
+    LLMAssessorWriteSerializer,
+    LLMRequestSerializer,
+    LLMRunSerializer,
+    LLMRunStartSerializer,
+    PublishSerializer,
+)
 from studies.api.serializers.participant_api import (
     AckBatchSerializer,
     AckSerializer,
@@ -102,6 +110,11 @@ __all__ = [
     "GradeLevelSerializer",
     "JudgmentChangeSerializer",
     "JudgmentSerializer",
+    "LLMAssessorSerializer",
+    "LLMAssessorWriteSerializer",
+    "LLMRequestSerializer",
+    "LLMRunSerializer",
+    "LLMRunStartSerializer",
     "NumberField",
     "ParticipantActionSerializer",
     "ParticipantAssignmentSerializer",
@@ -110,6 +123,7 @@ __all__ = [
     "ParticipantStepSerializer",
     "PostTaskAnswersSerializer",
     "PreTaskAnswersSerializer",
+    "PublishSerializer",
     "QrelsImportSerializer",
     "QuerySerializer",
     "QuestionnaireAnswersSerializer",

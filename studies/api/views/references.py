@@ -20,9 +20,14 @@ from studies.api.views.common import (
     conflict,
     filter_parameters,
 )
-from studies.assessment.references import reference_version_import_qrels, reference_version_qrels
+from studies.assessment.references import (
+    reference_version_import_qrels,
+    reference_version_publish,
+    reference_version_qrels,
+)
 from studies.errors import AssessmentError
 from studies.models import (
+    LLMAssessor,
     ReferenceJudgment,
     ReferenceVersion,
 )
@@ -84,6 +89,44 @@ class ReferenceVersionImportQrels(StudyScoped, APIView):
             return Response(
                 {"detail": str(error), "file": error.path, "line": error.line, "reason": error.reason},
                 status=status.HTTP_400_BAD_REQUEST,
+            )
+        except AssessmentError as error:
+            return conflict(str(error))
+        version = ReferenceVersionList.get_queryset(self).get(pk=version.pk)
+        return Response(s.ReferenceVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class ReferenceVersionPublish(StudyScoped, APIView):
+    """Publish the adjudicated grades as a new version (the page's "Publish", without its preview): merged
+    into `base` (default the latest) or replacing it (`mode`), refused (409) while judged disagreements wait
+    unless `allow_pending`. An LLM assessor's grades enter only by `rules` ("fill_unjudged", "break_ties")
+    taken from `machine` (its id in .../llm-assessors/); the version's provenance records them. A value that
+    names nothing is a 400 on its field; a refusal of the rules a 409; either way nothing is written."""
+
+    @extend_schema(request=s.PublishSerializer, responses={201: s.ReferenceVersionSerializer})
+    def post(self, request, study_pk):
+        data = s.PublishSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        machine = None
+        if given.get("machine") is not None:
+            llm = LLMAssessor.objects.filter(membership__study=self.study, pk=given["machine"]).first()
+            if llm is None:
+                raise ValidationError({"machine": f"the study has no LLM assessor {given['machine']}"})
+            machine = llm.membership
+        base = given.get("base")
+        if base is not None and not self.study.reference_versions.filter(number=base).exists():
+            raise ValidationError({"base": f"the study has no reference version {base} to merge into"})
+        try:
+            version = reference_version_publish(
+                study=self.study,
+                created_by=request.user,
+                note=given["note"],
+                allow_pending=given["allow_pending"],
+                mode=given["mode"],
+                base_number=base,
+                machine=machine,
+                rules=given["rules"],
             )
         except AssessmentError as error:
             return conflict(str(error))

@@ -4,9 +4,11 @@ and what came of it, whatever that was. Never raises for the server's failings: 
 
 from __future__ import annotations
 
+import email.utils
 import json
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.views.decorators.debug import sensitive_variables
 
@@ -18,6 +20,8 @@ Status = LLMRequest.Status
 # Worth another attempt: the server may answer next time (rate limited, overloaded, slow, restarting).
 TRANSIENT = frozenset({Status.HTTP_ERROR, Status.TIMEOUT, Status.UNREACHABLE})
 RETRY_HTTP = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+# The answers whose Retry-After header says when to ask again (RFC 9110, 10.2.3).
+RETRY_AFTER_HTTP = frozenset({429, 503})
 
 
 @dataclass
@@ -30,6 +34,7 @@ class Outcome:
     latency_ms: int = 0
     http_status: int | None = None
     error: str = ""
+    retry_after: float | None = None  # seconds, from a 429's or 503's Retry-After header
 
     @property
     def retryable(self) -> bool:
@@ -62,8 +67,27 @@ def chat_complete(*, endpoint_url: str, api_key: str, body: dict, timeout: float
         outcome = Outcome(_status_of(error), error=error.category)
     else:
         outcome = _answer(response.status, response.body)
+        if response.status in RETRY_AFTER_HTTP:
+            outcome.retry_after = retry_after_seconds(response.retry_after)
     outcome.latency_ms = int((time.monotonic() - started) * 1000)
     return outcome
+
+
+def retry_after_seconds(header: str | None, *, now: datetime | None = None) -> float | None:
+    """A Retry-After header's wait in seconds: a number of seconds, or an HTTP date (how long until then, 0 if
+    past). None for no header or one that is neither (the run's own backoff applies)."""
+    if header is None:
+        return None
+    value = header.strip()
+    if value.isascii() and value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is in GMT; parsedate_to_datetime leaves "-0000" naive
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _status_of(error: outbound.OutboundError) -> str:

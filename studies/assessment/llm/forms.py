@@ -50,7 +50,10 @@ class LLMAssessorForm(forms.Form):
     price_input_per_million = price_field("Price per million input tokens")
     price_output_per_million = price_field("Price per million output tokens")
     cost_cap = price_field("Cost cap (in the prices' currency)")
-    token_cap = forms.IntegerField(min_value=1, required=False, label="Token cap (input + output)")
+    # At most the database's bigint: beyond it a save would fail, not refuse.
+    token_cap = forms.IntegerField(
+        min_value=1, max_value=2**63 - 1, required=False, label="Token cap (input + output)"
+    )
 
 
 class LLMRunForm(forms.Form):

@@ -23,7 +23,16 @@ from studies.assessment.llm.client import Outcome, chat_complete, chat_request_b
 from studies.assessment.llm.keys import api_key_decrypt
 from studies.assessment.llm.prompts import GradeMap, grade_map_for, passage_text, prompt_hash, prompt_render
 from studies.errors import AssessmentError
-from studies.models import AssessorJudgment, LLMAssessor, LLMRequest, LLMRun, PoolDocument, Scenario
+from studies.models import (
+    AssessorJudgment,
+    AuditAction,
+    AuditEntry,
+    LLMAssessor,
+    LLMRequest,
+    LLMRun,
+    PoolDocument,
+    Scenario,
+)
 
 logger = logging.getLogger(__name__)
 Status = LLMRun.Status
@@ -48,6 +57,16 @@ def llm_run_start(*, assessor: LLMAssessor, created_by, scenarios: list[Scenario
             created_by=created_by,
             scenario_ids=sorted(scenario.pk for scenario in scenarios or []),
             total=_documents(assessor, sorted(s.pk for s in scenarios or [])).count(),
+        )
+        AuditEntry.objects.create(
+            study=study,
+            action=AuditAction.LLM_RUN_STARTED,
+            detail={
+                "assessor": assessor.membership.user.get_username(),
+                "run": run.pk,
+                "scenarios": sorted(scenario.code for scenario in scenarios or []),
+                "by": getattr(created_by, "username", ""),
+            },
         )
         delay_on_commit(
             task_named("studies.tasks.llm_run_task"), run.pk, on_failure=lambda exc: _unqueued(run.pk)
@@ -81,14 +100,25 @@ def _unqueued(run_id: int) -> None:
     )
 
 
-def llm_run_cancel(*, run: LLMRun) -> bool:
-    """Stop a queued or running run before its next request (the one under way is kept). False when it had
-    already ended."""
-    return bool(
-        LLMRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
-            status=Status.CANCELLED, finished_at=timezone.now()
-        )
+@transaction.atomic
+def llm_run_cancel(*, run: LLMRun, by=None) -> bool:
+    """Stop a queued or running run before its next request (the one under way is kept), with an audit
+    entry. False when it had already ended (and nothing is written)."""
+    cancelled = LLMRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
+        status=Status.CANCELLED, finished_at=timezone.now()
     )
+    if cancelled:
+        membership = run.assessor.membership
+        AuditEntry.objects.create(
+            study_id=membership.study_id,
+            action=AuditAction.LLM_RUN_CANCELLED,
+            detail={
+                "assessor": membership.user.get_username(),
+                "run": run.pk,
+                "by": getattr(by, "username", ""),
+            },
+        )
+    return bool(cancelled)
 
 
 def _documents(assessor: LLMAssessor, scenario_ids: list[int]):
@@ -215,6 +245,7 @@ def _work(run: LLMRun) -> str:
             )
             last_attempt = outcome.status == LLMRequest.Status.OK or not outcome.retryable
             last_attempt = last_attempt or attempt == assessor.max_retries + 1
+            wait = retry_wait(outcome, attempt, last_attempt)
             _record(
                 run=run,
                 pool_document=pool_document,
@@ -228,11 +259,29 @@ def _work(run: LLMRun) -> str:
             )
             if last_attempt:
                 break
-            time.sleep(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1))
+            time.sleep(wait)
         if outcome.status == LLMRequest.Status.REFUSED:
             run.error = f"the endpoint is refused: {outcome.error}"
             return Status.FAILED
     return Status.DONE
+
+
+def retry_wait(outcome: Outcome, attempt: int, last_attempt: bool) -> float:
+    """How long to wait before the next attempt: the server's Retry-After when it sent one (capped at
+    LLM_RETRY_AFTER_MAX_SECONDS: a server asking for an hour would hold the worker), else the backoff
+    (LLM_RETRY_BACKOFF_SECONDS, doubled each time). The Retry-After and the wait are added to the request's
+    error text, so the page and the API show why the run paused."""
+    backoff = float(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1))
+    if outcome.retry_after is None:
+        return backoff
+    cap = float(settings.LLM_RETRY_AFTER_MAX_SECONDS)
+    wait = min(outcome.retry_after, cap)
+    if last_attempt:
+        said = "no attempt left"
+    else:
+        said = f"waited {wait:g} s" + (f" (capped at {cap:g} s)" if outcome.retry_after > cap else "")
+    outcome.error = f"{outcome.error}; Retry-After {outcome.retry_after:g} s, {said}"[:300]
+    return wait
 
 
 def _record(

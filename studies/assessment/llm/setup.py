@@ -11,8 +11,8 @@ from django.db import transaction
 
 from studies.assessment.llm.keys import api_key_encrypt
 from studies.assessment.llm.prompts import UMBRELA_PROMPT, grade_map_for, template_check
-from studies.errors import AssessmentError
-from studies.models import LLMAssessor, Study, StudyAssessor
+from studies.errors import AssessmentError, AssessorSettingError
+from studies.models import AuditAction, AuditEntry, LLMAssessor, Study, StudyAssessor
 
 # What a researcher sets on the form, besides endpoint, model and key.
 SETTINGS = (
@@ -28,27 +28,39 @@ SETTINGS = (
     "cost_cap",
     "token_cap",
 )
+# Everything a researcher may change, in the order an audit entry lists the changes.
+EDITABLE = ("endpoint_url", "model_name", *SETTINGS)
 
 
 def _settings_checked(endpoint_url: str, model_name: str, settings: dict) -> dict:
     parts = urllib.parse.urlsplit(endpoint_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AssessmentError(
-            f"endpoint {endpoint_url!r}: an http or https base URL, e.g. http://127.0.0.1:11434/v1"
+        raise AssessorSettingError(
+            f"endpoint {endpoint_url!r}: an http or https base URL, e.g. http://127.0.0.1:11434/v1",
+            field="endpoint_url",
         )
     if parts.username or parts.password:
-        raise AssessmentError("endpoint: put the API key in its own field, not in the URL")
+        raise AssessorSettingError(
+            "endpoint: put the API key in its own field, not in the URL", field="endpoint_url"
+        )
     if not model_name.strip():
-        raise AssessmentError("model: name the model the endpoint serves, e.g. llama3.1:8b")
+        raise AssessorSettingError(
+            "model: name the model the endpoint serves, e.g. llama3.1:8b", field="model_name"
+        )
     unknown = set(settings) - set(SETTINGS)
     if unknown:
         raise AssessmentError(f"unknown settings: {', '.join(sorted(unknown))}")
     settings = dict(settings)
     settings["prompt_template"] = settings.get("prompt_template") or UMBRELA_PROMPT
-    template_check(settings["prompt_template"])
+    try:
+        template_check(settings["prompt_template"])
+    except AssessmentError as error:
+        raise AssessorSettingError(str(error), field="prompt_template") from None
     priced = [settings.get("price_input_per_million"), settings.get("price_output_per_million")]
     if settings.get("cost_cap") is not None and None in priced:
-        raise AssessmentError("cost cap: give both prices per million tokens, or cap tokens instead")
+        raise AssessorSettingError(
+            "cost cap: give both prices per million tokens, or cap tokens instead", field="cost_cap"
+        )
     return settings
 
 
@@ -74,7 +86,7 @@ def llm_assessor_create(
     settings = _settings_checked(endpoint_url, model_name, settings)
     account = get_user_model().objects.create_user(_account_name(study, model_name), password=None)
     membership = StudyAssessor.objects.create(study=study, user=account, invited_by=created_by)
-    return LLMAssessor.objects.create(
+    assessor = LLMAssessor.objects.create(
         membership=membership,
         endpoint_url=endpoint_url,
         model_name=model_name.strip(),
@@ -83,6 +95,24 @@ def llm_assessor_create(
         grade_map=grade_map.as_json(),
         **settings,
     )
+    AuditEntry.objects.create(
+        study=study,
+        action=AuditAction.LLM_ASSESSOR_CREATED,
+        detail={
+            "assessor": account.get_username(),
+            "model": assessor.model_name,
+            "endpoint_host": endpoint_host(endpoint_url),
+            "key": "key set" if api_key else "no key",
+            "by": getattr(created_by, "username", ""),
+        },
+    )
+    return assessor
+
+
+def endpoint_host(endpoint_url: str) -> str:
+    """The endpoint's host, all an audit entry or a provenance says of it (its path or query may hold a
+    token)."""
+    return urllib.parse.urlsplit(endpoint_url).hostname or ""
 
 
 @transaction.atomic
@@ -93,20 +123,40 @@ def llm_assessor_update(
     model_name: str,
     api_key: str = "",
     clear_api_key: bool = False,
+    changed_by=None,
     **settings,
 ) -> LLMAssessor:
     """Change the settings. The key stays as it is unless a new one is given (`api_key`) or it is cleared
-    (`clear_api_key`); the grade map follows the study's scale as it is now."""
-    assessor = LLMAssessor.objects.select_for_update().select_related("membership__study").get(pk=assessor.pk)
-    grade_map = grade_map_for(assessor.membership.study.grade_values())
+    (`clear_api_key`); the grade map follows the study's scale as it is now. A change leaves an audit entry
+    naming the fields changed (and "key replaced" or "key cleared", never a key); no change leaves none."""
+    assessor = (
+        LLMAssessor.objects.select_for_update()
+        .select_related("membership__study", "membership__user")
+        .get(pk=assessor.pk)
+    )
+    study = assessor.membership.study
+    grade_map = grade_map_for(study.grade_values())
     settings = _settings_checked(endpoint_url, model_name, settings)
-    assessor.endpoint_url, assessor.model_name = endpoint_url, model_name.strip()
-    for name, value in settings.items():
-        setattr(assessor, name, value)
+    settings |= {"endpoint_url": endpoint_url, "model_name": model_name.strip()}
+    changed = [name for name in EDITABLE if getattr(assessor, name) != settings[name]]
+    for name in changed:
+        setattr(assessor, name, settings[name])
+    key = ""
     if api_key:
-        assessor.api_key_encrypted = api_key_encrypt(api_key)
-    elif clear_api_key:
-        assessor.api_key_encrypted = ""
+        assessor.api_key_encrypted, key = api_key_encrypt(api_key), "key replaced"
+    elif clear_api_key and assessor.api_key_encrypted:
+        assessor.api_key_encrypted, key = "", "key cleared"
     assessor.grade_map = grade_map.as_json()
     assessor.save()
+    if changed or key:
+        AuditEntry.objects.create(
+            study=study,
+            action=AuditAction.LLM_ASSESSOR_CHANGED,
+            detail={
+                "assessor": assessor.membership.user.get_username(),
+                "fields": changed,
+                **({"key": key} if key else {}),
+                "by": getattr(changed_by, "username", ""),
+            },
+        )
     return assessor

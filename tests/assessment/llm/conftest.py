@@ -58,3 +58,10 @@ def run_llm(django_capture_on_commit_callbacks, alice):
         return started
 
     return run
+
+
+@pytest.fixture
+def api(client, alice):
+    """The test client, signed in as Alice (a researcher of the study): the API by session."""
+    client.force_login(alice)
+    return client

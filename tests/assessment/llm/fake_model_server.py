@@ -6,6 +6,7 @@ behaviour from `script`, and with none left the default (`grade_for(prompt)`, a 
 otherwise). Behaviours:
     ("grade", n)        a well-formed completion ending "##final score: n", with usage tokens;
     ("status", code)    an HTTP error with an OpenAI-style error body (429, 500, 503 ...);
+    ("status", code, retry_after)  the same with a Retry-After header (seconds or an HTTP date, as text);
     ("slow", seconds)   a grade of 2, after sleeping `seconds` (past the client's timeout);
     ("not_json",)       a 200 whose body is not JSON;
     ("no_grade",)       a well-formed completion whose content has no final score;
@@ -50,7 +51,9 @@ class FakeModelServer:
                 behaviour = behaviour or ("grade", server.grade_for(prompt))
                 kind = behaviour[0]
                 if kind == "status":
-                    return self._json(behaviour[1], {"error": {"message": "busy", "type": "server_error"}})
+                    extra = {"Retry-After": behaviour[2]} if len(behaviour) > 2 else {}
+                    error = {"error": {"message": "busy", "type": "server_error"}}
+                    return self._json(behaviour[1], error, extra)
                 if kind == "slow":
                     time.sleep(behaviour[1])
                     behaviour = ("grade", 2)
@@ -87,12 +90,14 @@ class FakeModelServer:
                     },
                 )
 
-            def _json(self, status, data):
-                self._send(status, json.dumps(data).encode(), "application/json")
+            def _json(self, status, data, headers=None):
+                self._send(status, json.dumps(data).encode(), "application/json", headers)
 
-            def _send(self, status, data, content_type):
+            def _send(self, status, data, content_type, headers=None):
                 try:
                     self.send_response(status)
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
