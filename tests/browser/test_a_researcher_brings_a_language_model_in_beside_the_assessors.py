@@ -172,7 +172,8 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
     page.select_option("select[name=adjudicate-preset]", "researcher")
     with page.expect_navigation():
         page.click("button:has-text('Adjudicate')")
-    assert "For you to decide: 3." in page.inner_text("main")
+    assert "For you to decide: 3." in page.inner_text("main")  # on the disagreements page
+    page.goto(f"{live_server.url}/assess/manage/{study.slug}/")
     page.click(f"a[href='/assess/manage/{study.slug}/agreement/']")
     page.wait_for_selector("#assessor-figures")
     captions = page.locator("section.card .pair > table > caption").all_inner_texts()
@@ -237,8 +238,8 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
     means = page.locator("#means-final tbody tr").evaluate_all(
         "rows => rows.map(row => [...row.cells].map(cell => cell.textContent.trim()))"
     )
-    assert [row[0] for row in means] == ["A", "B"]
-    assert all(re.fullmatch(r"\d\.\d{4}", value) for row in means for value in row[1:3]), means
+    assert [(row[0], row[3]) for row in means] == [("A", "16"), ("B", "16")]  # 32 sessions, half on each
+    assert all(re.fullmatch(r"\d+\.\d{4}", value) for row in means for value in row[1:3]), means
     assert any(row[1] != row[2] for row in means), means  # the tie-broken documents were shown on topic 1
     page.wait_for_selector("#reference-change-chart .js-plotly-plot .main-svg", timeout=WAIT)
     expect(page.locator("#reference-change-chart .chart-notes li").first).to_contain_text("n = 32 sessions")
