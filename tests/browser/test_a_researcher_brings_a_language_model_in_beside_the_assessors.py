@@ -73,8 +73,9 @@ def study_with_people_grades(designed_study, django_capture_on_commit_callbacks)
     }
     pooled = sorted(shown - set(built.grades["1"]), key=lambda external_id: int(external_id[1:]))[:6]
     assert len(pooled) == 6, pooled
+    owner = designed_study.owner
     people = [
-        assessors.assessor_invite(study=designed_study, username=name, invited_by=designed_study.owner)[0].user
+        assessors.assessor_invite(study=designed_study, username=name, invited_by=owner)[0].user
         for name in ("ann", "ben")
     ]
     assessors.assessment_plan_set(study=designed_study, assessors_per_document=2)
@@ -148,7 +149,8 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
             shot(page, "2-queued")
             worker.start()
             assert third_asked.wait(WAIT / 1000), "the model was never asked for the third document"
-            expect(page.locator("#run-counts")).to_have_text("2 graded, 0 failed, of 6 documents", timeout=WAIT)
+            counts = page.locator("#run-counts")
+            expect(counts).to_have_text("2 graded, 0 failed, of 6 documents", timeout=WAIT)
             assert "Status: Running" in page.inner_text("#run-status")
             failed = page.locator("tr.request-http_error")
             expect(failed).to_have_count(1)
@@ -185,8 +187,12 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
     against = figures.locator(".assessor-against-reference", has_text=f"{machine} (machine)")
     caption = against.locator("table caption").first.inner_text()
     assert caption == f"{machine} (machine) × adjudicated grades: n = 3"
-    matrix = against.locator("table").first.locator("tbody tr").evaluate_all(
-        "rows => rows.map(row => [...row.querySelectorAll('td')].map(cell => Number(cell.textContent)))"
+    matrix = (
+        against.locator("table")
+        .first.locator("tbody tr")
+        .evaluate_all(
+            "rows => rows.map(row => [...row.querySelectorAll('td')].map(cell => Number(cell.textContent)))"
+        )
     )
     # The agreed documents: 2 and 2, 3 and 2, 0 and 0 (reference, model); rows are the model's grades.
     assert matrix == [[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 0, 0]]
@@ -233,7 +239,8 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
     v3.locator("text=how the conclusion changes").click()
     page.wait_for_selector("#reference-change")
     population = page.inner_text("#reference-change-population")
-    assert "v2: people only." in population and f"v3: with the model's tie-breaks [{provenance}]" in population
+    assert "v2: people only." in population
+    assert f"v3: with the model's tie-breaks [{provenance}]" in population
     assert re.match(r"The conclusion (holds|changes): .*v2.*v3", page.inner_text("#conclusion-final"))
     means = page.locator("#means-final tbody tr").evaluate_all(
         "rows => rows.map(row => [...row.cells].map(cell => cell.textContent.trim()))"
