@@ -144,24 +144,25 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
             row.locator("text=settings and runs").click()
             with page.expect_navigation():
                 page.click("button:has-text('Start a run')")
-            assert "Status: Queued" in page.inner_text("#run-status")
-            assert page.inner_text("#run-counts") == "0 graded, 0 failed, of 6 documents"
+            # The page refreshes itself every 3 s while the run is not over: expect() reads it again.
+            status, counts = page.locator("#run-status"), page.locator("#run-counts")
+            expect(status).to_contain_text("Status: Queued", timeout=WAIT)
+            expect(counts).to_have_text("0 graded, 0 failed, of 6 documents", timeout=WAIT)
             shot(page, "2-queued")
             worker.start()
             assert third_asked.wait(WAIT / 1000), "the model was never asked for the third document"
-            counts = page.locator("#run-counts")
             expect(counts).to_have_text("2 graded, 0 failed, of 6 documents", timeout=WAIT)
-            assert "Status: Running" in page.inner_text("#run-status")
+            expect(status).to_contain_text("Status: Running", timeout=WAIT)
             failed = page.locator("tr.request-http_error")
-            expect(failed).to_have_count(1)
-            assert "HTTP error (500)" in failed.inner_text()
+            expect(failed).to_have_count(1, timeout=WAIT)
+            expect(failed).to_contain_text("HTTP error (500)", timeout=WAIT)
             shot(page, "3-running")
             answer_third.set()
-            expect(page.locator("#run-status")).to_contain_text("Status: Done", timeout=WAIT)
+            expect(status).to_contain_text("Status: Done", timeout=WAIT)
             worker.finish()
-            assert page.inner_text("#run-counts") == "6 graded, 0 failed, of 6 documents"
+            expect(counts).to_have_text("6 graded, 0 failed, of 6 documents", timeout=WAIT)
             assert page.inner_text(".count-ok") == "6" and page.inner_text(".count-http_error") == "1"
-            expect(page.locator("table.llm-requests tbody tr")).to_have_count(7)
+            expect(page.locator("table.llm-requests tbody tr")).to_have_count(7, timeout=WAIT)
             assert API_KEY not in page.content()
             shot(page, "4-done")
         finally:
@@ -249,7 +250,9 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
     assert all(re.fullmatch(r"\d+\.\d{4}", value) for row in means for value in row[1:3]), means
     assert any(row[1] != row[2] for row in means), means  # the tie-broken documents were shown on topic 1
     page.wait_for_selector("#reference-change-chart .js-plotly-plot .main-svg", timeout=WAIT)
-    expect(page.locator("#reference-change-chart .chart-notes li").first).to_contain_text("n = 32 sessions")
+    expect(page.locator("#reference-change-chart .chart-notes li").first).to_contain_text(
+        "n = 32 sessions", timeout=WAIT
+    )
     shot(page, "8-conclusion-change")
     assert errors == []
     assert csp_violations(page, reports) == []
