@@ -256,3 +256,11 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
     shot(page, "8-conclusion-change")
     assert errors == []
     assert csp_violations(page, reports) == []
+
+    # What the pages said is what was stored: v2 holds no machine grade, v3 the three ties the model broke
+    # (the model's grade when a person gave it, the people's nearest otherwise; PEOPLE and MACHINE).
+    v2, v3 = (study.reference_versions.get(number=n) for n in (2, 3))
+    assert not v2.judgments.filter(source__startswith="machine ").exists() and v2.facts == {}
+    broken = v3.judgments.filter(source="machine tie-break v3").values_list("document__external_id", "grade")
+    assert sorted(broken) == sorted([(pooled[1], 3), (pooled[2], 1), (pooled[5], 2)])
+    assert v3.facts["ties_broken"] == 3 and v3.facts["machine_assessor"]["assessor"] == machine
