@@ -21,12 +21,17 @@ class _OneRequestAtATimeOnASharedConnection(ThreadedWSGIServer):
     purpose: it is the test database). Two requests at once on it can deadlock inside CPython's sqlite3 (one
     thread holds the connection's mutex in a SQL function waiting for the GIL, the other holds the GIL waiting
     for the mutex), so a browser's parallel requests are answered one at a time then. With PostgreSQL each
-    thread has its own connection and requests run in parallel as in production."""
+    thread has its own connection and requests run in parallel as in production.
+
+    `request_lock` is that lock (None with PostgreSQL): a test thread that plays a Celery worker beside the
+    browser takes it while it uses the shared connection (tests/browser/worker.py)."""
+
+    request_lock = None  # a threading.Lock on SQLite
 
     def set_app(self, application):
         if not self.connections_override:
             return super().set_app(application)
-        lock = threading.Lock()
+        lock = self.request_lock = threading.Lock()
 
         def one_at_a_time(environ, start_response):
             with lock:

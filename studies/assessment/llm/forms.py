@@ -55,6 +55,11 @@ class LLMAssessorForm(forms.Form):
         min_value=1, max_value=2**63 - 1, required=False, label="Token cap (input + output)"
     )
 
+    def clean_prompt_template(self):
+        # A browser posts a textarea's lines ending CRLF: kept so, UMBRELA's default sent from the page had
+        # another prompt hash than the same default set by the API, and the model read "\r\n".
+        return self.cleaned_data["prompt_template"].replace("\r\n", "\n")
+
 
 class LLMRunForm(forms.Form):
     scenarios = forms.ModelMultipleChoiceField(

@@ -111,7 +111,7 @@ def test_a_researcher_sets_one_up_from_the_assessment_page(client, alice, assess
             "endpoint_url": "http://127.0.0.1:11434/v1",
             "model_name": "llama3.1:8b",
             "api_key": "sk-abc",
-            "prompt_template": UMBRELA_PROMPT,
+            "prompt_template": UMBRELA_PROMPT.replace("\n", "\r\n"),  # as a browser posts a textarea
             "passage_max_chars": 4000,
             "requests_per_minute": 60,
             "max_retries": 3,
@@ -126,6 +126,7 @@ def test_a_researcher_sets_one_up_from_the_assessment_page(client, alice, assess
         "assessment:llm_assessor", args=[assessed_study.slug, assessor.pk]
     )
     assert "a key is set" in response.content.decode()
+    assert assessor.prompt_template == UMBRELA_PROMPT  # the same prompt, the same hash as the default's
     assert (
         assessor.membership.user.username
         in client.get(reverse("assessment:manage", args=[assessed_study.slug])).content.decode()
