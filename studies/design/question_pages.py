@@ -52,7 +52,8 @@ def form_items(items: Sequence[Mapping], answers: Mapping, errors: Mapping) -> l
     return rows
 
 
-def _fields(item: Mapping) -> list[str]:
+def field_names(item: Mapping) -> list[str]:
+    """The form fields an item answers in: its name, and its "other" text when it has one."""
     return [item["name"], f"{item['name']}{OTHER_SUFFIX}"] if item.get("other") is True else [item["name"]]
 
 
@@ -75,7 +76,7 @@ def question_page(items: Sequence[Mapping], answers: Mapping, errors: Mapping, n
         (key, str(answers.get(key)))
         for item in items
         if item["name"] not in shown
-        for key in _fields(item)
+        for key in field_names(item)
         if answers.get(key) not in (None, "")
     ]
     return QuestionPage(form_items(pages[number - 1], answers, errors), number, len(pages), carried)

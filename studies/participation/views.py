@@ -28,6 +28,13 @@ from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
 from studies.participation import clock, gold, recruitment, reload, rules
 from studies.participation import steps as participation
+from studies.participation.question_drafts import (
+    draft_forget,
+    draft_keep,
+    draft_key,
+    draft_page,
+    drafts_forget,
+)
 from studies.participation.where import check_shown, participant_where
 
 logger = logging.getLogger(__name__)
@@ -145,7 +152,10 @@ def participant_home(request, token):
     if step.kind in _QUESTION_PAGES:
         template, which = _QUESTION_PAGES[step.kind]
         items = participation.questionnaire_items(study=participant.study, **which)
-        return render(request, template, _context(participant, step, page=question_page(items, {}, {}, 1)))
+        page = draft_page(request.session, draft_key(participant, step), items) or question_page(
+            items, {}, {}, 1
+        )
+        return render(request, template, _context(participant, step, page=page))
     if step.kind == "scenario":
         return render(request, "participate/scenario.html", _context(participant, step))
     if step.kind == "search":
@@ -400,12 +410,16 @@ def _answers_submit(request, participant, save, which: str):
         study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
     )
     step = selectors.participant_step(participant=participant)
+    key = draft_key(participant, step)
     try:
         shown = page_next(items, request.POST)
         if shown is not None and step.kind != which:
             return _home(participant)  # a page of questions already answered (another tab): where they are
         if shown is None:
             save(participant=participant, answers=request.POST, **_common(request))
+            draft_forget(request.session, key)
+        elif not any(row["error"] for row in shown.items):
+            draft_keep(request.session, key, items, request.POST, shown.number)  # a reload shows this page
     except InvalidAnswers as invalid:
         shown = question_page(items, request.POST, invalid.errors, first_page_with(items, invalid.errors))
     except InvalidEvent as invalid:
@@ -463,6 +477,7 @@ def withdraw(request, token):
     participant = _participant_or_404(token)
     if request.method == "POST":
         participation.participant_withdraw(participant=participant)
+        drafts_forget(request.session, participant)
         return _home(participant)
     return render(
         request, "participate/withdraw.html", {"participant": participant, "study": participant.study}

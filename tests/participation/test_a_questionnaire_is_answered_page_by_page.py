@@ -101,3 +101,41 @@ def test_a_form_without_pages_answers_every_item_at_once(client, paged):
     assert post(client, paged, age="40", gender="woman", skill="3").status_code == 302
     paged.refresh_from_db()
     assert paged.questionnaire_answers == {"age": 40, "gender": "woman", "skill": 3}
+
+
+def test_a_reload_shows_the_page_reached_with_the_answers_so_far(client, paged):
+    """After "Next", a reload (a GET of the participant's page) shows the page reached with the earlier
+    answers carried, not page 1 empty; saving the last page forgets them, still storing nothing before."""
+    post(client, paged, page="1", age="34")
+    post(client, paged, page="2", age="34", gender="other", **{"gender.other": "agender <b>"})
+    reloaded = client.get(f"/p/{paged.access_token}/").content.decode()
+    assert "Page 3 of 3" in reloaded and "Your searching skill" in reloaded
+    assert '<input type="hidden" name="age" value="34">' in reloaded
+    assert '<input type="hidden" name="gender.other" value="agender &lt;b&gt;">' in reloaded
+    paged.refresh_from_db()
+    assert paged.questionnaire_answers == {} and not Event.objects.filter(type="questionnaire").exists()
+
+    done = post(
+        client, paged, page="3", age="34", gender="other", **{"gender.other": "agender <b>"}, skill="2"
+    )
+    assert done.status_code == 302
+    paged.refresh_from_db()
+    assert paged.questionnaire_answers["skill"] == 2
+    assert not any(key.startswith("question-draft:") for key in client.session.keys())
+
+
+def test_a_draft_keeps_only_the_questionnaire_s_fields_cut_short(client, paged):
+    post(client, paged, page="1", age="34", intruder="x" * 10, **{"gender.other": "y" * 5000})
+    [draft] = [value for key, value in client.session.items() if key.startswith("question-draft:")]
+    assert draft["page"] == 2 and set(draft["answers"]) == {"age", "gender.other"}
+    assert len(draft["answers"]["gender.other"]) == 2000
+    other_browser = client.__class__()
+    fresh = other_browser.get(f"/p/{paged.access_token}/").content.decode()
+    assert "Page 1 of 3" in fresh  # the draft is this browser's: another starts at page 1
+
+
+def test_a_withdrawal_forgets_the_drafts_in_this_browser(client, paged):
+    post(client, paged, page="1", age="34")
+    assert any(key.startswith("question-draft:") for key in client.session.keys())
+    client.post(f"/p/{paged.access_token}/withdraw/")
+    assert not any(key.startswith("question-draft:") for key in client.session.keys())
