@@ -32,3 +32,13 @@ def worked_study(designed_study, collection):
     """Alice's designed study with 2 enrolled participants; P001 has worked its first two assignments
     (tests/factories.py, study_with_sessions)."""
     return study_with_sessions(designed_study, collection)
+
+
+@pytest.fixture
+def archive(worked_study, tmp_path):
+    """The worked study exported as a JSON archive file (export_study), for the import tests to alter."""
+    from django.core.management import call_command
+
+    path = tmp_path / "study.json"
+    call_command("export_study", worked_study.slug, "-o", str(path))
+    return path

@@ -5,7 +5,6 @@ An older archive without the field is read as before: those types are the server
 import json
 
 import pytest
-from django.core.management import call_command
 
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import
@@ -15,13 +14,6 @@ from ..participation.test_a_client_cannot_send_an_event_type_the_server_writes i
 from .test_malformed_files_change_nothing import counts
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def archive(worked_study, tmp_path):
-    path = tmp_path / "study.json"
-    call_command("export_study", worked_study.slug, "-o", str(path))
-    return path
 
 
 def test_the_export_says_who_wrote_each_event(archive):

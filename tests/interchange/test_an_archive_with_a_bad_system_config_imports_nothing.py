@@ -5,7 +5,6 @@ system (an HTTP system holding only a "source") still imports, as the external s
 import json
 
 import pytest
-from django.core.management import call_command
 
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import
@@ -22,13 +21,6 @@ def counts():
         Collection.objects.count(),
         Participant.objects.count(),
     )
-
-
-@pytest.fixture
-def archive(worked_study, tmp_path):
-    path = tmp_path / "study.json"
-    call_command("export_study", worked_study.slug, "-o", str(path))
-    return path
 
 
 @pytest.mark.parametrize(

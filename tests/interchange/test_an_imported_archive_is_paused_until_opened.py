@@ -5,7 +5,6 @@ status, which reads as open, so it enrolled at once."""
 import json
 
 import pytest
-from django.core.management import call_command
 
 from studies.design import services
 from studies.design.lifecycle import study_status_change
@@ -14,13 +13,6 @@ from studies.interchange.archive import study_archive_import
 from studies.models import Recruitment
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def archive(worked_study, tmp_path):
-    path = tmp_path / "study.json"
-    call_command("export_study", worked_study.slug, "-o", str(path))
-    return path
 
 
 @pytest.mark.parametrize("with_recruitment", [False, True])

@@ -16,13 +16,6 @@ from .test_malformed_files_change_nothing import counts
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def archive(worked_study, tmp_path):
-    path = tmp_path / "study.json"
-    call_command("export_study", worked_study.slug, "-o", str(path))
-    return path
-
-
 def _write(path, data):
     text = json.dumps(data, indent=1)  # ensure_ascii: the surrogate is written as the escape \ud83d
     path.write_text(text, encoding="utf-8")

@@ -87,13 +87,6 @@ def test_the_command_reports_the_error(alice, tmp_path):
         call_command("import_session_track", str(path), "--owner", "alice", "--name", "x")
 
 
-@pytest.fixture
-def archive(worked_study, tmp_path):
-    path = tmp_path / "study.json"
-    call_command("export_study", worked_study.slug, "-o", str(path))
-    return path
-
-
 def line_of(text: str, needle: str) -> int:
     return text[: text.index(needle)].count("\n") + 1
 
