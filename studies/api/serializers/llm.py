@@ -60,7 +60,8 @@ def _price(help_text: str) -> serializers.DecimalField:
 class LLMAssessorWriteSerializer(serializers.Serializer):
     """A create (endpoint_url and model_name required; every other setting takes the page's default) or a
     change (PATCH: only what is sent changes). `api_key`: a key stores it (encrypted), "" clears the stored
-    key, null or absent keeps it."""
+    key, null or absent keeps it, except when endpoint_url moves (scheme, host, port or path): the stored
+    key is then cleared unless a new one comes in the same request."""
 
     endpoint_url = serializers.CharField(
         help_text="The OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1"
@@ -73,7 +74,8 @@ class LLMAssessorWriteSerializer(serializers.Serializer):
         allow_blank=True,
         trim_whitespace=True,
         style={"input_type": "password"},
-        help_text='Write-only: a key replaces the stored one, "" clears it, null or absent keeps it.',
+        help_text='Write-only: a key replaces the stored one, "" clears it, null or absent keeps it '
+        "unless endpoint_url changes (scheme, host, port or path): then the stored key is cleared.",
     )
     prompt_template = serializers.CharField(
         required=False,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
+import urllib.parse
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -22,6 +23,11 @@ TRANSIENT = frozenset({Status.HTTP_ERROR, Status.TIMEOUT, Status.UNREACHABLE})
 RETRY_HTTP = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 # The answers whose Retry-After header says when to ask again (RFC 9110, 10.2.3).
 RETRY_AFTER_HTTP = frozenset({429, 503})
+# What a model's answer may leave in a kept request (docs/security.md, "Language-model assessors"): at most
+# ANSWER_MAX_CHARS of text (the rest is cut, saying so), token counts from 0 to TOKENS_MAX (any other
+# count is kept as 0), and text without NUL or lone surrogates (each becomes U+FFFD).
+ANSWER_MAX_CHARS = 20_000
+TOKENS_MAX = 10_000_000
 
 
 @dataclass
@@ -44,7 +50,11 @@ class Outcome:
 
 
 def chat_url(endpoint_url: str) -> str:
-    return endpoint_url.rstrip("/") + "/chat/completions"
+    """The base URL's path + /chat/completions, whatever else the URL carries: a query or fragment (refused
+    at set-up) is dropped here too, so it can never cut the chat path off."""
+    parts = urllib.parse.urlsplit(endpoint_url)
+    path = parts.path.rstrip("/") + "/chat/completions"
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
 def chat_request_body(*, model: str, messages: list[dict], max_tokens: int, temperature: float) -> dict:
@@ -100,11 +110,41 @@ def _status_of(error: outbound.OutboundError) -> str:
     return Status.HTTP_ERROR  # not HTTP, too large
 
 
+def clean_text(text: str) -> str:
+    """`text` as a database keeps it: NUL and lone surrogates (which JSON's \\ud800 escapes let through)
+    become U+FFFD."""
+    return "".join("\ufffd" if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
+def _cut(text: str) -> str:
+    text = clean_text(text)
+    if len(text) <= ANSWER_MAX_CHARS:
+        return text
+    return text[:ANSWER_MAX_CHARS] + f"\n[cut: {len(text)} characters, {ANSWER_MAX_CHARS} kept]"
+
+
 def _answer(http_status: int, body: bytes) -> Outcome:
+    """What came back, as an outcome: whatever the body holds, never an exception (a hostile answer is one
+    malformed request, not a failed run)."""
+    try:
+        return _answer_read(http_status, body)
+    except Exception as error:  # noqa: BLE001 (an answer no rule above foresaw)
+        return Outcome(
+            Status.MALFORMED,
+            raw_answer=_cut(body[:ANSWER_MAX_CHARS].decode("utf-8", errors="replace")),
+            http_status=http_status,
+            error=f"unreadable answer: {type(error).__name__}",
+        )
+
+
+def _answer_read(http_status: int, body: bytes) -> Outcome:
     text = body.decode("utf-8", errors="replace")
     if http_status != 200:
         return Outcome(
-            Status.HTTP_ERROR, raw_answer=text[:2000], http_status=http_status, error=f"HTTP {http_status}"
+            Status.HTTP_ERROR,
+            raw_answer=clean_text(text[:2000]),
+            http_status=http_status,
+            error=f"HTTP {http_status}",
         )
     try:
         data = json.loads(text)
@@ -114,12 +154,13 @@ def _answer(http_status: int, body: bytes) -> Outcome:
     except (ValueError, KeyError, IndexError, TypeError) as error:
         return Outcome(
             Status.MALFORMED,
-            raw_answer=text[:20000],
+            raw_answer=_cut(text),
             http_status=200,
             error=f"not a chat completion: {error}"[:300],
         )
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     tokens_in, tokens_out = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    content = _cut(content)
     grade = grade_parse(content)
     if grade is None:
         return Outcome(
@@ -128,7 +169,7 @@ def _answer(http_status: int, body: bytes) -> Outcome:
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             http_status=200,
-            error='no "##final score: N" with N in 0-3 in the answer',
+            error='no single "##final score: N" with N in 0-3 in the answer',
         )
     return Outcome(
         Status.OK,
@@ -141,4 +182,5 @@ def _answer(http_status: int, body: bytes) -> Outcome:
 
 
 def _count(value) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= TOKENS_MAX
+    return value if ok else 0

@@ -15,7 +15,7 @@ class LLMAssessorForm(forms.Form):
         max_length=500,
         label="Endpoint",
         help_text="The OpenAI-compatible base URL; requests go to it + /chat/completions. "
-        "Ollama: http://127.0.0.1:11434/v1; vLLM: http://127.0.0.1:8000/v1.",
+        "Ollama: http://127.0.0.1:11434/v1; vLLM: http://127.0.0.1:8000/v1. No query (?) or fragment (#).",
         assume_scheme="http",
     )
     model_name = forms.CharField(max_length=200, label="Model", help_text="e.g. llama3.1:8b")
@@ -26,7 +26,8 @@ class LLMAssessorForm(forms.Form):
         label="API key",
         strip=True,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Stored encrypted and never shown again. Leave empty to keep the key as it is.",
+        help_text="Stored encrypted and never shown again. Leave empty to keep the key as it is; "
+        "changing the endpoint (scheme, host, port or path) clears it unless you enter it again here.",
     )
     clear_api_key = forms.BooleanField(required=False, label="Remove the stored key")
     prompt_template = forms.CharField(
@@ -38,6 +39,7 @@ class LLMAssessorForm(forms.Form):
         + ". The answer must "
         'end "##final score: N" with N from 0 to 3. Default: UMBRELA\'s prompt.',
         strip=False,
+        max_length=20_000,  # a template is sent with every request: 20,000 characters is ample
     )
     passage_max_chars = forms.IntegerField(
         min_value=100, max_value=200_000, initial=4000, label="Passage length"

@@ -89,12 +89,14 @@ def prompt_render(template: str, *, query: str, passage: str, description: str, 
 
 
 def grade_parse(answer: str) -> int | None:
-    """The model's grade: the number of the last "##final score: N" in the answer, if it is 0-3; else None
-    (the answer is malformed and no grade is stored)."""
-    found = FINAL_SCORE.findall(answer or "")
-    if not found:
+    """The model's grade (docs/assessing.md, "The grade rule"): every "##final score: N" in the answer must
+    name the same N, from 0 to 3; two different scores, or none, or one outside 0-3, and the answer is
+    malformed (None: no grade is stored). So a passage that quotes "##final score: 3" and is echoed back
+    cannot outvote the model's own verdict: it makes the answer malformed, never graded 3."""
+    found = {int(n) for n in FINAL_SCORE.findall(answer or "")}
+    if len(found) != 1:
         return None
-    grade = int(found[-1])
+    (grade,) = found
     return grade if grade in MODEL_GRADES else None
 
 

@@ -43,6 +43,12 @@ def _settings_checked(endpoint_url: str, model_name: str, settings: dict) -> dic
         raise AssessorSettingError(
             "endpoint: put the API key in its own field, not in the URL", field="endpoint_url"
         )
+    if parts.query or parts.fragment or "?" in endpoint_url or "#" in endpoint_url:
+        # A query or a fragment would cut the chat path off ("...?" + "/chat/completions").
+        raise AssessorSettingError(
+            "endpoint: a base URL without a query (?) or fragment (#); requests go to it + /chat/completions",
+            field="endpoint_url",
+        )
     if not model_name.strip():
         raise AssessorSettingError(
             "model: name the model the endpoint serves, e.g. llama3.1:8b", field="model_name"
@@ -109,6 +115,18 @@ def llm_assessor_create(
     return assessor
 
 
+def endpoint_target(endpoint_url: str) -> tuple[str, str, int | None, str]:
+    """Where a key is sent: scheme, host, port (the scheme's default when none is written) and path (without
+    trailing slashes). A stored key is bound to it: see `llm_assessor_update`."""
+    parts = urllib.parse.urlsplit(endpoint_url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").rstrip("."), port, parts.path.rstrip("/")
+
+
 def endpoint_host(endpoint_url: str) -> str:
     """The endpoint's host, all an audit entry or a provenance says of it (its path or query may hold a
     token)."""
@@ -127,8 +145,11 @@ def llm_assessor_update(
     **settings,
 ) -> LLMAssessor:
     """Change the settings. The key stays as it is unless a new one is given (`api_key`) or it is cleared
-    (`clear_api_key`); the grade map follows the study's scale as it is now. A change leaves an audit entry
-    naming the fields changed (and "key replaced" or "key cleared", never a key); no change leaves none."""
+    (`clear_api_key`), or the endpoint moves: a stored key is bound to where it is sent (scheme, host, port
+    and path), so an endpoint change without a new key in the same request clears it ("key cleared
+    (endpoint changed)" in the audit entry): whoever may edit the settings must not be able to send the
+    owner's key to a server of their own. The grade map follows the study's scale as it is now. A change
+    leaves an audit entry naming the fields changed (and "key replaced" or "key cleared", never a key); no change leaves none."""
     assessor = (
         LLMAssessor.objects.select_for_update()
         .select_related("membership__study", "membership__user")
@@ -139,11 +160,15 @@ def llm_assessor_update(
     settings = _settings_checked(endpoint_url, model_name, settings)
     settings |= {"endpoint_url": endpoint_url, "model_name": model_name.strip()}
     changed = [name for name in EDITABLE if getattr(assessor, name) != settings[name]]
+    moved = endpoint_target(assessor.endpoint_url) != endpoint_target(endpoint_url)
+    old_host = endpoint_host(assessor.endpoint_url)
     for name in changed:
         setattr(assessor, name, settings[name])
     key = ""
     if api_key:
         assessor.api_key_encrypted, key = api_key_encrypt(api_key), "key replaced"
+    elif moved and assessor.api_key_encrypted:
+        assessor.api_key_encrypted, key = "", "key cleared (endpoint changed)"
     elif clear_api_key and assessor.api_key_encrypted:
         assessor.api_key_encrypted, key = "", "key cleared"
     assessor.grade_map = grade_map.as_json()
@@ -156,6 +181,7 @@ def llm_assessor_update(
                 "assessor": assessor.membership.user.get_username(),
                 "fields": changed,
                 **({"key": key} if key else {}),
+                **({"endpoint_host": [old_host, endpoint_host(endpoint_url)]} if moved else {}),
                 "by": getattr(changed_by, "username", ""),
             },
         )

@@ -10,7 +10,8 @@ otherwise). Behaviours:
     ("slow", seconds)   a grade of 2, after sleeping `seconds` (past the client's timeout);
     ("not_json",)       a 200 whose body is not JSON;
     ("no_grade",)       a well-formed completion whose content has no final score;
-    ("no_choices",)     a 200 JSON object without choices.
+    ("no_choices",)     a 200 JSON object without choices;
+    ("raw", body)       a 200 whose body is `body` (bytes) as given: a hostile answer.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class FakeModelServer:
                 if kind == "slow":
                     time.sleep(behaviour[1])
                     behaviour = ("grade", 2)
+                if kind == "raw":
+                    return self._send(200, behaviour[1], "application/json")
                 if kind == "not_json":
                     return self._send(200, b"<html>upstream error</html>", "text/html")
                 if kind == "no_choices":

@@ -16,7 +16,11 @@ def entries(study, action):
 
 
 def test_setting_up_is_audited_with_the_model_and_host(api, pooled_study, model_server):
-    body = {"endpoint_url": model_server.endpoint + "?token=abc", "model_name": "m1", "api_key": API_KEY}
+    body = {
+        "endpoint_url": model_server.endpoint.replace("/v1", "/token-abc/v1"),
+        "model_name": "m1",
+        "api_key": API_KEY,
+    }
     data = api.post(
         f"/api/studies/{pooled_study.pk}/llm-assessors/", body, content_type="application/json"
     ).json()

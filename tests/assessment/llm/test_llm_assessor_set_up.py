@@ -36,7 +36,8 @@ def test_umbrelas_prompt_renders_and_its_answer_parses():
     assert "Query: wing\nPassage: A wing.\n" in rendered
     assert rendered.endswith("##final score: score without providing any reasoning.")
     assert grade_parse("M: 2\nT: 1\n##final score: 3") == 3
-    assert grade_parse("##Final Score: 1 ... ##final score: 2") == 2
+    assert grade_parse("##Final Score: 2 ... ##final score: 2") == 2
+    assert grade_parse("##Final Score: 1 ... ##final score: 2") is None  # two different: malformed
     assert grade_parse("##final score: 7") is None and grade_parse("3") is None
 
 
