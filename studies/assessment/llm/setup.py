@@ -149,7 +149,8 @@ def llm_assessor_update(
     and path), so an endpoint change without a new key in the same request clears it ("key cleared
     (endpoint changed)" in the audit entry): whoever may edit the settings must not be able to send the
     owner's key to a server of their own. The grade map follows the study's scale as it is now. A change
-    leaves an audit entry naming the fields changed (and "key replaced" or "key cleared", never a key); no change leaves none."""
+    leaves an audit entry naming the fields changed (and "key replaced" or "key cleared", never a key); no
+    change leaves none."""
     assessor = (
         LLMAssessor.objects.select_for_update()
         .select_related("membership__study", "membership__user")
