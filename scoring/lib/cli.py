@@ -11,6 +11,7 @@ on stderr, exit status 2 and nothing on stdout.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -19,15 +20,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import metrics
-from .agreement_cli import add_agreement_subcommand
 from .errors import InputError
-from .session_cli import add_session_subcommand
 from .trec_io import read_qrels_columns, read_ranked, start_reading_run
 
 # trec_eval's default cutoffs for the *_cut measures.
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 CUT_FAMILIES = ("cg_cut", "dcg_cut", "ncg_cut", "ndcg_cut", "avg_pos")
 EXIT_BAD_INPUT = 2
+
+# The other sub-commands: (module, function adding its parser, one-line help for `python -m scoring -h`).
+# Only the command being run has its module imported: `agreement` pulls scipy.stats (1.5 s of start-up) and
+# `session` its own readers; eval uses neither (tests/scoring/test_eval_imports_only_what_it_uses.py).
+SUBCOMMANDS = {
+    "session": (
+        "scoring.lib.session_cli",
+        "add_session_subcommand",
+        "score multi-query sessions with session DCG (sDCG, ECIR 2008)",
+    ),
+    "agreement": (
+        "scoring.lib.agreement_cli",
+        "add_agreement_subcommand",
+        "agreement between assessors' qrels, every coefficient with its interval",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -94,7 +109,10 @@ def _measure_arg(text: str) -> list[Measure]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line. `command` (the sub-command about to run) is the only one of SUBCOMMANDS whose
+    module is imported to add its options; the others get a placeholder with their help line, which is all
+    `python -m scoring -h` shows of them. None: every sub-command in full."""
     parser = argparse.ArgumentParser(
         prog="python -m scoring", description="SessionLab scoring on plain files."
     )
@@ -150,14 +168,19 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     evaluate.set_defaults(func=run_eval)
-    add_session_subcommand(commands)
-    add_agreement_subcommand(commands)
+    for name, (module, function, help_line) in SUBCOMMANDS.items():
+        if command is None or command == name:
+            getattr(importlib.import_module(module), function)(commands)
+        else:
+            commands.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # The first word that is not an option names the sub-command (the top level has no option but -h).
+    command = next((word for word in argv if not word.startswith("-")), None)
+    args = build_parser(command or "").parse_args(argv)
     return args.func(args)
 
 
