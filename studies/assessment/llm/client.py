@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 import urllib.parse
 from dataclasses import dataclass
@@ -110,17 +111,20 @@ def _status_of(error: outbound.OutboundError) -> str:
     return Status.HTTP_ERROR  # not HTTP, too large
 
 
+# NUL and lone surrogates (which JSON's \\ud800 escapes let through): a database refuses to keep them.
+UNKEEPABLE = re.compile("[\x00\ud800-\udfff]")
+
+
 def clean_text(text: str) -> str:
-    """`text` as a database keeps it: NUL and lone surrogates (which JSON's \\ud800 escapes let through)
-    become U+FFFD."""
-    return "".join("\ufffd" if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    """`text` as a database keeps it: NUL and lone surrogates become U+FFFD."""
+    return UNKEEPABLE.sub("\ufffd", text)
 
 
 def _cut(text: str) -> str:
-    text = clean_text(text)
+    """At most ANSWER_MAX_CHARS of `text`, cleaned: cut first, so a 5 MB answer is not cleaned whole."""
     if len(text) <= ANSWER_MAX_CHARS:
-        return text
-    return text[:ANSWER_MAX_CHARS] + f"\n[cut: {len(text)} characters, {ANSWER_MAX_CHARS} kept]"
+        return clean_text(text)
+    return clean_text(text[:ANSWER_MAX_CHARS]) + f"\n[cut: {len(text)} characters, {ANSWER_MAX_CHARS} kept]"
 
 
 def _answer(http_status: int, body: bytes) -> Outcome:

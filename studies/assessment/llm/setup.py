@@ -43,7 +43,7 @@ def _settings_checked(endpoint_url: str, model_name: str, settings: dict) -> dic
         raise AssessorSettingError(
             "endpoint: put the API key in its own field, not in the URL", field="endpoint_url"
         )
-    if parts.query or parts.fragment or "?" in endpoint_url or "#" in endpoint_url:
+    if "?" in endpoint_url or "#" in endpoint_url:
         # A query or a fragment would cut the chat path off ("...?" + "/chat/completions").
         raise AssessorSettingError(
             "endpoint: a base URL without a query (?) or fragment (#); requests go to it + /chat/completions",
