@@ -3,6 +3,7 @@
 import ipaddress
 import os
 import re
+from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -57,18 +58,65 @@ _HOST_NAME = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class AllowEntry:
+    """One OUTBOUND_ALLOW entry: a network or a host name, and optionally the one port and the path prefix a
+    call may use there (`models.lab.internal:8000/v1`); None is any port, any path."""
+
+    network: ipaddress.IPv4Network | ipaddress.IPv6Network | None
+    name: str | None
+    port: int | None = None
+    path: str | None = None
+
+
+def allow_entry_parse(entry: str) -> AllowEntry:
+    """`10.0.0.0/8`, `192.0.2.7`, `fd00::/8`, `engine.lab.internal`, `engine.lab.internal:8080`,
+    `models.lab.internal:8000/v1`, `127.0.0.1:11434/v1`, `[fd00::7]:8000/v1`.
+    ValueError says what is wrong."""
+    text = entry.strip()
+    try:
+        return AllowEntry(ipaddress.ip_network(text, strict=False), None)
+    except ValueError:
+        pass
+    if text.startswith("["):
+        close = text.find("]")
+        if close < 0:
+            raise ValueError("an IPv6 address in [ ] has no closing ]")
+        host, rest = text[1:close], text[close + 1 :]
+        if rest and not rest.startswith((":", "/")):
+            raise ValueError("after [address] comes :port or /path")
+    else:
+        cut = min((i for i in (text.find(":"), text.find("/")) if i >= 0), default=len(text))
+        host, rest = text[:cut], text[cut:]
+    port = None
+    if rest.startswith(":"):
+        digits, slash, tail = rest[1:].partition("/")
+        if not digits.isascii() or not digits.isdigit() or not 0 < int(digits) < 65536:
+            raise ValueError(f"the port {digits!r} is not a number from 1 to 65535")
+        port, rest = int(digits), slash + tail
+    path = None
+    if rest:
+        if not rest.startswith("/") or any(seg in (".", "..") for seg in rest.split("/")) or "%" in rest:
+            raise ValueError(f"the path {rest!r} must start with / and hold no . or .. segment nor %")
+        path = rest.rstrip("/") or "/"
+    try:
+        return AllowEntry(ipaddress.ip_network(host, strict=False), None, port, path)
+    except ValueError:
+        if not _HOST_NAME.fullmatch(host):
+            raise ValueError(f"{host!r} is neither an IP network (10.0.0.0/8) nor a host name") from None
+        return AllowEntry(None, host.lower().rstrip("."), port, path)
+
+
 def envhosts(name: str) -> list[str]:
-    """A comma-separated list of IP networks (10.0.0.0/8, fd00::/8, 192.0.2.7) and host names
-    (engine.lab.internal); refuses an entry that is neither."""
+    """A comma-separated list of allow-list entries (`allow_entry_parse`): IP networks (10.0.0.0/8,
+    192.0.2.7) or host names (engine.lab.internal), each optionally with a port and a path prefix
+    (models.lab.internal:8000/v1); refuses an entry that is none of these, saying why."""
     entries = [entry.strip() for entry in os.environ.get(name, "").split(",") if entry.strip()]
     for entry in entries:
         try:
-            ipaddress.ip_network(entry, strict=False)
-        except ValueError:
-            if not _HOST_NAME.fullmatch(entry):
-                raise ImproperlyConfigured(
-                    f"{name}: {entry!r} is neither an IP network (10.0.0.0/8) nor a host name"
-                ) from None
+            allow_entry_parse(entry)
+        except ValueError as error:
+            raise ImproperlyConfigured(f"{name}: {entry!r}: {error}") from None
     return entries
 
 

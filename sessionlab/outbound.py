@@ -7,9 +7,10 @@ What a call may reach (docs/security.md, "Outbound HTTP"):
 - http and https only, at every hop; redirects are followed here, at most OUTBOUND_MAX_REDIRECTS of them;
 - the host name is resolved at each hop and every address it resolves to is checked: loopback, private,
   link-local, multicast, unspecified and reserved addresses (IPv4, IPv6 and IPv4 inside IPv6) are refused
-  unless OUTBOUND_ALLOW names the network or the host; the connection goes to the very address checked (a
-  name that resolves elsewhere a moment later changes nothing), https keeping its SNI and certificate
-  check on the host name;
+  unless an OUTBOUND_ALLOW entry opens them: the network or the host, and only the port and the path prefix
+  the entry names when it names them (`models.lab.internal:8000/v1`); the connection goes to the very
+  address checked (a name that resolves elsewhere a moment later changes nothing), https keeping its SNI
+  and certificate check on the host name;
 - one deadline for the whole call (OUTBOUND_DEADLINE_SECONDS: name lookups, connections, redirects and
   reading), and at most OUTBOUND_MAX_BYTES of body;
 - a circuit breaker per target (host:port) in the Django cache, so every node sees it: after
@@ -36,6 +37,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.views.decorators.debug import sensitive_variables
+
+from sessionlab.env import AllowEntry, allow_entry_parse
 
 logger = logging.getLogger(__name__)
 
@@ -172,33 +175,48 @@ def _breaker_guarded(url: str, call) -> Response:
 
 
 @functools.lru_cache(maxsize=8)
-def _allow_list(
-    entries: tuple[str, ...],
-) -> tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], frozenset]:
-    networks, names = [], set()
-    for entry in entries:
-        try:
-            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
-        except ValueError:
-            names.add(_name(entry))
-    return tuple(networks), frozenset(names)
+def _allow_list(entries: tuple[str, ...]) -> tuple[AllowEntry, ...]:
+    return tuple(allow_entry_parse(entry) for entry in entries)
 
 
 def _name(host: str) -> str:
     return host.strip().lower().rstrip(".")
 
 
-def address_allowed(address: str, host: str) -> bool:
-    """Whether a call to `host` may connect to `address` (one it resolved to): a public address, or one the
-    operator's OUTBOUND_ALLOW names (its network, or the host by name)."""
-    networks, names = _allow_list(tuple(settings.OUTBOUND_ALLOW))
-    if _name(host) in names:
-        return True
+def address_allowed(address: str, host: str, port: int | None = None, path: str | None = None) -> bool:
+    """Whether a call to `host` (at `port`, for `path`) may connect to `address`, one it resolved to: a public
+    address, or one an OUTBOUND_ALLOW entry opens (its network or the host by name, and the entry's port and
+    path prefix when it names them)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 scope (fe80::1%eth0) is not an address
-    inner = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
-    if any(candidate in network for candidate in (ip, inner) if candidate for network in networks):
+    if _public(ip):
         return True
-    return _public(ip)
+    inner = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    candidates = [candidate for candidate in (ip, inner) if candidate is not None]
+    return any(
+        _opens(entry, candidates, host, port, path) for entry in _allow_list(tuple(settings.OUTBOUND_ALLOW))
+    )
+
+
+def _opens(entry: AllowEntry, candidates: list[IPAddress], host: str, port, path) -> bool:
+    if entry.network is not None:
+        if not any(candidate in entry.network for candidate in candidates):
+            return False
+    elif entry.name != _name(host):
+        return False
+    if entry.port is not None and entry.port != port:
+        return False
+    return entry.path is None or _path_under(path, entry.path)
+
+
+def _path_under(path: str | None, prefix: str) -> bool:
+    """`path` is `prefix` or below it, read as a server would: percent-decoded, and no `.`/`..` segment nor
+    backslash that could climb out of it."""
+    if path is None:
+        return False
+    decoded = urllib.parse.unquote(path or "/")
+    if "\\" in decoded or any(segment in (".", "..") for segment in decoded.split("/")):
+        return False
+    return prefix == "/" or decoded == prefix or decoded.startswith(prefix + "/")
 
 
 def _public(ip: IPAddress) -> bool:
@@ -236,7 +254,7 @@ def _resolve(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
 
 
-def _addresses_checked(host: str, port: int, deadline: float) -> list[str]:
+def _addresses_checked(host: str, port: int, deadline: float, path: str = "/") -> list[str]:
     """The addresses `host` resolves to now, all of them allowed (a name with one refused address is
     refused whole: it is not ours to pick the harmless one)."""
     try:
@@ -245,7 +263,7 @@ def _addresses_checked(host: str, port: int, deadline: float) -> list[str]:
         raise TimedOut(f"no answer from the resolver for {host}") from None
     except (OSError, UnicodeError) as error:
         raise ConnectFailed(f"cannot resolve {host}: {error}") from None
-    refused = [address for address in addresses if not address_allowed(address, host)]
+    refused = [address for address in addresses if not address_allowed(address, host, port, path)]
     if refused or not addresses:
         raise AddressRefused(f"{host}:{port} resolves to {', '.join(refused) or 'nothing'}")
     return addresses
@@ -277,15 +295,19 @@ class _Connection(http.client.HTTPConnection):
         super().__init__(host, port, timeout=timeout)
         self.address = address
         self.seconds = timeout
+        # The socket the watchdog shuts: http.client drops `self.sock` once a response says it will close
+        # (HTTP/1.0, "Connection: close") while the body is still read through it.
+        self.watched: socket.socket | None = None
 
     def connect(self) -> None:
-        self.sock = _open_socket(self.address, self.port, self.seconds)
+        self.sock = self.watched = _open_socket(self.address, self.port, self.seconds)
 
 
 class _TlsConnection(_Connection):
     def connect(self) -> None:
         super().connect()
         self.sock = _tls().wrap_socket(self.sock, server_hostname=self.host)  # SNI and the check: the name
+        self.watched = self.sock
 
 
 def _follow(url: str, deadline: float, accept: str) -> Response:
@@ -313,8 +335,8 @@ def _get(
     """One hop: (status, body, Location of a redirect, Retry-After). The addresses checked are tried in order
     until one connects."""
     host, port = _host_port(url)
-    addresses = _addresses_checked(host, port, deadline)
     parts = urllib.parse.urlsplit(url)
+    addresses = _addresses_checked(host, port, deadline, parts.path or "/")
     kind = _TlsConnection if parts.scheme == "https" else _Connection
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     refusals = []
@@ -360,7 +382,7 @@ def _failure(url: str, error: Exception, deadline: float) -> OutboundError:
 
 
 def _shut(connection: _Connection) -> None:
-    sock = connection.sock
+    sock = connection.watched
     if sock is not None:
         try:
             sock.shutdown(socket.SHUT_RDWR)

@@ -31,7 +31,7 @@ class Server(ThreadingHTTPServer):
 
 class Handler(BaseHTTPRequestHandler):
     """/ answers server.answer; /redirect?to=URL answers 302 to URL; /slow sleeps 3 s; /trickle sends its
-    status line a byte at a time, forever."""
+    status line a byte at a time, forever; /trickle-body a valid head, then 100 bytes of body 0.1 s apart."""
 
     server: Server
 
@@ -50,6 +50,14 @@ class Handler(BaseHTTPRequestHandler):
             elif url.path == "/slow":
                 time.sleep(3)
                 self._send(200, "[]")
+            elif url.path == "/trickle-body":  # a valid head, then its body a byte at a time
+                self.send_response(200)
+                self.send_header("Content-Length", "100")
+                self.end_headers()
+                for _ in range(100):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.1)
             elif url.path == "/trickle":
                 for _ in range(100):
                     self.wfile.write(b"H")

@@ -19,13 +19,22 @@ def slow_server(settings):
         yield server
 
 
-@pytest.mark.parametrize("path", ["/slow", "/trickle"])
+@pytest.mark.parametrize("path", ["/slow", "/trickle", "/trickle-body"])
 def test_a_slow_or_trickling_server_is_cut_at_the_deadline(slow_server, path):
     started = time.monotonic()
     with pytest.raises(outbound.TimedOut) as timed_out:
         outbound.fetch(slow_server.base + path)
     assert timed_out.value.category == "timed out"
     assert time.monotonic() - started < 2.5  # the server would take 3 s (slow) or 10 s (trickle)
+
+
+@pytest.mark.parametrize("path", ["/trickle", "/trickle-body"])
+def test_a_post_s_deadline_holds_against_a_trickle_too(slow_server, settings, path):
+    settings.OUTBOUND_POST_DEADLINE_SECONDS = 1
+    started = time.monotonic()
+    with pytest.raises(outbound.TimedOut):
+        outbound.post_json(slow_server.base + path, {"q": 1}, timeout=30)
+    assert time.monotonic() - started < 3
 
 
 def test_a_caller_s_timeout_cannot_lengthen_the_deadline(slow_server):
