@@ -13,7 +13,8 @@ What a call may reach (docs/security.md, "Outbound HTTP"):
   and certificate check on the host name;
 - one deadline for the whole call (OUTBOUND_DEADLINE_SECONDS: name lookups, connections, redirects and
   reading), and at most OUTBOUND_MAX_BYTES of body;
-- a circuit breaker per target (host:port) in the Django cache, so every node sees it: after
+- a circuit breaker per caller's scope (a study: one lab's failures never open another's) and target
+  (host:port), in the Django cache, so every node sees it: after
   OUTBOUND_BREAKER_FAILURES failures in a row the target is not called for OUTBOUND_BREAKER_COOLDOWN_SECONDS,
   then one trial call decides. A cache that fails turns the breaker off; it never fails the call.
 """
@@ -118,17 +119,20 @@ class Response:
     retry_after: str | None = None  # the Retry-After header as sent (a 429's or 503's wait), if any
 
 
-def fetch(url: str, *, timeout: float | None = None, accept: str = "application/json") -> Response:
+def fetch(
+    url: str, *, timeout: float | None = None, accept: str = "application/json", scope: str = ""
+) -> Response:
     """GET `url` under the rules above; `timeout` may shorten the deadline (OUTBOUND_DEADLINE_SECONDS), never
-    lengthen it. A status of 500 or more counts as the target's failure; any other status is returned."""
+    lengthen it. A status of 500 or more counts as the target's failure; any other status is returned.
+    `scope` keys the breaker with the target (`study:<id>`): failures in one scope open no other's."""
     limit = float(settings.OUTBOUND_DEADLINE_SECONDS)
     deadline = time.monotonic() + (limit if timeout is None else min(float(timeout), limit))
-    return _breaker_guarded(url, lambda: _follow(url, deadline, accept))
+    return _breaker_guarded(url, scope, lambda: _follow(url, deadline, accept))
 
 
 @sensitive_variables("headers", "sent")  # an error report shows locals: an Authorization header is a secret
 def post_json(
-    url: str, payload: object, *, timeout: float, headers: dict[str, str] | None = None
+    url: str, payload: object, *, timeout: float, headers: dict[str, str] | None = None, scope: str = ""
 ) -> Response:
     """POST `payload` as JSON to `url` under the same rules as `fetch` (address checks, allow-list, body cap,
     breaker), with its own deadline: `timeout`, at most OUTBOUND_POST_DEADLINE_SECONDS (a language model may
@@ -152,12 +156,12 @@ def post_json(
             raise RedirectRefused(f"{url} answered {status}, a redirect of a POST")
         return Response(status, answer, url, retry_after)
 
-    return _breaker_guarded(url, call)
+    return _breaker_guarded(url, scope, call)
 
 
-def _breaker_guarded(url: str, call) -> Response:
+def _breaker_guarded(url: str, scope: str, call) -> Response:
     host, port = _host_port(url)
-    breaker = _Breaker(f"{host}:{port}")
+    breaker = _Breaker(f"{host}:{port}", scope)
     try:
         response = call()
     except OutboundError as error:
@@ -411,10 +415,10 @@ def _body(response: http.client.HTTPResponse, deadline: float) -> bytes:
 
 
 class _Breaker:
-    """Failures in a row of one target, in the cache: (failures, open until, as time.time())."""
+    """Failures in a row of one target in one scope, in the cache: (failures, open until, as time.time())."""
 
-    def __init__(self, target: str):
-        self.key = f"outbound:breaker:{target}"
+    def __init__(self, target: str, scope: str = ""):
+        self.key = f"outbound:breaker:{scope}|{target}"
         self.failures = 0
         self.on = True
         try:

@@ -190,7 +190,7 @@ EVENTS_BYTES_PER_PARTICIPANT = envint("EVENTS_BYTES_PER_PARTICIPANT", 50_000_000
 # Outbound HTTP (sessionlab/outbound.py, docs/security.md "Outbound HTTP"): a researcher's HTTP search system,
 # and anything later that calls out. Loopback, private, link-local and other non-public addresses are refused
 # unless OUTBOUND_ALLOW names their network or host (comma-separated in the environment); one deadline per
-# call (lookups, connections, redirects, reading); a breaker per host:port in the cache.
+# call (lookups, connections, redirects, reading); a breaker per study and host:port in the cache.
 OUTBOUND_ALLOW = envhosts("OUTBOUND_ALLOW")
 OUTBOUND_DEADLINE_SECONDS = envint("OUTBOUND_DEADLINE_SECONDS", 5, minimum=1)
 OUTBOUND_MAX_BYTES = envint("OUTBOUND_MAX_BYTES", 5_000_000, minimum=1)

@@ -126,7 +126,7 @@ def _failed(page: int, message: str, detail: str) -> SearchPage:
 
 
 def http_search(
-    engine: HttpSearchSystem, query: str, page: int = 1, page_size: int = PAGE_SIZE
+    engine: HttpSearchSystem, query: str, page: int = 1, page_size: int = PAGE_SIZE, *, scope: str = ""
 ) -> SearchPage:
     """One page of a researcher's engine, called through sessionlab.outbound (its address rules, deadline and
     breaker). A failure is a page marked `unavailable` whose detail is only a category (docs/security.md,
@@ -134,7 +134,7 @@ def http_search(
     if page < 1 or page_size < 1:
         raise ValueError("page and page_size must be >= 1")
     try:
-        response = outbound.fetch(engine.url_for(query, page, page_size), timeout=engine.timeout)
+        response = outbound.fetch(engine.url_for(query, page, page_size), timeout=engine.timeout, scope=scope)
     except outbound.OutboundError as error:
         logger.warning("http system %s: %s (%s)", engine.url_template, error.category, error.detail)
         return unavailable_page(page, page_size, error.category)
@@ -154,7 +154,8 @@ def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
         except ValueError as exc:
             logger.error("system %s of study %s is misconfigured: %s", system.code, system.study_id, exc)
             return _failed(page, MISCONFIGURED, str(exc))
-        result = http_search(engine, query, page, PAGE_SIZE)
+        # The breaker is the study's (a lab's): another lab's failing calls to one engine never open it.
+        result = http_search(engine, query, page, PAGE_SIZE, scope=f"study:{system.study_id}")
         if result.unavailable:
             logger.warning(
                 "http system %s of study %s failed: %s", system.code, system.study_id, result.detail

@@ -52,7 +52,7 @@ def test_while_one_node_makes_the_trial_call_the_others_wait(failing, monkeypatc
         outbound.fetch(failing.base + "/")
     now = outbound.time.time()
     monkeypatch.setattr(outbound.time, "time", lambda: now + 61)
-    cache.add(f"outbound:breaker:127.0.0.1:{failing.port}:trial", 1, 60)  # another node's trial, under way
+    cache.add(f"outbound:breaker:|127.0.0.1:{failing.port}:trial", 1, 60)  # another node's trial, under way
     with pytest.raises(outbound.CircuitOpen):
         outbound.fetch(failing.base + "/")
     assert len(failing.paths) == 3

@@ -69,11 +69,13 @@ def chat_request_body(*, model: str, messages: list[dict], max_tokens: int, temp
 
 
 @sensitive_variables("api_key", "headers")  # an error report shows locals: never the key
-def chat_complete(*, endpoint_url: str, api_key: str, body: dict, timeout: float) -> Outcome:
+def chat_complete(*, endpoint_url: str, api_key: str, body: dict, timeout: float, scope: str = "") -> Outcome:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     started = time.monotonic()
     try:
-        response = outbound.post_json(chat_url(endpoint_url), body, timeout=timeout, headers=headers)
+        response = outbound.post_json(
+            chat_url(endpoint_url), body, timeout=timeout, headers=headers, scope=scope
+        )
     except outbound.OutboundError as error:
         outcome = Outcome(_status_of(error), error=error.category)
     else:

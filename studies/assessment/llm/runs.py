@@ -242,6 +242,7 @@ def _work(run: LLMRun) -> str:
                 api_key=api_key,
                 body=body,
                 timeout=assessor.timeout_seconds,
+                scope=f"study:{study.pk}",  # the breaker is this lab's, not the installation's
             )
             last_attempt = outcome.status == LLMRequest.Status.OK or not outcome.retryable
             last_attempt = last_attempt or attempt == assessor.max_retries + 1
