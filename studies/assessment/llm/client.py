@@ -29,6 +29,9 @@ RETRY_AFTER_HTTP = frozenset({429, 503})
 # count is kept as 0), and text without NUL or lone surrogates (each becomes U+FFFD).
 ANSWER_MAX_CHARS = 20_000
 TOKENS_MAX = 10_000_000
+# What is kept of an answer that is no chat completion (an error page, another service's JSON on the path):
+# a category and this short an excerpt, so that the endpoint cannot be used to read another service.
+EXCERPT_MAX_CHARS = 200
 
 
 @dataclass
@@ -129,6 +132,15 @@ def _cut(text: str) -> str:
     return clean_text(text[:ANSWER_MAX_CHARS]) + f"\n[cut: {len(text)} characters, {ANSWER_MAX_CHARS} kept]"
 
 
+def _excerpt(text: str) -> str:
+    """The first EXCERPT_MAX_CHARS of a non-chat answer, cleaned, saying how much more there was."""
+    if len(text) <= EXCERPT_MAX_CHARS:
+        return clean_text(text)
+    return (
+        clean_text(text[:EXCERPT_MAX_CHARS]) + f"\n[excerpt: {EXCERPT_MAX_CHARS} of {len(text)} characters]"
+    )
+
+
 def _answer(http_status: int, body: bytes) -> Outcome:
     """What came back, as an outcome: whatever the body holds, never an exception (a hostile answer is one
     malformed request, not a failed run)."""
@@ -137,7 +149,7 @@ def _answer(http_status: int, body: bytes) -> Outcome:
     except Exception as error:  # noqa: BLE001 (an answer no rule above foresaw)
         return Outcome(
             Status.MALFORMED,
-            raw_answer=_cut(body[:ANSWER_MAX_CHARS].decode("utf-8", errors="replace")),
+            raw_answer=_excerpt(body.decode("utf-8", errors="replace")),
             http_status=http_status,
             error=f"unreadable answer: {type(error).__name__}",
         )
@@ -148,7 +160,7 @@ def _answer_read(http_status: int, body: bytes) -> Outcome:
     if http_status != 200:
         return Outcome(
             Status.HTTP_ERROR,
-            raw_answer=clean_text(text[:2000]),
+            raw_answer=_excerpt(text),
             http_status=http_status,
             error=f"HTTP {http_status}",
         )
@@ -160,9 +172,9 @@ def _answer_read(http_status: int, body: bytes) -> Outcome:
     except (ValueError, KeyError, IndexError, TypeError) as error:
         return Outcome(
             Status.MALFORMED,
-            raw_answer=_cut(text),
+            raw_answer=_excerpt(text),
             http_status=200,
-            error=f"not a chat completion: {error}"[:300],
+            error=f"not a chat completion ({type(error).__name__})",
         )
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     tokens_in, tokens_out = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))

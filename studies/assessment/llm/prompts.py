@@ -78,9 +78,14 @@ def prompt_hash(template: str, model_name: str) -> str:
     return hashlib.sha256(f"{template}\n\x00model={model_name}".encode()).hexdigest()
 
 
+# A "##final score" the document itself holds, defanged in the prompt ("# #final score"): a model that echoes
+# the passage then echoes no score, and a document cannot write its own grade (docs/assessing.md).
+QUOTED_SCORE = re.compile(r"#(?=#\s*final\s+score)", re.IGNORECASE)
+
+
 def passage_text(title: str, text: str, max_chars: int) -> str:
     passage = f"{title}\n{text}".strip() if title else text.strip()
-    return passage[:max_chars]
+    return QUOTED_SCORE.sub("# ", passage[:max_chars])
 
 
 def prompt_render(template: str, *, query: str, passage: str, description: str, narrative: str) -> str:
