@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from .celery_backend import result_backend_for
 from .env import debug_exposed_hosts, envbool, envhosts, envint, envnetworks, envstr, envurl
@@ -220,6 +221,16 @@ LLM_RETRY_AFTER_MAX_SECONDS = envint("LLM_RETRY_AFTER_MAX_SECONDS", 60, minimum=
 # A queued or running LLM run that sent nothing for this long lost its worker (or its task): starting the
 # next run fails it, saying so, rather than refusing forever. Keep it above OUTBOUND_POST_DEADLINE_SECONDS.
 LLM_RUN_STALE_SECONDS = envint("LLM_RUN_STALE_SECONDS", 900, minimum=60)
+# Isolation between labs (docs/security.md "Many labs on one server"): LLM runs go to a Celery queue of their
+# own, `llm` (CELERY_TASK_ROUTES below; a worker started with `-Q llm` serves it, so scoring on the default
+# queue never waits behind a slow model); a run is stopped at LLM_RUN_SOFT_TIME_LIMIT_SECONDS (what it
+# graded stays; starting it again sends the rest) and killed 60 s later; at most LLM_RUNS_PER_LAB runs of
+# one lab (a study owner's studies) run at once, a further one waiting queued, retried every
+# LLM_LAB_WAIT_SECONDS.
+LLM_RUN_SOFT_TIME_LIMIT_SECONDS = envint("LLM_RUN_SOFT_TIME_LIMIT_SECONDS", 3600, minimum=60)
+LLM_RUN_TIME_LIMIT_SECONDS = LLM_RUN_SOFT_TIME_LIMIT_SECONDS + 60
+LLM_RUNS_PER_LAB = envint("LLM_RUNS_PER_LAB", 2, minimum=1)
+LLM_LAB_WAIT_SECONDS = envint("LLM_LAB_WAIT_SECONDS", 30, minimum=1)
 
 # Failed sign-ins are limited per username and per client address (sessionlab/ratelimit.py, docs/security.md).
 AUTHENTICATION_BACKENDS = ["sessionlab.ratelimit.RateLimitedModelBackend"]
@@ -317,6 +328,11 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # Task modules autodiscovery does not find (it imports only each app's tasks.py): the study planner's.
 CELERY_IMPORTS = ("scoring.planning.tasks",)
+# A language model's run is slow and its own lab's: a queue of its own (LLM_RUN_* above; docs/deploying.md).
+CELERY_TASK_ROUTES = {"studies.tasks.llm_run_task": {"queue": "llm"}}
+# Both queues declared: a worker started without -Q serves both (one machine); a cluster gives each its own.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (Queue("celery", routing_key="celery"), Queue("llm", routing_key="llm"))
 # With Redis as the broker, a task taken by a worker that dies before acking (acks_late) is delivered again
 # after the visibility timeout (kombu's default: one hour); CELERY_VISIBILITY_TIMEOUT (seconds) shortens it
 # and must stay longer than the longest task. Queueing from a request gives up quickly when the broker is down

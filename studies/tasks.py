@@ -1,6 +1,7 @@
 """Celery tasks: they take ids, call a selector and a service, and are idempotent (so acks_late is safe)."""
 
 from celery import shared_task
+from django.conf import settings
 
 from sessionlab.beat import beat_turn
 from studies.design.selectors import collection_by_id
@@ -55,12 +56,22 @@ def overdue_sweep_task(study_id: int | None = None, once_per_seconds: int | None
     return totals
 
 
-@shared_task(name="studies.tasks.llm_run_task", acks_late=True)
-def llm_run_task(run_id: int) -> str | None:
+@shared_task(
+    name="studies.tasks.llm_run_task",
+    acks_late=True,
+    bind=True,
+    soft_time_limit=settings.LLM_RUN_SOFT_TIME_LIMIT_SECONDS,
+    time_limit=settings.LLM_RUN_TIME_LIMIT_SECONDS,
+)
+def llm_run_task(self, run_id: int) -> str | None:
     """An LLM assessor's run (studies.assessment.llm.runs): every pool document it has not graded, each
     request kept, each grade stored with its request. Idempotent (only a queued run starts; graded documents
-    are skipped). Returns the run's final status."""
-    from studies.assessment.llm.runs import llm_run_execute
+    are skipped). Routed to the `llm` queue (CELERY_TASK_ROUTES). A run whose lab has LLM_RUNS_PER_LAB runs
+    running stays queued and is tried again later. Returns the run's final status."""
+    from studies.assessment.llm.runs import LabAtCap, llm_run_execute
 
-    run = llm_run_execute(run_id=run_id)
+    try:
+        run = llm_run_execute(run_id=run_id, eager=self.request.is_eager)
+    except LabAtCap:
+        raise self.retry(countdown=settings.LLM_LAB_WAIT_SECONDS, max_retries=None) from None
     return run.status if run is not None else None

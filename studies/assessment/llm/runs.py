@@ -12,7 +12,9 @@ import math
 import time
 from decimal import Decimal
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
@@ -174,13 +176,28 @@ class _Pace:
         self.next_at = max(now, self.next_at) + self.interval
 
 
-def llm_run_execute(*, run_id: int) -> LLMRun | None:
+class LabAtCap(Exception):
+    """The run's lab (its study's owner) has LLM_RUNS_PER_LAB runs running: the run stays queued."""
+
+
+def llm_run_execute(*, run_id: int, eager: bool = False) -> LLMRun | None:
     """The run's work (the task's body). Idempotent: a run that is not queued is left alone (None), and
-    documents graded meanwhile are skipped."""
-    if not LLMRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
-        status=Status.RUNNING, started_at=timezone.now()
-    ):
+    documents graded meanwhile are skipped. LabAtCap when its lab has LLM_RUNS_PER_LAB runs running (the run
+    stays queued, for the task to try again); in eager mode, where nothing would try again, the run fails
+    saying so instead."""
+    outcome = _start_within_the_lab_s_cap(run_id)
+    if outcome == "not queued":
         return None
+    if outcome == "at cap":
+        if not eager:
+            raise LabAtCap(run_id)
+        LLMRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+            status=Status.FAILED,
+            error=f"this lab has {settings.LLM_RUNS_PER_LAB} language-model runs running (the cap, "
+            "LLM_RUNS_PER_LAB); start it again when one has ended",
+            finished_at=timezone.now(),
+        )
+        return LLMRun.objects.get(pk=run_id)
     run = LLMRun.objects.select_related("assessor__membership__study", "assessor__membership__user").get(
         pk=run_id
     )
@@ -188,12 +205,44 @@ def llm_run_execute(*, run_id: int) -> LLMRun | None:
         final = _work(run)
     except AssessmentError as error:
         final, run.error = Status.FAILED, str(error)[:300]
+    except SoftTimeLimitExceeded:
+        limit = settings.LLM_RUN_SOFT_TIME_LIMIT_SECONDS
+        final = Status.FAILED
+        run.error = f"stopped at the time limit ({limit} s, LLM_RUN_SOFT_TIME_LIMIT_SECONDS); what it graded "
+        run.error += "stays, and starting it again sends the rest"
     except Exception as error:
         _finish(run, Status.FAILED, f"stopped by an error: {type(error).__name__}")
         raise
     _finish(run, final, run.error)
     run.refresh_from_db()
     return run
+
+
+def _start_within_the_lab_s_cap(run_id: int) -> str:
+    """Queued -> running, unless the run's lab (its study's owner) already runs LLM_RUNS_PER_LAB: "started",
+    "at cap" (still queued), or "not queued" (cancelled, or taken by another delivery: nothing to do). The
+    owner's row is locked, so two workers cannot both take the lab's last place."""
+    owner_id = (
+        LLMRun.objects.filter(pk=run_id, status=Status.QUEUED)
+        .values_list("assessor__membership__study__owner_id", flat=True)
+        .first()
+    )
+    if owner_id is None:
+        return "not queued"
+    with transaction.atomic():
+        list(get_user_model().objects.select_for_update().filter(pk=owner_id).values_list("pk"))
+        fresh = timezone.now() - datetime.timedelta(seconds=settings.LLM_RUN_STALE_SECONDS)
+        running = LLMRun.objects.filter(
+            status=Status.RUNNING,
+            assessor__membership__study__owner_id=owner_id,
+            started_at__gte=fresh,  # a lost run (its worker died) holds no place
+        ).count()
+        if running >= settings.LLM_RUNS_PER_LAB:
+            return "at cap"
+        started = LLMRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+            status=Status.RUNNING, started_at=timezone.now()
+        )
+    return "started" if started else "not queued"
 
 
 def _finish(run: LLMRun, status: str, error: str) -> None:
