@@ -221,6 +221,9 @@ LLM_RETRY_AFTER_MAX_SECONDS = envint("LLM_RETRY_AFTER_MAX_SECONDS", 60, minimum=
 # A queued or running LLM run that sent nothing for this long lost its worker (or its task): starting the
 # next run fails it, saying so, rather than refusing forever. Keep it above OUTBOUND_POST_DEADLINE_SECONDS.
 LLM_RUN_STALE_SECONDS = envint("LLM_RUN_STALE_SECONDS", 900, minimum=60)
+# A prompt template is sent with every request: at most this many characters
+# (studies/assessment/llm/limits.py).
+LLM_PROMPT_TEMPLATE_MAX_CHARS = envint("LLM_PROMPT_TEMPLATE_MAX_CHARS", 20_000, minimum=1_000)
 # Isolation between labs (docs/security.md "Many labs on one server"): LLM runs go to a Celery queue of their
 # own, `llm` (CELERY_TASK_ROUTES below; a worker started with `-Q llm` serves it, so scoring on the default
 # queue never waits behind a slow model); a run is stopped at LLM_RUN_SOFT_TIME_LIMIT_SECONDS (what it

@@ -1,7 +1,9 @@
 """The forms of the LLM assessor's pages (studies/assessment/llm_views.py)."""
 
 from django import forms
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 
+from studies.assessment.llm.limits import RANGES, prompt_template_max_chars
 from studies.assessment.llm.prompts import PLACEHOLDERS, UMBRELA_PROMPT
 from studies.models import Scenario
 
@@ -39,16 +41,13 @@ class LLMAssessorForm(forms.Form):
         + ". The answer must "
         'end "##final score: N" with N from 0 to 3. Default: UMBRELA\'s prompt.',
         strip=False,
-        max_length=20_000,  # a template is sent with every request: 20,000 characters is ample
     )
-    passage_max_chars = forms.IntegerField(
-        min_value=100, max_value=200_000, initial=4000, label="Passage length"
-    )
-    requests_per_minute = forms.IntegerField(min_value=1, max_value=100_000, initial=60)
-    max_retries = forms.IntegerField(min_value=0, max_value=10, initial=3, label="Retries")
-    timeout_seconds = forms.IntegerField(min_value=1, max_value=3600, initial=60, label="Timeout (s)")
-    max_answer_tokens = forms.IntegerField(min_value=1, max_value=100_000, initial=200)
-    temperature = forms.FloatField(min_value=0, max_value=2, initial=0.0)
+    passage_max_chars = forms.IntegerField(initial=4000, label="Passage length")
+    requests_per_minute = forms.IntegerField(initial=60)
+    max_retries = forms.IntegerField(initial=3, label="Retries")
+    timeout_seconds = forms.IntegerField(initial=60, label="Timeout (s)")
+    max_answer_tokens = forms.IntegerField(initial=200)
+    temperature = forms.FloatField(initial=0.0)
     price_input_per_million = price_field("Price per million input tokens")
     price_output_per_million = price_field("Price per million output tokens")
     cost_cap = price_field("Cost cap (in the prices' currency)")
@@ -56,6 +55,19 @@ class LLMAssessorForm(forms.Form):
     token_cap = forms.IntegerField(
         min_value=1, max_value=2**63 - 1, required=False, label="Token cap (input + output)"
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The bounds are the service's (limits.py); set here so that the page shows and checks them too.
+        for name, (least, most) in RANGES.items():
+            field = self.fields[name]
+            field.min_value, field.max_value = least, most
+            field.validators += [MinValueValidator(least), MaxValueValidator(most)]
+            field.widget.attrs.update(min=least, max=most)
+        template = self.fields["prompt_template"]
+        template.max_length = prompt_template_max_chars()
+        template.validators.append(MaxLengthValidator(template.max_length))
+        template.widget.attrs["maxlength"] = template.max_length
 
     def clean_prompt_template(self):
         # A browser posts a textarea's lines ending CRLF: kept so, UMBRELA's default sent from the page had

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from studies.assessment.llm.keys import api_key_encrypt
+from studies.assessment.llm.limits import RANGES, prompt_template_max_chars
 from studies.assessment.llm.prompts import UMBRELA_PROMPT, grade_map_for, template_check
 from studies.errors import AssessmentError, AssessorSettingError
 from studies.models import AuditAction, AuditEntry, LLMAssessor, Study, StudyAssessor
@@ -58,6 +59,7 @@ def _settings_checked(endpoint_url: str, model_name: str, settings: dict) -> dic
         raise AssessmentError(f"unknown settings: {', '.join(sorted(unknown))}")
     settings = dict(settings)
     settings["prompt_template"] = settings.get("prompt_template") or UMBRELA_PROMPT
+    _bounds_checked(settings)
     try:
         template_check(settings["prompt_template"])
     except AssessmentError as error:
@@ -68,6 +70,23 @@ def _settings_checked(endpoint_url: str, model_name: str, settings: dict) -> dic
             "cost cap: give both prices per million tokens, or cap tokens instead", field="cost_cap"
         )
     return settings
+
+
+def _bounds_checked(settings: dict) -> None:
+    """limits.py's bounds, whoever calls the service (the form checks them too, for the page's message)."""
+    most = prompt_template_max_chars()
+    if len(settings["prompt_template"]) > most:
+        raise AssessorSettingError(
+            f"prompt template: {len(settings['prompt_template']):,} characters, more than the {most:,} "
+            "allowed (LLM_PROMPT_TEMPLATE_MAX_CHARS)",
+            field="prompt_template",
+        )
+    for name, (least, highest) in RANGES.items():
+        value = settings.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not least <= value <= highest:
+            raise AssessorSettingError(f"{name}: {value!r} is not from {least} to {highest}", field=name)
 
 
 def _account_name(study: Study, model_name: str) -> str:

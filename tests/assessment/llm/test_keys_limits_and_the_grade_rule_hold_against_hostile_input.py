@@ -5,6 +5,8 @@ failed request row, never a failed run nor a grade a quoted passage chose."""
 
 import json
 
+import pytest
+
 from studies.assessment.llm import setup
 from studies.assessment.llm.prompts import grade_parse, passage_text
 from studies.models import AuditEntry, LLMRequest
@@ -106,3 +108,27 @@ def test_a_non_chat_answer_is_kept_as_a_category_and_a_short_excerpt(llm_assesso
     assert row.status == "malformed" and row.error == "not a chat completion (KeyError)"
     assert len(row.raw_answer) < 260 and "value-100" not in row.raw_answer
     assert f"of {len(service)} characters" in row.raw_answer
+
+
+def test_the_service_itself_refuses_a_huge_template_and_out_of_range_settings(
+    pooled_study, model_server, alice
+):
+    from studies.errors import AssessorSettingError
+
+    def create(**settings):
+        return setup.llm_assessor_create(
+            study=pooled_study,
+            created_by=alice,
+            endpoint_url=model_server.endpoint,
+            model_name="m",
+            **settings,
+        )
+
+    with pytest.raises(AssessorSettingError, match="20,000 allowed") as refused:
+        create(prompt_template="{passage}" + "x" * 900_000)
+    assert refused.value.field == "prompt_template"
+    for field, value in [("max_retries", 1000), ("timeout_seconds", 0), ("temperature", 9.5)]:
+        with pytest.raises(AssessorSettingError) as refused:
+            create(**{field: value})
+        assert refused.value.field == field
+    assert not pooled_study.assessors.filter(llm__isnull=False).exists()
