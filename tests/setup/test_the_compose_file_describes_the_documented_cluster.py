@@ -37,8 +37,17 @@ def test_the_topology_s_services_exist():
     assert TOPOLOGY <= set(_services())
 
 
-def test_the_app_services_are_the_web_nodes_the_worker_the_beat_and_the_migration():
-    assert set(_sessionlab_services()) == {"web1", "web2", "worker", "beat", "migrate"}
+def test_the_app_services_are_the_web_nodes_the_workers_the_beat_and_the_migration():
+    assert set(_sessionlab_services()) == {"web1", "web2", "worker", "llm-worker", "beat", "migrate"}
+
+
+def test_scoring_and_language_model_runs_have_workers_of_their_own():
+    services = _sessionlab_services()
+    queue = {
+        name: services[name]["command"][services[name]["command"].index("-Q") + 1]
+        for name in ("worker", "llm-worker")
+    }
+    assert queue == {"worker": "celery", "llm-worker": "llm"}
 
 
 def test_the_reader_finds_the_settings_it_should():
