@@ -13,7 +13,15 @@ import numpy as np
 from ..errors import InputError
 from ..metrics import id_hashes
 from .fields import blocked_id_hashes, group_by_topic, maybe_duplicates, parse_numbers, texts
-from .split import arrow_bytes, arrow_segments, arrow_table, binary, float64, read_bytes, split_columns
+from .split import (
+    arrow_bytes,
+    arrow_float64,
+    arrow_table,
+    binary,
+    float64,
+    read_bytes,
+    split_columns,
+)
 
 Run = dict[str, dict[str, float]]
 
@@ -47,12 +55,12 @@ def run_columns(data: bytes, name: str) -> RunColumns:
     """The run's columns, every check made but that no document is listed twice for a topic."""
     table = arrow_table(data, 6, {0: binary, 2: binary, 4: float64})
     if table is not None:
-        scores = table.column("f4").to_numpy()
-        if not np.isnan(scores).any():  # a NaN is refused below, with its line
+        scores = arrow_float64(table.column("f4"))
+        if scores is not None and not np.isnan(scores).any():  # a NaN is refused below, with its line
             lines = np.arange(1, table.num_rows + 1, dtype=np.int64)  # a plain file has no blank line
             docs = arrow_bytes(table.column("f2"))
             topics, bounds, lines, docs, scores = group_by_topic(
-                arrow_segments(table.column("f0")), lines, name, docs, scores
+                arrow_bytes(table.column("f0")), lines, name, docs, scores
             )
             return RunColumns(topics, bounds, docs, scores, lines, blocked_id_hashes(docs))
     columns = split_columns(data, name, 6, (0, 2, 4), RUN_FIELDS, extra_ok=True)
