@@ -464,10 +464,22 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     except PowerError as exc:
         power_plan_fail(plan_id=plan_id, message=f"the simulated pool cannot be resampled: {exc}")
         return None
-    sample["calibration"] = {
-        "simulated": simulate.behaviour_summary(behaviour, agreement),
-        "real": simulate.real_behaviour(plan.study),
-    }
+    sample["calibration"] = {"simulated": simulate.behaviour_summary(behaviour, agreement)}
+    _real_comparison(plan, sample, system_ids, first, second)
+    PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
+    return [
+        (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
+        for n in plan.counts
+        for start in range(0, plan.replications, CHUNK_REPLICATIONS)
+    ]
+
+
+def _real_comparison(
+    plan: PowerPlan, sample: dict, system_ids: Sequence[int], first: int, second: int
+) -> None:
+    """What a simulated plan compares its pool with, into `sample`: the real sessions' behaviour and, when
+    the study has a done default run, the real pilot of the plan's population."""
+    sample.setdefault("calibration", {})["real"] = simulate.real_behaviour(plan.study)
     pilot = ScoringRun.objects.filter(
         study=plan.study, is_default=True, status=ScoringRun.Status.DONE
     ).first()
@@ -477,12 +489,41 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
             sample["pilot"] = dict(pilot_description(real, first, second, len(system_ids)), run=pilot.pk)
         except PowerError:
             sample["pilot"] = None  # too few real sessions to compare with yet
-    PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
-    return [
-        (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
-        for n in plan.counts
-        for start in range(0, plan.replications, CHUNK_REPLICATIONS)
-    ]
+
+
+def power_plans_withdraw(*, study_id: int, participant_id: int) -> list[int]:
+    """After a participant's withdrawal (their session scores already deleted from every run), the plans
+    whose stored data came from their sessions: a pilot plan that resampled them is started again on what its
+    run holds now (its chunks and sample cleared at once, so no stored figure includes them); a finished
+    simulated plan's comparison with the real sessions and pilot is computed again. Returns the plans'
+    ids."""
+    changed = []
+    for plan in PowerPlan.objects.filter(study_id=study_id).select_related("study").order_by("pk"):
+        if plan.effect == PowerPlan.Effect.PILOT and str(participant_id) in plan.sample.get(
+            "participant", []
+        ):
+            PowerChunk.objects.filter(plan=plan).delete()
+            PowerPlan.objects.filter(pk=plan.pk).update(
+                status=PowerPlan.Status.PENDING,
+                sample={},
+                error="",
+                progress_done=0,
+                started_at=None,
+                finished_at=None,
+            )
+            _queue_start(plan.pk)
+            changed.append(plan.pk)
+        elif plan.effect == PowerPlan.Effect.SIMULATED and "calibration" in plan.sample:
+            try:
+                _, _, system_ids = study_design(plan.study, max(plan.counts))
+                first, second = _plan_systems(plan, system_ids)
+            except PlanningError:
+                continue  # a system deleted since: the page says so already, nothing to recompute
+            sample = dict(plan.sample)
+            _real_comparison(plan, sample, system_ids, first, second)
+            PowerPlan.objects.filter(pk=plan.pk).update(sample=sample)
+            changed.append(plan.pk)
+    return changed
 
 
 def _plan_systems(plan: PowerPlan, system_ids: Sequence[int]) -> tuple[int, int]:
