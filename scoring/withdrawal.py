@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.db import transaction
 from django.db.models import F, Q
 
 from studies.models import AuditEntry
@@ -26,6 +27,7 @@ from .models import QueryScore, ScoringRun, SessionScore
 from .planning.services import power_plans_withdraw
 
 
+@transaction.atomic
 def participant_scores_delete(
     *, study_id: int, participant_id: int, session_ids: Sequence[int], audit_entry_id: int | None = None
 ) -> dict:
@@ -43,7 +45,9 @@ def participant_scores_delete(
     went = {
         "runs": run_ids,
         "session_scores": session_scores,
-        "power_plans": power_plans_withdraw(study_id=study_id, participant_id=participant_id),
+        "power_plans": power_plans_withdraw(
+            study_id=study_id, participant_id=participant_id, session_ids=session_ids
+        ),
     }
     if audit_entry_id is not None:
         entry = AuditEntry.objects.select_for_update().get(pk=audit_entry_id)

@@ -491,12 +491,12 @@ def _real_comparison(
             sample["pilot"] = None  # too few real sessions to compare with yet
 
 
-def power_plans_withdraw(*, study_id: int, participant_id: int) -> list[int]:
+def power_plans_withdraw(*, study_id: int, participant_id: int, session_ids: Sequence[int]) -> list[int]:
     """After a participant's withdrawal (their session scores already deleted from every run), the plans
     whose stored data came from their sessions: a pilot plan that resampled them is started again on what its
     run holds now (its chunks and sample cleared at once, so no stored figure includes them); a finished
-    simulated plan's comparison with the real sessions and pilot is computed again. Returns the plans'
-    ids."""
+    simulated plan's comparison with the real sessions and pilot is computed again (when the participant had
+    a session). Returns the plans' ids."""
     changed = []
     for plan in PowerPlan.objects.filter(study_id=study_id).select_related("study").order_by("pk"):
         if plan.effect == PowerPlan.Effect.PILOT and str(participant_id) in plan.sample.get(
@@ -513,7 +513,7 @@ def power_plans_withdraw(*, study_id: int, participant_id: int) -> list[int]:
             )
             _queue_start(plan.pk)
             changed.append(plan.pk)
-        elif plan.effect == PowerPlan.Effect.SIMULATED and "calibration" in plan.sample:
+        elif plan.effect == PowerPlan.Effect.SIMULATED and session_ids and "calibration" in plan.sample:
             try:
                 _, _, system_ids = study_design(plan.study, max(plan.counts))
                 first, second = _plan_systems(plan, system_ids)
