@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from scoring import services
 from scoring.dashboards.registry import CHARTS
+from scoring.freshness import run_freshness
 from scoring.models import QueryScore, SessionScore
 from studies.models import AuditEntry
 from studies.participation.steps import participant_withdraw
@@ -63,6 +64,7 @@ def test_every_run_and_chart_loses_the_participant_at_once(client, runs, django_
     assert not QueryScore.objects.filter(session_id__in=session_ids).exists()
     for run in all_runs:
         assert run.session_scores.count() == 28
+        assert run_freshness(run).current, run_freshness(run).reasons  # nothing owed: no re-score needed
         for chart in CHARTS:
             query = _figure_4(built, code) if chart == "sessions" else {}
             assert code not in json.dumps(_chart(client, run, chart, **query)), (run.pk, chart)
