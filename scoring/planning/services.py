@@ -34,7 +34,7 @@ from ..models import PowerChunk, PowerPlan, ScoringRun
 from . import simulate
 from .designs import block_size, study_design
 from .errors import PlanningError
-from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample
+from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample, real_comparison
 
 logger = logging.getLogger(__name__)
 
@@ -465,30 +465,13 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
         power_plan_fail(plan_id=plan_id, message=f"the simulated pool cannot be resampled: {exc}")
         return None
     sample["calibration"] = {"simulated": simulate.behaviour_summary(behaviour, agreement)}
-    _real_comparison(plan, sample, system_ids, first, second)
+    real_comparison(plan, sample, system_ids, first, second)
     PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
     return [
         (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
         for n in plan.counts
         for start in range(0, plan.replications, CHUNK_REPLICATIONS)
     ]
-
-
-def _real_comparison(
-    plan: PowerPlan, sample: dict, system_ids: Sequence[int], first: int, second: int
-) -> None:
-    """What a simulated plan compares its pool with, into `sample`: the real sessions' behaviour and, when
-    the study has a done default run, the real pilot of the plan's population."""
-    sample.setdefault("calibration", {})["real"] = simulate.real_behaviour(plan.study)
-    pilot = ScoringRun.objects.filter(
-        study=plan.study, is_default=True, status=ScoringRun.Status.DONE
-    ).first()
-    if pilot is not None:  # the real pilot of the plan's population, for the comparison
-        real = pilot_sample(pilot, plan.summary, system_ids, plan.population)
-        try:
-            sample["pilot"] = dict(pilot_description(real, first, second, len(system_ids)), run=pilot.pk)
-        except PowerError:
-            sample["pilot"] = None  # too few real sessions to compare with yet
 
 
 def power_plans_withdraw(*, study_id: int, participant_id: int, session_ids: Sequence[int]) -> list[int]:
@@ -520,7 +503,7 @@ def power_plans_withdraw(*, study_id: int, participant_id: int, session_ids: Seq
             except PlanningError:
                 continue  # a system deleted since: the page says so already, nothing to recompute
             sample = dict(plan.sample)
-            _real_comparison(plan, sample, system_ids, first, second)
+            real_comparison(plan, sample, system_ids, first, second)
             PowerPlan.objects.filter(pk=plan.pk).update(sample=sample)
             changed.append(plan.pk)
     return changed
