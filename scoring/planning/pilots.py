@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from studies.models import Study
 from studies.population import Population, population_q, study_population
 
-from ..lib.power import PilotModel
-from ..models import ScoringRun, SessionScore
+from ..lib.power import PilotModel, PowerError
+from ..models import PowerPlan, ScoringRun, SessionScore
+from . import simulate
 
 
 def pilot_population(study: Study, text: str | None) -> Population:
@@ -75,3 +76,20 @@ def pilot_description(sample: dict, first: int, second: int, systems: int) -> di
         "spread": spread,
         "residual_sd": float(model.residuals.std()),
     }
+
+
+def real_comparison(
+    plan: PowerPlan, sample: dict, system_ids: Sequence[int], first: int, second: int
+) -> None:
+    """What a simulated plan compares its pool with, into `sample`: the real sessions' behaviour and, when
+    the study has a done default run, the real pilot of the plan's population."""
+    sample.setdefault("calibration", {})["real"] = simulate.real_behaviour(plan.study)
+    pilot = ScoringRun.objects.filter(
+        study=plan.study, is_default=True, status=ScoringRun.Status.DONE
+    ).first()
+    if pilot is not None:  # the real pilot of the plan's population, for the comparison
+        real = pilot_sample(pilot, plan.summary, system_ids, plan.population)
+        try:
+            sample["pilot"] = dict(pilot_description(real, first, second, len(system_ids)), run=pilot.pk)
+        except PowerError:
+            sample["pilot"] = None  # too few real sessions to compare with yet

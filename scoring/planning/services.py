@@ -34,7 +34,7 @@ from ..models import PowerChunk, PowerPlan, ScoringRun
 from . import simulate
 from .designs import block_size, study_design
 from .errors import PlanningError
-from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample
+from .pilots import pilot_description, pilot_model, pilot_population, pilot_sample, real_comparison
 
 logger = logging.getLogger(__name__)
 
@@ -464,25 +464,49 @@ def power_pool_finish(*, plan_id: int) -> list[tuple[int, int, int]] | None:
     except PowerError as exc:
         power_plan_fail(plan_id=plan_id, message=f"the simulated pool cannot be resampled: {exc}")
         return None
-    sample["calibration"] = {
-        "simulated": simulate.behaviour_summary(behaviour, agreement),
-        "real": simulate.real_behaviour(plan.study),
-    }
-    pilot = ScoringRun.objects.filter(
-        study=plan.study, is_default=True, status=ScoringRun.Status.DONE
-    ).first()
-    if pilot is not None:  # the real pilot of the plan's population, for the comparison
-        real = pilot_sample(pilot, plan.summary, system_ids, plan.population)
-        try:
-            sample["pilot"] = dict(pilot_description(real, first, second, len(system_ids)), run=pilot.pk)
-        except PowerError:
-            sample["pilot"] = None  # too few real sessions to compare with yet
+    sample["calibration"] = {"simulated": simulate.behaviour_summary(behaviour, agreement)}
+    real_comparison(plan, sample, system_ids, first, second)
     PowerPlan.objects.filter(pk=plan_id).update(sample=sample, progress_done=plan.simulated_participants)
     return [
         (n, start, min(CHUNK_REPLICATIONS, plan.replications - start))
         for n in plan.counts
         for start in range(0, plan.replications, CHUNK_REPLICATIONS)
     ]
+
+
+def power_plans_withdraw(*, study_id: int, participant_id: int, session_ids: Sequence[int]) -> list[int]:
+    """After a participant's withdrawal (their session scores already deleted from every run), the plans
+    whose stored data came from their sessions: a pilot plan that resampled them is started again on what its
+    run holds now (its chunks and sample cleared at once, so no stored figure includes them); a finished
+    simulated plan's comparison with the real sessions and pilot is computed again (when the participant had
+    a session). Returns the plans' ids."""
+    changed = []
+    for plan in PowerPlan.objects.filter(study_id=study_id).select_related("study").order_by("pk"):
+        if plan.effect == PowerPlan.Effect.PILOT and str(participant_id) in plan.sample.get(
+            "participant", []
+        ):
+            PowerChunk.objects.filter(plan=plan).delete()
+            PowerPlan.objects.filter(pk=plan.pk).update(
+                status=PowerPlan.Status.PENDING,
+                sample={},
+                error="",
+                progress_done=0,
+                started_at=None,
+                finished_at=None,
+            )
+            _queue_start(plan.pk)
+            changed.append(plan.pk)
+        elif plan.effect == PowerPlan.Effect.SIMULATED and session_ids and "calibration" in plan.sample:
+            try:
+                _, _, system_ids = study_design(plan.study, max(plan.counts))
+                first, second = _plan_systems(plan, system_ids)
+            except PlanningError:
+                continue  # a system deleted since: the page says so already, nothing to recompute
+            sample = dict(plan.sample)
+            real_comparison(plan, sample, system_ids, first, second)
+            PowerPlan.objects.filter(pk=plan.pk).update(sample=sample)
+            changed.append(plan.pk)
+    return changed
 
 
 def _plan_systems(plan: PowerPlan, system_ids: Sequence[int]) -> tuple[int, int]:

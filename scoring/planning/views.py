@@ -5,7 +5,9 @@ selector, a response."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 
 from django import forms
 from django.core.cache import cache
@@ -255,8 +257,13 @@ class _Curve:
 
     @cached_property
     def payload(self) -> dict:
+        # The comparison with the real sessions is computed again after a withdrawal (services.
+        # power_plans_withdraw) while the plan stays finished: its digest is in the key.
+        comparison = hashlib.sha1(
+            json.dumps((self.plan.sample or {}).get("pilot"), sort_keys=True, default=str).encode()
+        ).hexdigest()[:16]
         key = (
-            f"scoring:planning:{self.plan.pk}:{self.plan.finished_at.timestamp()}"
+            f"scoring:planning:{self.plan.pk}:{self.plan.finished_at.timestamp()}:{comparison}"
             if self.plan.is_finished and self.plan.finished_at is not None  # a finished plan has its time
             else None
         )

@@ -48,6 +48,7 @@ from studies.participation.form_steps import (
 from studies.participation.ingest import batch_ingest
 from studies.participation.recruitment import WITHDRAWN, participant_state_set
 from studies.participation.rules import MAX_BATCH, MAX_BODY_EVENTS, client_id_check, sessions_changed
+from studies.signals import participant_withdrawn
 
 # The services of form_steps.py, and the errors every service raises, as callers have always named them here.
 __all__ = [
@@ -276,7 +277,10 @@ def participant_withdraw(*, participant: Participant, by: str = "participant") -
     shown) and questionnaire answers; end their sessions as withdrawn. Their state becomes withdrawn in the
     same transaction, so their plan row is free for the next arrival at once, not at the next sweep. An
     AuditEntry records that it happened and how many rows went, never what they held (the state's entry says
-    `by`: the participant or the researcher). Withdrawing twice does nothing the second time."""
+    `by`: the participant or the researcher). The withdrawal is announced (studies.signals.
+    participant_withdrawn) inside the transaction, so the participant's scores leave every scoring run with
+    it; the entry's row then also says what went there (detail["scores"]; the object returned holds only
+    `deleted`, as written here). Withdrawing twice does nothing the second time."""
     participant = Participant.objects.select_for_update().get(pk=participant.pk)
     if participant.withdrawn_at is not None:
         return None
@@ -300,12 +304,22 @@ def participant_withdraw(*, participant: Participant, by: str = "participant") -
     session_rows = list(sessions.values_list("pk", "assignment__scenario_id"))
     if session_rows:
         sessions_changed(participant.study_id, [pk for pk, _ in session_rows], [sc for _, sc in session_rows])
-    return AuditEntry.objects.create(
+    entry = AuditEntry.objects.create(
         study=participant.study,
         participant_code=participant.code,
         action=AuditAction.PARTICIPANT_WITHDRAWN,
         detail={"deleted": counts},
     )
+    # In this transaction: scoring deletes the participant's scores from every run (scoring/receivers.py) and
+    # adds what went to the entry; if it fails, nothing of the withdrawal is kept.
+    participant_withdrawn.send(
+        sender=Participant,
+        study_id=participant.study_id,
+        participant_id=participant.pk,
+        session_ids=[pk for pk, _ in session_rows],
+        audit_entry_id=entry.pk,
+    )
+    return entry
 
 
 # --- the browser's event batches ------------------------------------------------------------------------

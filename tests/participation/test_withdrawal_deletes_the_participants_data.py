@@ -34,7 +34,10 @@ def test_withdrawing_by_link_deletes_the_data_and_leaves_an_audit_entry(
     assert session.end_reason == SearchSession.EndReason.WITHDRAWN
     entry = AuditEntry.objects.get(action="participant_withdrawn")  # beside the state's own entries
     assert entry.participant_code == participant.code and entry.action == "participant_withdrawn"
-    assert entry.detail == {"deleted": {"events": 5, "judgments": 1, "queries": 1, "sessions": 1}}
+    assert entry.detail == {
+        "deleted": {"events": 5, "judgments": 1, "queries": 1, "sessions": 1},
+        "scores": {"runs": [], "session_scores": 0, "power_plans": []},  # the study was never scored
+    }
     assert "wing" not in str(entry.detail)
     # The other participant keeps everything.
     assert Event.objects.filter(participant=other_participant).count() == 5
