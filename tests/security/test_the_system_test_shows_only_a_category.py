@@ -71,3 +71,20 @@ def test_an_open_non_http_port_the_operator_allowed_reads_as_a_category(alice_cl
     with not_http() as (open_port, accepted):
         error = error_shown(alice_client, study, f"http://127.0.0.1:{open_port}/?q={{query}}")
     assert "The cause: not an HTTP answer" in error and "ERR" not in error
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("total, said", [(1, "1 result;"), (2, "2 results;")])
+def test_the_test_page_counts_results_in_good_english(alice_client, study, settings, total, said):
+    settings.OUTBOUND_ALLOW = ["127.0.0.1"]
+    with serving() as server:
+        server.answer = (200, json.dumps({"results": [{"id": "a", "title": "A"}], "total": total}))
+        system = services.system_add(
+            study=study,
+            code="H",
+            name="Mine",
+            backend=System.Backend.HTTP,
+            config={"url_template": server.base + "/?q={query}"},
+        )
+        page = alice_client.post(f"/studies/{study.slug}/setup/systems/{system.pk}/test/", {"query": "wing"})
+    assert said in page.content.decode()
