@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from studies.models import ReferenceJudgment, ReferenceVersion, SearchSession, Study
-from studies.population import Population, population_q
+from studies.models import ReferenceJudgment, ReferenceVersion, Study
+from studies.population import Population
 
 from .lib.conclusion_change import ConclusionChange, conclusion_change
 from .lib.session import encode_sessions, score_sessions
 from .models import QUERY_DEPTH, ScoringRun
+from .selectors import ChartFilters, run_scores
 from .services import CHUNK_SIZE, run_params
 from .services.chunks import Chunk, chunk_load
 
@@ -140,16 +141,19 @@ def _scored(run: ScoringRun, chunk: Chunk, qrels) -> dict[str, np.ndarray]:
 
 
 def reference_change(
-    *, run: ScoringRun, before: ReferenceVersion, after: ReferenceVersion, population: Population
+    *,
+    run: ScoringRun,
+    before: ReferenceVersion,
+    after: ReferenceVersion,
+    population: Population,
+    filters: ChartFilters | None = None,
 ) -> ReferenceChange:
-    """Score the population's sessions against both versions with `run`'s parameters and compare."""
+    """Score against both versions, with `run`'s parameters, exactly the sessions the dashboard shows for
+    `filters` (the population's, by default): the run's scored sessions in the population, without those on
+    unjudged scenarios or of excluded participants, so the verdict's n is the dashboard's n."""
     study = run.study
-    session_ids = list(
-        SearchSession.objects.filter(population_q(population, "assignment__participant__"))
-        .filter(assignment__participant__study=study, ended_at__isnull=False)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
+    filters = filters or ChartFilters(population=population)
+    session_ids = sorted(run_scores(run, filters).session_id.tolist())
     # A probe with the run's parameters, never saved: the reference version is set per load, and no other
     # measure is asked for (only the sDCG summaries are compared).
     probe = copy.copy(run)

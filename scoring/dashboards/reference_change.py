@@ -17,6 +17,7 @@ from ..reference_change import (
     reference_change_figure,
     versions_compared,
 )
+from ..selectors import ChartFilters, FilterError
 
 
 def _asked(request, study):
@@ -32,10 +33,14 @@ def _asked(request, study):
         return HttpResponse(
             f"Bad version: {exc}", status=exc.status, content_type="text/plain; charset=utf-8"
         )
+    try:
+        filters = ChartFilters.from_query(request.GET, study)
+    except FilterError as exc:
+        return HttpResponseBadRequest(f"Bad filter: {exc}", content_type="text/plain; charset=utf-8")
     run = ScoringRun.objects.filter(study=study, is_default=True).first()
     result = None
     if run is not None and before is not None and after is not None:
-        result = reference_change(run=run, before=before, after=after, population=population)
+        result = reference_change(run=run, before=before, after=after, population=population, filters=filters)
     return population, before, after, run, result
 
 

@@ -17,7 +17,7 @@ from .conftest import make_session
 A_DOCS, B_DOCS = ["d0", "d1", "d2"], ["d3", "d4", "d5"]
 
 
-def build(study, docs, capture, *, people_a: int, machine_b: int):
+def build(study, docs, capture, *, people_a: int, machine_b: int, unjudged_topics: int = 0):
     """8 participants x 4 scenarios; a session on A shows 1-3 of A_DOCS, on B 1-3 of B_DOCS, then filler.
     v1 (people): A_DOCS graded `people_a`, B_DOCS unjudged; the default run is scored on it. v2: merged
     into v1, the machine fills B_DOCS with `machine_b` (A_DOCS it also grades 0, but v1 holds them)."""
@@ -28,7 +28,7 @@ def build(study, docs, capture, *, people_a: int, machine_b: int):
             ours = A_DOCS if assignment.system.code == "A" else B_DOCS
             shown = ours[: 1 + (index + assignment.position) % 3] + ["d10", "d11"]
             make_session(assignment, [shown], docs=docs)
-    topics = list(study.scenarios.values_list("topic_id", flat=True))
+    topics = list(study.scenarios.order_by("id").values_list("topic_id", flat=True))[unjudged_topics:]
     references.reference_version_create(
         study=study,
         judgments=[
@@ -48,7 +48,8 @@ def build(study, docs, capture, *, people_a: int, machine_b: int):
     version = references.reference_version_publish(
         study=study, created_by=study.owner, machine=machine, rules=["fill_unjudged"]
     )
-    assert version.facts["documents_filled"] == 12 and version.number == 2
+    assert version.number == 2
+    assert unjudged_topics or version.facts["documents_filled"] == 12
     return run
 
 
@@ -162,3 +163,27 @@ def test_the_chart_json_puts_each_cell_under_both_versions(
     assert all(y > 0 for y in system_b["y"])  # the machine's grades, under v2
     assert "n = 32 sessions of 8 participants" in payload["notes"][0]
     assert client.get(url + "?from=x").status_code == 400
+
+
+def test_the_verdict_counts_exactly_the_dashboard_s_sessions(
+    designed_study, collection_docs, django_capture_on_commit_callbacks, client
+):
+    """Sessions on a scenario the run's reference does not judge are left out by the dashboard; the
+    conclusion-change page counted them (issue 37: 6 sessions against the dashboard's n = 3 in one check). Its
+    n is now the dashboard's."""
+    from scoring.selectors import ChartFilters, run_scores
+
+    run = build(
+        designed_study,
+        collection_docs,
+        django_capture_on_commit_callbacks,
+        people_a=1,
+        machine_b=3,
+        unjudged_topics=1,
+    )
+    shown = run_scores(run, ChartFilters()).session_id
+    assert len(shown) == 24
+    response = page(client, designed_study)
+    result = response.context["result"]
+    assert (result.sessions, result.participants) == (24, 8)
+    assert "24 sessions of 8 participants" in response.content.decode()
