@@ -7,7 +7,7 @@ import { pollStatus } from "./poll-status.js";
 // Plot (or re-plot in place: Plotly.react) the figure of element.dataset.url; its notes, if any, go to the
 // .chart-notes list beside it. data-error names the chart in the message shown if it cannot be loaded.
 function plot(element) {
-  fetch(element.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+  return fetch(element.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
     .then(function (response) {
       if (!response.ok) { throw new Error("HTTP " + response.status); }
       return response.json();
@@ -71,7 +71,33 @@ function follow(box, options) {
 
 window.SessionLabCharts = { plot: plot, follow: follow };
 
-document.querySelectorAll(".chart[data-url]").forEach(plot);
+// A dashboard holds a dozen charts: the ones in view (or nearly) are drawn first, then the rest one at a time
+// once the page has loaded, so the page is usable at once and every chart is there for whoever scrolls, prints
+// or exports it. element.dataset.drawn marks a chart asked for.
+const waiting = Array.from(document.querySelectorAll(".chart[data-url]"));
+
+function draw(element) {
+  if (element.dataset.drawn) { return Promise.resolve(); }
+  element.dataset.drawn = "1";
+  return plot(element);
+}
+
+if ("IntersectionObserver" in window) {
+  const inView = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (entry.isIntersecting) { inView.unobserve(entry.target); draw(entry.target); }
+    });
+  }, { rootMargin: "300px" });
+  waiting.forEach(function (element) { inView.observe(element); });
+}
+
+function drawTheRest() {
+  const next = waiting.find(function (element) { return !element.dataset.drawn; });
+  if (next) { draw(next).finally(function () { window.setTimeout(drawTheRest, 0); }); }
+}
+
+if (document.readyState === "complete") { window.setTimeout(drawTheRest, 0); }
+else { window.addEventListener("load", function () { window.setTimeout(drawTheRest, 0); }); }
 document.querySelectorAll(".run-status[data-status-url]").forEach(function (box) {
   if (box.dataset.finished !== "1") { follow(box, { unit: "sessions" }); }
 });
