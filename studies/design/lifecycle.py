@@ -52,6 +52,12 @@ PARTICIPANT_MESSAGES = {
     "later.",
     CLOSED: "This study is closed and takes no new answers. Thank you for your interest.",
 }
+# What the public link tells a new arrival: they have done nothing yet, so nothing of theirs is "kept".
+ARRIVAL_MESSAGES = {
+    **PARTICIPANT_MESSAGES,
+    PAUSED: "This study is paused for a while and takes no new participants just now. Please come back to "
+    "this link later.",
+}
 
 
 def status_of(study: Study) -> str:

@@ -36,6 +36,7 @@ def test_a_paused_or_closed_study_s_link_makes_nobody(client, panel_study, alice
     before = Participant.objects.filter(study=panel_study).count()
     response = arrive(client, panel_study)
     assert response.status_code == 409 and answer in response.content.decode()
+    assert "Nothing you have done is lost" not in response.content.decode()  # a new arrival has done nothing
     assert Participant.objects.filter(study=panel_study).count() == before
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies.design.lifecycle import OPEN, PARTICIPANT_MESSAGES, status_of
+from studies.design.lifecycle import ARRIVAL_MESSAGES, OPEN, status_of
 from studies.design.orders import design_problem, participant_order
 from studies.design.rows import rows_to_issue
 from studies.errors import RecruitmentError, Refused
@@ -75,7 +75,7 @@ def _join_locked(*, study: Study, panel: str, ids: PanelIds, now: datetime) -> J
         return Joined(existing, False)
     # The study's one status is the link's (design/lifecycle.py): a draft, paused or closed one makes nobody.
     if (status := status_of(study)) != OPEN:
-        raise Refused(PARTICIPANT_MESSAGES[status])
+        raise Refused(ARRIVAL_MESSAGES[status])
     recruitment = recruitment_of(study)
     scenarios = list(study.scenarios.order_by("id"))
     systems = list(study.systems.order_by("id"))
