@@ -18,6 +18,8 @@ EDITABLE = setup.EDITABLE
 
 
 def _assessor_page(request, study, assessor, form, status=200):
+    if assessor is None or not assessor.api_key_encrypted:
+        form.fields.pop("clear_api_key", None)  # no stored key: nothing to remove
     context = {
         "study": study,
         "assessor": assessor,

@@ -132,3 +132,16 @@ def test_a_researcher_sets_one_up_from_the_assessment_page(client, alice, assess
         assessor.membership.user.username
         in client.get(reverse("assessment:manage", args=[assessed_study.slug])).content.decode()
     )
+
+
+def test_remove_the_stored_key_is_offered_only_when_a_key_is_stored(
+    client, alice, pooled_study, llm_assessor
+):
+    client.force_login(alice)
+    new = client.get(f"/assess/manage/{pooled_study.slug}/llm/add/")
+    assert new.status_code == 200 and "Remove the stored key" not in new.content.decode()
+    with_key = client.get(f"/assess/manage/{pooled_study.slug}/llm/{llm_assessor.pk}/")
+    assert "Remove the stored key" in with_key.content.decode()
+    type(llm_assessor).objects.filter(pk=llm_assessor.pk).update(api_key_encrypted="")
+    without = client.get(f"/assess/manage/{pooled_study.slug}/llm/{llm_assessor.pk}/")
+    assert without.status_code == 200 and "Remove the stored key" not in without.content.decode()
