@@ -121,6 +121,8 @@ class SimulatedParticipant:
         self.shown_words: Counter = Counter()  # content words of the titles and snippets read this session
         self.clock = _Clock()
         self.pace = (1.0, 4.0)  # the seconds the next event's action takes (_next sets it from PACE)
+        self.action_ms = 0  # how long the last event's action took, on the participant's clock
+        self.session_started = self.clock.now  # the session's start on the participant's clock
         self.sequence = 0
         self.max_grade = max(participant.study.grade_values())
         self.stopped = (
@@ -129,11 +131,14 @@ class SimulatedParticipant:
 
     def _event(self) -> dict:
         self.sequence += 1
+        before = self.clock.now
+        at = self.clock.tick(self.rng, *self.pace)
+        self.action_ms = int((at - before).total_seconds() * 1000)
         return {
             "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
             "sequence": self.sequence,
             # As a browser sends it (participation/event_checks.py reads ISO text or epoch milliseconds).
-            "client_time": self.clock.tick(self.rng, *self.pace).isoformat(),
+            "client_time": at.isoformat(),
         }
 
     def _now(self) -> dict:
@@ -175,6 +180,7 @@ class SimulatedParticipant:
             session = participation.session_start(
                 participant=participant, assignment=assignment, **self._next("session_start")
             )
+            self.session_started = self.clock.now
             self._search(session, assignment.scenario)
             if self.stopped:
                 break
@@ -323,9 +329,10 @@ class SimulatedParticipant:
 
     def _formulation(self, session, event: dict) -> dict:
         """How long the query took to write, as formulation.js reports it: thinking, then typing, within the
-        seconds the query's action took (PACE), from a generator of its own."""
+        seconds the query's action took (PACE: never longer than the time since the previous event, or a query
+        at 0:07 was "written in 9.9 s"), from a generator of its own."""
         look = random.Random(f"formulation-{self.participant.code}-{session.pk}-{event['sequence']}")
-        submit_ms = look.randint(3_000, 12_000)
+        submit_ms = min(look.randint(3_000, 12_000), max(self.action_ms, 1_000))
         return {"first_key_ms": look.randint(500, submit_ms // 2), "submit_ms": submit_ms}
 
     def _exposure(self, session, query_position: int, results: list, opened: set[int]) -> None:
@@ -357,7 +364,9 @@ class SimulatedParticipant:
         """A third of the simulated searchers look away once (another window, 5-30 s) and a fifth go idle
         once (30-90 s), as the page's attention.js would report it."""
         look = random.Random(f"attention-{self.participant.code}-{session.pk}")
-        duration_ms = int((self.clock.now - session.started_at).total_seconds() * 1000)
+        # On the participant's own clock: the session's server-timeline start is minutes behind it (every
+        # earlier step's simulated seconds), which put idle spans past the session's end in the replay.
+        duration_ms = int((self.clock.now - self.session_started).total_seconds() * 1000)
         spans = []
         for kind, share, low, high in (("blur", 1 / 3, 5_000, 30_000), ("idle", 1 / 5, 30_000, 90_000)):
             if look.random() < share and duration_ms > high:
