@@ -21,19 +21,24 @@ function clock(ms) {
   return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
 }
 
+// A length of time as a person reads it: "9.9 s" under a minute, "1:12" (m:ss) from one.
+function span(ms) {
+  return ms < 60000 ? (ms / 1000).toFixed(1) + " s" : clock(ms);
+}
+
 function describe(entry) {
   switch (entry.kind) {
     case "start": return "The session begins";
     case "end": return "The session ends (" + (entry.reason || "?") + ")";
     case "query": return "Query " + entry.query + ": “" + entry.text + "”" + (entry.formulation_ms !== null &&
-      entry.formulation_ms !== undefined ? " (written in " + (entry.formulation_ms / 1000).toFixed(1) + " s)" : "");
+      entry.formulation_ms !== undefined ? " (written in " + span(entry.formulation_ms) + ")" : "");
     case "page": return "Page " + entry.page + " of query " + entry.query;
     case "open": return "Opens " + entry.doc + (entry.rank ? " (rank " + entry.rank + ")" : "");
-    case "close": return "Closes " + entry.doc + (entry.dwell_ms ? " after " + (entry.dwell_ms / 1000).toFixed(1) + " s" : "");
+    case "close": return "Closes " + entry.doc + (entry.dwell_ms ? " after " + span(entry.dwell_ms) : "");
     case "judgment": return "Judges " + entry.doc + ": " + entry.grade;
     case "mark": return "Stopped scanning at rank " + entry.rank + " (query " + entry.query + ")";
     case "exposure": return "Screen report: " + entry.ranks + " results on screen (query " + entry.query + ", page " + entry.page + ")";
-    case "away": return (AWAY[entry.what] || "Away") + " for " + (entry.duration_ms / 1000).toFixed(1) + " s";
+    case "away": return (AWAY[entry.what] || "Away") + " for " + span(entry.duration_ms);
     default: return entry.kind;
   }
 }
@@ -78,18 +83,18 @@ function drawResults(state) {
     if (state.marks[state.query] === result.rank) { item.classList.add("marked"); }
     const exposure = result.exposure;
     let text = result.title + " (" + result.doc + ")";
-    if (exposure) { text += " — on screen " + (exposure.visible_ms / 1000).toFixed(1) + " s"; }
+    if (exposure) { text += " — on screen " + span(exposure.visible_ms); }
     if (exposure && exposure.first_visible_ms !== null && exposure.last_visible_ms) {
       text += " (from " + (exposure.first_visible_ms / 1000).toFixed(1) + " to " +
               (exposure.last_visible_ms / 1000).toFixed(1) + " s after the page)";
     }
-    if (exposure && exposure.hovers) { text += " ✋"; }
+    if (exposure && exposure.hovers) { text += " [hovered]"; }
     if (exposure && exposure.read_permille !== null && exposure.read_permille !== undefined) {
       text += " — read to " + Math.round(exposure.read_permille / 10) + " %";
     }
-    if (state.open === result.doc) { text += " 📖"; }
+    if (state.open === result.doc) { text += " [open]"; }
     if (state.grades[result.doc] !== undefined) { text += " — graded " + state.grades[result.doc]; }
-    if (state.marks[state.query] === result.rank) { text += " ⚑"; }
+    if (state.marks[state.query] === result.rank) { text += " [stopped here]"; }
     item.textContent = text;
     list.appendChild(item);
   });
