@@ -22,6 +22,15 @@ from studies.participation.rules import participant_check_consented
 NOT_RECORDED = "This study does not record {what}; nothing was stored."
 
 
+def _session_ms(batch: Batch, raw: Mapping, state) -> int:
+    """How long the session has lasted when this report was sent, on its timeline (the report's own time, or
+    the session's end when it came later: the page flushes on leaving)."""
+    at = batch.at(raw, state)
+    if state.ended_at is not None:
+        at = max(at, state.ended_at)
+    return max(0, int((at - state.started_at).total_seconds() * 1000))
+
+
 def on_exposure(batch: Batch, raw: Mapping, data: dict) -> dict:
     """Which results of a page were on screen, for how long, and how far the page was scrolled. The query is
     named by position (`query`) or by the client id of its query event (`query_event`)."""
@@ -31,7 +40,7 @@ def on_exposure(batch: Batch, raw: Mapping, data: dict) -> dict:
         raise Refused(NOT_RECORDED.format(what="which results were on screen (exposure)"))
     position = batch.query_position(state, data)
     try:
-        report = exposure_checked({**data, "query": position})
+        report = exposure_checked({**data, "query": position}, session_ms=_session_ms(batch, raw, state))
     except ExposureError as error:
         raise Refused(f"Exposure report: {error}.") from None
     items = [
@@ -54,7 +63,7 @@ def on_attention(batch: Batch, raw: Mapping, data: dict) -> dict:
     if not batch.study.record_attention:
         raise Refused(NOT_RECORDED.format(what="when the page was hidden, out of focus or idle (attention)"))
     try:
-        spans = attention_checked(data)
+        spans = attention_checked(data, session_ms=_session_ms(batch, raw, state))
     except ExposureError as error:
         raise Refused(f"Attention report: {error}.") from None
     batch.writes += plain_sql.insert_statements(

@@ -28,6 +28,9 @@ MAX_MS = 7 * 24 * 3600 * 1000  # a week: longer than any study's session
 MAX_HOVERS = 100_000
 MAX_SPANS = 500  # attention spans in one report
 ATTENTION_KINDS = ("hidden", "blur", "idle")
+# What a report may claim past what its own numbers and its session allow, for timers' rounding and the
+# client's clock (issue 37: 42 days of visible time were stored for a 2.7-minute session).
+SLACK_MS = 10_000
 ITEM_FIELDS = ("rank", "start_ms", "visible_ms", "max_permille", "hover_ms", "hovers", "until_ms")
 
 
@@ -75,9 +78,11 @@ def _bounded(value, where: str, low: int, high: int) -> int:
     return value
 
 
-def exposure_checked(data: Mapping) -> ExposureReport:
+def exposure_checked(data: Mapping, *, session_ms: int | None = None) -> ExposureReport:
     """The report in `data`, every item checked; ExposureError naming the first bad one. A rank reported
-    twice is refused (the client sums its own observations before sending)."""
+    twice is refused (the client sums its own observations before sending). An item's times must hold
+    together (until_ms, when given, not before start_ms, and visible_ms within them) and, given
+    `session_ms` (how long the session has lasted when the report is sent), within the session."""
     query = _bounded(data.get("query"), "query", 1, 32767)
     page = _bounded(data.get("page", 1), "page", 1, 32767)
     scroll = data.get("scroll_permille")
@@ -109,11 +114,31 @@ def exposure_checked(data: Mapping) -> ExposureReport:
         if values[0] in seen:
             raise ExposureError(f"items[{index}].rank {values[0]} is reported twice")
         seen.add(values[0])
-        checked.append(RankExposure(*values))
+        item_checked = RankExposure(*values)
+        _times_checked(item_checked, f"items[{index}]", session_ms)
+        checked.append(item_checked)
     return ExposureReport(query, page, tuple(checked), scroll)
 
 
-def attention_checked(data: Mapping) -> tuple[AwaySpan, ...]:
+def _times_checked(item: RankExposure, where: str, session_ms: int | None) -> None:
+    if item.until_ms:
+        if item.until_ms < item.start_ms:
+            raise ExposureError(f"{where}.until_ms {item.until_ms} is before its start_ms {item.start_ms}")
+        if item.visible_ms > item.until_ms - item.start_ms + SLACK_MS:
+            raise ExposureError(
+                f"{where}.visible_ms {item.visible_ms} is longer than from its start_ms to its until_ms "
+                f"({item.until_ms - item.start_ms})"
+            )
+    if session_ms is not None:
+        for name in ("visible_ms", "until_ms", "start_ms"):
+            if getattr(item, name) > session_ms + SLACK_MS:
+                value = getattr(item, name)
+                raise ExposureError(f"{where}.{name} {value} is past the session so far ({session_ms} ms)")
+
+
+def attention_checked(data: Mapping, *, session_ms: int | None = None) -> tuple[AwaySpan, ...]:
+    """The spans in `data`, each checked; given `session_ms` (how long the session has lasted when the
+    report is sent), each must end within it."""
     spans = data.get("spans")
     if not isinstance(spans, list) or not spans:
         raise ExposureError("spans must be a non-empty list of [kind, start_ms, duration_ms]")
@@ -130,6 +155,10 @@ def attention_checked(data: Mapping) -> tuple[AwaySpan, ...]:
             )
         start = _bounded(start, f"spans[{index}].start_ms", 0, MAX_MS)
         duration = _bounded(duration, f"spans[{index}].duration_ms", 0, MAX_MS)
+        if session_ms is not None and start + duration > session_ms + SLACK_MS:
+            raise ExposureError(
+                f"spans[{index}] ends at {start + duration} ms, after the session so far ({session_ms} ms)"
+            )
         checked.append(AwaySpan(kind, start, duration))
     return tuple(checked)
 

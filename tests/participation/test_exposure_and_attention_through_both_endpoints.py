@@ -37,6 +37,14 @@ def post(request, participant, session):
     return send
 
 
+def session_began_ago(session, *, seconds: int) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    type(session).objects.filter(pk=session.pk).update(started_at=timezone.now() - timedelta(seconds=seconds))
+
+
 def event(session, cid, kind, **data):
     return {"id": cid, "type": kind, "session": session.pk, "data": data}
 
@@ -60,7 +68,7 @@ def test_a_page_s_exposure_is_summed_per_shown_result(post, session):
         query=1,
         page=1,
         scroll_permille=300,
-        items=[[1, 9000, 500, 800, 0, 0, 9500], [3, 8000, 1500, 1000, 40, 2, 500]],
+        items=[[1, 9000, 500, 800, 0, 0, 9500], [3, 8000, 1500, 1000, 40, 2, 9600]],
     )
     acks = post(first, later, first)  # the first re-sent (a lost acknowledgement): counted once
     assert [a["ok"] for a in acks] == [True, True, True] and acks[0] == acks[2]
@@ -73,7 +81,7 @@ def test_a_page_s_exposure_is_summed_per_shown_result(post, session):
     # When each last left the screen: the latest report's moment, whichever report came first; none when
     # no report said it was at least half visible.
     last = dict(ResultExposure.objects.values_list("shown_result__rank", "last_visible_ms"))
-    assert last == {1: 9500, 2: None, 3: 940}
+    assert last == {1: 9500, 2: None, 3: 9600}
     assert list(PageExposure.objects.values_list("page", "scroll_permille")) == [(1, 400)]
     assert Event.objects.filter(type="exposure").count() == 2
 
@@ -117,6 +125,7 @@ def test_hostile_reports_are_refused_one_by_one(post, session):
 
 
 def test_attention_spans_give_the_session_s_active_time(post, session):
+    session_began_ago(session, seconds=90)  # the spans below end 70 s in: within the session so far
     acks = post(
         event(session, "a1", "attention", spans=[["hidden", 10_000, 10_000], ["blur", 15_000, 10_000]]),
         event(session, "a2", "attention", spans=[["idle", 50_000, 20_000]]),
@@ -201,3 +210,25 @@ def test_a_close_keeps_how_far_the_document_was_read(post, session):
     post(event(session, "x1", "exposure", query=1, items=[[3, 50, 900, 1000]]))
     exposure.refresh_from_db()
     assert (exposure.first_visible_ms, exposure.visible_ms, exposure.read_permille) == (50, 900, 400)
+
+
+def test_times_past_the_session_or_out_of_order_are_refused_each_with_its_field(post, session):
+    """Issue 37: until_ms before start_ms was stored, and 42 days of visible time for a 2.7-minute session (a
+    participant could inflate the exposure that scan=exposure scores)."""
+    session_began_ago(session, seconds=160)
+    post(event(session, "q1", "query", text="wing flow"))
+    days = 6 * 24 * 3600 * 1000  # within the week any one number may be, far past the session
+    acks = post(
+        event(session, "x1", "exposure", query=1, page=1, items=[[1, 0, days, 1000, 0, 0, days]]),
+        event(session, "x2", "exposure", query=1, page=1, items=[[2, 9000, 100, 1000, 0, 0, 500]]),
+        event(session, "x3", "exposure", query=1, page=1, items=[[3, 0, 60_000, 1000, 0, 0, 1_000]]),
+        event(session, "a1", "attention", spans=[["idle", 100_000, 3_600_000]]),
+        event(session, "x4", "exposure", query=1, page=1, items=[[4, 0, 2_000, 1000, 0, 0, 2_000]]),
+    )
+    assert [a["ok"] for a in acks] == [False, False, False, False, True]
+    assert "items[0].visible_ms" in str(acks[0]) and "past the session so far" in str(acks[0])
+    assert "items[0].until_ms 500 is before its start_ms 9000" in str(acks[1])
+    assert "items[0].visible_ms 60000 is longer than from its start_ms to its until_ms" in str(acks[2])
+    assert "spans[0] ends at 3700000 ms, after the session so far" in str(acks[3])
+    assert list(ResultExposure.objects.values_list("shown_result__rank", flat=True)) == [4]
+    assert not session.attention_spans.exists()
