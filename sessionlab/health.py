@@ -3,7 +3,10 @@
 `/health/live`: the process answers; no I/O. `/health/ready`: this node can serve: the database answers, no
 migration is unapplied, the cache answers, the broker answers (when one is configured), and, for information
 only, how many search indexes this node's INDEX_ROOT holds. 200 when ready, else 503; the JSON body names
-each check and its state, never a URL, a password or an exception's text (which may hold either).
+each check and its state, never a URL, a password or an exception's text (which may hold either), and only
+to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`. Anyone else gets the bare status
+(`{"status": "ready"}` or `"unready"`, with the same code), computed from the gating checks only (the index
+counts, information for operators, are not read for them).
 
 Served by a middleware placed before SecurityMiddleware and CommonMiddleware: a balancer probes a node by its
 own address over plain HTTP, which ALLOWED_HOSTS (400) and SECURE_SSL_REDIRECT (301) would otherwise refuse.
@@ -12,6 +15,7 @@ Only GET and HEAD of these two exact paths are answered here; everything else go
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -93,13 +97,16 @@ CHECKS: dict[str, Callable[[], dict]] = {
 INFORMATIONAL = {"search_indexes"}
 
 
-def readiness() -> tuple[bool, dict]:
+def readiness(*, informational: bool = True) -> tuple[bool, dict]:
     """(ready, per-check report). A check that raises fails with its CheckFailed reason, or only its
-    exception's class name (a driver's message may hold a host or a password)."""
+    exception's class name (a driver's message may hold a host or a password). informational=False leaves
+    out the checks that cannot make the node unready."""
     report: dict[str, dict] = {}
     ready = True
     ignored = set(settings.HEALTH_READY_IGNORE) | INFORMATIONAL
     for name, check in CHECKS.items():
+        if not informational and name in INFORMATIONAL:
+            continue
         try:
             report[name] = {"ok": True, **check()}
         except CheckFailed as failure:
@@ -112,6 +119,14 @@ def readiness() -> tuple[bool, dict]:
         elif not report[name]["ok"]:
             report[name]["gating"] = False
     return ready, report
+
+
+def is_operator(request) -> bool:
+    """Whether the request carries the operator's token (HEALTH_TOKEN; empty: nobody is, and every caller
+    gets the bare status)."""
+    token = settings.HEALTH_TOKEN
+    sent = request.headers.get("Authorization", "")
+    return bool(token) and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:
@@ -129,7 +144,12 @@ class HealthProbeMiddleware:
             return self.get_response(request)
         if path == LIVE_PATH:
             return _no_store(JsonResponse({"status": "live"}))
-        ready, report = readiness()
+        operator = is_operator(request)
+        ready, report = readiness(informational=operator)
+        if not operator:  # a bare status: which check fails, and the node's indexes, are the operator's
+            return _no_store(
+                JsonResponse({"status": "ready" if ready else "unready"}, status=200 if ready else 503)
+            )
         failing = sorted(
             name for name, entry in report.items() if not entry["ok"] and entry.get("gating", True)
         )

@@ -95,6 +95,7 @@ def cluster(tmp_path_factory):
         AWS_SECRET_ACCESS_KEY="testing",
         AWS_EC2_METADATA_DISABLED="true",
         OVERDUE_SWEEP_SECONDS=str(SWEEP_SECONDS),
+        HEALTH_TOKEN="cluster-health",  # an operator's monitoring reads the checks' details with it
     )
     copies = [checkout_copy(tmp_path_factory.mktemp(f"host{n}")) for n in (1, 2, 3)]
     manage(copies[0], env, "migrate", "--noinput", "--verbosity", "0")
@@ -366,7 +367,9 @@ def test_two_web_nodes_and_a_worker_share_only_the_services(cluster):
 
     # Both nodes ready, each holding the database's current indexes it searched with.
     for node in (node1, node2):
-        answer = requests.get(f"{node.url}/health/ready", timeout=30)
+        answer = requests.get(
+            f"{node.url}/health/ready", headers={"Authorization": "Bearer cluster-health"}, timeout=30
+        )
         assert answer.status_code == 200, answer.text
         indexes = answer.json()["checks"]["search_indexes"]
         assert indexes["current"] >= 1 and indexes["stale"] == 0, (node.name, indexes)

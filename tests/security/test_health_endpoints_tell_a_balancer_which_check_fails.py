@@ -9,8 +9,13 @@ from django.test import Client
 from sessionlab import health
 
 
-def _probe(path, **extra):
-    # A node's own address as Host (not in ALLOWED_HOSTS), plain HTTP.
+TOKEN = "operator-token"
+
+
+def _probe(path, *, operator=True, **extra):
+    # A node's own address as Host (not in ALLOWED_HOSTS), plain HTTP; an operator's monitoring sends the token.
+    if operator:
+        extra.setdefault("HTTP_AUTHORIZATION", f"Bearer {TOKEN}")
     return Client().get(path, HTTP_HOST="10.0.0.5:8000", **extra)
 
 
@@ -18,7 +23,30 @@ def _probe(path, **extra):
 def production_like(settings):
     settings.SECURE_SSL_REDIRECT = True
     settings.ALLOWED_HOSTS = ["lab.example.org"]
+    settings.HEALTH_TOKEN = TOKEN
     return settings
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong", f"Bearer {TOKEN}x", "Basic x"])
+def test_anyone_without_the_token_gets_the_bare_status_only(production_like, monkeypatch, authorization):
+    """Issue 36: /health/ready answered anyone with its checks and this node's index counts (~120 ms)."""
+    counted = []
+    monkeypatch.setitem(health.CHECKS, "search_indexes", lambda: counted.append(1) or {})
+    extra = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
+    response = _probe("/health/ready", operator=False, **extra)
+    assert response.status_code == 200 and response.json() == {"status": "ready"}
+    assert counted == []  # the operator's information is not even read
+    monkeypatch.setitem(health.CHECKS, "cache", lambda: (_ for _ in ()).throw(RuntimeError("down")))
+    response = _probe("/health/ready", operator=False, **extra)
+    assert response.status_code == 503 and response.json() == {"status": "unready"}
+
+
+@pytest.mark.django_db
+def test_without_a_token_set_nobody_gets_details(production_like):
+    production_like.HEALTH_TOKEN = ""
+    response = _probe("/health/ready", HTTP_AUTHORIZATION="Bearer ")
+    assert response.json() == {"status": "ready"}
 
 
 def test_live_answers_without_io_and_without_the_host_check(production_like):
