@@ -40,6 +40,11 @@ def assessor_scenarios_set(*, membership: StudyAssessor, scenario_codes: list[st
     unknown = [code for code in scenario_codes if code not in by_code]
     if unknown:
         raise AssessmentError(f"no scenario {', '.join(map(repr, unknown))} in this study")
+    practice = [code for code in scenario_codes if by_code[code].practice]
+    if practice:
+        raise AssessmentError(
+            f"scenarios: {', '.join(map(repr, practice))} is a practice task: never scored, so not assessed"
+        )
     chosen = sorted({by_code[code] for code in scenario_codes}, key=lambda scenario: scenario.id)
     before = sorted(
         membership.chosen_scenarios.values_list("scenario__code", flat=True).order_by("scenario_id")

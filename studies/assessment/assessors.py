@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from studies.assessment.selectors import pool_documents_assessed
 from studies.errors import AssessmentError
 from studies.models import (
     ASSESSORS_WHO_ARE_PEOPLE,
@@ -215,7 +216,7 @@ def allocate(study: Study, *, rebalance: bool = False) -> None:
         load[assignment.assessor_id] += 1
     documents_of: dict[int, list[int]] = defaultdict(list)
     for pool_document_id, scenario_id in (
-        PoolDocument.objects.filter(pool__scenario__study=study)
+        pool_documents_assessed(study_id=study.pk)  # a practice task's documents are dealt to nobody
         .order_by("id")
         .values_list("id", "pool__scenario_id")
     ):

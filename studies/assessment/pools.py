@@ -76,7 +76,9 @@ def pool_build(
     if top_x is not None and top_x < 1:
         raise AssessmentError("X of the top-X rule must be at least 1")
     changes: dict[str, PoolChange] = {}
-    for scenario in scenarios if scenarios is not None else study.scenarios.order_by("id"):
+    chosen = scenarios if scenarios is not None else study.scenarios.order_by("id")
+    # A practice task is never scored: its documents are not pooled (issue 37).
+    for scenario in (scenario for scenario in chosen if not scenario.practice):
         pool, _ = AssessmentPool.objects.get_or_create(scenario=scenario)
         pool.rule = rule or pool.rule
         pool.top_x = top_x or pool.top_x
@@ -145,6 +147,10 @@ def pool_add_documents(*, scenario: Scenario, external_ids: Iterable[str], added
     wanted = [external_id.strip() for external_id in external_ids if external_id.strip()]
     if not wanted:
         raise AssessmentError("give at least one document id")
+    if scenario.practice:
+        raise AssessmentError(
+            f"scenario: {scenario.code} is a practice task: never scored, so its documents are not assessed"
+        )
     found = documents_by_external_id(scenario.study, wanted)
     unknown = [external_id for external_id in wanted if external_id not in found]
     if unknown:
@@ -218,12 +224,20 @@ def pool_import_qrels(*, study: Study, lines: Iterable[str], path: str, added_by
     with file:line). The grades are not used: the pool only says what experts judge. Returns how many
     documents were new to their pools."""
     entries, found = qrels_entries(study, lines, path)
-    pools = {scenario.topic_id: _pool_for(scenario) for scenario in study.scenarios.all()}
+    # The scored scenarios' pools: a practice task is never scored, so nothing is pooled for it (issue 37).
+    pools = {scenario.topic_id: _pool_for(scenario) for scenario in study.scenarios.filter(practice=False)}
     present = set(
         PoolDocument.objects.filter(pool__scenario__study=study).values_list("pool_id", "document_id")
     )
     fresh = []
     for entry in entries:
+        if entry.topic not in pools:
+            raise InputError(
+                path,
+                entry.line,
+                f"topic {entry.topic!r} is a practice task's: never scored, so its documents are not "
+                "assessed",
+            )
         pool, document = pools[entry.topic], found[entry.docid]
         if (pool.id, document.id) not in present:
             present.add((pool.id, document.id))

@@ -24,13 +24,22 @@ def _order_key(seed: str, pool_document_id: int) -> str:
     return hashlib.sha256(f"{seed}:{pool_document_id}".encode()).hexdigest()
 
 
+def pool_documents_assessed(*, study_id: int):
+    """The pool documents experts judge: those of the study's scored scenarios. A practice task is never
+    scored, so its documents are not pooled, dealt to assessors, listed to them or sent to a model (issue
+    37); a pool it has from before stays, unused."""
+    return PoolDocument.objects.filter(pool__scenario__study_id=study_id, pool__scenario__practice=False)
+
+
 def assessor_queue(*, membership: StudyAssessor, scenario: Scenario) -> list[PoolDocument]:
     """The pool documents this assessor judges for the scenario, in their own shuffled order: a hash of their
     seed and the document, so the order is stable across visits, differs between assessors, owes nothing to
     participants' rankings, and a grown pool slots new documents in without moving the old ones."""
-    documents = PoolDocument.objects.filter(
-        pool__scenario=scenario, assessor_assignments__assessor=membership
-    ).select_related("document")
+    documents = (
+        pool_documents_assessed(study_id=scenario.study_id)
+        .filter(pool__scenario=scenario, assessor_assignments__assessor=membership)
+        .select_related("document")
+    )
     return sorted(documents, key=lambda pd: _order_key(membership.order_seed, pd.id))
 
 
@@ -166,9 +175,9 @@ def disagreements(
 
 def scenario_with_pool(*, study_id: int, scenario_id: int) -> Scenario | None:
     """The study's scenario, with its study, if a researcher has built its assessment pool; else None (only
-    built pools grow by themselves)."""
+    built pools grow by themselves, and a practice task's never does)."""
     return (
         Scenario.objects.select_related("study")
-        .filter(pk=scenario_id, study_id=study_id, assessment_pool__isnull=False)
+        .filter(pk=scenario_id, study_id=study_id, assessment_pool__isnull=False, practice=False)
         .first()
     )

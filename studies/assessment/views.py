@@ -496,7 +496,7 @@ def assessor_required(view):
 def assessor_study(request, membership):
     judged = set(membership.user.assessor_judgments.values_list("pool_document_id", flat=True))
     rows = []
-    for scenario in membership.study.scenarios.order_by("id"):
+    for scenario in membership.study.scenarios.filter(practice=False).order_by("id"):  # practice: unscored
         queue = assessment_selectors.assessor_queue(membership=membership, scenario=scenario)
         rows.append((scenario, len(queue), sum(pd.id in judged for pd in queue)))
     return render(request, "assessment/assessor_study.html", {"study": membership.study, "rows": rows})
@@ -515,7 +515,7 @@ HIGHLIGHTING_OFF = "assessment_highlighting_off"  # session key: the assessor sw
 @assessor_required
 def assessor_form(request, membership, code):
     study = membership.study
-    scenario = get_object_or_404(study.scenarios, code=code)
+    scenario = get_object_or_404(study.scenarios.filter(practice=False), code=code)
     queue = assessment_selectors.assessor_queue(membership=membership, scenario=scenario)
     grades = dict(
         membership.user.assessor_judgments.filter(pool_document__in=queue).values_list(

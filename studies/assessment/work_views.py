@@ -13,7 +13,8 @@ from studies.errors import AssessmentError, StudiesError
 
 
 def _codes(study) -> list[str]:
-    return list(study.scenarios.order_by("id").values_list("code", flat=True))
+    # The scored scenarios: a practice task's documents are not assessed (issue 37).
+    return list(study.scenarios.filter(practice=False).order_by("id").values_list("code", flat=True))
 
 
 def plan_text(plan) -> str:

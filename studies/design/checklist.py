@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from studies.design.collection_judgments import collection_reference_missing
 from studies.design.orders import counterbalanced, design_summary
 from studies.design.questionnaires import (
     DEFAULT_POST_TASK_QUESTIONNAIRE,
@@ -60,6 +61,14 @@ def _collection_step(study: Study, locked: str) -> Step:
         summary = f"“{collection.name}”, {documents} documents."
         if not documents:
             missing.append("The collection has no documents.")
+        # True only once the collection's judgments are a reference version (issue 37: a study made on the
+        # New-study form had none, and this step still said done).
+        waiting = collection_reference_missing(study=study)
+        if waiting:
+            missing.append(
+                f"The collection's {waiting} judgments are not the study's reference yet: add them from the "
+                "study page (or manage.py repair_reference)."
+            )
     return Step("collection", "Collection", not missing, summary, missing, locked=locked)
 
 

@@ -2,7 +2,6 @@
 
 from functools import wraps
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
@@ -11,7 +10,8 @@ from django.views.decorators.http import require_safe
 
 from sessionlab.form_pages import form_post
 from studies.design import lifecycle, selectors, services
-from studies.design.forms import EnrolForm, ScenarioForm, StudyForm, SystemForm
+from studies.design.collection_judgments import collection_reference_missing
+from studies.design.forms import EnrolForm, ScenarioForm, SystemForm
 from studies.errors import StudiesError
 from studies.models import Study
 from studies.signals import study_opened
@@ -48,26 +48,6 @@ def study_list(request):
 
 
 @researcher_required
-def study_create(request):
-    form = StudyForm(request.POST or None, user=request.user)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        study = services.study_create(
-            owner=request.user,
-            name=data["name"],
-            description=data["description"],
-            grade_labels=data["grade_labels"],
-            consent_text=data["consent_text"],
-            consent_version=data["consent_version"],
-            time_limit_minutes=data["time_limit_minutes"],
-            collection=data["collection"],
-        )
-        messages.success(request, f"Study “{study.name}” created. Add its scenarios and systems next.")
-        return redirect("studies:study_detail", slug=study.slug)
-    return render(request, "studies/study_form.html", {"form": form})
-
-
-@researcher_required
 def study_detail(request, slug):
     study = study_for_researcher(request, slug)
     study_opened.send(sender=Study, study=study)  # without a beat, participation's overdue sweep runs here
@@ -77,6 +57,8 @@ def study_detail(request, slug):
         "scenarios": study.scenarios.order_by("id"),
         "systems": study.systems.order_by("id"),
         "balance": selectors.study_balance(study=study),
+        # The collection's judgments no version holds yet (issue 37): the page offers to add them.
+        "collection_reference_missing": collection_reference_missing(study=study),
         "participants": selectors.study_participants_with_orders(study=study),
         **lifecycle_context(study),
         "scenario_form": ScenarioForm(prefix="scenario"),

@@ -21,8 +21,13 @@ from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils import timezone
 
-from studies.assessment.references import reference_version_create
-from studies.design.services import collection_check_usable, collection_may_share, design_check_unlocked
+from studies.assessment.collection_reference import reference_version_from_collection
+from studies.design.services import (
+    collection_check_usable,
+    collection_may_share,
+    design_check_unlocked,
+    study_create,
+)
 from studies.errors import CollectionAccessError, CollectionImportError, DesignError
 from studies.interchange.collection_import import collection_parse
 from studies.library.storage import upload_discarded, upload_fetched, upload_stored
@@ -34,7 +39,6 @@ from studies.models import (
     CollectionTopic,
     CollectionUpload,
     Document,
-    ReferenceJudgment,
     ReferenceVersion,
     Study,
 )
@@ -464,9 +468,21 @@ def collection_delete(*, collection: Collection, by) -> None:
 
 
 @transaction.atomic
+def study_create_on_collection(*, owner, collection: Collection | None = None, **fields) -> Study:
+    """A new study (studies.design.services.study_create: `fields` are its arguments), built on `collection`
+    when one is given, whose judgments become its first reference version (the New-study form and the REST
+    API; issue 37: the form's studies had none)."""
+    study = study_create(owner=owner, collection=collection, **fields)
+    if collection is not None:
+        reference_version_from_collection(study=study, by=owner)
+    return study
+
+
+@transaction.atomic
 def study_collection_attach(*, study: Study, collection: Collection, by) -> ReferenceVersion | None:
     """Build `study` on `collection` (before the first enrolment). The collection's judgments whose grades
-    fit the study's scale become the study's first reference version when it has none yet; returns it."""
+    fit the study's scale become a reference version of the study (reference_version_from_collection: the
+    first when it has none yet); returns the version made, if any."""
     collection_check_usable(user=by, collection=collection)
     design_check_unlocked(study=study)
     study = Study.objects.select_for_update().get(pk=study.pk)
@@ -479,23 +495,5 @@ def study_collection_attach(*, study: Study, collection: Collection, by) -> Refe
         )
     study.collection = collection
     study.save(update_fields=["collection"])
-    if study.reference_versions.exists():
-        return None
-    scale = set(study.grade_values())
-    judgments = [j for j in collection.judgments.all() if j.grade in scale]
-    if not judgments:
-        return None
-    return reference_version_create(
-        study=study,
-        created_by=by,
-        note=f"the judgments of collection {collection.name!r}",
-        judgments=(
-            ReferenceJudgment(
-                topic_id=j.topic_id,
-                document_id=j.document_id,
-                grade=j.grade,
-                source=f"collection {collection.name}"[:200],
-            )
-            for j in judgments
-        ),
-    )
+    made = reference_version_from_collection(study=study, by=by)
+    return made.version if made.created else None

@@ -13,4 +13,10 @@ urlpatterns = [
     path("<int:pk>/unshare/", views.collection_unshare, name="collection_unshare"),
     path("<int:pk>/delete/", views.collection_delete, name="collection_delete"),
     path("for-study/<slug:slug>/", views.study_collection, name="study_collection"),
+    # A study made without its collection's judgments gets them (issue 37; manage.py repair_reference too).
+    path(
+        "for-study/<slug:slug>/reference/",
+        views.study_collection_reference,
+        name="study_collection_reference",
+    ),
 ]

@@ -4,6 +4,7 @@ redirect."""
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,7 +12,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from sessionlab.queueing import delay_on_commit
+from studies.assessment.collection_reference import reference_version_from_collection
 from studies.design import services as design_services
+from studies.design.forms import StudyForm
 from studies.design.selectors import collections_visible_to, studies_visible_to
 from studies.design.views import researcher_required
 from studies.errors import StudiesError
@@ -211,6 +214,39 @@ def collection_delete(request, pk):
         return redirect("library:collection_detail", pk=collection.pk)
     messages.success(request, f"Collection “{collection.name}” deleted.")
     return redirect("library:collection_list")
+
+
+@researcher_required
+def study_create(request):
+    """The New-study page: the study, built on the collection chosen, with its judgments as reference v1."""
+    form = StudyForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        study = services.study_create_on_collection(
+            owner=request.user,
+            name=data["name"],
+            description=data["description"],
+            grade_labels=data["grade_labels"],
+            consent_text=data["consent_text"],
+            consent_version=data["consent_version"],
+            time_limit_minutes=data["time_limit_minutes"],
+            collection=data["collection"],
+        )
+        messages.success(request, f"Study “{study.name}” created. Add its scenarios and systems next.")
+        return redirect("studies:study_detail", slug=study.slug)
+    return render(request, "studies/study_form.html", {"form": form})
+
+
+@researcher_required
+@require_POST
+def study_collection_reference(request, slug):
+    """Repair a study made without its collection's judgments (issue 37): the owner's POST, idempotent."""
+    study = get_object_or_404(studies_visible_to(request.user), slug=slug)
+    if study.owner_id != request.user.pk:
+        raise PermissionDenied("only the study's owner gives it its collection's judgments")
+    made = reference_version_from_collection(study=study, by=request.user)
+    (messages.success if made.created else messages.info)(request, made.words)
+    return redirect("studies:study_detail", slug=study.slug)
 
 
 @researcher_required

@@ -74,6 +74,7 @@ from studies.models.references import (
     NEGATIVE_REFERENCE_GRADES,
     ReferenceJudgment,
     ReferenceVersion,
+    collection_reference_note,
     reference_grade_allowed,
 )
 
@@ -145,5 +146,6 @@ __all__ = [
     "System",
     "access_token_digest",
     "new_access_token",
+    "collection_reference_note",
     "reference_grade_allowed",
 ]

@@ -24,10 +24,24 @@ FILL_UNJUDGED = "fill_unjudged"
 BREAK_TIES = "break_ties"
 
 
+def collection_reference_note(name: str) -> str:
+    """The note of a version made from a collection's judgments (studies/assessment/collection_reference.py);
+    the versions made before their provenance named the collection are known by it."""
+    return f"the judgments of collection {name!r}"
+
+
 def provenance_words(facts: dict) -> str:
     """A version's provenance in words, for the version lists ("" when none was recorded)."""
     if not facts:
         return ""
+    if "collection" in facts:
+        kept = (
+            f", with the {facts.get('kept', 0)} judgments of v{facts['kept_from']} over them"
+            if facts.get("kept_from")
+            else ""
+        )
+        count = facts.get("collection_judgments", 0)
+        return f"the {count} judgments of collection {facts['collection']!r}{kept}"
     kept = (
         f"{facts['machine_grades_kept']} machine grades kept from v{facts.get('machine_grades_kept_from')}"
         if facts.get("machine_grades_kept")

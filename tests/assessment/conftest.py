@@ -118,3 +118,38 @@ def grade_all(study, grades_by_document, users, code="S1"):
 def fast_password_hashing(settings):
     # assessor_invite hashes a fresh password per assessor; the production hasher is slow by design.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def practice_study(designed_study, collection):
+    """Alice's designed study with a practice task P (topic 9) besides S1..S4, two participants; P001 worked
+    P (shown d9 first, judged it 3) and S1 (shown d1, judged it 2)."""
+    from studies.design import services
+
+    designed_study.collection = collection
+    designed_study.save(update_fields=["collection"])
+    services.scenario_add(
+        study=designed_study, code="P", title="Warm-up", text="Practice.", topic_id="9", practice=True
+    )
+    services.participants_enrol(study=designed_study, count=2)
+    p1 = designed_study.participants.order_by("enrolment_index").first()
+    record_session(p1, "P", [{1: "d9"}], {"d9": 3})
+    record_session(p1, "S1", [{1: "d1"}], {"d1": 2})
+    return designed_study
+
+
+def practice_pool_from_before(study, *external_ids):
+    """The practice task's pool as the pool rules built it before issue 37 (rows written directly)."""
+    from studies.models import AssessmentPool, PoolDocument
+
+    pool = AssessmentPool.objects.create(scenario=study.scenarios.get(code="P"))
+    PoolDocument.objects.bulk_create(
+        PoolDocument(
+            pool=pool,
+            document=study.collection.documents.get(external_id=external_id),
+            source=PoolDocument.Source.RULE,
+            source_detail="judged relevant",
+        )
+        for external_id in external_ids
+    )
+    return pool

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 def test_it_creates_a_study_with_the_default_grade_scale(client, alice):
     client.force_login(alice)
     response = client.post(
-        reverse("studies:study_create"),
+        reverse("new_study:study_create"),
         {
             "name": "Clinical search",
             "grade_labels": "not\nmarginally\nfairly\nhighly",

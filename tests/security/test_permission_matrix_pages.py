@@ -53,8 +53,10 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("favicon", "GET"): Row("GET", fixed("/favicon.ico"), PUBLIC),
     ("doc_page", "GET"): Row("GET", fixed("/docs/scoring-sessions/"), PUBLIC),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
-    ("studies:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
-    ("studies:study_create", "POST"): Row("POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}),
+    ("new_study:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
+    ("new_study:study_create", "POST"): Row(
+        "POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}
+    ),
     # Another researcher's account (issue 29): any researcher; adding them to a study is the owner's only.
     ("studies:researcher_invite", "GET"): Row(
         "GET", fixed("/studies/researchers/new/"), RESEARCHER_ANY_STUDY
@@ -203,6 +205,13 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ),
     ("library:study_collection", "POST"): Row(
         "POST", study_path("/collections/for-study/{slug}/"), RESEARCHER_PAGE, lambda w: {}
+    ),
+    # The repair of a study made without its collection's judgments (issue 37): the owner's alone.
+    ("library:study_collection_reference", "POST"): Row(
+        "POST",
+        study_path("/collections/for-study/{slug}/reference/"),
+        {**RESEARCHER_PAGE, "researcher": 403},
+        lambda w: {},
     ),
     # Scoring dashboards.
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),

@@ -119,6 +119,11 @@ class LLMRunList(RunsScoped, generics.ListAPIView):
         unknown = sorted(set(codes) - {scenario.code for scenario in scenarios})
         if unknown:
             raise ValidationError({"scenarios": f"{unknown[0][:40]!r} is not a scenario code of this study"})
+        practice = [scenario.code for scenario in scenarios if scenario.practice]
+        if practice:
+            raise ValidationError(
+                {"scenarios": f"{practice[0]!r} is a practice task: never scored, so never sent to the model"}
+            )
         try:
             run = runs.llm_run_start(assessor=assessor, created_by=request.user, scenarios=scenarios)
         except AssessmentError as error:

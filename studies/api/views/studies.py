@@ -22,6 +22,7 @@ from studies.assessment.exclusion import exclusion_apply
 from studies.design import lifecycle, services
 from studies.design.selectors import studies_visible_to
 from studies.errors import DesignError, StudyStatusError
+from studies.library.services import study_create_on_collection
 
 STUDY_FILTERS = {"slug": ("slug", str), "name": ("name__icontains", str), "owner": ("owner__username", str)}
 
@@ -44,7 +45,8 @@ class StudyList(FilterMixin, generics.ListAPIView):
         data = s.StudyCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         try:
-            study = services.study_create(owner=request.user, **data.validated_data)
+            # The collection's judgments become its first reference version, as on the form (issue 37).
+            study = study_create_on_collection(owner=request.user, **data.validated_data)
         except services.CollectionAccessError as error:
             raise ValidationError({"collection": str(error)}) from None
         except DesignError as error:

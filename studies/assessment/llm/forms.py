@@ -85,4 +85,5 @@ class LLMRunForm(forms.Form):
 
     def __init__(self, *args, study, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scenarios"].queryset = study.scenarios.order_by("id")
+        # A practice task is never scored, so never sent to the model (issue 37).
+        self.fields["scenarios"].queryset = study.scenarios.filter(practice=False).order_by("id")

@@ -24,6 +24,7 @@ from sessionlab.queueing import delay_on_commit, task_named
 from studies.assessment.llm.client import Outcome, chat_complete, chat_request_body
 from studies.assessment.llm.keys import api_key_decrypt
 from studies.assessment.llm.prompts import GradeMap, grade_map_for, passage_text, prompt_hash, prompt_render
+from studies.assessment.selectors import pool_documents_assessed
 from studies.errors import AssessmentError
 from studies.models import (
     AssessorJudgment,
@@ -48,6 +49,11 @@ def llm_run_start(*, assessor: LLMAssessor, created_by, scenarios: list[Scenario
     study = assessor.membership.study
     if any(scenario.study_id != study.pk for scenario in scenarios or []):
         raise AssessmentError("a scenario of another study")
+    practice = [scenario.code for scenario in scenarios or [] if scenario.practice]
+    if practice:
+        raise AssessmentError(
+            f"scenarios: {', '.join(practice)} is a practice task: never scored, so never sent to the model"
+        )
     grade_map_for(study.grade_values())  # a scale changed since set-up is refused now, not at the first grade
     with transaction.atomic():
         LLMAssessor.objects.select_for_update().get(pk=assessor.pk)
@@ -124,7 +130,8 @@ def llm_run_cancel(*, run: LLMRun, by=None) -> bool:
 
 
 def _documents(assessor: LLMAssessor, scenario_ids: list[int]):
-    documents = PoolDocument.objects.filter(pool__scenario__study_id=assessor.membership.study_id).exclude(
+    # A practice task's documents are never sent: it is never scored (issue 37).
+    documents = pool_documents_assessed(study_id=assessor.membership.study_id).exclude(
         assessor_judgments__assessor_id=assessor.membership.user_id
     )
     if scenario_ids:

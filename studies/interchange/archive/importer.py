@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.db import DatabaseError, IntegrityError, transaction
 
+from studies.assessment.collection_reference import reference_version_from_collection
 from studies.interchange import ImportFailure
 from studies.interchange.archive.import_design import (
     documents_imported,
@@ -61,8 +62,15 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
     data = load_json_with_lines(text, path)
     refuse_unstorable_text(data, path)
     try:
-        with transaction.atomic(), stored_timestamps():
-            return _import(data, path, owner, name)
+        with transaction.atomic():
+            with stored_timestamps():
+                study = _import(data, path, owner, name)
+            if not study.reference_versions.exists():
+                # An archive with no reference (one of a study made before issue 37): the collection's
+                # judgments become its first version, as for any study built on it (made now, after the
+                # archive's stored times).
+                reference_version_from_collection(study=study, by=owner)
+            return study
     except ImportFailure:
         raise
     except (IntegrityError, DatabaseError) as error:

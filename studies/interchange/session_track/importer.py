@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scoring.lib.trec_io import parse_qrels_lines
+from studies.assessment.collection_reference import reference_version_from_collection
 from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
 from studies.design.selectors import collection_usable_by
@@ -137,6 +138,7 @@ def session_track_import(
         description=f"Imported from the TREC Session Track log {Path(path).name}.",
         status="open",  # its sessions are imported with it: not a draft waiting for participants
     )
+    reference_version_from_collection(study=study, by=owner)  # a reused collection's judgments, if any
     documents, urls, created = _documents_stored(collection, log, qrels_lines)
     participants, search_sessions, timeline = _design_stored(study, log, system_code, day)
     query_of = _queries_stored(log, search_sessions, timeline)
