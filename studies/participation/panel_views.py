@@ -9,6 +9,7 @@ import hmac
 import json
 import re
 
+from django.core import signing
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from sessionlab.csp import policy_for
 from studies.errors import RecruitmentError, Refused
-from studies.models import Recruitment
+from studies.models import Participant, Recruitment
 from studies.participation import recruitment
 
 _PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{10,40}")
@@ -57,6 +58,16 @@ def _mturk_landing(request, template: str, context: dict):
     return response
 
 
+# A later arrival with a known panel id resumes only in the browser that arrived first: the first arrival's
+# response sets a signed cookie naming its participant, on the link's own path.
+RESUME_SALT = "sessionlab.join.resume"
+RESUME_COOKIE_SECONDS = 180 * 24 * 3600
+RESUME_REFUSED = (
+    "This id has already started this study. Open the study's link in the browser you started in, or "
+    "contact the researcher, who can send you your own link again."
+)
+
+
 @never_cache
 @require_GET  # not HEAD: a link preview must not create a participant
 def join(request, public_token):
@@ -81,7 +92,36 @@ def join(request, public_token):
         joined = recruitment.participant_join(study=study, ids=ids)
     except Refused as refusal:  # the link is closed, the study full or not ready
         return _join_refused(request, study, refusal, 409)
-    return redirect("participate:home", token=joined.participant.access_token)
+    if not joined.created and not _proves_resume(request, found, joined.participant):
+        # A known panel id alone is no proof: ids can be sequential, and MTurk's are known to other
+        # requesters. Their private link is never handed out here (docs/recruitment.md, "Coming back").
+        return _join_refused(request, study, Refused(RESUME_REFUSED), 409)
+    response = redirect("participate:home", token=joined.participant.access_token)
+    if joined.created:
+        response.set_cookie(
+            _resume_cookie(found),
+            signing.dumps(joined.participant.pk, salt=RESUME_SALT),
+            max_age=RESUME_COOKIE_SECONDS,
+            path=request.path,
+            secure=request.is_secure(),
+            httponly=True,
+            samesite="Lax",
+        )
+    return response
+
+
+def _resume_cookie(found: Recruitment) -> str:
+    return f"sessionlab_join_{found.pk}"
+
+
+def _proves_resume(request, found: Recruitment, participant: Participant) -> bool:
+    """Whether this browser is the one that arrived first as `participant`: the signed cookie the first
+    arrival set (a forged, another participant's or another study's cookie proves nothing)."""
+    value = request.COOKIES.get(_resume_cookie(found), "")
+    try:
+        return signing.loads(value, salt=RESUME_SALT, max_age=RESUME_COOKIE_SECONDS) == participant.pk
+    except signing.BadSignature:
+        return False
 
 
 def _panel_of(study) -> str:

@@ -1,5 +1,6 @@
 """The public link /join/<token>/ creates a participant on first visit from the panel's ids in the URL
-(Prolific, MTurk, a generic ?pid=), gives the same panel id the same participant back (server side), and
+(Prolific, MTurk, a generic ?pid=), gives the same panel id the same participant back in the browser that
+arrived first (tests/recruitment/test_a_known_panel_id_alone_gets_no_private_link.py), and
 shows MTurk's preview without a participant, refuses malformed
 ids and a closed link with a reason, never a 500."""
 
@@ -31,10 +32,9 @@ def test_a_prolific_link_creates_a_participant_and_sends_them_to_their_own_link(
     assert participant.assignments.count() == 4
 
 
-def test_the_same_panel_id_gets_the_same_participant_back_without_a_cookie(client, panel_study):
+def test_the_same_panel_id_in_the_same_browser_gets_the_same_participant_back(client, panel_study):
     path, query = link(panel_study, PROLIFIC_PID=prolific_pid())
     first = client.get(path, query)
-    client.cookies.clear()
     second = client.get(path, query)
     assert first.url == second.url
     assert panel_study.participants.count() == 3
