@@ -108,3 +108,13 @@ def test_the_cranfield_reference_of_a_four_scenario_study_round_trips(
     )
     assert references.reference_version_qrels(version=again) == text
     assert again.judgments.values("topic_id").distinct().count() == 225
+
+
+def test_the_version_s_note_names_the_file_not_the_server_s_folders(study, alice, cranfield_like):
+    """Issue 38: the demo's reference version named the server's absolute path of its data (and so did the
+    archive and the API, which carry the note)."""
+    collection_import(
+        name="C", format="cranfield", paths=[cranfield_like], study=study, scenario_topics=["1"]
+    )
+    note = study.reference_versions.get().note
+    assert str(cranfield_like.parent) not in note and "/" not in note.split(" from ", 1)[1]
