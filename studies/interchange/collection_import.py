@@ -337,7 +337,7 @@ def _study_built_on(
     version = reference_version_create(
         study=study,
         created_by=created_by,
-        # The file's name only: the server's folders are nobody's business (they reached the API and archives).
+        # The file's name only: the server's folders are not shown (the note reaches the API and archives).
         note=f"imported with collection {collection.name!r} from {Path(source).name}",
         judgments=(
             ReferenceJudgment(

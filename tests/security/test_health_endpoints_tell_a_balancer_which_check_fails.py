@@ -8,12 +8,11 @@ from django.test import Client
 
 from sessionlab import health
 
-
 TOKEN = "operator-token"
 
 
 def _probe(path, *, operator=True, **extra):
-    # A node's own address as Host (not in ALLOWED_HOSTS), plain HTTP; an operator's monitoring sends the token.
+    # A node's own address as Host (not in ALLOWED_HOSTS), plain HTTP; an operator's monitor sends the token.
     if operator:
         extra.setdefault("HTTP_AUTHORIZATION", f"Bearer {TOKEN}")
     return Client().get(path, HTTP_HOST="10.0.0.5:8000", **extra)
