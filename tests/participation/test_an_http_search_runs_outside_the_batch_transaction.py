@@ -85,7 +85,8 @@ def test_an_open_breaker_is_retry_later_without_calling_the_engine(http_session,
 
     monkeypatch.setattr(outbound, "_resolve", resolve)
     monkeypatch.setattr(outbound, "_open_socket", pytest.fail)
-    cache.set("outbound:breaker:engine.example:443", (2, 1e12))  # as two failures in a row leave it
+    study_id = http_session.assignment.participant.study_id  # the breaker is the study's (and the target's)
+    cache.set(f"outbound:breaker:study:{study_id}|engine.example:443", (2, 1e12))  # two failures in a row
     [ack] = post(http_session, [query(http_session, "q1")])
     assert "send it again later" in ack["retry_later"] and calls == []
     assert not Query.objects.filter(session=http_session).exists()
