@@ -10,8 +10,10 @@ A run is current when it is done and, at the time of reading:
   SessionScore records a checksum of them).
 
 `runs_freshness(study, runs)` answers for any number of runs in three queries; every page and API that shows a
-run's state reads it (the run list, the run's dashboard and status, the REST API). ScoringRun.stale is only
-the work queue of re-scores (`requeue_stale_runs`), never shown as the truth.
+run's state reads it (the run list, the run's dashboard and status, the REST API), the status text too
+(`Freshness.status_text`: "Done" only for a done run that is current). ScoringRun.stale is only the work
+queue of re-scores (`requeue_stale_runs`), never read for what is shown: between a change's commit and the
+on-commit hook that marks the queue (issue 37), every read already says the run is not current.
 """
 
 from __future__ import annotations
@@ -89,6 +91,9 @@ class Freshness:
     current: bool
     reasons: tuple[str, ...] = ()
     latest_reference_number: int | None = None
+    # What the run's page, the runs list and the status JSON say of its state: one text, so that "Done" never
+    # stands beside "not current" (status_text_for).
+    status_text: str = "Done"
 
     @property
     def stale(self) -> bool:
@@ -105,6 +110,21 @@ class Freshness:
             "reasons": list(self.reasons),
             "latest_reference_version_number": self.latest_reference_number,
         }
+
+
+# A done default run that is not current: the hooks re-score it (or are about to).
+UPDATING_TEXT = "Updating: new data are waiting to be scored"
+# A done run that is not current and that nothing re-scores (not the default run).
+NOT_CURRENT_TEXT = "Done, not current"
+
+
+def status_text_for(run: ScoringRun, current: bool) -> str:
+    """The run's status as shown, from its status and whether it is current (never ScoringRun.stale)."""
+    if run.status != ScoringRun.Status.DONE:
+        return run.get_status_display()
+    if current:
+        return run.get_status_display()
+    return UPDATING_TEXT if run.is_default else NOT_CURRENT_TEXT
 
 
 def run_settled(run: ScoringRun, freshness: Freshness) -> bool:
@@ -209,7 +229,12 @@ def _freshness(run: ScoringRun, counts: dict, finished: int, latest: int | None)
             f"{_plural(gone, 'scored session')} no longer {'counts' if gone == 1 else 'count'} "
             "(withdrawn since)"
         )
-    return Freshness(current=not reasons, reasons=tuple(reasons), latest_reference_number=latest)
+    return Freshness(
+        current=not reasons,
+        reasons=tuple(reasons),
+        latest_reference_number=latest,
+        status_text=status_text_for(run, not reasons),
+    )
 
 
 def stale_session_ids(run: ScoringRun) -> list[int]:

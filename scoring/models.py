@@ -111,21 +111,6 @@ class ScoringRun(models.Model):
     def is_finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
 
-    # What every page and the status JSON say of a run: one text, so that "Done" never stands beside "being
-    # scored". A done run marked stale has an update queued (its status turns running once a worker starts).
-    STALE_TEXT = "Updating: new data are waiting to be scored"
-
-    @property
-    def status_shown(self) -> str:
-        if self.status == self.Status.DONE and self.stale:
-            return self.STALE_TEXT
-        return self.get_status_display()
-
-    @property
-    def is_settled(self) -> bool:
-        """Finished and nothing waiting: the page has nothing more to follow."""
-        return self.is_finished and not (self.status == self.Status.DONE and self.stale)
-
     def parameters_text(self) -> str:
         weights = ",".join(f"{w:g}" for w in self.weights)
         version = f"v{self.reference_version.number}" if self.reference_version is not None else "none"

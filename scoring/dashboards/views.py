@@ -275,7 +275,7 @@ def run_status(request, slug, run_id):
     return JsonResponse(
         {
             "status": run.status,
-            "status_text": run.status_shown,  # what the page shows (scoring/models.py)
+            "status_text": freshness.status_text,  # what the page shows, decided now (scoring/freshness.py)
             "done": run.progress_done,
             "total": run.progress_total,
             # Decided now (scoring/freshness.py), not ScoringRun.stale, the re-score queue's mark.
@@ -283,9 +283,8 @@ def run_status(request, slug, run_id):
             "current": freshness.current,
             "reasons": list(freshness.reasons),
             "error": run.error,
-            # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled), and no
-            # re-score queued (ScoringRun.is_settled).
-            "finished": run_settled(run, freshness) and run.is_settled,
+            # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled).
+            "finished": run_settled(run, freshness),
             "scored": scored,
             "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
         }
@@ -308,7 +307,7 @@ def dashboard_context(request, run):
     return {
         "run": run,
         "freshness": freshness,
-        "run_settled": run_settled(run, freshness) and run.is_settled,
+        "run_settled": run_settled(run, freshness),
         "study": study,
         "filters": filters,
         "chart_urls": chart_urls,
