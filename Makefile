@@ -8,7 +8,7 @@ APP_STAMP := $(VENV)/.installed-app
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help demo demo-data test lint typecheck bench clean
+.PHONY: help demo demo-data serve test lint typecheck bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -35,6 +35,13 @@ demo-data: $(APP_STAMP) ## Migrate the database and load the scored demo study (
 demo: $(APP_STAMP) ## Install the app, migrate, load and score the demo study, serve http://127.0.0.1:$PORT (8000)
 	@DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	@DEBUG=1 $(BIN)/python manage.py load_demo --port $(PORT) --serve
+
+# Your own study: what the database holds (SQLite's db.sqlite3, or DATABASE_URL's), served as it is; nothing is
+# loaded or re-created (README, "Your own study").
+serve: $(APP_STAMP) ## Migrate quietly and serve the database as it is, on http://127.0.0.1:$PORT (8000)
+	@DEBUG=1 $(BIN)/python manage.py migrate --noinput -v 0
+	@echo "Serving http://127.0.0.1:$(PORT)/ (Control-C stops it)"
+	@DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 lint: $(STAMP) typecheck ## Run mypy, ruff and the import contracts (pyproject.toml: the one direction of imports)
 	$(BIN)/ruff check .
