@@ -47,6 +47,9 @@ def undefined(coefficient: str, method: str, n: int, estimate: float = NAN) -> A
     return AgreementEstimate(coefficient, float(estimate), NAN, NAN, NAN, NAN, method, int(n))
 
 
+NOISE = 1e-12
+
+
 def t_estimate(
     coefficient: str, estimate: float, variance: float, *, n: int, df: int, level: float, method: str
 ) -> AgreementEstimate:
@@ -55,6 +58,13 @@ def t_estimate(
     check_level(level)
     if math.isnan(estimate) or df < 1 or math.isnan(variance):
         return undefined(coefficient, method, n, estimate)
+    # Floating-point noise around a true zero (a table whose weighted kappa is exactly 0 gave se 4e-8 one way
+    # round and 0 transposed, and p-values of 0.44 and 0.53): snapped to the zero it is. A real coefficient or
+    # variance is never this small (se >= 1e-6 needs ~10^12 documents).
+    if abs(estimate) < NOISE:
+        estimate = 0.0
+    if variance < NOISE:
+        variance = 0.0
     se = math.sqrt(max(variance, 0.0))
     if se == 0.0:
         # irrCAC floors the variance at 1e-100: the interval is the point, the p-value 0 (1 at exactly 0).
