@@ -8,7 +8,7 @@ APP_STAMP := $(VENV)/.installed-app
 PORT ?= 8000
 
 .DEFAULT_GOAL := help
-.PHONY: help demo demo-data serve test lint typecheck bench clean
+.PHONY: help demo demo-data serve check test lint typecheck bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,8 +57,17 @@ typecheck: $(STAMP) ## Run mypy with the django-stubs plugin (pyproject.toml [to
 # exit 5 (nothing selected, e.g. a PYTEST_ARGS path without needs_worker tests) is no failure. Without a
 # broker those tests skip (tests/conftest.py), in the one parallel run.
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest
+# --durations: the slowest tests are printed, with the summary, even when a run is stopped with Control-C.
+PYTEST := $(BIN)/python -m pytest --durations=15
 XDIST := -n $(PYTEST_WORKERS) --dist loadfile
+# A first check in about a minute: ruff, the import contracts and a representative subset (the pure scoring
+# library and its oracles, the design and the study life cycle), not mypy nor the browser tests.
+CHECK_TESTS := tests/scoring tests/design tests/lifecycle
+check: $(STAMP) ## Quick check (about a minute): ruff, the import contracts and a subset of the tests
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest $(XDIST) -q $(CHECK_TESTS)
+
 test: lint ## Run ruff, the import contracts and mypy, then the whole test suite (in parallel)
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
 	  status=0; \
