@@ -22,18 +22,19 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-oracles.txt
 
 $(APP_STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "Installing the app's requirements (requirements.txt) into $(VENV)/ ..."
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@echo "Installing the app's requirements (requirements.txt) into $(VENV)/: about 2 minutes, a line per package ..."
+	@$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt
 	@touch $(APP_STAMP)
 
 # The demo is development on this machine: DEBUG=1 (DEBUG is off unless set; docs/security.md).
 # Its documents: the Cranfield collection shipped in studies/demo_data/cranfield, unless DEMO_DATA names another.
 demo-data: $(APP_STAMP) ## Migrate the database and load the scored demo study (no server)
-	@DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	@DEBUG=1 $(BIN)/python manage.py migrate --noinput -v 0
 	@DEBUG=1 $(BIN)/python manage.py load_demo --port $(PORT)
 
 demo: $(APP_STAMP) ## Install the app, migrate, load and score the demo study, serve http://127.0.0.1:$PORT (8000)
-	@DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	@echo "Migrating the database (db.sqlite3, or DATABASE_URL's) ..."
+	@DEBUG=1 $(BIN)/python manage.py migrate --noinput -v 0
 	@DEBUG=1 $(BIN)/python manage.py load_demo --port $(PORT) --serve
 
 # Your own study: what the database holds (SQLite's db.sqlite3, or DATABASE_URL's), served as it is; nothing is
