@@ -29,15 +29,18 @@ def load_json_with_lines(text: str, path: str, *, max_string_bytes: int | None =
 
     def parse_string(s, end, strict=True):
         value, after = scanstring(s, end, strict)
+        # Its length in the file bounds its UTF-8 size from above (an escape is longer than what it
+        # stands for), so only a long one is measured.
         if max_string_bytes is not None and after - end > max_string_bytes:
-            line = bisect.bisect_left(newlines, end) + 1
-            raise ImportFailure(
-                path,
-                line,
-                None,
-                f"a string of {after - end} characters is over ARCHIVE_MAX_DOCUMENT_BYTES "
-                f"({max_string_bytes} bytes)",
-            )
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > max_string_bytes:
+                line = bisect.bisect_left(newlines, end) + 1
+                raise ImportFailure(
+                    path,
+                    line,
+                    None,
+                    f"a string of {size} bytes is over ARCHIVE_MAX_DOCUMENT_BYTES ({max_string_bytes} bytes)",
+                )
         return value, after
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None, _w=None):
