@@ -6,9 +6,9 @@ from __future__ import annotations
 import bisect
 import json
 from json import scanner
-from json.decoder import (
-    JSONObject,  # type: ignore[attr-defined]  # the pure-Python parser, undeclared
-    scanstring,  # type: ignore[attr-defined]  # the C one where built, undeclared
+from json.decoder import (  # type: ignore[attr-defined]  # both undeclared in the stubs
+    JSONObject,  # the pure-Python object parser
+    scanstring,  # the C string scanner where built
 )
 
 from studies.interchange import ImportFailure
