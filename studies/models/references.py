@@ -30,10 +30,19 @@ def collection_reference_note(name: str) -> str:
     return f"the judgments of collection {name!r}"
 
 
+# A provenance key set by the archive import (issue 36): the rest is what another server claims of how the
+# version was made (model, host, prompt hash), shown as "imported (claimed)", never as this server's record.
+IMPORTED = "imported"
+
+
 def provenance_words(facts: dict) -> str:
-    """A version's provenance in words, for the version lists ("" when none was recorded)."""
+    """A version's provenance in words, for the version lists ("" when none was recorded); an imported one
+    reads "imported (claimed): ..."."""
     if not facts:
         return ""
+    if facts.get(IMPORTED) is True:
+        claimed = {key: value for key, value in facts.items() if key != IMPORTED}
+        return "imported (claimed)" + (f": {provenance_words(claimed)}" if claimed else "")
     if "collection" in facts:
         kept = (
             f", with the {facts.get('kept', 0)} judgments of v{facts['kept_from']} over them"

@@ -1,5 +1,6 @@
 """A reference version's provenance (issue 30: the machine rules that let a machine assessor's grades in)
-goes into the archive and comes back from it as written; an older archive, which has none, reads none."""
+goes into the archive and comes back from it as written, marked as the archive's claim (issue 36); an older
+archive, which has none, reads none."""
 
 import json
 
@@ -46,8 +47,9 @@ def imported(archive, tmp_path, alice):
 def test_the_provenance_is_exported_and_imported_as_written(archived, tmp_path, alice):
     assert [v["provenance"] for v in archived["reference_versions"]] == [None, PROVENANCE]
     copy = imported(archived, tmp_path, alice)
-    assert [v.provenance or None for v in copy.reference_versions.order_by("number")] == [None, PROVENANCE]
-    assert [v["provenance"] for v in study_archive(study=copy)["reference_versions"]] == [None, PROVENANCE]
+    claimed = PROVENANCE | {"imported": True}
+    assert [v.provenance or None for v in copy.reference_versions.order_by("number")] == [None, claimed]
+    assert [v["provenance"] for v in study_archive(study=copy)["reference_versions"]] == [None, claimed]
 
 
 def test_an_older_archive_without_provenance_reads_none(archived, tmp_path, alice):

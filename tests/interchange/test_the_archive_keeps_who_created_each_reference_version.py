@@ -1,7 +1,7 @@
 """Every reference version keeps its creator through the archive (issue 29), and every reference judgment its
-judge: linked to the account of that name where it exists; otherwise kept by name (never mapped to the
-importing researcher), shown and exported again as it came, and the import says so (a creator) by file and
-line."""
+judge: linked only when the name is the importing researcher's own account (issue 36); otherwise kept by
+name (never mapped to the importing researcher, nor to another account of that name), shown and exported
+again as it came, and the import says so (a creator) by file and line."""
 
 import json
 
@@ -48,7 +48,9 @@ def test_an_existing_creator_is_linked_and_a_missing_one_kept_by_name(versions_b
     assert (second.created_by, second.creator_name) == (None, "rita")  # not the importing researcher
     judged = third.judgments.get()
     assert (judged.judged_by, judged.judge_name) == (None, "rita")
-    assert any("no account 'rita' here" in note and "study.json:" in note for note in copy.import_notes)
+    assert any(
+        "'rita' is not the importing account" in note and "study.json:" in note for note in copy.import_notes
+    )
     again = study_archive(study=Study.objects.get(pk=copy.pk))
     assert [v["created_by"] for v in again["reference_versions"]] == ["alice", "rita", "alice"]
     assert again["reference_versions"][2]["judgments"][0]["judged_by"] == "rita"

@@ -8,14 +8,15 @@ ids, never by database ids; the raw event payloads keep the ids the exporting se
 (`session`, `query_id`, `open_document_id`), and the import rewrites them to the new rows.
 
 Not carried: accounts (the importing user owns the study; a reference version's creator and a reference
-judgment's judge are linked by username when that account exists, and their names are kept either way:
-created_by_name, judged_by_name),
+judgment's judge are linked only when the name is the importing user's own, and their names are kept
+either way: created_by_name, judged_by_name; a version's provenance is kept marked imported, a claim),
 participants' access tokens (new private links are issued: an archive
 is not a bearer of old links), and assessors' memberships, judgments and adjudication decisions (they belong
 to accounts; the reference versions they produced are carried).
 
 `study_archive_import` reads the JSON with line numbers, checks every row before and while writing, and runs
-in one transaction: an error names the file, the line of the object and the field (a JSON path).
+in one transaction, within ARCHIVE_MAX_BYTES and ARCHIVE_MAX_DOCUMENT_BYTES: an error names the file, the
+line of the object and the field (a JSON path).
 
 The modules: layout (format name, version), export (the writer, section by section), lined_json (the JSON
 read with lines, unstorable text refused), reader (typed access, the one loop over a listed section),

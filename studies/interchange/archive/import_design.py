@@ -3,6 +3,9 @@ collection), the scenarios and the systems. Each checks its rows as it reads the
 
 from __future__ import annotations
 
+import json
+
+from django.conf import settings
 from django.utils import timezone
 
 from studies.design.latin_square import DESIGNS
@@ -162,18 +165,35 @@ def _documents_stored(
     fresh = []
     for external_id, (collection, item, where) in wanted.items():
         if external_id not in documents:
-            fresh.append(
-                Document(
-                    collection=collection,
-                    external_id=external_id,
-                    title=r.get(item, "title", where, str, default=""),
-                    text=r.get(item, "text", where, str, default=""),
-                    extra=r.get(item, "extra", where, dict, default={}),
-                )
+            document = Document(
+                collection=collection,
+                external_id=external_id,
+                title=r.get(item, "title", where, str, default=""),
+                text=r.get(item, "text", where, str, default=""),
+                extra=r.get(item, "extra", where, dict, default={}),
             )
+            _refuse_an_oversized_document(r, item, where, document)
+            fresh.append(document)
     for document in Document.objects.bulk_create(fresh, batch_size=2000):
         documents[document.external_id] = document
     return documents
+
+
+def _refuse_an_oversized_document(r: ArchiveReader, item, where: str, document: Document) -> None:
+    """A document whose title, text and extra fields (as UTF-8 and compact JSON) pass
+    ARCHIVE_MAX_DOCUMENT_BYTES is refused by its id (docs/security.md)."""
+    limit = settings.ARCHIVE_MAX_DOCUMENT_BYTES
+    size = (
+        len(document.title.encode("utf-8"))
+        + len(document.text.encode("utf-8"))
+        + len(json.dumps(document.extra, separators=(",", ":")).encode("utf-8"))
+    )
+    if size > limit:
+        r.fail(
+            item,
+            where,
+            f"document {document.external_id!r} has {size} bytes, over ARCHIVE_MAX_DOCUMENT_BYTES ({limit})",
+        )
 
 
 def scenarios_imported(r: ArchiveReader, data, study: Study) -> dict[str, Scenario]:

@@ -3,7 +3,6 @@ audit trail. Each checks its rows as it reads them (reader.py)."""
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from studies.assessment.references import reference_version_create
@@ -16,6 +15,7 @@ from studies.models import (
     PoolDocument,
     ReferenceJudgment,
 )
+from studies.models.references import IMPORTED
 
 
 def reference_versions_imported(done: Imported, data) -> None:
@@ -24,7 +24,7 @@ def reference_versions_imported(done: Imported, data) -> None:
     here is kept by name (created_by_name, judged_by_name: exported again as it came), never mapped to the
     importing researcher; the import notes a creator's by file and line."""
     r = done.r
-    users = get_user_model().objects
+    owner = done.study.owner
     numbers: set[int] = set()
     judges: dict = {}  # user name -> account here, or None: one query per name, not per judgment
     for item, where in r.items(data, "reference_versions", "$"):
@@ -40,15 +40,18 @@ def reference_versions_imported(done: Imported, data) -> None:
         creator = r.get(item, "created_by", where, str, null=True, default=None)
         if creator is not None and not 0 < len(creator) <= 150:
             r.fail(item, f"{where}.created_by", "a user name is 1-150 characters")
-        account = users.filter(username=creator).first() if creator else None
+        account = _own_account(owner, creator)
         if creator and account is None:
             r.notes.append(
-                f"{r.path}:{getattr(item, 'line', None)}: {where}.created_by: no account {creator!r} here; "
-                f"reference version {number} keeps the name without an account"
+                f"{r.path}:{getattr(item, 'line', None)}: {where}.created_by: {creator!r} is not the "
+                f"importing account; reference version {number} keeps the name without an account"
             )
         note = r.get(item, "note", where, str, default="")
-        # An older archive has none; kept as written (it records how the version was made, issue 30).
+        # An older archive has none; kept as written (it records how the version was made, issue 30), but
+        # marked as the archive's claim: nothing here ran that model or that prompt (issue 36).
         provenance = r.get(item, "provenance", where, dict, null=True, default=None)
+        if provenance:
+            provenance = provenance | {IMPORTED: True}
         created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
         rows: list[ReferenceJudgment] = []
         seen: set[tuple[str, int]] = set()
@@ -66,7 +69,7 @@ def reference_versions_imported(done: Imported, data) -> None:
             if judge is not None and not 0 < len(judge) <= 150:
                 r.fail(j_item, f"{j_where}.judged_by", "a user name is 1-150 characters")
             if judge is not None and judge not in judges:
-                judges[judge] = users.filter(username=judge).first()
+                judges[judge] = _own_account(owner, judge)
             rows.append(
                 ReferenceJudgment(
                     topic_id=topic,
@@ -87,6 +90,13 @@ def reference_versions_imported(done: Imported, data) -> None:
             created_by_name=creator,
             provenance=provenance,
         )
+
+
+def _own_account(owner, name: str | None):
+    """The account an archive's user name links to: only the importing owner's own (the study has no lab
+    model, so another lab's account of the same name is never made an archive's creator or judge, issue 36);
+    any other name is kept as text."""
+    return owner if name is not None and name == owner.get_username() else None
 
 
 def assessment_imported(done: Imported, data) -> None:

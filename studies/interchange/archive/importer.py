@@ -3,9 +3,11 @@ transaction (design, participants, reference, in the order later sections need e
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 
 from studies.assessment.collection_reference import reference_version_from_collection
@@ -53,13 +55,8 @@ def stored_timestamps():
 def study_archive_import(*, path: str | Path, owner, name: str | None = None) -> Study:
     """Import the archive at `path` as a new study owned by `owner` (all or nothing)."""
     path = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ImportFailure(path, None, None, f"cannot read: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ImportFailure(path, None, None, "not UTF-8 text") from None
-    data = load_json_with_lines(text, path)
+    text = _archive_text(path)
+    data = load_json_with_lines(text, path, max_string_bytes=settings.ARCHIVE_MAX_DOCUMENT_BYTES)
     refuse_unstorable_text(data, path)
     try:
         with transaction.atomic():
@@ -75,6 +72,27 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
         raise
     except (IntegrityError, DatabaseError) as error:
         raise ImportFailure(path, None, None, f"the database refused the archive: {error}") from None
+
+
+def _archive_text(path: str) -> str:
+    """The archive's text, refused past ARCHIVE_MAX_BYTES by its size on disk before anything is read, and
+    again while it is read (a file that grows, or a pipe, never holds more than the cap in memory)."""
+    limit = settings.ARCHIVE_MAX_BYTES
+    too_big = f"the archive is over ARCHIVE_MAX_BYTES ({limit} bytes)"
+    try:
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > limit:
+                raise ImportFailure(path, None, None, f"{too_big}: it has {size} bytes")
+            raw = file.read(limit + 1)
+    except OSError as error:
+        raise ImportFailure(path, None, None, f"cannot read: {error.strerror}") from None
+    if len(raw) > limit:
+        raise ImportFailure(path, None, None, too_big)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ImportFailure(path, None, None, "not UTF-8 text") from None
 
 
 def _import(data, path: str, owner, name: str | None) -> Study:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import bisect
 import json
 from json import scanner
-from json.decoder import JSONObject  # type: ignore[attr-defined]  # the pure-Python parser, undeclared
+from json.decoder import (  # type: ignore[attr-defined]  # both undeclared in the stubs
+    JSONObject,  # the pure-Python object parser
+    scanstring,  # the C string scanner where built
+)
 
 from studies.interchange import ImportFailure
 
@@ -17,10 +20,28 @@ class LinedDict(dict):
     line: int | None = None
 
 
-def load_json_with_lines(text: str, path: str):
+def load_json_with_lines(text: str, path: str, *, max_string_bytes: int | None = None):
     """json.loads, except that every object is a LinedDict carrying its line (the pure-Python scanner, with
-    the object parser wrapped); a syntax error names the file and line."""
+    the object parser wrapped); a syntax error names the file and line. With `max_string_bytes`, a string
+    longer than that in the file (a document's text, say) is refused at its line as soon as it is read,
+    before the rest of the archive is parsed (ARCHIVE_MAX_DOCUMENT_BYTES)."""
     newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+
+    def parse_string(s, end, strict=True):
+        value, after = scanstring(s, end, strict)
+        # Its length in the file bounds its UTF-8 size from above (an escape is longer than what it
+        # stands for), so only a long one is measured.
+        if max_string_bytes is not None and after - end > max_string_bytes:
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > max_string_bytes:
+                line = bisect.bisect_left(newlines, end) + 1
+                raise ImportFailure(
+                    path,
+                    line,
+                    None,
+                    f"a string of {size} bytes is over ARCHIVE_MAX_DOCUMENT_BYTES ({max_string_bytes} bytes)",
+                )
+        return value, after
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None, _w=None):
         start = s_and_end[1]
@@ -32,6 +53,7 @@ def load_json_with_lines(text: str, path: str):
     decoder = json.JSONDecoder()
     # The stubs declare neither attribute nor the pure-Python scanner; the json module reads both.
     decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.parse_string = parse_string  # type: ignore[attr-defined]
     decoder.scan_once = scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
     try:
         return decoder.decode(text)
