@@ -46,6 +46,7 @@ urlpatterns = [
     # The documentation, served so that forms' help can link to it (sessionlab/docs_views.py).
     path("docs/", docs_views.doc_index, name="docs_index"),
     path("docs/<slug:name>/", docs_views.doc_page, name="doc_page"),
+    path("docs/img/<str:name>", docs_views.doc_image, name="doc_image"),
     path("studies/new/", include("studies.library.new_urls")),  # before the study pages' <slug>/
     path("studies/", include("studies.design.urls")),
     path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),

@@ -44,6 +44,19 @@ STRATEGY_FIELDS = (
     "agreement",
 )
 COST_FIELDS = ("query", "snippet", "document", "judgment")
+SPECIFIED, PILOT, SIMULATED = PowerPlan.Effect.SPECIFIED, PowerPlan.Effect.PILOT, PowerPlan.Effect.SIMULATED
+# The fields that only some modes (effects) read, in the fieldsets the page shows for those modes only
+# (static/js/planning-form.js); a mode's form ignores the others' fields, whatever they hold.
+MODE_FIELDSETS = (
+    ((SPECIFIED,), "Specified effect", ("difference", "spread", "between")),
+    ((PILOT, SIMULATED), "The pilot's sessions", ("run", "population")),
+    (
+        (SIMULATED,),
+        "Simulated searchers",
+        ("simulated_participants", *STRATEGY_FIELDS, *(f"cost_{name}" for name in COST_FIELDS)),
+    ),
+)
+MODE_FIELDS = {name: modes for modes, _legend, names in MODE_FIELDSETS for name in names}
 
 
 class PlanForm(forms.Form):
@@ -67,11 +80,13 @@ class PlanForm(forms.Form):
         queryset=None, empty_label=None, label="Second system"
     )
     effect = forms.ChoiceField(choices=EFFECTS, initial=PowerPlan.Effect.SPECIFIED)
+    # Defaults that compute (d = 0.5): the untouched form draws a curve that reaches 80% within the counts.
     difference = forms.FloatField(
-        required=False, help_text="Specified effect: second minus first on the measure"
+        required=False, initial=0.1, help_text="Specified effect: second minus first on the measure"
     )
     spread = forms.FloatField(
         required=False,
+        initial=0.2,
         help_text="Specified effect: standard deviation of a participant's "
         "paired difference (their mean on the second system minus their mean on the first)",
     )
@@ -176,6 +191,31 @@ class PlanForm(forms.Form):
         self.fields["counts"].initial = ",".join(str(n) for n in default_counts(study))
         self.fields["population"].initial = study_population(study).code()
 
+    def mode_fieldsets(self) -> list[dict]:
+        """The page's fieldsets: the fields every mode reads, then each group of one or two modes'."""
+        grouped = set(MODE_FIELDS)
+        effect = self["effect"].value() or SPECIFIED
+        sets = [{"modes": "", "legend": "", "fields": [self[n] for n in self.fields if n not in grouped]}]
+        for modes, legend, names in MODE_FIELDSETS:
+            sets.append(
+                {
+                    "modes": " ".join(modes),
+                    "legend": legend,
+                    "fields": [self[name] for name in names],
+                    "hidden": effect not in modes,
+                }
+            )
+        return sets
+
+    def clean(self):
+        cleaned = super().clean()
+        effect = cleaned.get("effect")
+        for name, modes in MODE_FIELDS.items():
+            if effect and effect not in modes:  # another mode's field: neither read nor refused
+                self.errors.pop(name, None)
+                cleaned[name] = None
+        return cleaned
+
     def clean_counts(self):
         try:
             return [int(part) for part in self.cleaned_data["counts"].replace(" ", "").split(",") if part]
@@ -192,6 +232,7 @@ class PlanForm(forms.Form):
         strategy["costs"] = {
             name: value for name in COST_FIELDS if (value := data.pop(f"cost_{name}")) is not None
         }
+        data["between"] = data["between"] or 0.0  # Welch's spread: 0 where the mode has none
         if data["effect"] == PowerPlan.Effect.SIMULATED:
             data["strategy"] = strategy
             data["simulated_participants"] = data["simulated_participants"] or 0

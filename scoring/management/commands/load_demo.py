@@ -8,6 +8,9 @@ import os
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from scoring.models import PowerPlan
+from scoring.planning import selectors as planning_selectors
+from scoring.planning import services as planning_services
 from scoring.services import scoring_run_create
 from sessionlab.celery import app as celery_app
 from studies.demo import SIMULATED, demo_study_load
@@ -23,6 +26,40 @@ def demo_score(*, study, user) -> str:
     run = scoring_run_create(study=study, created_by=user, label="the paper's parameters")
     run.refresh_from_db()  # eager Celery has already scored it; with a worker it is queued
     return f"scoring run {run.pk} is {run.status}"
+
+
+# The demo's own plan (docs/planning.md, "The demo study's own design"): its 30 participants among the counts.
+DEMO_PLAN_COUNTS = (10, 20, 30, 40, 60, 80, 100, 120, 140, 160, 200)
+
+
+def demo_plan(*, study, user, participants: int) -> str:
+    """Plan the demo study from its own scored sessions (a pilot of the default run: B against A, the
+    planner's defaults otherwise); says how it went, with the curve's figures when it is done."""
+    first, second = study.systems.order_by("code")[:2]
+    try:
+        plan, _reused = planning_services.power_plan_create(
+            study=study,
+            created_by=user,
+            label="the demo's own plan",
+            first_system=first,
+            second_system=second,
+            effect=PowerPlan.Effect.PILOT,
+            counts=DEMO_PLAN_COUNTS,
+        )
+    except planning_services.PlanningError as exc:
+        return f"no power plan ({exc})"
+    plan.refresh_from_db()  # eager Celery has computed it; with a worker it is queued
+    if plan.status != PowerPlan.Status.DONE:
+        return f"power plan {plan.pk} is {plan.status}"
+    curve = planning_selectors.plan_curve(plan)
+    at = {point.n: point for point in curve.points}
+    figures = [f"power {at[n].power:.2f} at its {n} participants" for n in (participants,) if n in at]
+    figures.append(
+        f"{plan.target:.0%} at {curve.smallest}" if curve.smallest else f"{plan.target:.0%} beyond {max(at)}"
+    )
+    return f"power plan {plan.pk} ({second.code} vs {first.code}, from these sessions) is done: " + "; ".join(
+        figures
+    )
 
 
 class Command(BaseCommand):
@@ -59,10 +96,11 @@ class Command(BaseCommand):
         loaded = demo_study_load(participants=participants, data_dir=data)
         study = loaded.study
         scoring_note = demo_score(study=study, user=loaded.researcher)
+        plan_note = demo_plan(study=study, user=loaded.researcher, participants=participants)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo study “{study.name}”: {participants} simulated participants worked "
-                f"{loaded.sessions} sessions on {loaded.collection_source}; {scoring_note}."
+                f"{loaded.sessions} sessions on {loaded.collection_source}; {scoring_note}; {plan_note}."
             )
         )
         base = f"http://127.0.0.1:{port}"
