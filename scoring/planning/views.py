@@ -195,7 +195,9 @@ class PlanForm(forms.Form):
         """The page's fieldsets: the fields every mode reads, then each group of one or two modes'."""
         grouped = set(MODE_FIELDS)
         effect = self["effect"].value() or SPECIFIED
-        sets = [{"modes": "", "legend": "", "fields": [self[n] for n in self.fields if n not in grouped]}]
+        sets: list[dict] = [
+            {"modes": "", "legend": "", "fields": [self[n] for n in self.fields if n not in grouped]}
+        ]
         for modes, legend, names in MODE_FIELDSETS:
             sets.append(
                 {
