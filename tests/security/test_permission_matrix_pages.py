@@ -52,6 +52,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("docs_index", "GET"): Row("GET", fixed("/docs/"), PUBLIC),
     ("favicon", "GET"): Row("GET", fixed("/favicon.ico"), PUBLIC),
     ("doc_page", "GET"): Row("GET", fixed("/docs/scoring-sessions/"), PUBLIC),
+    ("doc_image", "GET"): Row("GET", fixed("/docs/img/setup-2-progress.png"), PUBLIC),
     ("studies:study_list", "GET"): Row("GET", fixed("/studies/"), RESEARCHER_ANY_STUDY),
     ("new_study:study_create", "GET"): Row("GET", fixed("/studies/new/"), RESEARCHER_ANY_STUDY),
     ("new_study:study_create", "POST"): Row(
