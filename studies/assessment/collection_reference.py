@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from studies.assessment.references import reference_version_create
+from studies.assessment.references import judgment_copied, reference_version_create
 from studies.design.collection_judgments import collection_judgments_in_scale, collection_reference_version
 from studies.models import ReferenceJudgment, ReferenceVersion, Study, collection_reference_note
 
@@ -66,14 +66,7 @@ def reference_version_from_collection(*, study: Study, by=None) -> CollectionRef
     kept = 0
     if latest is not None:
         for row in latest.judgments.all():
-            rows[(row.topic_id, row.document_id)] = ReferenceJudgment(
-                topic_id=row.topic_id,
-                document_id=row.document_id,
-                grade=row.grade,
-                judged_by_id=row.judged_by_id,
-                judged_by_name=row.judged_by_name,
-                source=row.source,
-            )
+            rows[(row.topic_id, row.document_id)] = judgment_copied(row)
             kept += 1
     provenance: dict = {"collection": collection.name, "collection_judgments": len(judgments)}
     if latest is not None:

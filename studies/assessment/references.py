@@ -217,6 +217,19 @@ def reference_version_publish_plan(
     )
 
 
+def judgment_copied(judgment: ReferenceJudgment) -> ReferenceJudgment:
+    """An unsaved copy of a version's judgment for a new version: its grade, who judged it (an account, or the
+    name an archive gave) and its source."""
+    return ReferenceJudgment(
+        topic_id=judgment.topic_id,
+        document_id=judgment.document_id,
+        grade=judgment.grade,
+        judged_by_id=judgment.judged_by_id,
+        judged_by_name=judgment.judged_by_name,
+        source=judgment.source,
+    )
+
+
 def _base_and_decided_rows(
     base: ReferenceVersion | None, decisions: list[AdjudicationDecision], number: int
 ) -> dict[tuple[str, int], ReferenceJudgment]:
@@ -225,13 +238,7 @@ def _base_and_decided_rows(
     rows: dict[tuple[str, int], ReferenceJudgment] = {}
     if base is not None:
         for judgment in base.judgments.all():
-            rows[(judgment.topic_id, judgment.document_id)] = ReferenceJudgment(
-                topic_id=judgment.topic_id,
-                document_id=judgment.document_id,
-                grade=judgment.grade,
-                judged_by_id=judgment.judged_by_id,
-                source=judgment.source,
-            )
+            rows[(judgment.topic_id, judgment.document_id)] = judgment_copied(judgment)
     for decision in decisions:
         topic, document_id = decision.pool_document.pool.scenario.topic_id, decision.pool_document.document_id
         rows[(topic, document_id)] = ReferenceJudgment(

@@ -82,3 +82,11 @@ def assert_balanced_with_rows_reissued_once(study, *, arrivals: int, dropouts: i
     assert all(abs(n - len(completed) / systems) <= 1 for n in by_system.values())
     assert all(abs(n - len(completed) / scenarios) <= 1 for n in by_position.values())
     return everyone
+
+
+def public_link(study, **query) -> tuple[str, dict]:
+    """The study's public link and the query a panel appends to it."""
+    from studies.models import Recruitment
+
+    token = Recruitment.objects.get(study=study).public_token
+    return f"/join/{token}/", query

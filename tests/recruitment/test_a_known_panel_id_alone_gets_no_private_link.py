@@ -12,13 +12,9 @@ from studies.models import Participant, Recruitment
 from studies.participation.panel_views import RESUME_SALT
 
 from .conftest import prolific_pid
+from .conftest import public_link as link
 
 pytestmark = pytest.mark.django_db
-
-
-def link(study, **query):
-    token = Recruitment.objects.get(study=study).public_token
-    return f"/join/{token}/", query
 
 
 def test_a_known_panel_id_from_another_browser_gets_no_token(client, panel_study):

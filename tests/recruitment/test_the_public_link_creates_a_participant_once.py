@@ -11,13 +11,9 @@ from studies.models import Participant, Recruitment
 from studies.participation import recruitment
 
 from .conftest import prolific_pid
+from .conftest import public_link as link
 
 pytestmark = pytest.mark.django_db
-
-
-def link(study, **query):
-    token = Recruitment.objects.get(study=study).public_token
-    return f"/join/{token}/", query
 
 
 def test_a_prolific_link_creates_a_participant_and_sends_them_to_their_own_link(client, panel_study):
