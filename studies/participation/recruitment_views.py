@@ -228,7 +228,8 @@ def recruitment_settings(request, slug):
         "status_url": request.build_absolute_uri(
             reverse("panel:status", kwargs={"public_token": found.public_token})
         ),
-        "counts": counts,
+        # Not "counts": the status control's study counts (lifecycle_context) go by that name.
+        "rows": counts,
         "open_freed": len(counts.open_freed),
         "gold_on": gold_on(found.checks),
         "gold_pairs": gold.gold_pairs_of(study=study),
