@@ -8,13 +8,16 @@
  * a moment after its elements appear: body[data-participant-script=ready] tells a waiting test (and a
  * curious reader of the DOM) that the page now answers. */
 import { attentionReport } from "./participant/attention.js";
-import { present } from "./participant/config.js";
+import { cfg, present } from "./participant/config.js";
 import { exposureReport } from "./participant/exposure.js";
 import { holdUntilSaved, wireEventForms } from "./participant/forms.js";
 import { exposeOutbox, flush, startOutbox } from "./participant/outbox.js";
 import { startSearchPage } from "./participant/search-page.js";
+import { forgetAll } from "./participant/storage.js";
 
-if (present) {
+if (present && cfg.withdrawn) {
+  forgetAll();  // nothing of theirs is sent, nor says it could not be saved
+} else if (present) {
   startOutbox();
   wireEventForms();
   holdUntilSaved();

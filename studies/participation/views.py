@@ -99,6 +99,8 @@ def _context(participant, step, **extra) -> dict:
         "eventsUrl": reverse("participate:events", kwargs={"token": token}),
         "homeUrl": reverse("participate:home", kwargs={"token": token}),
     }
+    if step is not None and getattr(step, "kind", "") == "withdrawn":
+        client["withdrawn"] = True  # the page deletes what the browser kept of them (participant.js)
     return {
         "participant": participant,
         "study": study,

@@ -31,3 +31,17 @@ export function lastSequence() { return load("seq", 0); }
 export function outboxEvents() { return load("outbox", []); }
 
 export function saveOutboxEvents(events) { save("outbox", events); }
+
+// A withdrawn participant's page: what this browser kept of them (the outbox, its sequence, a page's state)
+// is deleted too, never sent (their data on the server are gone).
+export function forgetAll() {
+  Object.keys(memory).forEach(function (name) { delete memory[name]; });
+  try {
+    const names = [];
+    for (let i = 0; i < window.localStorage.length; i++) {
+      const key = window.localStorage.key(i);
+      if (key && key.indexOf(PREFIX) === 0) { names.push(key); }
+    }
+    names.forEach(function (key) { window.localStorage.removeItem(key); });
+  } catch (e) { /* nothing kept */ }
+}
