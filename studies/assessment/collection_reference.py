@@ -36,7 +36,8 @@ def reference_version_from_collection(*, study: Study, by=None) -> CollectionRef
     but none from its collection (one made on the New-study form before issue 37, then assessed) gets a new
     version: the collection's judgments with the latest version's over them (its grade kept where both judge
     a document), so nothing published is lost."""
-    study = Study.objects.select_for_update().select_related("collection").get(pk=study.pk)
+    # The study row alone is locked: PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.
+    study = Study.objects.select_for_update().get(pk=study.pk)
     collection = study.collection
     if collection is None:
         return CollectionReference(None, False, "The study has no collection: nothing to do.")
