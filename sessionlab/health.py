@@ -4,9 +4,10 @@
 migration is unapplied, the cache answers, the broker answers (when one is configured), and, for information
 only, how many search indexes this node's INDEX_ROOT holds. 200 when ready, else 503; the JSON body names
 each check and its state, never a URL, a password or an exception's text (which may hold either), and only
-to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`. Anyone else gets the bare status
-(`{"status": "ready"}` or `"unready"`, with the same code), computed from the gating checks only (the index
-counts, information for operators, are not read for them).
+to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`, or a signed-in superuser's browser
+(their session cookie; `is_staff` marks every lab's researcher here, not the installation's operator).
+Anyone else gets the bare status (`{"status": "ready"}` or `"unready"`, with the same code), computed from
+the gating checks only (the index counts, information for operators, are not read for them).
 
 Served by a middleware placed before SecurityMiddleware and CommonMiddleware: a balancer probes a node by its
 own address over plain HTTP, which ALLOWED_HOSTS (400) and SECURE_SSL_REDIRECT (301) would otherwise refuse.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 
 from django.conf import settings
@@ -122,11 +124,31 @@ def readiness(*, informational: bool = True) -> tuple[bool, dict]:
 
 
 def is_operator(request) -> bool:
-    """Whether the request carries the operator's token (HEALTH_TOKEN; empty: nobody is, and every caller
-    gets the bare status)."""
+    """Whether the request is an operator's: it carries the operator's token (HEALTH_TOKEN, compared in
+    constant time; empty: no token is), or a signed-in, active superuser's session cookie (not is_staff: every
+    lab's researcher has it, docs/security.md, "Roles"). A probe that sends neither costs no query here."""
     token = settings.HEALTH_TOKEN
     sent = request.headers.get("Authorization", "")
-    return bool(token) and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode())
+    if token and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+        return True
+    return _is_superuser_session(request)
+
+
+def _is_superuser_session(request) -> bool:
+    """The session middleware has not run (this middleware is before it): the session is read as it would
+    read it, and the user as AuthenticationMiddleware would (get_user checks the session's password hash)."""
+    key = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return False
+    from django.contrib.auth import get_user  # the app registry is ready by the first request
+
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    try:
+        user = get_user(request)
+    except Exception as error:  # noqa: BLE001 - the sessions' store down: not an operator, never a 500
+        logger.warning("health: the session could not be read: %r", error)
+        return False
+    return bool(user.is_active and user.is_superuser)
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:

@@ -204,7 +204,8 @@ OUTBOUND_MAX_BYTES = envint("OUTBOUND_MAX_BYTES", 5_000_000, minimum=1)
 # Readiness checks (sessionlab/health.py) reported but not failing /health/ready, e.g. "broker": a broker
 # outage fails no participant's request, and every node would be unready at once.
 # /health/ready names its checks and this node's index counts only to a request with "Authorization: Bearer
-# <HEALTH_TOKEN>" (an operator's monitoring); anyone else gets the bare status. Empty: nobody gets details.
+# <HEALTH_TOKEN>" (an operator's monitoring) or a signed-in superuser; anyone else gets the bare status.
+# Empty: the token is disabled.
 HEALTH_TOKEN = envstr("HEALTH_TOKEN", "")
 HEALTH_READY_IGNORE = [c.strip() for c in envstr("HEALTH_READY_IGNORE", "").split(",") if c.strip()]
 if set(HEALTH_READY_IGNORE) - {"database", "migrations", "cache", "broker"}:
