@@ -1,6 +1,7 @@
 """The panel's side of a study (docs/recruitment.md): the public link that creates a participant on first
-visit, and the endpoint for the panel's status notifications. Thin: check, call recruitment's services,
-answer. Hostile input is refused per item with a reason, never a 500.
+visit (and resumes them only with proof: recruitment/resume.py), the resume code's form, and the endpoint
+for the panel's status notifications. Thin: check, call recruitment's services, answer. Hostile input is
+refused per item with a reason, never a 500.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ import hmac
 import json
 import re
 
-from django.core import signing
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -58,14 +59,35 @@ def _mturk_landing(request, template: str, context: dict):
     return response
 
 
-# A later arrival with a known panel id resumes only in the browser that arrived first: the first arrival's
-# response sets a signed cookie naming its participant, on the link's own path.
-RESUME_SALT = "sessionlab.join.resume"
-RESUME_COOKIE_SECONDS = 180 * 24 * 3600
+# A later arrival with a known panel id resumes only with proof (recruitment/resume.py): the signed cookie the
+# first arrival's response set on the link's own path, or the resume code shown on the participant's pages.
 RESUME_REFUSED = (
     "This id has already started this study. Open the study's link in the browser you started in, or "
     "contact the researcher, who can send you your own link again."
 )
+MAX_RESUME_CODE_CHARS = 40
+
+
+def _resume_page(request, found: Recruitment, panel_id: str, status: int, error: str = ""):
+    """The refusal of a known id without proof: the message, and a form for the resume code. No token."""
+    context = {"study": found.study, "message": RESUME_REFUSED, "panel_id": panel_id, "error": error}
+    context["public_token"] = found.public_token
+    return render(request, "participate/join_resume.html", context, status=status)
+
+
+def _resumed(request, found: Recruitment, participant: Participant):
+    """Sent on to their private link, with this browser now holding the resume cookie."""
+    response = redirect("participate:home", token=participant.access_token)
+    response.set_cookie(
+        recruitment.resume_cookie_name(found.pk),
+        recruitment.resume_cookie_value(participant),
+        max_age=recruitment.RESUME_COOKIE_SECONDS,
+        path=reverse("panel:join", kwargs={"public_token": found.public_token}),
+        secure=request.is_secure(),
+        httponly=True,
+        samesite="Lax",
+    )
+    return response
 
 
 @never_cache
@@ -92,36 +114,34 @@ def join(request, public_token):
         joined = recruitment.participant_join(study=study, ids=ids)
     except Refused as refusal:  # the link is closed, the study full or not ready
         return _join_refused(request, study, refusal, 409)
-    if not joined.created and not _proves_resume(request, found, joined.participant):
+    cookie = request.COOKIES.get(recruitment.resume_cookie_name(found.pk), "")
+    if not joined.created and not recruitment.resume_cookie_proves(cookie, joined.participant):
         # A known panel id alone is no proof: ids can be sequential, and MTurk's are known to other
         # requesters. Their private link is never handed out here (docs/recruitment.md, "Coming back").
-        return _join_refused(request, study, Refused(RESUME_REFUSED), 409)
-    response = redirect("participate:home", token=joined.participant.access_token)
-    if joined.created:
-        response.set_cookie(
-            _resume_cookie(found),
-            signing.dumps(joined.participant.pk, salt=RESUME_SALT),
-            max_age=RESUME_COOKIE_SECONDS,
-            path=request.path,
-            secure=request.is_secure(),
-            httponly=True,
-            samesite="Lax",
+        return _resume_page(request, found, joined.participant.panel_id, 409)
+    return _resumed(request, found, joined.participant)
+
+
+@never_cache
+@require_POST
+def resume(request, public_token):
+    """The resume code typed on the refusal page: right, this browser gets the resume cookie and goes on to
+    the participant's private link; wrong (or an id nobody has), the same page again, 403, and no token."""
+    found = _recruitment_or_404(public_token)
+    panel_id = request.POST.get("panel_id", "")
+    typed = request.POST.get("code", "")
+    if not recruitment.PANEL_ID_TEXT.fullmatch(panel_id):
+        return _join_refused(request, found.study, Refused("panel_id: not a panel id we know."), 400)
+    participant = recruitment.participant_of_panel_id(study=found.study, panel_id=panel_id)
+    if participant is None:
+        return _resume_page(request, found, panel_id, 403, "code: this code does not match this id.")
+    if not recruitment.resume_tries_left(participant):
+        return _resume_page(
+            request, found, panel_id, 429, "code: too many wrong codes for this id; try again in an hour."
         )
-    return response
-
-
-def _resume_cookie(found: Recruitment) -> str:
-    return f"sessionlab_join_{found.pk}"
-
-
-def _proves_resume(request, found: Recruitment, participant: Participant) -> bool:
-    """Whether this browser is the one that arrived first as `participant`: the signed cookie the first
-    arrival set (a forged, another participant's or another study's cookie proves nothing)."""
-    value = request.COOKIES.get(_resume_cookie(found), "")
-    try:
-        return signing.loads(value, salt=RESUME_SALT, max_age=RESUME_COOKIE_SECONDS) == participant.pk
-    except signing.BadSignature:
-        return False
+    if len(typed) > MAX_RESUME_CODE_CHARS or not recruitment.resume_code_matches(participant, typed):
+        return _resume_page(request, found, panel_id, 403, "code: this code does not match this id.")
+    return _resumed(request, found, participant)
 
 
 def _panel_of(study) -> str:

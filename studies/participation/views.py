@@ -107,6 +107,10 @@ def _context(participant, step, **extra) -> dict:
         "step": step,
         "client_event_id": uuid.uuid4().hex,
         "client": client,
+        # Came by the public link: the code that resumes there in another browser (recruitment/resume.py).
+        "resume_code": recruitment.resume_code_of(participant)
+        if participant.panel_id and participant.preview_at is None and participant.withdrawn_at is None
+        else None,
         **extra,
     }
 

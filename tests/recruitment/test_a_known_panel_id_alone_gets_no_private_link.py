@@ -9,7 +9,7 @@ from django.core import signing
 from django.test import Client
 
 from studies.models import Participant, Recruitment
-from studies.participation.panel_views import RESUME_SALT
+from studies.participation.recruitment.resume import RESUME_SALT
 
 from .conftest import prolific_pid
 from .conftest import public_link as link

@@ -437,6 +437,13 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("panel:join", "GET"): Row(
         "GET", lambda w, role: public_link("")(w, role) + "?PROLIFIC_PID=" + "ab" * 12, PUBLIC
     ),
+    # A resume code for an id nobody has: the same refusal for every caller, and no token (issue 36).
+    ("panel:resume", "POST"): Row(
+        "POST",
+        public_link("resume/"),
+        dict.fromkeys(ROLES, 403),
+        lambda w: {"panel_id": "cd" * 12, "code": "ABCDE-FGHJK"},
+    ),
     ("panel:status", "POST"): Row(
         "POST",
         public_link("status/"),

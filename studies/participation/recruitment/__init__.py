@@ -16,6 +16,7 @@ One module per concern; every name callers use is re-exported here:
 - join.py: the public link's arrivals, each given a row by studies/design/rows.py (rows_to_issue).
 - completion.py: the completion code and the panel's URL or MTurk's form.
 - effort.py: the minimum-effort rules and each participant's flags (the pure rule: ../effort_flags.py).
+- resume.py: the proofs that resume through the public link (the first browser's cookie, the resume code).
 - codes.py: per-participant completion codes (generated, or a pool handed out once) and the typed codes.
 - panel_status.py: the panel's status notifications and its submissions export.
 - panel_reconciliation.py: the disagreements between the panel's word and ours.
@@ -53,7 +54,7 @@ from studies.participation.recruitment.effort import (
     rules_of,
     study_flags,
 )
-from studies.participation.recruitment.join import Joined, participant_join
+from studies.participation.recruitment.join import Joined, participant_join, participant_of_panel_id
 from studies.participation.recruitment.panel_reconciliation import (
     NORMAL_PAIRS,
     Disagreement,
@@ -94,6 +95,16 @@ from studies.participation.recruitment.panels import (
     recruitment_of,
     recruitment_update,
 )
+from studies.participation.recruitment.resume import (
+    RESUME_CODE_TRIES,
+    RESUME_COOKIE_SECONDS,
+    resume_code_matches,
+    resume_code_of,
+    resume_cookie_name,
+    resume_cookie_proves,
+    resume_cookie_value,
+    resume_tries_left,
+)
 from studies.participation.recruitment.states import (
     ACTIVE,
     COMPLETED,
@@ -132,6 +143,15 @@ from studies.participation.recruitment.sweep import (
 )
 
 __all__ = [
+    "RESUME_CODE_TRIES",
+    "RESUME_COOKIE_SECONDS",
+    "participant_of_panel_id",
+    "resume_code_matches",
+    "resume_code_of",
+    "resume_cookie_name",
+    "resume_cookie_proves",
+    "resume_cookie_value",
+    "resume_tries_left",
     "study_sweep_throttled",
     "scheduler_last_run",
     "scheduler_heartbeat",

@@ -62,6 +62,13 @@ def participant_join(*, study: Study, ids: PanelIds, now: datetime | None = None
         return Joined(existing, False)
 
 
+def participant_of_panel_id(*, study: Study, panel_id: str) -> Participant | None:
+    """The study's participant with this panel id as the public link would find it (folded as its panel
+    writes ids), or None."""
+    panel = Recruitment.objects.filter(study=study).values_list("panel", flat=True).first() or "generic"
+    return _by_panel_id(study, panel, PanelIds(panel_id_canonical(panel, panel_id)))
+
+
 def _by_panel_id(study: Study, panel: str, ids: PanelIds) -> Participant | None:
     """The participant with this panel id, in any letter case for the panels whose ids have one."""
     return Participant.objects.filter(study=study, **panel_id_lookup(panel, ids.panel_id)).first()
