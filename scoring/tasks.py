@@ -13,7 +13,7 @@ from celery import chord, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from sessionlab.beat import beat_turn
+from studies.beat import beat_turn
 
 from . import services
 
@@ -79,7 +79,7 @@ def stale_runs_requeue_task(once_per_seconds: int | None = None) -> list[int]:
     pass of every run that owes one; returns the ids of the runs queued. Idempotent: a run owes a pass until a
     worker starts one, so a sweep that comes round before then queues it again, which costs time, not
     correctness (passes are upserts; the latest pass number wins). The beat passes `once_per_seconds`: a
-    second beat's send within that interval does nothing (sessionlab/beat.py)."""
+    second beat's send within that interval does nothing (studies/beat.py)."""
     if once_per_seconds and not beat_turn(stale_runs_requeue_task.name, once_per_seconds):
         return []
     return services.stale_runs_requeue(stuck_after_minutes=settings.REQUEUE_STUCK_MINUTES)

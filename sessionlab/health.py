@@ -2,9 +2,9 @@
 
 `/health/live`: the process answers; no I/O. `/health/ready`: this node can serve: the database answers, no
 migration is unapplied, the cache answers, the broker answers (when one is configured), and, for information
-only, how many search indexes this node's INDEX_ROOT holds. 200 when ready, else 503; the JSON body names
-each check and its state, never a URL, a password or an exception's text (which may hold either), and only
-to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`, or a signed-in superuser's browser
+only, what the apps register (studies/apps.py: the search indexes this node's INDEX_ROOT holds). 200 when
+ready, else 503; the JSON body names each check and its state, never a URL, a password or an exception's
+text (which may hold either), and only to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`, or a signed-in superuser's browser
 (their session cookie; `is_staff` marks every lab's researcher here, not the installation's operator).
 Anyone else gets the bare status (`{"status": "ready"}` or `"unready"`, with the same code), computed from
 the gating checks only (the index counts, information for operators, are not read for them).
@@ -20,7 +20,6 @@ import hmac
 import logging
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
@@ -76,27 +75,23 @@ def check_broker() -> dict:
     return {"configured": True}
 
 
-def check_search_indexes() -> dict:
-    """Informational: the database's current index versions (studies/search/index_versions.py) that this
-    node holds current, stale or missing. A node builds a missing or stale copy on its first search (or
-    `manage.py build_index --local` at start), so neither makes it unready."""
-    from studies.search.index_versions import node_index_summary
-
-    return {
-        "index_root": "present" if Path(settings.INDEX_ROOT).is_dir() else "missing",
-        **node_index_summary(),
-    }
-
-
-# name -> check; a failure makes the node unready unless informational or in HEALTH_READY_IGNORE.
+# name -> check; a failure makes the node unready unless informational or in HEALTH_READY_IGNORE. The apps
+# add their own checks with `register` (studies/apps.py), so that this module never imports them.
 CHECKS: dict[str, Callable[[], dict]] = {
     "database": check_database,
     "migrations": check_migrations,
     "cache": check_cache,
     "broker": check_broker,
-    "search_indexes": check_search_indexes,
 }
-INFORMATIONAL = {"search_indexes"}
+INFORMATIONAL: set[str] = set()
+
+
+def register(name: str, check: Callable[[], dict], *, informational: bool = False) -> None:
+    """Add an app's check to the readiness report; `informational` ones are read for operators only and
+    never make the node unready."""
+    CHECKS[name] = check
+    if informational:
+        INFORMATIONAL.add(name)
 
 
 def readiness(*, informational: bool = True) -> tuple[bool, dict]:

@@ -407,7 +407,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "scoring.tasks.stale_runs_requeue_task",
         "schedule": REQUEUE_STALE_RUNS_SECONDS,
         "options": {"expires": REQUEUE_STALE_RUNS_SECONDS},
-        # A second beat (one per node) sends it too; the task runs once per interval (sessionlab/beat.py).
+        # A second beat (one per node) sends it too; the task runs once per interval (studies/beat.py).
         "kwargs": {"once_per_seconds": REQUEUE_STALE_RUNS_SECONDS},
     },
     "sweep-overdue-participants": {

@@ -16,3 +16,8 @@ class StudiesConfig(AppConfig):
         from studies.assessment import exclusion
 
         exclusion.connect_receivers()
+        # The node's search indexes in the readiness report, for operators only (sessionlab/health.py).
+        from sessionlab import health
+        from studies.search.index_versions import index_health_check
+
+        health.register("search_indexes", index_health_check, informational=True)

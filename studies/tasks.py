@@ -3,7 +3,7 @@
 from celery import shared_task
 from django.conf import settings
 
-from sessionlab.beat import beat_turn
+from studies.beat import beat_turn
 from studies.design.selectors import collection_by_id
 from studies.library.tasks import (  # noqa: F401  (registered with the worker)
     collection_upload_process_task,
@@ -39,7 +39,7 @@ def overdue_sweep_task(study_id: int | None = None, once_per_seconds: int | None
     in one study or in every study that may hold something overdue (participation.selectors.studies_to_sweep):
     the beat schedule runs it every OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out
     (and scored) without coming back. Idempotent (conditional UPDATEs). Returns the totals. The beat passes
-    `once_per_seconds`: a second beat's send within that interval does nothing (sessionlab/beat.py)."""
+    `once_per_seconds`: a second beat's send within that interval does nothing (studies/beat.py)."""
     from studies.participation.recruitment import scheduler_heartbeat, study_sweep
     from studies.participation.selectors import studies_to_sweep
 

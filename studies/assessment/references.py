@@ -87,10 +87,12 @@ def reference_version_create(
             row.judged_by_name = names.get(row.judged_by_id)
     ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
     study_id = study.pk
-    transaction.on_commit(
-        lambda: reference_version_committed.send(sender=ReferenceVersion, version=version, study_id=study_id),
-        robust=True,  # the version is committed whatever a listener does; a failure is logged
-    )
+
+    def announce() -> None:  # what the listeners answer is not ours to read
+        reference_version_committed.send(sender=ReferenceVersion, version=version, study_id=study_id)
+
+    # robust: the version is committed whatever a listener does; a failure is logged
+    transaction.on_commit(announce, robust=True)
     return version
 
 

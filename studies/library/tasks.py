@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from sessionlab.beat import beat_turn
+from studies.beat import beat_turn
 from studies.library import sweep
 from studies.library.services import upload_process
 
@@ -18,7 +18,7 @@ def collection_upload_process_task(upload_id: int) -> str:
 def stale_uploads_fail_task(once_per_seconds: int | None = None) -> list[int]:
     """Fail the uploads whose worker stopped (no progress for UPLOAD_STALE_MINUTES) and delete their stored
     files; returns their ids. Idempotent (conditional UPDATEs). The beat passes `once_per_seconds`: a second
-    beat's send within that interval does nothing (sessionlab/beat.py)."""
+    beat's send within that interval does nothing (studies/beat.py)."""
     if once_per_seconds and not beat_turn(stale_uploads_fail_task.name, once_per_seconds):
         return []
     return sweep.uploads_stale_fail()

@@ -172,7 +172,7 @@ class SchedulerHeartbeat(models.Model):
 
 
 class BeatTurn(models.Model):
-    """When a periodic task last took its turn (sessionlab/beat.py): one row per task, claimed by a
+    """When a periodic task last took its turn (studies/beat.py): one row per task, claimed by a
     conditional UPDATE (or the first INSERT) in the database every node shares, so that of two beats' sends
     within one interval exactly one runs, with or without a shared cache. `taken_at` is the database's clock,
     the one clock every node reads. Beside SchedulerHeartbeat, which says a scheduler runs; this only

@@ -91,6 +91,15 @@ def node_index_summary() -> dict[str, int]:
     return counts
 
 
+def index_health_check() -> dict:
+    """The readiness report's search_indexes entry (registered in studies/apps.py): whether INDEX_ROOT is
+    there, and node_index_summary's counts."""
+    return {
+        "index_root": "present" if Path(settings.INDEX_ROOT).is_dir() else "missing",
+        **node_index_summary(),
+    }
+
+
 def index_version_bump(*, collection_id: int, configuration: str) -> int:
     """A new current version (the collection or how it is indexed changed): every node's copy is stale."""
     with transaction.atomic():

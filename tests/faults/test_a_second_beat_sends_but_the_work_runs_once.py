@@ -1,5 +1,5 @@
 """Two beats (one per node) send every scheduled task twice; the beat's sends carry their interval and the
-second within it does nothing (sessionlab/beat.py), while direct calls (manage.py, cron) always run. The turn
+second within it does nothing (studies/beat.py), while direct calls (manage.py, cron) always run. The turn
 is a row in the database every node shares, so no shared cache is needed, and of two sends at once exactly
 one wins, on SQLite and on PostgreSQL (CI's second pass)."""
 
@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from scoring import services as scoring_services
 from scoring.tasks import stale_runs_requeue_task
-from sessionlab import beat
+from studies import beat
 from studies.library.tasks import stale_uploads_fail_task
 from studies.models import BeatTurn
 from studies.participation import recruitment

@@ -58,7 +58,7 @@ def test_the_beat_schedule_names_a_registered_task_at_the_configured_interval():
     assert entry.task == "scoring.tasks.stale_runs_requeue_task" == stale_runs_requeue_task.name
     assert entry.task in app.tasks
     assert entry.schedule.run_every == timedelta(seconds=settings.REQUEUE_STALE_RUNS_SECONDS)
-    # Its interval, so that a second beat's send within it does nothing (sessionlab/beat.py).
+    # Its interval, so that a second beat's send within it does nothing (studies/beat.py).
     assert entry.args == () and entry.kwargs == {"once_per_seconds": settings.REQUEUE_STALE_RUNS_SECONDS}
     # A sweep no worker took within one interval is dropped: the next one does the same work.
     assert entry.options["expires"] == settings.REQUEUE_STALE_RUNS_SECONDS

@@ -14,7 +14,15 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from studies.errors import RecruitmentError
-from studies.models import AuditAction, AuditEntry, CompletionCode, Participant, Recruitment, Study
+from studies.models import (
+    AuditAction,
+    AuditEntry,
+    CompletionCode,
+    Participant,
+    ParticipantState,
+    Recruitment,
+    Study,
+)
 from studies.participation.recruitment.panels import PANEL_ID_TEXT
 
 CODE_TEXT = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -203,7 +211,7 @@ def typed_codes_match(*, study: Study, text: str) -> list[TypedCode]:
     matched = [_match(line, participants, owners, own_codes, study_codes) for line in lines]
     typed_ids = {panel_id for _, panel_id, _ in lines}
     for panel_id, participant in sorted(participants.items()):
-        if panel_id not in typed_ids and participant.state == "completed":
+        if panel_id not in typed_ids and participant.state == ParticipantState.COMPLETED:
             matched.append(
                 TypedCode(None, panel_id, participant.code, "", "missing", "completed here, no code typed")
             )
@@ -245,9 +253,9 @@ def _match(line, participants, owners, own_codes, study_codes) -> TypedCode:
 
 
 def _study_outcome(participant: Participant) -> str | None:
-    if participant.state == "completed":
+    if participant.state == ParticipantState.COMPLETED:
         return "completed"
-    if participant.state == "screened_out":
+    if participant.state == ParticipantState.SCREENED_OUT:
         return (
             "failed_checks"
             if (participant.state_reason or "").startswith("failed checks")
