@@ -3,11 +3,12 @@
 `/health/live`: the process answers; no I/O. `/health/ready`: this node can serve: the database answers, no
 migration is unapplied, the cache answers, the broker answers (when one is configured), and, for information
 only, what the apps register (studies/apps.py: the search indexes this node's INDEX_ROOT holds). 200 when
-ready, else 503; the JSON body names each check and its state, never a URL, a password or an exception's
-text (which may hold either), and only to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`, or a signed-in superuser's browser
-(their session cookie; `is_staff` marks every lab's researcher here, not the installation's operator).
-Anyone else gets the bare status (`{"status": "ready"}` or `"unready"`, with the same code), computed from
-the gating checks only (the index counts, information for operators, are not read for them).
+ready, else 503; the JSON body names each check and its state, never a URL, a password or an exception's text
+(which may hold either), and only to an operator: a request with `Authorization: Bearer <HEALTH_TOKEN>`, or a
+signed-in superuser's browser (their session cookie; `is_staff` marks every lab's researcher here, not the
+installation's operator). Anyone else gets the bare status (`{"status": "ready"}` or `"unready"`, with the
+same code), computed from the gating checks only (the index counts, information for operators, are not read
+for them).
 
 Served by a middleware placed before SecurityMiddleware and CommonMiddleware: a balancer probes a node by its
 own address over plain HTTP, which ALLOWED_HOSTS (400) and SECURE_SSL_REDIRECT (301) would otherwise refuse.
