@@ -191,35 +191,63 @@ def _runs_freshness(study_id: int, runs: list[ScoringRun]) -> dict[int, Freshnes
 
 
 def _freshness(run: ScoringRun, counts: dict, finished: int, latest: int | None) -> Freshness:
-    reasons = []
-    if run.status == ScoringRun.Status.PENDING:
-        reasons.append("not scored yet: waiting for a worker")
-    elif run.status == ScoringRun.Status.RUNNING:
-        reasons.append("being scored now")
-    elif run.status == ScoringRun.Status.FAILED:
-        reasons.append("its scoring failed")
+    reasons = _status_reasons(run)
     if run.judgments == ScoringRun.Judgments.REFERENCE:
-        version = run.reference_version.number if run.reference_version is not None else None
-        if latest is None:
-            reasons.append("the study has no reference version")
-        elif version is None:
-            reasons.append(f"its reference version was deleted; v{latest} is the latest")
-        elif version != latest:
-            reasons.append(f"scored on reference v{version}, v{latest} is the latest")
-        elif counts["off_version"]:
-            older = f"v{counts['oldest']}" if counts["oldest"] is not None else "an older version"
-            reasons.append(
-                f"{_plural(counts['off_version'], 'session')} still scored on reference {older}, "
-                f"v{latest} is the latest"
-            )
+        reasons += _reference_reasons(run, counts, latest)
     else:
-        if counts["changed"]:
-            reasons.append(f"judgments changed in {_plural(counts['changed'], 'session')} since")
-        if counts["unrecorded"]:
-            # Rows from before scores recorded their judgments, of a run then marked for re-scoring.
-            reasons.append(
-                f"{_plural(counts['unrecorded'], 'session')} scored with no record of the judgments used"
-            )
+        reasons += _judgment_reasons(counts)
+    reasons += _session_reasons(run, counts, finished)
+    return Freshness(
+        current=not reasons,
+        reasons=tuple(reasons),
+        latest_reference_number=latest,
+        status_text=status_text_for(run, not reasons),
+    )
+
+
+_STATUS_REASONS = {
+    ScoringRun.Status.PENDING: "not scored yet: waiting for a worker",
+    ScoringRun.Status.RUNNING: "being scored now",
+    ScoringRun.Status.FAILED: "its scoring failed",
+}
+
+
+def _status_reasons(run: ScoringRun) -> list[str]:
+    reason = _STATUS_REASONS.get(run.status)
+    return [reason] if reason else []
+
+
+def _reference_reasons(run: ScoringRun, counts: dict, latest: int | None) -> list[str]:
+    version = run.reference_version.number if run.reference_version is not None else None
+    if latest is None:
+        return ["the study has no reference version"]
+    if version is None:
+        return [f"its reference version was deleted; v{latest} is the latest"]
+    if version != latest:
+        return [f"scored on reference v{version}, v{latest} is the latest"]
+    if counts["off_version"]:
+        older = f"v{counts['oldest']}" if counts["oldest"] is not None else "an older version"
+        return [
+            f"{_plural(counts['off_version'], 'session')} still scored on reference {older}, "
+            f"v{latest} is the latest"
+        ]
+    return []
+
+
+def _judgment_reasons(counts: dict) -> list[str]:
+    reasons = []
+    if counts["changed"]:
+        reasons.append(f"judgments changed in {_plural(counts['changed'], 'session')} since")
+    if counts["unrecorded"]:
+        # Rows from before scores recorded their judgments, of a run then marked for re-scoring.
+        reasons.append(
+            f"{_plural(counts['unrecorded'], 'session')} scored with no record of the judgments used"
+        )
+    return reasons
+
+
+def _session_reasons(run: ScoringRun, counts: dict, finished: int) -> list[str]:
+    reasons = []
     missing = finished - counts["kept"]
     gone = counts["scored"] - counts["kept"]
     if missing > 0 and run.status == ScoringRun.Status.DONE:
@@ -229,12 +257,7 @@ def _freshness(run: ScoringRun, counts: dict, finished: int, latest: int | None)
             f"{_plural(gone, 'scored session')} no longer {'counts' if gone == 1 else 'count'} "
             "(withdrawn since)"
         )
-    return Freshness(
-        current=not reasons,
-        reasons=tuple(reasons),
-        latest_reference_number=latest,
-        status_text=status_text_for(run, not reasons),
-    )
+    return reasons
 
 
 def stale_session_ids(run: ScoringRun) -> list[int]:

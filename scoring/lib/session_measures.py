@@ -86,12 +86,22 @@ class MeasureParams:
     u_patience: float = 600.0
 
     def __post_init__(self) -> None:
+        self._check_bases_and_counts()
+        self._check_probabilities_and_times()
+
+    def _check_bases_and_counts(self) -> None:
         if int(self.k) != self.k or self.k < 1:
             raise ValueError(f"k (the ranks per query) must be a whole number >= 1, got {self.k}")
         if not self.b > 1:
             raise ValueError(f"the rank log base b must be greater than 1, got {self.b}")
         if not self.bq > 1:
             raise ValueError(f"the query log base bq must be greater than 1, got {self.bq}")
+        if int(self.mc_paths) != self.mc_paths or self.mc_paths < 1:
+            raise ValueError(f"mc_paths must be a whole number >= 1, got {self.mc_paths}")
+        if self.grade_max is not None and (int(self.grade_max) != self.grade_max or self.grade_max < 1):
+            raise ValueError(f"grade_max must be a whole number >= 1, got {self.grade_max}")
+
+    def _check_probabilities_and_times(self) -> None:
         for name in (
             "p_reformulate",
             "p_down",
@@ -104,16 +114,12 @@ class MeasureParams:
                 raise ValueError(f"{name} is a probability: 0 <= {name} <= 1, got {getattr(self, name)}")
         if not 0.0 <= self.srbp_p < 1.0:
             raise ValueError(f"srbp_p (sRBP's persistence) must satisfy 0 <= p < 1, got {self.srbp_p}")
-        if int(self.mc_paths) != self.mc_paths or self.mc_paths < 1:
-            raise ValueError(f"mc_paths must be a whole number >= 1, got {self.mc_paths}")
         for name in ("half_life", "u_patience"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a number of seconds > 0, got {getattr(self, name)}")
         for name in ("summary_seconds", "read_intercept", "read_per_word", "document_words"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.grade_max is not None and (int(self.grade_max) != self.grade_max or self.grade_max < 1):
-            raise ValueError(f"grade_max must be a whole number >= 1, got {self.grade_max}")
 
     @property
     def document_seconds(self) -> float:

@@ -26,7 +26,7 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
     cleaned: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for item in items:
-        name, kind = item["name"], item.get("kind", "text")
+        name = item["name"]
         raw = data.get(name, "")
         raw = "" if raw is None else str(raw).strip()
         if raw == "":
@@ -34,37 +34,53 @@ def answers_clean(items: Sequence[Mapping], data: Mapping[str, Any]) -> dict[str
                 errors[name] = "Please answer this question."
             cleaned[name] = None
             continue
-        if kind in ("integer", "scale", "number"):
-            try:
-                value = int(raw) if kind != "number" else float(raw)
-                if not math.isfinite(value):  # "nan", "1e999": JSON cannot hold them
-                    raise ValueError(raw)
-            except ValueError:
-                errors[name] = "Please give a number." if kind == "number" else "Please give a whole number."
-                continue
-            low, high = item.get("min"), item.get("max")
-            if (low is not None and value < low) or (high is not None and value > high):
-                errors[name] = f"Please give a number from {low} to {high}."
-                continue
-            cleaned[name] = value
-        elif kind == "choice":
-            choices = [str(c) for c in item.get("choices", [])]
-            if item.get("other") is True and raw == OTHER:
-                # "Other (please specify)": the text goes in its own key (and column), never in the choice's.
-                text = data.get(f"{name}{OTHER_SUFFIX}", "")
-                text = "" if text is None else str(text).strip()
-                if not text:
-                    errors[name] = "Please say what you mean by other."
-                    continue
-                cleaned[name] = OTHER
-                cleaned[f"{name}{OTHER_SUFFIX}"] = _text(text[:500])
-                continue
-            if raw not in choices:
-                errors[name] = "Please pick one of the options."
-                continue
-            cleaned[name] = raw
-        else:
-            cleaned[name] = _text(raw[:2000])  # a NUL cannot be stored (PostgreSQL's jsonb)
+        try:
+            cleaned.update(_answer(item, raw, data))
+        except _Refused as refused:
+            errors[name] = str(refused)
     if errors:
         raise InvalidAnswers(errors)
     return cleaned
+
+
+class _Refused(ValueError):
+    """One answer's message to the participant."""
+
+
+def _answer(item: Mapping, raw: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored key(s) and value(s) of one non-empty answer; raises _Refused."""
+    name, kind = item["name"], item.get("kind", "text")
+    if kind in ("integer", "scale", "number"):
+        return {name: _number_answer(item, kind, raw)}
+    if kind == "choice":
+        return _choice_answer(item, raw, data)
+    return {name: _text(raw[:2000])}  # a NUL cannot be stored (PostgreSQL's jsonb)
+
+
+def _number_answer(item: Mapping, kind: str, raw: str) -> int | float:
+    try:
+        value = int(raw) if kind != "number" else float(raw)
+        if not math.isfinite(value):  # "nan", "1e999": JSON cannot hold them
+            raise ValueError(raw)
+    except ValueError:
+        raise _Refused(
+            "Please give a number." if kind == "number" else "Please give a whole number."
+        ) from None
+    low, high = item.get("min"), item.get("max")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise _Refused(f"Please give a number from {low} to {high}.")
+    return value
+
+
+def _choice_answer(item: Mapping, raw: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    name = item["name"]
+    if item.get("other") is True and raw == OTHER:
+        # "Other (please specify)": the text goes in its own key (and column), never in the choice's.
+        text = data.get(f"{name}{OTHER_SUFFIX}", "")
+        text = "" if text is None else str(text).strip()
+        if not text:
+            raise _Refused("Please say what you mean by other.")
+        return {name: OTHER, f"{name}{OTHER_SUFFIX}": _text(text[:500])}
+    if raw not in [str(c) for c in item.get("choices", [])]:
+        raise _Refused("Please pick one of the options.")
+    return {name: raw}

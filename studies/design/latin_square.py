@@ -187,55 +187,66 @@ def _order_search(
     table within ``tolerance`` or the work ``budget`` runs out. ``budget`` None: no backtracking, the
     best-scored candidate at each position (the greedy order). ``cyclic``: participant ``i`` takes system
     rotation ``i % m``."""
-    backtrack = budget is not None
-    size = len(cands)
-    sp = [[0] * k for _ in range(k)]  # scenario x position
-    su = [[0] * m for _ in range(k)]  # scenario x system
-    up = [[0] * k for _ in range(m)]  # system x position
-    tables = ((sp, k), (su, m), (up, m))
-    used = [False] * size
-    seq: list[int] = []
-    spent = [0]
-
-    def apply(c: int, sign: int) -> None:
-        for j, (s, u) in enumerate(cells[c]):
-            sp[s][j] += sign
-            su[s][u] += sign
-            up[u][j] += sign
-
-    def step() -> bool:
-        if len(seq) == size:
-            return True
-        p = len(seq) + 1
-        options = []
-        for c in range(size):
-            if used[c] or (cyclic and cands[c][1] != (p - 1) % m):
-                continue
-            if budget is not None:
-                spent[0] += 1
-                if spent[0] > budget:
-                    raise _BudgetExceeded
-            apply(c, 1)
-            ok, score = _tables_score(tables, tolerance, p)
-            apply(c, -1)
-            if ok or not backtrack:
-                options.append((score, c))
-        options.sort()
-        for _, c in options if backtrack else options[:1]:
-            used[c] = True
-            apply(c, 1)
-            seq.append(c)
-            if step():
-                return True
-            seq.pop()
-            apply(c, -1)
-            used[c] = False
-        return False
-
+    search = _OrderSearch(cands, cells, k, m, tolerance, budget, cyclic)
     try:
-        return list(seq) if step() else None
+        return list(search.seq) if search.step() else None
     except _BudgetExceeded:
         return None
+
+
+class _OrderSearch:
+    """The state of one ``_order_search``: the three balance tables as the order grows, and the work spent."""
+
+    def __init__(self, cands, cells, k, m, tolerance, budget, cyclic) -> None:
+        self.cands, self.cells, self.m = cands, cells, m
+        self.tolerance, self.budget, self.cyclic = tolerance, budget, cyclic
+        self.backtrack = budget is not None
+        self.sp = [[0] * k for _ in range(k)]  # scenario x position
+        self.su = [[0] * m for _ in range(k)]  # scenario x system
+        self.up = [[0] * k for _ in range(m)]  # system x position
+        self.tables = ((self.sp, k), (self.su, m), (self.up, m))
+        self.used = [False] * len(cands)
+        self.seq: list[int] = []
+        self.spent = 0
+
+    def apply(self, c: int, sign: int) -> None:
+        for j, (s, u) in enumerate(self.cells[c]):
+            self.sp[s][j] += sign
+            self.su[s][u] += sign
+            self.up[u][j] += sign
+
+    def options(self) -> list[tuple]:
+        """(score, candidate) for the next position, best first: those within tolerance (all, greedy)."""
+        p = len(self.seq) + 1
+        options = []
+        for c in range(len(self.cands)):
+            if self.used[c] or (self.cyclic and self.cands[c][1] != (p - 1) % self.m):
+                continue
+            if self.budget is not None:
+                self.spent += 1
+                if self.spent > self.budget:
+                    raise _BudgetExceeded
+            self.apply(c, 1)
+            ok, score = _tables_score(self.tables, self.tolerance, p)
+            self.apply(c, -1)
+            if ok or not self.backtrack:
+                options.append((score, c))
+        options.sort()
+        return options if self.backtrack else options[:1]
+
+    def step(self) -> bool:
+        if len(self.seq) == len(self.cands):
+            return True
+        for _, c in self.options():
+            self.used[c] = True
+            self.apply(c, 1)
+            self.seq.append(c)
+            if self.step():
+                return True
+            self.seq.pop()
+            self.apply(c, -1)
+            self.used[c] = False
+        return False
 
 
 def _tables_score(

@@ -58,6 +58,22 @@ def item_errors(item: Any) -> list[str]:
     """What is wrong with one item (empty: nothing)."""
     if not isinstance(item, dict):
         return ["must be an object with name, label and kind"]
+    errors = _identity_errors(item)
+    kind = item.get("kind", "text")
+    if kind not in KINDS:
+        return [*errors, f"kind must be one of {', '.join(KINDS)}"]
+    errors += _flag_errors(item, kind)
+    if kind in ("integer", "number", "scale"):
+        number_errors = _number_errors(item, kind)
+        if errors or number_errors:  # a range is checked only once its bounds are numbers
+            return errors + number_errors
+        errors += _range_errors(item, kind)
+    elif item.get("min") is not None or item.get("max") is not None:
+        errors.append(f"min and max are for integer, number and scale items, not {kind}")
+    return errors + _choice_errors(item, kind)
+
+
+def _identity_errors(item: dict) -> list[str]:
     errors = []
     unknown = sorted(str(k) for k in item if k not in KEYS)
     if unknown:
@@ -68,13 +84,15 @@ def item_errors(item: Any) -> list[str]:
     label = item.get("label")
     if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
         errors.append(f"label must be a text of 1-{MAX_LABEL} characters")
-    kind = item.get("kind", "text")
-    if kind not in KINDS:
-        errors.append(f"kind must be one of {', '.join(KINDS)}")
-        return errors
-    for flag in ("required", "new_page", "other"):
-        if flag in item and not isinstance(item[flag], bool):
-            errors.append(f"{flag} must be true or false")
+    return errors
+
+
+def _flag_errors(item: dict, kind: str) -> list[str]:
+    errors = [
+        f"{flag} must be true or false"
+        for flag in ("required", "new_page", "other")
+        if flag in item and not isinstance(item[flag], bool)
+    ]
     for anchor in ("min_label", "max_label"):
         if anchor in item:
             text = item[anchor]
@@ -84,42 +102,46 @@ def item_errors(item: Any) -> list[str]:
                 errors.append(f"{anchor} must be a text of 1-{MAX_CHOICE} characters")
     if item.get("other") is True and kind != "choice":
         errors.append(f"other (please specify) is for choice items, not {kind}")
-    low, high = item.get("min"), item.get("max")
-    if kind in ("integer", "number", "scale"):
-        whole = kind != "number"
-        for key, value in (("min", low), ("max", high)):
-            if value is not None and not _is_number(value, whole=whole):
-                errors.append(f"{key} must be a {'whole ' if whole else ''}number")
-        if errors:
-            return errors
-        if kind == "scale" and (low is None or high is None):
-            errors.append("a scale needs min and max")
-        elif low is not None and high is not None and low > high:
-            errors.append("min must not be above max")
-        elif kind == "scale" and low is not None and high is not None and high - low + 1 > MAX_OPTIONS:
-            errors.append(f"a scale has at most {MAX_OPTIONS} steps")
-    elif low is not None or high is not None:
-        errors.append(f"min and max are for integer, number and scale items, not {kind}")
-    choices = item.get("choices")
-    if kind == "choice":
-        if (
-            not isinstance(choices, list)
-            or not 1 <= len(choices) <= MAX_OPTIONS
-            or not all(_is_choice(c) for c in choices)
-        ):
-            errors.append(
-                f"choices must be a list of 1-{MAX_OPTIONS} texts of 1-{MAX_CHOICE} characters "
-                "or whole numbers"
-            )
-        elif len({str(c) for c in choices}) != len(choices):
-            errors.append("choices must differ from one another")
-        elif item.get("other") is True and any(str(c).strip().lower() == OTHER for c in choices):
-            errors.append(
-                f'choices must not include "{OTHER}" when "other (please specify)" is on: it adds it'
-            )
-    elif choices is not None:
-        errors.append(f"choices are for choice items, not {kind}")
     return errors
+
+
+def _number_errors(item: dict, kind: str) -> list[str]:
+    whole = kind != "number"
+    return [
+        f"{key} must be a {'whole ' if whole else ''}number"
+        for key in ("min", "max")
+        if item.get(key) is not None and not _is_number(item.get(key), whole=whole)
+    ]
+
+
+def _range_errors(item: dict, kind: str) -> list[str]:
+    low, high = item.get("min"), item.get("max")
+    if kind == "scale" and (low is None or high is None):
+        return ["a scale needs min and max"]
+    if low is not None and high is not None and low > high:
+        return ["min must not be above max"]
+    if kind == "scale" and high - low + 1 > MAX_OPTIONS:
+        return [f"a scale has at most {MAX_OPTIONS} steps"]
+    return []
+
+
+def _choice_errors(item: dict, kind: str) -> list[str]:
+    choices = item.get("choices")
+    if kind != "choice":
+        return [] if choices is None else [f"choices are for choice items, not {kind}"]
+    if (
+        not isinstance(choices, list)
+        or not 1 <= len(choices) <= MAX_OPTIONS
+        or not all(map(_is_choice, choices))
+    ):
+        return [
+            f"choices must be a list of 1-{MAX_OPTIONS} texts of 1-{MAX_CHOICE} characters or whole numbers"
+        ]
+    if len({str(c) for c in choices}) != len(choices):
+        return ["choices must differ from one another"]
+    if item.get("other") is True and any(str(c).strip().lower() == OTHER for c in choices):
+        return [f'choices must not include "{OTHER}" when "other (please specify)" is on: it adds it']
+    return []
 
 
 def questionnaire_errors(items: Any) -> list[str]:
