@@ -188,15 +188,23 @@ class QuestionnaireItemForm(forms.Form):
         cleaned = super().clean()
         if self.errors:
             return cleaned
+        item = self._item(cleaned)
+        for problem in item_errors(item):
+            if problem.startswith("choices") and "choices" in self.errors:
+                continue
+            self.add_error(next((f for f in _ITEM_FIELDS if problem.startswith(f)), None), problem)
+        cleaned["item"] = item
+        return cleaned
+
+    def _item(self, cleaned: dict) -> dict:
+        """The questionnaire item the fields describe; the form's own refusals added at their fields."""
         kind = cleaned["kind"]
         name = cleaned["name"].strip()
         item = {"name": name, "label": cleaned["label"].strip(), "kind": kind}
         if name != (cleaned.get("original") or "") and name in self.taken(cleaned["which"]):
             self.add_error("name", f"another question of this questionnaire is named {name}")
         if kind in ("scale", "integer", "number"):
-            for key in ("min", "max"):
-                if cleaned.get(key) is not None:
-                    item[key] = cleaned[key]
+            item.update({key: cleaned[key] for key in ("min", "max") if cleaned.get(key) is not None})
             low, high = cleaned.get("min"), cleaned.get("max")
             if low is not None and high is not None and low >= high:
                 self.add_error("max", f"max ({high}) must be above min ({low})")
@@ -213,20 +221,11 @@ class QuestionnaireItemForm(forms.Form):
             item["other"] = True
         if not cleaned.get("required"):
             item["required"] = False
-        for problem in item_errors(item):
-            if problem.startswith("choices") and "choices" in self.errors:
-                continue
-            field = next(
-                (
-                    f
-                    for f in ("name", "label", "min_label", "max_label", "min", "max", "choices", "other")
-                    if problem.startswith(f)
-                ),
-                None,
-            )
-            self.add_error(field, problem)
-        cleaned["item"] = item
-        return cleaned
+        return item
+
+
+# The form fields an item_errors message can start with, in the order they are tried.
+_ITEM_FIELDS = ("name", "label", "min_label", "max_label", "min", "max", "choices", "other")
 
 
 class InstrumentForm(forms.Form):

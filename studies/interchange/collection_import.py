@@ -162,44 +162,11 @@ def collection_parse(
         raise CollectionImportError("name at least one input (a folder for cranfield, files for trec/jsonl)")
     try:
         if format == "ir_datasets":
-            if len(paths) != 1:
-                raise CollectionImportError("give exactly one ir_datasets dataset id")
-            parsed = read_ir_datasets(str(paths[0]))
-            if grade_map is not None:
-                parsed = ParsedCollection(
-                    parsed.documents,
-                    parsed.topics,
-                    [
-                        formats.Judgment(j.topic_id, j.doc_id, _mapped(grade_map, j.grade, str(paths[0])))
-                        for j in parsed.judgments
-                    ],
-                )
-            documents, topics, judgments = parsed.documents, parsed.topics, parsed.judgments
+            documents, topics, judgments = _read_ir_datasets_input(paths, grade_map)
         elif format == "cranfield":
-            if len(paths) != 1:
-                raise CollectionImportError(
-                    "the cranfield format takes one folder (holding cran.all.1400, cran.qry and cranqrel)"
-                )
-            folder = Path(paths[0])
-            if not folder.is_dir():
-                raise CollectionImportError(f"{folder}: not a folder (the cranfield format takes the folder)")
-            parsed = formats.read_cranfield(
-                folder, grade_map if grade_map is not None else DEFAULT_CRANFIELD_GRADES
-            )
-            documents, topics, judgments = parsed.documents, parsed.topics, parsed.judgments
+            documents, topics, judgments = _read_cranfield_input(paths, grade_map)
         else:
-            reader = formats.read_trec_documents if format == "trec" else formats.read_jsonl_documents
-            documents, topics, judgments = [], [], []
-            seen: dict[str, str] = {}
-            for path in paths:
-                for document in reader(path):
-                    if document.external_id in seen:
-                        raise CollectionImportError(
-                            f"{path}: document id {document.external_id!r} is also in "
-                            f"{seen[document.external_id]}"
-                        )
-                    seen[document.external_id] = str(path)
-                    documents.append(document)
+            documents, topics, judgments = _read_document_files(format, paths), [], []
         if topics_path is not None:
             topics = formats.read_trec_topics(topics_path)
         if qrels_path is not None:
@@ -208,6 +175,52 @@ def collection_parse(
         raise CollectionImportError(str(exc)) from None
     if not documents:
         raise CollectionImportError(f"{paths[0]}: no documents found")
+    _check_judged_documents(documents, judgments, paths, qrels_path)
+    return ParsedCollection(documents, topics, judgments)
+
+
+def _read_ir_datasets_input(paths: Sequence[str | Path], grade_map: Mapping[int, int] | None) -> tuple:
+    if len(paths) != 1:
+        raise CollectionImportError("give exactly one ir_datasets dataset id")
+    parsed = read_ir_datasets(str(paths[0]))
+    judgments = parsed.judgments
+    if grade_map is not None:
+        judgments = [
+            formats.Judgment(j.topic_id, j.doc_id, _mapped(grade_map, j.grade, str(paths[0])))
+            for j in judgments
+        ]
+    return parsed.documents, parsed.topics, judgments
+
+
+def _read_cranfield_input(paths: Sequence[str | Path], grade_map: Mapping[int, int] | None) -> tuple:
+    if len(paths) != 1:
+        raise CollectionImportError(
+            "the cranfield format takes one folder (holding cran.all.1400, cran.qry and cranqrel)"
+        )
+    folder = Path(paths[0])
+    if not folder.is_dir():
+        raise CollectionImportError(f"{folder}: not a folder (the cranfield format takes the folder)")
+    parsed = formats.read_cranfield(folder, grade_map if grade_map is not None else DEFAULT_CRANFIELD_GRADES)
+    return parsed.documents, parsed.topics, parsed.judgments
+
+
+def _read_document_files(format: str, paths: Sequence[str | Path]) -> list:
+    """The documents of trec or jsonl files, an id given twice (in one file or two) refused."""
+    reader = formats.read_trec_documents if format == "trec" else formats.read_jsonl_documents
+    documents = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        for document in reader(path):
+            if document.external_id in seen:
+                raise CollectionImportError(
+                    f"{path}: document id {document.external_id!r} is also in {seen[document.external_id]}"
+                )
+            seen[document.external_id] = str(path)
+            documents.append(document)
+    return documents
+
+
+def _check_judged_documents(documents, judgments, paths, qrels_path) -> None:
     doc_ids = {d.external_id for d in documents}
     for judgment in judgments:
         if judgment.doc_id not in doc_ids:
@@ -217,7 +230,6 @@ def collection_parse(
             raise CollectionImportError(
                 f"{prefix}: judged document {judgment.doc_id!r} is not in the collection"
             )
-    return ParsedCollection(documents, topics, judgments)
 
 
 def _mapped(grade_map: Mapping[int, int], grade: int, source: str) -> int:

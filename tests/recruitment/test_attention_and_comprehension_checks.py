@@ -143,6 +143,8 @@ def test_an_unknown_or_answered_check_is_refused(client, checked):
         ({"items": [{**CHECKS[0], "choices": ["only"]}]}, "choices are 2-20"),
         ({"items": [{**CHECKS[0], "extra": 1}]}, "unknown key"),
         ({"items": "all"}, "a list"),
+        # A name that is a list is refused like any bad name, not hashed (which raised a TypeError).
+        ({"items": [{**CHECKS[0], "name": ["x"]}]}, "check 1: name is 1-64"),
     ],
 )
 def test_a_malformed_check_setting_is_refused_with_its_item(panel_study, checks, message):

@@ -47,37 +47,39 @@ def check_items_errors(checks) -> list[str]:
     items = checks.get("items", [])
     if not isinstance(items, list) or len(items) > MAX_CHECKS:
         return [*errors, f"checks items: a list of at most {MAX_CHECKS}"]
-    seen = set()
+    seen: set[str] = set()
     for number, item in enumerate(items, start=1):
-        where = f"check {number}"
-        if not isinstance(item, dict):
-            errors.append(f"{where}: an object with name, kind, label, choices and answer")
-            continue
-        unknown = sorted(str(k) for k in item if k not in ("name", "kind", "label", "choices", "answer"))
-        name = item.get("name")
-        if unknown:
-            errors.append(f"{where}: unknown key(s) {', '.join(unknown)}")
-        if (
-            not isinstance(name, str)
-            or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name)
-            or name in seen
-        ):
-            errors.append(f"{where}: name is 1-64 letters, digits or _, once")
+        errors += [f"check {number}: {problem}" for problem in _check_item_errors(item, seen)]
+    return errors
+
+
+def _check_item_errors(item, seen: set[str]) -> list[str]:
+    """What is wrong with one check item; `seen` holds the names of the items before it."""
+    if not isinstance(item, dict):
+        return ["an object with name, kind, label, choices and answer"]
+    errors = []
+    unknown = sorted(str(k) for k in item if k not in ("name", "kind", "label", "choices", "answer"))
+    if unknown:
+        errors.append(f"unknown key(s) {', '.join(unknown)}")
+    name = item.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) or name in seen:
+        errors.append("name is 1-64 letters, digits or _, once")
+    if isinstance(name, str):  # a list or an object as a name is refused above, never hashed
         seen.add(name)
-        if item.get("kind") not in CHECK_KINDS:
-            errors.append(f"{where}: kind is attention or comprehension")
-        label, choices, answer = item.get("label"), item.get("choices"), item.get("answer")
-        if not isinstance(label, str) or not 1 <= len(label.strip()) <= 1000:
-            errors.append(f"{where}: label is a text of 1-1000 characters")
-        if (
-            not isinstance(choices, list)
-            or not 2 <= len(choices) <= 20
-            or not all(isinstance(c, str) and 1 <= len(c.strip()) <= 200 for c in choices)
-            or len(set(choices)) != len(choices)
-        ):
-            errors.append(f"{where}: choices are 2-20 distinct texts of 1-200 characters")
-        elif answer not in choices:
-            errors.append(f"{where}: answer must be one of its choices")
+    if item.get("kind") not in CHECK_KINDS:
+        errors.append("kind is attention or comprehension")
+    label, choices, answer = item.get("label"), item.get("choices"), item.get("answer")
+    if not isinstance(label, str) or not 1 <= len(label.strip()) <= 1000:
+        errors.append("label is a text of 1-1000 characters")
+    if (
+        not isinstance(choices, list)
+        or not 2 <= len(choices) <= 20
+        or not all(isinstance(c, str) and 1 <= len(c.strip()) <= 200 for c in choices)
+        or len(set(choices)) != len(choices)
+    ):
+        errors.append("choices are 2-20 distinct texts of 1-200 characters")
+    elif answer not in choices:
+        errors.append("answer must be one of its choices")
     return errors
 
 

@@ -191,50 +191,19 @@ def panel_export_import(*, study: Study, text: str) -> ImportResult:
     if "\x00" in text:
         raise RecruitmentError("line 1: the file holds a NUL character; is it a CSV file?")
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
-    try:
-        header = [name.strip().lower() for name in next(reader)]
-    except StopIteration:
-        raise RecruitmentError("the file is empty") from None
-    except csv.Error as error:
-        raise RecruitmentError(f"line 1: {error}") from None
-
-    def column(names):
-        return next((header.index(name) for name in names if name in header), None)
-
-    id_col, status_col = column(_EXPORT_ID), column(_EXPORT_STATUS)
-    submission_col, time_col = column(_EXPORT_SUBMISSION), column(_EXPORT_TIME)
-    missing = [label for label, col in (("participant id", id_col), ("status", status_col)) if col is None]
-    if missing:
-        raise RecruitmentError(
-            f"line 1: no {' and no '.join(missing)} column (found: {', '.join(header)[:300]})"
-        )
-    errors, parsed = [], []
+    columns = _ExportColumns.read(reader)
+    errors: list[str] = []
+    parsed = []
     panel, now = _study_panel(study), timezone.now()
     try:
         for line, row in enumerate(reader, start=2):
             if not any(cell.strip() for cell in row):
                 continue
-            if len(row) != len(header):
-                errors.append(f"line {line}: {len(row)} fields, the header has {len(header)}")
+            if len(row) != len(columns.header):
+                errors.append(f"line {line}: {len(row)} fields, the header has {len(columns.header)}")
                 continue
-            panel_id, status = row[id_col].strip(), row[status_col].strip()
-            if not PANEL_ID_TEXT.fullmatch(panel_id):
-                errors.append(f"line {line}, {header[id_col]}: not a participant id")
-            if PANEL_STATUS_NAMES.get(status.lower()) is None:
-                errors.append(f"line {line}, {header[status_col]}: unknown status {status[:40]!r}")
-            sent_at = None
-            if time_col is not None and row[time_col].strip():
-                try:
-                    sent_at = parse_datetime(row[time_col].strip().replace(" ", "T", 1))
-                except ValueError:
-                    sent_at = None
-                if sent_at is None:
-                    errors.append(f"line {line}, {header[time_col]}: not a date and time")
-                elif timezone.is_naive(sent_at):
-                    sent_at = timezone.make_aware(sent_at, UTC)
-                if sent_at is not None and (refused := status_time_error(study, sent_at, now)):
-                    errors.append(f"line {line}, {header[time_col]}: {refused}")
-            submission = row[submission_col].strip() if submission_col is not None else ""
+            row_errors, (panel_id, status, sent_at, submission) = columns.row(study, row, now)
+            errors += [f"line {line}, {problem}" for problem in row_errors]
             parsed.append((panel_id_canonical(panel, panel_id), status, sent_at, submission))
     except csv.Error as error:
         errors.append(f"line {reader.line_num}: {error}")
@@ -255,3 +224,65 @@ def panel_export_import(*, study: Study, text: str) -> ImportResult:
             replayed += bool(outcome.get("replayed"))
             applied += bool(outcome.get("applied")) and not outcome.get("replayed")
     return ImportResult(len(parsed), applied, replayed)
+
+
+@dataclass
+class _ExportColumns:
+    """Where a panel export's header puts the columns the import reads."""
+
+    header: list[str]
+    id_col: int
+    status_col: int
+    submission_col: int | None
+    time_col: int | None
+
+    @classmethod
+    def read(cls, reader) -> _ExportColumns:
+        try:
+            header = [name.strip().lower() for name in next(reader)]
+        except StopIteration:
+            raise RecruitmentError("the file is empty") from None
+        except csv.Error as error:
+            raise RecruitmentError(f"line 1: {error}") from None
+
+        def column(names):
+            return next((header.index(name) for name in names if name in header), None)
+
+        id_col, status_col = column(_EXPORT_ID), column(_EXPORT_STATUS)
+        missing = [
+            label for label, col in (("participant id", id_col), ("status", status_col)) if col is None
+        ]
+        if id_col is None or status_col is None:
+            raise RecruitmentError(
+                f"line 1: no {' and no '.join(missing)} column (found: {', '.join(header)[:300]})"
+            )
+        return cls(header, id_col, status_col, column(_EXPORT_SUBMISSION), column(_EXPORT_TIME))
+
+    def row(self, study: Study, row: list[str], now) -> tuple[list[str], tuple]:
+        """(problems, each naming its field; (panel id, status, time or None, submission id))."""
+        errors = []
+        panel_id, status = row[self.id_col].strip(), row[self.status_col].strip()
+        if not PANEL_ID_TEXT.fullmatch(panel_id):
+            errors.append(f"{self.header[self.id_col]}: not a participant id")
+        if PANEL_STATUS_NAMES.get(status.lower()) is None:
+            errors.append(f"{self.header[self.status_col]}: unknown status {status[:40]!r}")
+        sent_at = None
+        if self.time_col is not None and row[self.time_col].strip():
+            sent_at, refused = self._time(study, row[self.time_col].strip(), now)
+            if refused:
+                errors.append(f"{self.header[self.time_col]}: {refused}")
+        submission = row[self.submission_col].strip() if self.submission_col is not None else ""
+        return errors, (panel_id, status, sent_at, submission)
+
+    @staticmethod
+    def _time(study: Study, text: str, now) -> tuple:
+        """(the time or None, why it is refused or None)."""
+        try:
+            sent_at = parse_datetime(text.replace(" ", "T", 1))
+        except ValueError:
+            sent_at = None
+        if sent_at is None:
+            return None, "not a date and time"
+        if timezone.is_naive(sent_at):
+            sent_at = timezone.make_aware(sent_at, UTC)
+        return sent_at, status_time_error(study, sent_at, now)

@@ -189,40 +189,14 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
     if outside:
         raise RecruitmentError(f"not a recruitment setting: {', '.join(outside)}")
     recruitment = recruitment_of(study)
-    errors = []
-    if "panel" in fields and fields["panel"] not in PANELS:
-        errors.append(f"panel: one of {', '.join(PANELS)}")
-    url = fields.get("completion_url", "")
-    if url and (
-        not url.startswith("https://")
-        or "{code}" not in url
-        or len(url) > 500
-        or any(c.isspace() for c in url)
-    ):
-        errors.append("completion URL: an https:// address with {code} where the code goes")
-    for name in ("code_completed", "code_screened_out", "code_failed_checks"):
-        if name in fields and not _CODE.fullmatch(fields[name] or ""):
-            errors.append(f"{name.replace('_', ' ')}: 1..40 letters, digits, _ or -")
-    codes = [
-        fields.get(n, getattr(recruitment, n))
-        for n in ("code_completed", "code_screened_out", "code_failed_checks")
-    ]
-    if len(set(codes)) != 3:
-        errors.append("the three completion codes must differ (the panel tells the outcomes apart by them)")
+    errors = _panel_and_code_errors(fields, recruitment)
     limit = fields.get("time_limit_minutes")
     if limit is not None and (
         isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_STUDY_LIMIT_MINUTES
     ):
         errors.append(f"study time limit: 1..{MAX_STUDY_LIMIT_MINUTES} minutes, or none")
     cells = fields.get("closed_cells", [])
-    known = {
-        (c, y)
-        for c in study.scenarios.values_list("code", flat=True)
-        for y in study.systems.values_list("code", flat=True)
-    }
-    for cell in cells:
-        if not (isinstance(cell, list | tuple) and len(cell) == 2 and tuple(cell) in known):
-            errors.append(f"closed cell {cell!r}: not a scenario code and a system code of this study")
+    errors += _closed_cell_errors(study, cells)
     if "checks" in fields:
         errors += check_items_errors(fields["checks"])
     errors += effort_errors(fields)
@@ -244,6 +218,44 @@ def recruitment_update(*, study: Study, **fields) -> Recruitment:
             study=study, action=AuditAction.RECRUITMENT_CHANGED, detail={k: str(v) for k, v in fields.items()}
         )
     return recruitment
+
+
+def _panel_and_code_errors(fields: dict, recruitment: Recruitment) -> list[str]:
+    errors = []
+    if "panel" in fields and fields["panel"] not in PANELS:
+        errors.append(f"panel: one of {', '.join(PANELS)}")
+    url = fields.get("completion_url", "")
+    if url and (
+        not url.startswith("https://")
+        or "{code}" not in url
+        or len(url) > 500
+        or any(c.isspace() for c in url)
+    ):
+        errors.append("completion URL: an https:// address with {code} where the code goes")
+    names = ("code_completed", "code_screened_out", "code_failed_checks")
+    for name in names:
+        if name in fields and not _CODE.fullmatch(fields[name] or ""):
+            errors.append(f"{name.replace('_', ' ')}: 1..40 letters, digits, _ or -")
+    if len({fields.get(n, getattr(recruitment, n)) for n in names}) != 3:
+        errors.append("the three completion codes must differ (the panel tells the outcomes apart by them)")
+    return errors
+
+
+def _closed_cell_errors(study: Study, cells) -> list[str]:
+    known = {
+        (c, y)
+        for c in study.scenarios.values_list("code", flat=True)
+        for y in study.systems.values_list("code", flat=True)
+    }
+    return [
+        f"closed cell {cell!r}: not a scenario code and a system code of this study"
+        for cell in cells
+        # only texts are looked up: a list inside a cell is refused, never hashed
+        if not (
+            isinstance(cell, list | tuple) and len(cell) == 2 and all(isinstance(code, str) for code in cell)
+        )
+        or tuple(cell) not in known
+    ]
 
 
 def _code_mode_errors(mode: str, panel: str) -> list[str]:
