@@ -2,21 +2,24 @@
 GET /api/studies/<id>/archive/ (JSON), /tables/ (the tidy CSV tables, zip), /runs/?unit=query|session (TREC
 runs, zip). The qrels of each reference version and the Session Track XML have their own endpoints
 (reference-versions/<id>/qrels/, session-track/). The downloads stream (studies/interchange/downloads.py):
-a bad parameter or an export that cannot be written is refused before the first byte."""
+a bad parameter or an export that cannot be written is refused before the first byte. The archive and the
+tables hold the panel ids only with `include=panel_ids`, which the study's owner alone may ask
+(studies/interchange/panel_ids.py): anyone else gets a 403 saying why."""
 
 from __future__ import annotations
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.views import APIView
 
 from studies.api.population_params import population_parameters, request_population
 from studies.api.views.common import StudyScoped, conflict, query_parameter
-from studies.errors import ExportError
+from studies.errors import ExportError, StudyOwnerOnlyError
 from studies.interchange.archive import study_archive_stream
 from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
+from studies.interchange.panel_ids import INCLUDABLE, panel_ids_asked
 from studies.interchange.trec import PRACTICE, UNITS
 
 
@@ -37,14 +40,38 @@ def _only(request, *names: str) -> None:
         )
 
 
-class StudyArchive(StudyScoped, APIView):
-    """The whole study as the JSON archive `export_study` writes and `import_study` reads back."""
+def _panel_ids(request, study) -> bool:
+    """Whether `include` asks for the panel ids, and may: a 400 naming an unknown value, a 403 with the
+    reason for anyone but the study's owner."""
+    try:
+        return panel_ids_asked(
+            study=study, user=request.user, include=request.query_params.getlist("include")
+        )
+    except StudyOwnerOnlyError as exc:
+        raise PermissionDenied(str(exc)) from None
+    except ExportError as exc:
+        raise ValidationError({"include": str(exc)}) from None
 
-    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT})
+
+INCLUDE_PARAMETER = query_parameter(
+    "include",
+    str,
+    "panel_ids: the participants' panel ids too (they identify people on the panel; left out otherwise); "
+    "the study's owner alone may ask, anyone else gets a 403",
+    enum=list(INCLUDABLE),
+)
+
+
+class StudyArchive(StudyScoped, APIView):
+    """The whole study as the JSON archive `export_study` writes and `import_study` reads back; the panel ids
+    left out unless the owner asks `include=panel_ids`."""
+
+    @extend_schema(parameters=[INCLUDE_PARAMETER], responses={(200, "application/json"): OpenApiTypes.OBJECT})
     def get(self, request, study_pk):
-        _only(request)
+        _only(request, "include")
+        panel_ids = _panel_ids(request, self.study)
         try:
-            chunks = study_archive_stream(study=self.study)
+            chunks = study_archive_stream(study=self.study, panel_ids=panel_ids)
         except ExportError as exc:
             return conflict(str(exc))
         return _download(chunks, "application/json", f"{self.study.slug}-archive.json")
@@ -56,23 +83,27 @@ POPULATION_PARAMETERS = population_parameters("; population.txt in the zip says 
 class StudyTables(StudyScoped, APIView):
     """The tidy CSV tables (sessions, queries, shown results, judgments…) of the analysis population's
     sessions in one zip, with population.txt saying which; `raw=1` leaves cells a spreadsheet would run as
-    a formula as they are."""
+    a formula as they are; the panel ids left out unless the owner asks `include=panel_ids`."""
 
     @extend_schema(
         parameters=[
             query_parameter("raw", bool, "cells as stored, not spreadsheet-safe"),
             *POPULATION_PARAMETERS,
+            INCLUDE_PARAMETER,
         ],
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request, study_pk):
-        _only(request, "raw", "population", "leave_out")
+        _only(request, "raw", "population", "leave_out", "include")
         raw = request.query_params.get("raw", "false").lower()
         if raw not in {"true", "false", "1", "0"}:
             raise ValidationError({"raw": "expected true or false"})
+        panel_ids = _panel_ids(request, self.study)
         population = request_population(request, self.study)
         return _download(
-            tables_zip_stream(study=self.study, raw=raw in {"true", "1"}, population=population),
+            tables_zip_stream(
+                study=self.study, raw=raw in {"true", "1"}, population=population, panel_ids=panel_ids
+            ),
             "application/zip",
             f"{self.study.slug}-tables.zip",
         )

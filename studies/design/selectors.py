@@ -288,6 +288,12 @@ def studies_visible_to(user):
     return Study.objects.filter(researchers=user).distinct()
 
 
+def panel_ids_visible_to(*, user, study: Study) -> bool:
+    """Whether the user is given the study's panel ids (they identify people on the panel): its owner alone,
+    not a co-researcher, nor a superuser who does not own it (studies/interchange/panel_ids.py)."""
+    return user is not None and user.is_authenticated and study.owner_id == user.pk
+
+
 def _count_per_study(queryset, study_path: str) -> Coalesce:
     """A correlated COUNT of `queryset`'s rows per study (0 for none): one subquery in the list's one
     query."""

@@ -11,6 +11,9 @@ from django.core.management.base import CommandError
 
 from studies.models import Study
 
+# What an export command says after writing the panel ids (--include-panel-ids).
+PANEL_IDS_WRITTEN = "the output holds the participants' panel ids: keep it in the lab, do not share it"
+
 
 def study_by_slug(slug: str) -> Study:
     study = Study.objects.filter(slug=slug).first()

@@ -81,14 +81,19 @@ def _note(study: Study, population: Population | None) -> tuple[str, Iterable[by
 
 
 def tables_zip_stream(
-    *, study: Study, raw: bool = False, population: Population | None = None
+    *, study: Study, raw: bool = False, population: Population | None = None, panel_ids: bool = False
 ) -> Iterator[bytes]:
     """The tidy tables (tidy_csv.TABLE_NAMES: participants.csv, sessions.csv ... attention.csv) of the
-    population's sessions (every session if None) as one zip, streamed, population.txt last."""
+    population's sessions (every session if None) as one zip, streamed, population.txt last; the panel ids
+    only when `panel_ids` (the owner asked: studies/interchange/panel_ids.py)."""
     members = [
         (
             f"{name}.csv",
-            encoded(table_csv_lines(table_rows(study=study, name=name, population=population), raw=raw)),
+            encoded(
+                table_csv_lines(
+                    table_rows(study=study, name=name, population=population, panel_ids=panel_ids), raw=raw
+                )
+            ),
         )
         for name in TABLE_NAMES
     ]
@@ -111,9 +116,11 @@ def _then(members, last):
     yield last()
 
 
-def study_csv_zip(*, study: Study, raw: bool = False, population: Population | None = None) -> bytes:
+def study_csv_zip(
+    *, study: Study, raw: bool = False, population: Population | None = None, panel_ids: bool = False
+) -> bytes:
     """The tables' zip whole in memory (tables_zip_stream joined)."""
-    return b"".join(tables_zip_stream(study=study, raw=raw, population=population))
+    return b"".join(tables_zip_stream(study=study, raw=raw, population=population, panel_ids=panel_ids))
 
 
 def study_runs_zip(

@@ -11,8 +11,8 @@ Columns (PARTICIPANT_COLUMNS), then the pre-study questionnaire's answers, one c
   completed, returned, timed out, screened out, withdrawn; empty while in the study);
 - sessions (tasks started), sessions_ended;
 - panel (the study's panel, for a participant who came by the public link with a panel id; empty for one
-  the researcher enrolled), panel_id, panel_study_id, panel_session_id, panel_status (the panel's last word:
-  approved, returned, ...), panel_status_at;
+  the researcher enrolled), panel_id, panel_study_id, panel_session_id (only when asked for by name:
+  panel_ids.py), panel_status (the panel's last word: approved, returned, ...), panel_status_at;
 - excluded (0/1), excluded_by (manual: a researcher on the replay page; rule: the study's agreement rule),
   excluded_at, excluded_reason, excluded_agreement (the rule's figure).
 
@@ -31,6 +31,7 @@ from django.db.models import Count, Q
 
 from sessionlab.rounds import in_rounds
 from studies.design.rows import plan_row_of, state_of
+from studies.interchange.panel_ids import PANEL_ID_FIELDS
 from studies.models import ENDED_STATES, Participant, Recruitment, Study
 
 PARTICIPANT_COLUMNS = [
@@ -106,13 +107,23 @@ def answer_names(study: Study) -> list[str]:
 
 
 def answer_column(name: str) -> str:
+    # Against every column, the panel ids' too when they are left out: no answer reads as a panel id column.
     return ANSWER_PREFIX + name if name in PARTICIPANT_COLUMNS else name
 
 
-def participant_rows(*, study: Study, chunk_size: int = PARTICIPANTS_PER_CHUNK) -> Iterator[list]:
-    """participants.csv (header first), row by row, `chunk_size` participants a query."""
+def participant_columns(*, panel_ids: bool = False) -> list[str]:
+    """PARTICIPANT_COLUMNS, the panel ids left out unless `panel_ids` (the file is shared: panel_ids.py)."""
+    return [c for c in PARTICIPANT_COLUMNS if panel_ids or c not in PANEL_ID_FIELDS]
+
+
+def participant_rows(
+    *, study: Study, chunk_size: int = PARTICIPANTS_PER_CHUNK, panel_ids: bool = False
+) -> Iterator[list]:
+    """participants.csv (header first), row by row, `chunk_size` participants a query; the panel ids only
+    when `panel_ids` (the owner asked for them by name)."""
     names = answer_names(study)
-    yield PARTICIPANT_COLUMNS + [answer_column(name) for name in names]
+    kept = [index for index, c in enumerate(PARTICIPANT_COLUMNS) if panel_ids or c not in PANEL_ID_FIELDS]
+    yield participant_columns(panel_ids=panel_ids) + [answer_column(name) for name in names]
     recruitment = Recruitment.objects.filter(study=study).first()
     panel = recruitment.panel if recruitment is not None else ""
     chosen = _exported(study).order_by("enrolment_index")
@@ -125,7 +136,7 @@ def participant_rows(*, study: Study, chunk_size: int = PARTICIPANTS_PER_CHUNK) 
             state = state_of(p)
             answers = p.questionnaire_answers if isinstance(p.questionnaire_answers, dict) else {}
             excluded_by = "manual" if p.excluded_manually else ("rule" if p.excluded_at is not None else "")
-            yield [
+            row = [
                 study.slug,
                 p.code,
                 p.enrolment_index,
@@ -154,4 +165,5 @@ def participant_rows(*, study: Study, chunk_size: int = PARTICIPANTS_PER_CHUNK) 
                 _time(p.excluded_at),
                 _text(p.excluded_reason),
                 "" if p.excluded_agreement is None else p.excluded_agreement,
-            ] + [_answer(answers.get(name)) for name in names]
+            ]
+            yield [row[index] for index in kept] + [_answer(answers.get(name)) for name in names]

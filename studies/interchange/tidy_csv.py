@@ -174,13 +174,19 @@ def table_header(*, study: Study, name: str) -> list[str]:
 
 
 def table_rows(
-    *, study: Study, name: str, chunk_size: int = SESSIONS_PER_CHUNK, population: Population | None = None
+    *,
+    study: Study,
+    name: str,
+    chunk_size: int = SESSIONS_PER_CHUNK,
+    population: Population | None = None,
+    panel_ids: bool = False,
 ) -> Iterator[list]:
     """The table `name` (header first), row by row, reading the study `chunk_size` sessions at a time: the
     population's sessions, or every session (population None). participants.csv lists every participant
-    whatever the population (their state says who a population leaves out; population.txt names them)."""
+    whatever the population (their state says who a population leaves out; population.txt names them), and
+    their panel ids only when `panel_ids` (studies/interchange/panel_ids.py)."""
     if name == PARTICIPANTS:
-        yield from participant_rows(study=study, chunk_size=chunk_size)
+        yield from participant_rows(study=study, chunk_size=chunk_size, panel_ids=panel_ids)
         return
     yield table_header(study=study, name=name)
     answer_items = dict(_answer_items(study)) if name == "sessions" else {}
@@ -210,10 +216,10 @@ def table_rows(
                     yield from (key + row for row in rows.shown_results(session, query))
 
 
-def study_tables(*, study: Study) -> dict[str, list[list]]:
+def study_tables(*, study: Study, panel_ids: bool = False) -> dict[str, list[list]]:
     """{table name: rows (header first)}, whole in memory (for tests and small studies; the downloads stream
     `table_rows`)."""
-    return {name: list(table_rows(study=study, name=name)) for name in TABLE_NAMES}
+    return {name: list(table_rows(study=study, name=name, panel_ids=panel_ids)) for name in TABLE_NAMES}
 
 
 def _design(study: Study, session: SearchSession) -> list:
@@ -440,11 +446,16 @@ def table_csv(rows: Iterable[list], *, raw: bool = False) -> str:
 
 
 def write_study_csv(
-    *, study: Study, directory: str | Path, raw: bool = False, population: Population | None = None
+    *,
+    study: Study,
+    directory: str | Path,
+    raw: bool = False,
+    population: Population | None = None,
+    panel_ids: bool = False,
 ) -> list[Path]:
     """Write each table of TABLE_NAMES (participants.csv, sessions.csv ... attention.csv) into `directory`
     (spreadsheet-safe cells unless `raw`), the population's sessions (every session if None), and
-    population.txt saying which."""
+    population.txt saying which; the panel ids only when `panel_ids`."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -452,7 +463,9 @@ def write_study_csv(
         path = directory / f"{name}.csv"
         with open(path, "w", encoding="utf-8") as handle:
             handle.writelines(
-                table_csv_lines(table_rows(study=study, name=name, population=population), raw=raw)
+                table_csv_lines(
+                    table_rows(study=study, name=name, population=population, panel_ids=panel_ids), raw=raw
+                )
             )
         paths.append(path)
     note = directory / "population.txt"

@@ -13,4 +13,5 @@ urlpatterns = [
     path("<slug:slug>/downloads/reference-v<int:number>.qrels", views.qrels, name="qrels"),
     path("<slug:slug>/downloads/session-track.xml", views.session_track, name="session_track"),
     path("<slug:slug>/downloads/agreement.csv", views.agreement_csv, name="agreement_csv"),
+    path("<slug:slug>/downloads/panel-ids.csv", views.panel_ids_csv, name="panel_ids_csv"),
 ]

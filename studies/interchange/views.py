@@ -1,19 +1,27 @@
 """Every export of a study as a download from its pages: the archive, the tidy CSV (zip), the runs (zip), the
-qrels of each reference version, the TREC Session Track XML, the assessors' agreement (CSV). The same bytes
-as the commands and the API. The big ones stream (studies/interchange/downloads.py); what can be refused is
-refused before the first byte."""
+qrels of each reference version, the TREC Session Track XML, the assessors' agreement (CSV), and the
+lab-only panel-ids.csv. The same bytes as the commands and the API. The big ones stream
+(studies/interchange/downloads.py); what can be refused is refused before the first byte. The panel ids are
+in the archive and the tables only with `?include=panel_ids`, for the study's owner alone
+(studies/interchange/panel_ids.py)."""
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
 from studies.assessment.adjudication import assessor_agreement
 from studies.assessment.assessor_figures import agreement_csv_rows, assessor_figures
+from studies.design.selectors import panel_ids_visible_to
 from studies.design.views import researcher_required, study_for_researcher
-from studies.errors import ExportError
+from studies.errors import ExportError, StudyOwnerOnlyError
 from studies.interchange.archive import study_archive_stream
-from studies.interchange.downloads import runs_zip_stream, tables_zip_stream
+from studies.interchange.downloads import encoded, runs_zip_stream, tables_zip_stream
+from studies.interchange.panel_ids import (
+    PANEL_ID_CSV_OWNER_ONLY,
+    panel_id_rows,
+    panel_ids_asked,
+)
 from studies.interchange.session_track import session_track_stream
-from studies.interchange.tidy_csv import table_csv
+from studies.interchange.tidy_csv import table_csv, table_csv_lines
 from studies.interchange.trec import UNITS, study_qrels
 from studies.population import (
     BASES,
@@ -35,8 +43,19 @@ def _download(body, content_type: str, filename: str) -> HttpResponse | Streamin
     return response
 
 
-def _refused(exc: ExportError, status: int) -> HttpResponse:
+def _refused(exc: ExportError | StudyOwnerOnlyError, status: int) -> HttpResponse:
     return HttpResponse(str(exc), status=status, content_type="text/plain; charset=utf-8")
+
+
+def _panel_ids(request, study):
+    """Whether the request asks for the panel ids (`include=panel_ids`), and may; else the refusal to send:
+    a 400 for an unknown `include`, a 403 with the reason for anyone but the study's owner."""
+    try:
+        return panel_ids_asked(study=study, user=request.user, include=request.GET.getlist("include")), None
+    except StudyOwnerOnlyError as exc:
+        return False, _refused(exc, 403)
+    except ExportError as exc:
+        return False, _refused(exc, 400)
 
 
 @researcher_required
@@ -58,6 +77,7 @@ def downloads(request, slug):
             "population_count": population_count(study, study_population(study)),
             "population_bases": list(BASES.items()),
             "population_leave_outs": list(LEAVE_OUTS.items()),
+            "panel_ids_given": panel_ids_visible_to(user=request.user, study=study),
         },
     )
 
@@ -65,8 +85,11 @@ def downloads(request, slug):
 @researcher_required
 def archive(request, slug):
     study = study_for_researcher(request, slug)
+    panel_ids, refusal = _panel_ids(request, study)
+    if refusal is not None:
+        return refusal
     try:
-        body = study_archive_stream(study=study)
+        body = study_archive_stream(study=study, panel_ids=panel_ids)
     except ExportError as exc:
         return _refused(exc, 409)
     return _download(body, "application/json", f"{study.slug}-archive.json")
@@ -76,12 +99,15 @@ def archive(request, slug):
 def tidy_csv(request, slug):
     study = study_for_researcher(request, slug)
     raw = request.GET.get("raw") == "1"
+    panel_ids, refusal = _panel_ids(request, study)
+    if refusal is not None:
+        return refusal
     try:  # the study's default population unless the query asks for another (population.txt says which)
         population = population_from_query(request.GET, study)
     except PopulationError as exc:
         return _refused(ExportError(str(exc)), 400)
     return _download(
-        tables_zip_stream(study=study, raw=raw, population=population),
+        tables_zip_stream(study=study, raw=raw, population=population, panel_ids=panel_ids),
         "application/zip",
         f"{study.slug}-tables.zip",
     )
@@ -130,3 +156,15 @@ def agreement_csv(request, slug):
     rows = agreement_csv_rows(assessor_agreement(study=study), assessor_figures(study=study))
     body = table_csv(rows, raw=raw)
     return _download(body, "text/csv; charset=utf-8", f"{study.slug}-agreement.csv")
+
+
+@researcher_required
+def panel_ids_csv(request, slug):
+    """The lab-only file for paying and reconciling on the panel: a row per participant who came with a panel
+    id (panel_ids.panel_id_rows); the study's owner alone, anyone else a 403 saying why."""
+    study = study_for_researcher(request, slug)
+    if not panel_ids_visible_to(user=request.user, study=study):
+        return _refused(StudyOwnerOnlyError(PANEL_ID_CSV_OWNER_ONLY), 403)
+    raw = request.GET.get("raw") == "1"
+    body = encoded(table_csv_lines(panel_id_rows(study=study), raw=raw))
+    return _download(body, "text/csv; charset=utf-8", f"{study.slug}-panel-ids.csv")

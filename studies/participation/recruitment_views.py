@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from studies.design.gold import gold_on
+from studies.design.selectors import panel_ids_visible_to
 from studies.design.views import lifecycle_context, researcher_required, study_for_researcher
 from studies.errors import RecruitmentError
 from studies.models import CODE_MODES, EFFORT_OUTCOMES
@@ -236,6 +237,7 @@ def recruitment_settings(request, slug):
         "outcomes": gold.check_outcomes(study=study),
         "pool": recruitment.pool_counts(study),
         "effort_preset": recruitment.preset_of(found),
+        "panel_ids_given": panel_ids_visible_to(user=request.user, study=study),
         **lifecycle_context(study),  # the study's status, the one switch of its public link too
     }
     return render(request, "studies/recruitment.html", context)

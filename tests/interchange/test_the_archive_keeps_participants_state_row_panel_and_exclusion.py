@@ -42,25 +42,25 @@ def _participant_fields(archive):
 
 def _exported(study, tmp_path):
     path = tmp_path / f"{study.slug}.json"
-    path.write_text(json.dumps(study_archive(study=study)))
+    path.write_text(json.dumps(study_archive(study=study, panel_ids=True)))
     return path
 
 
 def test_participants_survive_the_round_trip_with_every_field(worked_study, alice, tmp_path):
     study_with_varied_participants(worked_study, alice)
-    first = study_archive(study=worked_study)
+    first = study_archive(study=worked_study, panel_ids=True)  # the owner's archive, asked with the ids
     by_code = {p["code"]: p for p in first["participants"]}
     assert set(CARRIED) <= set(by_code["P001"])
     assert (by_code["P001"]["state"], by_code["P001"]["excluded_manually"]) == ("completed", True)
     assert (by_code["P003"]["reissue_of"], by_code["P003"]["plan_row"]) == ("P002", 1)
     assert by_code["P001"]["panel_status"] == "approved" and by_code["P002"]["state"] == "withdrawn"
     copy = study_archive_import(path=_exported(worked_study, tmp_path), owner=alice, name="Copy")
-    assert _participant_fields(study_archive(study=copy)) == _participant_fields(first)
+    assert _participant_fields(study_archive(study=copy, panel_ids=True)) == _participant_fields(first)
     third = Participant.objects.get(study=copy, code="P003")
     assert third.reissue_of == Participant.objects.get(study=copy, code="P002")
     original, again = (
-        study_tables(study=worked_study)["participants"],
-        study_tables(study=copy)["participants"],
+        study_tables(study=worked_study, panel_ids=True)["participants"],
+        study_tables(study=copy, panel_ids=True)["participants"],
     )
     slug = original[0].index("study")
     assert [row[:slug] + row[slug + 1 :] for row in again] == [
@@ -116,7 +116,7 @@ def test_a_row_re_issued_twice_is_refused(worked_study, alice, tmp_path):
 def test_an_older_archive_without_the_fields_imports_everyone_invited_on_their_own_row(
     worked_study, alice, tmp_path
 ):
-    archive = study_archive(study=worked_study)
+    archive = study_archive(study=worked_study, panel_ids=True)
     for participant in archive["participants"]:
         for field in CARRIED:
             participant.pop(field)

@@ -26,7 +26,8 @@ def _by_code(rows):
 
 def test_each_participant_has_one_row_with_state_row_panel_exclusion_and_answers(worked_study, alice):
     first, second, third = study_with_varied_participants(worked_study, alice)
-    header, rows = _by_code(study_tables(study=worked_study)["participants"])
+    # Asked with the panel ids (the owner's, by name): every column of the table.
+    header, rows = _by_code(study_tables(study=worked_study, panel_ids=True)["participants"])
     assert header == PARTICIPANT_COLUMNS + ["age", "gender", "answer_state", "hobbies"]
     assert sorted(rows) == ["P001", "P002", "P003"]  # the preview is not written
     p1, p2, p3 = rows["P001"], rows["P002"], rows["P003"]

@@ -171,6 +171,12 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("exports:agreement_csv", "GET"): Row(
         "GET", study_path("/studies/{slug}/downloads/agreement.csv"), RESEARCHER_PAGE
     ),
+    # The lab-only panel ids: the study's owner alone; Bob, who sees the study, is told why (403).
+    ("exports:panel_ids_csv", "GET"): Row(
+        "GET",
+        study_path("/studies/{slug}/downloads/panel-ids.csv"),
+        {**RESEARCHER_PAGE, "researcher": 403},
+    ),
     # Collections (studies/library): the world's collection has no owner; Bob sees it through Alice's study
     # (sharing or deleting it is refused with a message: he is not its owner), Charlie does not (404).
     ("library:collection_list", "GET"): Row("GET", fixed("/collections/"), RESEARCHER_ANY_STUDY),

@@ -106,14 +106,14 @@ class _Lazy(list):
         return not self.empty
 
 
-def study_archive(*, study: Study) -> dict:
+def study_archive(*, study: Study, panel_ids: bool = False) -> dict:
     """The study as a JSON-ready dict (see the package docstring), whole in memory; deterministic for the
-    same rows."""
-    archive = _archive(study)
+    same rows. The participants' panel ids only when `panel_ids` (studies/interchange/panel_ids.py)."""
+    archive = _archive(study, panel_ids)
     return {key: list(value) if isinstance(value, _Lazy) else value for key, value in archive.items()}
 
 
-def _archive(study: Study) -> dict:
+def _archive(study: Study, panel_ids: bool) -> dict:
     """The archive with its documents and participants as _Lazy lists."""
     named = _named_documents(study)
     exported = study.participants.filter(preview_at__isnull=True).order_by("enrolment_index")
@@ -133,7 +133,7 @@ def _archive(study: Study) -> dict:
             for s in study.systems.order_by("id")
         ],
         "recruitment": recruitment_exported(study),  # the participants' panel (issue 29)
-        "participants": _Lazy(lambda: _participants_section(exported), not exported.exists()),
+        "participants": _Lazy(lambda: _participants_section(exported, panel_ids), not exported.exists()),
         "reference_versions": _reference_versions(study),
         "assessment": _assessment(study),
         "audit": _Lazy(lambda: _audit_section(study), not study.audit_entries.exists()),
@@ -152,20 +152,20 @@ def _audit_section(study: Study) -> Iterator[dict]:
             }
 
 
-def study_archive_json(*, study: Study) -> str:
+def study_archive_json(*, study: Study, panel_ids: bool = False) -> str:
     """The archive's JSON whole in memory."""
-    return "".join(_archive_texts(study))
+    return "".join(_archive_texts(study, panel_ids))
 
 
-def study_archive_stream(*, study: Study) -> Iterator[bytes]:
+def study_archive_stream(*, study: Study, panel_ids: bool = False) -> Iterator[bytes]:
     """The archive's JSON (the same text as study_archive_json) as UTF-8 chunks, a round of participants
     read at a time; an ExportError (a document id naming two collections) is raised here, before the first
-    byte."""
-    return encoded(_archive_texts(study))
+    byte. The panel ids only when `panel_ids`."""
+    return encoded(_archive_texts(study, panel_ids))
 
 
-def _archive_texts(study: Study) -> Iterator[str]:
-    archive = _archive(study)  # the checks run here, before the first piece of text
+def _archive_texts(study: Study, panel_ids: bool) -> Iterator[str]:
+    archive = _archive(study, panel_ids)  # the checks run here, before the first piece of text
 
     def texts() -> Iterator[str]:
         yield from json.JSONEncoder(indent=1, ensure_ascii=False, sort_keys=False).iterencode(archive)
@@ -174,9 +174,9 @@ def _archive_texts(study: Study) -> Iterator[str]:
     return texts()
 
 
-def _participants_section(exported) -> Iterator[dict]:
+def _participants_section(exported, panel_ids: bool) -> Iterator[dict]:
     for pks in pk_rounds(exported, PARTICIPANTS_PER_CHUNK):
-        yield from _Participants(pks).section()
+        yield from _Participants(pks, panel_ids).section()
 
 
 def _study_settings(study: Study) -> dict:
@@ -205,8 +205,8 @@ class _Participants:
     shown results, judgments with history) and raw events, their rows read in one query per kind. A
     preview's rows are never exported (studies/design/lifecycle.py): the caller passes none."""
 
-    def __init__(self, ids: list[int]):
-        self.ids = ids
+    def __init__(self, ids: list[int], panel_ids: bool):
+        self.ids, self.panel_ids = ids, panel_ids
         self.sessions = {
             s.assignment_id: s for s in SearchSession.objects.filter(assignment__participant__in=ids)
         }
@@ -272,7 +272,7 @@ class _Participants:
                     "withdrawn_at": _t(participant.withdrawn_at),
                     "created_at": _t(participant.created_at),
                     # State, plan row, panel and exclusion (issue 29): participant_state.py.
-                    **participant_state_exported(participant),
+                    **participant_state_exported(participant, panel_ids=self.panel_ids),
                     "assignments": assignments,
                     "events": [self._event(event) for event in self.events.get(participant.pk, [])],
                 }

@@ -5,7 +5,9 @@ The fields (each null when the column is): state (null reads as invited), state_
 started_at, plan_row (null reads as the enrolment index), reissue_of (the code of the participant whose
 freed row this one re-uses), panel_id, panel_study_id, panel_session_id, panel_status, panel_status_at,
 excluded_at, excluded_reason, excluded_agreement, excluded_manually (false when absent). An older archive
-without them imports as before: every participant invited, on their own row, not excluded.
+without them imports as before: every participant invited, on their own row, not excluded. The panel ids
+(panel_id, panel_study_id, panel_session_id) are written only when the study's owner asked for them by name
+(studies/interchange/panel_ids.py); an archive without them imports its participants without panel ids.
 
 The panel the participants came from is the study's (Recruitment.panel): `$.recruitment` carries it as
 {"panel": ...}, null when the study never had recruitment settings. The import makes the study's
@@ -18,6 +20,7 @@ from __future__ import annotations
 import math
 
 from studies.interchange.archive.reader import ArchiveReader
+from studies.interchange.panel_ids import PANEL_ID_FIELDS
 from studies.models import PANELS, Participant, ParticipantState, Recruitment, Study
 
 # (field, kind, longest text): the texts as long as their columns, so a longer one is refused by field, not
@@ -37,9 +40,10 @@ def _t(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def participant_state_exported(participant: Participant) -> dict:
-    """The fields above of one participant, JSON-ready (reissue_of as the code: select_related it)."""
-    return {
+def participant_state_exported(participant: Participant, *, panel_ids: bool = False) -> dict:
+    """The fields above of one participant, JSON-ready (reissue_of as the code: select_related it); the
+    panel ids left out unless `panel_ids`."""
+    fields = {
         "state": participant.state,
         "state_changed_at": _t(participant.state_changed_at),
         "state_reason": participant.state_reason,
@@ -56,6 +60,7 @@ def participant_state_exported(participant: Participant) -> dict:
         "excluded_agreement": participant.excluded_agreement,
         "excluded_manually": participant.excluded_manually,
     }
+    return fields if panel_ids else {k: v for k, v in fields.items() if k not in PANEL_ID_FIELDS}
 
 
 def _reissued_code(participant: Participant) -> str | None:

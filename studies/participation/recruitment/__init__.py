@@ -47,6 +47,7 @@ from studies.participation.recruitment.completion import (
     completion_of,
     last_stored_sequence,
     mturk_submit_to_of,
+    outcome_code,
 )
 from studies.participation.recruitment.effort import (
     participant_flags,
@@ -242,6 +243,7 @@ __all__ = [
     "TypedCode",
     "completion_code_take",
     "completion_pool_add",
+    "outcome_code",
     "pool_counts",
     "typed_codes_match",
     "participant_flags",

@@ -38,28 +38,36 @@ def mturk_submit_to_of(participant: Participant) -> str | None:
     return host if mturk_submit_url(host) else None
 
 
+def outcome_code(participant: Participant, recruitment: Recruitment) -> tuple[str, str] | None:
+    """(kind, the study's code for it) of a participant who ended with a code: completed, screened_out or
+    failed_checks; None otherwise. Reads only: a completer in a per-participant or pool mode receives their
+    own code instead (completion_of hands it out)."""
+    state = state_of(participant)
+    if state == ParticipantState.COMPLETED:
+        return "completed", recruitment.code_completed
+    if state != ParticipantState.SCREENED_OUT:
+        return None
+    if (participant.state_reason or "").startswith("failed checks"):
+        return "failed_checks", recruitment.code_failed_checks
+    return "screened_out", recruitment.code_screened_out
+
+
 def completion_of(participant: Participant) -> Completion | None:
     """The code (and the panel URL) a participant who ended receives; None while they have not ended, or
     ended without one (withdrawn, returned, timed out: the panel handles those). In a per-participant code
     mode the first ask hands their code out (stored: every later ask returns it)."""
-    state = state_of(participant)
-    if state not in (ParticipantState.COMPLETED, ParticipantState.SCREENED_OUT):
+    if state_of(participant) not in (ParticipantState.COMPLETED, ParticipantState.SCREENED_OUT):
         return None
     recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
     if recruitment is None:
         return None
-    if state == ParticipantState.COMPLETED:
-        kind, code = "completed", recruitment.code_completed
-        if recruitment.code_mode != "study":
-            # Their own code (recruitment/codes.py), handed out at the first ask and stored.
-            own = completion_code_take(participant=participant, recruitment=recruitment)
-            if own is None:
-                return Completion(kind, "", "", message=POOL_EMPTY.format(code=participant.code))
-            code = own
-    elif (participant.state_reason or "").startswith("failed checks"):
-        kind, code = "failed_checks", recruitment.code_failed_checks
-    else:
-        kind, code = "screened_out", recruitment.code_screened_out
+    kind, code = outcome_code(participant, recruitment) or ("", "")
+    if kind == "completed" and recruitment.code_mode != "study":
+        # Their own code (recruitment/codes.py), handed out at the first ask and stored.
+        own = completion_code_take(participant=participant, recruitment=recruitment)
+        if own is None:
+            return Completion(kind, "", "", message=POOL_EMPTY.format(code=participant.code))
+        code = own
     template = completion_url_template(recruitment) if participant.panel_id else ""
     if recruitment.panel == "mturk" and participant.panel_id and participant.panel_session_id:
         submit_url = mturk_submit_url(mturk_submit_to_of(participant))
