@@ -121,9 +121,10 @@ def _collection_for(r: ArchiveReader, obj, where: str, name: str, owner) -> Coll
     return collection
 
 
-# Documents are stored this many at a time (at most ARCHIVE_MAX_DOCUMENT_BYTES each), so the import holds
-# one batch of texts, not the archive's.
+# Documents are stored this many at a time, or as soon as their texts pass this many characters (one document
+# at the default cap), so the import holds one batch of texts, not the archive's.
 DOCUMENT_BATCH = 200
+DOCUMENT_BATCH_CHARACTERS = 2 * 1024 * 1024
 
 
 def documents_imported(
@@ -135,6 +136,7 @@ def documents_imported(
     collections: dict[str, Collection] = {}
     documents: dict[str, int] = {}
     batch: list[tuple[Collection, dict, str]] = []
+    characters = 0
     old_document_ids: dict[int, str] = {}
     listed: set[str] = set()
     for item, where in r.items(data, "documents", "$"):
@@ -146,11 +148,12 @@ def documents_imported(
                 r, item, f"{where}.collection", collection_name, owner
             )
         batch.append((collections[collection_name], item, where))
+        characters += sum(len(item[key]) for key in ("title", "text") if isinstance(item.get(key), str))
         if isinstance(item.get("id"), int):
             old_document_ids[item["id"]] = external_id
-        if len(batch) == DOCUMENT_BATCH:
+        if len(batch) == DOCUMENT_BATCH or characters > DOCUMENT_BATCH_CHARACTERS:
             _documents_stored(r, batch, documents)
-            batch = []
+            batch, characters = [], 0
     _documents_stored(r, batch, documents)
     W = "$.study"
     study_collection = r.get(info, "collection", W, str, null=True, default=None)
