@@ -65,7 +65,7 @@ def participants_imported(done: Imported, data) -> None:
         if item.get("reissue_of") is not None:
             # Only what linking needs, not the participant's sessions.
             wanted = LinedDict(reissue_of=item["reissue_of"])
-            wanted.line = item.line
+            wanted.line = getattr(item, "line", None)
             pending_reissues.append((participant.pk, wanted, where))
         sessions_by_position = _assignments_imported(done, participant, item, where)
         _events_imported(done, participant, sessions_by_position, item, where)
