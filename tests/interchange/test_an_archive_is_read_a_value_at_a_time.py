@@ -100,8 +100,9 @@ def test_memory_follows_the_largest_item_not_the_archive(archive, alice):
     finally:
         tracemalloc.stop()
     assert copy.collection.documents.filter(external_id__startswith="big").count() == 120
-    # Parsed whole, the archive took several times its size; streamed, a batch of documents and one item.
-    assert peak < size / 2, f"peak {peak / 2**20:.1f} MiB for an archive of {size / 2**20:.1f} MiB"
+    # Parsed whole, the archive took several times its size (100 MiB: the read buffer of the cap alone);
+    # streamed, a batch of documents with its SQL and one item (5.8 MiB measured on PostgreSQL).
+    assert peak < 0.6 * size, f"peak {peak / 2**20:.1f} MiB for an archive of {size / 2**20:.1f} MiB"
 
 
 def test_a_string_far_over_the_document_cap_is_refused_before_it_is_held(archive, alice):

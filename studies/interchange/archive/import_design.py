@@ -121,10 +121,10 @@ def _collection_for(r: ArchiveReader, obj, where: str, name: str, owner) -> Coll
     return collection
 
 
-# Documents are stored this many at a time, or as soon as their texts pass this many characters (one document
-# at the default cap), so the import holds one batch of texts, not the archive's.
+# Documents are stored this many at a time, or as soon as their texts pass this many characters (the SQL of
+# a batch is a few times that), so the import holds one batch of texts, not the archive's.
 DOCUMENT_BATCH = 200
-DOCUMENT_BATCH_CHARACTERS = 2 * 1024 * 1024
+DOCUMENT_BATCH_CHARACTERS = 1024 * 1024
 
 
 def documents_imported(

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from studies.assessment.collection_reference import reference_version_from_collection
 from studies.interchange import ImportFailure
@@ -52,6 +52,25 @@ def stored_timestamps():
             f.auto_now_add = True
 
 
+@contextmanager
+def _no_statement_texts_kept():
+    """psycopg with a prepare threshold (settings.py, DB_PREPARED_STATEMENTS) keeps the text of the last 100
+    statements its connection ran to count them, values inlined (the ORM binds on the client): 100 batches
+    of documents, a few MiB each, held on past the import. Off while it runs (no ORM statement is ever
+    prepared anyway)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    raw = connection.connection
+    threshold = raw.prepare_threshold
+    raw.prepare_threshold = None
+    try:
+        yield
+    finally:
+        raw.prepare_threshold = threshold
+
+
 def study_archive_import(*, path: str | Path, owner, name: str | None = None) -> Study:
     """Import the archive at `path` as a new study owned by `owner` (all or nothing). The file is copied in
     chunks to a temporary one within ARCHIVE_MAX_BYTES, then read a value at a time (streamed_json): memory
@@ -61,7 +80,7 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
         path, limit=settings.ARCHIVE_MAX_BYTES, max_string_bytes=settings.ARCHIVE_MAX_DOCUMENT_BYTES
     ) as archive:
         try:
-            with transaction.atomic():
+            with transaction.atomic(), _no_statement_texts_kept():
                 data = archive.root()
                 with stored_timestamps():
                     study = _import(data, path, owner, name)
