@@ -179,9 +179,10 @@ ATTENTION_IDLE_SECONDS = envint("ATTENTION_IDLE_SECONDS", 30, minimum=1)
 # docs/assessing.md, "Agreement"). More is steadier and slower (about 0.03 s per 1000 per table).
 AGREEMENT_BOOTSTRAP_REPLICATES = envint("AGREEMENT_BOOTSTRAP_REPLICATES", 1000, minimum=100)
 # A study archive's import (studies/interchange/archive/importer.py, docs/security.md): a file over
-# ARCHIVE_MAX_BYTES is refused before it is read (the import holds the parsed archive in memory, several
-# times the file's size), and a document (its title, text and extra fields) or any one JSON string over
-# ARCHIVE_MAX_DOCUMENT_BYTES is refused while the file is parsed, naming the line or the document.
+# ARCHIVE_MAX_BYTES is refused before it is read, or as soon as a pipe passes it (the import copies it to a
+# temporary file, then reads it a value at a time), and a document (its title, text and extra fields) or any
+# one JSON string over ARCHIVE_MAX_DOCUMENT_BYTES is refused while the file is parsed, naming the line or the
+# document.
 ARCHIVE_MAX_BYTES = envint("ARCHIVE_MAX_BYTES", 100 * 1024 * 1024, minimum=1024)
 ARCHIVE_MAX_DOCUMENT_BYTES = envint("ARCHIVE_MAX_DOCUMENT_BYTES", 2 * 1024 * 1024, minimum=1024)
 EVENTS_SEARCHES_PER_BATCH = envint("EVENTS_SEARCHES_PER_BATCH", 20, minimum=1)

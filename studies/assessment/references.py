@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -75,17 +76,23 @@ def reference_version_create(
         provenance=provenance or {},
         **({"created_at": created_at} if created_at else {}),
     )
-    rows = list(judgments)
-    # Each judge's name beside the account (judged_by_name), read in one query for the rows that lack it.
-    unnamed = {row.judged_by_id for row in rows if row.judged_by_id is not None and not row.judged_by_name}
-    names = (
-        dict(get_user_model().objects.filter(pk__in=unnamed).values_list("pk", "username")) if unnamed else {}
-    )
-    for row in rows:
-        row.version = version
-        if row.judged_by_id is not None and not row.judged_by_name:
-            row.judged_by_name = names.get(row.judged_by_id)
-    ReferenceJudgment.objects.bulk_create(rows, batch_size=2000)
+    # Stored 2000 at a time, as `judgments` yields them (an archive import reads them as it goes).
+    judgments = iter(judgments)
+    while rows := list(islice(judgments, 2000)):
+        # Each judge's name beside the account (judged_by_name), in one query for the rows that lack it.
+        unnamed = {
+            row.judged_by_id for row in rows if row.judged_by_id is not None and not row.judged_by_name
+        }
+        names = (
+            dict(get_user_model().objects.filter(pk__in=unnamed).values_list("pk", "username"))
+            if unnamed
+            else {}
+        )
+        for row in rows:
+            row.version = version
+            if row.judged_by_id is not None and not row.judged_by_name:
+                row.judged_by_name = names.get(row.judged_by_id)
+        ReferenceJudgment.objects.bulk_create(rows)
     study_id = study.pk
 
     def announce() -> None:  # what the listeners answer is not ours to read

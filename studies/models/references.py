@@ -33,6 +33,18 @@ def collection_reference_note(name: str) -> str:
 # A provenance key set by the archive import (issue 36): the rest is what another server claims of how the
 # version was made (model, host, prompt hash), shown as "imported (claimed)", never as this server's record.
 IMPORTED = "imported"
+# The same mark on a reference judgment's source (who or what judged it): an archive's word for it, kept in
+# the text so that it shows, is exported again and is copied into later versions with it, and so that a
+# claimed "machine ..." source is not counted as this server's machine grades (studies/assessment/machine.py).
+IMPORTED_SOURCE = "imported (claimed): "
+SOURCE_MAX_LENGTH = 200
+
+
+def claimed_source(source: str) -> str:
+    """An archive's judgment source marked as its claim (once: a source already marked keeps its one mark),
+    cut to the column."""
+    marked = source if source.startswith(IMPORTED_SOURCE) else IMPORTED_SOURCE + source
+    return marked[:SOURCE_MAX_LENGTH]
 
 
 def provenance_words(facts: dict) -> str:
@@ -136,7 +148,9 @@ class ReferenceJudgment(models.Model):
     # The judge's user name, kept as ReferenceVersion.created_by_name is (issue 29).
     judged_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     source = models.CharField(
-        max_length=200, blank=True, help_text="Who or what produced it, e.g. an imported qrels file."
+        max_length=SOURCE_MAX_LENGTH,
+        blank=True,
+        help_text="Who or what produced it, e.g. an imported qrels file.",
     )
 
     class Meta:

@@ -14,12 +14,14 @@ participants' access tokens (new private links are issued: an archive
 is not a bearer of old links), and assessors' memberships, judgments and adjudication decisions (they belong
 to accounts; the reference versions they produced are carried).
 
-`study_archive_import` reads the JSON with line numbers, checks every row before and while writing, and runs
-in one transaction, within ARCHIVE_MAX_BYTES and ARCHIVE_MAX_DOCUMENT_BYTES: an error names the file, the
-line of the object and the field (a JSON path).
+`study_archive_import` copies the file in chunks to a temporary one, reads the JSON a value at a time with
+line numbers (the long lists an item at a time), checks every row before and while writing, and runs in one
+transaction, within ARCHIVE_MAX_BYTES and ARCHIVE_MAX_DOCUMENT_BYTES: an error names the file, the line of
+the object and the field (a JSON path). A reference judgment's source is kept marked as the archive's claim.
 
-The modules: layout (format name, version), export (the writer, section by section), lined_json (the JSON
-read with lines, unstorable text refused), reader (typed access, the one loop over a listed section),
+The modules: layout (format name, version), export (the writer, section by section), lined_json (a value's
+JSON read with lines, unstorable text refused), streamed_json (the archive spooled and read a value at a
+time), reader (typed access, the one loop over a listed section),
 import_design / import_participants / import_reference (the sections' readers), importer (the whole).
 """
 

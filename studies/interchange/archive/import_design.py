@@ -121,13 +121,22 @@ def _collection_for(r: ArchiveReader, obj, where: str, name: str, owner) -> Coll
     return collection
 
 
+# Documents are stored this many at a time, or as soon as their texts pass this many characters (the SQL of
+# a batch is a few times that), so the import holds one batch of texts, not the archive's.
+DOCUMENT_BATCH = 200
+DOCUMENT_BATCH_CHARACTERS = 1024 * 1024
+
+
 def documents_imported(
     r: ArchiveReader, data, info, study: Study, owner
-) -> tuple[dict[str, Document], dict[int, str]]:
+) -> tuple[dict[str, int], dict[int, str]]:
     """The documents (`$.documents`) by id: what the named collection already holds is reused, the rest is
-    created. Sets the study's collection (`$.study.collection`). Returns them and {exported row id: id}."""
+    created, a batch at a time. Sets the study's collection (`$.study.collection`). Returns their row ids by
+    id and {exported row id: id}."""
     collections: dict[str, Collection] = {}
-    wanted: dict[str, tuple] = {}
+    documents: dict[str, int] = {}
+    batch: list[tuple[Collection, dict, str]] = []
+    characters = 0
     old_document_ids: dict[int, str] = {}
     listed: set[str] = set()
     for item, where in r.items(data, "documents", "$"):
@@ -138,9 +147,14 @@ def documents_imported(
             collections[collection_name] = _collection_for(
                 r, item, f"{where}.collection", collection_name, owner
             )
-        wanted[external_id] = (collections[collection_name], item, where)
+        batch.append((collections[collection_name], item, where))
+        characters += sum(len(item[key]) for key in ("title", "text") if isinstance(item.get(key), str))
         if isinstance(item.get("id"), int):
             old_document_ids[item["id"]] = external_id
+        if len(batch) == DOCUMENT_BATCH or characters > DOCUMENT_BATCH_CHARACTERS:
+            _documents_stored(r, batch, documents)
+            batch, characters = [], 0
+    _documents_stored(r, batch, documents)
     W = "$.study"
     study_collection = r.get(info, "collection", W, str, null=True, default=None)
     if study_collection is not None:
@@ -150,20 +164,21 @@ def documents_imported(
             )
         study.collection = collections[study_collection]
         study.save(update_fields=["collection"])
-    return _documents_stored(r, collections, wanted), old_document_ids
+    return documents, old_document_ids
 
 
-def _documents_stored(
-    r: ArchiveReader, collections: dict[str, Collection], wanted: dict[str, tuple]
-) -> dict[str, Document]:
-    documents: dict[str, Document] = {}
-    for collection in collections.values():
-        ids = [e for e, (c, _i, _w) in wanted.items() if c.pk == collection.pk]
-        for start in range(0, len(ids), 5000):
-            for document in collection.documents.filter(external_id__in=ids[start : start + 5000]):
-                documents[document.external_id] = document
+def _documents_stored(r: ArchiveReader, batch: list[tuple[Collection, dict, str]], documents: dict) -> None:
+    """One batch of the archive's documents: each found by id in its collection, or created there; their row
+    ids added to `documents`."""
+    by_collection: dict[int, list[str]] = {}
+    for collection, item, _where in batch:
+        by_collection.setdefault(collection.pk, []).append(item["external_id"])
+    for collection_id, ids in by_collection.items():
+        found = Document.objects.filter(collection_id=collection_id, external_id__in=ids)
+        documents.update(found.values_list("external_id", "pk"))
     fresh = []
-    for external_id, (collection, item, where) in wanted.items():
+    for collection, item, where in batch:
+        external_id = item["external_id"]
         if external_id not in documents:
             document = Document(
                 collection=collection,
@@ -174,9 +189,8 @@ def _documents_stored(
             )
             _refuse_an_oversized_document(r, item, where, document)
             fresh.append(document)
-    for document in Document.objects.bulk_create(fresh, batch_size=2000):
-        documents[document.external_id] = document
-    return documents
+    for document in Document.objects.bulk_create(fresh):
+        documents[document.external_id] = document.pk
 
 
 def _refuse_an_oversized_document(r: ArchiveReader, item, where: str, document: Document) -> None:

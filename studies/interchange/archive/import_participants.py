@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from studies.interchange.archive.import_exposure import attention_imported, exposures_of, page_exposures_of
 from studies.interchange.archive.layout import ACK_IDS
+from studies.interchange.archive.lined_json import LinedDict
 from studies.interchange.archive.participant_state import participant_state_read, reissues_linked
 from studies.interchange.archive.reader import ArchiveReader, Imported
 from studies.models import (
@@ -31,13 +32,12 @@ from studies.participation.event_checks import MAX_SEQUENCE, SERVER_EVENT_TYPES,
 
 
 def participants_imported(done: Imported, data) -> None:
-    """The participants (`$.participants`) with their assignments, sessions and events."""
+    """The participants (`$.participants`) with their assignments, sessions and events, one participant at
+    a time (an event names its own participant's sessions and queries, which exist by then)."""
     r = done.r
     codes: set[str] = set()
     indexes: set[int] = set()
-    pending_events = []
     pending_reissues = []
-    by_code: dict[str, Participant] = {}
     for item, where in r.items(data, "participants", "$"):
         code = r.get(item, "code", where, str)
         index = r.get(item, "enrolment_index", where, int)
@@ -62,16 +62,23 @@ def participants_imported(done: Imported, data) -> None:
             created_at=r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now(),
             **participant_state_read(r, item, where),
         )
-        by_code[code] = participant
-        pending_reissues.append((participant, item, where))
+        if item.get("reissue_of") is not None:
+            # Only what linking needs, not the participant's sessions.
+            wanted = LinedDict(reissue_of=item["reissue_of"])
+            wanted.line = getattr(item, "line", None)
+            pending_reissues.append((participant.pk, wanted, where))
         sessions_by_position = _assignments_imported(done, participant, item, where)
-        for e_item, e_where in r.items(item, "events", where):
-            position = r.get(e_item, "session", e_where, int, null=True, default=None)
-            if position is not None and position not in sessions_by_position:
-                r.fail(e_item, f"{e_where}.session", f"no session at assignment position {position}")
-            pending_events.append((participant, sessions_by_position.get(position), e_item, e_where))
-    reissues_linked(r, pending_reissues, by_code)
-    _events_imported(done, pending_events)
+        _events_imported(done, participant, sessions_by_position, item, where)
+    _reissues_linked(done, pending_reissues)
+
+
+def _reissues_linked(done: Imported, pending: list[tuple[int, LinedDict, str]]) -> None:
+    """participant_state.reissues_linked over the participants that name one, read back without their data."""
+    named = {item["reissue_of"] for _pk, item, _where in pending if isinstance(item["reissue_of"], str)}
+    rows = Participant.objects.filter(study=done.study).only("pk", "code")
+    by_code = {p.code: p for p in rows.filter(code__in=named)}
+    reissuing = {p.pk: p for p in rows.filter(pk__in=[pk for pk, _item, _where in pending])}
+    reissues_linked(done.r, [(reissuing[pk], item, where) for pk, item, where in pending], by_code)
 
 
 def _assignments_imported(
@@ -178,7 +185,7 @@ def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSessi
                 ShownResult(
                     query=query,
                     rank=rank,
-                    document=done.document_of(row, where),
+                    document_id=done.document_of(row, where)[0],
                     title=r.get(row, "title", where, str),
                     snippet=r.get(row, "snippet", where, str),
                     page=r.get(row, "page", where, int, default=1),
@@ -206,17 +213,17 @@ def _judgments_imported(done: Imported, s_item, s_where: str, session: SearchSes
     changes = []
     judged: set[int] = set()
     for j_item, where in r.items(s_item, "judgments", s_where):
-        document = done.document_of(j_item, where)
+        document_id, external_id = done.document_of(j_item, where)
         r.once(
             judged,
-            document.pk,
+            document_id,
             j_item,
             f"{where}.doc",
-            f"document {document.external_id!r} is judged twice in this session",
+            f"document {external_id!r} is judged twice in this session",
         )
         judgment = Judgment.objects.create(
             session=session,
-            document=document,
+            document_id=document_id,
             grade=done.grade_of(j_item, where),
             created_at=r.get(j_item, "created_at", where, "time"),
             updated_at=r.get(j_item, "updated_at", where, "time"),
@@ -232,16 +239,27 @@ def _judgments_imported(done: Imported, s_item, s_where: str, session: SearchSes
     JudgmentChange.objects.bulk_create(changes, batch_size=2000)
 
 
-def _events_imported(done: Imported, pending_events: list) -> None:
-    """The raw event log, once every session and query exists (its payloads name them)."""
+# A participant's events are stored this many at a time, as they are read.
+EVENT_BATCH = 2000
+
+
+def _events_imported(
+    done: Imported, participant: Participant, sessions_by_position: dict[int, SearchSession], item, where: str
+) -> None:
+    """A participant's raw event log (`.events`), once their sessions and queries exist (the payloads name
+    them), read and stored a batch at a time."""
     r = done.r
-    events = []
-    client_ids: set[tuple[int, str]] = set()
-    for participant, session, e_item, e_where in pending_events:
+    events: list[Event] = []
+    client_ids: set[str] = set()
+    event_bytes = 0
+    for e_item, e_where in r.items(item, "events", where):
+        position = r.get(e_item, "session", e_where, int, null=True, default=None)
+        if position is not None and position not in sessions_by_position:
+            r.fail(e_item, f"{e_where}.session", f"no session at assignment position {position}")
         client_id = r.get(e_item, "client_event_id", e_where, str)
         r.once(
             client_ids,
-            (participant.pk, client_id),
+            client_id,
             e_item,
             f"{e_where}.client_event_id",
             f"client event id {client_id!r} is used twice",
@@ -253,34 +271,34 @@ def _events_imported(done: Imported, pending_events: list) -> None:
         server_time = r.get(e_item, "server_time", e_where, "time", null=True, default=None) or timezone.now()
         client_time = _client_time_imported(r, e_item, e_where, server_time, payload)
         kind = r.get(e_item, "type", e_where, str)
-        events.append(
-            Event(
-                participant=participant,
-                session=session,
-                type=kind,
-                origin=_origin_imported(r, e_item, e_where, kind, client_id),
-                client_event_id=client_id,
-                sequence=sequence,
-                client_time=client_time,
-                server_time=server_time,
-                payload=payload,
-            )
+        event = Event(
+            participant=participant,
+            session=sessions_by_position.get(position) if position is not None else None,
+            type=kind,
+            origin=_origin_imported(r, e_item, e_where, kind, client_id),
+            client_event_id=client_id,
+            sequence=sequence,
+            client_time=client_time,
+            server_time=server_time,
+            payload=payload,
         )
-    Event.objects.bulk_create(events, batch_size=2000)
-    _event_bytes_counted(events)
+        event_bytes += _event_bytes(event)
+        events.append(event)
+        if len(events) == EVENT_BATCH:
+            Event.objects.bulk_create(events)
+            events = []
+    Event.objects.bulk_create(events)
+    if event_bytes:
+        Participant.objects.filter(pk=participant.pk).update(event_bytes=event_bytes)
 
 
-def _event_bytes_counted(events: list[Event]) -> None:
-    """Each participant's quota counter (Participant.event_bytes) as the batch would have counted their
-    clients' events: the size of each one's data as compact JSON."""
-    sizes: dict[int, int] = {}
-    for event in events:
-        if event.origin == EventOrigin.CLIENT:
-            data = event.payload.get("data") if isinstance(event.payload, dict) else None
-            size = len(json.dumps(data if data is not None else {}, sort_keys=True, separators=(",", ":")))
-            sizes[event.participant_id] = sizes.get(event.participant_id, 0) + size
-    for participant_id, size in sizes.items():
-        Participant.objects.filter(pk=participant_id).update(event_bytes=size)
+def _event_bytes(event: Event) -> int:
+    """What the event adds to its participant's quota counter (Participant.event_bytes), as the batch would
+    have counted it: a client's event, the size of its data as compact JSON."""
+    if event.origin != EventOrigin.CLIENT:
+        return 0
+    data = event.payload.get("data") if isinstance(event.payload, dict) else None
+    return len(json.dumps(data if data is not None else {}, sort_keys=True, separators=(",", ":")))
 
 
 def _origin_imported(r: ArchiveReader, e_item, e_where: str, kind: str, client_id: str) -> str:

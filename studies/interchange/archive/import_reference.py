@@ -3,6 +3,9 @@ audit trail. Each checks its rows as it reads them (reader.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
+
 from django.utils import timezone
 
 from studies.assessment.references import reference_version_create
@@ -15,7 +18,10 @@ from studies.models import (
     PoolDocument,
     ReferenceJudgment,
 )
-from studies.models.references import IMPORTED
+from studies.models.references import IMPORTED, SOURCE_MAX_LENGTH, claimed_source
+
+SOURCE_LENGTH = SOURCE_MAX_LENGTH
+POOL_BATCH = 2000
 
 
 def reference_versions_imported(done: Imported, data) -> None:
@@ -53,42 +59,50 @@ def reference_versions_imported(done: Imported, data) -> None:
         if provenance:
             provenance = provenance | {IMPORTED: True}
         created_at = r.get(item, "created_at", where, "time", null=True, default=None) or timezone.now()
-        rows: list[ReferenceJudgment] = []
-        seen: set[tuple[str, int]] = set()
-        for j_item, j_where in r.items(item, "judgments", where):
-            topic = r.get(j_item, "topic_id", j_where, str)
-            document = done.document_of(j_item, j_where)
-            r.once(
-                seen,
-                (topic, document.pk),
-                j_item,
-                j_where,
-                f"topic {topic!r} judges document {document.external_id!r} twice",
-            )
-            judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
-            if judge is not None and not 0 < len(judge) <= 150:
-                r.fail(j_item, f"{j_where}.judged_by", "a user name is 1-150 characters")
-            if judge is not None and judge not in judges:
-                judges[judge] = _own_account(owner, judge)
-            rows.append(
-                ReferenceJudgment(
-                    topic_id=topic,
-                    document=document,
-                    grade=done.grade_of(j_item, j_where, reference=True),
-                    source=r.get(j_item, "source", j_where, str, default=""),
-                    judged_by=judges[judge] if judge is not None else None,
-                    judged_by_name=judge,
-                )
-            )
         reference_version_create(
             study=done.study,
-            judgments=rows,
+            judgments=_judgments_read(done, item, where, judges),
             note=note,
             number=number,
             created_at=created_at,
             created_by=account,
             created_by_name=creator,
             provenance=provenance,
+        )
+
+
+def _judgments_read(done: Imported, item, where: str, judges: dict) -> Iterator[ReferenceJudgment]:
+    """A version's judgments (`.judgments`) as unsaved rows, read as the service stores them. Each source is
+    kept as the archive's claim ("imported (claimed): ..."), as the version's provenance is: nothing here
+    saw that person or that model judge."""
+    r = done.r
+    owner = done.study.owner
+    seen: set[tuple[str, int]] = set()
+    for j_item, j_where in r.items(item, "judgments", where):
+        topic = r.get(j_item, "topic_id", j_where, str)
+        document_id, external_id = done.document_of(j_item, j_where)
+        r.once(
+            seen,
+            (topic, document_id),
+            j_item,
+            j_where,
+            f"topic {topic!r} judges document {external_id!r} twice",
+        )
+        judge = r.get(j_item, "judged_by", j_where, str, null=True, default=None)
+        if judge is not None and not 0 < len(judge) <= 150:
+            r.fail(j_item, f"{j_where}.judged_by", "a user name is 1-150 characters")
+        if judge is not None and judge not in judges:
+            judges[judge] = _own_account(owner, judge)
+        source = r.get(j_item, "source", j_where, str, default="")
+        if len(source) > SOURCE_LENGTH:
+            r.fail(j_item, f"{j_where}.source", f"longer than {SOURCE_LENGTH} characters")
+        yield ReferenceJudgment(
+            topic_id=topic,
+            document_id=document_id,
+            grade=done.grade_of(j_item, j_where, reference=True),
+            source=claimed_source(source),
+            judged_by=judges[judge] if judge is not None else None,
+            judged_by_name=judge,
         )
 
 
@@ -130,16 +144,18 @@ def assessment_imported(done: Imported, data) -> None:
             top_x=r.get(item, "top_x", where, int),
             built_at=r.get(item, "built_at", where, "time", null=True, default=None),
         )
-        PoolDocument.objects.bulk_create(
+        rows = (
             PoolDocument(
                 pool=pool,
-                document=done.document_of(d, d_where),
+                document_id=done.document_of(d, d_where)[0],
                 source=r.get(d, "source", d_where, str),
                 source_detail=r.get(d, "source_detail", d_where, str, default=""),
                 added_at=r.get(d, "added_at", d_where, "time", null=True, default=None) or timezone.now(),
             )
             for d, d_where in r.items(item, "documents", where)
         )
+        while batch := list(islice(rows, POOL_BATCH)):  # stored as read, not held whole
+            PoolDocument.objects.bulk_create(batch)
 
 
 def guidelines_imported(done: Imported, assessment) -> None:

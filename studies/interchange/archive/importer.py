@@ -1,14 +1,14 @@
-"""`study_archive_import`: an archive read with line numbers, checked, and written section by section in one
-transaction (design, participants, reference, in the order later sections need earlier ones' rows)."""
+"""`study_archive_import`: an archive read a value at a time with line numbers (streamed_json), checked, and
+written section by section in one transaction (design, participants, reference, in the order later sections
+need earlier ones' rows, whatever the order of the archive's keys)."""
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from studies.assessment.collection_reference import reference_version_from_collection
 from studies.interchange import ImportFailure
@@ -25,9 +25,9 @@ from studies.interchange.archive.import_reference import (
     audit_imported,
     reference_versions_imported,
 )
-from studies.interchange.archive.lined_json import load_json_with_lines, refuse_unstorable_text
 from studies.interchange.archive.participant_state import recruitment_imported
 from studies.interchange.archive.reader import ArchiveReader, Imported
+from studies.interchange.archive.streamed_json import archive_opened
 from studies.models import AuditEntry, Event, Participant, PoolDocument, ReferenceVersion, Study
 
 
@@ -52,47 +52,48 @@ def stored_timestamps():
             f.auto_now_add = True
 
 
+@contextmanager
+def _no_statement_texts_kept():
+    """psycopg with a prepare threshold (settings.py, DB_PREPARED_STATEMENTS) keeps the text of the last 100
+    statements its connection ran to count them, values inlined (the ORM binds on the client): 100 batches
+    of documents, a few MiB each, held on past the import. Off while it runs (no ORM statement is ever
+    prepared anyway)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    raw = connection.connection
+    threshold = raw.prepare_threshold
+    raw.prepare_threshold = None
+    try:
+        yield
+    finally:
+        raw.prepare_threshold = threshold
+
+
 def study_archive_import(*, path: str | Path, owner, name: str | None = None) -> Study:
-    """Import the archive at `path` as a new study owned by `owner` (all or nothing)."""
+    """Import the archive at `path` as a new study owned by `owner` (all or nothing). The file is copied in
+    chunks to a temporary one within ARCHIVE_MAX_BYTES, then read a value at a time (streamed_json): memory
+    follows the largest item (a document, a participant's sessions), not the archive."""
     path = str(path)
-    text = _archive_text(path)
-    data = load_json_with_lines(text, path, max_string_bytes=settings.ARCHIVE_MAX_DOCUMENT_BYTES)
-    refuse_unstorable_text(data, path)
-    try:
-        with transaction.atomic():
-            with stored_timestamps():
-                study = _import(data, path, owner, name)
-            if not study.reference_versions.exists():
-                # An archive with no reference (one of a study made before issue 37): the collection's
-                # judgments become its first version, as for any study built on it (made now, after the
-                # archive's stored times).
-                reference_version_from_collection(study=study, by=owner)
-            return study
-    except ImportFailure:
-        raise
-    except (IntegrityError, DatabaseError) as error:
-        raise ImportFailure(path, None, None, f"the database refused the archive: {error}") from None
-
-
-def _archive_text(path: str) -> str:
-    """The archive's text, refused past ARCHIVE_MAX_BYTES by its size on disk before anything is read, and
-    again while it is read (a file that grows, or a pipe, never holds more than the cap in memory)."""
-    limit = settings.ARCHIVE_MAX_BYTES
-    too_big = f"the archive is over ARCHIVE_MAX_BYTES ({limit} bytes)"
-    try:
-        with open(path, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            if size > limit:
-                raise ImportFailure(path, None, None, f"{too_big}: it has {size} bytes")
-            raw = file.read(limit + 1)
-    except OSError as error:
-        raise ImportFailure(path, None, None, f"cannot read: {error.strerror}") from None
-    if len(raw) > limit:
-        raise ImportFailure(path, None, None, too_big)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ImportFailure(path, None, None, "not UTF-8 text") from None
+    with archive_opened(
+        path, limit=settings.ARCHIVE_MAX_BYTES, max_string_bytes=settings.ARCHIVE_MAX_DOCUMENT_BYTES
+    ) as archive:
+        try:
+            with transaction.atomic(), _no_statement_texts_kept():
+                data = archive.root()
+                with stored_timestamps():
+                    study = _import(data, path, owner, name)
+                if not study.reference_versions.exists():
+                    # An archive with no reference (one of a study made before issue 37): the collection's
+                    # judgments become its first version, as for any study built on it (made now, after the
+                    # archive's stored times).
+                    reference_version_from_collection(study=study, by=owner)
+                return study
+        except ImportFailure:
+            raise
+        except (IntegrityError, DatabaseError) as error:
+            raise ImportFailure(path, None, None, f"the database refused the archive: {error}") from None
 
 
 def _import(data, path: str, owner, name: str | None) -> Study:
@@ -104,7 +105,7 @@ def _import(data, path: str, owner, name: str | None) -> Study:
     done.scenarios = scenarios_imported(r, data, study)
     done.systems = systems_imported(r, data, study)
     for old, external_id in old_document_ids.items():
-        done.old_ids["document"][old] = documents[external_id].pk
+        done.old_ids["document"][old] = documents[external_id]
     recruitment_imported(r, data, study)
     participants_imported(done, data)
     reference_versions_imported(done, data)

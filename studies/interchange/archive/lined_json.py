@@ -3,7 +3,6 @@ store, before anything is written: each error names the file, the line and the J
 
 from __future__ import annotations
 
-import bisect
 import json
 from json import scanner
 from json.decoder import (  # type: ignore[attr-defined]  # both undeclared in the stubs
@@ -20,12 +19,30 @@ class LinedDict(dict):
     line: int | None = None
 
 
-def load_json_with_lines(text: str, path: str, *, max_string_bytes: int | None = None):
+def load_json_with_lines(
+    text: str,
+    path: str,
+    *,
+    max_string_bytes: int | None = None,
+    first_line: int = 1,
+    where: str | None = None,
+):
     """json.loads, except that every object is a LinedDict carrying its line (the pure-Python scanner, with
     the object parser wrapped); a syntax error names the file and line. With `max_string_bytes`, a string
     longer than that in the file (a document's text, say) is refused at its line as soon as it is read,
-    before the rest of the archive is parsed (ARCHIVE_MAX_DOCUMENT_BYTES)."""
-    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
+    before the rest is parsed (ARCHIVE_MAX_DOCUMENT_BYTES). `first_line`: the line `text` starts on in its
+    file (the streamed import parses one value of the archive at a time), `where` its JSON path."""
+    # The parser asks for lines in the order of the text (an object's start before its members'), so a
+    # running count serves them; a list of every newline's position was most of the memory a big value took.
+    counted = [0, first_line]  # up to this position, this line
+
+    def line_of(position: int) -> int:
+        done, line = counted
+        if position < done:
+            return first_line + text.count("\n", 0, position)
+        line += text.count("\n", done, position)
+        counted[:] = [position, line]
+        return line
 
     def parse_string(s, end, strict=True):
         value, after = scanstring(s, end, strict)
@@ -34,20 +51,19 @@ def load_json_with_lines(text: str, path: str, *, max_string_bytes: int | None =
         if max_string_bytes is not None and after - end > max_string_bytes:
             size = len(value.encode("utf-8", "surrogatepass"))
             if size > max_string_bytes:
-                line = bisect.bisect_left(newlines, end) + 1
                 raise ImportFailure(
                     path,
-                    line,
+                    line_of(end),
                     None,
                     f"a string of {size} bytes is over ARCHIVE_MAX_DOCUMENT_BYTES ({max_string_bytes} bytes)",
                 )
         return value, after
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None, _w=None):
-        start = s_and_end[1]
+        line = line_of(s_and_end[1])  # before its members are parsed: the lines are asked for in order
         value, end = JSONObject(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo)
         lined = LinedDict(value)
-        lined.line = bisect.bisect_left(newlines, start) + 1
+        lined.line = line
         return lined, end
 
     decoder = json.JSONDecoder()
@@ -55,17 +71,18 @@ def load_json_with_lines(text: str, path: str, *, max_string_bytes: int | None =
     decoder.parse_object = parse_object  # type: ignore[attr-defined]
     decoder.parse_string = parse_string  # type: ignore[attr-defined]
     decoder.scan_once = scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    invalid = f"invalid JSON in {where}" if where else "invalid JSON"
     try:
         return decoder.decode(text)
     except json.JSONDecodeError as error:
         raise ImportFailure(
-            path, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})"
+            path, first_line + error.lineno - 1, None, f"{invalid}: {error.msg} (column {error.colno})"
         ) from None
     except RecursionError:
-        raise ImportFailure(path, None, None, "invalid JSON: nested too deeply") from None
+        raise ImportFailure(path, first_line, None, f"{invalid}: nested too deeply") from None
 
 
-def _text_problem(text: str) -> str | None:
+def text_problem(text: str) -> str | None:
     if "\x00" in text:
         return "a NUL character (\\u0000), which the database cannot store"
     try:
@@ -76,23 +93,24 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-def refuse_unstorable_text(data, path: str) -> None:
+def refuse_unstorable_text(data, path: str, *, where: str = "$", line: int | None = None) -> None:
     """Every key and string of the archive must be text the database can store: a lone surrogate (a JSON
     escape such as \\ud83d without its pair) or a NUL is refused naming file, line and field, before anything
-    is written (it was a traceback from the database driver, half-way through the import)."""
-    stack = [(data, "$", getattr(data, "line", None))]
+    is written (it was a traceback from the database driver, half-way through the import). `where` and
+    `line`: the JSON path of `data` and its line, for a value that is part of an archive."""
+    stack = [(data, where, getattr(data, "line", line))]
     while stack:
         value, where, line = stack.pop()
         if isinstance(value, dict):
             line = getattr(value, "line", line)
             for key, item in value.items():
-                problem = _text_problem(key)
+                problem = text_problem(key)
                 if problem:
                     raise ImportFailure(path, line, where, f"a key holds {problem}")
                 stack.append((item, f"{where}.{key}", line))
         elif isinstance(value, list):
             stack.extend((item, f"{where}[{i}]", line) for i, item in enumerate(value))
         elif isinstance(value, str):
-            problem = _text_problem(value)
+            problem = text_problem(value)
             if problem:
                 raise ImportFailure(path, line, where, f"the text holds {problem}")

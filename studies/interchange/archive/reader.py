@@ -12,7 +12,8 @@ from typing import NoReturn
 from django.utils.dateparse import parse_datetime
 
 from studies.interchange import ImportFailure
-from studies.models import Document, Scenario, Study, System, reference_grade_allowed
+from studies.interchange.archive.streamed_json import StreamedList
+from studies.models import Scenario, Study, System, reference_grade_allowed
 
 
 class ArchiveReader:
@@ -30,9 +31,9 @@ class ArchiveReader:
             self.fail(parent, where, "expected an object")
         return value
 
-    def list(self, obj, key: str, where: str) -> list:
+    def list(self, obj, key: str, where: str) -> list | StreamedList:
         value = obj.get(key) if isinstance(obj, dict) else None
-        if not isinstance(value, list):
+        if not isinstance(value, list | StreamedList):
             self.fail(obj, f"{where}.{key}", "expected a list")
         return value
 
@@ -89,23 +90,25 @@ class ArchiveReader:
 @dataclass
 class Imported:
     """What the sections imported so far, by the names the archive gives them (codes, document ids), and the
-    exporting server's row ids mapped to the new rows' (for the raw event payloads)."""
+    exporting server's row ids mapped to the new rows' (for the raw event payloads). Documents are kept by
+    their row id only: their text is not held while the rest of the archive is read."""
 
     r: ArchiveReader
     study: Study
     scale: set[int]
-    documents: dict[str, Document]
+    documents: dict[str, int]
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     systems: dict[str, System] = field(default_factory=dict)
     old_ids: dict[str, dict[int, int]] = field(
         default_factory=lambda: {"session": {}, "query": {}, "document": {}}
     )
 
-    def document_of(self, obj, where: str) -> Document:
+    def document_of(self, obj, where: str) -> tuple[int, str]:
+        """The row id of the document `obj.doc` names, and that name."""
         external_id = self.r.get(obj, "doc", where, str)
         if external_id not in self.documents:
             self.r.fail(obj, f"{where}.doc", f"document {external_id!r} is not in the archive's documents")
-        return self.documents[external_id]
+        return self.documents[external_id], external_id
 
     def grade_of(self, obj, where: str, *, reference: bool = False) -> int:
         grade = self.r.get(obj, "grade", where, int)
