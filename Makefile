@@ -13,12 +13,16 @@ PORT ?= 8000
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
 
+# The test toolchain: the app, then the tools and oracles; pip prints a line per package, as for the app.
 $(STAMP): requirements.txt requirements-dev.txt requirements-oracles.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --no-deps -r requirements-oracles.txt
-	touch $(STAMP)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "Installing the app and the test toolchain (requirements-dev.txt: pytest, mypy, ruff, Playwright, ...) into $(VENV)/: a few minutes, a line per package ..."
+	@$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off --upgrade pip
+	@$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements-dev.txt
+	@echo "Installing the test oracles without their dependencies (requirements-oracles.txt) ..."
+	@$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off --no-deps -r requirements-oracles.txt
+	@echo "Test toolchain installed."
+	@touch $(STAMP)
 
 $(APP_STAMP): requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -526,5 +526,10 @@ LOGGING = {
     # Eager Celery (the default, no broker) would log "Task ... succeeded" for every task run inside a request
     # or command: hundreds of lines in `make demo`. Failures are still logged; real workers keep their INFO
     # lines.
-    "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
+    "loggers": {
+        # Django's own default gives "django" a console handler of its own with DEBUG on; its records also
+        # reach the root's, so a 400 or 404 was printed twice. One handler: the root's.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        **({"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {}),
+    },
 }

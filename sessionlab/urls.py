@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from studies.api import urls as studies_api_urls
 from studies.design import views as study_views
 
-from . import api_errors, docs_views, favicon_views
+from . import api_docs, api_errors, docs_views, favicon_views
 from .auth_views import LoginView, PasswordResetView
 
 # One `api` namespace: the studies' resources and, under each study, scoring's runs, put together here so
@@ -66,6 +66,8 @@ urlpatterns = [
     # (sessionlab/csp.py).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    # ReDoc's bundle without the logo it would fetch from Redocly's CDN (sessionlab/api_docs.py).
+    path("api/redoc/redoc.standalone.js", api_docs.redoc_script, name="api-redoc-script"),
     # Last: any other /api/ URL is a JSON 404, not the HTML page (the pages elsewhere keep theirs).
     re_path(r"^api/", api_errors.not_found, name="api-not-found"),
 ]

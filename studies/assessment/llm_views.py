@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from studies.assessment.llm import runs, setup
 from studies.assessment.llm import selectors as llm_selectors
+from studies.assessment.llm.endpoint_test import llm_endpoint_test
 from studies.assessment.llm.forms import LLMAssessorForm, LLMRunForm
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
@@ -17,7 +18,7 @@ from studies.models import LLMRequest
 EDITABLE = setup.EDITABLE
 
 
-def _assessor_page(request, study, assessor, form, status=200):
+def _assessor_page(request, study, assessor, form, status=200, endpoint_test=None):
     if assessor is None or not assessor.api_key_encrypted:
         form.fields.pop("clear_api_key", None)  # no stored key: nothing to remove
     context = {
@@ -26,6 +27,7 @@ def _assessor_page(request, study, assessor, form, status=200):
         "form": form,
         "run_form": LLMRunForm(prefix="run", study=study) if assessor else None,
         "runs": assessor.runs.all()[:50] if assessor else [],
+        "endpoint_test": endpoint_test,
     }
     return render(request, "assessment/llm_assessor.html", context, status=status)
 
@@ -66,6 +68,16 @@ def llm_assessor(request, slug, pk):
         return _assessor_page(request, study, assessor, form, status=400)
     form = LLMAssessorForm(initial={name: getattr(assessor, name) for name in EDITABLE})
     return _assessor_page(request, study, assessor, form)
+
+
+@researcher_required
+@require_POST
+def llm_endpoint_check(request, slug, pk):
+    """One tiny request with the saved settings; the page shows what came of it."""
+    study = study_for_researcher(request, slug)
+    assessor = llm_selectors.llm_assessor_of(study, pk)
+    form = LLMAssessorForm(initial={name: getattr(assessor, name) for name in EDITABLE})
+    return _assessor_page(request, study, assessor, form, endpoint_test=llm_endpoint_test(assessor=assessor))
 
 
 @researcher_required

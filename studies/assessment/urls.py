@@ -32,6 +32,7 @@ urlpatterns = [
     path("manage/<slug:slug>/llm/add/", llm_views.llm_assessor_add, name="llm_assessor_add"),
     path("manage/<slug:slug>/llm/<int:pk>/", llm_views.llm_assessor, name="llm_assessor"),
     path("manage/<slug:slug>/llm/<int:pk>/run/", llm_views.llm_run_start, name="llm_run_start"),
+    path("manage/<slug:slug>/llm/<int:pk>/test/", llm_views.llm_endpoint_check, name="llm_endpoint_test"),
     path("manage/<slug:slug>/llm/runs/<int:pk>/", llm_views.llm_run, name="llm_run"),
     path("manage/<slug:slug>/llm/runs/<int:pk>/cancel/", llm_views.llm_run_cancel, name="llm_run_cancel"),
 ]

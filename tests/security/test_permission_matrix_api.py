@@ -28,6 +28,7 @@ API_ROWS: dict[tuple[str, str], Row] = {
     ("api-schema", "GET"): Row("GET", fixed("/api/schema/"), PUBLIC),
     ("api-docs", "GET"): Row("GET", fixed("/api/docs/"), PUBLIC),
     ("api-redoc", "GET"): Row("GET", fixed("/api/redoc/"), PUBLIC),
+    ("api-redoc-script", "GET"): Row("GET", fixed("/api/redoc/redoc.standalone.js"), PUBLIC),
     # Any other /api/ URL: a JSON 404 for everyone, whatever the method (tests/api_conventions).
     ("api-not-found", "GET"): Row(
         "GET", study_path("/api/studies/{pk}/no-such-endpoint/"), dict.fromkeys(ROLES, 404)

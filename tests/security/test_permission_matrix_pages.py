@@ -340,6 +340,9 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("assessment:llm_assessor", "GET"): Row("GET", llm_path("{pk}/"), RESEARCHER_PAGE),
     ("assessment:llm_assessor", "POST"): Row("POST", llm_path("{pk}/"), RESEARCHER_PAGE, lambda w: {}),
     ("assessment:llm_run_start", "POST"): Row("POST", llm_path("{pk}/run/"), RESEARCHER_PAGE, lambda w: {}),
+    ("assessment:llm_endpoint_test", "POST"): Row(
+        "POST", llm_path("{pk}/test/"), RESEARCHER_PAGE, lambda w: {}
+    ),
     ("assessment:llm_run", "GET"): Row("GET", llm_path("runs/{run}/"), RESEARCHER_PAGE),
     ("assessment:llm_run_cancel", "POST"): Row("POST", llm_path("runs/{run}/cancel/"), RESEARCHER_PAGE),
     ("assessment:assessor_study", "GET"): Row("GET", study_path("/assess/study/{slug}/"), ASSESSOR_PAGE),
