@@ -326,9 +326,8 @@ def adjudicate(request, slug):
     if request.method == "POST":
 
         def adjudicated(result):
-            decided = ", ".join(f"{n} {method}" for method, n in sorted(result.decided.items())) or "none"
             return (
-                f"Decided: {decided}. For you to decide: {len(result.to_researcher)}. "
+                f"Decided: {result.decided_text()}. For you to decide: {len(result.to_researcher)}. "
                 f"Kept by hand: {result.kept_by_hand}. Awaiting judgments: {result.awaiting_judgments}."
             )
 
