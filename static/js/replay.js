@@ -37,7 +37,7 @@ function describe(entry) {
     case "close": return "Closes " + entry.doc + (entry.dwell_ms ? " after " + span(entry.dwell_ms) : "");
     case "judgment": return "Judges " + entry.doc + ": " + entry.grade;
     case "mark": return "Stopped scanning at rank " + entry.rank + " (query " + entry.query + ")";
-    case "exposure": return "Screen report: " + entry.ranks + " results on screen (query " + entry.query + ", page " + entry.page + ")";
+    case "exposure": return "Screen report: " + entry.ranks + (entry.ranks === 1 ? " result" : " results") + " on screen (query " + entry.query + ", page " + entry.page + ")";
     case "away": return (AWAY[entry.what] || "Away") + " for " + span(entry.duration_ms);
     default: return entry.kind;
   }

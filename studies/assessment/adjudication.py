@@ -39,6 +39,16 @@ PRESETS = {
 }
 
 
+# How the outcome of a preset names each method: "28 agreed" would claim an agreement that a single
+# assessor's grade is not.
+METHOD_PHRASES = {
+    AdjudicationDecision.Method.AGREED: "agreed",
+    AdjudicationDecision.Method.SINGLE_ASSESSOR: "single assessor (no second grade)",
+    AdjudicationDecision.Method.IN_TURN: "one point apart, judge taken in turn",
+    AdjudicationDecision.Method.MAJORITY: "by majority",
+}
+
+
 @dataclass
 class AdjudicationResult:
     decided: Counter = field(default_factory=Counter)  # method -> count
@@ -46,14 +56,25 @@ class AdjudicationResult:
     awaiting_judgments: int = 0
     kept_by_hand: int = 0
 
+    def decided_text(self) -> str:
+        """e.g. "28 single assessor (no second grade)", "3 agreed, 2 by majority"; "none"."""
+        return (
+            ", ".join(
+                f"{count} {METHOD_PHRASES.get(method, method)}"
+                for method, count in sorted(self.decided.items())
+            )
+            or "none"
+        )
+
 
 @transaction.atomic
 def adjudicate(*, study: Study, preset: str, decided_by) -> AdjudicationResult:
     """Settle every completely judged pool document by a preset; what the preset leaves goes to the
     researcher.
 
-    Unanimous documents are "agreed" whatever the preset. Decisions made by hand are kept; the preset's own
-    earlier decisions are recomputed (grades may have changed). Presets:
+    Unanimous documents are "agreed" whatever the preset; a document graded by one person alone (a single
+    assessor, or one allocated per document) is "single_assessor", its grade taken as it is. Decisions made
+    by hand are kept; the preset's own earlier decisions are recomputed (grades may have changed). Presets:
     - "2002": a one-point spread (max - min = 1) takes the grade of the judges in turn: a rotation over the
       study's assessors (invitation order) walks the one-point disagreements in scenario, document order and
       takes the next judge in the rotation who graded the document (Järvelin & Kekäläinen 2002, 3.1: "the
@@ -129,6 +150,10 @@ def _settle(row: DocumentGrades, preset: str, rotation: list[int], turn: int) ->
     """How the preset settles one completely judged document (None: the researcher decides), and the
     "2002" rotation's turn after it."""
     values = [grade for _member, grade in row.grades]
+    if len(row.grades) == 1:
+        member, grade = row.grades[0]
+        note = f"graded by {member.user.username} alone"
+        return _Settled(grade, AdjudicationDecision.Method.SINGLE_ASSESSOR, member.user, note), turn
     if row.spread == 0:
         names = ", ".join(member.user.username for member, _grade in row.grades)
         first = row.grades[0][0].user

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from sessionlab.plurals import counted
 from studies.assessment.references import judgment_copied, reference_version_create
 from studies.design.collection_judgments import collection_judgments_in_scale, collection_reference_version
 from studies.models import ReferenceJudgment, ReferenceVersion, Study, collection_reference_note
@@ -79,10 +80,10 @@ def reference_version_from_collection(*, study: Study, by=None) -> CollectionRef
         judgments=rows.values(),
         provenance=provenance,
     )
-    over = f", with the {kept} judgments of version {latest.number} over them" if latest else ""
+    over = f", with the {counted(kept, 'judgment')} of version {latest.number} over them" if latest else ""
     return CollectionReference(
         version,
         True,
-        f"Reference version {version.number} made: the {len(judgments)} judgments of “{collection.name}”"
-        f"{over}.",
+        f"Reference version {version.number} made: the {counted(len(judgments), 'judgment')} "
+        f"of “{collection.name}”{over}.",
     )

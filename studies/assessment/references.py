@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from scoring.lib.errors import InputError
+from sessionlab.plurals import counted
 from studies.assessment.machine import (
     BREAK_TIES,
     FILL_UNJUDGED,
@@ -351,9 +352,11 @@ def reference_version_publish(
         )
     if not note:
         into = f" merged into v{plan.base.number}" if plan.base else ""
-        note = f"adjudication of {plan.decisions} documents{into}"
+        note = f"adjudication of {counted(plan.decisions, 'document')}{into}"
         if plan.rules:
-            note += f", {plan.filled} filled and {plan.ties_broken} ties broken by a machine assessor"
+            note += (
+                f", {plan.filled} filled and {counted(plan.ties_broken, 'tie')} broken by a machine assessor"
+            )
     version = reference_version_create(
         study=study,
         judgments=plan.rows.values(),

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from scoring.lib.errors import InputError
 from sessionlab.form_pages import flash_form_errors, form_post
+from sessionlab.plurals import counted
 from studies.assessment import adjudication, assessor_work, assessors, pools, references, work_views
 from studies.assessment import selectors as assessment_selectors
 from studies.assessment.assessor_figures import assessor_figures
@@ -183,7 +184,7 @@ def pool_add(request, slug):
             added = pools.pool_add_documents(
                 scenario=scenario, external_ids=data["external_ids"].split(), added_by=request.user
             )
-            return f"{added} documents added to the pool of {scenario.code}."
+            return f"{counted(added, 'document')} added to the pool of {scenario.code}."
 
         return form_post(
             request,
@@ -206,7 +207,7 @@ def pool_import(request, slug):
             added = pools.pool_import_qrels(
                 study=study, lines=_uploaded_lines(upload), path=upload.name, added_by=request.user
             )
-            return f"{added} documents from {upload.name} added to the pools."
+            return f"{counted(added, 'document')} from {upload.name} added to the pools."
 
         return form_post(
             request,
@@ -326,9 +327,8 @@ def adjudicate(request, slug):
     if request.method == "POST":
 
         def adjudicated(result):
-            decided = ", ".join(f"{n} {method}" for method, n in sorted(result.decided.items())) or "none"
             return (
-                f"Decided: {decided}. For you to decide: {len(result.to_researcher)}. "
+                f"Decided: {result.decided_text()}. For you to decide: {len(result.to_researcher)}. "
                 f"Kept by hand: {result.kept_by_hand}. Awaiting judgments: {result.awaiting_judgments}."
             )
 
@@ -401,7 +401,8 @@ def publish(request, slug):
             ),
             refusals=(StudiesError,),
             success=lambda version: (
-                f"Reference version {version.number} published ({version.judgments.count()} judgments)."
+                f"Reference version {version.number} published "
+                f"({counted(version.judgments.count(), 'judgment')})."
             ),
             redirect_to=_manage(study),
             refused_to=redirect(_publish_query(study, form)),
@@ -453,7 +454,8 @@ def version_import(request, slug):
             )
             judgments, topics = assessment_selectors.reference_version_other_topics(version=version)
             others = (
-                f" {judgments} judgments of {topics} topics that are not scenarios were kept; "
+                f" {counted(judgments, 'judgment')} of {counted(topics, 'topic')} that "
+                f"{'is' if topics == 1 else 'are'} not scenarios {'was' if judgments == 1 else 'were'} kept; "
                 "they score nothing."
                 if judgments
                 else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sessionlab.plurals import counted
 from studies.design.collection_judgments import collection_reference_missing
 from studies.design.orders import counterbalanced, design_summary
 from studies.design.questionnaires import (
@@ -58,7 +59,7 @@ def _collection_step(study: Study, locked: str) -> Step:
         summary = "None chosen."
     else:
         documents = collection.documents.count()
-        summary = f"“{collection.name}”, {documents} documents."
+        summary = f"“{collection.name}”, {counted(documents, 'document')}."
         if not documents:
             missing.append("The collection has no documents.")
         # True only once the collection's judgments are a reference version (issue 37: a study made on the
@@ -66,8 +67,8 @@ def _collection_step(study: Study, locked: str) -> Step:
         waiting = collection_reference_missing(study=study)
         if waiting:
             missing.append(
-                f"The collection's {waiting} judgments are not the study's reference yet: add them from the "
-                "study page (or manage.py repair_reference)."
+                f"The collection's {counted(waiting, 'judgment')} {'is' if waiting == 1 else 'are'} not the "
+                "study's reference yet: add them from the study page (or manage.py repair_reference)."
             )
     return Step("collection", "Collection", not missing, summary, missing, locked=locked)
 
@@ -116,7 +117,7 @@ def _scenarios_step(study: Study, systems: list[System], scenarios: list, locked
         if version is not None:
             judged = set(version.judgments.values_list("topic_id", flat=True).distinct())
     unjudged = [s.code for s in scenarios if s.topic_id not in judged]
-    summary = f"{len(scenarios)} scenarios." if scenarios else "None yet."
+    summary = f"{counted(len(scenarios), 'scenario')}." if scenarios else "None yet."
     if scenarios and unjudged:
         summary += (
             f" Without reference judgments yet: {', '.join(unjudged[:8])}{' …' if len(unjudged) > 8 else ''}"

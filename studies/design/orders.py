@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sessionlab import plurals
 from studies.design.latin_square import BETWEEN, WITHIN, assignment_block_size, participant_assignment
 from studies.models import Scenario, Study, System
 
@@ -55,10 +56,16 @@ def design_summary(*, study: Study, scenarios: Sequence[Scenario], systems: Sequ
         return f"{lead}{name}; add scenarios and systems to see the plan."
     k, m = len(counted), len(systems)
     block = assignment_block_size(k, m, design)
+    balanced = (
+        "Every participant is exactly balanced."
+        if block == 1
+        else f"Every {block} participants are exactly balanced."
+    )
     if design == BETWEEN:
+        arms = "the one arm takes" if m == 1 else f"the {m} arms take"
         return (
-            f"{lead}Between-subjects: each participant works the {k} scenarios on one system; the {m} arms "
-            f"take participants in turn. Every {block} participants are exactly balanced."
+            f"{lead}Between-subjects: each participant works the {plurals.counted(k, 'scenario')} on one "
+            f"system; {arms} participants in turn. {balanced}"
         )
     low, high = k // m, -(-k // m)
     split = (
@@ -66,10 +73,8 @@ def design_summary(*, study: Study, scenarios: Sequence[Scenario], systems: Sequ
         if low == high
         else f"each system for {low} or {high} of them (at most one apart)"
     )
-    return (
-        f"{lead}Within-subject: each participant works the {k} scenarios, {split}. "
-        f"Every {block} participants are exactly balanced."
-    )
+    works = plurals.counted(k, "scenario")
+    return f"{lead}Within-subject: each participant works the {works}, {split}. {balanced}"
 
 
 # Rows shown on the design page: one complete block, at most this many.

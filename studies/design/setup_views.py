@@ -7,6 +7,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from sessionlab.plurals import counted
 from studies.design import services
 from studies.design import setup_services as setup
 from studies.design.answers import answers_clean
@@ -215,7 +216,7 @@ def scenarios(request, slug):
             if pick.is_bound and pick.is_valid():
                 made = setup.scenarios_from_topics(study=study, topic_ids=pick.cleaned_data["topics"])
                 messages.success(
-                    request, f"{len(made)} scenarios added from the topics; edit their text below."
+                    request, f"{counted(len(made), 'scenario')} added from the topics; edit their text below."
                 )
                 return redirect("studies:setup_scenarios", slug=study.slug)
             if write.is_bound and write.is_valid():

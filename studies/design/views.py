@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_safe
 
 from sessionlab.form_pages import form_post
+from sessionlab.plurals import counted
 from studies.design import lifecycle, selectors, services
 from studies.design.collection_judgments import collection_reference_missing
 from studies.design.forms import EnrolForm, ScenarioForm, SystemForm
@@ -143,7 +144,8 @@ def system_add(request, slug):
 def _enrolled_message(enrolled) -> str:
     reissued = sum(p.reissue_of_id is not None for p in enrolled)
     freed = f" ({reissued} on rows freed by attrition, re-issued)" if reissued else ""
-    return f"Enrolled {len(enrolled)} participants with balanced orders{freed}."
+    orders = "a balanced order" if len(enrolled) == 1 else "balanced orders"
+    return f"Enrolled {counted(len(enrolled), 'participant')} with {orders}{freed}."
 
 
 @researcher_required

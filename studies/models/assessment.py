@@ -215,10 +215,13 @@ class AssessorJudgment(models.Model):
 
 
 class AdjudicationDecision(models.Model):
-    """The adjudicated grade of a pool document: agreed, settled by a rule, or decided by the researcher."""
+    """The adjudicated grade of a pool document: agreed, a single assessor's, settled by a rule, or decided
+    by the researcher."""
 
     class Method(models.TextChoices):
         AGREED = "agreed", "All assessors agreed"
+        # One grade alone: nothing was agreed between two people.
+        SINGLE_ASSESSOR = "single_assessor", "Single assessor (no second grade)"
         IN_TURN = "in_turn", "One-point difference: judge taken in turn (2002 rule)"
         MAJORITY = "majority", "Majority of assessors"
         RESEARCHER = "researcher", "Decided by the researcher"
@@ -229,8 +232,8 @@ class AdjudicationDecision(models.Model):
     preset = models.CharField(
         max_length=20, blank=True, help_text="The preset that produced it; blank by hand."
     )
-    # Whose grade it is: the assessor taken (agreed, in turn) or the researcher (by hand); none for a
-    # majority.
+    # Whose grade it is: the assessor taken (agreed, single assessor, in turn) or the researcher (by hand);
+    # none for a majority.
     judged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -243,7 +246,7 @@ class AdjudicationDecision(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(method__in=["agreed", "in_turn", "majority", "researcher"]),
+                condition=Q(method__in=["agreed", "single_assessor", "in_turn", "majority", "researcher"]),
                 name="decision_method_known",
             ),
         ]

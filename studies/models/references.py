@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from sessionlab.plurals import counted
 from studies.models.core import Document, Study
 
 # A reference judgment may carry a negative grade as judged (TREC's -2, spam): not a step of the study's scale
@@ -57,12 +58,12 @@ def provenance_words(facts: dict) -> str:
         return "imported (claimed)" + (f": {provenance_words(claimed)}" if claimed else "")
     if "collection" in facts:
         kept = (
-            f", with the {facts.get('kept', 0)} judgments of v{facts['kept_from']} over them"
+            f", with the {counted(facts.get('kept', 0), 'judgment')} of v{facts['kept_from']} over them"
             if facts.get("kept_from")
             else ""
         )
         count = facts.get("collection_judgments", 0)
-        return f"the {count} judgments of collection {facts['collection']!r}{kept}"
+        return f"the {counted(count, 'judgment')} of collection {facts['collection']!r}{kept}"
     kept = (
         f"{facts['machine_grades_kept']} machine grades kept from v{facts.get('machine_grades_kept_from')}"
         if facts.get("machine_grades_kept")
@@ -77,8 +78,8 @@ def provenance_words(facts: dict) -> str:
     prompt = assessor.get("prompt_hash") or assessor.get("prompt_sha256")
     extra = "".join([f", model {model}" if model else "", f", prompt {str(prompt)[:12]}" if prompt else ""])
     counts = {
-        FILL_UNJUDGED: f"{facts.get('documents_filled', 0)} documents filled",
-        BREAK_TIES: f"{facts.get('ties_broken', 0)} ties broken",
+        FILL_UNJUDGED: f"{counted(facts.get('documents_filled', 0), 'document')} filled",
+        BREAK_TIES: f"{counted(facts.get('ties_broken', 0), 'tie')} broken",
     }
     done = "; ".join(counts.get(rule, str(rule)) for rule in rules) or "no rule"
     return f"machine grades by {who}{extra}: {done}" + (f"; {kept}" if kept else "")

@@ -14,6 +14,7 @@ from pathlib import Path
 from scoring.lib import searcher_model
 from scoring.lib.searcher_model import Calibration, SearcherParameters
 from scoring.lib.session_log_stats import LoggedQuery, LoggedSession, behaviour_statistics
+from sessionlab.plurals import counted
 from studies.models import Event, Query
 
 CALIBRATION_FILE = Path(__file__).resolve().with_name("searcher_calibration.json")
@@ -110,4 +111,4 @@ def study_behaviour_sentence(session_ids: Iterable[int]) -> str | None:
     ]
     share = figures["share_no_click"]["mean"]
     parts.append(f"queries without a click {share:.0%} (log {log['share_no_click']['mean']:.0%})")
-    return f"This study's {len(sessions)} sessions: " + ", ".join(parts) + "."
+    return f"This study's {counted(len(sessions), 'session')}: " + ", ".join(parts) + "."

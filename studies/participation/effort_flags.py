@@ -11,6 +11,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sessionlab.plurals import counted
+
 # A task that ended this soon after its start (on the session's corrected timeline) is a speeder's.
 SPEEDER_SECONDS = 20.0
 # Machine-regular timing: at least REGULAR_MIN_GAPS gaps between a session's events, and the coefficient of
@@ -118,9 +120,9 @@ def effort_flags(sessions: Sequence[SessionEffort], rules: EffortRules = NO_RULE
 def _shortfalls(session: SessionEffort, rules: EffortRules) -> list[Flag]:
     short = []
     if session.queries < rules.min_queries:
-        short.append(f"{session.queries} queries < {rules.min_queries}")
+        short.append(f"{counted(session.queries, 'query')} < {rules.min_queries}")
     if session.judgments < rules.min_judgments:
-        short.append(f"{session.judgments} judgments < {rules.min_judgments}")
+        short.append(f"{counted(session.judgments, 'judgment')} < {rules.min_judgments}")
     if rules.min_active_seconds and (session.active_seconds or 0.0) < rules.min_active_seconds:
         short.append(f"{session.active_seconds or 0.0:.0f} s active < {rules.min_active_seconds} s")
     return [Flag("below_rules", session.position, "; ".join(short))] if short else []

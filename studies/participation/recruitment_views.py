@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from sessionlab.plurals import counted
 from studies.design.gold import gold_on
 from studies.design.selectors import panel_ids_visible_to
 from studies.design.views import lifecycle_context, researcher_required, study_for_researcher
@@ -210,7 +211,8 @@ def recruitment_settings(request, slug):
             else:
                 messages.success(
                     request,
-                    "Recruitment settings saved." + (f" {added} codes added to the pool." if added else ""),
+                    "Recruitment settings saved."
+                    + (f" {counted(added, 'code')} added to the pool." if added else ""),
                 )
                 return redirect("recruitment:settings", slug=study.slug)
         else:

@@ -72,7 +72,7 @@ def test_a_study_assessed_meanwhile_keeps_its_grades_over_the_collection_s(alice
     assert not collection_step(unrepaired).done
     out = StringIO()
     call_command("repair_reference", "--study", str(unrepaired.pk), stdout=out)
-    assert "Reference version 2 made: the 2 judgments of “Docs”, with the 1 judgments of version 1" in (
+    assert "Reference version 2 made: the 2 judgments of “Docs”, with the 1 judgment of version 1" in (
         out.getvalue()
     )
     version = unrepaired.reference_versions.get(number=2)

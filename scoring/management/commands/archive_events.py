@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from scoring.services.staleness import study_scores_current_refusal
+from sessionlab.plurals import counted
 from studies.errors import EventArchiveError
 from studies.interchange.command_helpers import study_by_slug
 from studies.retention import archive_plans, study_events_archive
@@ -41,19 +42,21 @@ class Command(BaseCommand):
             plan.refusal = plan.refusal or study_scores_current_refusal(plan.study)
         refused = [plan for plan in plans if plan.refusal]
         for plan in refused:
-            self.stdout.write(f"{plan.study.slug}: kept ({plan.events} events): {plan.refusal}")
+            self.stdout.write(f"{plan.study.slug}: kept ({counted(plan.events, 'event')}): {plan.refusal}")
         for plan in plans:
             if plan.refusal:
                 continue
             if options["dry_run"]:
-                self.stdout.write(f"{plan.study.slug}: would archive {plan.events} events, then delete them")
+                self.stdout.write(
+                    f"{plan.study.slug}: would archive {counted(plan.events, 'event')}, then delete them"
+                )
                 continue
             try:
                 archive = study_events_archive(study=plan.study, closed_before=cutoff)
             except EventArchiveError as error:
                 raise CommandError(str(error)) from None
             self.stdout.write(
-                f"{plan.study.slug}: archived {archive.events} events to {archive.key} "
+                f"{plan.study.slug}: archived {counted(archive.events, 'event')} to {archive.key} "
                 f"({archive.compressed_bytes} bytes, sha256 {archive.sha256}), verified, deleted from the log"
             )
         if named and refused:  # the studies asked for by name must not be skipped in silence

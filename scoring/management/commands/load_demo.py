@@ -13,6 +13,7 @@ from scoring.planning import selectors as planning_selectors
 from scoring.planning import services as planning_services
 from scoring.services import scoring_run_create
 from sessionlab.celery import app as celery_app
+from sessionlab.plurals import counted
 from studies.demo import SIMULATED, demo_study_load
 
 # Eager Celery logs "Task ... succeeded" at INFO for every simulated search; the demo's own lines must stay
@@ -100,7 +101,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo study “{study.name}”: {participants} simulated participants worked "
-                f"{loaded.sessions} sessions on {loaded.collection_source}; {len(loaded.try_links)} more "
+                f"{counted(loaded.sessions, 'session')} on {loaded.collection_source}; {len(loaded.try_links)} more "
                 f"enrolled for you to take part (the private links below); {scoring_note}; {plan_note}."
             )
         )

@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from sessionlab.plurals import counted
 from studies.models import Collection, Study, System
 from studies.search.engines.search import CONFIGURATIONS
 from studies.search.index_versions import index_build_here
@@ -67,4 +68,4 @@ class Command(BaseCommand):
             else:
                 count = collection_index_build(collection=target, configuration=name)
             where = collection_index_dir(collection=target, configuration=name)
-            self.stdout.write(self.style.SUCCESS(f"{name}: {count} documents indexed in {where}"))
+            self.stdout.write(self.style.SUCCESS(f"{name}: {counted(count, 'document')} indexed in {where}"))

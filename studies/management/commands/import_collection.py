@@ -4,6 +4,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from sessionlab.plurals import counted
 from studies.interchange.collection_import import CollectionImportError, collection_import, parse_grade_map
 from studies.models import Study
 
@@ -94,15 +95,16 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Collection {result.collection.name!r} (id {result.collection.pk}): "
-                f"{result.documents} documents, "
-                f"{result.topics} topics, {result.judgments} judgments read."
+                f"{counted(result.documents, 'document')}, "
+                f"{counted(result.topics, 'topic')}, {counted(result.judgments, 'judgment')} read."
             )
         )
         if study is not None:
             self.stdout.write(
-                f"Study {study.slug!r}: {len(result.scenarios)} scenarios added"
+                f"Study {study.slug!r}: {counted(len(result.scenarios), 'scenario')} added"
                 + (
-                    f", reference version {result.reference_version.number} with {result.judgments} judgments"
+                    f", reference version {result.reference_version.number} with "
+                    f"{counted(result.judgments, 'judgment')}"
                     if result.reference_version
                     else ""
                 )

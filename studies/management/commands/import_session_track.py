@@ -6,6 +6,7 @@ import datetime as dt
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.lib.errors import InputError
+from sessionlab.plurals import counted
 from studies.interchange.command_helpers import user_by_name
 from studies.interchange.session_track import DEFAULT_DAY, NEGATIVE_GRADES, session_track_import
 
@@ -60,9 +61,9 @@ class Command(BaseCommand):
         except InputError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
-            f"study {summary.study.slug!r}: {summary.sessions} sessions, {summary.interactions} "
-            f"interactions, "
-            f"{summary.results} results, {summary.clicks} clicks, {summary.documents_created} new documents"
+            f"study {summary.study.slug!r}: {counted(summary.sessions, 'session')}, "
+            f"{counted(summary.interactions, 'interaction')}, {counted(summary.results, 'result')}, "
+            f"{counted(summary.clicks, 'click')}, {counted(summary.documents_created, 'new document')}"
         )
         if summary.reference_version is not None:
             self.stdout.write(

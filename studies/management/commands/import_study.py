@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.lib.errors import InputError
+from sessionlab.plurals import counted
 from studies.interchange.archive import study_archive_import
 from studies.interchange.command_helpers import user_by_name
 
@@ -27,4 +28,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         for note in getattr(study, "import_notes", []):
             self.stdout.write(f"note: {note}")
-        self.stdout.write(f"imported study {study.slug!r}: {study.participants.count()} participants")
+        self.stdout.write(
+            f"imported study {study.slug!r}: {counted(study.participants.count(), 'participant')}"
+        )

@@ -5,6 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from sessionlab.plurals import counted
 from studies.errors import EventArchiveError
 from studies.interchange.command_helpers import study_by_slug
 from studies.models import EventArchive
@@ -34,7 +35,7 @@ class Command(BaseCommand):
                 count = study_events_restore(archive=archive)
             except EventArchiveError as error:
                 raise CommandError(str(error)) from None
-            self.stderr.write(f"{study.slug}: {count} events restored from {archive.key}")
+            self.stderr.write(f"{study.slug}: {counted(count, 'event')} restored from {archive.key}")
 
 
 def json_line(row: dict) -> str:

@@ -3,6 +3,7 @@ studies.tasks.overdue_sweep_task does every OVERDUE_SWEEP_SECONDS), for a server
 
 from django.core.management.base import BaseCommand
 
+from sessionlab.plurals import counted
 from studies.interchange.command_helpers import study_by_slug
 from studies.tasks import overdue_sweep_task
 
@@ -17,6 +18,8 @@ class Command(BaseCommand):
         study_id = study_by_slug(options["study"]).pk if options["study"] else None
         totals = overdue_sweep_task(study_id)
         self.stdout.write(
-            f"{totals['studies']} studies swept: {totals['sessions_ended']} sessions ended, "
-            f"{totals['timed_out']} participants timed out, {totals['states_changed']} states moved on"
+            f"{counted(totals['studies'], 'study')} swept: "
+            f"{counted(totals['sessions_ended'], 'session')} ended, "
+            f"{counted(totals['timed_out'], 'participant')} timed out, "
+            f"{counted(totals['states_changed'], 'state')} moved on"
         )
