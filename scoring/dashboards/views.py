@@ -41,6 +41,7 @@ from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIE
 from ..lib.session_measures import MEASURE_LABELS, MEASURES
 from ..models import ScoringRun
 from . import charts
+from .charts.common import number_text
 from .registry import CHARTS, chart_build, meta_evaluation_tables
 
 CACHE_SECONDS = 24 * 3600
@@ -422,12 +423,12 @@ def _number(value, digits: int) -> str:
     not defined."""
     if value is None or value != value:
         return ""
-    return f"{value:.{digits}f}" if digits < 4 else f"{value:.4g}"
+    return number_text(value, f".{digits}f" if digits < 4 else ".4g")
 
 
 def _correlation_cells(a) -> list[str]:
     """value, 95% CI, p, p Holm, p BH of one correlation, as the page prints them."""
-    interval = "" if a.low != a.low else f"[{a.low:.3f}, {a.high:.3f}]"
+    interval = "" if a.low != a.low else f"[{number_text(a.low, '.3f')}, {number_text(a.high, '.3f')}]"
     return [_number(a.value, 3), interval, _number(a.p_value, 4), _number(a.p_holm, 4), _number(a.p_bh, 4)]
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from ...lib.number_text import number_text
+
 SUMMARY_LABELS = {
     "final": "final concatenated gain",
     "normalized_final": "normalized final gain",
@@ -259,7 +261,8 @@ def interval_shown(low, high) -> str:
     defined."""
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return ""
-    return f"[{low:.{CI_DIGITS}g}, {high:.{CI_DIGITS}g}]"
+    spec = f".{CI_DIGITS}g"
+    return f"[{number_text(low, spec)}, {number_text(high, spec)}]"
 
 
 def interval_exported(low, high) -> str:
@@ -271,5 +274,5 @@ def format_value(v) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
-        return "" if not np.isfinite(v) else f"{v:.4g}"
+        return "" if not np.isfinite(v) else number_text(v, ".4g")
     return str(v)
