@@ -148,7 +148,12 @@ def _participants(run, query, filters, options: _Options):
     # The raw NASA-TLX and SUS scores, as rows of their own, where the questionnaire holds the instrument.
     answers = [answers_with_scores(items, a) for a in found.answers]
     table = charts.participants_table(
-        answers, [*items, *score_items(items)], found.systems, found.system_codes, names=options.names
+        answers,
+        [*items, *score_items(items)],
+        found.systems,
+        found.system_codes,
+        names=options.names,
+        in_population=found.left_out.counted_participants,
     )
     return table, found.left_out
 

@@ -121,6 +121,7 @@ def participants_table(
     systems: list[tuple[str, ...]] | None = None,
     system_codes: list[str] | None = None,
     names: dict[str, str] | None = None,
+    in_population: int | None = None,
 ) -> Chart:
     """Table 1: each numeric questionnaire item's mean and standard deviation, and each choice item's count
     and percent per option, over the participants and per system (arm) they were assigned; `systems` gives
@@ -148,7 +149,12 @@ def participants_table(
         for group, members in groups
     ]
     figure = _table_figure(
-        f"Participant features (N = {len(answers)})",
+        f"Participant features (N = {len(answers)}"
+        + (
+            f" who answered, of the {in_population} participants in the population)"
+            if in_population is not None and in_population != len(answers)
+            else ")"
+        ),
         header,
         shown,
         weights=[4] + [1.6] * len(groups),
