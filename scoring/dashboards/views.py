@@ -42,7 +42,7 @@ from ..lib.session_measures import MEASURE_LABELS, MEASURES
 from ..models import ScoringRun
 from . import charts
 from .charts.common import number_text
-from .registry import CHARTS, chart_build, meta_evaluation_tables
+from .registry import CHARTS, chart_build, chart_hidden, meta_evaluation_tables
 
 CACHE_SECONDS = 24 * 3600
 
@@ -300,8 +300,16 @@ def dashboard_context(request, run):
     study = run.study
     filters = selectors.ChartFilters.from_query(request.GET, study)
     query = request.GET.urlencode()
+    systems = list(study.systems.order_by("id"))
+    n_systems = len(filters.systems) or len(systems)  # the systems the filters keep
     chart_urls = [
-        (name, title, f"{_chart_url(run, name, 'json')}?{query}", f"{_chart_url(run, name, 'csv')}?{query}")
+        (
+            name,
+            title,
+            f"{_chart_url(run, name, 'json')}?{query}",
+            f"{_chart_url(run, name, 'csv')}?{query}",
+            chart_hidden(name, n_systems),
+        )
         for name, title in CHARTS.items()
     ]
     freshness = run_freshness(run)
@@ -314,7 +322,7 @@ def dashboard_context(request, run):
         "chart_urls": chart_urls,
         "run_progress": selectors.run_progress_text(run),
         "scenarios": study.scenarios.filter(practice=False).order_by("id"),  # a practice task has no scores
-        "systems": study.systems.order_by("id"),
+        "systems": systems,
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],
         "left_out": selectors.run_scores(run, filters).left_out
