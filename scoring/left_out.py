@@ -78,6 +78,31 @@ class LeftOut:
             f"({k} without{who}: not started, or withdrawn)"
         )
 
+    def page_key(self, averaged_over: str) -> str:
+        """What a card must share with its page for the page's one population note to speak for it: the
+        population, its n, what is averaged, the unjudged and excluded sessions left out."""
+        return "|".join(
+            str(part)
+            for part in (
+                self.population.code(),
+                self.applies,
+                self.counted_sessions,
+                self.counted_participants,
+                len(self.unanswered),
+                averaged_over,
+                self.sessions,
+                self.excluded_sessions,
+                self.excluded_included,
+            )
+        )
+
+    def card_line(self, averaged_over: str) -> str:
+        """The one line a card shows where its population differs from the page's note."""
+        return (
+            f"This card differs from the note at the top: {self.population_title()}; averaged over "
+            f"{averaged_over}."
+        )
+
     def text(self) -> str:
         if not self.applies:
             return "No scores here, so no session is left out for lack of judgments."

@@ -313,6 +313,7 @@ def dashboard_context(request, run):
         for name, title in CHARTS.items()
     ]
     freshness = run_freshness(run)
+    left_out = selectors.run_scores(run, filters).left_out if run.is_finished or run.progress_done else None
     return {
         "run": run,
         "freshness": freshness,
@@ -325,9 +326,8 @@ def dashboard_context(request, run):
         "systems": systems,
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],
-        "left_out": selectors.run_scores(run, filters).left_out
-        if run.is_finished or run.progress_done
-        else None,
+        "left_out": left_out,
+        "population_key": left_out.page_key(selectors.UNIT_PLURALS[filters.unit]) if left_out else "",
         "params": {
             key: request.GET.get(key, "")
             for key in ("k", "summary", "first", "second", "system_one", "rating", "coefficient")
