@@ -29,11 +29,17 @@ class LeftOut:
     counted_participants: int = 0
     population_sessions: int = 0
     population_participants: tuple[str, ...] = ()
+    # Table 1 only: the population's participants without questionnaire answers (not started, or withdrawn
+    # and their answers deleted), so that its N and this note agree.
+    unanswered: tuple[str, ...] = ()
 
     def population_title(self) -> str:
         """The chart's subtitle's part: "population: completers only, n = 24 sessions"."""
         if not self.applies:
-            return f"population: {self.population.label()}, n = {self.counted_participants} participants"
+            return (
+                f"population: {self.population.label()}, n = {self.counted_participants} participants"
+                + self._answered_part()
+            )
         return f"population: {self.population.label()}, n = {self.counted_sessions} sessions"
 
     def population_text(self) -> str:
@@ -42,6 +48,7 @@ class LeftOut:
         named = ", ".join(who[:20]) + (f" and {len(who) - 20} more" if len(who) > 20 else "")
         counted = (
             f"{self.counted_participants} participant{'s' if self.counted_participants != 1 else ''}"
+            + self._answered_part(named=True)
             if not self.applies
             else f"{self.counted_sessions} session{'s' if self.counted_sessions != 1 else ''} of "
             f"{self.counted_participants} participant{'s' if self.counted_participants != 1 else ''}"
@@ -56,6 +63,44 @@ class LeftOut:
             f"Population: {self.population.text()} (population={self.population.code()}): n = {counted}; "
             + (outside if who else "nobody matching the filters is outside it")
             + "."
+        )
+
+    def _answered_part(self, *, named: bool = False) -> str:
+        """Table 1's ", of them N answered the questionnaire (k without answers: ...)", or "" when all did."""
+        if not self.unanswered:
+            return ""
+        k = len(self.unanswered)
+        who = ""
+        if named:
+            who = ": " + ", ".join(self.unanswered[:20]) + (f" and {k - 20} more" if k > 20 else "")
+        return (
+            f", {self.counted_participants - k} of them with questionnaire answers "
+            f"({k} without{who}: not started, or withdrawn)"
+        )
+
+    def page_key(self, averaged_over: str) -> str:
+        """What a card must share with its page for the page's one population note to speak for it: the
+        population, its n, what is averaged, the unjudged and excluded sessions left out."""
+        return "|".join(
+            str(part)
+            for part in (
+                self.population.code(),
+                self.applies,
+                self.counted_sessions,
+                self.counted_participants,
+                len(self.unanswered),
+                averaged_over,
+                self.sessions,
+                self.excluded_sessions,
+                self.excluded_included,
+            )
+        )
+
+    def card_line(self, averaged_over: str) -> str:
+        """The one line a card shows where its population differs from the page's note."""
+        return (
+            f"This card differs from the note at the top: {self.population_title()}; averaged over "
+            f"{averaged_over}."
         )
 
     def text(self) -> str:

@@ -375,7 +375,8 @@ def study_questionnaire_answers(study, filters: ChartFilters | None = None) -> P
     inside, outside, marked = _population_split(rows, inside=2, marked=3)
     counts = _population_counts(inside, outside, 0, filters)
     answering = [row for row in inside if row[1]]
-    left_out = LeftOut(applies=False, **_excluded_counts(marked, 0, filters), **counts)
+    unanswered = tuple(row[0] for row in inside if not row[1])
+    left_out = LeftOut(applies=False, unanswered=unanswered, **_excluded_counts(marked, 0, filters), **counts)
     codes = [code for _, code in sorted(ids.items())]
     return PopulationAnswers(
         answers=[row[1] for row in answering],

@@ -34,6 +34,26 @@ CHARTS = {
 }
 
 
+# Charts that carry no information below a number of systems: the page shows their title and this one line
+# instead of drawing them (the chart's JSON and CSV still answer). Kendall's tau between two rankings of two
+# systems is +1 or -1 whatever the data.
+HIDDEN_BELOW_SYSTEMS = {
+    "meta-rankings": (
+        3,
+        "Not drawn: with {n} system{s}, Kendall's tau between two rankings can only be +1 or -1; it says "
+        "something from three systems on.",
+    ),
+}
+
+
+def chart_hidden(name: str, n_systems: int) -> str:
+    """Why the page does not draw chart `name` at this many systems, or "" when it does."""
+    rule = HIDDEN_BELOW_SYSTEMS.get(name)
+    if rule is None or n_systems >= rule[0]:
+        return ""
+    return rule[1].format(n=n_systems, s="" if n_systems == 1 else "s")
+
+
 def _choice(query, name: str, choices, default):
     """A chart option from the query string: `default` when absent, FilterError when not one of `choices`."""
     value = (query.get(name) or "").strip()
@@ -148,7 +168,12 @@ def _participants(run, query, filters, options: _Options):
     # The raw NASA-TLX and SUS scores, as rows of their own, where the questionnaire holds the instrument.
     answers = [answers_with_scores(items, a) for a in found.answers]
     table = charts.participants_table(
-        answers, [*items, *score_items(items)], found.systems, found.system_codes, names=options.names
+        answers,
+        [*items, *score_items(items)],
+        found.systems,
+        found.system_codes,
+        names=options.names,
+        in_population=found.left_out.counted_participants,
     )
     return table, found.left_out
 
@@ -338,3 +363,8 @@ def _subset(scores, keep):
         grid=None if scores.grid is None else scores.grid[index],
         left_out=scores.left_out,
     )
+
+
+def drawn_charts(n_systems: int) -> list[str]:
+    """The charts the dashboard draws at this many systems (CHARTS' order)."""
+    return [name for name in CHARTS if not chart_hidden(name, n_systems)]

@@ -41,7 +41,8 @@ from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIE
 from ..lib.session_measures import MEASURE_LABELS, MEASURES
 from ..models import ScoringRun
 from . import charts
-from .registry import CHARTS, chart_build, meta_evaluation_tables
+from .charts.common import number_text
+from .registry import CHARTS, chart_build, chart_hidden, meta_evaluation_tables
 
 CACHE_SECONDS = 24 * 3600
 
@@ -299,11 +300,20 @@ def dashboard_context(request, run):
     study = run.study
     filters = selectors.ChartFilters.from_query(request.GET, study)
     query = request.GET.urlencode()
+    systems = list(study.systems.order_by("id"))
+    n_systems = len(filters.systems) or len(systems)  # the systems the filters keep
     chart_urls = [
-        (name, title, f"{_chart_url(run, name, 'json')}?{query}", f"{_chart_url(run, name, 'csv')}?{query}")
+        (
+            name,
+            title,
+            f"{_chart_url(run, name, 'json')}?{query}",
+            f"{_chart_url(run, name, 'csv')}?{query}",
+            chart_hidden(name, n_systems),
+        )
         for name, title in CHARTS.items()
     ]
     freshness = run_freshness(run)
+    left_out = selectors.run_scores(run, filters).left_out if run.is_finished or run.progress_done else None
     return {
         "run": run,
         "freshness": freshness,
@@ -313,12 +323,11 @@ def dashboard_context(request, run):
         "chart_urls": chart_urls,
         "run_progress": selectors.run_progress_text(run),
         "scenarios": study.scenarios.filter(practice=False).order_by("id"),  # a practice task has no scores
-        "systems": study.systems.order_by("id"),
+        "systems": systems,
         "summaries": [(s, charts.SUMMARY_LABELS[s]) for s in SUMMARIES],
         "units": [(u, selectors.UNIT_PLURALS[u]) for u in selectors.UNITS],
-        "left_out": selectors.run_scores(run, filters).left_out
-        if run.is_finished or run.progress_done
-        else None,
+        "left_out": left_out,
+        "population_key": left_out.page_key(selectors.UNIT_PLURALS[filters.unit]) if left_out else "",
         "params": {
             key: request.GET.get(key, "")
             for key in ("k", "summary", "first", "second", "system_one", "rating", "coefficient")
@@ -422,12 +431,12 @@ def _number(value, digits: int) -> str:
     not defined."""
     if value is None or value != value:
         return ""
-    return f"{value:.{digits}f}" if digits < 4 else f"{value:.4g}"
+    return number_text(value, f".{digits}f" if digits < 4 else ".4g")
 
 
 def _correlation_cells(a) -> list[str]:
     """value, 95% CI, p, p Holm, p BH of one correlation, as the page prints them."""
-    interval = "" if a.low != a.low else f"[{a.low:.3f}, {a.high:.3f}]"
+    interval = "" if a.low != a.low else f"[{number_text(a.low, '.3f')}, {number_text(a.high, '.3f')}]"
     return [_number(a.value, 3), interval, _number(a.p_value, 4), _number(a.p_holm, 4), _number(a.p_bh, 4)]
 
 

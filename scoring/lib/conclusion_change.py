@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from .number_text import number_text
 from .statistics import ALPHA, compare_systems, p_text
 
 
@@ -30,7 +31,7 @@ class Tau:
     def text(self) -> str:
         if self.tau is None:
             return f"not defined (n = {self.n})"
-        return f"{self.tau:.3f} ({p_text(self.p_value)}, n = {self.n})"
+        return f"{number_text(self.tau, '.3f')} ({p_text(self.p_value)}, n = {self.n})"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,15 @@ function plot(element) {
       const notes = element.parentNode.querySelector(".chart-notes");
       if (notes) {
         notes.textContent = "";
-        (payload.notes || []).forEach(function (text) {
+        // The population is stated once, at the top of the page (#population-counted): a card repeats only
+        // the one line saying how its own differs, and its notes after the population's.
+        let shown = payload.notes || [];
+        const top = document.getElementById("population-counted");
+        if (payload.population && top) {
+          shown = shown.slice(payload.population.notes);
+          if (payload.population.key !== top.dataset.populationKey) { shown.unshift(payload.population.line); }
+        }
+        shown.forEach(function (text) {
           const item = document.createElement("li");
           item.textContent = text;
           notes.appendChild(item);

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import services
-from scoring.dashboards.registry import CHARTS
+from scoring.dashboards.registry import drawn_charts
 
 from .conftest import build_study
 
@@ -33,9 +33,9 @@ def test_every_chart_is_drawn_from_local_files_only(
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(live_server.url + reverse("scoring:run_detail", args=[designed_study.slug, run.pk]))
     page.wait_for_function(
-        f"() => document.querySelectorAll('.js-plotly-plot').length === {len(CHARTS)}", timeout=30000
+        f"() => document.querySelectorAll('.js-plotly-plot').length === {len(drawn_charts(2))}", timeout=30000
     )
     assert page.locator(".chart-notes li").count() > 0
-    assert page.locator(".modebar-btn[data-title*='png' i]").count() == len(CHARTS)
+    assert page.locator(".modebar-btn[data-title*='png' i]").count() == len(drawn_charts(2))
     assert outside == [] and errors == []
     context.close()

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import services
-from scoring.dashboards.registry import CHARTS
+from scoring.dashboards.registry import drawn_charts
 
 from .conftest import build_study
 
@@ -35,7 +35,7 @@ def test_labels_and_tables_fit(chromium, live_server, designed_study, collection
     page = context.new_page()
     page.goto(live_server.url + reverse("scoring:run_detail", args=[designed_study.slug, run.pk]))
     page.wait_for_function(
-        f"() => document.querySelectorAll('.js-plotly-plot').length === {len(CHARTS)}", timeout=30000
+        f"() => document.querySelectorAll('.js-plotly-plot').length === {len(drawn_charts(2))}", timeout=30000
     )
 
     count, hits = page.evaluate(OVERLAPS, "#sessions .annotation")

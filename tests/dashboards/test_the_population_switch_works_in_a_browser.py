@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import services
-from scoring.dashboards.registry import CHARTS
+from scoring.dashboards.registry import drawn_charts
 from studies.models import ParticipantState, Study
 from studies.participation.recruitment.states import participant_state_set
 
@@ -38,14 +38,16 @@ def test_the_population_box_redraws_the_charts_and_sets_the_default(
     page.locator("#population input[name=leave_out][value=excluded]").uncheck()
     page.locator("form.filters button", has_text="Apply").click()
     page.wait_for_function(
-        f"() => document.querySelectorAll('.js-plotly-plot').length === {len(CHARTS)}", timeout=30000
+        f"() => document.querySelectorAll('.js-plotly-plot').length === {len(drawn_charts(2))}", timeout=30000
     )
     assert "population=completers" in page.url
     assert "n = 12 sessions of 3 participants" in page.locator("#population-counted").inner_text()
     titles = page.evaluate(
         "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(t => t.textContent)"
     )
-    assert sum("population: completers only, n = 12 sessions" in t for t in titles) >= len(CHARTS) - 1
+    assert (
+        sum("population: completers only, n = 12 sessions" in t for t in titles) >= len(drawn_charts(2)) - 1
+    )
     assert any("population: completers only, n = 3 participants" in t for t in titles)  # Table 1
 
     page.locator("#population-default button").click()

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from ...lib.number_text import number_text
+
 SUMMARY_LABELS = {
     "final": "final concatenated gain",
     "normalized_final": "normalized final gain",
@@ -68,9 +70,15 @@ class Chart:
     header: list[str]
     rows: list[list]
     notes: list[str] = field(default_factory=list)
+    # Set by annotate: {"key": ..., "line": ..., "notes": how many of the first notes state the population}.
+    # The dashboard shows those notes once at the top and, on a card, only the line where its key differs.
+    population: dict | None = None
 
     def as_json(self) -> dict:
-        return {"figure": self.figure, "notes": self.notes}
+        payload = {"figure": self.figure, "notes": self.notes}
+        if self.population is not None:
+            payload["population"] = self.population
+        return payload
 
 
 UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": "scenarios"}
@@ -81,13 +89,18 @@ def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
     sessions on unjudged scenarios it left out: in its notes, under its title (so a PNG export says it too),
     and in columns of every CSV row."""
     left_text = left_out.text()
-    chart.notes = [
+    stated = [
         left_out.population_text(),
         f"Averaged over: {averaged_over}.",
         left_text,
         left_out.excluded_text(),
-        *chart.notes,
     ]
+    chart.notes = [*stated, *chart.notes]
+    chart.population = {
+        "key": left_out.page_key(averaged_over),
+        "line": left_out.card_line(averaged_over),
+        "notes": len(stated),
+    }
     layout = chart.figure.setdefault("layout", {})
     title = layout.setdefault("title", {})
     title["text"] = (
@@ -259,7 +272,8 @@ def interval_shown(low, high) -> str:
     defined."""
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return ""
-    return f"[{low:.{CI_DIGITS}g}, {high:.{CI_DIGITS}g}]"
+    spec = f".{CI_DIGITS}g"
+    return f"[{number_text(low, spec)}, {number_text(high, spec)}]"
 
 
 def interval_exported(low, high) -> str:
@@ -271,5 +285,5 @@ def format_value(v) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
-        return "" if not np.isfinite(v) else f"{v:.4g}"
+        return "" if not np.isfinite(v) else number_text(v, ".4g")
     return str(v)

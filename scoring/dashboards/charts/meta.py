@@ -7,7 +7,7 @@ import numpy as np
 
 from ...lib.meta_evaluation import ALL_SYSTEMS, COEFFICIENT_LABELS
 from ...lib.statistics import p_text
-from .common import Chart, empty_chart, format_value, palette_colour
+from .common import Chart, empty_chart, format_value, number_text, palette_colour
 
 
 def meta_evaluation_chart(
@@ -120,7 +120,7 @@ def _correlations_table(shown: list, *, word: str) -> dict:
             a.measure,
             a.n,
             format_value(a.value),
-            "" if not np.isfinite(a.low) else f"[{a.low:.3f}, {a.high:.3f}]",
+            "" if not np.isfinite(a.low) else f"[{number_text(a.low, '.3f')}, {number_text(a.high, '.3f')}]",
             format_value(a.p_value),
             format_value(a.p_holm),
             format_value(a.p_bh),
@@ -154,7 +154,8 @@ def _meta_notes(
         best = max(overall, key=lambda a: a.value)
         notes.append(
             f"Over all systems, {labels.get(best.measure, best.measure)} agrees best with “{rating_label}” "
-            f"({word} {best.value:.3f}, 95% CI {best.low:.3f} to {best.high:.3f}, {best.n} {unit}s; "
+            f"({word} {number_text(best.value, '.3f')}, 95% CI {number_text(best.low, '.3f')} to "
+            f"{number_text(best.high, '.3f')}, {best.n} {unit}s; "
             f"{p_text(best.p_holm)} after Holm's correction over the {len(overall)} measures)."
         )
     notes.append(
@@ -174,7 +175,9 @@ def meta_rankings_chart(result, *, labels: dict[str, str]) -> Chart:
     notes = [
         f"Ranking by {labels.get(name, name)}: "
         + " > ".join(
-            f"{s} ({v:.4g})" for s, v in sorted(means.items(), key=lambda kv: -kv[1]) if np.isfinite(v)
+            f"{s} ({number_text(v, '.4g')})"
+            for s, v in sorted(means.items(), key=lambda kv: -kv[1])
+            if np.isfinite(v)
         )
         for name, means in result.system_means.items()
     ]

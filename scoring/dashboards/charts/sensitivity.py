@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...lib.session import SUMMARIES
-from .common import SUMMARY_LABELS, UNIT_WORDS, Chart, empty_chart, rounded, unit_keys
+from .common import SUMMARY_LABELS, UNIT_WORDS, Chart, empty_chart, number_text, rounded, unit_keys
 
 
 def sensitivity_chart(
@@ -66,7 +66,7 @@ def sensitivity_chart(
     positive = int((diff > 0).sum())
     notes = [
         f"{second} is ahead of {first} at {positive} of {diff.size} (b, bq) settings; the difference ranges "
-        f"from {diff.min():.4g} to {diff.max():.4g}."
+        f"from {number_text(diff.min(), '.4g')} to {number_text(diff.max(), '.4g')}."
     ]
     return Chart({"data": data, "layout": layout}, ["b", "bq", f"mean_{summary}_difference"], rows, notes)
 

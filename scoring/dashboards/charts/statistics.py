@@ -16,6 +16,7 @@ from .common import (
     format_value,
     interval_exported,
     interval_shown,
+    number_text,
     palette_colour,
     rounded,
     system_groups,
@@ -40,7 +41,8 @@ def _mixed_rows(mixed) -> tuple[list[list], list[str]]:
         reading = (
             f"With each participant's and scenario's own level modelled as random ({mixed.n_sessions} "
             f"sessions, {mixed.n_participants} participants, {mixed.n_scenarios} scenarios), {e.second} "
-            f"scores {abs(e.estimate):.4g} {direction} than {e.first} (95% CI {e.low:.4g} to {e.high:.4g}); "
+            f"scores {number_text(abs(e.estimate), '.4g')} {direction} than {e.first} (95% CI "
+            f"{number_text(e.low, '.4g')} to {number_text(e.high, '.4g')}); "
             f"the system effect {verdict(e.p_value)} ({p_text(e.p_value)})."
         )
         rows.append(
@@ -62,7 +64,7 @@ def _mixed_rows(mixed) -> tuple[list[list], list[str]]:
         )
         notes.append(reading)
     if mixed.fitted:
-        variances = ", ".join(f"{k} {v:.4g}" for k, v in mixed.variances.items())
+        variances = ", ".join(f"{k} {number_text(v, '.4g')}" for k, v in mixed.variances.items())
         notes.append(
             f"Mixed model {mixed.formula} (REML, statsmodels MixedLM, crossed variance components); "
             f"variances: {variances}."
@@ -202,7 +204,7 @@ def _effect_text(row: list) -> str:
     if not row[9] or row[10] is None or not np.isfinite(row[10]):
         return "" if not row[9] else f"{row[9]}: not defined"
     interval = interval_shown(row[11], row[12])
-    return f"{row[9]} {row[10]:.3g}" + (f" {interval}" if interval else "")
+    return f"{row[9]} {number_text(row[10], '.3g')}" + (f" {interval}" if interval else "")
 
 
 def _df_or_interval_shown(cell) -> str:

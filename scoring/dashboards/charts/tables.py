@@ -6,7 +6,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .common import UNIT_WORDS, Chart, system_groups, system_label, unit_keys, unit_means
+from .common import (
+    UNIT_WORDS,
+    Chart,
+    number_text,
+    system_groups,
+    system_label,
+    unit_keys,
+    unit_means,
+)
 
 TABLE_LINE_PX = 18  # a line of a table cell at Plotly's default 12 px font
 
@@ -113,6 +121,7 @@ def participants_table(
     systems: list[tuple[str, ...]] | None = None,
     system_codes: list[str] | None = None,
     names: dict[str, str] | None = None,
+    in_population: int | None = None,
 ) -> Chart:
     """Table 1: each numeric questionnaire item's mean and standard deviation, and each choice item's count
     and percent per option, over the participants and per system (arm) they were assigned; `systems` gives
@@ -140,7 +149,12 @@ def participants_table(
         for group, members in groups
     ]
     figure = _table_figure(
-        f"Participant features (N = {len(answers)})",
+        f"Participant features (N = {len(answers)}"
+        + (
+            f" who answered, of the {in_population} participants in the population)"
+            if in_population is not None and in_population != len(answers)
+            else ")"
+        ),
         header,
         shown,
         weights=[4] + [1.6] * len(groups),
@@ -153,9 +167,9 @@ def _cell(row: list) -> str:
     if row[4] == "":
         if row[3] == 0:
             return "—"
-        sd = "" if row[2] != row[2] else f" ± {row[2]:.1f}"
-        return f"{row[1]:.1f}{sd} (n = {row[3]})"
-    percent = "—" if row[6] != row[6] else f"{row[6]:.1f}%"
+        sd = "" if row[2] != row[2] else f" ± {number_text(row[2], '.1f')}"
+        return f"{number_text(row[1], '.1f')}{sd} (n = {row[3]})"
+    percent = "—" if row[6] != row[6] else f"{number_text(row[6], '.1f')}%"
     return f"{row[5]} ({percent})"
 
 
@@ -171,7 +185,7 @@ def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] |
         mean = float(unit_means(queries, members, keys).mean())
         rows.append([system, len(members), *[int(c) for c in counts], mean])
     header = ["system", "sessions", *[str(n) for n in range(1, top + 1)], "mean_per_session"]
-    shown = [[system_label(r[0], names), *r[1:-1], f"{r[-1]:.2f}"] for r in rows]
+    shown = [[system_label(r[0], names), *r[1:-1], number_text(r[-1], ".2f")] for r in rows]
     figure = _table_figure(
         f"Sessions by number of queries, and the average per session over {UNIT_WORDS[unit]}",
         [
@@ -234,7 +248,7 @@ def attention_table(scores, attention, *, seen_ms: int, names: dict[str, str] | 
     ]
 
     def cell(value, fmt):
-        return "—" if value != value else format(value, fmt)
+        return "—" if value != value else number_text(value, fmt)
 
     shown = [
         [

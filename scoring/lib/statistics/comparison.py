@@ -13,6 +13,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
+from ..number_text import number_text
 from .blocks import anova_blocks, block_means, friedman
 from .bootstrap import bootstrap_difference
 from .effects import Effect, cohens_dz, kendalls_w, rank_biserial
@@ -88,7 +89,7 @@ def adjust_families(tests: list[TestResult]) -> list[TestResult]:
 def p_text(p: float | None) -> str:
     if p is None or not np.isfinite(p):
         return "p not defined"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+    return "p < 0.001" if p < 0.001 else f"p = {number_text(p, '.3f')}"
 
 
 def verdict(p: float | None) -> str:
@@ -161,7 +162,7 @@ def compare_systems(
     )
     result.notes.append(
         f"Mean {summary} {per}: "
-        + ", ".join(f"{k} {v:.4g} (n={result.counts[k]})" for k, v in result.means.items())
+        + ", ".join(f"{k} {number_text(v, '.4g')} (n={result.counts[k]})" for k, v in result.means.items())
         + f". {best} is highest."
     )
     if paired:
@@ -314,8 +315,9 @@ def _difference(
         else f"n = {n}: {len(a)} on {first} and {len(b)} on {second}, each system's resampled"
     )
     reading = (
-        f"{second} scores {abs(estimate):.4g} {direction} than {first} on {summary} on average over {unit} "
-        f"(95% bootstrap CI {low:.4g} to {high:.4g}, {resampled}); "
+        f"{second} scores {number_text(abs(estimate), '.4g')} {direction} than {first} on {summary} on "
+        f"average over {unit} (95% bootstrap CI {number_text(low, '.4g')} to {number_text(high, '.4g')}, "
+        f"{resampled}); "
         + (
             "the interval includes 0, so the data are consistent with no difference."
             if covers

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
+from ..number_text import number_text
 from .blocks import row_ties
 from .bootstrap import bootstrap_counts, percentile_interval, resample_ranks
 
@@ -30,8 +31,12 @@ class Effect:
     def text(self) -> str:
         if not np.isfinite(self.value):
             return f"{self.name} not defined"
-        interval = "" if not np.isfinite(self.low) else f" [{self.low:.3g}, {self.high:.3g}]"
-        return f"{self.name} = {self.value:.3g}{interval}"
+        interval = (
+            ""
+            if not np.isfinite(self.low)
+            else f" [{number_text(self.low, '.3g')}, {number_text(self.high, '.3g')}]"
+        )
+        return f"{self.name} = {number_text(self.value, '.3g')}{interval}"
 
 
 def _noncentrality_interval(t: float, df: int, level: float) -> tuple[float, float]:

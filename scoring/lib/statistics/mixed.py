@@ -22,6 +22,22 @@ MIXED_VARIANCE_COMPONENTS = {"participant": "0 + C(participant)", "scenario": "0
 # request.
 MIXED_MAX_SESSIONS = 800
 MIXED_WORDS = "value ~ system + (1 | participant) + (1 | scenario)"  # lme4's notation, for the pages
+# The optimizers tried in turn until one converges: statsmodels' own default order (BFGS, then L-BFGS, then
+# conjugate gradients), then Powell's derivative-free method. Each is asked for alone so that the page can say
+# which one the estimates come from.
+MIXED_OPTIMIZERS = ("bfgs", "lbfgs", "cg", "powell")
+OPTIMIZER_WORDS = {
+    "bfgs": "BFGS",
+    "lbfgs": "L-BFGS",
+    "cg": "conjugate gradients",
+    "powell": "Powell's method",
+}
+# statsmodels' iteration limit for each optimizer (its own default); a test lowers it to drive a fit that
+# never converges.
+MIXED_MAXITER = 100
+# A variance component below this share of the residual variance is read as "about zero" (at the boundary,
+# where the likelihood is flat and the first optimizer often stops early).
+BOUNDARY_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class MixedModel:
     variances: dict[str, float] = field(default_factory=dict)  # participant, scenario, residual
     converged: bool = False
     fitted: bool = False
+    optimizer: str = ""  # the one of MIXED_OPTIMIZERS the estimates come from
     notes: list[str] = field(default_factory=list)
 
 
@@ -82,7 +99,7 @@ def mixed_model(
         return result
     # Positional codes, not the labels: a code is the study's own text, never part of a formula.
     index = {label: i for i, label in enumerate(labels)}
-    fit, caught = _fit(
+    fit, tried = _fit(
         values, [f"s{index[s]:04d}" for s in np.asarray(systems).tolist()], participants, scenarios
     )
     if isinstance(fit, str):
@@ -90,18 +107,44 @@ def mixed_model(
         return result
     result.fitted = True
     result.converged = bool(fit.converged)
+    result.optimizer = tried[-1]
     result.effects = _system_effects(fit, labels, index, level)
     vcomp = np.asarray(fit.vcomp)
     vc_names = list(fit.model.exog_vc.names)
     result.variances = {name: float(vcomp[i]) for i, name in enumerate(vc_names)}
     result.variances["residual"] = float(fit.scale)
-    messages = sorted({str(w.message).split("\n")[0] for w in caught})
-    if not result.converged or messages:
-        result.notes.append(
-            "statsmodels warned: "
-            + "; ".join(messages or ["the fit did not converge"])
-            + " (a variance near 0 is the usual cause; the fixed effect is still reported)."
+    result.notes += _fit_notes(result, tried)
+    return result
+
+
+def _fit_notes(result: MixedModel, tried: list[str]) -> list[str]:
+    """What the fit's warnings mean, in plain words (statsmodels' own warnings never reach the page nor the
+    logs): which optimizer the estimates come from after a fallback, a fit that never converged, and a
+    variance estimated at about zero."""
+    notes = []
+    words = [OPTIMIZER_WORDS[m] for m in tried]
+    if not result.converged:
+        notes.append(
+            f"The mixed model did not settle: none of the optimizers tried ({', '.join(words)}) converged, "
+            "so its estimates are shown but not to be relied on; read the tests and the bootstrap interval "
+            "above instead."
         )
+    elif len(tried) > 1:
+        notes.append(
+            f"The mixed model was fitted with {words[-1]}: {', '.join(words[:-1])} did not converge on these "
+            "sessions first (a variance near zero makes the likelihood flat); the estimates come from the "
+            "fit that converged."
+        )
+    residual = result.variances.get("residual", 0.0)
+    for name in ("participant", "scenario"):
+        variance = result.variances.get(name)
+        if variance is not None and residual > 0 and variance <= BOUNDARY_SHARE * residual:
+            notes.append(
+                f"The {name}s' own levels come out at a variance of about 0 (under 1% of the sessions' "
+                "residual variance): they differ hardly more than chance alone would make them, so the "
+                f"system effect is about what a model without the {name} term gives."
+            )
+    return notes
     return result
 
 
@@ -124,7 +167,8 @@ def _why_not_fitted(result: MixedModel, n_systems: int, max_sessions: int) -> st
 
 
 def _fit(values: np.ndarray, system_codes: list[str], participants, scenarios):
-    """(statsmodels' REML fit, the warnings it raised), or (the reason it failed, the warnings)."""
+    """(statsmodels' REML fit, the optimizers tried, the last the fit's), or (the reason it failed, the
+    optimizers tried). Each optimizer in MIXED_OPTIMIZERS' order until one converges."""
     import pandas as pd
     import statsmodels.formula.api as smf
     from threadpoolctl import threadpool_limits
@@ -139,17 +183,24 @@ def _fit(values: np.ndarray, system_codes: list[str], participants, scenarios):
         }
     )
     # One BLAS thread: the fit is many small products, and OpenBLAS's threads fighting over busy cores made
-    # 400 sessions take 71 s instead of 3 s on a loaded 2-core machine.
-    with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=1, user_api="blas"):
+    # 400 sessions take 71 s instead of 3 s on a loaded 2-core machine. Every warning of the fit is caught
+    # (statsmodels' ConvergenceWarning among them): the notes say what they meant.
+    tried: list[str] = []
+    fit = None
+    with warnings.catch_warnings(record=True), threadpool_limits(limits=1, user_api="blas"):
         warnings.simplefilter("always")
         try:
             model = smf.mixedlm(
                 MIXED_FORMULA, data, groups="group", re_formula="0", vc_formula=MIXED_VARIANCE_COMPONENTS
             )
-            fit = model.fit(reml=True)
+            for method in MIXED_OPTIMIZERS:
+                tried.append(method)
+                fit = model.fit(reml=True, method=[method], maxiter=MIXED_MAXITER)
+                if fit.converged:
+                    break
         except (np.linalg.LinAlgError, ValueError) as exc:
-            return f"The mixed model could not be fitted: {exc}.", caught
-    return fit, caught
+            return f"The mixed model could not be fitted: {exc}.", tried
+    return fit, tried
 
 
 def _system_effects(fit, labels: list, index: dict, level: float) -> list[MixedEffect]:
