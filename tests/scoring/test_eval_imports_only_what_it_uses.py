@@ -20,7 +20,8 @@ try:
 except SystemExit:
     pass
 print(sorted(m for m in sys.modules if m == "scipy" or m.startswith(("scipy.", "scoring.lib.agreement_cli",
-      "scoring.lib.session_cli", "scoring.lib.reliability", "scoring.lib.statistics", "pandas"))))
+      "scoring.lib.session_cli", "scoring.lib.reliability", "scoring.lib.statistics", "pandas", "django"))
+      or m in ("pandas", "django")))
 """
 
 
@@ -33,6 +34,20 @@ def loaded(*argv: str) -> list[str]:
 
 def test_eval_help_imports_no_scipy_and_no_other_sub_command():
     assert loaded("eval", "--help") == []
+
+
+def test_python_m_scoring_eval_help_imports_no_scipy_pandas_or_django():
+    """The whole `python -m scoring` entry point, as a user starts it (scoring/__main__.py included)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "scoring", "eval", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "scoring.lib.cli" in imported  # the report is really of this command
+    assert not {m.split(".")[0] for m in imported} & {"scipy", "pandas", "django"}
 
 
 def test_eval_of_files_read_by_arrow_imports_no_pandas(tmp_path):
