@@ -72,7 +72,7 @@ def _compact(data) -> str:
 
 class _Session:
     def __init__(self, row):
-        self.id, _, self.ended_at, _, _, self.system_id, _, _, _, _, _, config, self.grades = row
+        self.id, _, self.ended_at, _, _, self.system_id, _, _, _, _, _, config, self.grades, _ = row
         self.config = json.loads(config) if isinstance(config, str) else config
         self.queries: dict[int, list] = {}  # position -> [query id, text, scan mark, ranks, pages]
         self.shown: dict[str, int] = {}  # external id -> document pk
@@ -96,7 +96,8 @@ def _read(participant: dict, events: list[dict]):
             docs.add(str(data["doc"]))
         if e["type"] in ("results_page", "scan_mark") and ref:
             refs.add(ref)
-    batch = [statements.sessions_locked(needs, pid), statements.events_stored(pid, names)]
+    collection_id = participant["study"]["collection_id"]
+    batch = [statements.sessions_locked(needs, pid, collection_id), statements.events_stored(pid, names)]
     loads = []
     for session_id, (docs, refs) in needs.items():
         if docs:
