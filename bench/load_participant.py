@@ -265,6 +265,11 @@ async def play(players: list[dict], port: int, args, server_pgids: dict[str, int
     # Warm-up, not measured: every participant opens their search page (the CSRF cookie), all at once.
     warm = time.monotonic()
     await asyncio.gather(*(c.home() for c in clients))
+    for _ in range(3):  # a page that timed out on a busy machine: without its CSRF cookie every POST is a 403
+        missing = [c for c in clients if "csrftoken" not in c.http.cookies]
+        if not missing:
+            break
+        await asyncio.gather(*(c.home() for c in missing))
     print(f"warm-up: {len(clients)} search pages in {time.monotonic() - warm:.1f} s")
     stats.measuring = True
     cpu_before = {name: cpu_seconds(pgid) for name, pgid in server_pgids.items()}
