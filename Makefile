@@ -93,5 +93,9 @@ bench: $(STAMP) ## Run the benchmark scripts (prints figures)
 bench-load: $(STAMP) ## Load benchmark: 200 participants for 60 s against gunicorn on PostgreSQL (prints figures)
 	$(BIN)/python bench/load.py
 
+.PHONY: bench-load-paired
+bench-load-paired: $(STAMP) ## Load benchmark paired: today's server, 2026-11-25's and a floor app, alternating rounds
+	$(BIN)/python bench/load_paired.py
+
 clean: ## Remove the virtualenv and the SQLite database
 	rm -rf $(VENV) db.sqlite3

@@ -39,7 +39,7 @@ class Participant:
         self.http = Connection(port, timeout=args.request_timeout)
         self.events_url = f"/p/{player['token']}/events/"
         self.home_url = f"/p/{player['token']}/"
-        self.seq = 0
+        self.seq = player.get("seq", 0)  # a later round of bench/load_paired.py goes on numbering
         self.outbox: list[dict] = []
         self.sent: set[str] = set()
         self.acked: dict[str, dict] = {}
@@ -60,6 +60,7 @@ class Participant:
         """Queue an event; `later`: one the page does not wait on (participant.js LATER_MS, scaled by --think
         like every other pause)."""
         self.seq += 1
+        self.player["seq"] = self.seq
         event = {
             "id": f"L-{self.player['pk']}-{self.seq}-{uuid.uuid4().hex[:8]}",
             "seq": self.seq,
@@ -155,9 +156,10 @@ class Participant:
 
     async def run(self, stop_at: float):
         cycle = 0
+        reload_every = getattr(self.args, "reload_every", 5)  # 0: never (the paired runs: events only)
         while time.monotonic() < stop_at:
             cycle += 1
-            if cycle % 5 == 0:
+            if reload_every and cycle % reload_every == 0:
                 await self.home()  # a reload now and then (the page is the start of its step)
             words = self.rng.sample(VOCABULARY, self.rng.randint(1, 3))
             query_event = self.enqueue("query", {"text": " ".join(words)})
@@ -263,6 +265,11 @@ async def play(players: list[dict], port: int, args, server_pgids: dict[str, int
     # Warm-up, not measured: every participant opens their search page (the CSRF cookie), all at once.
     warm = time.monotonic()
     await asyncio.gather(*(c.home() for c in clients))
+    for _ in range(3):  # a page that timed out on a busy machine: without its CSRF cookie every POST is a 403
+        missing = [c for c in clients if "csrftoken" not in c.http.cookies]
+        if not missing:
+            break
+        await asyncio.gather(*(c.home() for c in missing))
     print(f"warm-up: {len(clients)} search pages in {time.monotonic() - warm:.1f} s")
     stats.measuring = True
     cpu_before = {name: cpu_seconds(pgid) for name, pgid in server_pgids.items()}

@@ -55,12 +55,12 @@ def server_env(database_url: str, index_root: str, conn_max_age: int) -> dict:
     return env
 
 
-def static_collect(env: dict) -> None:
+def static_collect(env: dict, cwd: Path = ROOT) -> None:
     """collectstatic into the server's STATIC_ROOT, as a deploy does: with DEBUG off a page names its scripts
     by their hashed names, read from the manifest collectstatic writes (about 10 s)."""
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         check=True,
     )
@@ -75,10 +75,11 @@ def gunicorn_start(
     worker_class: str = "sync",
     times_path: Path | None = None,
     cwd: Path = ROOT,
+    app: str = "sessionlab.wsgi:application",
 ) -> subprocess.Popen:
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "sessionlab.wsgi:application",
+        app,
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",

@@ -169,6 +169,9 @@ class Batch:
         self.http_needs: dict[tuple[int, str, int], System] = {}
         self.http_last_pass = False
         self.system_rows: dict[int, tuple] = {}  # system id -> (study id, code, name, backend, config)
+        # The study's collection's current index numbers (configuration -> number), read with the locks: a
+        # built-in search checks this node's copy against them without a statement of its own.
+        self.index_versions: dict[str, int] | None = None
 
     def at(self, raw: Mapping, state: SessionState) -> datetime:
         """When the event happened, on its session's timeline: its client time + the session's offset, or the

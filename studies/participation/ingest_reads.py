@@ -26,6 +26,7 @@ from studies.participation.ingest_batch import (
     shown_add,
 )
 from studies.participation.rules import TIME_LIMIT_GRACE, deadline_at, session_expire_if_due
+from studies.search.index_versions import versions_parse
 
 
 def batch_read(batch: Batch, events: Sequence[Mapping]) -> None:
@@ -37,7 +38,8 @@ def batch_read(batch: Batch, events: Sequence[Mapping]) -> None:
     if not needs:
         stored_load(batch, plain_sql.rows(*stored))
         return
-    batch_statements = [statements.sessions_locked(needs, batch.participant.pk), stored]
+    collection_id = batch.study.collection_id
+    batch_statements = [statements.sessions_locked(needs, batch.participant.pk, collection_id), stored]
     # Another participant's session is read here too, and dropped below: the lock's read names only theirs.
     named, loads = {}, []
     for session_id, (docs, positions, refs) in needs.items():
@@ -69,8 +71,11 @@ def batch_read(batch: Batch, events: Sequence[Mapping]) -> None:
         scenario_id,
         *system,
         grades,
+        versions,
     ) in locked:
         batch.system_rows[system_id] = tuple(system)
+        if batch.index_versions is None:
+            batch.index_versions = versions_parse(versions)
         if batch.grade_scale is None:
             batch.grade_scale = sorted(int(value) for value in (grades or "").split(",") if value)
         state = batch.sessions[session_id] = named[session_id]

@@ -48,7 +48,9 @@ def batch_search(batch: Batch, state: SessionState, text: str, page: int) -> Sea
     if system.backend == System.Backend.HTTP:
         result = http_page(batch, system, text, page)
     else:
-        result = system_search(system=system, query=text, page=page)  # unavailable: this node's index builds
+        # The numbers read with the locks serve the study's own systems (their collection is the study's).
+        versions = batch.index_versions if system.study_id == batch.study.id else None
+        result = system_search(system=system, query=text, page=page, versions=versions)  # unavailable: builds
     if result.unavailable:
         batch.waiting.add(state.id)  # its later events wait behind it, as behind a cap
         raise RetryLater(SYSTEM_AWAY)

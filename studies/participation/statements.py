@@ -19,6 +19,7 @@ from studies.models import (
     Document,
     Event,
     GradeLevel,
+    IndexVersion,
     Judgment,
     JudgmentChange,
     PageExposure,
@@ -57,19 +58,25 @@ def events_stored(participant_id: int, client_ids: Sized) -> Statement:
     )
 
 
-def sessions_locked(session_ids: Sized, participant_id: int) -> Statement:
+def sessions_locked(session_ids: Sized, participant_id: int, collection_id: int | None = None) -> Statement:
     """The participant's sessions among these ids, locked for the batch (FOR UPDATE where the database has
-    it), with each session's clock offset (clock.py), system and the study's grade scale."""
+    it), with each session's clock offset (clock.py), system and the study's grade scale, and the current
+    numbers of the collection's search indexes ("configuration=number,...", IndexVersion; NULL without a
+    collection), so a search asks no more of the database (index_versions.local_state_of)."""
     lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
+    number = "v.configuration || '=' || v.number"
+    versions = (
+        f", (SELECT {plain_sql.joined(number)} FROM {_table(IndexVersion)} v WHERE v.collection_id = %s)"
+    )
     return (
         "SELECT s.id, s.started_at, s.ended_at, s.clock_offset_ms, s.clock_delay_ms, a.system_id,"
         " a.scenario_id, y.study_id, y.code, y.name,"
         f" y.backend, y.config, (SELECT {plain_sql.joined('g.value')} FROM {_table(GradeLevel)} g"
-        f" WHERE g.study_id = y.study_id) FROM {_table(SearchSession)} s"
+        f" WHERE g.study_id = y.study_id){versions} FROM {_table(SearchSession)} s"
         f" JOIN {_table(Assignment)} a ON a.id = s.assignment_id"
         f" JOIN {_table(System)} y ON y.id = a.system_id WHERE s.id IN ({_marks(session_ids)})"
         f" AND a.participant_id = %s ORDER BY s.id{lock}",
-        [*session_ids, participant_id],
+        [collection_id, *session_ids, participant_id],
     )
 
 

@@ -26,7 +26,13 @@ from django.utils import timezone
 from sessionlab.rounds import values_by_pk
 from studies.models import Collection, IndexVersion
 from studies.search.engines.formats import Document as ParsedDocument
-from studies.search.engines.search import IndexMismatchError, build_index, get_config, read_index_meta
+from studies.search.engines.search import (
+    META_FILE,
+    IndexMismatchError,
+    build_index,
+    get_config,
+    read_index_meta,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -62,13 +68,50 @@ def index_version_current(*, collection_id: int, configuration: str) -> IndexVer
 def local_state(index_dir: Path, current: IndexVersion | None) -> str:
     """This node's copy against the database's version. With no version recorded yet (an index built before
     versions existed, or copied in by hand) any copy is used: the next explicit build records one."""
+    return local_state_of(index_dir, None if current is None else current.number)
+
+
+def local_state_of(index_dir: Path, number: int | None) -> str:
+    """local_state against the database's current number (None: none recorded). The copy's stamp is read from
+    its file once per change of the file (its inode, size and time), not at every search."""
     try:
-        meta = read_index_meta(index_dir)
+        meta = _meta_cached(index_dir)
     except IndexMismatchError:
         return MISSING
-    if current is None or meta.get("version") == current.number:
+    if number is None or meta.get("version") == number:
         return CURRENT
     return STALE
+
+
+_metas: dict[str, tuple[tuple, dict]] = {}  # index folder -> (its stamp file's stat, what it holds)
+
+
+def _meta_cached(index_dir: Path) -> dict:
+    """read_index_meta, kept per process while the file is the same one (a build moves a new folder into
+    place: another inode; a rewrite changes its time or size)."""
+    key = str(index_dir)
+    try:
+        stat = (Path(index_dir) / META_FILE).stat()
+    except OSError:
+        return read_index_meta(index_dir)  # says what is missing, as before
+    stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    cached = _metas.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    meta = read_index_meta(index_dir)
+    _metas[key] = (stamp, meta)
+    return meta
+
+
+def versions_parse(text: str | None) -> dict[str, int]:
+    """The current numbers of a collection's indexes as statements.sessions_locked joins them
+    ("configuration=number,..."): configuration -> number."""
+    out = {}
+    for item in (text or "").split(","):
+        configuration, _, number = item.rpartition("=")
+        if configuration and number.isdigit():
+            out[configuration] = int(number)
+    return out
 
 
 def index_state(*, collection_id: int, configuration: str) -> IndexState:

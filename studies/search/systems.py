@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from sessionlab import outbound
@@ -141,11 +142,15 @@ def http_search(
     return engine.page_from(response.status, response.body, page, page_size)
 
 
-def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
+def system_search(
+    *, system: System, query: str, page: int = 1, versions: Mapping[str, int] | None = None
+) -> SearchPage:
     """One page (10 results) of `system`'s answer to `query`. Never raises for a participant: problems come
     back as `SearchPage.error` (shown) and `SearchPage.detail` (logged; for an HTTP system a category only).
     `unavailable` is set when an HTTP system fails or this node's copy of a built-in index is missing or stale
-    (built in the background meanwhile): the participant's way answers "retry later", search_costs.py."""
+    (built in the background meanwhile): the participant's way answers "retry later", search_costs.py.
+    `versions`: the current index numbers of the system's collection (configuration -> number), when the
+    caller read them already (the event batch does, with its sessions' lock); else they are read here."""
     if system.backend == System.Backend.HTTP:
         try:
             engine = HttpSearchSystem(
@@ -168,10 +173,14 @@ def system_search(*, system: System, query: str, page: int = 1) -> SearchPage:
         return _failed(page, NOT_READY, "the study has no collection")
     try:
         index_dir = collection_index_dir(collection=collection, configuration=configuration)
-        current = index_versions.index_version_current(
-            collection_id=collection.pk, configuration=configuration
-        )
-        here = index_versions.local_state(index_dir, current)
+        if versions is None:
+            current = index_versions.index_version_current(
+                collection_id=collection.pk, configuration=configuration
+            )
+            number = None if current is None else current.number
+        else:
+            number = versions.get(configuration)
+        here = index_versions.local_state_of(index_dir, number)
         if here != index_versions.CURRENT:  # this node builds its copy meanwhile: ask again later
             started = index_versions.index_build_soon(
                 collection_id=collection.pk, configuration=configuration
