@@ -101,8 +101,8 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo study “{study.name}”: {participants} simulated participants worked "
-                f"{counted(loaded.sessions, 'session')} on {loaded.collection_source}; {len(loaded.try_links)} more "
-                f"enrolled for you to take part (the private links below); {scoring_note}; {plan_note}."
+                f"{counted(loaded.sessions, 'session')} on {loaded.collection_source}; "
+                f"{len(loaded.try_links)} more enrolled for you to take part (the private links below); {scoring_note}; {plan_note}."
             )
         )
         base = f"http://127.0.0.1:{port}"
