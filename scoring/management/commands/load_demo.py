@@ -102,7 +102,8 @@ class Command(BaseCommand):
             self.style.SUCCESS(
                 f"Demo study “{study.name}”: {participants} simulated participants worked "
                 f"{counted(loaded.sessions, 'session')} on {loaded.collection_source}; "
-                f"{len(loaded.try_links)} more enrolled for you to take part (the private links below); {scoring_note}; {plan_note}."
+                f"{len(loaded.try_links)} more enrolled for you to take part (the private links below); "
+                f"{scoring_note}; {plan_note}."
             )
         )
         base = f"http://127.0.0.1:{port}"
