@@ -205,7 +205,7 @@ def _freshness(run: ScoringRun, counts: dict, finished: int, latest: int | None)
     )
 
 
-_STATUS_REASONS = {
+_STATUS_REASONS: dict[str, str] = {
     ScoringRun.Status.PENDING: "not scored yet: waiting for a worker",
     ScoringRun.Status.RUNNING: "being scored now",
     ScoringRun.Status.FAILED: "its scoring failed",

@@ -120,7 +120,7 @@ def _range_errors(item: dict, kind: str) -> list[str]:
         return ["a scale needs min and max"]
     if low is not None and high is not None and low > high:
         return ["min must not be above max"]
-    if kind == "scale" and high - low + 1 > MAX_OPTIONS:
+    if kind == "scale" and low is not None and high is not None and high - low + 1 > MAX_OPTIONS:
         return [f"a scale has at most {MAX_OPTIONS} steps"]
     return []
 
