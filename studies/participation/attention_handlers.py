@@ -15,7 +15,7 @@ from sessionlab import plain_sql
 from studies.errors import Refused
 from studies.models import AttentionSpan
 from studies.participation import statements
-from studies.participation.exposure import ExposureError, attention_checked, exposure_checked
+from studies.participation.exposure import SLACK_MS, ExposureError, attention_checked, exposure_checked
 from studies.participation.ingest_batch import Batch
 from studies.participation.rules import participant_check_consented
 
@@ -39,15 +39,18 @@ def on_exposure(batch: Batch, raw: Mapping, data: dict) -> dict:
     if not batch.study.record_exposure:
         raise Refused(NOT_RECORDED.format(what="which results were on screen (exposure)"))
     position = batch.query_position(state, data)
+    session_ms = _session_ms(batch, raw, state)
     try:
-        report = exposure_checked({**data, "query": position}, session_ms=_session_ms(batch, raw, state))
+        report = exposure_checked({**data, "query": position}, session_ms=session_ms)
     except ExposureError as error:
         raise Refused(f"Exposure report: {error}.") from None
     items = [
         (e.rank, e.start_ms, e.visible_ms, e.max_permille, e.hover_ms, e.hovers, e.until_ms)
         for e in report.items
     ]
-    batch.writes += statements.exposures_add(state.id, report.query, report.page, items)
+    batch.writes += statements.exposures_add(
+        state.id, report.query, report.page, items, cap_ms=session_ms + SLACK_MS
+    )
     if report.scroll_permille is not None:
         batch.writes.append(
             statements.page_scroll_add(state.id, report.query, report.page, report.scroll_permille)

@@ -12,9 +12,12 @@ Wire format (docs/api.md, "Exposure and attention"), integers only, times in mil
   `hovers` the pointer's dwell and entries, `until_ms` the last moment of the report it was at least half
   visible (when it left the viewport, or the report's time if it is still there), counted from the page's
   showing. The last three may be left out (0; `until_ms` 0: not at least half visible in this report).
+  Each item is checked against itself and the session so far, SLACK_MS allowed past each bound: `until_ms`
+  not before `start_ms`, `visible_ms` within them, `visible_ms` and `hover_ms` within the session so far
+  after `start_ms`; the stored sums of many reports stay within the session so far too.
 - `attention`, one per flush: `{"spans": [[kind, start_ms, duration_ms], ...]}`, `kind` one of `hidden` (the
   tab hidden), `blur` (the window lost focus) or `idle` (no input for the page's idle threshold), `start_ms`
-  counted from the session's start.
+  counted from the session's start on the server's clock, each span ending within the session so far.
 """
 
 from __future__ import annotations
@@ -129,11 +132,22 @@ def _times_checked(item: RankExposure, where: str, session_ms: int | None) -> No
                 f"{where}.visible_ms {item.visible_ms} is longer than from its start_ms to its until_ms "
                 f"({item.until_ms - item.start_ms})"
             )
-    if session_ms is not None:
-        for name in ("visible_ms", "until_ms", "start_ms"):
-            if getattr(item, name) > session_ms + SLACK_MS:
-                value = getattr(item, name)
-                raise ExposureError(f"{where}.{name} {value} is past the session so far ({session_ms} ms)")
+    if session_ms is None:
+        return
+    for name in ("visible_ms", "hover_ms", "until_ms", "start_ms"):
+        if getattr(item, name) > session_ms + SLACK_MS:
+            value = getattr(item, name)
+            raise ExposureError(f"{where}.{name} {value} is past the session so far ({session_ms} ms)")
+    # Both are counted after the result first entered the viewport and before the report left, which is
+    # within the session so far (the page is shown after the session's start). Hover is not held to until_ms:
+    # the pointer may rest on a result less than half visible, which visible time does not count.
+    for name in ("visible_ms", "hover_ms"):
+        value = getattr(item, name)
+        if item.start_ms + value > session_ms + SLACK_MS:
+            raise ExposureError(
+                f"{where}.{name} {value} is longer than from its start_ms {item.start_ms} to the end of the "
+                f"session so far ({session_ms} ms)"
+            )
 
 
 def attention_checked(data: Mapping, *, session_ms: int | None = None) -> tuple[AwaySpan, ...]:
@@ -178,17 +192,19 @@ def formulation_checked(value) -> tuple[int | None, int | None]:
     return first, submit
 
 
-def merged(first: RankExposure | None, later: RankExposure) -> RankExposure:
-    """One rank's aggregate after another report of it: times and hovers add, the start is the earliest, the
-    largest fraction the largest (the stored aggregate is this fold over the rank's reports)."""
+def merged(first: RankExposure | None, later: RankExposure, *, cap_ms: int = MAX_MS) -> RankExposure:
+    """One rank's aggregate after another report of it: times and hovers add, the visible and hover sums
+    up to `cap_ms` (the session so far and SLACK_MS, when the later report came), the start is the
+    earliest, the largest fraction the largest (the stored aggregate is this fold over the rank's reports:
+    statements.exposures_add)."""
     if first is None:
         return later
     return RankExposure(
         first.rank,
         min(first.start_ms, later.start_ms),
-        min(MAX_MS, first.visible_ms + later.visible_ms),
+        min(MAX_MS, cap_ms, first.visible_ms + later.visible_ms),
         max(first.max_permille, later.max_permille),
-        min(MAX_MS, first.hover_ms + later.hover_ms),
+        min(MAX_MS, cap_ms, first.hover_ms + later.hover_ms),
         min(MAX_HOVERS, first.hovers + later.hovers),
     )
 

@@ -204,16 +204,17 @@ def _smallest_largest() -> tuple[str, str]:
 
 
 def exposures_add(
-    session_id: int, position: int, page: int, items: Sequence[tuple[int, ...]]
+    session_id: int, position: int, page: int, items: Sequence[tuple[int, ...]], *, cap_ms: int
 ) -> list[Statement]:
     """An exposure report added to the shown results of a page of a session's query (issue 28): per rank,
     (rank, start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms) summed into ResultExposure, the
     earliest start, the latest moment on screen (until_ms; 0 reads as none) and the largest fraction kept.
-    A rank that page did not show matches no row and adds nothing (the report stays in the event log as
-    sent). As many statements as the parameter limit needs."""
+    The visible and hover sums stop at `cap_ms` (the session so far and its slack): reports each within
+    the session never add up past it. A rank that page did not show matches no row and adds nothing (the
+    report stays in the event log as sent). As many statements as the parameter limit needs."""
     smallest, largest = _smallest_largest()
     table = _table(ResultExposure)
-    per_statement = max(1, (plain_sql.MAX_PARAMS - 3) // 7)
+    per_statement = max(1, (plain_sql.MAX_PARAMS - 5) // 7)
     statements = []
     for start in range(0, len(items), per_statement):
         chunk = items[start : start + per_statement]
@@ -232,13 +233,13 @@ def exposures_add(
                 " ON CONFLICT (shown_result_id) DO UPDATE SET"
                 f" first_visible_ms = {smallest}("
                 f"COALESCE({table}.first_visible_ms, excluded.first_visible_ms), excluded.first_visible_ms),"
-                f" visible_ms = {table}.visible_ms + excluded.visible_ms,"
+                f" visible_ms = {smallest}({table}.visible_ms + excluded.visible_ms, %s),"
                 f" max_permille = {largest}({table}.max_permille, excluded.max_permille),"
-                f" hover_ms = {table}.hover_ms + excluded.hover_ms,"
+                f" hover_ms = {smallest}({table}.hover_ms + excluded.hover_ms, %s),"
                 f" hovers = {table}.hovers + excluded.hovers,"
                 f" last_visible_ms = {largest}(COALESCE({table}.last_visible_ms, excluded.last_visible_ms),"
                 f" COALESCE(excluded.last_visible_ms, {table}.last_visible_ms))",
-                [value for item in chunk for value in item] + [session_id, position, page],
+                [value for item in chunk for value in item] + [session_id, position, page, cap_ms, cap_ms],
             )
         )
     return statements

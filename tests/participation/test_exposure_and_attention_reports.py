@@ -65,6 +65,26 @@ def test_a_bad_report_is_refused_naming_its_item_and_field(data, says):
     assert says in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("item", "says"),
+    [
+        ([1, 0, 100, 1000, 80_001, 1, 100], "items[0].hover_ms 80001 is past the session so far (70000 ms)"),
+        (
+            [1, 60_000, 100, 1000, 20_001, 1, 60_100],
+            "items[0].hover_ms 20001 is longer than from its start_ms",
+        ),
+        ([1, 60_000, 20_001, 1000, 0, 0, 0], "items[0].visible_ms 20001 is longer than from its start_ms"),
+    ],
+)
+def test_hover_and_visible_time_fit_between_the_item_s_start_and_the_session_so_far(item, says):
+    with pytest.raises(ExposureError) as refused:
+        exposure_checked({"query": 1, "items": [item]}, session_ms=70_000)
+    assert says in str(refused.value)
+    # Just within: the slack of 10 s past the session so far; hover is not held to until_ms.
+    exposure_checked({"query": 1, "items": [[1, 60_000, 100, 1000, 20_000, 1, 60_100]]}, session_ms=70_000)
+    exposure_checked({"query": 1, "items": [[1, 0, 100, 500, 50_000, 1, 100]]}, session_ms=70_000)
+
+
 def test_attention_spans_are_checked_one_by_one():
     assert attention_checked({"spans": [["hidden", 1000, 2500], ["idle", 0, 30000]]}) == (
         AwaySpan("hidden", 1000, 2500),
@@ -86,6 +106,10 @@ def test_reports_fold_into_one_aggregate_per_rank():
     later = RankExposure(3, 200, 800, 900, 0, 0)
     assert merged(None, first) == first
     assert merged(first, later) == RankExposure(3, 200, 2000, 900, 100, 1)
+    # The sums stop at the session so far (and its slack), as the stored upsert's do.
+    assert merged(first, RankExposure(3, 0, 900, 0, 900), cap_ms=1500) == RankExposure(
+        3, 0, 1500, 400, 1000, 1
+    )
 
 
 def test_the_scan_depth_is_the_deepest_rank_seen_long_enough():

@@ -232,3 +232,34 @@ def test_times_past_the_session_or_out_of_order_are_refused_each_with_its_field(
     assert "spans[0] ends at 3700000 ms, after the session so far" in str(acks[3])
     assert list(ResultExposure.objects.values_list("shown_result__rank", flat=True)) == [4]
     assert not session.attention_spans.exists()
+
+
+def test_hover_time_past_the_session_is_refused_naming_the_item_s_field(post, session):
+    """Hover time was stored whatever its size, within a week, while visible time was held to the session."""
+    session_began_ago(session, seconds=60)
+    post(event(session, "q1", "query", text="wing flow"))
+    acks = post(
+        event(session, "x1", "exposure", query=1, items=[[1, 0, 100, 1000, 3_600_000, 1, 100]]),
+        event(session, "x2", "exposure", query=1, items=[[2, 55_000, 100, 1000, 20_000, 1, 55_100]]),
+        # The pointer may rest on a result less than half visible: hover past its until_ms is kept.
+        event(session, "x3", "exposure", query=1, items=[[3, 0, 1_000, 400, 30_000, 2, 1_000]]),
+    )
+    assert [a["ok"] for a in acks] == [False, False, True]
+    assert "items[0].hover_ms 3600000 is past the session so far" in acks[0]["refused"]
+    assert "items[0].hover_ms 20000 is longer than from its start_ms 55000" in acks[1]["refused"]
+    assert list(ResultExposure.objects.values_list("shown_result__rank", "hover_ms")) == [(3, 30_000)]
+
+
+def test_many_reports_each_within_the_session_never_sum_past_it(post, session):
+    """Each report within the session so far, ten of them summed to ten times its length."""
+    from studies.participation.exposure import SLACK_MS
+
+    session_began_ago(session, seconds=30)
+    post(event(session, "q1", "query", text="wing flow"))
+    item = [1, 0, 30_000, 1000, 30_000, 1, 30_000]
+    acks = post(*(event(session, f"x{n}", "exposure", query=1, items=[item]) for n in range(10)))
+    assert all(a["ok"] for a in acks)
+    stored = ResultExposure.objects.get()
+    assert 30_000 + SLACK_MS <= stored.visible_ms < 30_000 + SLACK_MS + 5_000, stored.visible_ms
+    assert stored.hover_ms == stored.visible_ms and stored.hovers == 10
+    assert Event.objects.filter(type="exposure").count() == 10  # each report kept as sent

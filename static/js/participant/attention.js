@@ -1,23 +1,22 @@
 /* When the participant was away from the search page (issue 28): the tab hidden, the window out of focus, or
  * no input (pointer, keys, scroll, touch) for cfg.idleMs. Each stretch becomes a span [kind, start_ms,
- * duration_ms], times from the session's start on the server's clock (cfg.sessionStarted, with the offset
- * read from cfg.serverNow at load); closed spans leave as one compact `attention` event when the tab is
+ * duration_ms], times from the session's start on the server's clock (cfg.sessionStarted; server-time.js); closed spans leave as one compact `attention` event when the tab is
  * hidden or left and every REPORT_MS. The server takes active time as the session's duration less their
  * union (studies/participation/exposure.py). Nothing runs when the study does not record attention. */
 import { cfg } from "./config.js";
 import { enqueue, onLeaving } from "./outbox.js";
+import { serverNow } from "./server-time.js";
 
 const REPORT_MS = 15000;
 const INPUTS = ["pointermove", "pointerdown", "keydown", "wheel", "touchstart", "scroll"];
 
-let offset = 0;           // server clock - this clock, from cfg.serverNow when the page loaded
 let sessionStart = 0;     // the session's start on the server's clock (ms since the epoch)
 const open = {};          // kind -> when its span began (session ms)
 let closed = [];          // spans ended and not yet reported
 let lastInput = 0;
 let idleTimer = null;
 
-function sessionMs() { return Math.max(0, Math.round(Date.now() + offset - sessionStart)); }
+function sessionMs() { return Math.max(0, Math.round(serverNow() - sessionStart)); }
 
 function begin(kind, at) {
   if (open[kind] === undefined) { open[kind] = at === undefined ? sessionMs() : at; }
@@ -67,8 +66,7 @@ function onVisibility() {
 export function startAttention() {
   if (!cfg.attention || !cfg.sessionStarted) { return; }
   sessionStart = Date.parse(cfg.sessionStarted);
-  offset = cfg.serverNow ? Date.parse(cfg.serverNow) - Date.now() : 0;
-  if (!isFinite(sessionStart) || !isFinite(offset)) { return; }
+  if (!isFinite(sessionStart)) { return; }
   if (document.hidden) { begin("hidden"); }
   if (!document.hasFocus()) { begin("blur"); }
   window.addEventListener("blur", function () { begin("blur"); });

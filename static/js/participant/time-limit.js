@@ -3,16 +3,16 @@
 import { cfg } from "./config.js";
 import { finish } from "./ending.js";
 import { byId } from "./search-state.js";
+import { serverNow } from "./server-time.js";
 
 export function startTimeLimit() {
   if (!cfg.deadline) { return; }
-  const skew = cfg.serverNow ? Date.parse(cfg.serverNow) - Date.now() : 0;
   const deadline = Date.parse(cfg.deadline);
   const timer = byId("timer");
   timer.hidden = false;
   let interval = null;
   const tick = function () {
-    const left = Math.max(0, Math.round((deadline - (Date.now() + skew)) / 1000));
+    const left = Math.max(0, Math.round((deadline - serverNow()) / 1000));
     timer.textContent = "Time left: " + Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2);
     if (left <= 0) {
       window.clearInterval(interval);
