@@ -158,10 +158,14 @@ def _consent_step(study: Study) -> Step:
 
 def _questionnaires_step(study: Study) -> Step:
     before = usable_items(study.questionnaire) or DEFAULT_QUESTIONNAIRE
+    each = usable_items(study.pre_task_questionnaire)  # no default: none unless the researcher adds one
     after = usable_items(study.post_task_questionnaire) or DEFAULT_POST_TASK_QUESTIONNAIRE
     summary = (
-        f"Before the first task: {len(before)} items{'' if study.questionnaire else ' (the default)'}; "
-        f"after each task: {len(after)} items{'' if study.post_task_questionnaire else ' (the default)'}."
+        f"Before the first task: {counted(len(before), 'item')}"
+        f"{'' if study.questionnaire else ' (the default)'}; "
+        f"before each task: {counted(len(each), 'item') if each else 'none'}; "
+        f"after each task: {counted(len(after), 'item')}"
+        f"{'' if study.post_task_questionnaire else ' (the default)'}."
     )
     return Step("questionnaires", "Questionnaires", True, summary, required=False)
 
