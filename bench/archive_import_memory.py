@@ -29,6 +29,61 @@ sys.path.insert(0, str(ROOT))
 T = "2026-11-02T10:00:00+00:00"
 
 
+def _participant(p: int, ids: list[str]) -> dict:
+    """One participant of the bench archive: two sessions of five queries of ten results, 50 events."""
+    assignments, events = [], []
+    for position, scenario in ((1, "A"), (2, "B")):
+        queries = [
+            {
+                "position": q,
+                "text": f"query {p} {q}",
+                "issued_at": T,
+                "shown_results": [
+                    {
+                        "rank": rank,
+                        "doc": ids[(p * 7 + q * 11 + rank) % len(ids)],
+                        "title": "a title",
+                        "snippet": "a snippet of the document " * 4,
+                        "shown_at": T,
+                    }
+                    for rank in range(1, 11)
+                ],
+            }
+            for q in range(1, 6)
+        ]
+        judged = sorted({ids[(p * 13 + position * 5 + k) % len(ids)] for k in range(8)})
+        session = {
+            "started_at": T,
+            "ended_at": T,
+            "end_reason": "satisfied",
+            "queries": queries,
+            "judgments": [
+                {"doc": doc, "grade": 1, "created_at": T, "updated_at": T, "history": []} for doc in judged
+            ],
+        }
+        assignments.append({"position": position, "scenario": scenario, "system": "S", "session": session})
+        events += [
+            {
+                "type": "click",
+                "client_event_id": f"e{position}-{k}",
+                "sequence": position * 100 + k,
+                "client_time": T,
+                "server_time": T,
+                "session": position,
+                "payload": {"data": {"rank": k % 10 + 1}},
+                "origin": "client",
+            }
+            for k in range(25)
+        ]
+    return {
+        "code": f"P{p:05d}",
+        "enrolment_index": p,
+        "created_at": T,
+        "assignments": assignments,
+        "events": events,
+    }
+
+
 def archive(scale: int) -> dict:
     """A valid archive: 100 documents, 20 participants, 500 reference judgments and 100 audit rows per unit
     of `scale`."""
@@ -44,64 +99,7 @@ def archive(scale: int) -> dict:
         for n in range(100 * scale)
     ]
     ids = [d["external_id"] for d in documents]
-    participants = []
-    for p in range(20 * scale):
-        assignments, events = [], []
-        for position, scenario in ((1, "A"), (2, "B")):
-            queries = [
-                {
-                    "position": q,
-                    "text": f"query {p} {q}",
-                    "issued_at": T,
-                    "shown_results": [
-                        {
-                            "rank": rank,
-                            "doc": ids[(p * 7 + q * 11 + rank) % len(ids)],
-                            "title": "a title",
-                            "snippet": "a snippet of the document " * 4,
-                            "shown_at": T,
-                        }
-                        for rank in range(1, 11)
-                    ],
-                }
-                for q in range(1, 6)
-            ]
-            judged = sorted({ids[(p * 13 + position * 5 + k) % len(ids)] for k in range(8)})
-            session = {
-                "started_at": T,
-                "ended_at": T,
-                "end_reason": "satisfied",
-                "queries": queries,
-                "judgments": [
-                    {"doc": doc, "grade": 1, "created_at": T, "updated_at": T, "history": []}
-                    for doc in judged
-                ],
-            }
-            assignments.append(
-                {"position": position, "scenario": scenario, "system": "S", "session": session}
-            )
-            events += [
-                {
-                    "type": "click",
-                    "client_event_id": f"e{position}-{k}",
-                    "sequence": position * 100 + k,
-                    "client_time": T,
-                    "server_time": T,
-                    "session": position,
-                    "payload": {"data": {"rank": k % 10 + 1}},
-                    "origin": "client",
-                }
-                for k in range(25)
-            ]
-        participants.append(
-            {
-                "code": f"P{p:05d}",
-                "enrolment_index": p,
-                "created_at": T,
-                "assignments": assignments,
-                "events": events,
-            }
-        )
+    participants = [_participant(p, ids) for p in range(20 * scale)]
     judgments = [
         {"topic_id": str(1 + k % 2), "doc": ids[k // 2 % len(ids)], "grade": k % 3, "source": "qrels bench"}
         for k in range(min(500 * scale, 2 * len(ids)))

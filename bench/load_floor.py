@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import sys
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -156,16 +157,26 @@ def _shown(writes, state, query, result, page, documents, at) -> list[dict]:
     return shown
 
 
+_NO_CAP_MS = 10**12
+
+
+@dataclass
+class _Writes:
+    """What one batch writes, gathered to be sent in one round trip at its end."""
+
+    statements: list = field(default_factory=list)
+    judgments_new: dict = field(default_factory=dict)
+    judgments_changed: dict = field(default_factory=dict)
+    changes: list = field(default_factory=list)
+
+
 def batch_floor(participant: dict, events: list[dict]) -> list[dict]:
     now = timezone.now()
     pid = participant["id"]
     with transaction.atomic():
         sessions, stored = _read(participant, events)
-        writes: list = []
+        out = _Writes()
         rows: list = []
-        judgments_new: dict = {}
-        judgments_changed: dict = {}
-        changes: list = []
         size = 0
         acks = []
         for raw in events:
@@ -173,98 +184,9 @@ def batch_floor(participant: dict, events: list[dict]) -> list[dict]:
                 acks.append({"id": raw["id"], **stored[raw["id"]][2]})
                 continue
             state = sessions[int(raw["session"])]
-            data = raw.get("data") or {}
             at = datetime.fromtimestamp(raw["time"] / 1000, UTC)
             kind = raw["type"]
-            logged, extra = data, {}
-            if kind == "query":
-                text = data["text"]
-                result = _search(participant, state, text, 1)
-                [(query_id, position)], documents = plain_sql.rows_together(
-                    [
-                        statements.query_insert(state.id, text, at, result.error or ""),
-                        statements.collection_documents(
-                            participant["study"]["collection_id"], {h.doc_id for h in result.results}
-                        ),
-                    ]
-                )
-                query = state.queries[position] = [query_id, text, None, set(), {1}]
-                extra["results"] = _shown(writes, state, query, result, 1, documents, at)
-                ack = {"ok": True, "query": position, "query_id": query_id, "page": 1, "total": result.total}
-                ack.update(message="", query_used=result.query_used)
-                logged = {"text": text}
-            elif kind == "results_page":
-                position = stored[data["query_event"]][2]["query"]
-                query = state.queries[position]
-                page = data["page"]
-                result = _search(participant, state, query[1], page)
-                documents = plain_sql.rows(
-                    *statements.collection_documents(
-                        participant["study"]["collection_id"], {h.doc_id for h in result.results}
-                    )
-                )
-                extra["results"] = _shown(writes, state, query, result, page, documents, at)
-                ack = {
-                    "ok": True,
-                    "query": position,
-                    "query_id": query[0],
-                    "page": page,
-                    "total": result.total,
-                }
-                ack["message"] = ""
-                logged = {"query": position, "page": page}
-            elif kind in ("document_open", "document_close"):
-                doc = str(data["doc"])
-                position = stored[data["query_event"]][2]["query"]
-                logged = {"doc": doc, "query": position, "rank": data.get("rank")}
-                ack = {"ok": True, "doc": doc}
-                if kind == "document_close":
-                    logged["dwell_ms"] = data.get("dwell_ms")
-                else:
-                    extra["document"] = state.texts[state.shown[doc]]
-            elif kind == "judgment":
-                doc, grade = str(data["doc"]), data["grade"]
-                document_id = state.shown[doc]
-                judgment_id, previous = state.judgments.get(document_id, (None, None))
-                if previous != grade:
-                    if judgment_id is None:
-                        created = judgments_new.get((state.id, document_id), (None, at))[1]
-                        judgments_new[(state.id, document_id)] = (grade, created, at)
-                    else:
-                        judgments_changed[judgment_id] = (grade, at)
-                    state.judgments[document_id] = (judgment_id, grade)
-                    changes.append(((state.id, document_id), grade, at))
-                ack = {"ok": True, "doc": doc, "grade": grade, "previous": previous}
-                logged = {"doc": doc, "grade": grade}
-            elif kind == "scan_mark":
-                position = stored[data["query_event"]][2]["query"]
-                query, rank = state.queries[position], data["rank"]
-                if query[2] is None or query[2] < rank:
-                    writes.append(statements.scan_mark_update(query[0], rank))
-                    query[2] = rank
-                ack = {"ok": True, "query": position, "rank": rank}
-                logged = {"query": position, "rank": rank}
-            elif kind == "exposure":
-                position, page = stored[data["query_event"]][2]["query"], data.get("page", 1)
-                items = [(*item, *([0] * (7 - len(item)))) for item in data["items"]]
-                writes += statements.exposures_add(state.id, position, page, items)
-                if data.get("scroll_permille") is not None:
-                    writes.append(
-                        statements.page_scroll_add(state.id, position, page, data["scroll_permille"])
-                    )
-                ack = {"ok": True, "query": position, "page": page, "ranks": len(items)}
-            elif kind == "attention":
-                from studies.models import AttentionSpan
-
-                spans = data["spans"]
-                writes += plain_sql.insert_statements(
-                    AttentionSpan,
-                    ("session", "kind", "start_ms", "duration_ms"),
-                    [(state.id, k, start, duration) for k, start, duration in spans],
-                )
-                ack = {"ok": True, "spans": len(spans)}
-            else:
-                ack = {"ok": True}
+            ack, logged, extra = _event_floor(out, participant, state, stored, raw, at)
             size += len(_compact(raw.get("data")))
             rows.append(
                 (
@@ -281,19 +203,114 @@ def batch_floor(participant: dict, events: list[dict]) -> list[dict]:
             )
             stored[raw["id"]] = (kind, state.id, ack)
             acks.append({"id": raw["id"], **ack, **extra})
+        writes = out.statements
         writes += plain_sql.insert_statements(
             Judgment,
             ("session", "document", "grade", "created_at", "updated_at"),
-            [(*key, grade, created, updated) for key, (grade, created, updated) in judgments_new.items()],
+            [(*key, grade, created, updated) for key, (grade, created, updated) in out.judgments_new.items()],
         )
-        for judgment_id, (grade, updated) in judgments_changed.items():
+        for judgment_id, (grade, updated) in out.judgments_changed.items():
             writes.append(statements.judgment_update(judgment_id, grade, updated))
-        writes += statements.judgment_changes_insert(changes)
+        writes += statements.judgment_changes_insert(out.changes)
         writes += plain_sql.insert_statements(Event, EVENT_COLUMNS, rows)
         if size:
             writes.append(statements.event_bytes_add(pid, size))
         plain_sql.run_all(writes)
     return acks
+
+
+def _event_floor(out: _Writes, participant: dict, state, stored: dict, raw: dict, at) -> tuple:
+    """(ack, what is logged, what the ack carries besides) of one new event, its writes added to `out`."""
+    data = raw.get("data") or {}
+    kind = raw["type"]
+    if kind in ("query", "results_page"):
+        return _search_floor(out, participant, state, stored, kind, data, at)
+    if kind in ("document_open", "document_close"):
+        doc = str(data["doc"])
+        position = stored[data["query_event"]][2]["query"]
+        logged = {"doc": doc, "query": position, "rank": data.get("rank")}
+        if kind == "document_close":
+            logged["dwell_ms"] = data.get("dwell_ms")
+            return {"ok": True, "doc": doc}, logged, {}
+        return {"ok": True, "doc": doc}, logged, {"document": state.texts[state.shown[doc]]}
+    if kind == "judgment":
+        return (*_judgment_floor(out, state, data, at), {})
+    if kind == "scan_mark":
+        position = stored[data["query_event"]][2]["query"]
+        query, rank = state.queries[position], data["rank"]
+        if query[2] is None or query[2] < rank:
+            out.statements.append(statements.scan_mark_update(query[0], rank))
+            query[2] = rank
+        return {"ok": True, "query": position, "rank": rank}, {"query": position, "rank": rank}, {}
+    if kind in ("exposure", "attention"):
+        return _report_floor(out, state, stored, kind, data), data, {}
+    return {"ok": True}, data, {}
+
+
+def _search_floor(out: _Writes, participant: dict, state, stored: dict, kind: str, data: dict, at) -> tuple:
+    collection_id = participant["study"]["collection_id"]
+    if kind == "query":
+        text = data["text"]
+        result = _search(participant, state, text, 1)
+        [(query_id, position)], documents = plain_sql.rows_together(
+            [
+                statements.query_insert(state.id, text, at, result.error or ""),
+                statements.collection_documents(collection_id, {h.doc_id for h in result.results}),
+            ]
+        )
+        query = state.queries[position] = [query_id, text, None, set(), {1}]
+        extra = {"results": _shown(out.statements, state, query, result, 1, documents, at)}
+        ack = {"ok": True, "query": position, "query_id": query_id, "page": 1, "total": result.total}
+        ack.update(message="", query_used=result.query_used)
+        return ack, {"text": text}, extra
+    position = stored[data["query_event"]][2]["query"]
+    query = state.queries[position]
+    page = data["page"]
+    result = _search(participant, state, query[1], page)
+    documents = plain_sql.rows(
+        *statements.collection_documents(collection_id, {h.doc_id for h in result.results})
+    )
+    extra = {"results": _shown(out.statements, state, query, result, page, documents, at)}
+    ack = {"ok": True, "query": position, "query_id": query[0], "page": page, "total": result.total}
+    ack["message"] = ""
+    return ack, {"query": position, "page": page}, extra
+
+
+def _judgment_floor(out: _Writes, state, data: dict, at) -> tuple:
+    doc, grade = str(data["doc"]), data["grade"]
+    document_id = state.shown[doc]
+    judgment_id, previous = state.judgments.get(document_id, (None, None))
+    if previous != grade:
+        if judgment_id is None:
+            created = out.judgments_new.get((state.id, document_id), (None, at))[1]
+            out.judgments_new[(state.id, document_id)] = (grade, created, at)
+        else:
+            out.judgments_changed[judgment_id] = (grade, at)
+        state.judgments[document_id] = (judgment_id, grade)
+        out.changes.append(((state.id, document_id), grade, at))
+    return {"ok": True, "doc": doc, "grade": grade, "previous": previous}, {"doc": doc, "grade": grade}
+
+
+def _report_floor(out: _Writes, state, stored: dict, kind: str, data: dict) -> dict:
+    if kind == "exposure":
+        position, page = stored[data["query_event"]][2]["query"], data.get("page", 1)
+        items = [(*item, *([0] * (7 - len(item)))) for item in data["items"]]
+        # The same statement as the server's; the floor checks nothing, so its cap never binds.
+        out.statements += statements.exposures_add(state.id, position, page, items, cap_ms=_NO_CAP_MS)
+        if data.get("scroll_permille") is not None:
+            out.statements.append(
+                statements.page_scroll_add(state.id, position, page, data["scroll_permille"])
+            )
+        return {"ok": True, "query": position, "page": page, "ranks": len(items)}
+    from studies.models import AttentionSpan
+
+    spans = data["spans"]
+    out.statements += plain_sql.insert_statements(
+        AttentionSpan,
+        ("session", "kind", "start_ms", "duration_ms"),
+        [(state.id, k, start, duration) for k, start, duration in spans],
+    )
+    return {"ok": True, "spans": len(spans)}
 
 
 def _answer(start_response, status: str, body: bytes, headers=()) -> list[bytes]:

@@ -48,7 +48,8 @@ class LeftOut:
         named = ", ".join(who[:20]) + (f" and {len(who) - 20} more" if len(who) > 20 else "")
         counted = (
             f"{self.counted_participants} participant{'s' if self.counted_participants != 1 else ''}"
-            + self._answered_part(named=True)
+            # counted, never named: a withdrawn participant's code leaves every chart (withdrawal deletes)
+            + self._answered_part()
             if not self.applies
             else f"{self.counted_sessions} session{'s' if self.counted_sessions != 1 else ''} of "
             f"{self.counted_participants} participant{'s' if self.counted_participants != 1 else ''}"
@@ -65,17 +66,14 @@ class LeftOut:
             + "."
         )
 
-    def _answered_part(self, *, named: bool = False) -> str:
+    def _answered_part(self) -> str:
         """Table 1's ", of them N answered the questionnaire (k without answers: ...)", or "" when all did."""
         if not self.unanswered:
             return ""
         k = len(self.unanswered)
-        who = ""
-        if named:
-            who = ": " + ", ".join(self.unanswered[:20]) + (f" and {k - 20} more" if k > 20 else "")
         return (
             f", {self.counted_participants - k} of them with questionnaire answers "
-            f"({k} without{who}: not started, or withdrawn)"
+            f"({k} without: not started, or withdrawn)"
         )
 
     def page_key(self, averaged_over: str) -> str:

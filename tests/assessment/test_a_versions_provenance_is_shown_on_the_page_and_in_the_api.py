@@ -43,7 +43,7 @@ def test_publishing_with_rules_from_the_page_records_and_shows_the_provenance(ju
     assert version.facts["machine_rules"] == ["fill_unjudged", "break_ties"]
     assert (version.facts["documents_filled"], version.facts["ties_broken"]) == (1, 1)
     page = client.get(reverse("assessment:manage", args=[study.slug])).content.decode()
-    assert f"{machine_words(llm)}: 1 documents filled; 1 ties broken" in page
+    assert f"{machine_words(llm)}: 1 document filled; 1 tie broken" in page
     assert reverse("scoring:reference_change", args=[study.slug]) + "?to=1" in page
 
 
@@ -86,7 +86,7 @@ def test_the_agreement_page_and_the_downloads_show_the_provenance_too(judged, cl
     study, llm = judged
     references.reference_version_publish(study=study, created_by=alice, machine=llm, rules=["break_ties"])
     client.force_login(alice)
-    words = f"{machine_words(llm)}: 1 ties broken"
+    words = f"{machine_words(llm)}: 1 tie broken"
     assert words in client.get(reverse("assessment:agreement", args=[study.slug])).content.decode()
     assert words in client.get(reverse("exports:downloads", args=[study.slug])).content.decode()
 

@@ -71,7 +71,7 @@ def test_the_page_says_how_many_judgments_of_other_topics_it_kept(
         reverse("assessment:version_import", args=[study.slug]), {"refqrels-qrels": upload}, follow=True
     )
     assert [str(m) for m in response.context["messages"]] == [
-        "Reference version 2 imported from v1.qrels. 2 judgments of 1 topics that are not scenarios were "
+        "Reference version 2 imported from v1.qrels. 2 judgments of 1 topic that is not scenarios were "
         "kept; they score nothing."
     ]
 

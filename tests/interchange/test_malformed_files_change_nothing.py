@@ -57,7 +57,7 @@ def test_the_good_log_imports(alice, tmp_path, capsys):
     summary = session_track_import(path=path, owner=alice, name="x")
     assert (summary.sessions, summary.interactions, summary.results, summary.clicks) == (1, 1, 2, 1)
     call_command("import_session_track", str(path), "--owner", "alice", "--name", "y", "--date", "2013-05-02")
-    assert "1 sessions, 1 interactions, 2 results, 1 clicks, 0 new documents" in capsys.readouterr().out
+    assert "1 session, 1 interaction, 2 results, 1 click, 0 new documents" in capsys.readouterr().out
     session = Study.objects.get(name="y").participants.get().assignments.get().session
     assert session.started_at.isoformat() == "2013-05-02T10:00:00+00:00"
     assert session.ended_at.isoformat() == "2013-05-02T10:01:00+00:00"

@@ -86,7 +86,7 @@ def test_each_shortfall_against_the_rules_is_named_per_task():
     short = below_rules(flags)
     assert codes(short) == [("below_rules", 1), ("below_rules", 2)]
     assert short[0].reason == "95 s active < 120 s"
-    assert short[1].reason == "1 queries < 2; 0 judgments < 3; 40 s active < 120 s"
+    assert short[1].reason == "1 query < 2; 0 judgments < 3; 40 s active < 120 s"
     assert short[1].text().startswith("task 2: ")
 
 

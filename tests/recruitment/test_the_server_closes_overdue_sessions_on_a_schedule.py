@@ -119,7 +119,7 @@ def test_a_server_without_a_beat_sweeps_by_command(abandoned):
 
     out = StringIO()
     call_command("sweep_overdue", abandoned.assignment.participant.study.slug, stdout=out)
-    assert "1 sessions ended" in out.getvalue()
+    assert "1 session ended" in out.getvalue()
     abandoned.refresh_from_db()
     assert abandoned.end_reason == "timed_out"
 

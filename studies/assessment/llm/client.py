@@ -132,7 +132,7 @@ def _cut(text: str) -> str:
     return clean_text(text[:ANSWER_MAX_CHARS]) + f"\n[cut: {len(text)} characters, {ANSWER_MAX_CHARS} kept]"
 
 
-def _excerpt(text: str) -> str:
+def answer_excerpt(text: str) -> str:
     """The first EXCERPT_MAX_CHARS of a non-chat answer, cleaned, saying how much more there was."""
     if len(text) <= EXCERPT_MAX_CHARS:
         return clean_text(text)
@@ -149,7 +149,7 @@ def _answer(http_status: int, body: bytes) -> Outcome:
     except Exception as error:  # noqa: BLE001 (an answer no rule above foresaw)
         return Outcome(
             Status.MALFORMED,
-            raw_answer=_excerpt(body.decode("utf-8", errors="replace")),
+            raw_answer=answer_excerpt(body.decode("utf-8", errors="replace")),
             http_status=http_status,
             error=f"unreadable answer: {type(error).__name__}",
         )
@@ -160,7 +160,7 @@ def _answer_read(http_status: int, body: bytes) -> Outcome:
     if http_status != 200:
         return Outcome(
             Status.HTTP_ERROR,
-            raw_answer=_excerpt(text),
+            raw_answer=answer_excerpt(text),
             http_status=http_status,
             error=f"HTTP {http_status}",
         )
@@ -172,7 +172,7 @@ def _answer_read(http_status: int, body: bytes) -> Outcome:
     except (ValueError, KeyError, IndexError, TypeError) as error:
         return Outcome(
             Status.MALFORMED,
-            raw_answer=_excerpt(text),
+            raw_answer=answer_excerpt(text),
             http_status=200,
             error=f"not a chat completion ({type(error).__name__})",
         )

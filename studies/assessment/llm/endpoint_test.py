@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.views.decorators.debug import sensitive_variables
 
 from sessionlab import outbound
-from studies.assessment.llm.client import _excerpt, chat_request_body, chat_url
+from studies.assessment.llm.client import answer_excerpt, chat_request_body, chat_url
 from studies.assessment.llm.keys import api_key_decrypt
 from studies.errors import AssessmentError
 from studies.models import LLMAssessor
@@ -71,10 +71,10 @@ def llm_endpoint_test(*, assessor: LLMAssessor) -> EndpointTest:
             raise TypeError("content is not text")
     except (ValueError, KeyError, IndexError, TypeError):
         return EndpointTest(
-            False, f"Not a chat answer: HTTP {response.status} after {latency_ms} ms.", _excerpt(text)
+            False, f"Not a chat answer: HTTP {response.status} after {latency_ms} ms.", answer_excerpt(text)
         )
     if response.status != 200:
-        return EndpointTest(False, f"Not a chat answer: HTTP {response.status}.", _excerpt(text))
+        return EndpointTest(False, f"Not a chat answer: HTTP {response.status}.", answer_excerpt(text))
     model = data.get("model") if isinstance(data.get("model"), str) else ""
-    model = _excerpt(model)[:100] or assessor.model_name
+    model = answer_excerpt(model)[:100] or assessor.model_name
     return EndpointTest(True, f"OK: model {model} answered in {latency_ms} ms.")
