@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from studies.models import Study, System
+from studies.models import Participant, Study, System
 from studies.population import PopulationError, population_stamp
 
 from ..lib.power import (
@@ -481,10 +481,13 @@ def power_plans_withdraw(*, study_id: int, participant_id: int, session_ids: Seq
     simulated plan's comparison with the real sessions and pilot is computed again (when the participant had
     a session). Returns the plans' ids."""
     changed = []
+    # A pilot's sample labels its participants by code (pilots.pilot_sample); plans stored before that, by id.
+    labels = {
+        str(participant_id),
+        *Participant.objects.filter(pk=participant_id).values_list("code", flat=True),
+    }
     for plan in PowerPlan.objects.filter(study_id=study_id).select_related("study").order_by("pk"):
-        if plan.effect == PowerPlan.Effect.PILOT and str(participant_id) in plan.sample.get(
-            "participant", []
-        ):
+        if plan.effect == PowerPlan.Effect.PILOT and labels.intersection(plan.sample.get("participant", [])):
             PowerChunk.objects.filter(plan=plan).delete()
             PowerPlan.objects.filter(pk=plan.pk).update(
                 status=PowerPlan.Status.PENDING,

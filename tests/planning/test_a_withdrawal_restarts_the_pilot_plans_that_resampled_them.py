@@ -1,4 +1,4 @@
-"""A pilot power plan stores the sessions it resamples (values and participant ids) and the curve computed
+"""A pilot power plan stores the sessions it resamples (values and participant codes) and the curve computed
 from them: after a participant withdraws, a plan that resampled their sessions is cleared at once (no stored
 figure includes them) and computed again on what its run holds now; a plan that did not resample them is
 left alone; the withdrawal's audit row names the plans."""
@@ -34,7 +34,7 @@ def test_the_plans_resampling_them_are_computed_again_without_them(
     specified = _pilot(
         study, django_capture_on_commit_callbacks, effect="specified", difference=0.1, spread=0.2
     )
-    assert len(pilot.sample["values"]) == 32 and str(participant.pk) in pilot.sample["participant"]
+    assert len(pilot.sample["values"]) == 32 and code in pilot.sample["participant"]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         participant_withdraw(participant=participant)
         cleared = PowerPlan.objects.get(pk=pilot.pk)
@@ -47,7 +47,7 @@ def test_the_plans_resampling_them_are_computed_again_without_them(
         callback()
     pilot.refresh_from_db()
     assert pilot.status == "done", pilot.error
-    assert len(pilot.sample["values"]) == 28 and str(participant.pk) not in pilot.sample["participant"]
+    assert len(pilot.sample["values"]) == 28 and code not in pilot.sample["participant"]
     assert pilot.sample["description"]["participants"] == 7
     assert PowerChunk.objects.filter(plan=pilot).count() == 1
     specified.refresh_from_db()
