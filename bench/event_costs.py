@@ -1,5 +1,5 @@
-"""What each kind of event costs the web tier, in one run (issue 28's cost target: an exposure or attention
-report at most a quarter of the per-event cost of today's mix).
+"""What each kind of event costs the web tier, in one run (the cost target, docs/performance-load.md: an
+exposure or attention report at most a quarter of the per-event cost of today's mix).
 
     .venv/bin/python bench/event_costs.py [--rounds 300] [--database sessionlab_event_costs]
 
@@ -8,8 +8,8 @@ study (bench/load_study.py: 2,000 generated documents, both indexes) with one pa
 first search, then, in this process, sends each participant's events through the events endpoint's own
 function (`studies.participation.steps.events_ingest`, the batch the page's POST runs; no HTTP, so the
 figure is the event's own work): today's mix, in the proportions the load benchmark sends them (a query, a
-second page now and then, opens and closes, judgments, a scan mark), and the reports that issue 28 adds (an
-exposure report of a page's ranks, a stretch away). Each kind is timed in batches of its own, alternating
+second page now and then, opens and closes, judgments, a scan mark), and the exposure and attention reports
+(an exposure report of a page's ranks, a stretch away). Each kind is timed in batches of its own, alternating
 kinds round by round; it prints the CPU time (this process: the web tier's share) and the wall time per event
 for each kind, today's mix weighted as the load sends it, and the ratio of each report to it.
 """

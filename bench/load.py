@@ -101,7 +101,7 @@ def arguments(argv=None) -> argparse.Namespace:
         "--no-exposure",
         dest="exposure",
         action="store_false",
-        help="leave out what the page reports beyond actions (issue 28: an exposure report per results page, "
+        help="leave out what the page reports beyond actions (an exposure report per results page, "
         "a stretch away now and then): the event mix before them",
     )
     parser.add_argument("--documents", type=int, default=2000)

@@ -116,21 +116,30 @@ def _read(participant: dict, events: list[dict]):
         payload = json.loads(payload) if isinstance(payload, str | bytes) else payload
         stored[client_id] = (type_, session_id, payload.get("ack") or {"ok": True})
     for (kind, session_id), rows in zip(loads, named, strict=True):
-        state = sessions[session_id]
         if kind == "documents":
-            for external_id, document_id, title, text, judgment_id, grade in rows:
-                state.shown[external_id] = document_id
-                state.texts[document_id] = {"doc": external_id, "title": title, "text": text}
-                if judgment_id is not None:
-                    state.judgments[document_id] = (judgment_id, grade)
+            _documents_noted(sessions[session_id], rows)
         else:
-            for query_id, position, text, mark, rank, page, document_id, external_id, *_ in rows:
-                query = state.queries.setdefault(position, [query_id, text, mark, set(), set()])
-                if rank is not None:
-                    query[3].add(rank)
-                    query[4].add(page)
-                    state.shown.setdefault(external_id, document_id)
+            _queries_noted(sessions[session_id], rows)
     return sessions, stored
+
+
+def _documents_noted(state: _Session, rows) -> None:
+    """A session's documents the batch names: what was shown, their texts, their judgments."""
+    for external_id, document_id, title, text, judgment_id, grade in rows:
+        state.shown[external_id] = document_id
+        state.texts[document_id] = {"doc": external_id, "title": title, "text": text}
+        if judgment_id is not None:
+            state.judgments[document_id] = (judgment_id, grade)
+
+
+def _queries_noted(state: _Session, rows) -> None:
+    """A session's queries the batch names, with the ranks and pages shown for each."""
+    for query_id, position, text, mark, rank, page, document_id, external_id, *_ in rows:
+        query = state.queries.setdefault(position, [query_id, text, mark, set(), set()])
+        if rank is not None:
+            query[3].add(rank)
+            query[4].add(page)
+            state.shown.setdefault(external_id, document_id)
 
 
 def _search(participant: dict, state: _Session, text: str, page: int):

@@ -50,11 +50,26 @@ class Connection:
         if not status_line:
             raise asyncio.IncompleteReadError(b"", None)
         status = int(status_line.split()[1])
+        length, chunked, close = await self._headers_read()
+        if chunked:
+            data = await self._chunks_read()
+        elif length is not None:
+            data = await self.reader.readexactly(length)
+        else:
+            data = await self.reader.read()
+            close = True
+        if close:
+            await self.close()
+        return status, data
+
+    async def _headers_read(self) -> tuple[int | None, bool, bool]:
+        """The answer's headers: its Content-Length (None if not given), whether it is chunked, whether the
+        server closes the connection; cookies set are kept."""
         length, chunked, close = None, False, False
         while True:
             line = (await self.reader.readline()).decode("latin-1").strip()
             if not line:
-                break
+                return length, chunked, close
             name, _, value = line.partition(":")
             name, value = name.strip().lower(), value.strip()
             if name == "content-length":
@@ -67,20 +82,14 @@ class Connection:
                 cookie = value.split(";", 1)[0]
                 key, _, val = cookie.partition("=")
                 self.cookies[key.strip()] = val.strip()
-        if chunked:
-            data = b""
-            while True:
-                size = int((await self.reader.readline()).strip(), 16)
-                if size == 0:
-                    await self.reader.readline()
-                    break
-                data += await self.reader.readexactly(size)
+
+    async def _chunks_read(self) -> bytes:
+        """A chunked body, to its last (empty) chunk."""
+        data = b""
+        while True:
+            size = int((await self.reader.readline()).strip(), 16)
+            if size == 0:
                 await self.reader.readline()
-        elif length is not None:
-            data = await self.reader.readexactly(length)
-        else:
-            data = await self.reader.read()
-            close = True
-        if close:
-            await self.close()
-        return status, data
+                return data
+            data += await self.reader.readexactly(size)
+            await self.reader.readline()

@@ -44,7 +44,7 @@ class Participant:
         self.sent: set[str] = set()
         self.acked: dict[str, dict] = {}
         self.later_at: float | None = None  # when the events that need no answer go, if no request takes them
-        self.look = random.Random(f"exposure-{player['pk']}")  # exposure and attention reports (issue 28)
+        self.look = random.Random(f"exposure-{player['pk']}")  # exposure and attention reports
         self.types: dict[str, str] = {}  # event id -> type
 
     async def pause(self, low: float, high: float):
@@ -214,7 +214,7 @@ class Participant:
             await self.pause(0.2, 0.6)
 
     def report_exposure(self, query_event: str, results: list[dict]) -> None:
-        """What participant.js's exposure.js and attention.js send (issue 28): a report of the page's ranks on
+        """What participant.js's exposure.js and attention.js send: a report of the page's ranks on
         screen as the participant leaves it, and now and then a stretch away. From a generator of their own,
         so the actions' draws are those of a run without them (--no-exposure)."""
         look = self.look

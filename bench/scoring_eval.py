@@ -6,7 +6,7 @@ a topic (half of them retrieved), scores rounded so that some tie.
 1. In memory: the same {topic: {doc: score}} / {topic: {doc: grade}} dicts; the dict -> array conversion is
    part of our timed work. Targets: >= 2x pytrec_eval's throughput.
 2. From files: `python -m scoring eval` as a whole process against a process running pytrec_eval's own
-   parsers (parse_qrel, parse_run) and evaluate. Target: >= 4x (issue 20). Each process runs --file-repeat
+   parsers (parse_qrel, parse_run) and evaluate. Target: >= 4x. Each process runs --file-repeat
    times (default 2), taking turns with pytrec_eval's, and the best wall time and the best CPU time count:
    the machine is shared.
 

@@ -1,5 +1,5 @@
-"""Whether a run's stored scores are the study's current ones, decided when read, never remembered (issue 29;
-docs/dashboards.md, "Is a run current?").
+"""Whether a run's stored scores are the study's current ones, decided when read, never remembered
+(docs/dashboards.md, "Is a run current?").
 
 A run is current when it is done and, at the time of reading:
 - on reference judgments: it and every session it holds were scored on the study's latest reference version
@@ -13,7 +13,7 @@ A run is current when it is done and, at the time of reading:
 run's state reads it (the run list, the run's dashboard and status, the REST API), the status text too
 (`Freshness.status_text`: "Done" only for a done run that is current). ScoringRun.stale is only the work
 queue of re-scores (`requeue_stale_runs`), never read for what is shown: between a change's commit and the
-on-commit hook that marks the queue (issue 37), every read already says the run is not current.
+on-commit hook that marks the queue, every read already says the run is not current.
 """
 
 from __future__ import annotations

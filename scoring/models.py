@@ -1,9 +1,9 @@
 """Scoring runs and their stored results (docs/dashboards.md).
 
-A ScoringRun holds a study, every option of SPEC-metrics.md and the reference version it used. Its results
-are one SessionScore per session (summaries as columns, curves as float64 bytes up to the session's own end)
-and one QueryScore per query (sDCG at X and the sDCG-by-rank vector to top 100 of the paper's Figure 1), so
-the dashboards read them without recomputing. Both are written by upserts keyed by (run, session) and
+A ScoringRun holds a study, every option of docs/scoring-eval.md and the reference version it used. Its
+results are one SessionScore per session (summaries as columns, curves as float64 bytes up to the session's
+own end) and one QueryScore per query (sDCG at X and the sDCG-by-rank vector to top 100 of the paper's Figure
+1), so the dashboards read them without recomputing. Both are written by upserts keyed by (run, session) and
 (run, query): a re-delivered task writes the same rows again and changes nothing.
 """
 
@@ -44,7 +44,7 @@ class ScoringRun(models.Model):
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="scoring_runs")
     label = models.CharField(max_length=200, blank=True)
-    # The options of SPEC-metrics.md, defaults as there.
+    # The options of docs/scoring-eval.md, defaults as there.
     weights = models.JSONField(default=list)
     b = models.FloatField(default=2.0)
     bq = models.FloatField(default=4.0)
@@ -54,7 +54,7 @@ class ScoringRun(models.Model):
     duplicates = models.CharField(max_length=10, choices=_choices(DUPLICATES), default="every")
     short_lists = models.CharField(max_length=10, choices=_choices(SHORT_LISTS), default="pad")
     scan = models.CharField(max_length=10, choices=_choices(SCANS), default="fixed")
-    # scan="exposure": a query's depth is the deepest rank on screen for at least this long (issue 28).
+    # scan="exposure": a query's depth is the deepest rank on screen for at least this long.
     scan_min_visible_ms = models.PositiveIntegerField(default=1000, db_default=1000)
     judgments = models.CharField(max_length=20, choices=Judgments.choices, default=Judgments.REFERENCE)
     reference_version = models.ForeignKey(
@@ -202,7 +202,7 @@ class QueryScore(models.Model):
         return f"run {self.run_id} query {self.query_id}: {self.sdcg:.4g}"
 
 
-# --- Study planning: power by simulation (issue 21, docs/planning.md; scoring/planning/) --------------------
+# --- Study planning: power by simulation (docs/planning.md; scoring/planning/) --------------------
 
 
 class PowerPlan(models.Model):

@@ -1,4 +1,4 @@
-"""The study's conclusion under two reference versions (issue 30: people only against people plus a machine
+"""The study's conclusion under two reference versions (people only against people plus a machine
 assessor), read for the page /scoring/<slug>/reference-change/.
 
 The default run's parameters score the study's sessions in its analysis population against each version,

@@ -397,7 +397,7 @@ def study_runs(study):
 def run_progress_text(run: ScoringRun, scored: int | None = None) -> str:
     """What a run's status says. A pass is a full scoring or an incremental one (a live run re-scores only the
     sessions that changed), so the pass's own "done/total" is not the run's size: a finished run says how many
-    sessions it holds, and how many its last update re-scored when that was fewer (issue 19: "Done 1/1
+    sessions it holds, and how many its last update re-scored when that was fewer ("Done 1/1
     sessions" after one live session was re-scored while the run held 121). `scored`: the run's session
     scores, counted here if not given."""
     if scored is None:
@@ -481,7 +481,7 @@ def run_session_extras(run: ScoringRun, session_ids, items: list[dict]) -> Sessi
 
 @dataclass(frozen=True)
 class SessionAttention:
-    """What was on screen and when the participant was away, per session of a run's scores (issue 28), in
+    """What was on screen and when the participant was away, per session of a run's scores, in
     the order of the scores: for the dashboards' "Attention and exposure" table."""
 
     duration_ms: np.ndarray  # 0 where the session has no end

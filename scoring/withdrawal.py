@@ -1,4 +1,4 @@
-"""A participant's withdrawal reaches every scoring run (issue 37; docs/study-life-cycle.md, "Withdrawal").
+"""A participant's withdrawal reaches every scoring run (docs/study-life-cycle.md, "Withdrawal").
 
 Withdrawal promises deletion, so scoring deletes what it holds of the participant in the withdrawal's own
 transaction (studies.signals.participant_withdrawn; scoring/receivers.py calls this): their session scores in

@@ -57,7 +57,7 @@ def check_proxy_without_client_address(app_configs=None, **kwargs):
 
 @register(Tags.security, deploy=True)
 def check_reset_links_not_printed(app_configs=None, **kwargs):
-    """sessionlab.W003: with DEBUG off, the password reset e-mails (issue 29) go to the console backend, so
+    """sessionlab.W003: with DEBUG off, the password reset e-mails go to the console backend, so
     each reset link, which logs its holder in as the account, is written to the server's output and logs."""
     if settings.DEBUG or getattr(settings, "EMAIL_BACKEND_NAME", "") != "console":
         return []

@@ -92,7 +92,7 @@ RESET_PREFIX = "ratelimit:reset"
 
 
 def reset_retry_after(request, email: str) -> int | None:
-    """Password reset requests (issue 29), counted whatever their outcome, per e-mail address and per client
+    """Password reset requests, counted whatever their outcome, per e-mail address and per client
     address within LOGIN_RATE_WINDOW_SECONDS: the seconds until another is allowed, or None, counting this
     one when allowed. Each request may send an e-mail; the limit keeps the form from mailing an inbox
     without end."""

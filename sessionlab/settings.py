@@ -265,7 +265,7 @@ if sum([bool(TRUSTED_PROXY_COUNT), bool(TRUSTED_PROXIES), LOGIN_RATE_IP_META != 
         "alone decides the client's address (docs/security.md)"
     )
 
-# Password reset (issue 29; docs/security.md, "Making accounts"): requests per e-mail address and per client
+# Password reset (docs/security.md, "Making accounts"): requests per e-mail address and per client
 # address within LOGIN_RATE_WINDOW_SECONDS, whatever their outcome (each may send an e-mail).
 PASSWORD_RESET_RATE_PER_EMAIL = envint("PASSWORD_RESET_RATE_PER_EMAIL", 3, minimum=1)
 PASSWORD_RESET_RATE_PER_IP = envint("PASSWORD_RESET_RATE_PER_IP", 20, minimum=1)

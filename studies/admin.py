@@ -178,7 +178,7 @@ class ParticipantAdmin(admin.ModelAdmin):
     inlines = [AssignmentInline]
 
 
-# Issue 4: build a collection's search indexes from the admin, as Celery tasks queued once the request
+# Build a collection's search indexes from the admin, as Celery tasks queued once the request
 # commits.
 @admin.action(description="Build search indexes (every configuration)")
 def collection_indexes_build(modeladmin, request, queryset):

@@ -26,9 +26,11 @@ from django.db import transaction
 from studies.assessment import assessors, pools, references
 from studies.design import lifecycle, services
 from studies.design.accounts import researcher_create
-from studies.interchange.collection_import import collection_import
-from studies.models import AssessorInvitation, Collection, Document, Participant, ReferenceJudgment, Study
+from studies.library.collection_import import collection_import
+from studies.library.collections import collection_create
+from studies.models import AssessorInvitation, Participant, ReferenceJudgment, Study
 from studies.participation.simulation import participants_simulate
+from studies.search.engines.formats import Document as ParsedDocument
 from studies.search.engines.formats import read_cranfield
 from studies.search.systems import collection_index_build
 
@@ -66,7 +68,7 @@ class DemoLoaded:
 def _researcher() -> tuple[Any, str]:
     """The demo's researcher: a researcher as `create_researcher` makes one (studies/design/accounts.py:
     is_staff, no superuser flag, no model permissions), who sees the demo study because they own it. An
-    account left by an earlier demo (a superuser before issue 29) is made a plain researcher again."""
+    account left by an earlier demo (earlier demos made it a superuser) is made a plain researcher again."""
     user = get_user_model().objects.filter(username=DEMO_USERNAME).first()
     if user is None:
         return researcher_create(username=DEMO_USERNAME)
@@ -160,11 +162,6 @@ BACKGROUND = (
 
 def _load_generated(study: Study) -> str:
     rng = random.Random(2008)
-    collection = Collection.objects.create(
-        name=f"Generated demo collection ({study.pk})",
-        owner=study.owner,
-        description="Made by studies/demo.py for the demo study.",
-    )
     documents, grades = [], {}
     number = 0
     for topic_id, _title, _text, words in GENERATED_TOPICS:
@@ -178,14 +175,7 @@ def _load_generated(study: Study) -> str:
             ]
             title = " ".join(rng.sample(vocabulary, 3 if strength > 1 else 1) + rng.sample(BACKGROUND, 2))
             external_id = f"G{number:04d}"
-            documents.append(
-                Document(
-                    collection=collection,
-                    external_id=external_id,
-                    title=title.capitalize(),
-                    text=" ".join(body) + ".",
-                )
-            )
+            documents.append(ParsedDocument(external_id, title.capitalize(), " ".join(body) + "."))
             grades[(topic_id, external_id)] = strength
     for _ in range(500):
         number += 1
@@ -196,16 +186,18 @@ def _load_generated(study: Study) -> str:
         for _ in range(rng.randint(2, 8)):
             body[rng.randrange(60)] = rng.choice(words.split())
         documents.append(
-            Document(
-                collection=collection,
-                external_id=external_id,
-                title=" ".join(rng.sample(BACKGROUND, 4)).capitalize(),
-                text=" ".join(body) + ".",
+            ParsedDocument(
+                external_id, " ".join(rng.sample(BACKGROUND, 4)).capitalize(), " ".join(body) + "."
             )
         )
         if rng.random() < 0.3:
             grades[(topic_id, external_id)] = 0
-    Document.objects.bulk_create(documents, batch_size=500)
+    collection = collection_create(
+        name=f"Generated demo collection ({study.pk})",
+        owner=study.owner,
+        description="Made by studies/demo.py for the demo study.",
+        documents=documents,
+    )
     study.collection = collection
     study.save(update_fields=["collection"])
     for topic_id, title, text, _words in GENERATED_TOPICS:

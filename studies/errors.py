@@ -53,6 +53,19 @@ class CollectionImportError(StudiesError):
     """Bad input or a refused import; the message says what and where (file:line when tied to a line)."""
 
 
+class DocumentRefused(CollectionImportError):
+    """A document the collection cannot store: `index` is its place in the input (from 0), `reason` names
+    the field and the problem; the message says both with the document's id."""
+
+    def __init__(self, index: int, external_id, reason: str):
+        self.index, self.external_id, self.reason = index, external_id, reason
+        if not isinstance(external_id, str):
+            shown = "no id"
+        else:
+            shown = repr(external_id) if len(external_id) <= 40 else f"{external_id[:40]!r}…"
+        super().__init__(f"document {index + 1} ({shown}): {reason}")
+
+
 class AssessmentError(StudiesError):
     """A request the assessment rules refuse; the message says why, for the page."""
 

@@ -1,4 +1,4 @@
-"""The analysis population (issue 29): whose sessions an analysis counts. THE definition, in one place: the
+"""The analysis population: whose sessions an analysis counts. THE definition, in one place: the
 scoring runs' reads, every dashboard chart, the statistics, planning's pilots and the exports all filter with
 `population_q` (docs/dashboards.md, "Populations").
 

@@ -1,4 +1,4 @@
-"""Builders of a study in one populated state each (issue 16), for the fixtures of tests/<area>/conftest.py.
+"""Builders of a study in one populated state each, for the fixtures of tests/<area>/conftest.py.
 
 Each builder takes what the state before it gives and writes through the real services where there are
 some (studies.design.services); rows no service writes yet (a session's queries, shown results, events,

@@ -75,7 +75,7 @@ class ScoringRunSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "label",
-            # the parameters (SPEC-metrics.md)
+            # the parameters (docs/scoring-eval.md)
             "weights",
             "b",
             "bq",
@@ -143,7 +143,7 @@ class ScoringRunSerializer(serializers.ModelSerializer):
 
 
 class ScoringRunCreateSerializer(serializers.Serializer):
-    """The parameters of a new run; every one optional, defaults as in SPEC-metrics.md (the ECIR 2008
+    """The parameters of a new run; every one optional, defaults as in docs/scoring-eval.md (the ECIR 2008
     paper's). Needs the study in the context: the weights must cover its grades."""
 
     # A field named label: the stubs see a Serializer's own (Field's) label attribute.

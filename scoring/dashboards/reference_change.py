@@ -1,4 +1,4 @@
-"""The conclusion-change page (issue 30): how the study's conclusion (system order, Kendall's tau, the test
+"""The conclusion-change page: how the study's conclusion (system order, Kendall's tau, the test
 between systems) changes between two reference versions, by default the latest made without a machine
 assessor's grades against the latest made with them, and its chart's JSON (the cells' means under each
 version, drawn by static/js/charts.js). The reading is scoring/reference_change.py."""

@@ -308,7 +308,7 @@ ATTENTION_LABELS = {
 
 
 def _attention_measures(run, scores) -> dict[str, np.ndarray]:
-    """What the search page measured of each session (issue 28), beside the scores in the meta-evaluation:
+    """What the search page measured of each session, beside the scores in the meta-evaluation:
     active time, and results on screen for at least the run's scan_min_visible_ms per query. None when no
     session of these reported exposure or attention (a study that does not record them)."""
     attention = selectors.run_session_attention(scores.session_id, seen_ms=run.scan_min_visible_ms)

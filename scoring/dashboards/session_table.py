@@ -1,4 +1,4 @@
-"""The sessions table of a run (issue 28): one row per session the dashboard's filters keep, with its scores,
+"""The sessions table of a run: one row per session the dashboard's filters keep, with its scores,
 its attention figures and a link to its replay, so a researcher can go from a number to what happened."""
 
 from django.http import HttpResponseBadRequest

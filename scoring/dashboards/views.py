@@ -48,7 +48,7 @@ CACHE_SECONDS = 24 * 3600
 
 
 # The options in plain words, with the paper's term (the value the API and the command line take) beside them
-# (issue 19: "b, bq, 2008/2002/log2/kanoulas2011, pad/as_is" meant nothing to a new researcher).
+# ("b, bq, 2008/2002/log2/kanoulas2011, pad/as_is" meant nothing to a new researcher).
 FORMULATION_WORDS = {
     "2008": "Session DCG of the paper (Järvelin et al., ECIR 2008)",
     "2002": "DCG as first defined: no discount before rank b (Järvelin & Kekäläinen 2002)",
@@ -287,7 +287,7 @@ def run_status(request, slug, run_id):
             # Nothing more to follow: done and current, or no re-score coming (freshness.run_settled).
             "finished": run_settled(run, freshness),
             "scored": scored,
-            "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass (issue 19)
+            "text": selectors.run_progress_text(run, scored),  # the run, not only its last pass
         }
     )
 

@@ -1,4 +1,4 @@
-"""How a study's conclusion changes between two references (issue 30: a people-only reference against one
+"""How a study's conclusion changes between two references (a people-only reference against one
 with a machine assessor's grades in it): per system the mean of a per-session measure under each, the
 system order under each, Kendall's tau between them, and the paired test between systems under each.
 

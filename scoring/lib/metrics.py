@@ -1,6 +1,6 @@
 """Single-query measures of Järvelin & Kekäläinen (2002) and their later forms: pure numpy, no Django.
 
-See ../shared/SPEC-metrics.md (docs/scoring-eval.md in this repo) for the definitions and the papers' errata.
+See docs/scoring-eval.md for the definitions and the papers' errata.
 
 Everything is batch-oriented: a result list is a row of a 2-D array (topics x depth, zero padded), so
 10,000 topics are one array pass. The pipeline is

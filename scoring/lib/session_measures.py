@@ -69,7 +69,7 @@ class MeasureParams:
     # sRBP: persistence p (go on at all) and balance b (given going on, down the same list rather than to the
     # next query); relevance is grade / grade_max, the top grade of the relevance scale. sRBP needs it given:
     # taken from the judgments of the sessions scored together, a session's value would depend on which other
-    # sessions share its batch (issue 29: 0.24 alone, 0.16 beside another topic's session).
+    # sessions share its batch (0.24 alone, 0.16 beside another topic's session).
     srbp_p: float = 0.8
     srbp_b: float = 0.5
     grade_max: int | None = None
@@ -137,7 +137,7 @@ class TrailQuery:
     - opened: rank -> dwell seconds of each document opened from this list (None as a dwell: opened, time not
       recorded); `opened=None` means clicks were not recorded, and the papers' click model stands in for them.
     - reached: rank -> seconds after the query's start when the result was first on the participant's screen
-      (measured exposure, issue 28); where given, it is when the result was reached, in place of the modelled
+      (measured exposure); where given, it is when the result was reached, in place of the modelled
       clock (which goes on from there); ranks not in it keep the model.
     """
 

@@ -1,4 +1,4 @@
-# Issue 20: the other session measures a run computes, and their per-session values.
+# The other session measures a run computes, and their per-session values.
 
 from django.db import migrations, models
 

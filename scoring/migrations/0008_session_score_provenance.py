@@ -1,4 +1,4 @@
-# Issue 29: each session score records what it was scored on, so whether a run is current is decided when
+# Each session score records what it was scored on, so whether a run is current is decided when
 # read (scoring/freshness.py). Existing rows: a run on reference judgments that was not stale keeps its
 # version on each row; a stale one leaves it unknown (null), shown stale until re-scored. A run on the
 # participants' judgments that was not stale takes the checksum of the judgments as they are; a stale one

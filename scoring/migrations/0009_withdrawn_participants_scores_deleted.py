@@ -1,4 +1,4 @@
-# Issue 37: a withdrawal deletes the participant's scores from every run (scoring/withdrawal.py). Before, only
+# A withdrawal deletes the participant's scores from every run (scoring/withdrawal.py). Before, only
 # the default run dropped them when re-scored, so older runs kept them: this deletes, once, every session score
 # and query score of a participant withdrawn before, bumps those runs' chart generations (no cached chart
 # still draws them), and fails each pilot power plan whose stored sample holds them (its sample and chunks

@@ -181,7 +181,7 @@ def session_trails(
 
 def _reached(queries: dict[int, list[int]], issued: dict) -> dict[int, dict[int, float]]:
     """query -> rank -> seconds after the query was issued when the result was first on the participant's
-    screen (issue 28: ResultExposure.first_visible_ms after its page was shown), for the time measures; none
+    screen (ResultExposure.first_visible_ms after its page was shown), for the time measures; none
     for a query with no exposure reported."""
     query_ids = [q for qs in queries.values() for q in qs]
     reached: defaultdict[int, dict[int, float]] = defaultdict(dict)
@@ -198,7 +198,7 @@ def _reached(queries: dict[int, list[int]], issued: dict) -> dict[int, dict[int,
 
 
 def _exposed_depths(queries: dict[int, list[int]], min_visible_ms: int) -> dict[int, int]:
-    """Each query's scan depth measured on screen (issue 28): the deepest rank at least half visible for
+    """Each query's scan depth measured on screen: the deepest rank at least half visible for
     `min_visible_ms` in all (studies ResultExposure), 0 when the page reported results on screen but none that
     long; queries with no exposure at all (a study that does not record it) are left out, as _observed_depths
     leaves out queries with neither mark nor open, and take the run's top X."""

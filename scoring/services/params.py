@@ -44,7 +44,7 @@ def run_measure_params(run: ScoringRun) -> MeasureParams:
     """The stored parameters (fields a later version dropped are ignored; ones it added take their
     defaults), so a run's numbers never change with a later default. sRBP's top grade is stored by every
     run (measure_params_for); one stored without it takes the study's scale's, never the largest grade of
-    the sessions scored together (issue 29)."""
+    the sessions scored together."""
     known = {f.name for f in fields(MeasureParams)}
     stored = {name: value for name, value in (run.measure_params or {}).items() if name in known}
     if stored.get("grade_max") is None and "srbp" in (run.measures or ()):

@@ -163,7 +163,7 @@ def _default_taken(study: Study, make_default: bool | None) -> bool:
 
 
 def scoring_run_make_default(*, run: ScoringRun) -> ScoringRun:
-    """Make `run` the study's default (live) run and bring it up to date (issue 29): an older run is pointed
+    """Make `run` the study's default (live) run and bring it up to date: an older run is pointed
     at the latest reference version and the sessions it owes are re-scored on commit
     (staleness.run_bring_up_to_date); until that is done its pages say it is not current (freshness.py)."""
     with transaction.atomic():

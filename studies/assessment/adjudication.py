@@ -281,7 +281,7 @@ def assessor_agreement(*, study: Study) -> list[AgreementBlock]:
     matrix for every pair of assessors on the documents both graded, and Krippendorff's alpha (ordinal,
     interval) over all assessors; and every coefficient with its interval and method, for each pair
     (PairAgreement.estimates) and over all assessors (AgreementBlock.estimates; agreement_estimates.py).
-    Machine assessors (issue 30) count here as assessors like any other."""
+    Machine assessors count here as assessors like any other."""
     members = list(study.assessors.select_related("user").order_by("id"))
     scale = study.grade_values()
     rows = [row for row in document_grades(study, machines=True) if len(row.grades) >= 2]

@@ -1,4 +1,4 @@
-"""Per-assessor figures (issue 30; docs/assessing.md, "Assessor figures"), for people and machine assessors
+"""Per-assessor figures (docs/assessing.md, "Assessor figures"), for people and machine assessors
 alike: how much each judged, how fast, whether their grading drifted over their work, and how they agree with
 the reference, with a confusion matrix and every pair coefficient with its interval
 (agreement_estimates.pair_estimates, the figures of a pair of assessors).

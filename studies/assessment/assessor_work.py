@@ -1,4 +1,4 @@
-"""Assessor work (issue 30): the scenarios each assessor judges and the guidelines they read on their form.
+"""Assessor work: the scenarios each assessor judges and the guidelines they read on their form.
 Writes and their audit entries in one transaction; the allocation they change is studies/assessment/
 assessors.py's. docs/assessing.md ("Assessors", "What an assessor sees")."""
 

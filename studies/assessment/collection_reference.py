@@ -1,4 +1,4 @@
-"""The one way a collection's judgments become a study's reference (issue 37):
+"""The one way a collection's judgments become a study's reference:
 `reference_version_from_collection`.
 
 Every way a study is built on a collection calls it: the New-study form and the REST API
@@ -34,9 +34,9 @@ class CollectionReference:
 def reference_version_from_collection(*, study: Study, by=None) -> CollectionReference:
     """Give `study` its collection's judgments (those whose grade is a step of its scale) as a reference
     version, unless one already holds them. With no version yet, it is the first; a study that has versions
-    but none from its collection (one made on the New-study form before issue 37, then assessed) gets a new
-    version: the collection's judgments with the latest version's over them (its grade kept where both judge
-    a document), so nothing published is lost."""
+    but none from its collection (made on the New-study form when it did not yet take the collection's
+    judgments, then assessed) gets a new version: the collection's judgments with the latest version's over
+    them (its grade kept where both judge a document), so nothing published is lost."""
     # The study row alone is locked: PostgreSQL refuses FOR UPDATE on the nullable side of an outer join.
     study = Study.objects.select_for_update().get(pk=study.pk)
     collection = study.collection

@@ -114,7 +114,7 @@ class PublishForm(forms.Form):
     )
     note = forms.CharField(max_length=300, required=False)
     allow_pending = forms.BooleanField(required=False, label="Publish even with undecided disagreements")
-    # Issue 30: a machine assessor's grades enter only by a rule ticked here; none ticked, none enter.
+    # A machine assessor's grades enter only by a rule ticked here; none ticked, none enter.
     rules = forms.MultipleChoiceField(
         choices=list(MACHINE_RULES.items()),
         required=False,

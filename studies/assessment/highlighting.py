@@ -1,4 +1,4 @@
-"""Query terms highlighted on the assessor's form (issue 30; docs/assessing.md, "What an assessor sees").
+"""Query terms highlighted on the assessor's form (docs/assessing.md, "What an assessor sees").
 
 Safe by construction: the text is split into words and the rest, every piece is escaped, and only whole words
 that are terms are wrapped in <mark>, so neither the document's own markup nor an entity of the escaping

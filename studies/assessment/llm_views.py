@@ -1,4 +1,4 @@
-"""The LLM assessor's pages (issue 30), reached from the study's assessment page: set one up or change it,
+"""The LLM assessor's pages, reached from the study's assessment page: set one up or change it,
 start a run, follow it (the page refreshes while it runs), read its requests, cancel it. Researchers only
 (studies.design.views' access check); services in studies/assessment/llm/."""
 
@@ -82,7 +82,7 @@ def llm_endpoint_check(request, slug, pk):
 
 @researcher_required
 @require_POST
-def llm_run_start(request, slug, pk):
+def llm_run_start_page(request, slug, pk):
     study = study_for_researcher(request, slug)
     assessor = llm_selectors.llm_assessor_of(study, pk)
     form = LLMRunForm(request.POST, prefix="run", study=study)
@@ -121,7 +121,7 @@ def llm_run(request, slug, pk):
 
 @researcher_required
 @require_POST
-def llm_run_cancel(request, slug, pk):
+def llm_run_cancel_page(request, slug, pk):
     study = study_for_researcher(request, slug)
     run = llm_selectors.llm_run_of(study, pk)
     if runs.llm_run_cancel(run=run, by=request.user):

@@ -1,4 +1,4 @@
-"""Machine assessors (issue 30): what a reference version records about one when its grades enter it, and
+"""Machine assessors: what a reference version records about one when its grades enter it, and
 the explicit rules by which they may enter (docs/assessing.md, "Reference versions")."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def machine_grades(*, machine: StudyAssessor) -> dict[int, int]:
 
 def tie_broken(people: Sequence[int], machine: int) -> int:
     """The grade a tie takes under "break ties": the machine's when a person gave it, else the people's
-    grade nearest to it; of two equally near, the lower (people judge more strictly than models, issue 30,
+    grade nearest to it; of two equally near, the lower (people judge more strictly than models,
     and the lower grade claims less relevance than anyone is sure of)."""
     if machine in people:
         return machine

@@ -77,7 +77,7 @@ def pool_build(
         raise AssessmentError("X of the top-X rule must be at least 1")
     changes: dict[str, PoolChange] = {}
     chosen = scenarios if scenarios is not None else study.scenarios.order_by("id")
-    # A practice task is never scored: its documents are not pooled (issue 37).
+    # A practice task is never scored: its documents are not pooled.
     for scenario in (scenario for scenario in chosen if not scenario.practice):
         pool, _ = AssessmentPool.objects.get_or_create(scenario=scenario)
         pool.rule = rule or pool.rule
@@ -120,7 +120,7 @@ def documents_by_external_id(study: Study, external_ids: Iterable[str]) -> dict[
         documents = documents.filter(collection_id=study.collection_id)
     else:
         # No collection yet: only those its owner may use, so naming another lab's documents reads exactly
-        # like naming documents that do not exist (issue 14).
+        # like naming documents that do not exist.
         from studies.design.selectors import collections_visible_to
 
         documents = documents.filter(collection__in=collections_visible_to(study.owner))
@@ -224,7 +224,7 @@ def pool_import_qrels(*, study: Study, lines: Iterable[str], path: str, added_by
     with file:line). The grades are not used: the pool only says what experts judge. Returns how many
     documents were new to their pools."""
     entries, found = qrels_entries(study, lines, path)
-    # The scored scenarios' pools: a practice task is never scored, so nothing is pooled for it (issue 37).
+    # The scored scenarios' pools: a practice task is never scored, so nothing is pooled for it.
     pools = {scenario.topic_id: _pool_for(scenario) for scenario in study.scenarios.filter(practice=False)}
     present = set(
         PoolDocument.objects.filter(pool__scenario__study=study).values_list("pool_id", "document_id")

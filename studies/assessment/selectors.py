@@ -67,7 +67,7 @@ def document_grades(
     """Every pool document of the study (or scenario) with its grades, ordered by scenario then document.
 
     Only people's grades unless `machines`: adjudication, progress and disagreements are the humans' work,
-    and a machine assessor's grades reach a reference only by an explicit rule (issue 30); agreement reads
+    and a machine assessor's grades reach a reference only by an explicit rule; agreement reads
     them beside the humans'."""
     members_of_study = study.assessors.select_related("user")
     if not machines:

@@ -139,7 +139,7 @@ def _manage_page(request, study, *, invite_form=None, status=200):
 
 
 @researcher_required
-def pool_build(request, slug):
+def pool_build_page(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
 
@@ -237,7 +237,7 @@ def plan_set(request, slug):
 
 
 @researcher_required
-def assessor_invite(request, slug):
+def assessor_invite_page(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
 
@@ -256,7 +256,7 @@ def assessor_invite(request, slug):
                 )
             return f"{membership.user.username} now assesses this study ({login})."
 
-        # Errors are shown beside the form's fields on the page itself (issue 19), not flashed above it.
+        # Errors are shown beside the form's fields on the page itself, not flashed above it.
         form = InviteForm(request.POST, prefix="invite")
         if not form.is_valid():
             return _manage_page(request, study, invite_form=form, status=400)
@@ -310,7 +310,7 @@ def agreement(request, slug):
 
 
 @researcher_required
-def disagreements(request, slug):
+def disagreements_page(request, slug):
     study = study_for_researcher(request, slug)
     context = {
         "study": study,
@@ -322,7 +322,7 @@ def disagreements(request, slug):
 
 
 @researcher_required
-def adjudicate(request, slug):
+def adjudicate_page(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
 

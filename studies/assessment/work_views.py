@@ -1,4 +1,4 @@
-"""The assessment page's forms for assessor work (issue 30): the scenarios each assessor judges and the
+"""The assessment page's forms for assessor work: the scenarios each assessor judges and the
 guidelines. Thin views like studies/assessment/views.py: an access-checked fetch, a form, a service of
 studies/assessment/assessor_work.py through form_post, a redirect to the assessment page."""
 
@@ -13,7 +13,7 @@ from studies.errors import AssessmentError, StudiesError
 
 
 def _codes(study) -> list[str]:
-    # The scored scenarios: a practice task's documents are not assessed (issue 37).
+    # The scored scenarios: a practice task's documents are not assessed.
     return list(study.scenarios.filter(practice=False).order_by("id").values_list("code", flat=True))
 
 

@@ -1,4 +1,4 @@
-"""The researcher's page for inviting another researcher (issue 29). Thin: the form, the service
+"""The researcher's page for inviting another researcher. Thin: the form, the service
 (studies/design/accounts.py: researcher_invite), and the one-time password shown once, on this answer only
 (never in a message, which the session would keep)."""
 

@@ -56,7 +56,7 @@ def researcher_create(*, username: str, email: str = "", password: str | None = 
 
 @transaction.atomic
 def researcher_invite(*, by, username: str, email: str = "", study: Study | None = None):
-    """A researcher makes another researcher's account from the pages (issue 29): the account
+    """A researcher makes another researcher's account from the pages: the account
     `researcher_create` makes, with a one-time password, and, when `study` is given, the new researcher added
     to it. Any researcher may invite (a new researcher sees only the studies they own or are added to); only
     a study's owner adds researchers to it. Returns (user, one-time password)."""

@@ -62,7 +62,7 @@ def _collection_step(study: Study, locked: str) -> Step:
         summary = f"“{collection.name}”, {counted(documents, 'document')}."
         if not documents:
             missing.append("The collection has no documents.")
-        # True only once the collection's judgments are a reference version (issue 37: a study made on the
+        # True only once the collection's judgments are a reference version (a study made on the
         # New-study form had none, and this step still said done).
         waiting = collection_reference_missing(study=study)
         if waiting:

@@ -1,4 +1,4 @@
-"""Reads of a collection's judgments as a study's reference (issue 37): which of them the study may take,
+"""Reads of a collection's judgments as a study's reference: which of them the study may take,
 the version that holds them, and how many are still missing. The writer is
 studies.assessment.collection_reference.reference_version_from_collection; the set-up checklist and the
 study page read these."""
@@ -24,7 +24,7 @@ def collection_judgments_in_scale(*, study: Study):
 
 def collection_reference_version(*, study: Study) -> ReferenceVersion | None:
     """The study's reference version made from its collection's judgments (the first such), None when it
-    has none: known by its provenance (issue 37) or, made earlier, by its note."""
+    has none: known by its provenance or, made earlier, by its note."""
     if study.collection_id is None:
         return None
     name = cast(Collection, study.collection).name

@@ -112,7 +112,7 @@ def study_create(
 
     With `collection`, the study is built on it but gets none of its judgments here (the design layer writes
     no reference version): callers go through studies.library.services.study_create_on_collection, or call
-    studies.assessment.collection_reference.reference_version_from_collection themselves (issue 37)."""
+    studies.assessment.collection_reference.reference_version_from_collection themselves."""
     if status not in (DRAFT, OPEN):
         raise DesignError(f"a new study is a draft or open, not {str(status)[:20]!r}")
     labels = [label.strip() for label in grade_labels]

@@ -58,7 +58,7 @@ def study_detail(request, slug):
         "scenarios": study.scenarios.order_by("id"),
         "systems": study.systems.order_by("id"),
         "balance": selectors.study_balance(study=study),
-        # The collection's judgments no version holds yet (issue 37): the page offers to add them.
+        # The collection's judgments no version holds yet: the page offers to add them.
         "collection_reference_missing": collection_reference_missing(study=study),
         "participants": selectors.study_participants_with_orders(study=study),
         **lifecycle_context(study),

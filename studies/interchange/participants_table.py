@@ -1,4 +1,4 @@
-"""participants.csv: one row per participant (issue 29), beside the session-level tables of tidy_csv.py.
+"""participants.csv: one row per participant, beside the session-level tables of tidy_csv.py.
 
 Columns (PARTICIPANT_COLUMNS), then the pre-study questionnaire's answers, one column per item:
 - study (slug), participant (the pseudonymous code), enrolment_index (0-based order of enrolment),

@@ -92,7 +92,7 @@ TABLES = {
     ],
     "shown_results": DESIGN + ["query", "rank", "page", "doc", "shown_at", "opened", "participant_grade"],
     "judgments": DESIGN + ["doc", "grade", "first_grade", "changes", "created_at", "updated_at"],
-    # What was on screen (issue 28): a row per shown result that a report said was on screen.
+    # What was on screen: a row per shown result that a report said was on screen.
     "exposures": DESIGN
     + [
         "query",

@@ -6,5 +6,5 @@ from studies.library import copy_views
 
 app_name = "copying"
 urlpatterns = [
-    path("", copy_views.study_copy, name="study_copy"),
+    path("", copy_views.study_copy_page, name="study_copy"),
 ]

@@ -15,7 +15,7 @@ class CopyForm(forms.Form):
 
 
 @researcher_required
-def study_copy(request, slug):
+def study_copy_page(request, slug):
     study = study_for_researcher(request, slug)
     form = CopyForm(request.POST or None, initial={"name": f"Copy of {study.name}"[:200]})
     if request.method == "POST" and form.is_valid():

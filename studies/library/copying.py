@@ -4,7 +4,7 @@ Copied: the settings (consent, questionnaires, time limits, what is recorded, th
 of Study but its identity, owner, life cycle and lock), the grade scale, the collection (with its judgments as
 the copy's first reference version, as for a new study built on it), the scenarios, the systems, and the
 recruitment settings (panel, completion URL, time limit, checks, effort rules, code mode, closed cells), and
-the assessors' guidelines (the study's and each scenario's; issue 30).
+the assessors' guidelines (the study's and each scenario's).
 Not copied: participants and everything they did, reference versions made since (expert assessment), scoring
 runs, assessors, completion codes (fresh ones, a fresh public link and secret), the other researchers.
 

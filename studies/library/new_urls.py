@@ -6,4 +6,4 @@ from django.urls import path
 from studies.library import views
 
 app_name = "new_study"
-urlpatterns = [path("", views.study_create, name="study_create")]
+urlpatterns = [path("", views.study_create_page, name="study_create")]

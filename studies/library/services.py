@@ -1,7 +1,7 @@
 """Collections from the browser: an upload is stored, then read, imported and indexed by a Celery task that
 reports its progress on the CollectionUpload row (docs/setting-up-a-study.md).
 
-The reading is `studies.interchange.collection_import.collection_parse` (the readers of
+The reading is `studies.library.collection_import.collection_parse` (the readers of
 `studies.search.engines.formats`): every file is read and checked before a row is written, and the rows are
 written in one transaction, so an upload imports all or nothing. Errors name the researcher's file (and the
 member of a zip) and the line, never a path of this server.
@@ -29,7 +29,8 @@ from studies.design.services import (
     study_create,
 )
 from studies.errors import CollectionAccessError, CollectionImportError, DesignError
-from studies.interchange.collection_import import collection_parse
+from studies.library.collection_import import collection_parse
+from studies.library.collections import collection_create, collection_name_checked
 from studies.library.storage import upload_discarded, upload_fetched, upload_stored
 from studies.library.storage import upload_root as upload_root  # the tests' and tools' old address
 from studies.library.sweep import IN_PROGRESS
@@ -38,7 +39,6 @@ from studies.models import (
     CollectionJudgment,
     CollectionTopic,
     CollectionUpload,
-    Document,
     ReferenceVersion,
     Study,
 )
@@ -70,13 +70,7 @@ def upload_create(*, owner, name: str, format: str, files: dict, description: st
     role (documents, topics, qrels) to an uploaded file (Django's UploadedFile; None or absent: not given).
     Refuses, naming the file, what cannot be right whatever its content: a size over MAX_UPLOAD_BYTES, a
     Cranfield upload that is not a zip."""
-    name = name.strip()
-    if not name:
-        raise CollectionImportError("the collection needs a name")
-    if len(name) > 200:
-        raise CollectionImportError("a collection's name has at most 200 characters")
-    if Collection.objects.filter(name=name).exists():
-        raise CollectionImportError(f"a collection named {name!r} already exists; choose another name")
+    name = collection_name_checked(name)
     if format not in dict(CollectionUpload.FORMATS):
         raise CollectionImportError(
             f"unknown format {format!r}; expected one of {', '.join(dict(CollectionUpload.FORMATS))}"
@@ -263,14 +257,9 @@ def _researchers_words(message: str, names: dict[str, str]) -> str:
     return message
 
 
-def _check_lengths(parsed) -> None:
-    """What the columns cannot hold is refused by name (PostgreSQL would refuse the whole import with an error
-    naming no document; SQLite would store it)."""
-    for document in parsed.documents:
-        if len(document.external_id) > 200:
-            raise CollectionImportError(
-                f"document id {document.external_id[:40]!r}… is longer than 200 characters"
-            )
+def _check_topic_ids(parsed) -> None:
+    """A topic id the column cannot hold is refused by name (PostgreSQL would refuse the whole import with an
+    error naming no topic; SQLite would store it). The documents are checked by `collection_create`."""
     for topic in parsed.topics:
         if len(topic.topic_id) > 100:
             raise CollectionImportError(f"topic id {topic.topic_id[:40]!r}… is longer than 100 characters")
@@ -322,7 +311,7 @@ def upload_process(*, upload_id: int) -> CollectionUpload:
         parsed = collection_parse(
             format=upload.format, paths=paths, topics_path=topics_path, qrels_path=qrels_path
         )
-        _check_lengths(parsed)
+        _check_topic_ids(parsed)
         step = "storing the collection"
         _report(
             upload_id,
@@ -371,23 +360,8 @@ def _collection_written(upload: CollectionUpload, parsed) -> Collection:
         updated_at=timezone.now()
     ):
         raise CollectionImportError("the upload was ended while it waited; nothing was imported")
-    if Collection.objects.filter(name=upload.name).exists():
-        raise CollectionImportError(f"a collection named {upload.name!r} already exists")
-    collection = Collection.objects.create(
-        name=upload.name, description=upload.description, owner=upload.owner
-    )
-    Document.objects.bulk_create(
-        (
-            Document(
-                collection=collection,
-                external_id=d.external_id,
-                title=d.title,
-                text=d.text,
-                extra=d.extra,
-            )
-            for d in parsed.documents
-        ),
-        batch_size=500,
+    collection = collection_create(
+        name=upload.name, description=upload.description, owner=upload.owner, documents=parsed.documents
     )
     CollectionTopic.objects.bulk_create(
         CollectionTopic(
@@ -471,7 +445,7 @@ def collection_delete(*, collection: Collection, by) -> None:
 def study_create_on_collection(*, owner, collection: Collection | None = None, **fields) -> Study:
     """A new study (studies.design.services.study_create: `fields` are its arguments), built on `collection`
     when one is given, whose judgments become its first reference version (the New-study form and the REST
-    API; issue 37: the form's studies had none)."""
+    API; the form's studies once had none)."""
     study = study_create(owner=owner, collection=collection, **fields)
     if collection is not None:
         reference_version_from_collection(study=study, by=owner)

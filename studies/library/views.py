@@ -168,7 +168,7 @@ def collection_detail(request, pk):
 
 @researcher_required
 @require_POST
-def collection_share(request, pk):
+def collection_share_page(request, pk):
     collection = _collection_for(request, pk)
     form = ShareForm(request.POST)
     if form.is_valid():
@@ -189,7 +189,7 @@ def collection_share(request, pk):
 
 @researcher_required
 @require_POST
-def collection_unshare(request, pk):
+def collection_unshare_page(request, pk):
     collection = _collection_for(request, pk)
     user = get_user_model().objects.filter(username=request.POST.get("username", "")).first()
     try:
@@ -205,7 +205,7 @@ def collection_unshare(request, pk):
 
 @researcher_required
 @require_POST
-def collection_delete(request, pk):
+def collection_delete_page(request, pk):
     collection = _collection_for(request, pk)
     try:
         services.collection_delete(collection=collection, by=request.user)
@@ -217,7 +217,7 @@ def collection_delete(request, pk):
 
 
 @researcher_required
-def study_create(request):
+def study_create_page(request):
     """The New-study page: the study, built on the collection chosen, with its judgments as reference v1."""
     form = StudyForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
@@ -240,7 +240,7 @@ def study_create(request):
 @researcher_required
 @require_POST
 def study_collection_reference(request, slug):
-    """Repair a study made without its collection's judgments (issue 37): the owner's POST, idempotent."""
+    """Repair a study made without its collection's judgments: the owner's POST, idempotent."""
     study = get_object_or_404(studies_visible_to(request.user), slug=slug)
     if study.owner_id != request.user.pk:
         raise PermissionDenied("only the study's owner gives it its collection's judgments")

@@ -1,5 +1,4 @@
-"""Collections get an owner and the researchers they are shared with; assessors of another lab get invitations
-(issue 14).
+"""Collections get an owner and the researchers they are shared with; assessors of another lab get invitations.
 
 Existing collections: the owner of the earliest study using one becomes its owner, and it is shared with the
 owners of the other studies using it, so no study's owner loses a collection they built on. A collection no

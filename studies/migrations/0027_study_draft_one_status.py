@@ -1,4 +1,4 @@
-"""One study status (issue 29): a draft state before the set-up checklist passes, and the recruitment page's
+"""One study status: a draft state before the set-up checklist passes, and the recruitment page's
 two switches (public link open, closed to new arrivals) folded into the study's open/paused/closed.
 
 Existing studies keep working:

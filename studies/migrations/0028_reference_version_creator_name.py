@@ -1,5 +1,5 @@
-"""A reference version keeps its creator's user name beside the account, and a reference judgment its judge's
-(issue 29): an archive's creator or judge who has no account where it is imported is no longer lost, nor is a
+"""A reference version keeps its creator's user name beside the account, and a reference judgment its judge's:
+an archive's creator or judge who has no account where it is imported is no longer lost, nor is a
 deleted account's name. Nullable with no default, so SQLite adds the columns in place; existing rows get
 their linked account's name."""
 

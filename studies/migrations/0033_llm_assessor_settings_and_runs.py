@@ -1,4 +1,4 @@
-"""Language-model assessors (issue 30): their settings (an encrypted API key, the prompt, limits, a cost cap,
+"""Language-model assessors: their settings (an encrypted API key, the prompt, limits, a cost cap,
 the grade map), their runs and every request kept. The LLMAssessor table is new in 0032 and has no integrity
 trigger, so SQLite rebuilding it for the new defaults loses nothing; the other two tables are new."""
 

@@ -1,4 +1,4 @@
-"""Issue 30's API part: five audit actions for LLM assessors (set up, settings changed, run started and
+"""The API of LLM assessors: five audit actions for them (set up, settings changed, run started and
 cancelled) and for a reference published with machine rules. Choices only, no schema change: SQLite keeps
 the table and its triggers."""
 

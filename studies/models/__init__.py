@@ -6,8 +6,8 @@ explicitly (no star import), so a reader and a linter see where it comes from.
   versions, the audit log.
 - assessment.py: expert assessment (plans, pools, assessors, their judgments, adjudication).
 - attention.py: what participants saw and attended to (exposure per shown result, attention spans).
-- assessor_work.py: the scenarios each assessor judges, the assessors' guidelines (issue 30).
-- llm_assessors.py: language-model assessors (issue 30).
+- assessor_work.py: the scenarios each assessor judges, the assessors' guidelines.
+- llm_assessors.py: language-model assessors.
 - references.py: the study's reference judgments, in numbered versions.
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """

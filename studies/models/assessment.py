@@ -106,7 +106,7 @@ class StudyAssessor(models.Model):
     """An assessor's membership of one study. Assessors are accounts without is_staff; they see only the
     studies they hold a membership of.
 
-    A machine assessor (an LLMAssessor holds the membership, issue 30) is a membership too, of an account
+    A machine assessor (an LLMAssessor holds the membership) is a membership too, of an account
     that cannot log in, so its grades are AssessorJudgment rows that agreement reads beside the humans'. It is
     never dealt documents by the plan and never counted by adjudication: its grades reach a reference only
     by an explicit rule. `StudyAssessor.people` selects the others."""

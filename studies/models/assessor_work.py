@@ -1,4 +1,4 @@
-"""Assessor work (issue 30): which scenarios each assessor judges, and the guidelines assessors read on their
+"""Assessor work: which scenarios each assessor judges, and the guidelines assessors read on their
 form. New tables (SQLite keeps the triggers of the tables it does not rebuild). Writes go through
 studies/assessment/assessor_work.py; docs/assessing.md ("Assessors", "What an assessor sees")."""
 

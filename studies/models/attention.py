@@ -1,4 +1,4 @@
-"""What participants saw and attended to (issue 28; docs/running-a-study.md, "Exposure and attention"): the
+"""What participants saw and attended to (docs/running-a-study.md, "Exposure and attention"): the
 aggregates the `exposure` and `attention` events build, read by analysis without replaying the event log.
 The raw reports stay in the log (Event) as they came. Import the models from `studies.models`."""
 

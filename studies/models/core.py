@@ -104,7 +104,7 @@ class Study(models.Model):
     # Asked before each task (before its session starts); empty: none (no default, unlike the other two).
     pre_task_questionnaire = models.JSONField(default=list, blank=True)
     time_limit_minutes = models.PositiveIntegerField(null=True, blank=True)
-    # What the search page records beyond actions (issue 28; the consent text should say so): which results
+    # What the search page records beyond actions (the consent text should say so): which results
     # were on screen and for how long, and when the participant was away (tab hidden, window blurred, idle).
     record_exposure = models.BooleanField(default=True, db_default=True)  # old nodes insert studies too
     record_attention = models.BooleanField(default=True, db_default=True)
@@ -432,7 +432,7 @@ class Query(models.Model):
     scan_mark_rank = models.PositiveIntegerField(null=True, blank=True)
     # A plain message shown instead of (or beside) results: a system error, a query syntax fallback.
     system_message = models.TextField(blank=True)
-    # How long the query took to write (issue 28), from the task or the last results page shown: to the first
+    # How long the query took to write, from the task or the last results page shown: to the first
     # keystroke in the search box, and to the submission; none when the page did not report it.
     first_key_ms = models.PositiveIntegerField(null=True, blank=True)
     formulation_ms = models.PositiveIntegerField(null=True, blank=True)

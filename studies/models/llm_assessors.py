@@ -1,4 +1,4 @@
-"""Language-model assessors (issue 30): a study's machine assessor, which grades its pools' documents through
+"""Language-model assessors: a study's machine assessor, which grades its pools' documents through
 an OpenAI-compatible chat-completions endpoint. It holds a StudyAssessor membership of an account that cannot
 log in, so its grades are AssessorJudgment rows that agreement reads beside the people's; allocation and
 adjudication leave it out (StudyAssessor.PEOPLE), and its grades enter a reference version only by an
@@ -25,7 +25,7 @@ class LLMAssessor(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    # Issue 30's settings (migration 0033). The table is new in 0032 and carries no integrity trigger, so
+    # The assessor's settings (migration 0033). The table is new in 0032 and carries no integrity trigger, so
     # SQLite rebuilding it for these defaults loses nothing.
     api_key_encrypted = models.TextField(blank=True, default="", editable=False)
     prompt_template = models.TextField(default="")

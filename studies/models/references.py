@@ -31,7 +31,7 @@ def collection_reference_note(name: str) -> str:
     return f"the judgments of collection {name!r}"
 
 
-# A provenance key set by the archive import (issue 36): the rest is what another server claims of how the
+# A provenance key set by the archive import: the rest is what another server claims of how the
 # version was made (model, host, prompt hash), shown as "imported (claimed)", never as this server's record.
 IMPORTED = "imported"
 # The same mark on a reference judgment's source (who or what judged it): an archive's word for it, kept in
@@ -98,10 +98,10 @@ class ReferenceVersion(models.Model):
     number = models.PositiveIntegerField()
     note = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    # The creator's user name (issue 29): kept when the account is deleted or, from an archive, absent here.
+    # The creator's user name: kept when the account is deleted or, from an archive, absent here.
     created_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)
-    # How the version was made, for what a researcher cannot see in its grades (issue 30): e.g. the rule that
+    # How the version was made, for what a researcher cannot see in its grades: e.g. the rule that
     # let a machine assessor's grades in, with the assessor, model and prompt hash and how many it filled.
     # Nullable with no default so SQLite adds the column in place (a rebuilt table loses 0002's triggers);
     # none reads as {} (`facts`).
@@ -146,7 +146,7 @@ class ReferenceJudgment(models.Model):
     document = models.ForeignKey(Document, on_delete=models.PROTECT, related_name="+")
     grade = models.SmallIntegerField()
     judged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    # The judge's user name, kept as ReferenceVersion.created_by_name is (issue 29).
+    # The judge's user name, kept as ReferenceVersion.created_by_name is.
     judged_by_name = models.CharField(max_length=150, null=True, blank=True)  # noqa: DJ001
     source = models.CharField(
         max_length=SOURCE_MAX_LENGTH,

@@ -1,4 +1,4 @@
-"""The handlers of the search page's `exposure` and `attention` events (issue 28; the wire format and its
+"""The handlers of the search page's `exposure` and `attention` events (the wire format and its
 checks: exposure.py). Registered in event_handlers.HANDLERS. Each report adds to its aggregates
 (ResultExposure and PageExposure per shown result and page, AttentionSpan rows per session) with the batch's
 writes, without reading anything first: a report is as cheap as the page's other events that need no answer.

@@ -76,32 +76,51 @@ def _clean(value, path: str, depth: int, normalized: list[str]):
         if changed:
             normalized.append(path)
         return cleaned
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        if not -MAX_JSON_INT <= value <= MAX_JSON_INT:
-            raise EventRefused(f"data.{path}: a number beyond 64 bits")
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise EventRefused(f"data.{path}: not a finite number")
-        return value
+    if value is None or isinstance(value, bool | int | float):
+        return _number_checked(value, path)
     if depth >= MAX_DEPTH:
         raise EventRefused(f"data.{path}: nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise EventRefused(f"data.{path}: keys are text")
-            key, changed = text_clean(key)
-            where = f"{path}.{key}" if path else key
-            if changed:
-                normalized.append(where)
-            out[key] = _clean(item, where, depth + 1, normalized)
-        return out
+        return _object_cleaned(value, path, depth, normalized)
     if isinstance(value, list):
         return [_clean(item, f"{path}.{i}", depth + 1, normalized) for i, item in enumerate(value)]
     raise EventRefused(f"data.{path}: not a JSON value")
+
+
+def _number_checked(value, path: str):
+    """A null, a boolean or a number, as it is; EventRefused for a number JSON's readers cannot hold."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and not -MAX_JSON_INT <= value <= MAX_JSON_INT:
+        raise EventRefused(f"data.{path}: a number beyond 64 bits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise EventRefused(f"data.{path}: not a finite number")
+    return value
+
+
+def _object_cleaned(value: dict, path: str, depth: int, normalized: list[str]) -> dict:
+    """A JSON object with its keys and values cleaned (`_clean`), the cleaned keys' paths noted."""
+    out = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise EventRefused(f"data.{path}: keys are text")
+        key, changed = text_clean(key)
+        where = f"{path}.{key}" if path else key
+        if changed:
+            normalized.append(where)
+        out[key] = _clean(item, where, depth + 1, normalized)
+    return out
+
+
+def _time_checked(time):
+    """The event's client time as sent (None, ISO 8601 text or a number); EventRefused otherwise."""
+    if time is not None and (isinstance(time, bool) or not isinstance(time, str | int | float | datetime)):
+        raise EventRefused("time: ISO 8601 text or milliseconds since the epoch")
+    if isinstance(time, float) and not math.isfinite(time):
+        raise EventRefused("time: not a finite number")
+    if isinstance(time, int) and not -MAX_JSON_INT <= time <= MAX_JSON_INT:
+        raise EventRefused("time: a number beyond 64 bits")
+    return time
 
 
 def event_check(raw) -> dict:
@@ -121,13 +140,7 @@ def event_check(raw) -> dict:
     seq = raw.get("seq")
     if seq is not None and (not _int(seq) or not 0 <= seq <= MAX_SEQUENCE):
         raise EventRefused(f"seq: a whole number from 0 to {MAX_SEQUENCE}")
-    time = raw.get("time")
-    if time is not None and (isinstance(time, bool) or not isinstance(time, str | int | float | datetime)):
-        raise EventRefused("time: ISO 8601 text or milliseconds since the epoch")
-    if isinstance(time, float) and not math.isfinite(time):
-        raise EventRefused("time: not a finite number")
-    if isinstance(time, int) and not -MAX_JSON_INT <= time <= MAX_JSON_INT:
-        raise EventRefused("time: a number beyond 64 bits")
+    time = _time_checked(raw.get("time"))
     data = raw.get("data")
     if data is None:
         data = {}

@@ -51,7 +51,7 @@ def on_query(batch: Batch, raw: Mapping, data: dict) -> dict:
     if not text:
         raise Refused("Please type some words to search for.")
     at = batch.at(raw, state)
-    # How long it took to write (issue 28): a bad report is left out and said, never the query refused.
+    # How long it took to write: a bad report is left out and said, never the query refused.
     try:
         formulation = formulation_checked(data.get("formulation"))
         formulation_note = None
@@ -163,7 +163,7 @@ def _document(batch: Batch, raw: Mapping, data: dict, action: str) -> dict:
 
 
 def _reading(batch: Batch, state: SessionState, data: Mapping, position, logged: dict) -> None:
-    """A close's `read_permille` (how far the document was read, x 1000: issue 28) added to its shown
+    """A close's `read_permille` (how far the document was read, x 1000) added to its shown
     result's exposure; a bad one is left out and said, never the close refused."""
     read, rank = data.get("read_permille"), data.get("rank")
     if read is None:
@@ -252,7 +252,7 @@ HANDLERS: dict[str, Handler] = {
     "judgment": on_judgment,
     "scan_mark": on_scan_mark,
     "session_end": on_session_end,
-    # What was on screen and when the participant was away (issue 28): attention_handlers.py.
+    # What was on screen and when the participant was away: attention_handlers.py.
     "exposure": on_exposure,
     "attention": on_attention,
 }

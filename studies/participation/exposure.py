@@ -1,4 +1,4 @@
-"""What a participant saw and attended to (issue 28), as pure functions over the compact wire format: the
+"""What a participant saw and attended to, as pure functions over the compact wire format: the
 checks of an `exposure` and an `attention` event's data, the per-rank and per-session aggregates built from
 them, and the observed scan depth. No Django: the event handlers store what these return, and analysis
 (scoring's scan settings, the exports) reads the aggregates, never replaying raw events.
@@ -32,7 +32,7 @@ MAX_HOVERS = 100_000
 MAX_SPANS = 500  # attention spans in one report
 ATTENTION_KINDS = ("hidden", "blur", "idle")
 # What a report may claim past what its own numbers and its session allow, for timers' rounding and the
-# client's clock (issue 37: 42 days of visible time were stored for a 2.7-minute session).
+# client's clock (42 days of visible time were stored for a 2.7-minute session).
 SLACK_MS = 10_000
 ITEM_FIELDS = ("rank", "start_ms", "visible_ms", "max_permille", "hover_ms", "hovers", "until_ms")
 

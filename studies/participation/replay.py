@@ -1,4 +1,4 @@
-"""A session played back from its structured log (issue 28; docs/running-a-study.md, "Replaying a session"):
+"""A session played back from its structured log (docs/running-a-study.md, "Replaying a session"):
 everything the replay page (static/js/replay.js) draws, read once and written as one JSON object. Times are
 milliseconds from the session's start on its timeline (the participant's clock corrected by the session's
 offset, docs/time-model.md), so gaps and orders are the participant's.

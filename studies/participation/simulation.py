@@ -338,7 +338,7 @@ class SimulatedParticipant:
     def _exposure(self, session, query_position: int, results: list, opened: set[int]) -> None:
         """What the page's exposure.js would report of the ranks scanned: each on screen from when the eye
         reached it, seen for a second or two (longer when opened), the opened ones hovered; the list scrolled
-        down to the deepest. A generator of its own (issue 28: the demo's replay and charts come alive)."""
+        down to the deepest. A generator of its own (the demo's replay and charts come alive)."""
         look = random.Random(
             f"exposure-{self.participant.code}-{session.pk}-{query_position}-{results[0]['rank']}"
         )

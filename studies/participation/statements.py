@@ -206,7 +206,7 @@ def _smallest_largest() -> tuple[str, str]:
 def exposures_add(
     session_id: int, position: int, page: int, items: Sequence[tuple[int, ...]], *, cap_ms: int
 ) -> list[Statement]:
-    """An exposure report added to the shown results of a page of a session's query (issue 28): per rank,
+    """An exposure report added to the shown results of a page of a session's query: per rank,
     (rank, start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms) summed into ResultExposure, the
     earliest start, the latest moment on screen (until_ms; 0 reads as none) and the largest fraction kept.
     The visible and hover sums stop at `cap_ms` (the session so far and its slack): reports each within

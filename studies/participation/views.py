@@ -188,7 +188,7 @@ def _search_page(request, participant, step):
             "grades": [{"value": g.value, "label": g.label} for g in context["grades"]],
             "pageSize": 10,
             "serverNow": timezone.now().isoformat(),
-            # What the page records beyond actions (issue 28: exposure.js, attention.js).
+            # What the page records beyond actions (exposure.js, attention.js).
             "exposure": participant.study.record_exposure,
             "attention": participant.study.record_attention,
             "sessionStarted": step.session.started_at.isoformat(),

@@ -139,7 +139,8 @@ def practice_study(designed_study, collection):
 
 
 def practice_pool_from_before(study, *external_ids):
-    """The practice task's pool as the pool rules built it before issue 37 (rows written directly)."""
+    """The practice task's pool as the pool rules built it before practice tasks were left out of pools
+    (rows written directly)."""
     from studies.models import AssessmentPool, PoolDocument
 
     pool = AssessmentPool.objects.create(scenario=study.scenarios.get(code="P"))

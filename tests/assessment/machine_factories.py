@@ -1,4 +1,4 @@
-"""A machine assessor made directly, without the LLM runs (issue 30): an account that cannot log in, a
+"""A machine assessor made directly, without the LLM runs: an account that cannot log in, a
 StudyAssessor membership and an LLMAssessor row on it, and its grades as AssessorJudgment rows. For any test
 that needs a machine's grades beside the people's."""
 

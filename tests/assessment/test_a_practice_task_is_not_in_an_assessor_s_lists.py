@@ -1,4 +1,4 @@
-"""Issue 37: a practice task's documents are dealt to no assessor and listed to none, even when its pool was
+"""A practice task's documents are dealt to no assessor and listed to none, even when its pool was
 built before the fix; an assessor cannot choose it among their scenarios."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 37: a practice task is never scored, so its documents are not pooled: the pool rules skip it, and
+"""A practice task is never scored, so its documents are not pooled: the pool rules skip it, and
 adding documents to it by hand or from a qrels file is refused, naming the field or the file's line."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Publishing with a machine rule from the assessment page (issue 30): the preview says what the rule does,
+"""Publishing with a machine rule from the assessment page: the preview says what the rule does,
 the version list shows each version's provenance and links the conclusion-change page, and the API's
 reference versions carry the provenance read-only."""
 

@@ -1,5 +1,5 @@
 """An assessor (no is_staff) finds "Change password" on the assessment pages, as the README and the
-invitation say, and it leads to the form that changes it (issue 29)."""
+invitation say, and it leads to the form that changes it."""
 
 import pytest
 from django.contrib.auth import get_user_model

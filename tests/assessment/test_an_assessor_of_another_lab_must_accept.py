@@ -1,4 +1,4 @@
-"""An assessor of another lab becomes a study's assessor only by accepting (issue 14): until then there is a
+"""An assessor of another lab becomes a study's assessor only by accepting: until then there is a
 pending invitation on their home page, no membership, no work allocated and no page of the study."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Per-assessor figures (issue 30), people and machines alike: judgments made, time per judgment (breaks left
+"""Per-assessor figures, people and machines alike: judgments made, time per judgment (breaks left
 out), drift between the first and last third of their work, and agreement with the reference (adjudicated
 grades, else the newest reference version) with a confusion matrix and every pair coefficient with its
 interval; on the assessment page, the agreement page and in the agreement CSV."""

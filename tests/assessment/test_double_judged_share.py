@@ -1,4 +1,4 @@
-"""The double-judged share (issue 30): with one assessor per document, that percent of each scenario's pool
+"""The double-judged share: with one assessor per document, that percent of each scenario's pool
 documents gets a second assessor, exact to rounding, chosen by a hash of the document so the choice is stable
 as the pool grows; shown in the plan form and the progress table."""
 

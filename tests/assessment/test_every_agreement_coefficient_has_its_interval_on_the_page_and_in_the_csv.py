@@ -84,7 +84,7 @@ def test_the_csv_holds_a_row_per_coefficient_pair_and_scenario(client, alice, gr
     assert response.status_code == 200
     assert response["Content-Disposition"] == f'attachment; filename="{graded.slug}-agreement.csv"'
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    # The columns as they were, then `comparison` (issue 30: each assessor against the reference too).
+    # The columns as they were, then `comparison` (each assessor against the reference too).
     assert rows[0] == [*CSV_HEADER, "comparison"]
     blocks = adjudication.assessor_agreement(study=graded)
     expected = sum(len(b.estimates) + sum(len(p.estimates) for p in b.pairs) for b in blocks)

@@ -1,4 +1,4 @@
-"""What an assessor sees (issue 30): the guidelines (the study's, then the scenario's, escaped, with
+"""What an assessor sees: the guidelines (the study's, then the scenario's, escaped, with
 paragraphs and line breaks) above the document, and the query terms marked in the document's title and
 text, safely; the assessor can switch highlighting off, and it stays off for them."""
 

@@ -1,4 +1,4 @@
-"""A machine assessor's grades enter a reference version only by an explicit rule (issue 30): "fill
+"""A machine assessor's grades enter a reference version only by an explicit rule: "fill
 unjudged documents" and "break ties", recorded in the version's provenance; with no rule chosen its grades
 never enter, whatever else happens. A decided document never takes a machine grade."""
 

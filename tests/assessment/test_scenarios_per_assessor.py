@@ -1,4 +1,4 @@
-"""Scenarios assigned to named assessors (issue 30): a scenario's pool documents go only to its assessors, a
+"""Scenarios assigned to named assessors: a scenario's pool documents go only to its assessors, a
 changed choice deals unjudged work again and never withdraws judged work, and a scenario nobody judges is
 flagged on the assessment page."""
 

@@ -1,4 +1,4 @@
-"""Issue 19: a reload, or the link opened on another device, shows the search page as it was (the last query's
+"""A reload, or the link opened on another device, shows the search page as it was (the last query's
 last page shown, the grades given) without logging a new query; the reload itself is logged by the server."""
 
 import pytest

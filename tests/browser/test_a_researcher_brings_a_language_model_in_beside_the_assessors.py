@@ -1,4 +1,4 @@
-"""A researcher, in Chromium, brings a language model in beside the study's two human assessors (issue 30),
+"""A researcher, in Chromium, brings a language model in beside the study's two human assessors,
 end to end: on a study with scored sessions and a pool that ann and ben graded (three disagreements), they
 set up an LLM assessor against a local chat-completions server (tests/assessment/llm/fake_model_server.py),
 see that the API key is never shown again, start a run and watch its page go from queued through running

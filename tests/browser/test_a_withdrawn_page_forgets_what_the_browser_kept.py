@@ -1,4 +1,4 @@
-"""The withdrawn page (issue 37) said "4 actions could not be saved" under "your data have been deleted": the
+"""The withdrawn page said "4 actions could not be saved" under "your data have been deleted": the
 outbox of the withdrawn participant still tried to send what it held. Now the page deletes what this browser
 kept of them (the outbox, its sequence), sends nothing, and shows no notice."""
 

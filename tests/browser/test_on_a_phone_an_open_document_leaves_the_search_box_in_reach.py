@@ -1,4 +1,4 @@
-"""Issue 19: on a phone (390x844) an opened document was a sheet over the whole page, covering the search box
+"""On a phone (390x844) an opened document was a sheet over the whole page, covering the search box
 and its button. The search box now stays in reach above the sheet: the browser's hit test at the centre of the
 input and of the button finds them, a new search can be typed and run with the document open, and every grade
 button is inside the sheet's visible box, in the window, however long the document."""

@@ -1,4 +1,4 @@
-"""Issue 19: at 1366x768 a long document open in its panel leaves every grade button in sight, inside the
+"""At 1366x768 a long document open in its panel leaves every grade button in sight, inside the
 panel's visible box, without scrolling the page or the panel."""
 
 import pytest

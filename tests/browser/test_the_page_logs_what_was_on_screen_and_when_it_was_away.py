@@ -1,4 +1,4 @@
-"""Issue 28's browser test: at 1366x768 the participant's results page is scrolled by known amounts and the
+"""Browser test: at 1366x768 the participant's results page is scrolled by known amounts and the
 window loses focus for a known time; the ranks logged as seen, their visible times (within 100 ms), when
 each last left the screen (within 100 ms) and largest visible fractions, the page's scroll depth and the
 active time equal what the page's geometry and this test's own clock say, and the researcher's replay of
@@ -185,7 +185,7 @@ def replay_shows(chromium, live_server, session) -> None:
         rank = exposure.shown_result.rank
         assert page.get_attribute(f"#replay-results li[data-rank='{rank}']", "class") == shade, rank
     assert page.get_attribute("#replay-results li[data-rank='8']", "class") == ""  # never on screen
-    # Its marks are words, not emoji that a machine without an emoji font shows as empty boxes (issue 38).
+    # Its marks are words, not emoji that a machine without an emoji font shows as empty boxes.
     marks = page.inner_text("#replay-results")
     assert not [c for c in marks if ord(c) >= 0x2190 and c not in "“”"], marks
     page.click("#replay-timeline li[data-kind=away] button")

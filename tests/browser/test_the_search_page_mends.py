@@ -1,4 +1,4 @@
-"""The participant's search page, as issue 19 found it in Chromium and as it must be now: no pager before a
+"""The participant's search page, as a review found it in Chromium and as it must be now: no pager before a
 search; ending a task asks first (and says when nothing was searched); the chosen grade is marked; an open
 document leaves the search button and the grade buttons in reach at 1366x768; on a phone the stop buttons sit
 below the search box; "I stopped scanning here" is explained once and can be undone or moved; the snippets

@@ -1,4 +1,4 @@
-"""Issue 27's multi-node test, in CI's PostgreSQL pass: two gunicorn web nodes started from two copies of the
+"""Multi-node test, in CI's PostgreSQL pass: two gunicorn web nodes started from two copies of the
 checkout and a Celery worker from a third (tests/cluster/local_cluster.py), sharing only PostgreSQL, Redis
 (broker, results, cache) and an S3-compatible store (moto's server). With DEBUG off, as production runs:
 

@@ -1,4 +1,4 @@
-"""A withdrawal and the deletion of the participant's scores are one transaction (issue 37): if scoring's
+"""A withdrawal and the deletion of the participant's scores are one transaction: if scoring's
 part fails, nothing of the withdrawal is kept (their data, state and scores all stay, no audit row, nothing
 queued), so a retry finds the participant as before, never half withdrawn."""
 

@@ -1,4 +1,4 @@
-"""A scoring run's read paths follow the analysis population (issue 29): the API's list of a run's session
+"""A scoring run's read paths follow the analysis population: the API's list of a run's session
 scores and its bulk query scores hold the study's default population's sessions, or the one asked for; a bad
 one is a 400 naming it.
 The run itself scores every finished session, so switching populations needs no re-scoring."""

@@ -1,4 +1,4 @@
-"""A withdrawal reaches every run (issue 37): older runs, never re-scored since, once kept and charted the
+"""A withdrawal reaches every run: older runs, never re-scored since, once kept and charted the
 withdrawn participant's sessions (4 session scores each, their Figure 4 lines named with their code) though
 their per-query rows were gone. Now every run of the study, default or not, holds none of their sessions at
 once, no chart of any run names their code (cached charts included), each run shows what a fresh run with

@@ -101,7 +101,7 @@ def test_figure_4_draws_each_session_labelled_with_its_participant_and_stopping_
     payload = _get(client, run, "sessions", scenario="S1", system_one="B")
     lines = [t for t in payload["figure"]["data"] if t["mode"] == "lines"]
     stops = [t for t in payload["figure"]["data"] if t["mode"] == "markers"]
-    # Each stop is labelled by an annotation (fanned out where stops fall together; issue 19).
+    # Each stop is labelled by an annotation (fanned out where stops fall together).
     annotations = [(a["x"], a["y"], a["text"]) for a in payload["figure"]["layout"]["annotations"]]
     assert len(lines) == len(stops) == len(sessions) > 0
     labels = {"satisfied": "satisfied", "gave_up": "gave up", "timed_out": "timed out"}

@@ -1,6 +1,6 @@
 """Right after each kind of change has committed, with no on-commit hook run (so ScoringRun.stale is still
 False and the re-score not queued), the run's page, the runs list, the status JSON and the API all say the
-run is not current, and its status is never a bare "Done" (issue 37): publishing by merge, merging into an
+run is not current, and its status is never a bare "Done": publishing by merge, merging into an
 older version, replacing, a qrels import, a qrels round trip, a session ended since, an older run made the
 default. Once the hooks have run and the re-score is done, the run reads current and "Done", and its
 scores are those of a fresh run."""

@@ -1,4 +1,4 @@
-"""The analysis population on every chart (issue 29): a dropout's finished sessions count under intention to
+"""The analysis population on every chart: a dropout's finished sessions count under intention to
 treat and not under completers only; every chart of the registry changes its n with them, states the
 population in its notes, its subtitle and its CSV; the study's default applies when the query names none; a
 leave-out by state or check does what its name says; a cached chart follows a participant's new state."""

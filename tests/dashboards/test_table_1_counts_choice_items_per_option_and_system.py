@@ -1,4 +1,4 @@
-"""Table 1 summarises choice items besides the numeric ones (issue 29): gender and education as counts and
+"""Table 1 summarises choice items besides the numeric ones: gender and education as counts and
 percents per option, over the population's participants and per system (arm) they were assigned, with any
 other answer given (an "other") after the questionnaire's options."""
 

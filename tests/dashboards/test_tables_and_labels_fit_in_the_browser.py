@@ -1,6 +1,6 @@
 """In Chromium: Figure 4's stop labels do not sit on one another, Tables 1 and 2 show every row without an
 inner scroll and without a tall empty chart, and the agreement page's
-4-row table is as tall as its 4 rows beside a 16-row one (issue 19)."""
+4-row table is as tall as its 4 rows beside a 16-row one."""
 
 import pytest
 from django.urls import reverse

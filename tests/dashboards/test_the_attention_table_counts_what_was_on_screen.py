@@ -1,4 +1,4 @@
-"""Issue 28: the dashboards' "Attention and exposure per system" table, from the exposure and attention the
+"""The dashboards' "Attention and exposure per system" table, from the exposure and attention the
 search page reported: active time, the share away, results seen per query, seconds on screen per result and
 the scroll depth, per system, over the sessions that reported any; the others counted apart."""
 

@@ -1,4 +1,4 @@
-"""/scoring/<slug>/reference-change/ (issue 30): the study's conclusion under a people-only reference and
+"""/scoring/<slug>/reference-change/: the study's conclusion under a people-only reference and
 under one a machine assessor's grades filled, on a constructed study where the machine's grades flip the
 system order and one where they do not; a bad version is a 400 or a 404 naming the parameter."""
 
@@ -169,7 +169,7 @@ def test_the_verdict_counts_exactly_the_dashboard_s_sessions(
     designed_study, collection_docs, django_capture_on_commit_callbacks, client
 ):
     """Sessions on a scenario the run's reference does not judge are left out by the dashboard; the
-    conclusion-change page counted them (issue 37: 6 sessions against the dashboard's n = 3 in one check). Its
+    conclusion-change page counted them (6 sessions against the dashboard's n = 3 in one check). Its
     n is now the dashboard's."""
     from scoring.selectors import ChartFilters, run_scores
 

@@ -1,4 +1,4 @@
-"""The dashboards as issue 19 found them, mended: Figure 1 opens on the ranks where its curves still change
+"""The dashboards as a review found them, mended: Figure 1 opens on the ranks where its curves still change
 (not always to rank 100); Figure 4 gives 15 and more sessions distinct styles and fans out stop labels that
 fall together; Tables 1 and 2 are as tall as their rows;
 the legends name the systems, not only their codes."""

@@ -1,4 +1,4 @@
-"""A researcher switches the analysis population on the dashboard in the browser (issue 29): the Population
+"""A researcher switches the analysis population on the dashboard in the browser: the Population
 box of the filters (base and leave-outs) redraws every chart for the new population, each chart's subtitle
 and the page say which population and n; "Make ... the study's default" stores it on the study."""
 

@@ -1,4 +1,4 @@
-"""Issue 28: a run's sessions table, one row per session the dashboard's filters keep, with the run's scores,
+"""A run's sessions table, one row per session the dashboard's filters keep, with the run's scores,
 the session's time and active time, the results seen and its replay link; linked from the dashboard."""
 
 import html

@@ -1,4 +1,4 @@
-"""The statistics chart states on every row the n it used, in its CSV and in its table (issue 29): the
+"""The statistics chart states on every row the n it used, in its CSV and in its table: the
 bootstrap row over sessions both systems' sessions, the paired rows the participants, the mixed model the
 sessions."""
 

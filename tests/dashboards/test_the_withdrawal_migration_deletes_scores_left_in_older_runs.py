@@ -1,4 +1,4 @@
-"""Withdrawals made before a withdrawal reached every run (issue 37) left the participant's session scores in
+"""Withdrawals made before a withdrawal reached every run left the participant's session scores in
 the runs not re-scored since, and in the pilot plans that resampled them. The migration (scoring 0009) deletes
 them from every run, bumps those runs' chart generations and fails those plans (asking again computes them
 anew); the other participants' rows are untouched. Run backwards to before it and forwards again."""

@@ -1,5 +1,5 @@
-"""Who may use a collection, who may share it, and where an imported collection's owner comes from (issue 14;
-docs/collections-and-systems.md, "Owners and sharing")."""
+"""Who may use a collection, who may share it, and where an imported collection's owner comes from
+(docs/collections-and-systems.md, "Owners and sharing")."""
 
 import importlib
 
@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from studies.design import services
 from studies.design.selectors import collections_visible_to
-from studies.interchange.collection_import import collection_import
+from studies.library.collection_import import collection_import
 from studies.models import Collection
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """Queued messages and the beat schedule name tasks by string. Every task names itself explicitly, with the
-name it had when Celery derived it from the module, so moving a module (issue 16) renames nothing a broker may
+name it had when Celery derived it from the module, so moving a module renames nothing a broker may
 still hold."""
 
 import ast
@@ -18,14 +18,14 @@ NAMES = {
     "scoring.tasks.stale_runs_requeue_task",
     "studies.tasks.collection_index_build_task",
     "studies.tasks.assessment_pools_grow_task",
-    # the overdue sweep (issue 17, on the beat schedule) and the library's upload import (issue 19)
+    # the overdue sweep (on the beat schedule) and the library's upload import
     "studies.tasks.overdue_sweep_task",
     "studies.tasks.collection_upload_process_task",
-    # uploads whose worker stopped, failed by the beat (issue 27)
+    # uploads whose worker stopped, failed by the beat
     "studies.tasks.stale_uploads_fail_task",
-    # an LLM assessor's run over a study's pools (issue 30)
+    # an LLM assessor's run over a study's pools
     "studies.tasks.llm_run_task",
-    # the study planner's (issue 21), registered through CELERY_IMPORTS
+    # the study planner's, registered through CELERY_IMPORTS
     "scoring.planning.tasks.power_plan_start_task",
     "scoring.planning.tasks.power_chunk_task",
     "scoring.planning.tasks.power_pool_chunk_task",

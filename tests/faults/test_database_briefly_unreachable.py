@@ -58,38 +58,45 @@ class CuttableProxy:
                 self.is_cut.set()
             for key, _ in self.selector.select(timeout=0.05):
                 if key.fileobj is self.listener:
-                    try:
-                        client, _ = self.listener.accept()
-                    except BlockingIOError:
-                        continue
-                    if self.is_cut.is_set():
-                        client.close()
-                        continue
-                    try:
-                        upstream = socket.create_connection(self.target, timeout=2)
-                    except OSError:
-                        client.close()
-                        continue
-                    for s in (client, upstream):
-                        s.setblocking(False)
-                        self.selector.register(s, selectors.EVENT_READ, None)
-                    self.peers[client], self.peers[upstream] = upstream, client
+                    self._accept()
                 else:
-                    sock = key.fileobj
-                    try:
-                        data = sock.recv(65536)
-                        if data:
-                            self.peers[sock].setblocking(True)
-                            self.peers[sock].sendall(data)
-                            self.peers[sock].setblocking(False)
-                            continue
-                    except (OSError, KeyError):
-                        pass
-                    self._close(sock)
+                    self._relay(key.fileobj)
         for sock in list(self.peers):
             self._close(sock)
         self.selector.close()
         self.listener.close()
+
+    def _accept(self):
+        """A new client, joined to a fresh connection upstream (refused while cut)."""
+        try:
+            client, _ = self.listener.accept()
+        except BlockingIOError:
+            return
+        if self.is_cut.is_set():
+            client.close()
+            return
+        try:
+            upstream = socket.create_connection(self.target, timeout=2)
+        except OSError:
+            client.close()
+            return
+        for s in (client, upstream):
+            s.setblocking(False)
+            self.selector.register(s, selectors.EVENT_READ, None)
+        self.peers[client], self.peers[upstream] = upstream, client
+
+    def _relay(self, sock):
+        """What `sock` has to say, passed to its peer; both closed when it has hung up."""
+        try:
+            data = sock.recv(65536)
+            if data:
+                self.peers[sock].setblocking(True)
+                self.peers[sock].sendall(data)
+                self.peers[sock].setblocking(False)
+                return
+        except (OSError, KeyError):
+            pass
+        self._close(sock)
 
     def cut(self):
         self.cut_requested.set()

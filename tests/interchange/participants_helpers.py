@@ -1,4 +1,4 @@
-"""A study whose participants differ in every participants.csv column (issue 29), for the table's tests and
+"""A study whose participants differ in every participants.csv column, for the table's tests and
 the archive's round trip of the same fields."""
 
 import datetime as dt

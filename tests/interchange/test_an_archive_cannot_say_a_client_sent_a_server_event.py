@@ -1,6 +1,6 @@
 """An archive's events carry who wrote them (`origin`): an event of a type only the server writes that says
 it came from the client is refused by file, line and field, and nothing is imported; an unknown origin too.
-An older archive without the field is read as before: those types are the server's (issue 26)."""
+An older archive without the field is read as before: those types are the server's."""
 
 import json
 

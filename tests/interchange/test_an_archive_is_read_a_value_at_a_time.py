@@ -1,4 +1,4 @@
-"""An archive import is streamed (issue 36: a 60 MB document imported with 543 MB of memory): the file is read
+"""An archive import is streamed (a 60 MB document imported with 543 MB of memory): the file is read
 in chunks into a temporary file, refused as soon as it passes ARCHIVE_MAX_BYTES, and parsed a value at a time,
 so memory follows the largest item, not the archive. Whatever its keys' order, it imports the same; a broken
 list between its items is refused by line, nothing imported."""

@@ -1,5 +1,5 @@
-"""A reference version's provenance (issue 30: the machine rules that let a machine assessor's grades in)
-goes into the archive and comes back from it as written, marked as the archive's claim (issue 36); an older
+"""A reference version's provenance (the machine rules that let a machine assessor's grades in)
+goes into the archive and comes back from it as written, marked as the archive's claim; an older
 archive, which has none, reads none."""
 
 import json

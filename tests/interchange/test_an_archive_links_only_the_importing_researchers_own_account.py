@@ -1,4 +1,4 @@
-"""An archive's user names are another server's words (issue 36): a reference version's creator and a
+"""An archive's user names are another server's words: a reference version's creator and a
 reference judgment's judge link only to the importing researcher's own account. Another account of that
 name here (another lab's Alice, a Bob of this lab) is never made their creator or judge: the name is kept
 as text."""

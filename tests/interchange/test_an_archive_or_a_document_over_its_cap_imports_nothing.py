@@ -1,4 +1,4 @@
-"""An archive's sizes are capped (issue 36: a 60 MB document imported, with 543 MB of memory): a file over
+"""An archive's sizes are capped (a 60 MB document imported, with 543 MB of memory): a file over
 ARCHIVE_MAX_BYTES is refused by its size before it is read, and a document over ARCHIVE_MAX_DOCUMENT_BYTES
 (one string, or its title, text and extra together) is refused naming its line or its id, nothing imported."""
 

@@ -1,5 +1,5 @@
-"""Who or what made a reference judgment, as an archive says it (a model, a person), is another server's claim
-(issue 36), as a version's provenance is: its source is stored marked "imported (claimed): ", so it shows so
+"""Who or what made a reference judgment, as an archive says it (a model, a person), is another server's
+claim, as a version's provenance is: its source is stored marked "imported (claimed): ", so it shows so
 in the API and in the archive exported again (one mark, however often it travels), and a claimed machine
 source does not count as this server's machine grades when a later version keeps it."""
 

@@ -1,5 +1,5 @@
-"""What an archive says of how a version was made (a model, a host, a prompt hash) is another server's claim
-(issue 36): it is stored marked imported and shown as "imported (claimed)" wherever the provenance shows,
+"""What an archive says of how a version was made (a model, a host, a prompt hash) is another server's claim:
+it is stored marked imported and shown as "imported (claimed)" wherever the provenance shows,
 never as this server's own record of a machine assessor."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 37: a study imported from an archive that brings no reference versions (one of a study made on the
+"""A study imported from an archive that brings no reference versions (one of a study made on the
 New-study form before the fix) is built on its collection as any study is: the collection's judgments become
 its first version. An archive that brings versions keeps exactly those."""
 

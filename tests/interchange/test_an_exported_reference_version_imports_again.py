@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from scoring.lib.errors import InputError
 from studies.assessment import references, selectors
-from studies.interchange.collection_import import collection_import
+from studies.library.collection_import import collection_import
 from studies.models import ReferenceVersion
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +111,7 @@ def test_the_cranfield_reference_of_a_four_scenario_study_round_trips(
 
 
 def test_the_version_s_note_names_the_file_not_the_server_s_folders(study, alice, cranfield_like):
-    """Issue 38: the demo's reference version named the server's absolute path of its data (and so did the
+    """The demo's reference version named the server's absolute path of its data (and so did the
     archive and the API, which carry the note)."""
     collection_import(
         name="C", format="cranfield", paths=[cranfield_like], study=study, scenario_topics=["1"]

@@ -1,4 +1,4 @@
-"""docs/api.md's worked example, played with a plain HTTP client (issue 18, item 8): a researcher sets up a
+"""docs/api.md's worked example, played with a plain HTTP client (item 8): a researcher sets up a
 study with an external system; the participant consents on SessionLab's link; the front-end reads the task and
 the grade scale, starts the session and uploads the whole session's log an hour after it happened, with the
 lists it showed. The exports follow the front-end's timeline: order and durations kept, clicks between their

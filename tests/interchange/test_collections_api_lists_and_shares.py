@@ -1,5 +1,5 @@
 """/api/collections/: the collections a researcher may build studies on, and their owner's sharing of them
-(issue 14; docs/api.md)."""
+(docs/api.md)."""
 
 import pytest
 from rest_framework.test import APIClient

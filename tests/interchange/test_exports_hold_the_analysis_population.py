@@ -1,4 +1,4 @@
-"""The exports hold the analysis population (issue 29): the tidy CSV tables and the TREC runs, from the
+"""The exports hold the analysis population: the tidy CSV tables and the TREC runs, from the
 downloads page, the API and the command, take a population parameter, default to the study's, and carry
 population.txt saying which population they hold, how many participants are in it and who was left out; a
 population naming nothing is refused before the first byte."""

@@ -1,4 +1,4 @@
-"""Issue 28: what was on screen and when the participant was away leave in the tidy CSV download (an
+"""What was on screen and when the participant was away leave in the tidy CSV download (an
 exposures and an attention table, and active_s on sessions) and in the JSON archive, whose round trip keeps
 them exactly; an archive's bad exposure figure or span is refused where it is and imports nothing."""
 

@@ -1,5 +1,5 @@
 """The archive carries each participant's state and its reason, plan row and re-issue, panel ids and status,
-study clock and exclusion (issue 29): export -> import -> export gives identical participant fields, and the
+study clock and exclusion: export -> import -> export gives identical participant fields, and the
 copy's participants.csv is the original's. A bad value is refused by file, line and field, importing
 nothing."""
 

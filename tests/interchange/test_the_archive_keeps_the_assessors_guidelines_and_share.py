@@ -1,4 +1,4 @@
-"""A study archive keeps issue 30's assessment settings: the double-judged share, the highlighting of the
+"""A study archive keeps the assessment settings: the double-judged share, the highlighting of the
 participants' queries and the guidelines (the study's and each scenario's, the text as written); an archive
 without them (older) imports with none, and a bad one is refused at its place with nothing imported."""
 

@@ -1,4 +1,4 @@
-"""The archive keeps the study's analysis population (issue 29): exported and imported back as the same
+"""The archive keeps the study's analysis population: exported and imported back as the same
 setting; one that names nothing imports nothing and says where (file, $.study.analysis_population)."""
 
 import json

@@ -1,5 +1,5 @@
-"""Every reference version keeps its creator through the archive (issue 29), and every reference judgment its
-judge: linked only when the name is the importing researcher's own account (issue 36); otherwise kept by
+"""Every reference version keeps its creator through the archive, and every reference judgment its
+judge: linked only when the name is the importing researcher's own account; otherwise kept by
 name (never mapped to the importing researcher, nor to another account of that name), shown and exported
 again as it came, and the import says so (a creator) by file and line."""
 

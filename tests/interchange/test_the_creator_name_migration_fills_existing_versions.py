@@ -1,4 +1,4 @@
-"""Migration 0028 (issue 29) added ReferenceVersion.created_by_name and ReferenceJudgment.judged_by_name and
+"""Migration 0028 added ReferenceVersion.created_by_name and ReferenceJudgment.judged_by_name and
 filled them for the rows already stored, from their linked account, so the names outlive the accounts from
 then on. Run backwards to before it and forwards again over versions with and without a creator, and a
 judgment with a judge."""

@@ -1,4 +1,4 @@
-"""The migration that added Event.origin (issue 26) read an existing database: the rows of types only the
+"""The migration that added Event.origin read an existing database: the rows of types only the
 server writes and the server's time-outs became the server's, every other row the client's, and each
 participant's event_bytes the size of their client rows' data; the append-only trigger holds afterwards.
 Run backwards to before it and forwards again over a worked study."""

@@ -1,5 +1,5 @@
 """participants.csv: one row per participant with their state and its reason, Latin-square row, re-issue,
-panel, times, exclusion and pre-study answers one column per item (issue 29); previews left out; in the
+panel, times, exclusion and pre-study answers one column per item; previews left out; in the
 study page's zip and in `export_csv`."""
 
 import csv

@@ -1,4 +1,4 @@
-"""The migration that gave each session score its provenance (scoring 0008, issue 29) read an existing
+"""The migration that gave each session score its provenance (scoring 0008) read an existing
 database: rows of runs that were not marked stale took their run's reference version (reference runs) or the
 checksum of their session's judgments as they are (participant runs), so those runs are current after it;
 rows of runs marked stale took nothing, so those runs show stale until re-scored. Run backwards to before it

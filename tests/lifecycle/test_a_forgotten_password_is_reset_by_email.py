@@ -1,4 +1,4 @@
-"""A forgotten password is reset by a link sent to the account's e-mail address (issue 29): Django's reset
+"""A forgotten password is reset by a link sent to the account's e-mail address: Django's reset
 views, linked from the login page, the same answer whether or not an account has the address, the link good
 once, and requests limited per address (PASSWORD_RESET_RATE_PER_EMAIL)."""
 

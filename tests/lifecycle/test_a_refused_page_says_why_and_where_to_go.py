@@ -1,5 +1,5 @@
 """An assessor who opens a researcher's page (`/studies/`) gets a page in the app's layout saying why and
-where their own work is, not a bare "403 Forbidden" (issue 38)."""
+where their own work is, not a bare "403 Forbidden"."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""A researcher makes another researcher's account from the pages (issue 29): "Invite a researcher" on the
+"""A researcher makes another researcher's account from the pages: "Invite a researcher" on the
 studies page, a one-time password shown once, the new account a researcher as `create_researcher` makes one,
 optionally added to a study of the inviter's own. Refusals say why and change nothing."""
 

@@ -1,4 +1,4 @@
-"""Issue 19: the researcher forms (login, new scoring run, invite assessor) said b, bq, 2008/2002/log2/
+"""The researcher forms (login, new scoring run, invite assessor) said b, bq, 2008/2002/log2/
 kanoulas2011, pad/as_is, pointed at repository paths and flashed errors above the page. Now: plain words with
 the paper's term beside them, help that links to the served docs, each error beside its field."""
 

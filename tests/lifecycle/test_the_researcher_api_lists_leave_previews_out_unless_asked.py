@@ -1,7 +1,7 @@
 """A researcher's preview (try-out) participant is kept out of files and scores; the researcher API's lists of
 sessions, queries, judgments and events listed its rows. Every list of a study's participant rows now leaves
 them out unless asked (`previews=include`), says so in the OpenAPI schema, and refuses another value with the
-parameter named (issue 26)."""
+parameter named."""
 
 import pytest
 import yaml

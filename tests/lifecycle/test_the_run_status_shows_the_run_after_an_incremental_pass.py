@@ -1,4 +1,4 @@
-"""Issue 19: after one live session was re-scored, the run status said "Done 1/1 sessions" while the run held
+"""After one live session was re-scored, the run status said "Done 1/1 sessions" while the run held
 32 session scores. The status now says the run's size and what its last update re-scored."""
 
 import pytest

@@ -1,7 +1,7 @@
 """The event types the server writes (a form's step, a check, a gold answer or pin, a reload) are trusted by
 their readers: a client `gold` event once skipped the gold step, a client `gold_pair` pinned a pair the
 participant chose. Each is refused for that event alone on both events endpoints (the page's batch and the
-participant API), stored nowhere, while an honest event beside it is stored (issue 26)."""
+participant API), stored nowhere, while an honest event beside it is stored."""
 
 import ast
 import json

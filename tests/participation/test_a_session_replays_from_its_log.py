@@ -1,4 +1,4 @@
-"""Issue 28: the researcher's replay of a session, from its structured log: the task, each query and its
+"""The researcher's replay of a session, from its structured log: the task, each query and its
 results with their exposure, opens and closes with dwell, judgments, scan marks, exposure reports and the
 stretches away, in the participant's order on the session's timeline; only the study's researchers see it;
 "exclude this participant" there marks the participant, audited, and the study's rule leaves that mark."""

@@ -114,6 +114,29 @@ class Raw(str):
     """An event written as JSON text (NaN and Infinity, which json.dumps would not write as a client does)."""
 
 
+def _hostile(kind, a, base, cid):
+    """A hostile event of `kind` (a: its bad value), built on the valid `base`."""
+    if kind == "seq":
+        return {**base, "type": "tab_hidden", "seq": a}
+    if kind == "deep":
+        return {**base, "type": "tab_hidden", "data": {"deep": _deep(a)}}
+    if kind == "bigint":
+        return {**base, "type": "results_page", "data": {"query": a, "page": 1}}
+    if kind == "badid":
+        return {**base, "type": "tab_hidden", "id": a}
+    if kind == "badtype":
+        return {**base, "type": a}
+    if kind == "baddata":
+        return {**base, "type": "tab_hidden", "data": a}
+    if kind == "badtime":
+        return {**base, "type": "tab_hidden", "time": a}
+    if kind == "notanobject":
+        return a
+    if kind == "nonfinite":
+        return Raw(f'{{"id": "{cid}", "type": "tab_hidden", "data": {{"x": {a}}}}}')
+    raise AssertionError(kind)
+
+
 class Run:
     """One example: builds its events, posts them in chunks, and checks every answer and the database."""
 
@@ -155,25 +178,7 @@ class Run:
             return (
                 ("valid", earlier[a % len(earlier)]) if earlier else ("valid", {**base, "type": "tab_hidden"})
             )
-        if kind == "seq":
-            return "hostile", {**base, "type": "tab_hidden", "seq": a}
-        if kind == "deep":
-            return "hostile", {**base, "type": "tab_hidden", "data": {"deep": _deep(a)}}
-        if kind == "bigint":
-            return "hostile", {**base, "type": "results_page", "data": {"query": a, "page": 1}}
-        if kind == "badid":
-            return "hostile", {**base, "type": "tab_hidden", "id": a}
-        if kind == "badtype":
-            return "hostile", {**base, "type": a}
-        if kind == "baddata":
-            return "hostile", {**base, "type": "tab_hidden", "data": a}
-        if kind == "badtime":
-            return "hostile", {**base, "type": "tab_hidden", "time": a}
-        if kind == "notanobject":
-            return "hostile", a
-        if kind == "nonfinite":
-            return "hostile", Raw(f'{{"id": "{cid}", "type": "tab_hidden", "data": {{"x": {a}}}}}')
-        raise AssertionError(kind)
+        return "hostile", _hostile(kind, a, base, cid)
 
     def check(self, chunks: int, replay: bool):
         before_events = Event.objects.count()

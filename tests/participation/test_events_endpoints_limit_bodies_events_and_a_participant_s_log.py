@@ -1,6 +1,6 @@
 """One body limit on both events endpoints (the participant API took bodies to 2.5 MB and stored 2.6 MB
 events), a size cap per event, and a quota on the data a participant's clients store: each refusal says
-what and why, and changes nothing (issue 26)."""
+what and why, and changes nothing."""
 
 import json
 

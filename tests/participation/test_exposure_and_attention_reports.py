@@ -1,4 +1,4 @@
-"""The exposure and attention reports (issue 28, studies/participation/exposure.py): every item checked and
+"""The exposure and attention reports (studies/participation/exposure.py): every item checked and
 refused with its place, aggregates that fold report after report, active time as the duration less each
 inactive moment once, and the scan depth measured from exposure."""
 

@@ -1,4 +1,4 @@
-"""Issue 28: `exposure` and `attention` reports through both events endpoints (the page's, with its CSRF
+"""`Exposure` and `attention` reports through both events endpoints (the page's, with its CSRF
 token, and the participant API's): aggregated per shown result, page and session; re-sent reports counted
 once; hostile reports refused one by one with the item and field, their neighbours stored; a study that does
 not record a family refuses its reports. Runs on SQLite and, with DATABASE_URL, on PostgreSQL."""
@@ -213,7 +213,7 @@ def test_a_close_keeps_how_far_the_document_was_read(post, session):
 
 
 def test_times_past_the_session_or_out_of_order_are_refused_each_with_its_field(post, session):
-    """Issue 37: until_ms before start_ms was stored, and 42 days of visible time for a 2.7-minute session (a
+    """Until_ms before start_ms was stored, and 42 days of visible time for a 2.7-minute session (a
     participant could inflate the exposure that scan=exposure scores)."""
     session_began_ago(session, seconds=160)
     post(event(session, "q1", "query", text="wing flow"))

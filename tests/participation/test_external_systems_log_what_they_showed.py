@@ -1,4 +1,4 @@
-"""A system of kind "external" is the researcher's own front-end (issue 18, item 8): its query events carry
+"""A system of kind "external" is the researcher's own front-end (item 8): its query events carry
 the ranked list it showed (data.results), checked item by item against the study's collection, and
 SessionLab's own engine is never run for it. A normal system's query event is served as before."""
 

@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from studies.interchange.collection_import import CollectionImportError, collection_import
+from studies.library.collection_import import CollectionImportError, collection_import
 from studies.models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario
 
 
@@ -114,7 +114,7 @@ def test_a_second_collection_of_the_same_name_is_refused(cranfield_copy):
 
 @pytest.mark.django_db
 def test_a_failure_while_writing_rolls_everything_back(cranfield_copy, study, monkeypatch):
-    from studies.interchange import collection_import as module
+    from studies.library import collection_import as module
 
     def boom(*args, **kwargs):
         raise CollectionImportError("disk full")

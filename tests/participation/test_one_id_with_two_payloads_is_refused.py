@@ -1,7 +1,6 @@
 """Two events under one client id with different content: the second was acknowledged as stored and silently
 not stored. Now it is refused for that event alone, with the reason, in one batch and across batches, on both
-events endpoints; the same event sent again is still answered as stored, and nothing is stored twice
-(issue 26)."""
+events endpoints; the same event sent again is still answered as stored, and nothing is stored twice."""
 
 import pytest
 

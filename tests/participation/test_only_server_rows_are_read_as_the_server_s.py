@@ -1,7 +1,7 @@
 """Every event type only the server writes is read only from rows the server wrote (Event.origin): a client
 row of such a type, as a database from before the refusal may hold (inserted directly here), is ignored by
 the gold and check readers, and a form cannot be answered with a client event's id. The server's own writers
-mark their rows (issue 26)."""
+mark their rows."""
 
 import pytest
 

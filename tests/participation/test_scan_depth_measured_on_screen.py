@@ -1,4 +1,4 @@
-"""Issue 28's science: scan="exposure" cuts each query's list at the deepest rank that was on the
+"""Science: scan="exposure" cuts each query's list at the deepest rank that was on the
 participant's screen for at least N ms (ScoringRun.scan_min_visible_ms), beside the observed depth of scan
 marks and opens. The demo's simulated searchers report exactly the ranks they scanned, so with N = 0 the
 measured depth is their scan mark and the scores equal scan="observed"; a longer N sees less and never scores

@@ -58,7 +58,7 @@ def test_the_same_seed_gives_the_same_pace(running_study):
 
 
 def test_simulated_searchers_report_what_was_on_screen_as_the_page_does(simulated):
-    """Issue 28: the simulation's exposure goes through the same events as exposure.js's, so the demo's
+    """The simulation's exposure goes through the same events as exposure.js's, so the demo's
     replay and charts have it: every query's scanned ranks were on screen, the deepest of them is where the
     searcher marked it stopped scanning, and the opened documents were hovered."""
     from studies.models import AttentionSpan, PageExposure, ResultExposure

@@ -1,4 +1,4 @@
-"""One time model (issue 18, item 2; docs/time-model.md): every derived time is the event's client time plus
+"""One time model (item 2; docs/time-model.md): every derived time is the event's client time plus
 the session's estimate of the client's clock offset, taken from the batches' round trips (the least delay
 wins); the server's receive time only where the client sent no usable time."""
 

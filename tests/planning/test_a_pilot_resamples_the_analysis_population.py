@@ -1,4 +1,4 @@
-"""Planning uses the analysis population (issue 29): a pilot resamples the sessions of the population asked
+"""Planning uses the analysis population: a pilot resamples the sessions of the population asked
 for, the study's default when none is; the plan records it and its notes say it; another population, or a
 participant who moves out of it since, is another plan; a population naming nothing is refused by field."""
 

@@ -1,4 +1,4 @@
-"""Resuming through the public link needs proof that it is the same person (issue 36): `/join/<token>/?pid=`
+"""Resuming through the public link needs proof that it is the same person: `/join/<token>/?pid=`
 handed an existing participant's private link to any client that sent their id again (pool ids can be
 sequential, MTurk worker ids are known to other requesters), and with it their step, their events and their
 withdrawal. Now only the browser that arrived first, holding the signed cookie that arrival set, resumes;

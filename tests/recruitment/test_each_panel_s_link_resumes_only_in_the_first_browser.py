@@ -1,4 +1,4 @@
-"""The resume rule holds for every panel's parameter names (issue 36): Prolific's PROLIFIC_PID, MTurk's
+"""The resume rule holds for every panel's parameter names: Prolific's PROLIFIC_PID, MTurk's
 workerId (with its assignment and HIT) and a generic pool's pid. The browser that arrived first resumes; a
 fresh client with the same id gets the refusal page and no token."""
 

@@ -1,4 +1,4 @@
-"""The agreement exclusion rule (issue 17, "Checks") is re-applied on its own when its inputs change: a new
+"""The agreement exclusion rule ("Checks") is re-applied on its own when its inputs change: a new
 reference version committed marks those who now fall below the minimum and unmarks those who rise above it, a
 finished session re-applies it for its study, each change is audited with what triggered it, the dashboards
 never serve a chart cached under the old marks, and with the rule off nothing runs."""

@@ -1,4 +1,4 @@
-"""The exclusion rule on a participant's agreement with the reference (issue 17, "Checks"): the researcher
+"""The exclusion rule on a participant's agreement with the reference ("Checks"): the researcher
 sets it on the study (API, validated), it marks exactly the participants below the minimum with the figure and
 the reason, the stored sessions stay as they were (the tidy CSV and the API show the mark), and the dashboards
 leave the marked participants' sessions out by default, say so, count them, and include them on request."""

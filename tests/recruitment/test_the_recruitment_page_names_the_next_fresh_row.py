@@ -1,4 +1,4 @@
-"""The recruitment page's "next fresh row" (issue 37): it was always empty, its context key `counts`
+"""The recruitment page's "next fresh row": it was always empty, its context key `counts`
 overwritten by the status control's study counts. After two enrolled participants (rows 0 and 1) and one
 arrival, the next fresh row is 3."""
 

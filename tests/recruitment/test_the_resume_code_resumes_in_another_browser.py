@@ -1,4 +1,4 @@
-"""A participant who changes browser resumes by themselves with the resume code their pages show (issue 36):
+"""A participant who changes browser resumes by themselves with the resume code their pages show:
 typed on the refusal page of the public link, the right code sends this browser on to their private link and
 gives it the resume cookie; a wrong one, another participant's, or one past the tries gets no token."""
 

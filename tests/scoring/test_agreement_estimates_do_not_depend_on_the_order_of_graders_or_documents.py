@@ -62,8 +62,8 @@ def test_swapping_the_two_graders_changes_nothing_and_intervals_hold_their_estim
 
 
 def test_a_true_zero_reads_as_zero_in_every_order():
-    """The table hypothesis found (issue 38's flaky test): its quadratic-weighted kappa is exactly 0, and the
-    floating-point noise around it gave two orders two different se and p-values (0.44 and 0.53)."""
+    """The table hypothesis found (it once made this test flaky): its quadratic-weighted kappa is exactly 0,
+    and the floating-point noise around it gave two orders two different se and p-values (0.44 and 0.53)."""
     table = np.array([[0.0, 0.0, 3.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
     reordered = table[:, [0, 2, 3, 1]]
     for data in (table, reordered, table[::-1]):

@@ -1,5 +1,5 @@
-"""scoring.lib.conclusion_change: the system order, Kendall's tau and the paired test under two references
-(issue 30), checked on data whose answer is known, and tau against its definition counted by hand."""
+"""scoring.lib.conclusion_change: the system order, Kendall's tau and the paired test under two references,
+checked on data whose answer is known, and tau against its definition counted by hand."""
 
 from itertools import combinations
 

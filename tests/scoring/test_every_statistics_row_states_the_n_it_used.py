@@ -1,4 +1,4 @@
-"""Every statistics row states the n it used (issue 29): unpaired, the bootstrap row resamples both systems'
+"""Every statistics row states the n it used: unpaired, the bootstrap row resamples both systems'
 sessions, so its n is both counts (the issue's study said 39, the first system's, where 77 were resampled);
 paired, the pairs. Pure: scoring.lib.statistics, no database."""
 

@@ -125,6 +125,17 @@ def ref_srbp(grades, lists, k, p, b, grade_max):
 
 def ref_timed(grades, lists, trail, params):
     """Write the trail out as events (time, kind, doc), then score them."""
+    events = _ref_events(grades, lists, trail, params)
+    tbg, credited = 0.0, set()
+    for time, kind, doc in events:
+        if kind == "reach" and grades.get(doc, 0) > 0 and doc not in credited:
+            credited.add(doc)
+            tbg += 0.64 * 0.77 * 2 ** (-time / params.half_life)
+    return {"tbg": tbg, "u_measure": _ref_u(grades, lists, trail, params)}
+
+
+def _ref_events(grades, lists, trail, params):
+    """The trail as events (time, kind, doc) on T-BG's clock."""
     events, clock = [], 0.0
     for q, ranked in enumerate(lists):
         seen = trail[q] if trail else TrailQuery()
@@ -144,7 +155,11 @@ def ref_timed(grades, lists, trail, params):
                 dwell = seen.opened[r] if seen.opened[r] is not None else params.document_seconds
                 clock += dwell
                 events.append((clock, "read", doc))
-    # U's clock adds a whole reading per read document and nothing for unread ones: rebuild it.
+    return events
+
+
+def _ref_u(grades, lists, trail, params):
+    """U's clock adds a whole reading per read document and nothing for unread ones: rebuilt on its own."""
     u_clock, u, credited = 0.0, 0.0, set()
     for q, ranked in enumerate(lists):
         seen = trail[q] if trail else TrailQuery()
@@ -159,12 +174,7 @@ def ref_timed(grades, lists, trail, params):
                 if grades.get(doc, 0) > 0 and doc not in credited:
                     credited.add(doc)
                     u += grades[doc] * max(0.0, 1 - u_clock / params.u_patience)
-    tbg, credited = 0.0, set()
-    for time, kind, doc in events:
-        if kind == "reach" and grades.get(doc, 0) > 0 and doc not in credited:
-            credited.add(doc)
-            tbg += 0.64 * 0.77 * 2 ** (-time / params.half_life)
-    return {"tbg": tbg, "u_measure": u}
+    return u
 
 
 # --- the comparisons ----------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """sRBP's largest grade comes from the scale (the caller's grade_max, or the command's whole qrels file),
 never from the topics scored together: a session's sRBP is the same alone or beside another topic's session
-(issue 29: 0.24 alone, 0.16 beside another topic's session)."""
+(0.24 alone, 0.16 beside another topic's session)."""
 
 import json
 

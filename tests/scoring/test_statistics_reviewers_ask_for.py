@@ -283,7 +283,7 @@ def test_compare_systems_fits_the_mixed_model_on_the_sessions_when_given_the_des
 
 
 def test_cohens_dz_of_a_huge_paired_t_has_no_interval_rather_than_an_error():
-    # Issue 30's conclusion-change page met these block means: scipy's noncentral t turns NaN on the way to
+    # Conclusion-change page met these block means: scipy's noncentral t turns NaN on the way to
     # the bound, which stopped brentq with a ValueError (a 500).
     first = [169.3426403617271, 144.3426403617271, 144.3426403617271, 125.0] + [
         169.3426403617271,

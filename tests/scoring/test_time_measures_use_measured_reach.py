@@ -1,4 +1,4 @@
-"""Issue 28: TBG and U-measure take when each result was first on the participant's screen (measured exposure,
+"""TBG and U-measure take when each result was first on the participant's screen (measured exposure,
 TrailQuery.reached) in place of the modelled clock. With the reach the model would give, nothing changes; a
 result reached later decays more, so TBG never rises; the docs' worked example with reached times."""
 

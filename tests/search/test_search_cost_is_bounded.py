@@ -1,7 +1,7 @@
 """A `*` (match-all) or range query reads a bounded number of documents, and its pages still agree.
 
 Every hit of such a query has the same score; ordering the whole tie by document id read every hit of the
-index (issue 14). Ties are now ordered by document id within blocks of TIE_BLOCK hits of the engine's order.
+index. Ties are now ordered by document id within blocks of TIE_BLOCK hits of the engine's order.
 """
 
 import pytest

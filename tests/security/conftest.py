@@ -102,7 +102,7 @@ def world(designed_study, alice, bob, charlie, django_user_model):
 
 
 def _llm_assessor_with_a_run(study, alice):
-    """An LLM assessor of Alice's study (issue 30) with a finished run, for its pages' rows (llm_path). Its
+    """An LLM assessor of Alice's study with a finished run, for its pages' rows (llm_path). Its
     endpoint is a documentation address (192.0.2.1), which the outbound rules refuse without a packet."""
     from studies.assessment.llm.setup import llm_assessor_create
     from studies.models import LLMRun

@@ -1,4 +1,4 @@
-"""Collections have an owner and are shared explicitly (issue 14): a researcher builds studies only on the
+"""Collections have an owner and are shared explicitly: a researcher builds studies only on the
 collections they may use (own, shared with them, or those of studies they research on; superusers all), by
 the API, the page's form, the service, the admin and every importer. Another lab's collection id reads like an
 id that does not exist."""

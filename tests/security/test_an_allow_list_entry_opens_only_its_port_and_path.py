@@ -1,7 +1,7 @@
 """An OUTBOUND_ALLOW entry may name a port and a path prefix (`models.lab.internal:8000/v1`): then it opens
 that port and the paths under that prefix and nothing else on the host, however the path is spelled (percent-
 encoded dots, backslashes, `..`). The model server's host named in the allow-list no longer opens its other
-ports and paths to every researcher (issue 36)."""
+ports and paths to every researcher."""
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured

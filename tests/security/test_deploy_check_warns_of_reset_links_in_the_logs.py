@@ -1,6 +1,6 @@
 """`manage.py check --deploy` warns (sessionlab.W003) when DEBUG is off and password reset e-mails go to the
 console backend (the default): their links, which set an account's password, would be in the server's logs.
-EMAIL_BACKEND=smtp (or dummy) silences it (issue 29)."""
+EMAIL_BACKEND=smtp (or dummy) silences it."""
 
 import pytest
 

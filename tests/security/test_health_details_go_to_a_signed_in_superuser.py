@@ -1,4 +1,4 @@
-"""/health/ready's details (its checks, this node's index counts) go to the operator (issue 36): the token,
+"""/health/ready's details (its checks, this node's index counts) go to the operator: the token,
 or a signed-in superuser's browser. A researcher is `is_staff` in every lab here, so staff alone is not
 enough; a probe without a session cookie costs no query for the user."""
 

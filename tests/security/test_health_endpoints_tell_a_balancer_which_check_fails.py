@@ -29,7 +29,7 @@ def production_like(settings):
 @pytest.mark.django_db
 @pytest.mark.parametrize("authorization", [None, "Bearer wrong", f"Bearer {TOKEN}x", "Basic x"])
 def test_anyone_without_the_token_gets_the_bare_status_only(production_like, monkeypatch, authorization):
-    """Issue 36: /health/ready answered anyone with its checks and this node's index counts (~120 ms)."""
+    """/health/ready once answered anyone with its checks and this node's index counts (~120 ms)."""
     counted = []
     monkeypatch.setitem(health.CHECKS, "search_indexes", lambda: counted.append(1) or {})
     extra = {"HTTP_AUTHORIZATION": authorization} if authorization else {}

@@ -21,8 +21,8 @@ from studies.assessment import pools, references
 from studies.errors import AssessmentError
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import, study_archive_json
-from studies.interchange.collection_import import CollectionImportError, collection_import
 from studies.interchange.session_track import session_track_import
+from studies.library.collection_import import CollectionImportError, collection_import
 from studies.search.engines import formats
 
 from ..samples import SESSION_TRACK_XML

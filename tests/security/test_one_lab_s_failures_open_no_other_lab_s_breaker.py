@@ -1,6 +1,6 @@
 """The circuit breaker is keyed by the study (a lab's) and the target, not by the target alone: lab B's
 engine calls that time out or fail open B's breaker, and lab A's next call to the same engine is still made
-(before, five failures by lab B failed lab A's next run with "circuit open"; issue 36). The same holds for a
+(before, five failures by lab B failed lab A's next run with "circuit open"). The same holds for a
 language-model assessor's requests (`post_json`, scope `study:<id>`)."""
 
 import pytest

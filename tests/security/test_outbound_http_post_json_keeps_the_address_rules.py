@@ -1,4 +1,4 @@
-"""outbound.post_json, an LLM assessor's way out (issue 30), is held to fetch's rules: the resolved address
+"""outbound.post_json, an LLM assessor's way out, is held to fetch's rules: the resolved address
 checked against OUTBOUND_ALLOW (a refused one is never reached), redirects refused rather than followed (the
 body is not ours to resend), one deadline (the caller's timeout, at most OUTBOUND_POST_DEADLINE_SECONDS), the
 body cap, the breaker; and its headers (an API key) appear in no error."""

@@ -134,7 +134,7 @@ API_ROWS: dict[tuple[str, str], Row] = {
         lambda w: {"mode": "merge"},
         json=True,
     ),
-    # LLM assessors (issue 30): the world's assessor and its finished run.
+    # LLM assessors: the world's assessor and its finished run.
     ("api:llm_assessor_list", "GET"): Row("GET", study_path("/api/studies/{pk}/llm-assessors/"), API_STUDY),
     ("api:llm_assessor_list", "POST"): Row(
         "POST",

@@ -41,7 +41,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("password_change", "GET"): Row("GET", fixed("/accounts/password/"), LOGGED_IN),
     ("password_change", "POST"): Row("POST", fixed("/accounts/password/"), LOGGED_IN, lambda w: {}),
     ("password_change_done", "GET"): Row("GET", fixed("/accounts/password/done/"), LOGGED_IN),
-    # A forgotten password (issue 29): public, as the login page; the same answer for every caller (a link
+    # A forgotten password: public, as the login page; the same answer for every caller (a link
     # that is no account's reads as used up).
     ("password_reset", "GET"): Row("GET", fixed("/accounts/password/reset/"), PUBLIC),
     ("password_reset", "POST"): Row("POST", fixed("/accounts/password/reset/"), PUBLIC, lambda w: {}),
@@ -58,7 +58,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("new_study:study_create", "POST"): Row(
         "POST", fixed("/studies/new/"), RESEARCHER_ANY_STUDY, lambda w: {}
     ),
-    # Another researcher's account (issue 29): any researcher; adding them to a study is the owner's only.
+    # Another researcher's account: any researcher; adding them to a study is the owner's only.
     ("studies:researcher_invite", "GET"): Row(
         "GET", fixed("/studies/researchers/new/"), RESEARCHER_ANY_STUDY
     ),
@@ -213,7 +213,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("library:study_collection", "POST"): Row(
         "POST", study_path("/collections/for-study/{slug}/"), RESEARCHER_PAGE, lambda w: {}
     ),
-    # The repair of a study made without its collection's judgments (issue 37): the owner's alone.
+    # The repair of a study made without its collection's judgments: the owner's alone.
     ("library:study_collection_reference", "POST"): Row(
         "POST",
         study_path("/collections/for-study/{slug}/reference/"),
@@ -292,7 +292,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("assessment:assessor_invite", "POST"): Row(
         "POST", study_path("/assess/manage/{slug}/assessors/invite/"), RESEARCHER_PAGE, lambda w: {}
     ),
-    # Assessor work (issue 30): an empty form is refused with a message, nothing changed.
+    # Assessor work: an empty form is refused with a message, nothing changed.
     ("assessment:assessor_scenarios", "POST"): Row(
         "POST", study_path("/assess/manage/{slug}/assessors/scenarios/"), RESEARCHER_PAGE, lambda w: {}
     ),
@@ -330,7 +330,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("assessment:version_import", "POST"): Row(
         "POST", study_path("/assess/manage/{slug}/versions/import/"), RESEARCHER_PAGE, lambda w: {}
     ),
-    # Language-model assessors (issue 30): the study's researchers only.
+    # Language-model assessors: the study's researchers only.
     ("assessment:llm_assessor_add", "GET"): Row(
         "GET", study_path("/assess/manage/{slug}/llm/add/"), RESEARCHER_PAGE
     ),
@@ -446,7 +446,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("panel:join", "GET"): Row(
         "GET", lambda w, role: public_link("")(w, role) + "?PROLIFIC_PID=" + "ab" * 12, PUBLIC
     ),
-    # A resume code for an id nobody has: the same refusal for every caller, and no token (issue 36).
+    # A resume code for an id nobody has: the same refusal for every caller, and no token.
     ("panel:resume", "POST"): Row(
         "POST",
         public_link("resume/"),

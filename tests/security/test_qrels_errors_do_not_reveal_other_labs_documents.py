@@ -1,5 +1,5 @@
 """A qrels import (reference version or pool) or a hand-added pool document naming another lab's document
-reads exactly like one naming a document that does not exist (issue 14): a study without a collection looks
+reads exactly like one naming a document that does not exist: a study without a collection looks
 only in the collections its owner may use."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 37: a study made on the New-study form with its collection gets the collection's judgments as its
+"""A study made on the New-study form with its collection gets the collection's judgments as its
 first reference version, as its copy always did (before, it had none, and no gold documents)."""
 
 import pytest

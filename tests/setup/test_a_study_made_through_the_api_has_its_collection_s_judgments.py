@@ -1,4 +1,4 @@
-"""Issue 37: POST /api/studies/ with a collection gives the study the collection's judgments as its first
+"""POST /api/studies/ with a collection gives the study the collection's judgments as its first
 reference version, through the same service as the form and the copy."""
 
 import pytest

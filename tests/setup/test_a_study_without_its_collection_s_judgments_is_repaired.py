@@ -1,4 +1,4 @@
-"""Issue 37: a study made without its collection's judgments (the New-study form's, before the fix) is
+"""A study made without its collection's judgments (the New-study form's, before the fix) is
 repaired from its page (the owner's POST) or by `manage.py repair_reference`; the set-up checklist says the
 collection step is done only once the version exists. Repairing twice does nothing the second time."""
 
@@ -18,7 +18,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def unrepaired(alice):
-    """A study built on the collection as the form built it before issue 37: no reference version."""
+    """A study built on the collection as the form built it before it took the collection's judgments: no
+    reference version."""
     return services.study_create(owner=alice, name="Made on the form", collection=with_topics(alice))
 
 

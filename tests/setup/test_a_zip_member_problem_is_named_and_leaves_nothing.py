@@ -1,7 +1,7 @@
 """A zip whose members cannot all be unpacked (a file and a folder of one name, a 300-character name, a name
 twice, an absolute path, `..`, a symbolic link, an encrypted member, too many members, too much once unpacked)
 failed as "an unexpected error" with a traceback, or overwrote a member silently. Each is now the upload's
-error naming the zip, the member and the problem, with nothing left on disk and no rows (issue 26)."""
+error naming the zip, the member and the problem, with nothing left on disk and no rows."""
 
 import io
 import json

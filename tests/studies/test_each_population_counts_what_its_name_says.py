@@ -1,4 +1,4 @@
-"""The analysis population's one definition (studies/population.py, issue 29): each base and each leave-out
+"""The analysis population's one definition (studies/population.py): each base and each leave-out
 keeps exactly the participants its name says, whatever their state (null reads as invited), and never a
 preview; the text form reads back to itself; a name that is none of them is refused with what and where; the
 study API stores the default, checked the same way."""

@@ -5,7 +5,8 @@ import pytest
 
 from studies import errors
 from studies.design import services
-from studies.interchange import archive, collection_import, trec
+from studies.interchange import archive, trec
+from studies.library import collection_import
 from studies.participation import event_checks
 from tests.interchange.api_helpers import client_for
 

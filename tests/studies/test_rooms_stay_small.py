@@ -1,4 +1,4 @@
-"""Rooms stay small enough to read cold (issue 25): no file over 600 lines outside migrations and vendored
+"""Rooms stay small enough to read cold: no file over 600 lines outside migrations and vendored
 files, no function over 80 lines outside the tests. A room that grows past that is cut by concept into a
 package that re-exports its names (docs/architecture.md)."""
 

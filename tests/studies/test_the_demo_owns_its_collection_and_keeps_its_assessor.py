@@ -1,5 +1,5 @@
 """The demo's collection belongs to the demo researcher, and its assessor assesses the new demo study on every
-reload, though the account outlives the study it first assessed (issue 14: collection owners, assessors of
+reload, though the account outlives the study it first assessed (collection owners, assessors of
 another lab accept first). The simulated sessions are left out here: tests/studies/test_demo_loading.py
 plays them."""
 

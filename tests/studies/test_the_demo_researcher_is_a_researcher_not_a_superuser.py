@@ -1,6 +1,6 @@
 """The demo's researcher is a researcher as docs/security.md describes one (is_staff, no superuser flag, no
 model permissions), not a superuser, and the README's demo steps still work: log in with the printed password
-and see the study and its dashboards (issue 29). An account an older demo made a superuser is demoted."""
+and see the study and its dashboards. An account an older demo made a superuser is demoted."""
 
 import re
 

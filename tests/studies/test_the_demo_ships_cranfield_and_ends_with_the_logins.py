@@ -1,4 +1,4 @@
-"""`make demo` on real documents by default (issue 19): the Cranfield collection ships in studies/demo_data,
+"""`make demo` on real documents by default: the Cranfield collection ships in studies/demo_data,
 and load_demo uses it when DEMO_DATA is unset; its output ends with the logins and links, with no eager Celery
 "Task ... succeeded" chatter before them; `make demo` installs only requirements.txt and takes PORT."""
 

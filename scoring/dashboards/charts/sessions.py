@@ -119,7 +119,7 @@ def _session_traces(scores, s: int, *, label: str, x: list[int], curve, end: int
         "name": label,
         "line": {"color": colour, "width": 1.5, "dash": dash},
         "legendgroup": str(s),
-        # The session's id on every point: a click opens its replay (static/js/charts.js, issue 28).
+        # The session's id on every point: a click opens its replay (static/js/charts.js).
         "customdata": [int(scores.session_id[s])] * len(x),
     }
     marker = {

@@ -201,7 +201,7 @@ def query_counts_table(scores, *, unit: str = "session", names: dict[str, str] |
 
 
 def attention_table(scores, attention, *, seen_ms: int, names: dict[str, str] | None = None) -> Chart:
-    """What was on screen and when participants were away, per system (issue 28): over the sessions that
+    """What was on screen and when participants were away, per system: over the sessions that
     reported any (the others are counted apart: a study that does not record it, an external front-end),
     the mean active time and share of the time away, results on screen for at least `seen_ms` per query, the
     seconds each result reported on screen was visible, and how far down its page's list was seen."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 FORMULATIONS = ("2008", "2002", "log2", "kanoulas2011")
 DUPLICATES = ("every", "first")
 SHORT_LISTS = ("pad", "as_is")
-SCANS = ("fixed", "observed", "exposure")  # exposure: depths measured on screen (issue 28)
+SCANS = ("fixed", "observed", "exposure")  # exposure: depths measured on screen
 SUMMARIES = ("final", "normalized_final", "last_query", "best_query", "average")
 
 

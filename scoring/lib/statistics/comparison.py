@@ -47,7 +47,7 @@ class Difference:
     low: float
     high: float
     # What was resampled: the pairs (blocks) when paired; both systems' sessions when unpaired (n_first +
-    # n_second, issue 29: it said the first system's count, 39, where 77 sessions were resampled).
+    # n_second: it once said the first system's count, 39, where 77 sessions were resampled).
     n: int
     paired: bool
     reading: str

@@ -1,4 +1,4 @@
-/* When the participant was away from the search page (issue 28): the tab hidden, the window out of focus, or
+/* When the participant was away from the search page: the tab hidden, the window out of focus, or
  * no input (pointer, keys, scroll, touch) for cfg.idleMs. Each stretch becomes a span [kind, start_ms,
  * duration_ms], times from the session's start on the server's clock (cfg.sessionStarted; server-time.js); closed spans leave as one compact `attention` event when the tab is
  * hidden or left and every REPORT_MS. The server takes active time as the session's duration less their

@@ -5,8 +5,8 @@ import { enqueue } from "./outbox.js";
 import { app, byId, gradeLabels, state } from "./search-state.js";
 
 // The panel is sticky at the window's top, but before the page scrolls it starts below the header: its
-// height leaves that room, so its foot (the grade buttons) is in the window at every scroll (issue 19,
-// 1366x768).
+// height leaves that room, so its foot (the grade buttons) is in the window at every scroll (a
+// 1366x768 window included).
 export function fitDocument() {
   const top = app.getBoundingClientRect().top + window.scrollY;
   app.style.setProperty("--document-top", Math.max(0, Math.round(top)) + "px");
@@ -27,7 +27,7 @@ export function showChosen(grade) {
   });
 }
 
-// How far down the open document was read (issue 28): the deepest point of its text on screen, 0..1.
+// How far down the open document was read: the deepest point of its text on screen, 0..1.
 let deepest = 0;
 function noteReading() {
   const scroller = [byId("document-view"), byId("document-text")].find(function (el) {

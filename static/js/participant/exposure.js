@@ -1,4 +1,4 @@
-/* What was on screen (issue 28; docs/running-a-study.md, "Exposure and attention"): for each result of the
+/* What was on screen (docs/running-a-study.md, "Exposure and attention"): for each result of the
  * page shown, when it first entered the viewport and when it last left it, how long it was at least half
  * visible (only while the tab is visible), the largest fraction of it ever visible, the pointer's dwell and entries on it; and how far
  * down the list the page was scrolled. Reported as one compact `exposure` event per page and report

@@ -1,4 +1,4 @@
-/* How long a query took to write (issue 28): from the task or the last results page shown to the first
+/* How long a query took to write: from the task or the last results page shown to the first
  * keystroke in the search box, and to the submission, in ms. Only those two moments are kept: nothing of
  * what is typed beyond the query the participant submits. Part of the attention family (cfg.attention). */
 import { cfg } from "./config.js";

@@ -1,4 +1,4 @@
-"""LLM assessors (issue 30): the assessor as read back (never its key: `key_set` says whether one is
+"""LLM assessors: the assessor as read back (never its key: `key_set` says whether one is
 stored), the settings a create or change accepts, its runs and their kept requests, and a publication of
 the adjudicated grades with machine rules.
 

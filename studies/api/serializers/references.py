@@ -14,7 +14,7 @@ class ReferenceVersionSerializer(serializers.ModelSerializer):
     # The creator's user name, kept when the account is not (ReferenceVersion.creator_name).
     created_by = serializers.CharField(source="creator_name", read_only=True, default=None)
     judgment_count = serializers.IntegerField(read_only=True)
-    # How the version was made (issue 30): the machine rules, the assessor and the counts; {} for none.
+    # How the version was made: the machine rules, the assessor and the counts; {} for none.
     provenance = serializers.JSONField(source="facts", read_only=True)
 
     class Meta:

@@ -1,4 +1,4 @@
-"""LLM assessors (issue 30, docs/api.md "LLM assessors"): set one up and change it, start, follow and cancel
+"""LLM assessors (docs/api.md "LLM assessors"): set one up and change it, start, follow and cancel
 its runs, read the requests each run kept. The services are the page's (studies/assessment/llm/): the same
 checks, the same audit entries. The API key is write-only: no answer of these views carries it."""
 

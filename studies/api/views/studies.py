@@ -45,7 +45,7 @@ class StudyList(FilterMixin, generics.ListAPIView):
         data = s.StudyCreateSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         try:
-            # The collection's judgments become its first reference version, as on the form (issue 37).
+            # The collection's judgments become its first reference version, as on the form.
             study = study_create_on_collection(owner=request.user, **data.validated_data)
         except services.CollectionAccessError as error:
             raise ValidationError({"collection": str(error)}) from None

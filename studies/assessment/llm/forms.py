@@ -85,5 +85,5 @@ class LLMRunForm(forms.Form):
 
     def __init__(self, *args, study, **kwargs):
         super().__init__(*args, **kwargs)
-        # A practice task is never scored, so never sent to the model (issue 37).
+        # A practice task is never scored, so never sent to the model.
         self.fields["scenarios"].queryset = study.scenarios.filter(practice=False).order_by("id")

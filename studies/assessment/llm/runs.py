@@ -130,7 +130,7 @@ def llm_run_cancel(*, run: LLMRun, by=None) -> bool:
 
 
 def _documents(assessor: LLMAssessor, scenario_ids: list[int]):
-    # A practice task's documents are never sent: it is never scored (issue 37).
+    # A practice task's documents are never sent: it is never scored.
     documents = pool_documents_assessed(study_id=assessor.membership.study_id).exclude(
         assessor_judgments__assessor_id=assessor.membership.user_id
     )

@@ -132,7 +132,7 @@ def _archive(study: Study, panel_ids: bool) -> dict:
             {"code": s.code, "name": s.name, "backend": s.backend, "config": s.config}
             for s in study.systems.order_by("id")
         ],
-        "recruitment": recruitment_exported(study),  # the participants' panel (issue 29)
+        "recruitment": recruitment_exported(study),  # the participants' panel
         "participants": _Lazy(lambda: _participants_section(exported, panel_ids), not exported.exists()),
         "reference_versions": _reference_versions(study),
         "assessment": _assessment(study),
@@ -225,7 +225,7 @@ class _Participants:
             .order_by("query_id", "rank")
         ):
             self.shown.setdefault(row.query_id, []).append(row)
-        # What was on screen and when the participant was away (issue 28).
+        # What was on screen and when the participant was away.
         self.scrolls: dict[int, list[PageExposure]] = {}
         for scroll in PageExposure.objects.filter(query__session__assignment__participant__in=ids).order_by(
             "query_id", "page"
@@ -271,7 +271,7 @@ class _Participants:
                     "declined_at": _t(participant.declined_at),
                     "withdrawn_at": _t(participant.withdrawn_at),
                     "created_at": _t(participant.created_at),
-                    # State, plan row, panel and exclusion (issue 29): participant_state.py.
+                    # State, plan row, panel and exclusion: participant_state.py.
                     **participant_state_exported(participant, panel_ids=self.panel_ids),
                     "assignments": assignments,
                     "events": [self._event(event) for event in self.events.get(participant.pk, [])],
@@ -388,16 +388,16 @@ def _reference_versions(study: Study) -> list[dict]:
         {
             "number": version.number,
             "note": version.note,
-            "created_by": version.creator_name,  # kept when the account is not (issue 29)
+            "created_by": version.creator_name,  # kept when the account is not
             "created_at": _t(version.created_at),
-            "provenance": version.provenance or None,  # the machine rules that let grades in (issue 30)
+            "provenance": version.provenance or None,  # the machine rules that let grades in
             "judgments": [
                 {
                     "topic_id": j.topic_id,
                     "doc": _doc(j),
                     "grade": j.grade,
                     "source": j.source,
-                    "judged_by": j.judge_name,  # kept when the account is not (issue 29)
+                    "judged_by": j.judge_name,  # kept when the account is not
                 }
                 for j in version_judgments.get(version.pk, [])
             ],
@@ -419,7 +419,7 @@ def _assessment(study: Study) -> dict:
     guidelines = study.assessment_guidelines.select_related("scenario").order_by("id")
     return {
         "assessors_per_document": plan.assessors_per_document if plan else None,
-        # Issue 30: the double-judged share, the highlighting of participants' queries, the guidelines.
+        # The double-judged share, the highlighting of participants' queries, the guidelines.
         "double_judged_percent": plan.double_judged_percent if plan else None,
         "highlight_participant_queries": plan.highlight_participant_queries if plan else None,
         "guidelines": [

@@ -11,11 +11,11 @@ from django.utils import timezone
 from studies.design.latin_square import DESIGNS
 from studies.design.lifecycle import PAUSED
 from studies.design.questionnaires import questionnaire_errors
-from studies.design.selectors import collection_usable_by
 from studies.design.services import study_slug_free, system_check_config
-from studies.errors import SystemConfigError
+from studies.errors import CollectionAccessError, CollectionImportError, DocumentRefused, SystemConfigError
 from studies.interchange.archive.layout import FORMAT, VERSION
 from studies.interchange.archive.reader import ArchiveReader
+from studies.library.collections import collection_named_or_created, documents_add
 from studies.models import Collection, Document, GradeLevel, Scenario, Study, System
 from studies.population import Population, PopulationError
 
@@ -105,20 +105,20 @@ def grade_scale_imported(r: ArchiveReader, data, study: Study) -> set[int]:
 
 
 def _collection_for(r: ArchiveReader, obj, where: str, name: str, owner) -> Collection:
-    """The archive's collection by name: one the owner may use, or a new one they own. Another lab's
-    collection of that name is refused: its documents (and which ids it holds) are not the archive's to
-    take."""
-    collection = Collection.objects.filter(name=name).first()
-    if collection is None:
-        return Collection.objects.create(name=name, owner=owner)
-    if not collection_usable_by(user=owner, collection=collection):
+    """The archive's collection by name: one the owner may use, or a new one they own
+    (`studies.library.collections.collection_named_or_created`). Another lab's collection of that name is
+    refused: its documents (and which ids it holds) are not the archive's to take."""
+    try:
+        return collection_named_or_created(name=name, owner=owner)
+    except CollectionAccessError:
         r.fail(
             obj,
             where,
             f"a collection named {name!r} exists and is not shared with {owner.username!r}; "
             "ask its owner to share it, or rename the collection in the archive",
         )
-    return collection
+    except CollectionImportError as error:
+        r.fail(obj, where, str(error))
 
 
 # Documents are stored this many at a time, or as soon as their texts pass this many characters (the SQL of
@@ -176,21 +176,29 @@ def _documents_stored(r: ArchiveReader, batch: list[tuple[Collection, dict, str]
     for collection_id, ids in by_collection.items():
         found = Document.objects.filter(collection_id=collection_id, external_id__in=ids)
         documents.update(found.values_list("external_id", "pk"))
-    fresh = []
+    fresh: dict[int, list[tuple[Document, dict, str]]] = {}
     for collection, item, where in batch:
         external_id = item["external_id"]
         if external_id not in documents:
             document = Document(
-                collection=collection,
                 external_id=external_id,
                 title=r.get(item, "title", where, str, default=""),
                 text=r.get(item, "text", where, str, default=""),
                 extra=r.get(item, "extra", where, dict, default={}),
             )
             _refuse_an_oversized_document(r, item, where, document)
-            fresh.append(document)
-    for document in Document.objects.bulk_create(fresh):
-        documents[document.external_id] = document.pk
+            fresh.setdefault(collection.pk, []).append((document, item, where))
+    collection_of = {collection.pk: collection for collection, _item, _where in batch}
+    for collection_id, items in fresh.items():
+        try:
+            made = documents_add(
+                collection=collection_of[collection_id], documents=[d for d, _i, _w in items]
+            )
+        except DocumentRefused as refused:
+            _document, item, where = items[refused.index]
+            r.fail(item, where, refused.reason)
+        for document in made:
+            documents[document.external_id] = document.pk
 
 
 def _refuse_an_oversized_document(r: ArchiveReader, item, where: str, document: Document) -> None:

@@ -1,4 +1,4 @@
-"""What was on screen and when the participant was away (issue 28), read back from an archive: a shown
+"""What was on screen and when the participant was away, read back from an archive: a shown
 result's `exposure`, a query's `page_exposures` and a session's `attention_spans` (docs/file-formats.md).
 Each is optional (an archive written before them has none); a value out of range is refused where it is,
 as every other field of the archive."""

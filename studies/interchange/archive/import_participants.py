@@ -200,7 +200,7 @@ def _queries_imported(done: Imported, s_item, s_where: str, session: SearchSessi
 
 
 def _milliseconds(r: ArchiveReader, item, key: str, where: str) -> int | None:
-    """A query's formulation time (issue 28): null, or a whole number of milliseconds the column holds."""
+    """A query's formulation time: null, or a whole number of milliseconds the column holds."""
     value = r.get(item, key, where, int, null=True, default=None)
     if value is not None and not 0 <= value <= 2**31 - 1:
         r.fail(item, f"{where}.{key}", f"{value!r} is not a number of milliseconds from 0 to {2**31 - 1}")

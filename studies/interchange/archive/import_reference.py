@@ -53,8 +53,8 @@ def reference_versions_imported(done: Imported, data) -> None:
                 f"importing account; reference version {number} keeps the name without an account"
             )
         note = r.get(item, "note", where, str, default="")
-        # An older archive has none; kept as written (it records how the version was made, issue 30), but
-        # marked as the archive's claim: nothing here ran that model or that prompt (issue 36).
+        # An older archive has none; kept as written (it records how the version was made), but
+        # marked as the archive's claim: nothing here ran that model or that prompt.
         provenance = r.get(item, "provenance", where, dict, null=True, default=None)
         if provenance:
             provenance = provenance | {IMPORTED: True}
@@ -108,7 +108,7 @@ def _judgments_read(done: Imported, item, where: str, judges: dict) -> Iterator[
 
 def _own_account(owner, name: str | None):
     """The account an archive's user name links to: only the importing owner's own (the study has no lab
-    model, so another lab's account of the same name is never made an archive's creator or judge, issue 36);
+    model, so another lab's account of the same name is never made an archive's creator or judge);
     any other name is kept as text."""
     return owner if name is not None and name == owner.get_username() else None
 
@@ -119,7 +119,8 @@ def assessment_imported(done: Imported, data) -> None:
     assessment = data.get("assessment") or {}
     r.obj(assessment, "$.assessment", data)
     per_document = r.get(assessment, "assessors_per_document", "$.assessment", int, null=True, default=None)
-    # Issue 30's settings: absent from older archives, which import with none.
+    # The assessment settings (double-judged share, highlighting): absent from older archives, which
+    # import with none.
     double = r.get(assessment, "double_judged_percent", "$.assessment", int, null=True, default=None)
     if double is not None and not 0 <= double <= 100:
         r.fail(assessment, "$.assessment.double_judged_percent", f"{double!r} is not a percent from 0 to 100")

@@ -85,9 +85,9 @@ def study_archive_import(*, path: str | Path, owner, name: str | None = None) ->
                 with stored_timestamps():
                     study = _import(data, path, owner, name)
                 if not study.reference_versions.exists():
-                    # An archive with no reference (one of a study made before issue 37): the collection's
-                    # judgments become its first version, as for any study built on it (made now, after the
-                    # archive's stored times).
+                    # An archive with no reference (of a study made when the New-study form did not yet take
+                    # the collection's judgments): the collection's judgments become its first version, as
+                    # for any study built on it (made now, after the archive's stored times).
                     reference_version_from_collection(study=study, by=owner)
                 return study
         except ImportFailure:

@@ -1,4 +1,4 @@
-"""A participant's state, plan row, panel and exclusion in the archive (issue 29): written by the export and
+"""A participant's state, plan row, panel and exclusion in the archive: written by the export and
 read back by the import, so that export -> import -> export gives the same participant fields.
 
 The fields (each null when the column is): state (null reads as invited), state_changed_at, state_reason,

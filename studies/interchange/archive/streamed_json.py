@@ -275,20 +275,32 @@ class _Cursor:
         """Find the end of the value at `i` (after peek) and move `i` there; returns where it starts and ends
         in `buf`. With `keep` False the bytes behind the scan are dropped as it goes (a skipped value, or a
         streamed list noted for later, is never held whole)."""
+        if self.buf[self.i] not in (_OPEN_LIST, _OPEN_OBJECT, _QUOTE):
+            return self._scan_scalar(where, keep=keep)
+        return self._scan_nested(where, keep=keep)
+
+    def _scan_scalar(self, where: str, *, keep: bool) -> tuple[int, int]:
+        """`_scan` of a number, true, false or null: up to the next delimiter, reading on while the buffer
+        ends inside it."""
+        buf = self.buf
+        start = j = self.i
+        while True:
+            end = _SCALAR.match(buf, j).end()  # type: ignore[union-attr]  # always matches
+            if end < len(buf) or (moved := self._more(start if keep else end)) is None:
+                break
+            start, j = start - moved, end - moved
+            buf = self.buf
+        if end == start:
+            self.fail(where, f"unexpected character {chr(buf[start])!r}", at=start)
+        self.i = end
+        return start, end
+
+    def _scan_nested(self, where: str, *, keep: bool) -> tuple[int, int]:
+        """`_scan` of a string, a list or an object: to the quote or bracket that closes it, reading on as
+        the buffer runs out."""
         buf = self.buf
         start = j = self.i
         first = buf[j]
-        if first not in (_OPEN_LIST, _OPEN_OBJECT, _QUOTE):
-            while True:
-                end = _SCALAR.match(buf, j).end()  # type: ignore[union-attr]  # always matches
-                if end < len(buf) or (moved := self._more(start if keep else end)) is None:
-                    break
-                start, j = start - moved, end - moved
-                buf = self.buf
-            if end == start:
-                self.fail(where, f"unexpected character {chr(buf[start])!r}", at=start)
-            self.i = end
-            return start, end
         stack = [first] if first != _QUOTE else []
         in_string = first == _QUOTE
         string_start = j
@@ -303,14 +315,7 @@ class _Cursor:
                     if not stack:
                         break
                     continue
-                if string_cap is not None and k - string_start > string_cap:
-                    raise ImportFailure(
-                        self.archive.name,
-                        self.line_at(max(string_start, self.line_i)),
-                        None,
-                        f"a string of more than {string_cap} bytes in the file is over "
-                        f"ARCHIVE_MAX_DOCUMENT_BYTES ({self.archive.max_string_bytes} bytes)",
-                    )
+                self._check_string_cap(string_cap, k - string_start, string_start)
                 j = k  # the end of the buffer, or a backslash that is its last byte
             else:
                 found = _STRUCTURE.search(buf, j)
@@ -319,19 +324,8 @@ class _Cursor:
                     j = found.end()
                     if c == _QUOTE:
                         in_string, string_start = True, j - 1
-                    elif c in _CLOSING:
-                        stack.append(c)
-                        if len(stack) > MAX_DEPTH:
-                            self.fail(where, "nested too deeply", at=j - 1)
-                    else:
-                        if _CLOSING[stack.pop()] != c:
-                            self.fail(
-                                where,
-                                f"{chr(c)!r} closes a {'list' if c == _CLOSE_OBJECT else 'object'}",
-                                at=j - 1,
-                            )
-                        if not stack:
-                            break
+                    elif self._bracket_closes_all(where, c, stack, j - 1):
+                        break
                     continue
                 j = len(buf)
             moved = self._more(start if keep else j)
@@ -343,3 +337,26 @@ class _Cursor:
             buf = self.buf
         self.i = j
         return start, j
+
+    def _check_string_cap(self, string_cap: int | None, length: int, string_start: int) -> None:
+        """A kept string whose bytes in the file pass `string_cap` is refused before it is read whole."""
+        if string_cap is not None and length > string_cap:
+            raise ImportFailure(
+                self.archive.name,
+                self.line_at(max(string_start, self.line_i)),
+                None,
+                f"a string of more than {string_cap} bytes in the file is over "
+                f"ARCHIVE_MAX_DOCUMENT_BYTES ({self.archive.max_string_bytes} bytes)",
+            )
+
+    def _bracket_closes_all(self, where: str, c: int, stack: list[int], at: int) -> bool:
+        """An opening bracket goes on `stack` (refused past MAX_DEPTH); a closing one must match the last
+        opened. True when it closes the outermost."""
+        if c in _CLOSING:
+            stack.append(c)
+            if len(stack) > MAX_DEPTH:
+                self.fail(where, "nested too deeply", at=at)
+            return False
+        if _CLOSING[stack.pop()] != c:
+            self.fail(where, f"{chr(c)!r} closes a {'list' if c == _CLOSE_OBJECT else 'object'}", at=at)
+        return not stack

@@ -15,7 +15,7 @@ from scoring.lib.trec_io import parse_qrels_lines
 from studies.assessment.collection_reference import reference_version_from_collection
 from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
-from studies.design.selectors import collection_usable_by
+from studies.errors import CollectionAccessError, CollectionImportError
 from studies.interchange import ImportFailure
 from studies.interchange.archive import stored_timestamps
 from studies.interchange.session_track.log import (
@@ -29,11 +29,11 @@ from studies.interchange.session_track.log import (
 )
 from studies.interchange.session_track.reader import read_bytes, read_log
 from studies.interchange.session_track.timeline import session_timeline
+from studies.library.collections import collection_named_or_created, documents_add
 from studies.models import (
     NEGATIVE_REFERENCE_GRADES,
     Assignment,
     Collection,
-    Document,
     Event,
     EventOrigin,
     Participant,
@@ -46,6 +46,7 @@ from studies.models import (
     System,
 )
 from studies.participation.event_checks import SERVER_EVENT_TYPES
+from studies.search.engines.formats import Document as ParsedDocument
 
 
 def _values_in(queryset, field: str, values: list, columns: tuple) -> list[tuple]:
@@ -139,7 +140,7 @@ def session_track_import(
         status="open",  # its sessions are imported with it: not a draft waiting for participants
     )
     reference_version_from_collection(study=study, by=owner)  # a reused collection's judgments, if any
-    documents, urls, created = _documents_stored(collection, log, qrels_lines)
+    documents, urls, created = _documents_stored(path, collection, log, qrels_lines)
     participants, search_sessions, timeline = _design_stored(study, log, system_code, day)
     query_of = _queries_stored(log, search_sessions, timeline)
     logger = _EventLogger(log, documents, urls, query_of)
@@ -195,13 +196,13 @@ def _qrels_read(qrels_path: str, negative_grades: str) -> tuple[list[str], int, 
 
 
 def _collection_for(path: str, owner, collection_name: str) -> Collection:
-    """The collection by name: one the owner may use, or a new one they own."""
-    collection = Collection.objects.filter(name=collection_name).first()
-    if collection is None:
-        return Collection.objects.create(
+    """The collection by name: one the owner may use, or a new one they own
+    (`studies.library.collections.collection_named_or_created`)."""
+    try:
+        return collection_named_or_created(
             name=collection_name, owner=owner, description="Documents named by TREC Session Track logs."
         )
-    if not collection_usable_by(user=owner, collection=collection):
+    except CollectionAccessError:
         # Another lab's documents are not this log's to reuse (nor which ids they hold to learn).
         raise ImportFailure(
             path,
@@ -209,12 +210,13 @@ def _collection_for(path: str, owner, collection_name: str) -> Collection:
             "collection",
             f"a collection named {collection_name!r} exists and is not "
             f"shared with {owner.username!r}; ask its owner to share it, or name another",
-        )
-    return collection
+        ) from None
+    except CollectionImportError as error:
+        raise ImportFailure(path, None, "collection", str(error)) from None
 
 
 def _documents_stored(
-    collection: Collection, log: Log, qrels_lines: list[str]
+    path: str, collection: Collection, log: Log, qrels_lines: list[str]
 ) -> tuple[dict[str, int], dict[int, str | None], int]:
     """{document id: row id} of every document the log and the qrels name, the collection's reused and the
     others created (from results first, so they get titles and urls); {row id: url}; how many were created."""
@@ -230,16 +232,14 @@ def _documents_stored(
     documents = dict(_values_in(collection.documents, "external_id", list(wanted), ("external_id", "pk")))
     existing = set(documents)
     fresh = [
-        Document(
-            collection=collection,
-            external_id=docid,
-            title=info["title"],
-            extra={"url": info["url"]} if info["url"] is not None else {},
-        )
+        ParsedDocument(docid, info["title"], "", {"url": info["url"]} if info["url"] is not None else {})
         for docid, info in wanted.items()
         if docid not in existing
     ]
-    Document.objects.bulk_create(fresh, batch_size=2000)
+    try:
+        documents_add(collection=collection, documents=fresh)
+    except CollectionImportError as error:
+        raise ImportFailure(path, None, "document", str(error)) from None
     documents.update(
         _values_in(collection.documents, "external_id", [d.external_id for d in fresh], ("external_id", "pk"))
     )

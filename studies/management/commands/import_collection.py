@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from sessionlab.plurals import counted
-from studies.interchange.collection_import import CollectionImportError, collection_import, parse_grade_map
+from studies.library.collection_import import CollectionImportError, collection_import, parse_grade_map
 from studies.models import Study
 
 

@@ -1,4 +1,4 @@
-"""manage.py repair_reference: give studies made without their collection's judgments (issue 37: the
+"""manage.py repair_reference: give studies made without their collection's judgments (the
 New-study form's, before the fix) those judgments as a reference version (docs/setting-up-a-study.md)."""
 
 from django.core.management.base import BaseCommand, CommandError

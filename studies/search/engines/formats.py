@@ -98,6 +98,32 @@ def _check_unique(seen: dict[str, int], key: str, path: str, line: int, what: st
 _SMART_MARKER = re.compile(r"^\.([A-Z])(?:\s+(.*))?$")
 
 
+def _check_smart_record_id(path: Path, number: int, rest: str) -> None:
+    """A `.I` line's record id: there, and without a space."""
+    if not rest:
+        raise FormatError(str(path), number, ".I without a record id")
+    if " " in rest:
+        raise FormatError(str(path), number, f"record id {rest!r} contains a space")
+
+
+def _check_smart_field_marker(
+    path: Path, number: int, letter: str, rest: str, allowed: str, *, in_record: bool
+) -> None:
+    """A field marker (`.T`, `.W`, ...): one of `allowed`, inside a record, alone on its line."""
+    if letter not in allowed:
+        raise FormatError(
+            str(path),
+            number,
+            f"unknown field marker .{letter} (expected one of "
+            + ", ".join("." + c for c in "I" + allowed)
+            + ")",
+        )
+    if not in_record:
+        raise FormatError(str(path), number, f"field .{letter} before the first .I")
+    if rest:
+        raise FormatError(str(path), number, f"unexpected text after .{letter} on the marker line")
+
+
 def _read_smart_records(path: Path, allowed: str) -> list[tuple[str, int, dict[str, str]]]:
     """Records of a SMART-style file (`.I id` then field markers `.T`, `.W`, ... on their own lines).
 
@@ -121,27 +147,14 @@ def _read_smart_records(path: Path, allowed: str) -> list[tuple[str, int, dict[s
         if marker:
             letter, rest = marker.group(1), (marker.group(2) or "").strip()
             if letter == "I":
-                if not rest:
-                    raise FormatError(str(path), number, ".I without a record id")
-                if " " in rest:
-                    raise FormatError(str(path), number, f"record id {rest!r} contains a space")
+                _check_smart_record_id(path, number, rest)
                 _check_unique(seen, rest, str(path), number, "record id")
                 close()
                 records.append((rest, number, {}))
                 current, field_name = {}, None
                 continue
-            if letter not in allowed:
-                raise FormatError(
-                    str(path),
-                    number,
-                    f"unknown field marker .{letter} (expected one of "
-                    + ", ".join("." + c for c in "I" + allowed)
-                    + ")",
-                )
-            if current is None:
-                raise FormatError(str(path), number, f"field .{letter} before the first .I")
-            if rest:
-                raise FormatError(str(path), number, f"unexpected text after .{letter} on the marker line")
+            _check_smart_field_marker(path, number, letter, rest, allowed, in_record=current is not None)
+            assert current is not None  # checked just above
             field_name = letter
             if letter in current:
                 repeated.setdefault(records[-1][0], []).append(letter)
@@ -355,6 +368,54 @@ _TOPIC_FIELD = re.compile(r"</?(num|title|desc|narr|[a-z][a-z0-9_]*)\s*>", re.IG
 _TOPIC_PREFIXES = {"num": "Number:", "title": "Topic:", "desc": "Description:", "narr": "Narrative:"}
 
 
+def _topic_fields(text: str, start: int, end: int, path_s: str, lines: _Lines) -> dict[str, str]:
+    """{field name: raw text} of the topic between `start` and `end`: the text after each opening tag up to
+    the next tag (a field given twice, by its tags' parts, is joined). FormatError for text outside a field
+    or a known field opened twice."""
+    fields: dict[str, str] = {}
+    current: str | None = None
+    current_start = start
+    position = start
+    for tag in _TOPIC_FIELD.finditer(text, start, end):
+        if current is None and text[position : tag.start()].strip():
+            raise FormatError(
+                path_s,
+                lines(
+                    position + len(text[position : tag.start()]) - len(text[position : tag.start()].lstrip())
+                ),
+                "text before the first field of the topic",
+            )
+        if current is not None:
+            fields[current] = fields.get(current, "") + " " + text[current_start : tag.start()]
+        name = tag.group(1).lower()
+        if tag.group(0).startswith("</"):
+            current = None
+        else:
+            if name in fields and name in _TOPIC_PREFIXES:
+                raise FormatError(path_s, lines(tag.start()), f"<{name}> appears twice in one topic")
+            current = name
+            fields.setdefault(name, "")
+        current_start = tag.end()
+        position = tag.end()
+    if current is not None:
+        fields[current] = fields.get(current, "") + " " + text[current_start:end]
+    elif text[position:end].strip():
+        raise FormatError(path_s, lines(position), "text after the last field of the topic")
+    return fields
+
+
+def _topic_values(fields: dict[str, str]) -> dict[str, str]:
+    """The fields' text unescaped and squashed, without the classic prefixes ("Number:", "Topic:", ...)."""
+    values = {}
+    for name, raw in fields.items():
+        value = _squash(html.unescape(raw))
+        prefix = _TOPIC_PREFIXES.get(name)
+        if prefix and value.lower().startswith(prefix.lower()):
+            value = value[len(prefix) :].strip()
+        values[name] = value
+    return values
+
+
 def read_trec_topics(path: str | Path) -> list[Topic]:
     """Read TREC topics: `<top> <num> Number: 301 <title> .. <desc> Description: .. <narr> Narrative: ..
     </top>`. Fields may be left open (classic TREC) or closed (`</title>`). Topic(topic_id=num, title,
@@ -366,44 +427,7 @@ def read_trec_topics(path: str | Path) -> list[Topic]:
     topics: list[Topic] = []
     seen: dict[str, int] = {}
     for start, end, top_line in _blocks(text, path_s, lines, "top"):
-        fields: dict[str, str] = {}
-        current: str | None = None
-        current_start = start
-        position = start
-        for tag in _TOPIC_FIELD.finditer(text, start, end):
-            if current is None and text[position : tag.start()].strip():
-                raise FormatError(
-                    path_s,
-                    lines(
-                        position
-                        + len(text[position : tag.start()])
-                        - len(text[position : tag.start()].lstrip())
-                    ),
-                    "text before the first field of the topic",
-                )
-            if current is not None:
-                fields[current] = fields.get(current, "") + " " + text[current_start : tag.start()]
-            name = tag.group(1).lower()
-            if tag.group(0).startswith("</"):
-                current = None
-            else:
-                if name in fields and name in _TOPIC_PREFIXES:
-                    raise FormatError(path_s, lines(tag.start()), f"<{name}> appears twice in one topic")
-                current = name
-                fields.setdefault(name, "")
-            current_start = tag.end()
-            position = tag.end()
-        if current is not None:
-            fields[current] = fields.get(current, "") + " " + text[current_start:end]
-        elif text[position:end].strip():
-            raise FormatError(path_s, lines(position), "text after the last field of the topic")
-        values = {}
-        for name, raw in fields.items():
-            value = _squash(html.unescape(raw))
-            prefix = _TOPIC_PREFIXES.get(name)
-            if prefix and value.lower().startswith(prefix.lower()):
-                value = value[len(prefix) :].strip()
-            values[name] = value
+        values = _topic_values(_topic_fields(text, start, end, path_s, lines))
         number = values.pop("num", "")
         if not number:
             raise FormatError(path_s, top_line, "topic without a <num>")

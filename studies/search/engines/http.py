@@ -93,6 +93,16 @@ def parse_response(body: bytes, page: int = 1, page_size: int = 10) -> tuple[lis
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise _NotJson(f"not valid JSON ({exc})") from None
+    items, total = _results_and_total(data)
+    hits = []
+    seen: set[str] = set()
+    for position, item in enumerate(items[:page_size]):
+        hits.append(_hit_read(item, position, (page - 1) * page_size + position + 1, seen))
+    return hits, total
+
+
+def _results_and_total(data) -> tuple[list, int | None]:
+    """The answer's list of results and its "total" (None when not given), each checked."""
     total = None
     if isinstance(data, dict):
         if "results" not in data:
@@ -105,38 +115,39 @@ def parse_response(body: bytes, page: int = 1, page_size: int = 10) -> tuple[lis
         items = data
     if not isinstance(items, list):
         raise _BadResponse(f'"results" must be a list, not {type(items).__name__}')
-    hits = []
-    seen: set[str] = set()
-    for position, item in enumerate(items[:page_size]):
-        if not isinstance(item, dict):
-            raise _BadResponse(f"result {position} is not an object")
-        raw_id = item.get("id")
-        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():
-            raise _BadResponse(f'result {position} has no usable "id" ({raw_id!r})')
-        doc_id = str(raw_id).strip()
-        if doc_id in seen:
-            raise _BadResponse(f"document {doc_id!r} appears twice in one page")
-        seen.add(doc_id)
-        values = {}
-        for key in ("title", "snippet", "url"):
-            value = item.get(key)
-            if value is not None and not isinstance(value, str):
-                raise _BadResponse(f'result {position}: "{key}" must be a string')
-            values[key] = value
-        if values["url"] is not None and urllib.parse.urlsplit(values["url"]).scheme not in ("http", "https"):
-            raise _BadResponse(f'result {position}: "url" must be an http:// or https:// URL')
-        score = item.get("score")
-        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-            raise _BadResponse(f'result {position}: "score" must be a number')
-        hits.append(
-            Hit(
-                doc_id,
-                (page - 1) * page_size + position + 1,
-                None if score is None else float(score),
-                values["title"] or "",
-                values["snippet"] or "",
-                highlights_checked(item.get("highlights"), values["snippet"] or ""),
-                values["url"],
-            )
-        )
-    return hits, total
+    return items, total
+
+
+def _hit_read(item, position: int, rank: int, seen: set[str]) -> Hit:
+    """One result of the answer (at `position` on its page) as the hit at `rank`, its id added to `seen`;
+    _BadResponse naming the position and the field when it is not an object with a usable id not seen
+    before and well-typed fields."""
+    if not isinstance(item, dict):
+        raise _BadResponse(f"result {position} is not an object")
+    raw_id = item.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():
+        raise _BadResponse(f'result {position} has no usable "id" ({raw_id!r})')
+    doc_id = str(raw_id).strip()
+    if doc_id in seen:
+        raise _BadResponse(f"document {doc_id!r} appears twice in one page")
+    seen.add(doc_id)
+    values = {}
+    for key in ("title", "snippet", "url"):
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            raise _BadResponse(f'result {position}: "{key}" must be a string')
+        values[key] = value
+    if values["url"] is not None and urllib.parse.urlsplit(values["url"]).scheme not in ("http", "https"):
+        raise _BadResponse(f'result {position}: "url" must be an http:// or https:// URL')
+    score = item.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+        raise _BadResponse(f'result {position}: "score" must be a number')
+    return Hit(
+        doc_id,
+        rank,
+        None if score is None else float(score),
+        values["title"] or "",
+        values["snippet"] or "",
+        highlights_checked(item.get("highlights"), values["snippet"] or ""),
+        values["url"],
+    )

@@ -1,4 +1,4 @@
-"""Issue 37: a practice task's documents are never sent to a model, even when its pool was built before the
+"""A practice task's documents are never sent to a model, even when its pool was built before the
 fix; a run asked for it by name is refused, by the service and by the API (400 naming `scenarios`)."""
 
 import pytest

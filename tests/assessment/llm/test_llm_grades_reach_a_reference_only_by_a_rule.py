@@ -1,4 +1,4 @@
-"""Issue 30 end to end, across the parts: a language model grades the pool through the fake server (the real
+"""End to end, across the parts: a language model grades the pool through the fake server (the real
 Celery task, eager), its grades change nothing the people published, enter a new version only by the rule
 chosen at publication (with the model, endpoint host and prompt hash in the version's provenance, never the
 key), and the conclusion-change page compares the people-only version with the one holding machine grades."""

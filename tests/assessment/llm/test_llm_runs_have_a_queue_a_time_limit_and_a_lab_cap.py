@@ -1,4 +1,4 @@
-"""Language-model runs cannot starve scoring or another lab (issue 36): they go to a Celery queue of their own
+"""Language-model runs cannot starve scoring or another lab: they go to a Celery queue of their own
 (`llm`), a run is stopped at LLM_RUN_SOFT_TIME_LIMIT_SECONDS keeping what it graded, and at most
 LLM_RUNS_PER_LAB runs of one lab (a study owner's studies) run at once, a further one waiting queued while
 another lab's runs go on."""

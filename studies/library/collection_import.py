@@ -19,7 +19,8 @@ from scoring.lib.errors import InputError
 from studies.assessment.references import reference_version_create
 from studies.design.services import design_check_unlocked
 from studies.errors import CollectionImportError, DesignLockedError
-from studies.models import Collection, Document, ReferenceJudgment, ReferenceVersion, Scenario, Study
+from studies.library.collections import collection_create, collection_name_checked
+from studies.models import Collection, ReferenceJudgment, ReferenceVersion, Scenario, Study
 from studies.search.engines import formats
 from studies.search.engines.formats import DEFAULT_CRANFIELD_GRADES, FormatError, ParsedCollection
 
@@ -262,11 +263,7 @@ def collection_import(
     The new collection's owner is the study's owner with `study` (the study is built on it), else `owner`
     (None: "admin only" until a superuser gives it an owner or shares it).
     """
-    name = name.strip()
-    if not name:
-        raise CollectionImportError("the collection needs a name (--name)")
-    if Collection.objects.filter(name=name).exists():
-        raise CollectionImportError(f"a collection named {name!r} already exists; choose another --name")
+    name = collection_name_checked(name)
     if scenario_topics and study is None:
         raise CollectionImportError("turning topics into scenarios needs a study (--study SLUG)")
     parsed = collection_parse(
@@ -280,21 +277,11 @@ def collection_import(
         if study is not None:
             study = Study.objects.select_for_update().get(pk=study.pk)
             _check_study(study, parsed, wanted, source)
-        collection = Collection.objects.create(
-            name=name, description=description, owner=study.owner if study is not None else owner
-        )
-        Document.objects.bulk_create(
-            (
-                Document(
-                    collection=collection,
-                    external_id=d.external_id,
-                    title=d.title,
-                    text=d.text,
-                    extra=d.extra,
-                )
-                for d in parsed.documents
-            ),
-            batch_size=500,
+        collection = collection_create(
+            name=name,
+            description=description,
+            owner=study.owner if study is not None else owner,
+            documents=parsed.documents,
         )
         if study is not None:
             scenarios, version = _study_built_on(study, collection, parsed, wanted, source, created_by)
