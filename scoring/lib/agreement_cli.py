@@ -10,8 +10,10 @@ which trec_eval ignores) names the assessor, as files of several assessors' judg
 A document is a (topic, docid); an assessor grades it when their file has that line (negative grades, which
 trec_eval reads as unjudged, count as not graded). Output: tab-separated, a header, then for "all" topics (and
 each topic with --per-topic) a row per coefficient over all assessors (first and second empty) and for each
-pair of assessors on the documents both graded. Assessors are named by their file's name without its suffix.
-Bad input: "file:line: reason" on stderr, exit status 2, nothing on stdout.
+pair of assessors on the documents both graded. Over all assessors a document graded by one assessor alone is
+left out (reliability.graded_twice_or_more, as on the agreement page): stderr says how many per block.
+Assessors are named by their file's name without its suffix. Bad input: "file:line: reason" on stderr, exit
+status 2, nothing on stdout.
 """
 
 from __future__ import annotations
@@ -69,8 +71,9 @@ def add_agreement_subcommand(subparsers) -> argparse.ArgumentParser:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
+    notes: list[str] = []
     try:
-        output = agreement_table(args)
+        output = agreement_table(args, notes)
     except InputError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -78,6 +81,8 @@ def run_agreement(args: argparse.Namespace) -> int:
         print(f"python -m scoring agreement: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     sys.stdout.write(output)
+    for note in notes:
+        print(note, file=sys.stderr)
     return 0
 
 
@@ -134,8 +139,9 @@ def read_assessor_qrels(path: str) -> tuple[list[str], list[dict[str, dict[str, 
     return list(by_assessor), list(by_assessor.values())
 
 
-def agreement_table(args: argparse.Namespace) -> str:
-    """Everything `agreement` prints, as one string; raises InputError or ValueError on bad input."""
+def agreement_table(args: argparse.Namespace, notes: list[str] | None = None) -> str:
+    """Everything `agreement` prints, as one string; raises InputError or ValueError on bad input. Adds to
+    `notes` a line per block with documents graded by one assessor alone (left out over all assessors)."""
     if getattr(args, "assessor_column", False):
         if len(args.qrels) != 1:
             raise ValueError("--assessor-column reads one qrels file, whose second column names the assessor")
@@ -168,6 +174,12 @@ def agreement_table(args: argparse.Namespace) -> str:
     lines = ["\t".join(HEADER)]
     for label, mask in blocks:
         part = data[:, mask]
+        _twice, graded_once = reliability.graded_twice_or_more(part)
+        if graded_once and notes is not None:
+            notes.append(
+                f"{label}: {graded_once} document{'s' if graded_once != 1 else ''} graded by one assessor "
+                "only left out of the coefficients over all assessors"
+            )
         estimates = reliability.all_estimates(
             part, scale, replicates=args.replicates, seed=args.seed, level=args.level
         )

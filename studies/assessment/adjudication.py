@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from scoring.lib import agreement
-from scoring.lib.reliability import AgreementEstimate
+from scoring.lib.reliability import AgreementEstimate, graded_twice_or_more
 from studies.assessment.agreement_estimates import all_estimates, estimate_texts, pair_estimates
 from studies.assessment.pages import Texts
 from studies.assessment.selectors import DocumentGrades, document_grades
@@ -228,12 +228,13 @@ class AgreementBlock(Texts):
     """Agreement for one scenario, or overall (scenario None)."""
 
     scenario: Scenario | None
-    units: int  # documents with at least two grades
+    units: int  # documents with at least two grades: the n of every coefficient over all assessors
     pairs: list[PairAgreement]
     alpha_ordinal: float
     alpha_interval: float
     # Every coefficient over all assessors with its interval (agreement_estimates.all_estimates).
     estimates: list[AgreementEstimate] = field(default_factory=list)
+    graded_once: int = 0  # documents graded by one assessor alone: no agreement, left out of every figure
 
     def estimate_rows(self):
         return [(estimate, estimate_texts(estimate)) for estimate in self.estimates]
@@ -266,13 +267,21 @@ def _agreement_block(
                 pair_estimates(matrix),
             )
         )
-    units = int(((~np.isnan(data)).sum(axis=0) >= 2).sum()) if rows else 0
+    # The library's one rule for the figures over all assessors: a document graded once is left out.
+    twice, graded_once = graded_twice_or_more(data)
+    units = twice.shape[1]
     alpha = {
-        level: agreement.krippendorff_alpha(data, level, values=scale) if rows else float("nan")
+        level: agreement.krippendorff_alpha(twice, level, values=scale) if units else float("nan")
         for level in ("ordinal", "interval")
     }
     return AgreementBlock(
-        scenario, units, pairs, alpha["ordinal"], alpha["interval"], all_estimates(data, scale)
+        scenario,
+        units,
+        pairs,
+        alpha["ordinal"],
+        alpha["interval"],
+        all_estimates(data, scale),
+        graded_once=graded_once,
     )
 
 
@@ -284,7 +293,8 @@ def assessor_agreement(*, study: Study) -> list[AgreementBlock]:
     Machine assessors count here as assessors like any other."""
     members = list(study.assessors.select_related("user").order_by("id"))
     scale = study.grade_values()
-    rows = [row for row in document_grades(study, machines=True) if len(row.grades) >= 2]
+    # Documents graded once too: the figures over all assessors leave them out and say how many.
+    rows = [row for row in document_grades(study, machines=True) if row.grades]
     blocks = []
     for scenario in study.scenarios.order_by("id"):
         mine = [row for row in rows if row.pool_document.pool.scenario_id == scenario.id]

@@ -272,10 +272,14 @@ def _measure_imbalance(table: BalanceTable, orders: dict, fresh: set, kept: set)
 
 
 def study_participants_with_orders(*, study: Study):
-    """Participants with their assignments (scenario, system, session) in two queries."""
+    """Participants with their assignments (scenario, system, session) in two queries, each with both sides of
+    a re-issued plan row: `reissue_of_code`, the code of the participant whose freed row they took over, and
+    `reissued_to_code`, the code of the participant who took over theirs (None when neither)."""
     assignments = Assignment.objects.select_related("scenario", "system", "session").order_by("position")
+    taker = Participant.objects.filter(reissue_of=OuterRef("pk")).values("code")[:1]  # once: a constraint
     return (
         study.participants.filter(preview_at__isnull=True)
+        .annotate(reissue_of_code=F("reissue_of__code"), reissued_to_code=Subquery(taker))
         .order_by("enrolment_index")
         .prefetch_related(Prefetch("assignments", queryset=assignments))
     )

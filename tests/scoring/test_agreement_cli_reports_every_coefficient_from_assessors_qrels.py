@@ -81,3 +81,21 @@ def test_bad_input_names_the_file_and_prints_nothing(paths, tmp_path, capsys):
     assert captured.out == "" and "grade 3 not in [0, 1]" in captured.err
     assert main(["agreement", paths[0]]) == 2
     assert "at least two assessors" in capsys.readouterr().err
+
+
+def test_documents_graded_once_are_left_out_over_all_assessors_and_counted(paths, tmp_path, capsys):
+    dan = tmp_path / "dan.qrels"
+    dan.write_text("1 0 d1 0\n2 0 d7 3\n3 0 d4 1\n")  # (2,d7) and (3,d4): dan's alone
+    rows = table(capsys, ["agreement", *paths, str(dan), "--per-topic", "--replicates", "100"])
+    fleiss = {row[0]: row for row in rows if row[1:4] == ["", "", "Fleiss' kappa"]}
+    assert (fleiss["all"][9], fleiss["2"][9], fleiss["3"][9]) == ("6", "3", "0")
+    with_dan = np.vstack([DATA, [0, nan, nan, nan, nan, nan, nan]])
+    assert float(fleiss["all"][4]) == pytest.approx(
+        reliability.fleiss_kappa_estimate(with_dan, range(4)).estimate
+    )
+    assert main(["agreement", *paths, str(dan), "--per-topic", "--replicates", "100"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "all: 2 documents graded by one assessor only left out of the coefficients over all assessors",
+        "2: 1 document graded by one assessor only left out of the coefficients over all assessors",
+        "3: 1 document graded by one assessor only left out of the coefficients over all assessors",
+    ]

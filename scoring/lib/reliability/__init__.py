@@ -11,7 +11,7 @@ assessment pages (studies/assessment/agreement_tables.py) and scripts call the s
   variances (irrCAC's *.raw functions).
 - bootstrap: Krippendorff's alpha at any level (ordinal too) with a seeded bootstrap over documents.
 - suite: the coefficients reported together, for a pair and over all graders (the page, its CSV and
-  `python -m scoring agreement`).
+  `python -m scoring agreement`), over all graders on the documents graded twice or more.
 The point estimates equal scoring/lib/agreement.py's (weighted_kappa, krippendorff_alpha) wherever both
 compute one. docs/assessing.md ("Agreement") gives the formulas, sources and how to read them.
 """
@@ -26,7 +26,14 @@ from .many_graders import (
     krippendorff_alpha_analytic,
     percent_agreement_many_estimate,
 )
-from .suite import ESTIMATE_COLUMNS, PAIR_COEFFICIENTS, all_estimates, estimate_cells, pair_estimates
+from .suite import (
+    ESTIMATE_COLUMNS,
+    PAIR_COEFFICIENTS,
+    all_estimates,
+    estimate_cells,
+    graded_twice_or_more,
+    pair_estimates,
+)
 from .two_graders import (
     brennan_prediger_estimate,
     cohen_kappa_estimate,
@@ -51,6 +58,7 @@ __all__ = [
     "cohen_kappa_estimate",
     "estimate_cells",
     "fleiss_kappa_estimate",
+    "graded_twice_or_more",
     "gwet_ac_estimate",
     "gwet_ac_many_estimate",
     "krippendorff_alpha_analytic",

@@ -1,6 +1,12 @@
 """The coefficients shown together, in their order: for a pair of graders (their contingency table) and over
 all graders (graders x documents with missing grades). The agreement page, its CSV and `python -m scoring
-agreement` all report these lists, so a script's figures match the page's."""
+agreement` all report these lists, so a script's figures match the page's.
+
+Over all graders the report holds one rule for every coefficient: a document graded by fewer than two graders
+carries no agreement and is left out (graded_twice_or_more), so every coefficient's n is the documents with
+two grades or more, the n of the pairs' and of Krippendorff's alpha alike. The many-grader functions
+themselves (many_graders.py) keep irrCAC's convention, where a document graded once still counts in the
+grades' shares π_k and in n; called on a document graded once they give another figure."""
 
 from __future__ import annotations
 
@@ -47,6 +53,16 @@ def pair_estimates(matrix: np.ndarray, *, level: float = 0.95) -> list[Agreement
     return [coefficient(matrix, level=level) for coefficient in PAIR_COEFFICIENTS]
 
 
+def graded_twice_or_more(data) -> tuple[np.ndarray, int]:
+    """(the graders x documents `data` with only its documents graded by two graders or more, how many
+    documents graded by one grader alone were left out). Documents nobody graded are dropped uncounted."""
+    data = np.asarray(data, dtype=float)
+    if data.ndim != 2:
+        raise ValueError("ratings must be a graders x documents matrix (NaN where a grader gave no grade)")
+    grades = (~np.isnan(data)).sum(axis=0)
+    return data[:, grades >= 2], int((grades == 1).sum())
+
+
 def all_estimates(
     data,
     scale: Sequence,
@@ -58,7 +74,10 @@ def all_estimates(
     """Over all graders (`data`: graders x documents, NaN where a grader gave no grade; `scale`: every grade
     in order): Fleiss' kappa, Gwet's AC1 and AC2 (linear, quadratic, ordinal weights), Krippendorff's alpha
     nominal and interval (analytic) and ordinal (bootstrap over documents, B `replicates`, `seed`), percent
-    agreement and Brennan-Prediger; every one with its se, interval at `level`, p-value, method and n."""
+    agreement and Brennan-Prediger; every one with its se, interval at `level`, p-value, method and n.
+    Documents graded by fewer than two graders are left out first (graded_twice_or_more), so n is the
+    documents with two grades or more for every coefficient."""
+    data, _graded_once = graded_twice_or_more(data)
     return [
         fleiss_kappa_estimate(data, scale, level=level),
         gwet_ac_many_estimate(data, scale, level=level),

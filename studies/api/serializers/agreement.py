@@ -62,7 +62,12 @@ class AgreementBlockSerializer(serializers.Serializer):
     scenario = serializers.CharField(
         allow_null=True, help_text="the scenario's code; null for the block over every scenario"
     )
-    documents = serializers.IntegerField(help_text="pool documents with two grades or more")
+    documents = serializers.IntegerField(
+        help_text="pool documents with two grades or more: the n of every coefficient over all assessors"
+    )
+    graded_once = serializers.IntegerField(
+        help_text="pool documents graded by one assessor alone, left out of the figures over all assessors"
+    )
     all_assessors = AgreementEstimateSerializer(many=True, help_text="every coefficient over all assessors")
     pairs = AgreementPairSerializer(
         many=True, help_text="each pair of assessors on the documents both graded"
@@ -72,6 +77,7 @@ class AgreementBlockSerializer(serializers.Serializer):
         return {
             "scenario": instance.scenario.code if instance.scenario else None,
             "documents": instance.units,
+            "graded_once": instance.graded_once,
             "all_assessors": AgreementEstimateSerializer(instance.estimates, many=True).data,
             "pairs": AgreementPairSerializer(instance.pairs, many=True).data,
         }
