@@ -296,3 +296,21 @@ class PowerChunk(models.Model):
 
     def __str__(self):
         return f"plan {self.plan_id} n={self.count} from {self.start}: {self.rejections}/{self.replications}"
+
+
+class Preregistration(models.Model):
+    """A study's pre-registration (scoring/preregistration/, docs/preregistration.md): the researcher's
+    answers while it is a draft; at the freeze, the document as it stood (the study's facts and the answers)
+    with its SHA-256 and time. Nothing changes it after the freeze; deviations are derived when read."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="+")
+    answers = models.JSONField(default=dict, blank=True)
+    frozen_at = models.DateTimeField(null=True, blank=True)
+    frozen_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    frozen = models.JSONField(default=dict, blank=True)
+    digest = models.CharField(max_length=64, blank=True)
+
+    def __str__(self):
+        return f"pre-registration of study {self.study_id}" + (" (frozen)" if self.frozen_at else " (draft)")

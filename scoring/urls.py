@@ -1,6 +1,7 @@
 from django.urls import include, path
 
 from .dashboards import reference_change, session_table, views
+from .preregistration import views as preregistration
 
 app_name = "scoring"
 urlpatterns = [
@@ -14,6 +15,15 @@ urlpatterns = [
         name="reference_change_json",
     ),
     path("<slug:slug>/planning/", include("scoring.planning.urls")),
+    path("<slug:slug>/preregistration/", preregistration.preregistration_page, name="preregistration"),
+    path(
+        "<slug:slug>/preregistration.md",
+        preregistration.preregistration_markdown,
+        name="preregistration_markdown",
+    ),
+    path(
+        "<slug:slug>/preregistration.json", preregistration.preregistration_json, name="preregistration_json"
+    ),
     path("<slug:slug>/runs/<int:run_id>/", views.run_detail, name="run_detail"),
     path("<slug:slug>/runs/<int:run_id>/sessions/", session_table.run_sessions, name="run_sessions"),
     path("<slug:slug>/runs/<int:run_id>/meta-evaluation/", views.meta_evaluation, name="meta_evaluation"),

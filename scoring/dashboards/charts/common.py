@@ -9,15 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ...lib.number_text import number_text
-
-SUMMARY_LABELS = {
-    "final": "final concatenated gain",
-    "normalized_final": "normalized final gain",
-    "last_query": "last query's sDCG",
-    "best_query": "best query's sDCG",
-    "average": "average gain (avg-pos)",
-}
-
+from ...lib.session import SUMMARY_LABELS  # noqa: F401  (the charts' name for it; its home is the library)
 
 END_LABELS = {
     "satisfied": "satisfied",

@@ -25,6 +25,7 @@ from .params import (
     SCANS,
     SHORT_LISTS,
     SUMMARIES,
+    SUMMARY_LABELS,
     SessionParams,
     default_weights,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "SCANS",
     "SHORT_LISTS",
     "SUMMARIES",
+    "SUMMARY_LABELS",
     "SessionBatch",
     "SessionGrid",
     "SessionParams",

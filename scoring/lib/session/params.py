@@ -13,6 +13,14 @@ DUPLICATES = ("every", "first")
 SHORT_LISTS = ("pad", "as_is")
 SCANS = ("fixed", "observed", "exposure")  # exposure: depths measured on screen
 SUMMARIES = ("final", "normalized_final", "last_query", "best_query", "average")
+# What the pages and documents call each summary.
+SUMMARY_LABELS = {
+    "final": "final concatenated gain",
+    "normalized_final": "normalized final gain",
+    "last_query": "last query's sDCG",
+    "best_query": "best query's sDCG",
+    "average": "average gain (avg-pos)",
+}
 
 
 PAPER_WEIGHTS = (0.0, 1.0, 10.0, 100.0)  # ECIR 2008's sharp weighting of the grades 0..3
