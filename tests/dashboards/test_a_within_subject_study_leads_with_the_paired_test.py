@@ -83,3 +83,12 @@ def test_a_between_subjects_study_shows_no_paired_test(client, scored):
     tests = [r[header.index("test")] for r in rows]
     assert PAIRED_T_ROW not in tests and tests[0] == "one-way ANOVA (sessions)"
     assert PAIRED_WHY not in _chart(client, run, "json")["notes"]
+
+
+def test_one_system_kept_by_the_filter_gives_no_paired_block(client, scored):
+    built, run = scored
+    client.force_login(built.study.owner)
+    header, *rows = _chart(client, run, "csv", system="A")
+    assert PAIRED_T_ROW not in [r[header.index("test")] for r in rows]
+    notes = _chart(client, run, "json", system="A")["notes"]
+    assert PAIRED_WHY not in notes and any("nothing to compare" in n for n in notes)

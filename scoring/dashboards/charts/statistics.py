@@ -114,7 +114,7 @@ def statistics_chart(
     data = _box_traces(scores, values, blocks, paired=paired)
     rows, mixed_notes = _result_rows(result, unit=unit, paired=paired)
     lead_notes: list[str] = []
-    if within:
+    if within and len(set(np.asarray(scores.system).tolist())) > 1:
         pairs = paired_participant_means(values, scores.system, scores.participant, summary=label)
         rows = _paired_rows(pairs) + rows
         lead_notes = [PAIRED_WHY] + [pair.reading for pair in pairs]

@@ -98,10 +98,12 @@ def paired_means(
     """The paired comparison of `second` against `first` on participant means; None when fewer than two
     participants have sessions on both (no test is defined). `values`, `systems` and `participants` label
     each session."""
-    values = np.asarray(values, dtype=np.float64)
-    systems = np.asarray(systems)
-    participants = np.asarray(participants)
-    means = _mean_matrix(values, systems, participants)
+    means = _mean_matrix(np.asarray(values, dtype=np.float64), np.asarray(systems), np.asarray(participants))
+    return _paired(means, first, second, summary)
+
+
+def _paired(means: dict, first: str, second: str, summary: str) -> PairedMeans | None:
+    """paired_means on the {(participant, system): mean} cells."""
     both = sorted(
         {p for p, s in means if s == first} & {p for p, s in means if s == second}, key=lambda p: str(p)
     )
@@ -167,10 +169,12 @@ def paired_participant_means(
 ) -> list[PairedMeans]:
     """`paired_means` for every pair of systems (in sorted order), leaving out pairs with fewer than two
     participants on both."""
-    labels = sorted(set(np.asarray(systems).tolist()), key=str)
+    systems = np.asarray(systems)
+    labels = sorted(set(systems.tolist()), key=str)
+    means = _mean_matrix(np.asarray(values, dtype=np.float64), systems, np.asarray(participants))
     out = []
     for first, second in combinations(labels, 2):
-        result = paired_means(values, systems, participants, first, second, summary=summary)
+        result = _paired(means, first, second, summary)
         if result is not None:
             out.append(result)
     return out
