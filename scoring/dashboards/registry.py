@@ -10,6 +10,8 @@ from django.core.cache import cache
 from django.http import Http404
 
 from studies.design.instruments import answers_with_scores, score_items
+from studies.design.latin_square import WITHIN
+from studies.design.orders import design_of
 from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
 
 from .. import selectors
@@ -205,7 +207,9 @@ def _statistics(run, query, filters, options: _Options):
         ),
         summary,
     )
-    chart = charts.statistics_chart(scores, summary=summary, unit=options.unit, mixed=mixed)
+    chart = charts.statistics_chart(
+        scores, summary=summary, unit=options.unit, mixed=mixed, within=design_of(run.study) == WITHIN
+    )
     return chart, scores.left_out
 
 

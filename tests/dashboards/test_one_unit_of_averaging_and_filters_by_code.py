@@ -45,7 +45,7 @@ def _difference(client, run, **query):
     """The statistics card's mean difference B minus A: its bootstrap row in the CSV download."""
     url = reverse("scoring:chart_csv", args=[run.study.slug, run.pk, "statistics"])
     rows = list(csv.reader(io.StringIO(client.get(url, query).content.decode())))
-    row = next(r for r in rows if r[0].startswith("mean difference") and r[1] == "A vs B")
+    row = next(r for r in rows if r[0].startswith("mean difference, bootstrap") and r[1] == "A vs B")
     return float(row[2])
 
 
@@ -71,9 +71,11 @@ def test_the_default_unit_is_the_session_everywhere(client, unbalanced):
     mean = {code: np.mean([r.final for r in rows if r.system.code == code]) for code in ("A", "B")}
     statistics = _json(client, run, "statistics", summary="final")
     assert _difference(client, run, summary="final") == pytest.approx(mean["B"] - mean["A"], rel=1e-9)
-    assert [t for t in statistics["figure"]["data"] if t["type"] == "table"][0]["cells"]["values"][0][0] == (
-        "one-way ANOVA (sessions)"
-    )
+    # A within-subject study's card leads with the design's own test on participant means (issue 42, named
+    # as such); the card's own tests follow on the page's unit.
+    names = [t for t in statistics["figure"]["data"] if t["type"] == "table"][0]["cells"]["values"][0]
+    assert [n.endswith("(within-subject design)") for n in names[:4]] == [True, True, True, False]
+    assert names[3] == "one-way ANOVA (sessions)"
     for chart in CHARTS:
         notes = _json(client, run, chart)["notes"]
         expected = {

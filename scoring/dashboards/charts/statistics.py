@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...lib.session import SUMMARIES
-from ...lib.statistics import block_means, compare_systems, p_text, verdict
+from ...lib.statistics import (
+    PAIRED_WHY,
+    benjamini_hochberg,
+    block_means,
+    compare_systems,
+    holm,
+    p_text,
+    paired_participant_means,
+    verdict,
+)
 from .common import (
     SUMMARY_LABELS,
     Chart,
@@ -72,11 +81,14 @@ def _mixed_rows(mixed) -> tuple[list[list], list[str]]:
     return rows, notes
 
 
-def statistics_chart(scores, *, summary: str, unit: str = "session", mixed=None) -> Chart:
+def statistics_chart(
+    scores, *, summary: str, unit: str = "session", mixed=None, within: bool = False
+) -> Chart:
     """The summary per system (box plots) and every test of scoring.lib.statistics, read in words, all on one
     unit: sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every
     system); with adjusted p-values, effect sizes with intervals, and the mixed model on the sessions
-    themselves."""
+    themselves. `within` (a within-subject study): the block leads, whatever the unit, with the paired test
+    of participant means, the design's own test, and says why (issue 42)."""
     if summary not in SUMMARIES:
         raise ValueError(f"unknown summary {summary!r}")
     label = SUMMARY_LABELS[summary]
@@ -101,6 +113,13 @@ def statistics_chart(scores, *, summary: str, unit: str = "session", mixed=None)
         result.mixed = mixed
     data = _box_traces(scores, values, blocks, paired=paired)
     rows, mixed_notes = _result_rows(result, unit=unit, paired=paired)
+    lead_notes: list[str] = []
+    if within and len(set(np.asarray(scores.system).tolist())) > 1:
+        pairs = paired_participant_means(values, scores.system, scores.participant, summary=label)
+        rows = _paired_rows(pairs) + rows
+        lead_notes = [PAIRED_WHY] + [pair.reading for pair in pairs]
+        if not pairs:
+            lead_notes.append("Fewer than two participants used two systems: no paired test of their means.")
     data.append(_results_table(rows))
     layout = {
         "title": {"text": title},
@@ -109,7 +128,7 @@ def statistics_chart(scores, *, summary: str, unit: str = "session", mixed=None)
         "showlegend": False,
         "height": 520 + 18 * len(rows),
     }
-    notes = _statistics_notes(result, mixed_notes)
+    notes = lead_notes + _statistics_notes(result, mixed_notes)
     return Chart({"data": data, "layout": layout}, list(STATISTICS_HEADER), rows, notes)
 
 
@@ -197,6 +216,80 @@ def _result_rows(result, *, unit: str, paired: bool) -> tuple[list[list], list[s
     mixed_rows, mixed_notes = _mixed_rows(result.mixed)
     rows += mixed_rows
     return rows, mixed_notes
+
+
+# The names of the rows that lead a within-subject study's block (the CSV's "test" column).
+PAIRED_T_ROW = "paired t-test of participant means (within-subject design)"
+PAIRED_WILCOXON_ROW = "Wilcoxon signed-rank of participant means (within-subject design)"
+PAIRED_CI_ROW = "mean difference of participant means, 95% t CI (within-subject design)"
+
+
+def _adjusted(p: list[float]) -> list[tuple[float | None, float | None]]:
+    """Holm and BH of a pairwise test's p over its pairs; (None, None) each when one pair is tested."""
+    if len(p) < 2:
+        return [(None, None)] * len(p)
+    return [
+        (None if np.isnan(h) else float(h), None if np.isnan(b) else float(b))
+        for h, b in zip(holm(p), benjamini_hochberg(p), strict=True)
+    ]
+
+
+def _paired_rows(pairs) -> list[list]:
+    """The CSV rows (STATISTICS_HEADER) of the paired test of participant means, each pair's paired t (with
+    d_z), Wilcoxon signed-rank (the df cell says exact or normal approximation) and mean difference with its
+    95% t interval."""
+    t_adjusted = _adjusted([pair.p_t for pair in pairs])
+    w_adjusted = _adjusted([pair.p_wilcoxon for pair in pairs])
+    rows: list[list] = []
+    for pair, (t_holm, t_bh), (w_holm, w_bh) in zip(pairs, t_adjusted, w_adjusted, strict=True):
+        systems = f"{pair.first} vs {pair.second}"
+        n = pair.n_pairs
+        rows.append(
+            [
+                PAIRED_T_ROW,
+                systems,
+                pair.t,
+                str(pair.df),
+                pair.p_t,
+                n,
+                f"Paired by participant ({n} participants with both systems), {pair.second} minus "
+                f"{pair.first} {verdict(pair.p_t)} ({p_text(pair.p_t)}).",
+                t_holm,
+                t_bh,
+                *_effect_cells(pair.d_z),
+            ]
+        )
+        rows.append(
+            [
+                PAIRED_WILCOXON_ROW,
+                systems,
+                pair.wilcoxon,
+                pair.wilcoxon_method,
+                pair.p_wilcoxon,
+                n,
+                f"Without assuming normal differences ({pair.wilcoxon_method} p, {pair.n_wilcoxon} of {n} "
+                f"participants with a non-zero difference ranked), {pair.second} against {pair.first} "
+                f"{verdict(pair.p_wilcoxon)} ({p_text(pair.p_wilcoxon)}).",
+                w_holm,
+                w_bh,
+                *_effect_cells(None),
+            ]
+        )
+        rows.append(
+            [
+                PAIRED_CI_ROW,
+                systems,
+                pair.mean_difference,
+                interval_exported(pair.low, pair.high),
+                None,
+                n,
+                pair.reading,
+                None,
+                None,
+                *_effect_cells(None),
+            ]
+        )
+    return rows
 
 
 def _effect_text(row: list) -> str:

@@ -15,6 +15,9 @@ concern, the formula in its docstring; every public name is re-exported here.
   randomization, sign-flip permutation, test (permutation); and a linear mixed model with crossed random
   intercepts for participant and scenario (statsmodels MixedLM), fitted on the sessions themselves, which is
   what a within-subject Latin-square design calls for (mixed).
+- participant_means: the paired test of participant means that leads a within-subject study's statistics
+  (each participant's mean per system, participants with both; paired t with its 95% t interval and d_z,
+  Wilcoxon signed-rank with its exact or approximate p stated), issue 42.
 Every result carries a plain-words reading and names its unit of averaging; a comparison uses one unit
 throughout (sessions when unpaired, the blocks' means when paired), so its means, tests and differences cannot
 point in different directions because they averaged different things.
@@ -43,6 +46,14 @@ from .mixed import (
     mixed_model,
 )
 from .multiplicity import benjamini_hochberg, holm
+from .participant_means import (
+    PAIRED_WHY,
+    WILCOXON_EXACT_UP_TO,
+    PairedMeans,
+    paired_means,
+    paired_participant_means,
+    wilcoxon_method,
+)
 from .permutation import EXACT_UP_TO, Permutation, paired_permutation_test
 
 __all__ = [
@@ -57,8 +68,11 @@ __all__ = [
     "MIXED_WORDS",
     "MixedEffect",
     "MixedModel",
+    "PAIRED_WHY",
+    "PairedMeans",
     "Permutation",
     "TestResult",
+    "WILCOXON_EXACT_UP_TO",
     "adjust_families",
     "anova_blocks",
     "benjamini_hochberg",
@@ -72,10 +86,13 @@ __all__ = [
     "kendalls_w",
     "mixed_model",
     "p_text",
+    "paired_means",
+    "paired_participant_means",
     "paired_permutation_test",
     "percentile_interval",
     "rank_biserial",
     "resample_ranks",
     "row_ties",
     "verdict",
+    "wilcoxon_method",
 ]
