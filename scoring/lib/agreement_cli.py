@@ -139,26 +139,30 @@ def read_assessor_qrels(path: str) -> tuple[list[str], list[dict[str, dict[str, 
     return list(by_assessor), list(by_assessor.values())
 
 
-def agreement_table(args: argparse.Namespace, notes: list[str] | None = None) -> str:
-    """Everything `agreement` prints, as one string; raises InputError or ValueError on bad input. Adds to
-    `notes` a line per block with documents graded by one assessor alone (left out over all assessors)."""
+def _assessors_read(args: argparse.Namespace) -> tuple[list[str], list, list]:
+    """(assessor names, their qrels, the file each came from): one file with an assessor column, or one file
+    per assessor named by its stem."""
     if getattr(args, "assessor_column", False):
         if len(args.qrels) != 1:
             raise ValueError("--assessor-column reads one qrels file, whose second column names the assessor")
         names, judged = read_assessor_qrels(args.qrels[0])
-        paths = [args.qrels[0]] * len(names)
         if len(names) < 2:
             raise ValueError(f"{args.qrels[0]} names {len(names)} assessor(s); agreement needs two or more")
-    else:
-        if len(args.qrels) < 2:
-            raise ValueError("agreement needs the qrels of at least two assessors")
-        names = [Path(path).stem for path in args.qrels]
-        if len(set(names)) < len(names):
-            raise ValueError(
-                f"two files have the same name ({', '.join(names)}); name each assessor's file apart"
-            )
-        judged = [read_qrels(path) for path in args.qrels]
-        paths = list(args.qrels)
+        return names, judged, [args.qrels[0]] * len(names)
+    if len(args.qrels) < 2:
+        raise ValueError("agreement needs the qrels of at least two assessors")
+    names = [Path(path).stem for path in args.qrels]
+    if len(set(names)) < len(names):
+        raise ValueError(
+            f"two files have the same name ({', '.join(names)}); name each assessor's file apart"
+        )
+    return names, [read_qrels(path) for path in args.qrels], list(args.qrels)
+
+
+def agreement_table(args: argparse.Namespace, notes: list[str] | None = None) -> str:
+    """Everything `agreement` prints, as one string; raises InputError or ValueError on bad input. Adds to
+    `notes` a line per block with documents graded by one assessor alone (left out over all assessors)."""
+    names, judged, paths = _assessors_read(args)
     scale = _scale(args.grades, judged, paths)
     units = sorted({(topic, doc) for qrels in judged for topic, docs in qrels.items() for doc in docs})
     data = np.full((len(judged), len(units)), np.nan)
