@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..dashboards.charts import SUMMARY_LABELS
 from ..lib.power import TEST_LABELS
+from ..lib.session import SUMMARY_LABELS
 from ..models import PowerPlan
 from .selectors import LEVEL, PlanCurve
 

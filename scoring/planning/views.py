@@ -21,10 +21,9 @@ from studies.models import System
 from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
 from studies.population import study_population
 
-from ..dashboards.charts import SUMMARY_LABELS
 from ..freshness import run_freshness
 from ..lib.power import ALTERNATIVES, TEST_LABELS
-from ..lib.session import SUMMARIES
+from ..lib.session import SUMMARIES, SUMMARY_LABELS
 from ..models import PowerPlan, ScoringRun
 from . import charts, selectors, services
 from .designs import block_size
