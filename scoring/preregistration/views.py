@@ -11,19 +11,7 @@ from studies.design.views import researcher_required, study_for_researcher
 
 from ..lib.session import SUMMARIES, SUMMARY_LABELS
 from ..models import PowerPlan
-from . import document, services
-
-
-def _frozen_line(prereg) -> str:
-    if prereg.frozen_at is None:
-        return "Draft: not frozen; the answers and the study's facts may still change."
-    return f"Frozen on {prereg.frozen_at:%Y-%m-%d %H:%M} UTC; SHA-256 {prereg.digest}."
-
-
-def _content(study, prereg) -> dict:
-    if prereg.frozen_at is not None:
-        return prereg.frozen["content"]
-    return services.current_document(study, prereg.answers or services.proposed_answers(study))[1]
+from . import document, exports, services
 
 
 @researcher_required
@@ -46,7 +34,7 @@ def preregistration_page(request, slug):
             prereg.answers, status = {**prereg.answers, **answers}, 400
         else:
             return redirect("scoring:preregistration", slug=study.slug)
-    content = _content(study, prereg)
+    content = exports.content_of(study, prereg)
     items = [(item, content[item.item_id]) for item in document.ITEMS]
     plans = PowerPlan.objects.filter(study=study, status=PowerPlan.Status.DONE).order_by("-finished_at")[:20]
     return render(
@@ -57,7 +45,7 @@ def preregistration_page(request, slug):
             "prereg": prereg,
             "answers": prereg.answers,
             "items": items,
-            "frozen_line": _frozen_line(prereg),
+            "frozen_line": exports.frozen_line(prereg),
             "deviations": services.preregistration_deviations(study, prereg),
             "digest_holds": services.preregistration_digest_holds(prereg),
             "summaries": [(name, SUMMARY_LABELS.get(name, name)) for name in SUMMARIES],
@@ -77,25 +65,12 @@ def _download(study, text: str, suffix: str, content_type: str) -> HttpResponse:
 @researcher_required
 def preregistration_markdown(request, slug):
     study = study_for_researcher(request, slug)
-    prereg = services.preregistration_read(study)
-    deviations = [d.text() for d in services.preregistration_deviations(study, prereg)]
-    text = document.as_markdown(_content(study, prereg), frozen=_frozen_line(prereg), deviations=deviations)
-    return _download(study, text, "md", "text/markdown; charset=utf-8")
+    return _download(
+        study, exports.preregistration_markdown_text(study), "md", "text/markdown; charset=utf-8"
+    )
 
 
 @researcher_required
 def preregistration_json(request, slug):
     study = study_for_researcher(request, slug)
-    prereg = services.preregistration_read(study)
-    record = {
-        "study": study.slug,
-        "frozen_at": prereg.frozen_at.isoformat() if prereg.frozen_at else None,
-        "sha256": prereg.digest or None,
-        "facts": prereg.frozen.get("facts") if prereg.frozen_at else None,
-        "deviations": [
-            {"part": d.part, "planned": d.planned, "now": d.now}
-            for d in services.preregistration_deviations(study, prereg)
-        ],
-    }
-    text = document.as_preregr_json(_content(study, prereg), sessionlab=record)
-    return _download(study, text, "json", "application/json")
+    return _download(study, exports.preregistration_json_text(study), "json", "application/json")

@@ -13,6 +13,7 @@ import io
 import zipfile
 from collections.abc import Iterable, Iterator
 
+from sessionlab import export_members
 from studies.interchange.population_note import population_note
 from studies.interchange.tidy_csv import TABLE_NAMES, table_csv_lines, table_rows
 from studies.interchange.trec import study_runs_iter
@@ -97,7 +98,9 @@ def tables_zip_stream(
         )
         for name in TABLE_NAMES
     ]
-    return zip_stream([*members, _note(study, population)])
+    # What other apps know of the study (sessionlab/export_members.py), e.g. its pre-registration.
+    extras = [(name, [text.encode("utf-8")]) for name, text in export_members.members_for(study)]
+    return zip_stream([*members, *extras, _note(study, population)])
 
 
 def runs_zip_stream(

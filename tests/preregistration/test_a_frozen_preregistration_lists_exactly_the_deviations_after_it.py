@@ -135,3 +135,31 @@ def test_a_bad_answer_is_refused_by_field_and_changes_nothing(scored, alice, cli
     assert response.status_code == 400 and message in response.content.decode()
     stored = Preregistration.objects.get(study=study)
     assert stored.frozen_at is None and stored.answers["hypotheses"] == ANSWERS["hypotheses"]
+
+
+def test_the_tables_zip_carries_the_preregistration_once_there_is_one(
+    scored, alice, django_capture_on_commit_callbacks
+):
+    import io
+    import zipfile
+
+    from studies.interchange.downloads import study_csv_zip
+
+    built, _run = scored
+    study = built.study
+
+    def members():
+        with zipfile.ZipFile(io.BytesIO(study_csv_zip(study=study))) as tables:
+            return {name: tables.read(name) for name in tables.namelist()}
+
+    assert "preregistration.json" not in members()
+    services.preregistration_freeze(study=study, by=alice, answers=ANSWERS)
+    _changes_after(study, alice, django_capture_on_commit_callbacks)
+    shipped = json.loads(members()["preregistration.json"])
+    assert shipped["sessionlab"]["sha256"] == Preregistration.objects.get(study=study).digest
+    assert {d["part"] for d in shipped["sessionlab"]["deviations"]} == {
+        "primary measure, parameters",
+        "exclusion rules, min agreement",
+        "reference version",
+        "sample size",
+    }
