@@ -84,6 +84,26 @@ class Chart:
 UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": "scenarios"}
 
 
+# Where every figure's legend goes (issue 38): right of the plot area, its top at the plot area's top. The
+# title sits in the top margin, which it pushes as far as its lines need (title.automargin), so the two never
+# meet; nor does the legend meet an axis title (left of and under the plot area) or a table under the plot.
+LEGEND_BESIDE = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+
+
+def title_and_legend_apart(figure: dict) -> dict:
+    """The one rule for a figure's title and legend (every dashboard chart passes here through annotate, the
+    power curve through scoring.planning.charts): the title pushes the top margin so that its lines never
+    reach the plot area, its tick labels or its axis titles, and the legend, where one is shown, is drawn
+    beside the plot area (LEGEND_BESIDE), whatever position a builder asked for. Returns the figure."""
+    layout = figure.setdefault("layout", {})
+    title = layout.get("title")
+    if title and title.get("text"):
+        title.update({"automargin": True, "yref": "container"})
+    if layout.get("showlegend") is not False:
+        layout["legend"] = {**layout.get("legend", {}), **LEGEND_BESIDE}
+    return figure
+
+
 def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
     """Say on the chart whose sessions it counts (its population and n), what it averages over and how many
     sessions on unjudged scenarios it left out: in its notes, under its title (so a PNG export says it too),
@@ -108,6 +128,7 @@ def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
         f"{left_out.sessions} unjudged session{'s' if left_out.sessions != 1 else ''} left out"
         f"{_excluded_title(left_out)}</sub>"
     )
+    title_and_legend_apart(chart.figure)
     # The population's columns first, so the older ones keep their places at the end of every row.
     population = left_out.population.code()
     counted = left_out.counted_sessions if left_out.applies else left_out.counted_participants
