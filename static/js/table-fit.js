@@ -9,7 +9,8 @@
 const CELL_PAD = 8;  // Plotly's table cell padding, left and right (its constants' cellPad)
 const SLACK_PX = 4;  // kept under a table's last row (its borders, Plotly's scroll "uplift")
 const SAME_PX = 2;   // a relayout closer than this to the figure as it is changes nothing
-const ROUNDS = 6;    // fits in a row at one width: widths, then heights, then one to check; never a loop
+const ROUNDS = 6;    // rounds at one width: the widths once, the heights (twice where rows were not all
+                     // rendered), one to check; never a loop
 
 function attr(element, name) { return parseFloat(element.getAttribute(name)) || 0; }
 
@@ -63,11 +64,11 @@ function columnWidths(table) {
   let excess = wanted.reduce(function (a, b) { return a + b; }, 0) - total;
   const room = wanted.map(function (width, i) { return widths[i] >= least[i] ? width - least[i] : 0; });
   const spare = room.reduce(function (a, b) { return a + b; }, 0);
-  if (excess > 0 && spare > 0) {
-    const share = Math.min(1, excess / spare);
-    return wanted.map(function (width, i) { return width - room[i] * share; });
+  if (excess > 0 && spare >= excess) {
+    return wanted.map(function (width, i) { return width - room[i] * (excess / spare); });
   }
-  return wanted;
+  // Too narrow for every column's widest word: each column in proportion to it (the least spilling there is).
+  return excess > 0 ? least : wanted;
 }
 
 // What a table needs, in px: its header and every row. Rows Plotly has not rendered (beyond its two blocks)
@@ -152,14 +153,15 @@ function relayout(gd, needs) {  // needs: Map of trace index to px
   return { layout: layout, traces: traces, domains: domains };
 }
 
-// One round: widen the columns whose text spills (and stop: the rows' heights change with the widths), else
-// size the tables to their rows. Resolves true when it changed the figure (another round will follow, from
-// plotly_afterplot).
-function fitRound(gd) {
+// One round: widen the columns whose text spills (once per width: the rows' heights change with the widths,
+// so that round stops there), else size the tables to their rows. Resolves true when it changed the figure
+// (another round follows).
+function fitRound(gd, state) {
   const indices = tableTraces(gd);
   const tables = Array.from(gd.querySelectorAll("g.table"));
   if (!indices.length || tables.length !== indices.length) { return Promise.resolve(false); }
-  const widths = tables.map(columnWidths);
+  const widths = state.widened === state.width ? [] : tables.map(columnWidths);
+  state.widened = state.width;
   if (widths.some(function (w) { return w; })) {
     const traces = [];
     const columnwidth = [];
@@ -184,10 +186,11 @@ function nextFrame() {
 // is "1" once its tables are sized (the browser tests wait for it).
 export function fitTables(gd) {
   if (!gd._tableFit) {
-    gd._tableFit = { width: 0, rounds: 0, busy: false };
+    gd._tableFit = { width: 0, widened: null, rounds: 0, busy: false };
     gd.on("plotly_afterplot", function () { schedule(gd); });
   }
   gd._tableFit.rounds = 0;
+  gd._tableFit.widened = null;  // a new figure: its columns as the server gave them
   schedule(gd);
 }
 
@@ -195,12 +198,12 @@ function schedule(gd) {
   const state = gd._tableFit;
   if (state.busy) { return; }
   const width = gd._fullLayout ? gd._fullLayout.width : 0;
-  if (width !== state.width) { state.width = width; state.rounds = 0; }
+  if (width !== state.width) { state.width = width; state.rounds = 0; state.widened = null; }
   if (state.rounds >= ROUNDS) { gd.dataset.tablesFit = "1"; return; }
   state.busy = true;
   state.rounds += 1;
   delete gd.dataset.tablesFit;
-  nextFrame().then(function () { return fitRound(gd); }).then(function (changed) {
+  nextFrame().then(function () { return fitRound(gd, state); }).then(function (changed) {
     state.busy = false;
     if (changed) { schedule(gd); } else { gd.dataset.tablesFit = "1"; }
   }, function () {
