@@ -9,6 +9,7 @@
 const CELL_PAD = 8;  // Plotly's table cell padding, left and right (its constants' cellPad)
 const SLACK_PX = 4;  // kept under a table's last row (its borders, Plotly's scroll "uplift")
 const SAME_PX = 2;   // a relayout closer than this to the figure as it is changes nothing
+const TABLE_MARGIN_PX = 10;  // under a table that ends its figure
 const ROUNDS = 6;    // rounds at one width: the widths once, the heights (twice where rows were not all
                      // rendered), one to check; never a loop
 
@@ -90,7 +91,7 @@ function tableNeed(gd, table, index) {
 // cartesian y axes (kept as tall as they are). Pieces that overlap vertically share a band: a table beside
 // a plot (the statistics card) sits at the band's top; a band is as tall as its tallest piece. The gaps
 // between bands (where an axis keeps its tick labels and title) keep their size in px.
-function relayout(gd, needs) {  // needs: Map of trace index to px
+function relayout(gd, needs, marginB) {  // needs: Map of trace index to px; marginB: the figure's own
   const size = gd._fullLayout._size;
   const height = size.h;
   const pieces = [];
@@ -129,7 +130,14 @@ function relayout(gd, needs) {  // needs: Map of trace index to px
     at += tall;
   });
   const plotHeight = at + (height - previous);
-  const changed = pieces.some(function (piece) {
+  // The bottom margin holds an axis's tick labels and title; where a table ends the figure instead, the
+  // margin would be an empty band under it: it shrinks to TABLE_MARGIN_PX, and comes back with the axis.
+  const axisAtBottom = pieces.some(function (piece) {
+    return piece.table === undefined && piece.newTop + piece.newHeight >= plotHeight - 1;
+  });
+  const margin = gd._fullLayout.margin.b;
+  const wantedMargin = axisAtBottom ? marginB : Math.min(marginB, TABLE_MARGIN_PX);
+  const changed = Math.abs(wantedMargin - margin) > SAME_PX || pieces.some(function (piece) {
     return Math.abs(piece.newTop - piece.top) > SAME_PX ||
       Math.abs(piece.newHeight - (piece.bottom - piece.top)) > SAME_PX;
   });
@@ -139,7 +147,13 @@ function relayout(gd, needs) {  // needs: Map of trace index to px
     const bottom = 1 - (piece.newTop + piece.newHeight) / plotHeight;
     return [Math.max(0, Math.min(1, bottom)), Math.max(0, Math.min(1, top))];
   };
-  const layout = { height: Math.round(gd._fullLayout.height - height + plotHeight) };
+  // autosize kept on: Plotly turns it off when a relayout sets the height, and the figure would then keep
+  // its width when the window changes (responsive: true).
+  const layout = {
+    height: Math.round(gd._fullLayout.height - height + plotHeight - margin + wantedMargin),
+    autosize: true,
+    "margin.b": wantedMargin,
+  };
   const traces = [];
   const domains = [];
   pieces.forEach(function (piece) {
@@ -169,7 +183,7 @@ function fitRound(gd, state) {
     return Plotly.restyle(gd, { columnwidth: columnwidth }, traces).then(function () { return true; });
   }
   const needs = new Map(tables.map(function (table, i) { return [indices[i], tableNeed(gd, table, indices[i])]; }));
-  const change = relayout(gd, needs);
+  const change = relayout(gd, needs, state.marginB);
   if (!change) { return Promise.resolve(false); }
   return Plotly.update(gd, { domain: change.domains }, change.layout, change.traces).then(function () {
     return true;
@@ -191,6 +205,8 @@ export function fitTables(gd) {
   }
   gd._tableFit.rounds = 0;
   gd._tableFit.widened = null;  // a new figure: its columns as the server gave them
+  const margin = gd.layout.margin || {};
+  gd._tableFit.marginB = typeof margin.b === "number" ? margin.b : 80;  // Plotly's default
   schedule(gd);
 }
 
