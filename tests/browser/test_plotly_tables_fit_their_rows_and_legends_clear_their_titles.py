@@ -26,7 +26,8 @@ QUESTIONNAIRE = [
 
 # Per drawn table: its rows, the rows Plotly rendered, the last row's bottom against the table's area and
 # the chart's bottom, and any cell whose text runs past its column. Per figure with a title and a legend:
-# which of the title and the axis titles the legend's box meets.
+# which of the title and the axis titles the legend's box meets; and whether the title is inside the figure,
+# above the plot area.
 MEASURE = """() => {
   const box = (el) => el.getBoundingClientRect();
   const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 &&
@@ -56,7 +57,10 @@ MEASURE = """() => {
     const titles = Array.from(gd.querySelectorAll('.infolayer > g[class^="g-"][class$="title"] text'));
     const met = legend ? titles.filter((t) => t.textContent && meet(box(legend), box(t)))
       .map((t) => t.parentNode.getAttribute('class')) : [];
-    return {chart, tables, legend: Boolean(legend), titles: titles.length, met};
+    const title = gd.querySelector('.g-gtitle .gtitle');
+    const titleInside = !title ||
+      (box(title).top >= frame.top - 1 && box(title).bottom <= frame.top + size.t);
+    return {chart, tables, legend: Boolean(legend), titles: titles.length, met, titleInside};
   });
 }"""
 
@@ -104,6 +108,7 @@ def test_every_table_shows_its_rows_and_no_legend_meets_a_title(chromium, live_s
     with_legends = [f for f in figures if f["legend"] and f["titles"]]
     assert {f["chart"] for f in with_legends} >= {"curves", "sessions", "meta-evaluation"}
     assert [(f["chart"], f["met"]) for f in with_legends if f["met"]] == []
+    assert [f["chart"] for f in figures if not f["titleInside"]] == []  # in the figure, above the plot
 
     # A narrower window: every figure follows its width and its tables are fitted again (their rows wrap).
     widths = page.evaluate(

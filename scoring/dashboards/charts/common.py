@@ -85,20 +85,29 @@ UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": 
 
 
 # Where every figure's legend goes (issue 38): right of the plot area, its top at the plot area's top. The
-# title sits in the top margin, which it pushes as far as its lines need (title.automargin), so the two never
-# meet; nor does the legend meet an axis title (left of and under the plot area) or a table under the plot.
+# title stays in the top margin, which is kept tall enough for its lines, so the two never meet; nor does
+# the legend meet an axis title (left of and under the plot area) or a table under the plot.
 LEGEND_BESIDE = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+
+
+TITLE_LINE_PX = 22  # a title line at Plotly's 17 px title font (a <sub> line is smaller)
+
+
+PLOTLY_MARGIN_T = 100  # Plotly's default top margin
 
 
 def title_and_legend_apart(figure: dict) -> dict:
     """The one rule for a figure's title and legend (every dashboard chart passes here through annotate, the
-    power curve through scoring.planning.charts): the title pushes the top margin so that its lines never
-    reach the plot area, its tick labels or its axis titles, and the legend, where one is shown, is drawn
-    beside the plot area (LEGEND_BESIDE), whatever position a builder asked for. Returns the figure."""
+    power curve through scoring.planning.charts): the top margin, where Plotly centres the title, is at
+    least as tall as the title's lines and some room, so the title never reaches the plot area, and the
+    legend, where one is shown, is drawn beside the plot area (LEGEND_BESIDE), whatever position a builder
+    asked for. Returns the figure."""
     layout = figure.setdefault("layout", {})
-    title = layout.get("title")
-    if title and title.get("text"):
-        title.update({"automargin": True, "yref": "container"})
+    text = (layout.get("title") or {}).get("text") or ""
+    if text:
+        margin = layout.setdefault("margin", {})
+        lines = text.count("<br>") + 1
+        margin["t"] = max(margin.get("t", PLOTLY_MARGIN_T), TITLE_LINE_PX * lines + 36)
     if layout.get("showlegend") is not False:
         layout["legend"] = {**layout.get("legend", {}), **LEGEND_BESIDE}
     return figure
