@@ -40,7 +40,6 @@ from ..lib.meta_evaluation import COEFFICIENT_LABELS, COEFFICIENTS
 from ..lib.session import DUPLICATES, FORMULATIONS, SCANS, SHORT_LISTS, SUMMARIES, default_weights
 from ..lib.session_measures import MEASURE_LABELS, MEASURES
 from ..models import ScoringRun
-from ..preregistration.services import preregistration_note
 from . import charts
 from .charts.common import number_text
 from .registry import CHARTS, chart_build, chart_hidden, meta_evaluation_tables
@@ -224,7 +223,7 @@ def runs(request, slug):
     return render(
         request,
         "scoring/runs.html",
-        {"study": study, "form": form, "runs": runs, **preregistration_note(study)},
+        {"study": study, "form": form, "runs": runs},
     )
 
 
@@ -320,7 +319,6 @@ def dashboard_context(request, run):
     freshness = run_freshness(run)
     left_out = selectors.run_scores(run, filters).left_out if run.is_finished or run.progress_done else None
     return {
-        **preregistration_note(study),
         "run": run,
         "freshness": freshness,
         "run_settled": run_settled(run, freshness),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..dashboards.charts import title_and_legend_apart
+from ..lib.number_text import number_text
 from ..lib.power import TEST_LABELS
 from ..lib.session import SUMMARY_LABELS
 from ..models import PowerPlan
@@ -24,8 +26,13 @@ CSV_HEADER = [
 ]
 
 
+def _num(value, spec: str = ".4g") -> str:
+    """A figure of the notes and the table: never "-0.00" for one that rounds to zero (number_text)."""
+    return number_text(value, spec)
+
+
 def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
+    return f"{_num(100 * value, '.0f')}%"
 
 
 def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
@@ -43,17 +50,18 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
     if plan.effect == PowerPlan.Effect.SPECIFIED:
         difference, spread = plan.specified_effect
         notes.append(
-            f"Specified effect: {second} minus {first} = {difference:g}, the participants' paired "
-            f"differences spread {spread:g} (standard deviation; effect size d = "
-            f"{difference / spread:.3g})."
+            f"Specified effect: {second} minus {first} = {_num(difference, 'g')}, the participants' paired "
+            f"differences spread {_num(spread, 'g')} (standard deviation; effect size d = "
+            f"{_num(difference / spread, '.3g')})."
         )
     elif description:
         notes.append(
             f"From {plan.sample.get('source', 'the pilot')} ({description['participants']} participants, "
-            f"{description['sessions']} sessions): {second} minus {first} = {description['difference']:.4g} "
+            f"{description['sessions']} sessions): {second} minus {first} = "
+            f"{_num(description['difference'])} "
             f"(additive model of participant, scenario and system; the participants' raw paired differences "
-            f"average {description['raw_difference']:.4g} with standard deviation "
-            f"{description['spread']:.4g}). "
+            f"average {_num(description['raw_difference'])} with standard deviation "
+            f"{_num(description['spread'])}). "
             "Participants, scenarios and residuals are resampled; the power is that of finding a true "
             "difference of this size."
         )
@@ -66,16 +74,16 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
         larger = abs(description["raw_difference"]) > abs(simulated["raw_difference"])
         notes.append(
             f"Against the simulated searchers of plan #{number} ({second} minus {first} = "
-            f"{simulated['raw_difference']:.4g}, spread {simulated['spread']:.4g}), the real sessions' "
+            f"{_num(simulated['raw_difference'])}, spread {_num(simulated['spread'])}), the real sessions' "
             f"difference is {'larger' if larger else 'smaller'} "
-            f"by {abs(gap):.4g} and their spread {description['spread']:.4g}."
+            f"by {_num(abs(gap))} and their spread {_num(description['spread'])}."
         )
     if curve.complete:
         if curve.smallest is None:
             last = curve.points[-1] if curve.points else None
             notes.append(
                 f"No count in the range reaches {_pct(plan.target)} power"
-                + (f"; {last.n} participants reach {last.power:.2f}." if last else ".")
+                + (f"; {last.n} participants reach {_num(last.power, '.2f')}." if last else ".")
             )
         else:
             surely = (
@@ -91,8 +99,8 @@ def plan_notes(plan: PowerPlan, curve: PlanCurve) -> list[str]:
         at_own = next((p for p in curve.points if p.n == own), None)
         if at_own is not None:
             notes.append(
-                f"With the pilot's own {own} participants: power {at_own.power:.2f} ({LEVEL:.0%} Monte Carlo "
-                f"interval {at_own.low:.2f} to {at_own.high:.2f})."
+                f"With the pilot's own {own} participants: power {_num(at_own.power, '.2f')} "
+                f"({LEVEL:.0%} Monte Carlo interval {_num(at_own.low, '.2f')} to {_num(at_own.high, '.2f')})."
             )
     if curve.closed_form:
         notes.append(_closed_form_note(plan, curve))
@@ -130,22 +138,22 @@ def _simulation_against_pilot(
     told = (
         f"Simulated searchers (queries {strategy.get('queries', 'scenario')}, stopping "
         f"{strategy.get('stopping', 'patience')}): {second} minus {first} = "
-        f"{simulated['raw_difference']:.4g}, paired spread {simulated['spread']:.4g}"
+        f"{_num(simulated['raw_difference'])}, paired spread {_num(simulated['spread'])}"
     )
     d_sim = _effect_size(simulated)
-    told += f" (d = {d_sim:.2f})." if d_sim is not None else "."
+    told += f" (d = {_num(d_sim, '.2f')})." if d_sim is not None else "."
     if not pilot:
         return told + " The study has no scored real sessions to compare them with yet."
     d_pilot = _effect_size(pilot)
     told += (
         f" The real sessions (scoring run {pilot['run']}, {pilot['participants']} participants) give "
-        f"{pilot['raw_difference']:.4g}, spread {pilot['spread']:.4g}"
-        + (f" (d = {d_pilot:.2f})" if d_pilot is not None else "")
+        f"{_num(pilot['raw_difference'])}, spread {_num(pilot['spread'])}"
+        + (f" (d = {_num(d_pilot, '.2f')})" if d_pilot is not None else "")
         + ": the simulation "
     )
     gap = simulated["raw_difference"] - pilot["raw_difference"]
     told += "overstates" if abs(simulated["raw_difference"]) > abs(pilot["raw_difference"]) else "understates"
-    told += f" the difference by {abs(gap):.4g}"
+    told += f" the difference by {_num(abs(gap))}"
     if d_sim is not None and d_pilot is not None:
         from ..lib.power import paired_t_smallest_n
 
@@ -169,18 +177,20 @@ def _simulation_against_pilot(
 def plan_figure(plan: PowerPlan, curve: PlanCurve) -> dict:
     shapes, annotations = _target_marks(plan, curve)
     title = f"Power by number of participants: {SUMMARY_LABELS.get(plan.summary, plan.summary)}"
-    return {
-        "data": _power_traces(curve),
-        "layout": {
-            "title": {"text": title},
-            "xaxis": {"title": {"text": "participants"}},
-            "yaxis": {"title": {"text": "power"}, "range": [0, 1.02]},
-            "shapes": shapes,
-            "annotations": annotations,
-            "legend": {"orientation": "h", "y": -0.2},
-            "margin": {"t": 60},
-        },
-    }
+    # The legend beside the plot, clear of the title and of the axis titles (as on the dashboards).
+    return title_and_legend_apart(
+        {
+            "data": _power_traces(curve),
+            "layout": {
+                "title": {"text": title},
+                "xaxis": {"title": {"text": "participants"}},
+                "yaxis": {"title": {"text": "power"}, "range": [0, 1.02]},
+                "shapes": shapes,
+                "annotations": annotations,
+                "margin": {"t": 60},
+            },
+        }
+    )
 
 
 def _power_traces(curve: PlanCurve) -> list[dict]:
@@ -278,11 +288,11 @@ def plan_rows(plan: PowerPlan, curve: PlanCurve) -> list[list]:
                 p.n,
                 p.replications,
                 p.rejections,
-                f"{p.power:.4f}",
-                f"{p.low:.4f}",
-                f"{p.high:.4f}",
+                f"{_num(p.power, '.4f')}",
+                f"{_num(p.low, '.4f')}",
+                f"{_num(p.high, '.4f')}",
                 f"wilson {LEVEL:.0%}",
-                "" if closed is None else f"{closed:.4f}",
+                "" if closed is None else f"{_num(closed, '.4f')}",
                 plan.test,
                 plan.summary,
                 plan.effect,

@@ -3,6 +3,7 @@
    plan with the same two functions, exported as window.SessionLabCharts). An ES module: no build step, no
    CDN, no inline script (CSP). */
 import { pollStatus } from "./poll-status.js";
+import { fitTables } from "./table-fit.js";
 
 // Plot (or re-plot in place: Plotly.react) the figure of element.dataset.url; its notes, if any, go to the
 // .chart-notes list beside it. data-error names the chart in the message shown if it cannot be loaded.
@@ -14,7 +15,9 @@ function plot(element) {
     })
     .then(function (payload) {
       const figure = payload.figure;
-      Plotly.react(element, figure.data, figure.layout, {
+      // A figure of a given height (a table's, sized to its rows) is that tall: no CSS minimum under it.
+      element.classList.toggle("chart-sized", Boolean(figure.layout && figure.layout.height));
+      const drawn = Plotly.react(element, figure.data, figure.layout, {
         responsive: true,
         displaylogo: false,
         // Plotly's own camera button: the browser exports the figure as PNG.
@@ -46,6 +49,8 @@ function plot(element) {
           notes.appendChild(item);
         });
       }
+      // Its tables sized to their rows once Plotly has settled them (table-fit.js).
+      return drawn.then(function () { fitTables(element); });
     })
     .catch(function (error) {
       element.textContent = (element.dataset.error || "This chart") + " could not be loaded (" +

@@ -24,6 +24,7 @@ from .common import (
     padded,
     session_style,
     system_label,
+    title_and_legend_apart,
     unit_keys,
     unit_means,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "stop_label_offsets",
     "system_label",
     "table_height",
+    "title_and_legend_apart",
     "unit_keys",
     "unit_means",
 ]

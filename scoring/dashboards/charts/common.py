@@ -76,6 +76,35 @@ class Chart:
 UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": "scenarios"}
 
 
+# Where every figure's legend goes (issue 38): right of the plot area, its top at the plot area's top. The
+# title stays in the top margin, which is kept tall enough for its lines, so the two never meet; nor does
+# the legend meet an axis title (left of and under the plot area) or a table under the plot.
+LEGEND_BESIDE = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+
+
+TITLE_LINE_PX = 22  # a title line at Plotly's 17 px title font (a <sub> line is smaller)
+
+
+PLOTLY_MARGIN_T = 100  # Plotly's default top margin
+
+
+def title_and_legend_apart(figure: dict) -> dict:
+    """The one rule for a figure's title and legend (every dashboard chart passes here through annotate, the
+    power curve through scoring.planning.charts): the top margin, where Plotly centres the title, is at
+    least as tall as the title's lines and some room, so the title never reaches the plot area, and the
+    legend, where one is shown, is drawn beside the plot area (LEGEND_BESIDE), whatever position a builder
+    asked for. Returns the figure."""
+    layout = figure.setdefault("layout", {})
+    text = (layout.get("title") or {}).get("text") or ""
+    if text:
+        margin = layout.setdefault("margin", {})
+        lines = text.count("<br>") + 1
+        margin["t"] = max(margin.get("t", PLOTLY_MARGIN_T), TITLE_LINE_PX * lines + 36)
+    if layout.get("showlegend") is not False:
+        layout["legend"] = {**layout.get("legend", {}), **LEGEND_BESIDE}
+    return figure
+
+
 def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
     """Say on the chart whose sessions it counts (its population and n), what it averages over and how many
     sessions on unjudged scenarios it left out: in its notes, under its title (so a PNG export says it too),
@@ -100,6 +129,7 @@ def annotate(chart: Chart, *, averaged_over: str, left_out) -> Chart:
         f"{left_out.sessions} unjudged session{'s' if left_out.sessions != 1 else ''} left out"
         f"{_excluded_title(left_out)}</sub>"
     )
+    title_and_legend_apart(chart.figure)
     # The population's columns first, so the older ones keep their places at the end of every row.
     population = left_out.population.code()
     counted = left_out.counted_sessions if left_out.applies else left_out.counted_participants

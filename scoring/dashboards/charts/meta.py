@@ -52,7 +52,8 @@ def meta_evaluation_chart(
         "xaxis": {"title": {"text": word}, "range": [-1.05, 1.05], "zeroline": True, "anchor": "y"},
         "yaxis": {"domain": [0.52, 1], "type": "category", "automargin": True, "autorange": "reversed"},
         "height": 520 + 22 * (len(shown) + len(measures)),
-        "legend": {"orientation": "h", "y": 1.08},
+        # The table is the bottom of the figure: no room kept under it for an axis (charts.js fits it).
+        "margin": {"b": 10},
     }
     notes = _meta_notes(result, shown, rating_label=rating_label, labels=labels, word=word, unit=unit)
     return Chart({"data": data, "layout": layout}, header, rows, notes)
