@@ -85,6 +85,8 @@ def _passages(system: System, question: str) -> tuple[list[Passage], str]:
         return [], f"retrieval {page.detail or 'failed'}"
     hits = page.results[: int(setting(system.config, "k"))]
     collection_id = retrieval.study.collection_id
+    if collection_id is None:
+        return [], "not set up"
     texts = {
         d.external_id: d
         for d in Document.objects.filter(
@@ -102,6 +104,8 @@ def _passages(system: System, question: str) -> tuple[list[Passage], str]:
 
 def _known(system: System, ids: list[str]) -> set[str]:
     collection_id = system.study.collection_id
+    if collection_id is None:
+        return set()
     return set(
         Document.objects.filter(collection_id=collection_id, external_id__in=ids).values_list(
             "external_id", flat=True
@@ -153,14 +157,16 @@ def _service(system: System, question: str, history, outcome: TurnOutcome) -> No
     outcome.model = outcome.answer.model
 
 
-def generative_answer(*, system: System, question: str, history: list[tuple[str, str]] = ()) -> TurnOutcome:
+def generative_answer(
+    *, system: System, question: str, history: list[tuple[str, str]] | None = None
+) -> TurnOutcome:
     """`system`'s answer to `question` after the earlier turns `history` ((question, answer), oldest first);
     call it outside any transaction: a model may take its whole deadline. The answer's cited and retrieved
     ids are checked against the study's collection, item by item."""
     config = system.config or {}
     answerer = config.get("answerer", "extractive")
     outcome = TurnOutcome(answerer, model="extractive" if answerer == "extractive" else "")
-    history = list(history)[-HISTORY_TURNS:]
+    history = list(history or [])[-HISTORY_TURNS:]
     started = time.monotonic()
     try:
         if answerer == "service":

@@ -20,8 +20,11 @@ FIELD_OF = {"url": "service_url", "timeout": "answer_timeout"}
 
 def _number(name: str, label: str, *, integer: bool = True):
     least, most, default = BOUNDS[name]
-    kind = forms.IntegerField if integer else forms.FloatField
-    return kind(label=label, required=False, min_value=least, max_value=most, initial=default)
+    if integer:
+        return forms.IntegerField(
+            label=label, required=False, min_value=int(least), max_value=int(most), initial=int(default)
+        )
+    return forms.FloatField(label=label, required=False, min_value=least, max_value=most, initial=default)
 
 
 class GenerativeFields(forms.Form):

@@ -190,13 +190,13 @@ def prompt_check(template: str) -> None:
 
 
 def prompt_build(
-    template: str, query: str, passages: list[Passage], history: list[tuple[str, str]] = ()
+    template: str, query: str, passages: list[Passage], history: list[tuple[str, str]] | None = None
 ) -> str:
     """The prompt: passages numbered from 1 with their document ids, and earlier turns (question, answer)."""
     listed = "\n\n".join(
         f"[{n}] (document {p.doc_id}) {p.title}\n{p.text}".rstrip() for n, p in enumerate(passages, 1)
     )
-    earlier = "".join(f"Earlier question: {q}\nEarlier answer: {a}\n\n" for q, a in history)
+    earlier = "".join(f"Earlier question: {q}\nEarlier answer: {a}\n\n" for q, a in history or [])
     return template.format(query=query, passages=listed, history=earlier)
 
 
@@ -305,7 +305,7 @@ def service_answer_parse(status: int, body: bytes) -> Answer:
     refused += marker_refusals
     marked = {c.doc_id for c in citations}
     citations += [Citation(doc, None, None) for doc in cited if doc not in marked]
-    follow_ups = []
+    follow_ups: list[str] = []
     raw = data.get("follow_ups") or []
     if not isinstance(raw, list):
         refused.append('"follow_ups" is not a list')
@@ -318,7 +318,7 @@ def service_answer_parse(status: int, body: bytes) -> Answer:
             refused.append(f"follow_ups[{position}]: not a text of 1 to {FOLLOW_UP_MAX_CHARS} characters")
         else:
             follow_ups.append(" ".join(item.split()))
-    model = data.get("model") if isinstance(data.get("model"), str) else ""
+    model = data["model"] if isinstance(data.get("model"), str) else ""
     return Answer(
         text,
         citations,
