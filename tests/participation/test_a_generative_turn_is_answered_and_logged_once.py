@@ -7,6 +7,7 @@ import json
 import pytest
 from django.test import Client
 
+from studies.interchange.tidy_csv import study_tables
 from studies.models import AnswerTurn, Event, ShownResult, System
 
 pytestmark = pytest.mark.django_db
@@ -128,3 +129,29 @@ def test_the_page_gets_the_conversation_back_after_a_reload(participant, generat
     assert client["answerUrl"].endswith("/answer/")
     assert [t["query_event"] for t in client["turns"]] == ["q1"]
     assert b'id="conversation"' in page.content
+
+
+def test_the_turns_and_their_citations_are_rows_of_turns_csv_and_citations_csv(participant, generative):
+    answer = ask(participant, generative, "t1").json()
+    post(participant, [event(generative, "q1", "query", text="wing boundary layer", turn="t1")])
+    tables = study_tables(study=participant.study)
+    header, *rows = tables["turns"]
+    [turn] = [dict(zip(header, row, strict=True)) for row in rows]
+    assert (turn["query"], turn["turn"], turn["status"], turn["answer"]) == (1, "t1", "ok", answer["text"])
+    assert turn["cited"] == ";".join(c["doc"] for c in answer["cited"]) and turn["answerer"] == "extractive"
+    header, *rows = tables["citations"]
+    citations = [dict(zip(header, row, strict=True)) for row in rows]
+    assert [(c["doc"], c["rank"], c["start"]) for c in citations] == [
+        (c["doc"], c["rank"], c["start"]) for c in answer["citations"]
+    ]
+
+
+def test_the_replay_shows_the_answer_with_its_citations(participant, generative):
+    from studies.participation.replay import session_replay
+
+    answer = ask(participant, generative, "t1").json()
+    post(participant, [event(generative, "q1", "query", text="wing boundary layer", turn="t1")])
+    [query] = session_replay(session=generative)["queries"]
+    assert query["answer"]["text"] == answer["text"] and query["answer"]["model"] == "extractive"
+    assert [c["rank"] for c in query["answer"]["citations"]] == [c["rank"] for c in answer["citations"]]
+    assert [r["doc"] for r in query["pages"][1]["results"]] == [c["doc"] for c in answer["cited"]]
