@@ -91,6 +91,8 @@ def _queries(session: SearchSession, start: datetime) -> tuple[list[dict], list[
         )
     # A generative system's turn (issue 40): the answer as it was shown, its citations' places and ranks.
     for turn in AnswerTurn.objects.filter(session=session, query__isnull=False).defer("passages"):
+        if turn.query_id not in queries:
+            continue
         cited = list(dict.fromkeys(c["doc"] for c in turn.citations))
         queries[turn.query_id]["answer"] = {
             "text": turn.answer_text,
