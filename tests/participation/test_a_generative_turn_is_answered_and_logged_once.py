@@ -155,3 +155,17 @@ def test_the_replay_shows_the_answer_with_its_citations(participant, generative)
     assert query["answer"]["text"] == answer["text"] and query["answer"]["model"] == "extractive"
     assert [c["rank"] for c in query["answer"]["citations"]] == [c["rank"] for c in answer["citations"]]
     assert [r["doc"] for r in query["pages"][1]["results"]] == [c["doc"] for c in answer["cited"]]
+
+
+def test_another_participant_s_session_and_bad_questions_are_refused(
+    participant, other_participant, other_session, generative
+):
+    theirs = ask(other_participant, generative, "t1")  # consented and started, but not their task
+    assert theirs.status_code == 409 and "not one of your tasks" in theirs.json()["refused"]
+    for question in ("   ", 7, None):
+        response = ask(participant, generative, "t1", question)
+        assert response.status_code == 409 and "type a question" in response.json()["refused"]
+    assert ask(participant, generative, "bad id!", "wing").status_code == 409
+    long = ask(participant, generative, "t2", "wing " * 1000)
+    assert long.status_code == 200
+    assert len(AnswerTurn.objects.get(client_turn_id="t2").question) == 1000
