@@ -1,12 +1,12 @@
 """Issue 40: on a generative system's task the participant asks a question, reads the answer, opens a cited
 document from its citation and judges it with the keys, then follows up; on each of the three kinds
 (offline extractive; built-in RAG and the lab's RAG service against a local fake server). Every turn is stored
-once with its query, the citation's opening and the judgment as a result's; a failed answer offers "Try
-again", which answers."""
+once with its query, the citation's opening and the judgment as a result's, the cited sources' exposure as
+shown results'; a failed answer offers "Try again", which answers."""
 
 import pytest
 
-from studies.models import AnswerTurn, Event, Judgment, Participant, System
+from studies.models import AnswerTurn, Event, Judgment, Participant, ResultExposure, System
 from tests.participation.fake_answer_server import FakeAnswerServer
 
 from .csp import csp_listen, csp_violations
@@ -80,11 +80,15 @@ def test_two_turns_a_citation_opened_and_judged(chromium, live_server, token, se
     page.keyboard.press("2")
     wait_until(page, "document.querySelector('.grade-button.chosen') !== null")
     page.keyboard.press("Escape")
+    assert (
+        first.locator(f".answer-source[data-doc='{doc}'] .judged").text_content().strip()
+    )  # its grade shown
     if kind == "service":  # its suggestion is the follow-up
         page.click(".follow-up")
         answered(page, 2)
     else:
         ask(page, "and heat transfer", 2)
+    page.evaluate("window.sessionlabReports.exposure()")  # what is on screen now (else every 15 s)
     wait_until(page, "window.sessionlabOutbox.pending() === 0")
 
     turns = list(AnswerTurn.objects.filter(status="ok").order_by("id"))
@@ -105,5 +109,9 @@ def test_two_turns_a_citation_opened_and_judged(chromium, live_server, token, se
     assert opened.payload["ack"]["ok"]
     assert Judgment.objects.get(document__external_id=doc).grade == 2
     assert Event.objects.filter(type="query").count() == 2
+    # The cited sources on screen are their queries' shown results' exposure: the first turn's reported when
+    # the second was drawn, the second's on asking.
+    for position in (1, 2):
+        assert ResultExposure.objects.filter(shown_result__query__position=position).exists(), position
     assert csp_violations(page, reports) == []
     page.close()

@@ -3,12 +3,14 @@
  * then logged as a query event naming the turn, whose shown results are the cited documents (ranked in the
  * order first cited). A citation opens its document in the same document view as a result (document_open
  * names the turn's query event and the document's rank); the grades are the same keys. A slow or failed
- * answer says so with a "Try again" that asks the same question again. */
+ * answer says so with a "Try again" that asks the same question again. The newest answer's list of cited
+ * sources is watched as a page of results is (exposure.js: on screen, hovers), by the cited ranks. */
+import { cfg } from "./config.js";
 import { openDocument } from "./document-view.js";
+import { watchResults } from "./exposure.js";
 import { formulationTaken } from "./formulation.js";
 import { enqueue } from "./outbox.js";
-import { cfg } from "./config.js";
-import { byId, QUERIES, showMessage, state } from "./search-state.js";
+import { byId, gradeLabels, QUERIES, showMessage, state } from "./search-state.js";
 import { load, save } from "./storage.js";
 
 const WAIT_MS = 40000;  // past the longest answer deadline (30 s) and its retrieval: then "try again"
@@ -61,7 +63,14 @@ function sources(answer, queryEvent) {
   list.className = "answer-sources";
   (answer.cited || []).forEach(function (c) {
     const item = document.createElement("li");
+    item.className = "result answer-source";  // a shown result: exposure.js watches it by its rank
+    item.dataset.rank = c.rank;
+    item.dataset.doc = c.doc;
     item.appendChild(citeButton(c.doc, c.rank, c.title, queryEvent, c.title || ("Document " + c.doc)));
+    const judged = document.createElement("span");  // the grade given, as beside a result (judgments.js)
+    judged.className = "judged";
+    if (state.grades[c.doc] !== undefined) { judged.textContent = " " + gradeLabels[state.grades[c.doc]]; }
+    item.appendChild(judged);
     list.appendChild(item);
   });
   return list;
@@ -92,11 +101,16 @@ function turnItem(question) {
   return item;
 }
 
-export function drawAnswer(item, answer, queryEvent) {
+export function drawAnswer(item, answer, queryEvent, watch) {
   item.dataset.turn = answer.turn;
   item.dataset.queryEvent = queryEvent;
   item.appendChild(answerBody(answer, queryEvent));
-  if ((answer.cited || []).length) { item.appendChild(sources(answer, queryEvent)); }
+  if ((answer.cited || []).length) {
+    const list = sources(answer, queryEvent);
+    item.appendChild(list);
+    // What of the newest answer's sources was on screen: the exposure of its query's shown results.
+    if (watch && queryEvent) { watchResults(queryEvent, 1, list.querySelectorAll(".answer-source")); }
+  }
   if ((answer.follow_ups || []).length) { item.appendChild(followUps(answer)); }
   item.scrollIntoView({ block: "nearest" });
 }
@@ -149,7 +163,7 @@ export function ask(question) {
   }).then(function (answer) {
     waiting.remove();
     if (answer.ok) {
-      drawAnswer(item, answer, logTurn(answer, question));
+      drawAnswer(item, answer, logTurn(answer, question), true);
     } else if (answer.refused) {
       item.remove();
       showMessage(answer.refused);
@@ -167,8 +181,8 @@ export function ask(question) {
 
 // After a reload: the turns the server logged come back (their query events are stored already).
 export function restoreTurns(turns) {
-  (turns || []).forEach(function (answer) {
-    drawAnswer(turnItem(answer.question), answer, answer.query_event);
+  (turns || []).forEach(function (answer, n) {
+    drawAnswer(turnItem(answer.question), answer, answer.query_event, n === turns.length - 1);
   });
   if ((turns || []).length && !load(QUERIES, 0)) { save(QUERIES, turns.length); }
 }
