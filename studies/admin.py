@@ -116,6 +116,7 @@ class SystemInline(admin.TabularInline):
     form = SystemAdminForm
     formset = DesignFormSet
     extra = 0
+    exclude = ["api_key_encrypted"]  # a generative system's key: set on the set-up page or by the API only
 
 
 @admin.register(models.Study)

@@ -69,7 +69,9 @@ function drawResults(state) {
   const list = byId("replay-results");
   list.textContent = "";
   const query = data.queries.find(function (q) { return q.position === state.query; });
-  byId("replay-query").textContent = query ? "“" + query.text + "”" : "—";
+  byId("replay-query").textContent = query ? "“" + query.text + "”" +
+    (query.answer ? " — answered: " + query.answer.text + " (" + query.answer.model + ", " +
+      query.answer.latency_ms + " ms)" : "") : "—";
   const page = query ? query.pages[state.page] : null;
   byId("replay-page").textContent = page ? "page " + state.page +
     (page.scroll_permille !== null && page.scroll_permille !== undefined ? ", scrolled to " + (page.scroll_permille / 10).toFixed(0) + " % of the list" : "") : "";

@@ -14,6 +14,7 @@ from studies.design.questionnaires import (
     usable_items,
 )
 from studies.models import Study, System
+from studies.search.generative import retrieval_problem
 from studies.search.index_versions import CURRENT, MISSING, STALE
 from studies.search.systems import collection_index_states, system_config_problem, system_configuration
 
@@ -79,6 +80,8 @@ def _systems_step(study: Study, systems: list[System], indexes: dict, locked: st
     missing, notes = [], []
     for system in systems:
         problem = system_config_problem(system.backend, system.config)
+        if not problem and system.backend == System.Backend.GENERATIVE:
+            problem = retrieval_problem(system)  # the system it retrieves with is another row of the study
         if problem:
             missing.append(f"System {system.code}: {problem}.")
         elif system.backend == System.Backend.BUILTIN and study.collection_id:

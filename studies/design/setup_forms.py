@@ -10,10 +10,13 @@ from studies.design.setup_services import QUESTIONNAIRES
 from studies.errors import SystemConfigError
 from studies.models import STUDY_DESIGNS, System
 from studies.search.engines.search import CONFIGURATIONS
+from studies.search.generative_forms import GenerativeFields
 from studies.search.systems import DEFAULT_CONFIGURATION, MAX_HTTP_TIMEOUT, system_config_problem
 
 
-class SystemSetupForm(forms.Form):
+class SystemSetupForm(GenerativeFields, forms.Form):
+    # The common fields first, then each kind's (a generative system's from GenerativeFields).
+    field_order = ["code", "name", "backend", "configuration", "url_template", "timeout"]
     code = forms.CharField(max_length=40, help_text="Short, shown in the tables: A, B, bm25…")
     name = forms.CharField(max_length=200)
     backend = forms.ChoiceField(
@@ -47,6 +50,7 @@ class SystemSetupForm(forms.Form):
             "configuration": config.get("configuration", DEFAULT_CONFIGURATION),
             "url_template": config.get("url_template", ""),
             "timeout": config.get("timeout", 5.0),
+            **GenerativeFields.initial_from(system),
         }
 
     def clean(self):
@@ -60,6 +64,8 @@ class SystemSetupForm(forms.Form):
             if cleaned.get("timeout") is not None:
                 config["timeout"] = cleaned["timeout"]
             field = "url_template"
+        elif backend == System.Backend.GENERATIVE:
+            config, field = self.generative_config(cleaned), "answerer"
         else:
             config, field = {}, None
         if backend:
@@ -77,6 +83,8 @@ class SystemSetupForm(forms.Form):
             return "configuration"
         if backend == System.Backend.HTTP:
             return "timeout" if "timeout" in problem else "url_template"
+        if backend == System.Backend.GENERATIVE:
+            return GenerativeFields.field_of(problem)
         return None
 
     def add_refusal(self, error: Exception) -> None:

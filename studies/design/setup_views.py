@@ -35,6 +35,8 @@ from studies.design.setup_forms import (
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import InvalidAnswers, StudiesError
 from studies.models import CollectionTopic, System
+from studies.search.generative import generative_answer
+from studies.search.generative_keys import system_key_update
 from studies.search.systems import system_search
 
 
@@ -83,6 +85,7 @@ def systems(request, slug):
                 backend=data["backend"],
                 config=data["config"],
             )
+            system_key_update(system=system, api_key=data.get("api_key", ""))
         except StudiesError as exc:
             _refused_on_form(form, exc)
         else:
@@ -121,7 +124,13 @@ def _design_row_edit(request, study, row, form, save, *, kind: str, list_page: s
     return render(
         request,
         f"studies/setup/{kind}_edit.html",
-        {"study": study, kind: row, "form": form, "locked": study.design_locked_at},
+        {
+            "study": study,
+            kind: row,
+            "form": form,
+            "locked": study.design_locked_at,
+            "key_state": SystemSetupForm.key_state(row) if isinstance(row, System) else "",
+        },
         status=400 if form.errors else 200,
     )
 
@@ -140,6 +149,9 @@ def system_edit(request, slug, pk):
             name=data["name"].strip(),
             backend=data["backend"],
             config=data["config"],
+        )
+        system_key_update(
+            system=system, api_key=data.get("api_key", ""), clear=data.get("clear_api_key", False)
         )
 
     return _design_row_edit(
@@ -168,24 +180,21 @@ def system_test(request, slug, pk):
     study = study_for_researcher(request, slug)
     system = _system_of(study, pk)
     form = SystemTestForm(request.POST)
-    result = None
+    result = answered = None
     if system.backend == System.Backend.EXTERNAL:
         messages.info(
             request,
             "An external system's results come from your own front-end, which logs them with "
             "each query: there is nothing for SessionLab to run.",
         )
+    elif form.is_valid() and system.backend == System.Backend.GENERATIVE:
+        answered = generative_answer(system=system, question=form.cleaned_data["query"])
     elif form.is_valid():
         result = system_search(system=system, query=form.cleaned_data["query"])
     return render(
         request,
         "studies/setup/system_test.html",
-        {
-            "study": study,
-            "system": system,
-            "form": form,
-            "result": result,
-        },
+        {"study": study, "system": system, "form": form, "result": result, "answered": answered},
     )
 
 

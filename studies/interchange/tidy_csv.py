@@ -1,5 +1,6 @@
 """Tidy CSV: one table per level (sessions, queries, shown results, judgments, and what was on screen and
-when the participant was away: exposures, attention), one row per observation, with the design on every row,
+when the participant was away: exposures, attention; a generative system's turns and citations:
+turn_tables.py), one row per observation, with the design on every row,
 ready for pandas or R; and participants.csv, one row per participant (participants_table.py), first among
 TABLE_NAMES.
 
@@ -38,6 +39,7 @@ from sessionlab.spreadsheet import safe_rows
 from studies.interchange.answer_columns import answer_cells, questionnaire_columns
 from studies.interchange.participants_table import participant_rows
 from studies.interchange.population_note import population_note
+from studies.interchange.turn_tables import TURN_TABLES, turn_rows, turns_of
 from studies.models import (
     AttentionSpan,
     Event,
@@ -110,6 +112,8 @@ TABLES = {
     ],
     # When the participant was away: a row per span (tab hidden, window blurred, idle).
     "attention": DESIGN + ["kind", "start_ms", "duration_ms"],
+    # A generative system's turns and their citations (issue 40; turn_tables.py).
+    **{name: DESIGN + columns for name, columns in TURN_TABLES.items()},
 }
 # Every table the downloads write, in order: participants.csv (a row per participant, its columns following
 # the study's questionnaire: participants_table.py), then the session-level TABLES.
@@ -205,6 +209,8 @@ def table_rows(
                 yield from (key + row for row in rows.judgments_of(session))
             elif name == "attention":
                 yield from (key + [s.kind, s.start_ms, s.duration_ms] for s in rows.spans[session.pk])
+            elif name in TURN_TABLES:
+                yield from (key + row for row in turn_rows(name, rows.turns.get(session.pk, [])))
             for query in (
                 rows.queries[session.pk] if name in {"queries", "shown_results", "exposures"} else []
             ):
@@ -245,7 +251,8 @@ class _StudyRows:
         # Only what `table` writes: the judgments table reads no shown results, the queries one no judgments.
         self.queries = defaultdict(list)
         self.shown = defaultdict(list)
-        if table not in {"judgments", "attention"}:
+        self.turns = turns_of(scope) if table in TURN_TABLES else {}
+        if table not in {"judgments", "attention", *TURN_TABLES}:
             for query in Query.objects.filter(session__in=scope).order_by("session_id", "position"):
                 self.queries[query.session_id].append(query)
             for row in (
@@ -256,7 +263,7 @@ class _StudyRows:
             ):
                 self.shown[row.query_id].append(row)
         self.judgments = defaultdict(list)
-        if table != "queries":
+        if table not in {"queries", *TURN_TABLES}:
             judgments = (
                 Judgment.objects.filter(session__in=scope)
                 .select_related("document")
@@ -268,7 +275,9 @@ class _StudyRows:
             for judgment in judgments:
                 self.judgments[judgment.session_id].append(judgment)
         self.opened = (
-            self._opens(scope) if table not in {"judgments", "exposures", "attention"} else Counter()
+            self._opens(scope)
+            if table not in {"judgments", "exposures", "attention", *TURN_TABLES}
+            else Counter()
         )
         self.scrolls: dict[tuple[int, int], int] = {}
         if table == "exposures":

@@ -9,6 +9,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
 - assessor_work.py: the scenarios each assessor judges, the assessors' guidelines.
 - llm_assessors.py: language-model assessors.
 - references.py: the study's reference judgments, in numbered versions.
+- generative.py: a generative system's turns and the prompts they were given (issue 40).
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """
 
@@ -79,6 +80,9 @@ from studies.models.references import (
 )
 
 # isort: split
+from studies.models.generative import AnswerTurn, GenerationPrompt
+
+# isort: split
 from studies.models.library import CollectionJudgment, CollectionTopic, CollectionUpload, IndexVersion
 from studies.models.retention import EventArchive
 
@@ -86,6 +90,8 @@ from studies.models.retention import EventArchive
 from studies.models.attention import AttentionSpan, PageExposure, ResultExposure
 
 __all__ = [
+    "AnswerTurn",
+    "GenerationPrompt",
     "ASSESSORS_WHO_ARE_PEOPLE",
     "CODE_MODES",
     "EFFORT_OUTCOMES",

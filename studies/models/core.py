@@ -191,21 +191,28 @@ class System(models.Model):
         # The researcher's own front-end shows the results and logs them with each query event (data.results);
         # SessionLab's engine is never run for it (docs/api.md, "An external front-end").
         EXTERNAL = "external", "Researcher's own front-end (logs the results it showed)"
+        # An answer with citations instead of a list (issue 40; studies/search/generative.py): extractive
+        # (offline), built-in RAG over a chat-completions endpoint, or the lab's RAG service over HTTP.
+        GENERATIVE = "generative", "Generated answer with citations"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="systems")
     code = models.CharField(max_length=40)
     name = models.CharField(max_length=200)
     backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.BUILTIN)
     # builtin: {"configuration": "bm25_title_text"}; http: {"url_template": "...{query}...", "timeout": 5};
-    # external: nothing needed.
+    # external: nothing needed; generative: docs/generative-systems.md.
     config = models.JSONField(default=dict, blank=True)
+    # A generative system's API key, encrypted and bound to its endpoint (studies/search/generative_keys.py):
+    # never in config, never read back by a page or the API.
+    api_key_encrypted = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["study", "code"], name="system_code_unique"),
             models.CheckConstraint(
-                condition=Q(backend__in=["builtin", "http", "external"]), name="system_backend_known"
+                condition=Q(backend__in=["builtin", "http", "external", "generative"]),
+                name="system_backend_known",
             ),
         ]
 

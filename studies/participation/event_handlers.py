@@ -17,7 +17,7 @@ from datetime import datetime
 from sessionlab import plain_sql
 from studies.errors import Refused
 from studies.models import SearchSession, ShownResult
-from studies.participation import statements
+from studies.participation import answer_events, statements
 from studies.participation.attention_handlers import on_attention, on_exposure
 from studies.participation.exposure import ExposureError, formulation_checked
 from studies.participation.ingest_batch import Batch, QueryState, SessionState, is_int, shown_add
@@ -63,6 +63,17 @@ def on_query(batch: Batch, raw: Mapping, data: dict) -> dict:
         documents = external_documents(batch, result)
         [(query_id, position)] = plain_sql.rows(*statements.query_insert(state.id, text, at, "", formulation))
         logged = {"text": text, "results": data["results"]}
+    elif answer_events.is_generative(batch, state):  # the answer's cited documents are its results
+        turn = answer_events.turn_of(state, data)
+        result = answer_events.turn_page(turn)
+        [(query_id, position)], documents = plain_sql.rows_together(
+            [
+                statements.query_insert(state.id, text, at, "", formulation),
+                page_documents_statement(batch, result),
+            ]
+        )
+        answer_events.turn_link(turn, query_id)
+        logged = {"text": text, "turn": data["turn"]}
     else:
         result = batch_search(batch, state, text, 1)
         # The next position and the insert in one statement (the session's lock keeps positions in order),

@@ -6,7 +6,8 @@ offset, docs/time-model.md), so gaps and orders are the participant's.
 - `task`: the scenario as the participant read it; `session`: who, which system, how it ended, its duration
   and active time (exposure.active_ms);
 - `queries`: each query's text and time, and per page of results the ranks shown with their exposure (visible
-  time, largest fraction, hovers) and how far the page was scrolled;
+  time, largest fraction, hovers) and how far the page was scrolled; a generative system's query has its
+  `answer` (text, citations with their places and ranks, follow-ups, model, latency);
 - `timeline`: every action in order: query, results page, document open and close (with dwell), judgment,
   scan mark, exposure report, a stretch away (hidden, blur, idle, with its length), the end.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from studies.models import (
+    AnswerTurn,
     AttentionSpan,
     Event,
     EventOrigin,
@@ -87,6 +89,21 @@ def _queries(session: SearchSession, start: datetime) -> tuple[list[dict], list[
                 "exposure": None if exposure is None else exposure.figures(),
             }
         )
+    # A generative system's turn (issue 40): the answer as it was shown, its citations' places and ranks.
+    for turn in AnswerTurn.objects.filter(session=session, query__isnull=False).defer("passages"):
+        if turn.query_id not in queries:
+            continue
+        cited = list(dict.fromkeys(c["doc"] for c in turn.citations))
+        queries[turn.query_id]["answer"] = {
+            "text": turn.answer_text,
+            "citations": [
+                {"doc": c["doc"], "rank": cited.index(c["doc"]) + 1, "start": c["start"], "end": c["end"]}
+                for c in turn.citations
+            ],
+            "follow_ups": turn.follow_ups,
+            "model": turn.model_name,
+            "latency_ms": turn.latency_ms,
+        }
     return list(queries.values()), timeline
 
 

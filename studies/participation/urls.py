@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.participation import views
+from studies.participation import answer_views, views
 
 app_name = "participate"
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("<str:token>/gold/", views.gold_submit, name="gold"),
     path("<str:token>/post-task/", views.post_task_submit, name="post_task"),
     path("<str:token>/events/", views.events_submit, name="events"),
+    path("<str:token>/answer/", answer_views.answer_submit, name="answer"),
     path("<str:token>/withdraw/", views.withdraw, name="withdraw"),
     path("<str:token>/completion/", views.completion_status, name="completion"),
     path("<str:token>/check/", views.check_submit, name="check"),

@@ -25,9 +25,10 @@ from sessionlab.csp import policy_for
 from studies.design import selectors
 from studies.design.question_pages import first_page_with, page_next, question_page
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
-from studies.models import Assignment, SearchSession
+from studies.models import Assignment, SearchSession, System
 from studies.participation import clock, gold, recruitment, reload, rules
 from studies.participation import steps as participation
+from studies.participation.answer_turns import session_turns
 from studies.participation.question_drafts import (
     draft_forget,
     draft_keep,
@@ -195,6 +196,12 @@ def _search_page(request, participant, step):
             "idleMs": settings.ATTENTION_IDLE_SECONDS * 1000,
         }
     )
+    # A generative system answers in a conversation (answers.js) instead of a list (issue 40).
+    context["generative"] = step.assignment.system.backend == System.Backend.GENERATIVE
+    if context["generative"]:
+        token = participant.access_token
+        context["client"]["answerUrl"] = reverse("participate:answer", kwargs={"token": token})
+        context["client"]["turns"] = session_turns(session=step.session)
     # Opened again (a reload, another device): the last list shown and the grades come back, no query is
     # logged, and the reload is (by the server, so nothing on the page can lose it).
     restored = reload.search_state(session=step.session)
@@ -203,7 +210,7 @@ def _search_page(request, participant, step):
             session=step.session, state=restored, user_agent=request.META.get("HTTP_USER_AGENT", "")
         )
     context["restored"] = restored
-    context["client"]["restored"] = restored
+    context["client"]["restored"] = None if context["generative"] else restored
     return render(request, "participate/search.html", context)
 
 

@@ -23,6 +23,7 @@ from studies.search.engines.search import (
     Searcher,
     SearchPage,
 )
+from studies.search.generative_config import generative_config_problem
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +68,8 @@ def system_config_problem(backend: str, config) -> str | None:
         name = config.get("configuration", DEFAULT_CONFIGURATION)
         if name not in CONFIGURATIONS:
             return f"configuration must be one of {', '.join(CONFIGURATIONS)} (not {name!r})"
+    elif backend == System.Backend.GENERATIVE:
+        return generative_config_problem(config)
     elif backend == System.Backend.EXTERNAL:
         if config:
             return "an external system has no settings (its front-end logs the results it shows)"
@@ -151,6 +154,8 @@ def system_search(
     (built in the background meanwhile): the participant's way answers "retry later", search_costs.py.
     `versions`: the current index numbers of the system's collection (configuration -> number), when the
     caller read them already (the event batch does, with its sessions' lock); else they are read here."""
+    if system.backend == System.Backend.GENERATIVE:  # it answers (studies/search/generative.py), not ranks
+        return _failed(page, MISCONFIGURED, "a generative system answers questions; it has no results list")
     if system.backend == System.Backend.HTTP:
         try:
             engine = HttpSearchSystem(

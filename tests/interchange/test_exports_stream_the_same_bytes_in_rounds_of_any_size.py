@@ -20,7 +20,7 @@ from studies.interchange.archive import study_archive_stream
 from studies.interchange.session_track import session_track_stream
 from studies.interchange.tidy_csv import TABLE_NAMES, table_csv, table_rows
 from studies.interchange.trec import study_runs_iter
-from studies.models import Collection, Document, ShownResult, Study
+from studies.models import AnswerTurn, Collection, Document, Query, ShownResult, Study
 from tests.interchange.api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,33 @@ def demo(settings, tmp_path) -> Study:
     return Study.objects.get(slug="demo-ecir-2008")
 
 
+def turns_added(study: Study) -> None:
+    """Two sessions' first queries as turns of a generative system (the demo has none yet: issue 40), citing
+    their first two shown results, so turns.csv and citations.csv have rows in rounds too."""
+    queries = Query.objects.filter(session__assignment__participant__study=study, position=1).order_by("id")[
+        :2
+    ]
+    for n, query in enumerate(queries):
+        docs = list(query.shown_results.order_by("rank").values_list("document__external_id", flat=True)[:2])
+        AnswerTurn.objects.create(
+            session_id=query.session_id,
+            client_turn_id=f"t{n}",
+            asked_at=query.issued_at,
+            question=query.text,
+            status="ok",
+            answer_text="One [1]. Two [2].",
+            citations=[
+                {"doc": d, "start": 4 + 9 * i, "end": 7 + 9 * i, "marker": f"[{i + 1}]"}
+                for i, d in enumerate(docs)
+            ],
+            retrieved=docs,
+            answerer="extractive",
+            query=query,
+        )
+
+
 def test_each_table_has_the_same_rows_read_one_session_at_a_time(demo):
+    turns_added(demo)
     for name in TABLE_NAMES:  # participants.csv reads a round of participants at a time
         whole = list(table_rows(study=demo, name=name, chunk_size=1000))
         assert len(whole) > 1, name

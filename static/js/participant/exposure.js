@@ -122,14 +122,15 @@ function onVisibility() {
   });
 }
 
-/* A new page of results is on screen: the last one's report goes, the new one is watched. */
-export function watchResults(queryEvent, pageNumber) {
+/* A new page of results is on screen: the last one's report goes, the new one is watched. `items`: the
+ * elements (each with data-rank) that are its results; a generative answer's cited sources (answers.js). */
+export function watchResults(queryEvent, pageNumber, items) {
   if (!cfg.exposure || !window.IntersectionObserver) { return; }
   exposureReport();
   if (observer) { observer.disconnect(); }
   page = { queryEvent: queryEvent, page: pageNumber, shownAt: now(), ranks: {}, scroll: 0 };
   observer = new window.IntersectionObserver(onIntersect, { threshold: THRESHOLDS });
-  Array.prototype.forEach.call(document.querySelectorAll("#results .result"), function (item) {
+  Array.prototype.forEach.call(items || document.querySelectorAll("#results .result"), function (item) {
     observer.observe(item);
   });
   if (!timer) { timer = window.setInterval(exposureReport, REPORT_MS); }
@@ -137,11 +138,12 @@ export function watchResults(queryEvent, pageNumber) {
 
 export function startExposure() {
   if (!cfg.exposure || !window.IntersectionObserver) { return; }
-  const list = byId("results");
-  if (list) {
-    list.addEventListener("mouseover", onHover);
-    list.addEventListener("mouseout", onHover);
-  }
+  [byId("results"), byId("conversation")].forEach(function (list) {
+    if (list) {
+      list.addEventListener("mouseover", onHover);
+      list.addEventListener("mouseout", onHover);
+    }
+  });
   window.addEventListener("scroll", noteScroll, { passive: true });
   document.addEventListener("visibilitychange", onVisibility);
   onLeaving(exposureReport);  // with the beacon, when the tab is hidden or left

@@ -1,5 +1,6 @@
 /* The search page (#search-app): its controls wired to the query, the pager, the document panel, the
  * grades (buttons and number keys), the end dialog; then what it showed restored and the time limit set. */
+import { ask, restoreTurns } from "./answers.js";
 import { startAttention } from "./attention.js";
 import { cfg } from "./config.js";
 import { closeDocument, fitDocument, startReading } from "./document-view.js";
@@ -38,7 +39,10 @@ export function startSearchPage() {
   byId("search-form").addEventListener("submit", function (event) {
     event.preventDefault();
     const text = byId("query").value.trim();
-    if (text && !state.finished) { runQuery(text); }
+    if (text && !state.finished && cfg.answerUrl) {
+      ask(text);  // a generative system: a turn of the conversation (answers.js)
+      byId("query").value = "";
+    } else if (text && !state.finished) { runQuery(text); }
   });
   byId("prev-page").addEventListener("click", function () { showPage(state.page - 1); });
   byId("next-page").addEventListener("click", function () { showPage(state.page + 1); });
@@ -49,5 +53,6 @@ export function startSearchPage() {
   wireEndDialog();
   document.addEventListener("keydown", onKey);
   restore(cfg.restored || null);
+  if (cfg.answerUrl) { restoreTurns(cfg.turns); }
   startTimeLimit();
 }

@@ -16,6 +16,7 @@ from studies.models import (
     System,
 )
 from studies.population import Population, PopulationError
+from studies.search.generative_keys import key_still_bound
 
 
 class GradeLevelSerializer(serializers.ModelSerializer):
@@ -194,9 +195,18 @@ class ScenarioSerializer(serializers.ModelSerializer):
 
 
 class SystemSerializer(serializers.ModelSerializer):
+    # A generative system's key (docs/generative-systems.md): written, never read back; `api_key_set` says
+    # whether one is stored for the endpoint as it is.
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, max_length=4000)
+    clear_api_key = serializers.BooleanField(write_only=True, required=False, default=False)
+    api_key_set = serializers.SerializerMethodField()
+
     class Meta:
         model = System
-        fields = ["id", "code", "name", "backend", "config"]
+        fields = ["id", "code", "name", "backend", "config", "api_key", "clear_api_key", "api_key_set"]
+
+    def get_api_key_set(self, system) -> bool:
+        return key_still_bound(system.api_key_encrypted, (system.config or {}).get("endpoint_url", ""))
 
     def validate(self, attrs):
         backend = attrs.get("backend", self.instance.backend if self.instance else System.Backend.BUILTIN)

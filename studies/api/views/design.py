@@ -21,6 +21,16 @@ from studies.models import (
     Scenario,
     System,
 )
+from studies.search.generative_keys import system_key_update
+
+
+def key_fields_pop(model, data: dict) -> dict | None:
+    """A system's key fields taken out of a serializer's data (the design services never see a key; a key
+    left for an endpoint that moved is removed after the save, generative_keys.system_key_update), or None
+    for a scenario."""
+    if model is not System:
+        return None
+    return {"api_key": data.pop("api_key", ""), "clear": data.pop("clear_api_key", False)}
 
 
 class DesignList(StudyScoped, generics.ListCreateAPIView):
@@ -33,9 +43,12 @@ class DesignList(StudyScoped, generics.ListCreateAPIView):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         add = services.scenario_add if self.model is Scenario else services.system_add
+        key = key_fields_pop(self.model, serializer.validated_data)
         try:
             with transaction.atomic():
                 row = add(study=self.study, **serializer.validated_data)
+                if key is not None:
+                    system_key_update(system=row, **key)
         except services.DesignLockedError as error:
             return conflict(str(error))
         except SystemConfigError as error:  # the service's own check, should a serializer ever let one by
@@ -67,9 +80,12 @@ class DesignDetail(StudyScoped, generics.RetrieveUpdateDestroyAPIView):
             return conflict("the code (or topic id) is already used in this study")
 
     def perform_update(self, serializer):
+        key = key_fields_pop(self.model, serializer.validated_data)
         serializer.instance = services.design_row_update(
             study=self.study, row=serializer.instance, **serializer.validated_data
         )
+        if key is not None:
+            system_key_update(system=serializer.instance, **key)
 
     def destroy(self, request, *args, **kwargs):
         try:
