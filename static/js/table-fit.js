@@ -1,4 +1,4 @@
-/* SessionLab: Plotly tables sized to their rows (issue 38). The server can only guess a table's height (its
+/* SessionLab: Plotly tables sized to their rows. The server can only guess a table's height (its
    text wraps at a width it does not know), so a figure is drawn at the server's height, generous or not, and
    then this reads back what Plotly settled: each column's widest unbreakable text, each rendered row's height
    (the cells' rects), and relays the figure out so that every table shows all its rows, its last one a few

@@ -112,7 +112,7 @@ TABLES = {
     ],
     # When the participant was away: a row per span (tab hidden, window blurred, idle).
     "attention": DESIGN + ["kind", "start_ms", "duration_ms"],
-    # A generative system's turns and their citations (issue 40; turn_tables.py).
+    # A generative system's turns and their citations (turn_tables.py).
     **{name: DESIGN + columns for name, columns in TURN_TABLES.items()},
 }
 # Every table the downloads write, in order: participants.csv (a row per participant, its columns following

@@ -1,4 +1,4 @@
-"""The tidy CSV's tables of a generative system's turns (issue 40; docs/generative-systems.md): turns.csv, a
+"""The tidy CSV's tables of a generative system's turns (docs/generative-systems.md): turns.csv, a
 row per question asked (answered or failed), and citations.csv, a row per citation of an answer with its
 place in the text; after the design columns of tidy_csv.DESIGN. A turn's `query` is the position of the query
 it became (empty for a failed turn, which became none); `rank` is the cited document's rank among that

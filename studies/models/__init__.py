@@ -9,7 +9,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
 - assessor_work.py: the scenarios each assessor judges, the assessors' guidelines.
 - llm_assessors.py: language-model assessors.
 - references.py: the study's reference judgments, in numbered versions.
-- generative.py: a generative system's turns and the prompts they were given (issue 40).
+- generative.py: a generative system's turns and the prompts they were given.
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
 """
 

@@ -191,7 +191,7 @@ class System(models.Model):
         # The researcher's own front-end shows the results and logs them with each query event (data.results);
         # SessionLab's engine is never run for it (docs/api.md, "An external front-end").
         EXTERNAL = "external", "Researcher's own front-end (logs the results it showed)"
-        # An answer with citations instead of a list (issue 40; studies/search/generative.py): extractive
+        # An answer with citations instead of a list (studies/search/generative.py): extractive
         # (offline), built-in RAG over a chat-completions endpoint, or the lab's RAG service over HTTP.
         GENERATIVE = "generative", "Generated answer with citations"
 

@@ -1,4 +1,4 @@
-"""A generative system's turns (issue 40): each question a participant asked of it, what the model was given
+"""A generative system's turns: each question a participant asked of it, what the model was given
 and what it answered, kept whole (docs/generative-systems.md, "What is logged")."""
 
 from __future__ import annotations

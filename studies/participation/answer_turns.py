@@ -1,4 +1,4 @@
-"""A participant's turn with a generative system (issue 40; docs/generative-systems.md): the question asked,
+"""A participant's turn with a generative system (docs/generative-systems.md): the question asked,
 answered outside any transaction within the system's deadline, and the turn stored once under the page's id
 for it, whatever came of it. The page then logs the turn as a query event (answer_events.py), whose shown
 results are the cited documents, so that opening and judging a cited document are the results page's own

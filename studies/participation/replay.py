@@ -89,7 +89,7 @@ def _queries(session: SearchSession, start: datetime) -> tuple[list[dict], list[
                 "exposure": None if exposure is None else exposure.figures(),
             }
         )
-    # A generative system's turn (issue 40): the answer as it was shown, its citations' places and ranks.
+    # A generative system's turn: the answer as it was shown, its citations' places and ranks.
     for turn in AnswerTurn.objects.filter(session=session, query__isnull=False).defer("passages"):
         if turn.query_id not in queries:
             continue

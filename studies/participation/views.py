@@ -196,7 +196,7 @@ def _search_page(request, participant, step):
             "idleMs": settings.ATTENTION_IDLE_SECONDS * 1000,
         }
     )
-    # A generative system answers in a conversation (answers.js) instead of a list (issue 40).
+    # A generative system answers in a conversation (answers.js) instead of a list.
     context["generative"] = step.assignment.system.backend == System.Backend.GENERATIVE
     if context["generative"]:
         token = participant.access_token

@@ -1,4 +1,4 @@
-"""A generative system answering a question (issue 40; docs/generative-systems.md): retrieval by one of the
+"""A generative system answering a question (docs/generative-systems.md): retrieval by one of the
 study's search systems, then an answer with citations from one of three answerers:
 
 - `extractive` (the default): the sentences of the top passages that best match the question, each cited;

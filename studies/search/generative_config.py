@@ -54,6 +54,34 @@ def _url_problem(url, name: str) -> str | None:
     return None
 
 
+def _bounds_problem(config: dict) -> str | None:
+    for name in sorted(set(config) & set(BOUNDS)):
+        least, most, _default = BOUNDS[name]
+        value = config[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            return f"{name} must be a number from {least:g} to {most:g}"
+        if not least <= value <= most:
+            return f"{name} must be from {least:g} to {most:g} (not {value:g})"
+    return None
+
+
+def _rag_problem(config: dict) -> str | None:
+    problem = _url_problem(config.get("endpoint_url"), "endpoint_url")
+    if problem:
+        return problem
+    model = config.get("model")
+    if not isinstance(model, str) or not model.strip() or len(model) > 200:
+        return "model: name the model the endpoint serves, e.g. llama3.1:8b"
+    template = config.get("prompt_template", DEFAULT_PROMPT)
+    if not isinstance(template, str) or len(template) > PROMPT_MAX_CHARS:
+        return f"prompt_template must be a text of at most {PROMPT_MAX_CHARS} characters"
+    try:
+        prompt_check(template)
+    except AnswerRefused as error:
+        return f"prompt_template: {error.category}"
+    return None
+
+
 def generative_config_problem(config: dict) -> str | None:
     """Why a generative system's config cannot work (None: it can). Called by studies.search.systems'
     system_config_problem, the one rule every way in asks."""
@@ -63,31 +91,14 @@ def generative_config_problem(config: dict) -> str | None:
     unknown = sorted(set(config) - SETTINGS[answerer])
     if unknown:
         return f"unknown setting(s) {', '.join(unknown)} for the {answerer} answerer"
-    for name in sorted(set(config) & set(BOUNDS)):
-        least, most, _default = BOUNDS[name]
-        value = config[name]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            return f"{name} must be a number from {least:g} to {most:g}"
-        if not least <= value <= most:
-            return f"{name} must be from {least:g} to {most:g} (not {value:g})"
-    if answerer != "service":
-        retrieval = config.get("retrieval")
-        if not isinstance(retrieval, str) or not retrieval.strip():
-            return "retrieval: name the code of the study's search system that finds the passages"
-    if answerer == "rag":
-        problem = _url_problem(config.get("endpoint_url"), "endpoint_url")
-        if problem:
-            return problem
-        model = config.get("model")
-        if not isinstance(model, str) or not model.strip() or len(model) > 200:
-            return "model: name the model the endpoint serves, e.g. llama3.1:8b"
-        template = config.get("prompt_template", DEFAULT_PROMPT)
-        if not isinstance(template, str) or len(template) > PROMPT_MAX_CHARS:
-            return f"prompt_template must be a text of at most {PROMPT_MAX_CHARS} characters"
-        try:
-            prompt_check(template)
-        except AnswerRefused as error:
-            return f"prompt_template: {error.category}"
+    problem = _bounds_problem(config)
+    if problem:
+        return problem
     if answerer == "service":
         return _url_problem(config.get("url"), "url")
+    retrieval = config.get("retrieval")
+    if not isinstance(retrieval, str) or not retrieval.strip():
+        return "retrieval: name the code of the study's search system that finds the passages"
+    if answerer == "rag":
+        return _rag_problem(config)
     return None

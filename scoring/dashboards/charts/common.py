@@ -76,7 +76,7 @@ class Chart:
 UNIT_WORDS = {"session": "sessions", "participant": "participants", "scenario": "scenarios"}
 
 
-# Where every figure's legend goes (issue 38): right of the plot area, its top at the plot area's top. The
+# Where every figure's legend goes: right of the plot area, its top at the plot area's top. The
 # title stays in the top margin, which is kept tall enough for its lines, so the two never meet; nor does
 # the legend meet an axis title (left of and under the plot area) or a table under the plot.
 LEGEND_BESIDE = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}

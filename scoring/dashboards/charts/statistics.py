@@ -88,7 +88,7 @@ def statistics_chart(
     unit: sessions (unpaired tests), or participants' or scenarios' means (paired tests, blocks with every
     system); with adjusted p-values, effect sizes with intervals, and the mixed model on the sessions
     themselves. `within` (a within-subject study): the block leads, whatever the unit, with the paired test
-    of participant means, the design's own test, and says why (issue 42)."""
+    of participant means, the design's own test, and says why."""
     if summary not in SUMMARIES:
         raise ValueError(f"unknown summary {summary!r}")
     label = SUMMARY_LABELS[summary]

@@ -1,4 +1,4 @@
-"""Measures of what a generative system gave a participant (issue 41): pure, no Django.
+"""Measures of what a generative system gave a participant: pure, no Django.
 
 One module per measure, the formula in its docstring; every public name re-exported here.
 

@@ -1,5 +1,4 @@
-"""Citation support of answers and sessions, as the TREC 2024 RAG track's support evaluation measures it
-(issue 41).
+"""Citation support of answers and sessions, as the TREC 2024 RAG track's support evaluation measures it.
 
 Source: Thakur, Pradeep, Upadhyay, Campos, Craswell & Lin, "Support Evaluation for the TREC 2024 RAG Track:
 Comparing Human versus LLM Judges" (arXiv 2504.15205; SIGIR 2025). Each (answer sentence, cited document)

@@ -1,4 +1,4 @@
-"""Nugget recall of answers, turns and sessions, as the TREC 2024 RAG track defines it (issue 41).
+"""Nugget recall of answers, turns and sessions, as the TREC 2024 RAG track defines it.
 
 Sources: Pradeep, Thakur, Upadhyay, Campos, Craswell & Lin, "Initial Nugget Evaluation Results for the TREC
 2024 RAG Track with the AutoNuggetizer Framework" (arXiv 2411.09607, 2024), and its longer version "The Great
@@ -20,7 +20,7 @@ nugget:
 
 A nugget with no assignment for an answer is `not_support` (the answer did not give it). Where the
 denominator is 0 (a topic without vital nuggets for V), the value is 0, as the track's scorer gives, and the
-counts on the result say so (SPEC-metrics.md: an empty base is reported, never a NaN). Run-level scores are
+counts on the result say so (docs/scoring-eval.md: an empty base is reported, never a NaN). Run scores are
 the mean over topics (`mean_scores`, the scorer's `calculate_global_metrics`).
 
 Turns and sessions (the project's extension, not the track's): a turn's answer is scored as an answer; a

@@ -1,8 +1,8 @@
-"""Session DCG over generative turns, on the same scale as sDCG over results pages (issue 41).
+"""Session DCG over generative turns, on the same scale as sDCG over results pages.
 
 A session is a sequence of *steps* s = 1..n in the order they happened: a results page (`ResultsPage`, a
 query's ranked list) or a generative turn (`Turn`, an answer with its citations). Both are "a ranked list at a
-session position", so a mixed session is scored on one scale, the one of sDCG (ECIR 2008; SPEC-metrics.md,
+session position", so a mixed session is scored on one scale, sDCG's (ECIR 2008; docs/scoring-eval.md,
 "Session measures"):
 
     L_s        the step's list under the variant (below), cut to its top X (*option* `top`, default 10)

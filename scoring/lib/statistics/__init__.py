@@ -17,7 +17,7 @@ concern, the formula in its docstring; every public name is re-exported here.
   what a within-subject Latin-square design calls for (mixed).
 - participant_means: the paired test of participant means that leads a within-subject study's statistics
   (each participant's mean per system, participants with both; paired t with its 95% t interval and d_z,
-  Wilcoxon signed-rank with its exact or approximate p stated), issue 42.
+  Wilcoxon signed-rank with its exact or approximate p stated).
 Every result carries a plain-words reading and names its unit of averaging; a comparison uses one unit
 throughout (sessions when unpaired, the blocks' means when paired), so its means, tests and differences cannot
 point in different directions because they averaged different things.

@@ -1,4 +1,4 @@
-"""The paired test of participant means: the test a within-subject design calls for (issue 42).
+"""The paired test of participant means: the test a within-subject design calls for.
 
 In a within-subject study every participant uses every system, so the two systems' scores are not independent
 samples: each participant's own level (a fast searcher, a lenient reader) is in both. An unpaired test on the

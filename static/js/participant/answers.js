@@ -1,4 +1,4 @@
-/* A generative system's page (issue 40): a conversation instead of a list. Each question is a turn: it is
+/* A generative system's page: a conversation instead of a list. Each question is a turn: it is
  * POSTed to the answer endpoint (the server answers it within the system's deadline and keeps the turn),
  * then logged as a query event naming the turn, whose shown results are the cited documents (ranked in the
  * order first cited). A citation opens its document in the same document view as a result (document_open
