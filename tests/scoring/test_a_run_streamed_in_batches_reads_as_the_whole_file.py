@@ -32,6 +32,11 @@ def _whole(path):
     return trec_io.run.run_columns(trec_io.split.read_bytes(path), str(path))
 
 
+def _streamed(path):
+    fields = stream.stream_run_columns(path, str(path))
+    return None if fields is None else trec_io.RunColumns(*fields)
+
+
 def _assert_same_columns(got, expected):
     assert got.topics == expected.topics
     for name in ("bounds", "docs", "scores", "lines", "hashes"):
@@ -68,7 +73,7 @@ def test_a_streamed_run_has_the_whole_files_columns(tmp_path, monkeypatch, block
     path = tmp_path / "run"
     path.write_bytes("\n".join(_run_lines(rng, 40, order)).encode() + ending)
     _mode(monkeypatch, True, block)
-    got = stream.stream_run_columns(path, str(path))
+    got = _streamed(path)
     assert got is not None  # streamed, not handed on
     _assert_same_columns(got, _whole(path))
     assert len(got.topics) == 40 and got.lines.size == len(path.read_bytes().splitlines())
@@ -79,7 +84,7 @@ def test_a_topic_running_over_many_batches_stays_one_topic(tmp_path, monkeypatch
     lines = [f"long Q0 d{i} {i} {1000 - i} run" for i in range(300)] + ["next Q0 d1 1 1 run"]
     path.write_bytes("\n".join(lines).encode() + b"\n")
     _mode(monkeypatch, True, 64)
-    got = stream.stream_run_columns(path, str(path))
+    got = _streamed(path)
     assert got is not None and got.topics == ["long", "next"]
     assert got.bounds.tolist() == [0, 300, 301]
     _assert_same_columns(got, _whole(path))
@@ -215,7 +220,7 @@ def test_trec_eval_s_regression_runs_streamed_print_trec_eval_s_lines(
     )
     _mode(monkeypatch, True, 4096)
     assert stream.stream_run_columns(folder / run, run) is None  # tabs: the whole way
-    streamed = stream.stream_run_columns(plain, str(plain))
+    streamed = _streamed(plain)
     assert streamed is not None and len(streamed.topics) >= 2
     _assert_same_columns(streamed, _whole(plain))
     expected = expected_lines(folder / expected_name)

@@ -56,7 +56,7 @@ def file_run_columns(path: str | Path) -> RunColumns:
     """`run_columns` of a file: streamed in one pass when it is plain (stream.py), else read whole."""
     name = str(path)
     streamed = stream_run_columns(path, name)
-    return streamed if streamed is not None else run_columns(read_bytes(path), name)
+    return RunColumns(*streamed) if streamed is not None else run_columns(read_bytes(path), name)
 
 
 def run_columns(data: bytes, name: str) -> RunColumns:

@@ -1,6 +1,6 @@
 """A run read in one pass: pyarrow's streaming CSV reader over the file, a batch at a time.
 
-`stream_run_columns(path)` gives what `run.run_columns(read_bytes(path), name)` gives, without holding the
+`stream_run_columns(path)` gives the fields of `run.run_columns(read_bytes(path), name)`, without holding the
 file's bytes or a whole arrow table: the file goes through a reader that checks each block arrow asks for
 (`_PlainCheck`: the rules of `split._plain_newlines`, carried across blocks) while arrow splits the blocks
 already read on its own threads; each batch's topics, ids and scores become numpy arrays (and the ids their
@@ -121,8 +121,9 @@ class _Runs:
 
 
 def stream_run_columns(path: str | Path, name: str):
-    """`run.run_columns(read_bytes(path), name)` in one pass over the file (the module's docstring), or None
-    when the caller should read it the whole way."""
+    """The fields of `run.run_columns(read_bytes(path), name)`, in one pass over the file (the module's
+    docstring): (topics, bounds, docs, scores, lines, hashes), or None when the caller should read it the
+    whole way. (A tuple, not a RunColumns: run.py imports this module.)"""
     try:
         size = Path(path).stat().st_size
     except OSError:
@@ -149,8 +150,6 @@ def stream_run_columns(path: str | Path, name: str):
 
 
 def _read(pa, csv, source: _PlainCheck, name: str):
-    from .run import RunColumns  # run imports this module
-
     names = [f"f{k}" for k in range(6)]
     reader = csv.open_csv(
         source,
@@ -200,4 +199,4 @@ def _read(pa, csv, source: _PlainCheck, name: str):
     topics, bounds, lines, all_docs, all_scores, all_hashes = group_by_topic(
         runs.grouped(), lines, name, all_docs, all_scores, all_hashes
     )
-    return RunColumns(topics, bounds, all_docs, all_scores, lines, all_hashes)
+    return topics, bounds, all_docs, all_scores, lines, all_hashes
