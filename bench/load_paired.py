@@ -214,6 +214,10 @@ def report(servers: list[Server], args, loop_ms: float) -> None:
     for server in servers:
         totals[server.name] = summary(server.rounds)
         print(line(server.name, totals[server.name]))
+    # Each server's p99 round by round: a round's figure pairs with its neighbours in time, as the ratios do.
+    for server in servers:
+        by_round = ", ".join(f"{percentile(r['latencies'], 99) * 1000:.1f}" for r in server.rounds)
+        print(f"p99 ms by round, {server.name}: {by_round}")
     today = totals["today"]
     for other in ("floor", "baseline"):
         if other not in totals:

@@ -76,13 +76,20 @@ MIDDLEWARE = [
     "sessionlab.health.HealthProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's session, authentication and messages middleware, except on MIDDLEWARE_LEAN_PATHS below.
+    "sessionlab.lean_paths.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "sessionlab.lean_paths.AuthenticationMiddleware",
+    "sessionlab.lean_paths.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Whole paths (regular expressions) whose views read no session, user or messages, where the three
+# middleware above step aside (sessionlab/lean_paths.py, docs/security.md "Lean paths"): the participant's
+# event batches, found by their token, answering JSON. The CSRF check, the host check and every security
+# header still apply there. The CSRF token stays in its cookie (CSRF_USE_SESSIONS would need the session).
+MIDDLEWARE_LEAN_PATHS = [r"/p/[^/]+/events/"]
 
 # Content-Security-Policy directives that replace the strict defaults of sessionlab/csp.py under a path
 # prefix, where a vendored library needs them (docs/security.md says why); scripts stay 'self' everywhere.

@@ -190,7 +190,8 @@ def test_ids_whose_hashes_share_a_prefix_take_the_general_path(tmp_path, monkeyp
     real = metrics.id_hashes
     for module in (trec_io.qrels, trec_io.run, trec_io.ranked):  # prefixes all 0
         monkeypatch.setattr(module, "id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
-    monkeypatch.setattr(trec_io.run, "blocked_id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
+    for module in (trec_io.run, trec_io.stream):
+        monkeypatch.setattr(module, "blocked_id_hashes", lambda ids: real(ids) & np.uint64(0xFFFF))
     qrels_path, run_path = _write(tmp_path, QRELS.encode(), RUN.encode())
     expected, got = _ranked_both(monkeypatch, qrels_path, run_path, True)
     _assert_same_ranking(expected, got)

@@ -8,6 +8,7 @@ module per step, every public name re-exported here:
 - fields: those fields as values (UTF-8 ids, numbers), grouped by topic;
 - qrels: `topic iteration docid grade`, as {topic: {docid: grade}} or as columns;
 - run: `topic Q0 docid rank score tag`, as {topic: {docid: score}} or as columns;
+- stream: a plain run file's columns in one pass (pyarrow's streaming CSV reader), or None: the whole way;
 - ranked: a run ranked against the qrels in one go (`read_ranked`, what `python -m scoring eval` uses).
 """
 

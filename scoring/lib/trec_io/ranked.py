@@ -16,8 +16,7 @@ import numpy as np
 from ..metrics import SCORE_DTYPE, RankedGrades, id_hashes, rank_columns, scatter_grades, score_order_keys
 from .fields import ROW_BLOCK
 from .qrels import QrelsColumns
-from .run import RunColumns, check_listed_once, run_columns
-from .split import read_bytes
+from .run import RunColumns, check_listed_once, file_run_columns
 
 
 def start_reading_run(path: str | Path) -> Future:
@@ -25,7 +24,7 @@ def start_reading_run(path: str | Path) -> Future:
     meanwhile (arrow and numpy work outside the GIL). Its errors are raised by `read_ranked`, after any
     of the qrels, as when the files are read one after the other."""
     executor = ThreadPoolExecutor(max_workers=1)
-    pending = executor.submit(lambda: run_columns(read_bytes(path), str(path)))
+    pending = executor.submit(file_run_columns, path)
     executor.shutdown(wait=False)
     return pending
 
@@ -42,7 +41,7 @@ def read_ranked(
     hashes share a prefix, takes the general path. `pending`: the run already being read
     (`start_reading_run(run_path)`)."""
     name = str(run_path)
-    run = pending.result() if pending is not None else run_columns(read_bytes(run_path), name)
+    run = pending.result() if pending is not None else file_run_columns(run_path)
     ranked = _rank_by_rows(qrels, run, all_topics)
     if ranked is not None:
         return ranked

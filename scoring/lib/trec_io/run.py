@@ -22,6 +22,7 @@ from .split import (
     read_bytes,
     split_columns,
 )
+from .stream import stream_run_columns
 
 Run = dict[str, dict[str, float]]
 
@@ -46,9 +47,16 @@ def read_run_columns(path: str | Path) -> RunColumns:
     """Read a TREC run (`topic Q0 docid rank score tag`) as columns; raises InputError naming file and line
     for a line without 6 fields, a score that is not a number, or a document listed twice for a topic."""
     name = str(path)
-    run = run_columns(read_bytes(path), name)
+    run = file_run_columns(path)
     check_listed_once(run, name)
     return run
+
+
+def file_run_columns(path: str | Path) -> RunColumns:
+    """`run_columns` of a file: streamed in one pass when it is plain (stream.py), else read whole."""
+    name = str(path)
+    streamed = stream_run_columns(path, name)
+    return RunColumns(*streamed) if streamed is not None else run_columns(read_bytes(path), name)
 
 
 def run_columns(data: bytes, name: str) -> RunColumns:
