@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from studies.design.gold import gold_pinned
 from studies.models import Event
-from studies.participation.event_checks import SERVER_EVENT_TYPES
+from studies.participation.events.event_checks import SERVER_EVENT_TYPES
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,17 @@ from django.test import Client
 
 from studies.assessment.exclusion import exclusion_apply
 from studies.models import AuditAction, AuditEntry, Participant
-from studies.participation import steps
-from studies.participation.exposure import AwaySpan, active_ms
-from studies.participation.replay import session_replay
+from studies.participation.events.exposure import AwaySpan, active_ms
+from studies.participation.way.steps import (
+    attention_record,
+    document_view_log,
+    exposure_record,
+    judgment_record,
+    query_log,
+    scan_mark_record,
+    session_end,
+)
+from studies.replay.session_replay import session_replay
 
 from .conftest import cid
 
@@ -22,10 +30,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def worked(participant, session):
     """One query, a document opened, judged and closed, a scan mark, an exposure report, a blur, the end."""
-    ack = steps.query_log(participant=participant, session=session, text="wing", client_event_id="q1")
+    ack = query_log(participant=participant, session=session, text="wing", client_event_id="q1")
     doc = ack["results"][1]["doc"]
     for action, extra in (("open", {}), ("close", {"dwell_ms": 4200})):
-        steps.document_view_log(
+        document_view_log(
             participant=participant,
             session=session,
             action=action,
@@ -35,11 +43,11 @@ def worked(participant, session):
             client_event_id=cid(),
             **extra,
         )
-    steps.judgment_record(participant=participant, session=session, doc=doc, grade=2, client_event_id=cid())
-    steps.scan_mark_record(
+    judgment_record(participant=participant, session=session, doc=doc, grade=2, client_event_id=cid())
+    scan_mark_record(
         participant=participant, session=session, query_position=1, rank=4, client_event_id=cid()
     )
-    steps.exposure_record(
+    exposure_record(
         participant=participant,
         session=session,
         query_position=1,
@@ -48,10 +56,10 @@ def worked(participant, session):
         scroll_permille=500,
         client_event_id=cid(),
     )
-    steps.attention_record(
+    attention_record(
         participant=participant, session=session, spans=[["blur", 1000, 2000]], client_event_id=cid()
     )
-    steps.session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
+    session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
     session.refresh_from_db()
     return session, doc
 

@@ -8,8 +8,8 @@ from itertools import pairwise
 import pytest
 
 from studies.models import Event, Query, Scenario, SearchSession
-from studies.participation.clock import on_timeline
-from studies.participation.simulation import participants_simulate
+from studies.participation.events.clock import on_timeline
+from studies.simulation.participants import participants_simulate
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +62,7 @@ def test_simulated_searchers_report_what_was_on_screen_as_the_page_does(simulate
     replay and charts have it: every query's scanned ranks were on screen, the deepest of them is where the
     searcher marked it stopped scanning, and the opened documents were hovered."""
     from studies.models import AttentionSpan, PageExposure, ResultExposure
-    from studies.participation.exposure import RankExposure, observed_scan_depth
+    from studies.participation.events.exposure import RankExposure, observed_scan_depth
 
     queries = Query.objects.filter(session__assignment__participant__study=simulated)
     assert queries.exists()

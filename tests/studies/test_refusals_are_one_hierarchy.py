@@ -5,8 +5,8 @@ import pytest
 
 from studies import errors
 from studies.design import services
+from studies.errors import EventRefused
 from studies.interchange import archive, collection_import, trec
-from studies.participation import event_checks
 from tests.interchange.api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +18,7 @@ def test_every_refusal_is_a_studies_error():
         services.CollectionAccessError,
         errors.AssessmentError,
         collection_import.CollectionImportError,
-        event_checks.EventRefused,
+        EventRefused,
         trec.ExportError,
         archive.ExportError,
     ):

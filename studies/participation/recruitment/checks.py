@@ -10,13 +10,13 @@ from django.db import transaction
 
 from studies.errors import Refused
 from studies.models import EventOrigin, Participant, Recruitment
-from studies.participation.recruitment.states import participant_screen_out
-from studies.participation.rules import (
+from studies.participation.events.rules import (
     client_id_check,
     event_create,
     participant_check_consented,
     server_ack_stored,
 )
+from studies.participation.recruitment.states import participant_screen_out
 
 # Presets that follow panel policy. Prolific: attention checks are instructional ("choose X"), and a
 # participant may be rejected only after failing two of them; comprehension checks come early, with a second
@@ -84,7 +84,7 @@ def _check_item_errors(item, seen: set[str]) -> list[str]:
 
 
 def gold_failures(participant: Participant) -> int:
-    """Gold documents judged wrongly (studies/participation/gold.py): each counts as a failed attention
+    """Gold documents judged wrongly (studies/participation/way/gold.py): each counts as a failed attention
     check."""
     return participant.events.filter(
         type="gold", origin=EventOrigin.SERVER, payload__ack__passed=False

@@ -18,13 +18,29 @@ from django.views.decorators.http import require_POST
 
 from sessionlab.plurals import counted
 from studies.design.gold import gold_on
+from studies.design.rows import row_counts
 from studies.design.selectors import panel_ids_visible_to
 from studies.design.views import lifecycle_context, researcher_required, study_for_researcher
 from studies.errors import RecruitmentError
 from studies.models import CODE_MODES, EFFORT_OUTCOMES
-from studies.participation import gold, recruitment
+from studies.participation.recruitment import panel_reconciliation
+from studies.participation.recruitment.check_outcomes import check_outcomes, gold_pairs_of
+from studies.participation.recruitment.codes import completion_pool_add, pool_counts, typed_codes_match
+from studies.participation.recruitment.effort import preset_of
+from studies.participation.recruitment.panel_reconciliation import (
+    flagged_participants,
+    reconciliation_explained,
+)
+from studies.participation.recruitment.panel_status import MAX_IMPORT_BYTES, panel_export_import
+from studies.participation.recruitment.panels import (
+    MAX_STUDY_LIMIT_MINUTES,
+    PANELS,
+    recruitment_of,
+    recruitment_update,
+)
+from studies.participation.recruitment.sweep import scheduler_last_run
 
-MAX_EXPORT_BYTES = recruitment.MAX_IMPORT_BYTES
+MAX_EXPORT_BYTES = MAX_IMPORT_BYTES
 EFFORT_AND_CODE_FIELDS = (
     "effort_min_queries",
     "effort_min_judgments",
@@ -35,7 +51,7 @@ EFFORT_AND_CODE_FIELDS = (
 
 
 class RecruitmentForm(forms.Form):
-    panel = forms.ChoiceField(choices=[(k, p.name) for k, p in recruitment.PANELS.items()])
+    panel = forms.ChoiceField(choices=[(k, p.name) for k, p in PANELS.items()])
     completion_url = forms.CharField(
         max_length=500,
         required=False,
@@ -46,7 +62,7 @@ class RecruitmentForm(forms.Form):
     code_failed_checks = forms.CharField(max_length=40)
     time_limit_minutes = forms.IntegerField(
         min_value=1,
-        max_value=recruitment.MAX_STUDY_LIMIT_MINUTES,
+        max_value=MAX_STUDY_LIMIT_MINUTES,
         required=False,
         label="Study time limit (minutes)",
         help_text="From the first act (consent) or the arrival; past it a participant is timed out "
@@ -186,7 +202,7 @@ def _link_templates(request, found) -> list[tuple[str, str]]:
 @researcher_required
 def recruitment_settings(request, slug):
     study = study_for_researcher(request, slug)
-    found = recruitment.recruitment_of(study)
+    found = recruitment_of(study)
     form = RecruitmentForm(request.POST or None, initial=_initial(found))
     if request.method == "POST":
         if form.is_valid():
@@ -203,8 +219,8 @@ def recruitment_settings(request, slug):
             pool = data.pop("code_pool").strip()
             try:
                 with transaction.atomic():
-                    recruitment.recruitment_update(study=study, **data)
-                    added = recruitment.completion_pool_add(study=study, text=pool) if pool else 0
+                    recruitment_update(study=study, **data)
+                    added = completion_pool_add(study=study, text=pool) if pool else 0
             except RecruitmentError as error:
                 for message in error.errors:
                     messages.error(request, message)
@@ -218,8 +234,8 @@ def recruitment_settings(request, slug):
         else:
             for field, errors in form.errors.items():
                 messages.error(request, f"{field}: {' '.join(errors)}")
-    counts = recruitment.row_counts(study=study, recruitment=found)
-    ran_at, recent = recruitment.scheduler_last_run()
+    counts = row_counts(study=study, recruitment=found)
+    ran_at, recent = scheduler_last_run()
     context = {
         "scheduler_ran_at": ran_at,
         "scheduler_recent": recent,
@@ -235,10 +251,10 @@ def recruitment_settings(request, slug):
         "rows": counts,
         "open_freed": len(counts.open_freed),
         "gold_on": gold_on(found.checks),
-        "gold_pairs": gold.gold_pairs_of(study=study),
-        "outcomes": gold.check_outcomes(study=study),
-        "pool": recruitment.pool_counts(study),
-        "effort_preset": recruitment.preset_of(found),
+        "gold_pairs": gold_pairs_of(study=study),
+        "outcomes": check_outcomes(study=study),
+        "pool": pool_counts(study),
+        "effort_preset": preset_of(found),
         "panel_ids_given": panel_ids_visible_to(user=request.user, study=study),
         **lifecycle_context(study),  # the study's status, the one switch of its public link too
     }
@@ -248,9 +264,9 @@ def recruitment_settings(request, slug):
 def _reconciliation_page(request, study, typed=None):
     context = {
         "study": study,
-        "rows": recruitment.reconciliation(study=study),
-        "explained": recruitment.reconciliation_explained(study=study),
-        "flagged": recruitment.flagged_participants(study=study),
+        "rows": panel_reconciliation.reconciliation(study=study),
+        "explained": reconciliation_explained(study=study),
+        "flagged": flagged_participants(study=study),
         "typed": typed,
         "typed_counts": sorted(Counter(row.match for row in typed or []).items()),
     }
@@ -280,7 +296,7 @@ def typed_codes(request, slug):
         messages.error(request, f"Nothing matched: the file is not UTF-8 (byte {error.start + 1}).")
         return redirect("recruitment:reconciliation", slug=study.slug)
     try:
-        typed = recruitment.typed_codes_match(study=study, text=text)
+        typed = typed_codes_match(study=study, text=text)
     except RecruitmentError as error:
         messages.error(request, "Nothing matched.")
         for message in error.errors[:50]:
@@ -308,7 +324,7 @@ def export_import(request, slug):
             messages.error(request, f"Nothing imported: the file is not UTF-8 (byte {error.start + 1}).")
         else:
             try:
-                result = recruitment.panel_export_import(study=study, text=text)
+                result = panel_export_import(study=study, text=text)
             except RecruitmentError as error:
                 messages.error(request, "Nothing imported.")
                 for message in error.errors[:50]:

@@ -23,19 +23,39 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from sessionlab.csp import policy_for
 from studies.design import selectors
+from studies.design.gold import gold_order
 from studies.design.question_pages import first_page_with, page_next, question_page
+from studies.design.rows import state_of
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
-from studies.participation import clock, gold, recruitment, reload, rules
-from studies.participation import steps as participation
-from studies.participation.question_drafts import (
+from studies.participation.events import clock, rules
+from studies.participation.recruitment.checks import check_answer_record
+from studies.participation.recruitment.completion import completion_of, last_stored_sequence
+from studies.participation.recruitment.resume import resume_code_of
+from studies.participation.way import gold, reload
+from studies.participation.way.form_steps import (
+    consent_decline,
+    consent_record,
+    post_task_save,
+    pre_task_save,
+    questionnaire_items,
+    questionnaire_save,
+    session_start,
+)
+from studies.participation.way.question_drafts import (
     draft_forget,
     draft_keep,
     draft_key,
     draft_page,
     drafts_forget,
 )
-from studies.participation.where import check_shown, participant_where
+from studies.participation.way.steps import (
+    body_too_large,
+    events_ingest,
+    participant_withdraw,
+    too_many_events,
+)
+from studies.participation.way.where import check_shown, participant_where
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +128,7 @@ def _context(participant, step, **extra) -> dict:
         "client_event_id": uuid.uuid4().hex,
         "client": client,
         # Came by the public link: the code that resumes there in another browser (recruitment/resume.py).
-        "resume_code": recruitment.resume_code_of(participant)
+        "resume_code": resume_code_of(participant)
         if participant.panel_id and participant.preview_at is None and participant.withdrawn_at is None
         else None,
         **extra,
@@ -128,7 +148,8 @@ _QUESTION_PAGES = {
 @require_http_methods(["GET", "HEAD"])
 def participant_home(request, token):
     participant = _participant_or_404(token)
-    # The visit (study clock, time limit, state), the step, a pause and the checks: participation/where.py.
+    # The visit (study clock, time limit, state), the step, a pause and the checks:
+    # participation/way/where.py.
     where = participant_where(participant=participant)
     step = where.step
     if where.kind == "ended":
@@ -157,7 +178,7 @@ def participant_home(request, token):
         return render(request, "participate/consent.html", _context(participant, step))
     if step.kind in _QUESTION_PAGES:
         template, which = _QUESTION_PAGES[step.kind]
-        items = participation.questionnaire_items(study=participant.study, **which)
+        items = questionnaire_items(study=participant.study, **which)
         page = draft_page(request.session, draft_key(participant, step), items) or question_page(
             items, {}, {}, 1
         )
@@ -219,9 +240,7 @@ def _completion_policy(request, completion, response):
 def _gold_page(request, participant, step, errors=None, chosen=None, status=200):
     """The scenario's two gold documents (studies/design/gold.py), in this participant's order, never saying
     which is which, with the study's grade buttons."""
-    documents = gold.gold_order(
-        participant=participant, scenario_id=step.assignment.scenario_id, pair=step.gold
-    )
+    documents = gold_order(participant=participant, scenario_id=step.assignment.scenario_id, pair=step.gold)
     grades = selectors.grade_levels(study=participant.study)
     chosen, errors = chosen or {}, errors or {}
     rows = [
@@ -280,11 +299,11 @@ def completion_status(request, token):
     their state, the code, the panel's URL, and the highest event sequence number stored (the page waits
     until it has reached its own)."""
     participant = _participant_or_404(token)
-    completion = recruitment.completion_of(participant)
+    completion = completion_of(participant)
     return JsonResponse(
         {
-            "state": recruitment.state_of(participant),
-            "last_sequence": recruitment.last_stored_sequence(participant),
+            "state": state_of(participant),
+            "last_sequence": last_stored_sequence(participant),
             "completion": None
             if completion is None
             else {
@@ -306,7 +325,7 @@ def check_submit(request, token):
     """One answer to an attention or comprehension check of the study (recruitment.check_answer_record)."""
     participant = _participant_or_404(token)
     try:
-        recruitment.check_answer_record(
+        check_answer_record(
             participant=participant,
             name=request.POST.get("check", ""),
             answer=request.POST.get("answer", ""),
@@ -325,13 +344,13 @@ def consent_submit(request, token):
     decision = request.POST.get("decision")
     try:
         if decision == "accept":
-            participation.consent_record(
+            consent_record(
                 participant=participant,
                 consent_version=request.POST.get("consent_version", ""),
                 **_common(request),
             )
         elif decision == "decline":
-            participation.consent_decline(participant=participant, **_common(request))
+            consent_decline(participant=participant, **_common(request))
         else:
             messages.error(request, "Please choose whether you agree to take part.")
     except InvalidEvent as invalid:
@@ -344,7 +363,7 @@ def consent_submit(request, token):
 @require_POST
 def questionnaire_submit(request, token):
     participant = _participant_or_404(token)
-    return _answers_submit(request, participant, participation.questionnaire_save, "questionnaire")
+    return _answers_submit(request, participant, questionnaire_save, "questionnaire")
 
 
 def _own_assignment(request, participant):
@@ -366,7 +385,7 @@ def session_start_submit(request, token):
     if assignment is None:
         return HttpResponseBadRequest("Which scenario?")
     try:
-        participation.session_start(participant=participant, assignment=assignment, **_common(request))
+        session_start(participant=participant, assignment=assignment, **_common(request))
     except InvalidEvent as invalid:
         return _bad_event(invalid)
     except Refused as refusal:
@@ -384,7 +403,7 @@ def pre_task_submit(request, token):
     return _answers_submit(
         request,
         participant,
-        functools.partial(participation.pre_task_save, assignment=assignment),
+        functools.partial(pre_task_save, assignment=assignment),
         "pre_task",
     )
 
@@ -404,7 +423,7 @@ def post_task_submit(request, token):
     if session is None:
         raise Http404("Not one of your searches.")
     return _answers_submit(
-        request, participant, functools.partial(participation.post_task_save, session=session), "post_task"
+        request, participant, functools.partial(post_task_save, session=session), "post_task"
     )
 
 
@@ -412,7 +431,7 @@ def _answers_submit(request, participant, save, which: str):
     """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show
     the `which` page (questionnaire, pre_task or post_task) again with a message per question. A page before
     the last one is checked and the next shown, nothing stored (participation/question_pages.py)."""
-    items = participation.questionnaire_items(
+    items = questionnaire_items(
         study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
     )
     step = selectors.participant_step(participant=participant)
@@ -452,7 +471,7 @@ def events_submit(request, token):
     if participant is None:
         raise Http404("No such study link.")
     # The CSRF check has already read a form body (the beacon's), so look at the header, not request.body.
-    if too_large := participation.body_too_large(request.META.get("CONTENT_LENGTH")):
+    if too_large := body_too_large(request.META.get("CONTENT_LENGTH")):
         return JsonResponse({"error": too_large}, status=413)
     try:
         if request.content_type == "application/json":
@@ -466,12 +485,13 @@ def events_submit(request, token):
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
-    if too_many := participation.too_many_events(events):
+    if too_many := too_many_events(events):
         return JsonResponse({"error": too_many}, status=413)
     # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
     clock_sample, clock_refused = clock.batch_sample(body.get("clock"), received_at=received_at)
-    # Each event is checked on its own (participation/event_checks.py): one ack per event, whatever it holds.
-    acks = participation.events_ingest(participant=participant, events=events, clock_sample=clock_sample)
+    # Each event is checked on its own (participation/events/event_checks.py): one ack per event, whatever it
+    # holds.
+    acks = events_ingest(participant=participant, events=events, clock_sample=clock_sample)
     if "clock" not in body:
         return JsonResponse({"acks": acks})
     return JsonResponse({"acks": acks, "clock": clock.answer(received_at, timezone.now(), clock_refused)})
@@ -482,7 +502,7 @@ def events_submit(request, token):
 def withdraw(request, token):
     participant = _participant_or_404(token)
     if request.method == "POST":
-        participation.participant_withdraw(participant=participant)
+        participant_withdraw(participant=participant)
         drafts_forget(request.session, participant)
         return _home(participant)
     return render(

@@ -15,22 +15,22 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from sessionlab import plain_sql
+from studies.design.deadlines import deadline_at
 from studies.errors import Refused
 from studies.models import SearchSession, ShownResult
-from studies.participation import statements
-from studies.participation.attention_handlers import on_attention, on_exposure
-from studies.participation.exposure import ExposureError, formulation_checked
-from studies.participation.ingest_batch import Batch, QueryState, SessionState, is_int, shown_add
-from studies.participation.ingest_reads import grade_scale, query_marks, query_total
-from studies.participation.rules import (
+from studies.participation.events import statements
+from studies.participation.events.attention_handlers import on_attention, on_exposure
+from studies.participation.events.exposure import ExposureError, formulation_checked
+from studies.participation.events.ingest_batch import Batch, QueryState, SessionState, is_int, shown_add
+from studies.participation.events.ingest_reads import grade_scale, query_marks, query_total
+from studies.participation.events.rules import (
     END_REASONS,
     MAX_PAGE,
-    deadline_at,
     participant_check_active,
     participant_check_consented,
     sessions_changed,
 )
-from studies.participation.search_costs import batch_search
+from studies.participation.events.search_costs import batch_search
 from studies.search.engines.search import Hit, SearchPage, highlights_checked
 
 logger = logging.getLogger(__name__)

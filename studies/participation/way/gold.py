@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 
@@ -29,31 +28,23 @@ from studies.design.gold import (
     gold_on,
     gold_order,
     gold_pair,
-    gold_pairs,
     gold_pinned,
 )
 from studies.errors import InvalidAnswers, Refused
 from studies.models import (
-    Event,
-    EventOrigin,
     Participant,
-    ParticipantState,
     Recruitment,
     Scenario,
     SearchSession,
 )
-from studies.participation.recruitment import (
-    CHECK_PRESETS,
-    checks_progress,
-    gold_failures,
-    participant_screen_out,
-)
-from studies.participation.rules import (
+from studies.participation.events.rules import (
     client_id_check,
     event_create,
     participant_check_consented,
     server_ack_stored,
 )
+from studies.participation.recruitment.checks import CHECK_PRESETS, checks_progress, gold_failures
+from studies.participation.recruitment.states import participant_screen_out
 
 _GRADE = re.compile(r"-?[0-9]{1,4}")
 
@@ -230,48 +221,3 @@ def _answer_store(
     )
     if screen_out:
         participant_screen_out(participant=participant, failed_checks=True, reason=screen_out)
-
-
-@dataclass
-class CheckOutcome:
-    """One participant's checks, for the recruitment page: each gold answer and each failed check."""
-
-    code: str
-    state: str
-    gold: list = field(default_factory=list)  # (scenario code, passed, reason)
-    failed_checks: list = field(default_factory=list)  # reasons
-
-    @property
-    def gold_failed(self) -> int:
-        return sum(not passed for _, passed, _ in self.gold)
-
-
-def check_outcomes(*, study) -> list[CheckOutcome]:
-    """Every participant (not a preview) with a check or gold answer, in enrolment order: one query."""
-    outcomes: dict[int, CheckOutcome] = {}
-    rows = (
-        Event.objects.filter(
-            participant__study=study,
-            participant__preview_at__isnull=True,
-            type__in=("check", "gold"),
-            origin=EventOrigin.SERVER,
-        )
-        .order_by("participant__enrolment_index", "id")
-        .values_list("participant_id", "participant__code", "participant__state", "type", "payload__ack")
-    )
-    for participant_id, code, state, kind, ack in rows:
-        if not isinstance(ack, dict) or not ack.get("ok"):
-            continue
-        outcome = outcomes.setdefault(participant_id, CheckOutcome(code, state or ParticipantState.INVITED))
-        if kind == "gold":
-            outcome.gold.append((ack.get("scenario", ""), bool(ack.get("passed")), ack.get("reason", "")))
-        elif not ack.get("passed"):
-            outcome.failed_checks.append(ack.get("reason", ""))
-    return list(outcomes.values())
-
-
-def gold_pairs_of(*, study) -> list[tuple]:
-    """(scenario, GoldPair or None) for each of the study's scenarios: what the recruitment page shows."""
-    scenarios = list(study.scenarios.order_by("id"))
-    pairs = gold_pairs(study_id=study.pk, topic_ids={s.topic_id for s in scenarios})
-    return [(scenario, pairs.get(scenario.topic_id)) for scenario in scenarios]

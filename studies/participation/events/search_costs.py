@@ -20,7 +20,7 @@ from django.core.cache import cache
 from sessionlab import plain_sql
 from studies.errors import RetryLater
 from studies.models import Collection, System
-from studies.participation.ingest_batch import Batch, SessionState
+from studies.participation.events.ingest_batch import Batch, SessionState
 from studies.search.engines.http import unavailable_page
 from studies.search.engines.search import SearchPage
 from studies.search.systems import PAGE_SIZE, system_search

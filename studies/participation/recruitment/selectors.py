@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from studies.models import Study
-from studies.participation.recruitment import ENDED
+from studies.participation.recruitment.states import ENDED
 
 
 def studies_to_sweep(*, study_id: int | None = None) -> QuerySet[Study]:

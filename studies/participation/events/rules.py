@@ -16,8 +16,8 @@ from sessionlab.queueing import delay_on_commit, task_named
 from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at  # THE rule, kept importable here
 from studies.errors import InvalidEvent, Refused
 from studies.models import Event, EventOrigin, Participant, ParticipantState, SearchSession
-from studies.participation.clock import offset_delta
-from studies.participation.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked
+from studies.participation.events.clock import offset_delta
+from studies.participation.events.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked
 from studies.signals import sessions_finished
 
 END_REASONS = (
@@ -132,7 +132,7 @@ def participant_check_consented(participant: Participant) -> None:
 def sessions_changed(study_id: int, session_ids: list[int], scenario_ids: list[int]) -> None:
     """Finished or withdrawn sessions change the study's scores and may grow its assessment pools: announce
     them (scoring marks its default run stale) and queue the pools' growth on commit, so the participant's
-    request never waits for either. The event batch (studies/participation/ingest.py) calls it too."""
+    request never waits for either. The event batch (studies/participation/events/ingest.py) calls it too."""
     # Scoring listens (scoring/receivers.py): studies announces, never imports the scoring app.
     sessions_finished.send(sender=SearchSession, study_id=study_id, session_ids=session_ids)
     for scenario_id in set(scenario_ids):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 
 from studies.models import Event, EventOrigin, Judgment, Query, SearchSession, ShownResult
-from studies.participation.ingest import results_marked
+from studies.participation.events.ingest import results_marked
 
 RELOAD_EVENT = "page_reload"
 

@@ -14,10 +14,11 @@ from typing import cast
 from django.db.models import F
 
 from sessionlab import plain_sql
+from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.models import Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
-from studies.participation import statements
-from studies.participation.clock import is_better, offset_delta
-from studies.participation.ingest_batch import (
+from studies.participation.events import statements
+from studies.participation.events.clock import is_better, offset_delta
+from studies.participation.events.ingest_batch import (
     Batch,
     QueryState,
     SessionState,
@@ -25,7 +26,7 @@ from studies.participation.ingest_batch import (
     session_id_of,
     shown_add,
 )
-from studies.participation.rules import TIME_LIMIT_GRACE, deadline_at, session_expire_if_due
+from studies.participation.events.rules import session_expire_if_due
 from studies.search.index_versions import versions_parse
 
 

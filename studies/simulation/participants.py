@@ -6,7 +6,7 @@ scores are made exactly as a real study's would be. Its behaviour:
 
 - calibrated: the behaviour's parameters are fitted to the TREC 2012 Session Track log (queries per session,
   clicks per query, click ranks and the deepest click of a query, dwell, query length, reformulation) and
-  committed in searcher_calibration.json (studies/participation/calibration.py, `scoring.lib.searcher_model`,
+  committed in searcher_calibration.json (studies/simulation/calibration.py, `scoring.lib.searcher_model`,
   docs/planning.md "Calibrated searchers"), so the demo needs no shared data;
 - queries: the first takes content words of the scenario text, as many as the log's first queries have
   (mostly two to four); each reformulation adds a word, swaps one, drops one or starts anew, in the log's
@@ -45,9 +45,24 @@ from studies.design.gold import gold_pending
 from studies.design.questionnaires import usable_items
 from studies.errors import Refused
 from studies.models import Participant, SearchSession
-from studies.participation import gold as gold_documents
-from studies.participation import steps as participation
-from studies.participation.calibration import searcher_parameters
+from studies.participation.way import gold as gold_documents
+from studies.participation.way.form_steps import (
+    consent_record,
+    post_task_save,
+    questionnaire_save,
+    session_start,
+)
+from studies.participation.way.steps import (
+    attention_record,
+    document_view_log,
+    exposure_record,
+    judgment_record,
+    query_log,
+    results_page_log,
+    scan_mark_record,
+    session_end,
+)
+from studies.simulation.calibration import searcher_parameters
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -137,7 +152,8 @@ class SimulatedParticipant:
         return {
             "client_event_id": f"sim-{self.participant.code}-{self.sequence}",
             "sequence": self.sequence,
-            # As a browser sends it (participation/event_checks.py reads ISO text or epoch milliseconds).
+            # As a browser sends it (participation/events/event_checks.py reads ISO text or epoch
+            # milliseconds).
             "client_time": at.isoformat(),
         }
 
@@ -160,7 +176,7 @@ class SimulatedParticipant:
 
     def run(self) -> None:
         participant, rng = self.participant, self.rng
-        participation.consent_record(
+        consent_record(
             participant=participant,
             consent_version=participant.study.consent_version,
             **self._next("consent"),
@@ -173,11 +189,9 @@ class SimulatedParticipant:
         own = usable_items(participant.study.questionnaire)
         if own:  # the study's own questionnaire (built on its set-up page), answered item by item
             answers = answers_to(own, random.Random(f"answers-{participant.code}"))
-        participation.questionnaire_save(
-            participant=participant, answers=answers, **self._next("questionnaire")
-        )
+        questionnaire_save(participant=participant, answers=answers, **self._next("questionnaire"))
         for assignment in participant.assignments.select_related("scenario", "system").order_by("position"):
-            session = participation.session_start(
+            session = session_start(
                 participant=participant, assignment=assignment, **self._next("session_start")
             )
             self.session_started = self.clock.now
@@ -199,7 +213,7 @@ class SimulatedParticipant:
         reason = SearchSession.EndReason.GAVE_UP
         for _ in range(patience):
             event = self._next("query")
-            ack = participation.query_log(
+            ack = query_log(
                 participant=self.participant,
                 session=session,
                 text=" ".join(query_words),
@@ -215,7 +229,7 @@ class SimulatedParticipant:
                 and ack.get("total", 0) > 10
                 and rng.random() < profile.page_two
             ):
-                page = participation.results_page_log(
+                page = results_page_log(
                     participant=self.participant,
                     session=session,
                     query_position=ack["query"],
@@ -234,12 +248,10 @@ class SimulatedParticipant:
                 break
             query_words = self._reformulate(query_words, words)
         self._attention(session)
-        participation.session_end(
-            participant=self.participant, session=session, reason=reason, **self._next("session_end")
-        )
+        session_end(participant=self.participant, session=session, reason=reason, **self._next("session_end"))
         if not self._gold(session, scenario, lambda: self._next("gold")):
             return
-        participation.post_task_save(
+        post_task_save(
             participant=self.participant,
             session=session,
             answers=self._post_task_answers(reason, session),
@@ -287,7 +299,7 @@ class SimulatedParticipant:
             relevant = grades.get(doc, 0) > 0
             if doc in judged or rng.random() > (profile.click_relevant if relevant else profile.click_other):
                 continue
-            participation.document_view_log(
+            document_view_log(
                 participant=self.participant,
                 session=session,
                 action="open",
@@ -300,7 +312,7 @@ class SimulatedParticipant:
             dwell = searcher_model.dwell_draw(self.parameters, rng)
             self.clock.tick(self.rng, dwell, dwell)
             grade = self._perceived(grades.get(doc, 0))
-            participation.document_view_log(
+            document_view_log(
                 participant=self.participant,
                 session=session,
                 action="close",
@@ -310,7 +322,7 @@ class SimulatedParticipant:
                 dwell_ms=int(dwell * 1000),
                 **self._next("document_close"),
             )
-            participation.judgment_record(
+            judgment_record(
                 participant=self.participant, session=session, doc=doc, grade=grade, **self._next("judgment")
             )
             judged.add(doc)
@@ -318,7 +330,7 @@ class SimulatedParticipant:
         if results:
             self._exposure(session, query_position, results, opened)
         if deepest:
-            participation.scan_mark_record(
+            scan_mark_record(
                 participant=self.participant,
                 session=session,
                 query_position=query_position,
@@ -350,7 +362,7 @@ class SimulatedParticipant:
             items.append([rank, start, seen, 1000, *hover, start + seen])  # on screen from start, seen ms
             start += look.randint(300, 700)
         deepest_on_page = (results[-1]["rank"] - 1) % 10 + 1
-        participation.exposure_record(
+        exposure_record(
             participant=self.participant,
             session=session,
             query_position=query_position,
@@ -372,9 +384,7 @@ class SimulatedParticipant:
             if look.random() < share and duration_ms > high:
                 spans.append([kind, look.randint(0, duration_ms - high), look.randint(low, high)])
         if spans:
-            participation.attention_record(
-                participant=self.participant, session=session, spans=spans, **self._now()
-            )
+            attention_record(participant=self.participant, session=session, spans=spans, **self._now())
 
     def _perceived(self, grade: int) -> int:
         if self.rng.random() < self.profile.misjudge:
@@ -442,18 +452,18 @@ def answers_to(items: list[dict], rng: random.Random) -> dict:
 def first_search_start(*, participant: Participant, answers: Mapping) -> SearchSession:
     """A participant who consents, answers the questionnaire and starts their first scenario, through the same
     services as the pages: the starting point of the load benchmark and the fault tests."""
-    participation.consent_record(
+    consent_record(
         participant=participant,
         consent_version=participant.study.consent_version,
         client_event_id=f"ready-consent-{participant.pk}",
     )
-    participation.questionnaire_save(
+    questionnaire_save(
         participant=participant, answers=answers, client_event_id=f"ready-questionnaire-{participant.pk}"
     )
     assignment = participant.assignments.order_by("position").first()
     if assignment is None:
         raise Refused("This participant has no scenarios to start.")
-    return participation.session_start(
+    return session_start(
         participant=participant, assignment=assignment, client_event_id=f"ready-start-{participant.pk}"
     )
 

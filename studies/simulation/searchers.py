@@ -2,7 +2,7 @@
 Azzopardi's query generators and stopping decision makers), for planning a study (scoring/planning,
 docs/planning.md).
 
-`simulation.SimulatedParticipant` (studies/participation/simulation.py once issue 16's move is merged) is the
+`simulation.SimulatedParticipant` (studies/simulation/participants.py once issue 16's move is merged) is the
 demo's searcher and stays as it is; `StrategicParticipant` is the same
 person (the same services, profile and need) with each part of the behaviour chosen by a `Strategy`:
 
@@ -45,8 +45,15 @@ from datetime import timedelta
 
 from scoring.lib import searcher_model
 from studies.models import Participant, SearchSession
-from studies.participation import steps as participation
-from studies.participation.simulation import STOPWORDS, SimulatedParticipant, content_words
+from studies.participation.way.form_steps import post_task_save
+from studies.participation.way.steps import (
+    document_view_log,
+    judgment_record,
+    query_log,
+    scan_mark_record,
+    session_end,
+)
+from studies.simulation.participants import STOPWORDS, SimulatedParticipant, content_words
 
 QUERY_STRATEGIES = ("scenario", "terms", "relevant")
 STOPPING_RULES = ("patience", "fixed", "satisfaction", "frustration", "combined")
@@ -281,9 +288,7 @@ class StrategicParticipant(SimulatedParticipant):
                 reason = out
                 break
             text = " ".join(planned[number] if planned else query_words)
-            ack = participation.query_log(
-                participant=self.participant, session=session, text=text, **self._event()
-            )
+            ack = query_log(participant=self.participant, session=session, text=text, **self._event())
             results = (ack.get("results") or [])[:PAGE]
             drawn = searcher_model.scan_depth(profile, rng, len(results))
             found_here, out_of_time = self._examine(session, ack["query"], results, grades, judged, drawn)
@@ -298,12 +303,10 @@ class StrategicParticipant(SimulatedParticipant):
                 break
             if not planned:
                 query_words = self._reformulate(query_words, words)
-        participation.session_end(
-            participant=self.participant, session=session, reason=reason, **self._event()
-        )
+        session_end(participant=self.participant, session=session, reason=reason, **self._event())
         if not self._gold(session, scenario, self._event):
             return
-        participation.post_task_save(
+        post_task_save(
             participant=self.participant,
             session=session,
             answers={
@@ -340,7 +343,7 @@ class StrategicParticipant(SimulatedParticipant):
             if not self._spend(costs.document + costs.judgment):
                 out_of_time = True
                 break
-            participation.document_view_log(
+            document_view_log(
                 participant=self.participant,
                 session=session,
                 action="open",
@@ -350,7 +353,7 @@ class StrategicParticipant(SimulatedParticipant):
                 **self._event(),
             )
             grade = perceived(rng, grades.get(doc, 0), self.rate, self.max_grade)
-            participation.document_view_log(
+            document_view_log(
                 participant=self.participant,
                 session=session,
                 action="close",
@@ -360,7 +363,7 @@ class StrategicParticipant(SimulatedParticipant):
                 dwell_ms=int(costs.document * 1000),
                 **self._event(),
             )
-            participation.judgment_record(
+            judgment_record(
                 participant=self.participant, session=session, doc=doc, grade=grade, **self._event()
             )
             judged.add(doc)
@@ -370,7 +373,7 @@ class StrategicParticipant(SimulatedParticipant):
             else:
                 not_relevant += 1
         if deepest:
-            participation.scan_mark_record(
+            scan_mark_record(
                 participant=self.participant,
                 session=session,
                 query_position=query_position,

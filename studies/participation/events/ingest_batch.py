@@ -20,10 +20,10 @@ from django.utils import timezone
 
 from studies.errors import Refused, RetryLater
 from studies.models import EventOrigin, System
-from studies.participation import statements
-from studies.participation.clock import Sample, offset_delta
-from studies.participation.event_checks import client_time_checked
-from studies.participation.rules import participant_check_consented
+from studies.participation.events import statements
+from studies.participation.events.clock import Sample, offset_delta
+from studies.participation.events.event_checks import client_time_checked
+from studies.participation.events.rules import participant_check_consented
 from studies.search.engines.search import SearchPage, highlights_checked
 
 FINISHED = "This scenario is finished and cannot be worked again."

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.participation import views
+from studies.participation.pages import views
 
 app_name = "participate"
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.participation import recruitment_views
+from studies.participation.recruitment import views as recruitment_views
 
 app_name = "recruitment"
 

@@ -11,9 +11,9 @@ Event.payload is {"data": <what the client sent>, "ack": <what the server answer
 Refusals raise `Refused` (a plain message for the participant); `events_ingest` stores a refused event with
 its refusal, so a re-send is refused the same way and the client can drop it.
 
-The steps by a form (consent, the questionnaires, a session's start) are in form_steps.py, re-exported here;
-this module holds the search page's steps (batches of one through ingest.py), withdrawal and the browser's
-event batches.
+The steps by a form (consent, the questionnaires, a session's start) are in form_steps.py; this module holds
+the search page's steps (batches of one through events/ingest.py), withdrawal and the browser's event
+batches.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from studies.errors import InvalidAnswers, Refused
+from studies.errors import Refused
 from studies.models import (
     Assignment,
     AuditAction,
@@ -35,47 +35,13 @@ from studies.models import (
     Query,
     SearchSession,
 )
-from studies.participation.form_steps import (
-    answers_clean,
-    consent_decline,
-    consent_record,
-    post_task_save,
-    pre_task_save,
-    questionnaire_items,
-    questionnaire_save,
-    session_start,
-)
-from studies.participation.ingest import batch_ingest
-from studies.participation.recruitment import WITHDRAWN, participant_state_set
-from studies.participation.rules import MAX_BATCH, MAX_BODY_EVENTS, client_id_check, sessions_changed
+from studies.participation.events.ingest import batch_ingest
+from studies.participation.events.rules import MAX_BATCH, MAX_BODY_EVENTS, client_id_check, sessions_changed
+from studies.participation.recruitment.states import WITHDRAWN, participant_state_set
 from studies.signals import participant_withdrawn
 
-# The services of form_steps.py, and the errors every service raises, as callers have always named them here.
-__all__ = [
-    "InvalidAnswers",
-    "Refused",
-    "answers_clean",
-    "attention_record",
-    "consent_decline",
-    "consent_record",
-    "document_view_log",
-    "events_ingest",
-    "exposure_record",
-    "judgment_record",
-    "participant_withdraw",
-    "post_task_save",
-    "pre_task_save",
-    "query_log",
-    "questionnaire_items",
-    "questionnaire_save",
-    "results_page_log",
-    "scan_mark_record",
-    "session_end",
-    "session_start",
-    "too_many_events",
-]
-
-# --- searching: batches of one through studies/participation/ingest.py ----------------------------------
+# --- searching: batches of one through studies/participation/events/ingest.py
+# ----------------------------------
 
 
 def _one(
@@ -227,8 +193,9 @@ def exposure_record(
     sequence: int | None = None,
     client_time=None,
 ) -> dict:
-    """What of a results page was on screen (studies/participation/exposure.py's report: per rank [rank,
-    start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms]), as the page's exposure.js sends it."""
+    """What of a results page was on screen (studies/participation/events/exposure.py's report: per rank
+    [rank, start_ms, visible_ms, max_permille, hover_ms, hovers, until_ms]), as the page's exposure.js sends
+    it."""
     data: dict = {"query": query_position, "page": page, "items": [list(item) for item in items]}
     if scroll_permille is not None:
         data["scroll_permille"] = scroll_permille
@@ -344,6 +311,6 @@ def too_many_events(events: Sequence) -> str | None:
 
 def events_ingest(*, participant: Participant, events: Sequence[Mapping], clock_sample=None) -> list[dict]:
     """Store a batch of client events in order, each once by its client event id; one acknowledgement per
-    event (studies/participation/ingest.py says how). clock_sample: the batch's estimate of the client's clock
-    offset (participation/clock.py)."""
+    event (studies/participation/events/ingest.py says how). clock_sample: the batch's estimate of the
+    client's clock offset (participation/events/clock.py)."""
     return batch_ingest(participant=participant, events=events, capped=True, clock_sample=clock_sample)

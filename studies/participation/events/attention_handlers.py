@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from sessionlab import plain_sql
 from studies.errors import Refused
 from studies.models import AttentionSpan
-from studies.participation import statements
-from studies.participation.exposure import SLACK_MS, ExposureError, attention_checked, exposure_checked
-from studies.participation.ingest_batch import Batch
-from studies.participation.rules import participant_check_consented
+from studies.participation.events import statements
+from studies.participation.events.exposure import SLACK_MS, ExposureError, attention_checked, exposure_checked
+from studies.participation.events.ingest_batch import Batch
+from studies.participation.events.rules import participant_check_consented
 
 NOT_RECORDED = "This study does not record {what}; nothing was stored."
 

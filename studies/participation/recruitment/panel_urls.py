@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.participation import panel_views
+from studies.participation.recruitment import panel_views
 
 app_name = "panel"
 

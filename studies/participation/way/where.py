@@ -1,6 +1,6 @@
 """Where a participant is on their way, as the page and the participant API both show it: one read, so the
-private link's pages (studies/participation/views.py) and an external front-end (docs/api.md, "The whole way")
-never disagree about the next step.
+private link's pages (studies/participation/pages/views.py) and an external front-end (docs/api.md, "The whole
+way") never disagree about the next step.
 
 Opening the way counts as a visit (recruitment.participant_visit: an overdue participant is timed out; the
 study clock does not start on a read, only when the participant acts) and ends a search whose time limit has
@@ -15,7 +15,11 @@ from studies.design import lifecycle, selectors
 from studies.design.selectors import ParticipantStep
 from studies.errors import Refused
 from studies.models import Participant
-from studies.participation import recruitment, rules
+from studies.participation.events import rules
+from studies.participation.recruitment.checks import checks_progress
+from studies.participation.recruitment.completion import Completion, completion_of
+from studies.participation.recruitment.states import ENDED_MESSAGES, participant_visit
+from studies.participation.recruitment.sweep import study_sweep_throttled
 
 # Steps that go on while the study is paused or closed: a session already started is finished.
 GOES_ON_WHEN_PAUSED = frozenset({"search", "gold", "post_task", "done", "withdrawn", "declined"})
@@ -34,19 +38,19 @@ class Where:
     status: str = ""
     check: dict | None = None
     retry: bool = False  # the check shown was just answered wrongly, with a try left
-    completion: recruitment.Completion | None = None
+    completion: Completion | None = None
 
 
 def participant_where(*, participant: Participant) -> Where:
     # Without a scheduler the study's sweep runs here too, at most once per OVERDUE_SWEEP_SECONDS per study.
-    if recruitment.study_sweep_throttled(study=participant.study) is not None:
+    if study_sweep_throttled(study=participant.study) is not None:
         participant.refresh_from_db(fields=["state", "state_changed_at", "state_reason", "started_at"])
-    state = recruitment.participant_visit(participant=participant)
-    if state in recruitment.ENDED_MESSAGES:
+    state = participant_visit(participant=participant)
+    if state in ENDED_MESSAGES:
         return Where(
             "ended",
-            message=recruitment.ENDED_MESSAGES[state],
-            completion=recruitment.completion_of(participant),
+            message=ENDED_MESSAGES[state],
+            completion=completion_of(participant),
         )
     step = selectors.participant_step(participant=participant)
     if (
@@ -63,12 +67,12 @@ def participant_where(*, participant: Participant) -> Where:
                 "paused", step, message=refusal.message, status=lifecycle.status_of(participant.study)
             )
     if step.kind in ("pre_task", "scenario") and step.position == 1:
-        checks = recruitment.checks_progress(participant)
+        checks = checks_progress(participant)
         if checks.pending:
             return Where(
                 "checks", step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]
             )
-    completion = recruitment.completion_of(participant) if step.kind == "done" else None
+    completion = completion_of(participant) if step.kind == "done" else None
     return Where(step.kind, step, completion=completion)
 
 

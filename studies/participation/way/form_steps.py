@@ -28,12 +28,7 @@ from studies.design.questionnaires import (
 from studies.design.selectors import participant_step
 from studies.errors import Refused
 from studies.models import Assignment, Participant, SearchSession
-from studies.participation.recruitment import (
-    checks_progress,
-    participant_clock_start,
-    participant_state_sync,
-)
-from studies.participation.rules import (
+from studies.participation.events.rules import (
     client_id_check,
     event_create,
     participant_check_active,
@@ -43,6 +38,8 @@ from studies.participation.rules import (
     session_clock_start,
     session_expire_if_due,
 )
+from studies.participation.recruitment.checks import checks_progress
+from studies.participation.recruitment.states import participant_clock_start, participant_state_sync
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +80,7 @@ _replay = server_ack_stored
 def _once(participant: Participant, client_event_id: str, write: Callable[[], dict]) -> dict:
     """Run `write` (which stores the Event) in a transaction, unless the event is already stored; a concurrent
     duplicate (two tabs sending the same form) loses on the unique constraint and returns the winner's answer.
-    (The search page's events go through studies/participation/ingest.py, a batch at a time.)"""
+    (The search page's events go through studies/participation/events/ingest.py, a batch at a time.)"""
     replay = _replay(participant, client_event_id)
     if replay is not None:
         return replay

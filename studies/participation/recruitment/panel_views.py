@@ -21,7 +21,24 @@ from django.views.decorators.http import require_GET, require_POST
 from sessionlab.csp import policy_for
 from studies.errors import RecruitmentError, Refused
 from studies.models import Participant, Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.join import participant_join, participant_of_panel_id
+from studies.participation.recruitment.panel_status import PANEL_STATUS_NAMES, panel_status_record
+from studies.participation.recruitment.panels import (
+    PANEL_ID_TEXT,
+    mturk_frame_ancestors,
+    mturk_preview,
+    mturk_tab_query,
+    panel_id_canonical,
+    panel_ids_from_query,
+)
+from studies.participation.recruitment.resume import (
+    RESUME_COOKIE_SECONDS,
+    resume_code_matches,
+    resume_cookie_name,
+    resume_cookie_proves,
+    resume_cookie_value,
+    resume_tries_left,
+)
 
 _PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{10,40}")
 MAX_STATUS_BYTES = 1_000_000
@@ -52,9 +69,7 @@ def _mturk_landing(request, template: str, context: dict):
     frame-ancestors name them and X-Frame-Options is left off (docs/security.md, "the one framing
     exception")."""
     response = render(request, template, context)
-    response["Content-Security-Policy"] = policy_for(
-        request.path, frame_ancestors=recruitment.mturk_frame_ancestors()
-    )
+    response["Content-Security-Policy"] = policy_for(request.path, frame_ancestors=mturk_frame_ancestors())
     response.xframe_options_exempt = True
     return response
 
@@ -79,9 +94,9 @@ def _resumed(request, found: Recruitment, participant: Participant):
     """Sent on to their private link, with this browser now holding the resume cookie."""
     response = redirect("participate:home", token=participant.access_token)
     response.set_cookie(
-        recruitment.resume_cookie_name(found.pk),
-        recruitment.resume_cookie_value(participant),
-        max_age=recruitment.RESUME_COOKIE_SECONDS,
+        resume_cookie_name(found.pk),
+        resume_cookie_value(participant),
+        max_age=RESUME_COOKIE_SECONDS,
         path=reverse("panel:join", kwargs={"public_token": found.public_token}),
         secure=request.is_secure(),
         httponly=True,
@@ -97,25 +112,25 @@ def join(request, public_token):
     own private link. The same panel id always gets the same participant back."""
     found = _recruitment_or_404(public_token)
     study = found.study
-    if recruitment.mturk_preview(found.panel, request.GET):  # the HIT's preview: the study, and nobody made
+    if mturk_preview(found.panel, request.GET):  # the HIT's preview: the study, and nobody made
         return _mturk_landing(request, "participate/join_preview.html", {"study": study})
     try:
-        ids = recruitment.panel_ids_from_query(found.panel, request.GET)
+        ids = panel_ids_from_query(found.panel, request.GET)
     except Refused as refusal:  # the panel's ids missing or malformed, MTurk's turkSubmitTo not MTurk's
         return _join_refused(request, study, refusal, 400)
     if found.panel == "mturk" and request.headers.get("Sec-Fetch-Dest") in _FRAMES:
         # The accepted HIT inside MTurk's frame: a cross-site frame's cookies (session, CSRF) are unreliable,
         # so the study runs in a tab of its own, opened by a link to this same URL; nobody is made here.
-        open_url = f"{request.path}?{recruitment.mturk_tab_query(request.GET)}"
+        open_url = f"{request.path}?{mturk_tab_query(request.GET)}"
         return _mturk_landing(
             request, "participate/join_mturk_frame.html", {"study": study, "open_url": open_url}
         )
     try:
-        joined = recruitment.participant_join(study=study, ids=ids)
+        joined = participant_join(study=study, ids=ids)
     except Refused as refusal:  # the link is closed, the study full or not ready
         return _join_refused(request, study, refusal, 409)
-    cookie = request.COOKIES.get(recruitment.resume_cookie_name(found.pk), "")
-    if not joined.created and not recruitment.resume_cookie_proves(cookie, joined.participant):
+    cookie = request.COOKIES.get(resume_cookie_name(found.pk), "")
+    if not joined.created and not resume_cookie_proves(cookie, joined.participant):
         # A known panel id alone is no proof: ids can be sequential, and MTurk's are known to other
         # requesters. Their private link is never handed out here (docs/recruitment.md, "Coming back").
         return _resume_page(request, found, joined.participant.panel_id, 409)
@@ -130,16 +145,16 @@ def resume(request, public_token):
     found = _recruitment_or_404(public_token)
     panel_id = request.POST.get("panel_id", "")
     typed = request.POST.get("code", "")
-    if not recruitment.PANEL_ID_TEXT.fullmatch(panel_id):
+    if not PANEL_ID_TEXT.fullmatch(panel_id):
         return _join_refused(request, found.study, Refused("panel_id: not a panel id we know."), 400)
-    participant = recruitment.participant_of_panel_id(study=found.study, panel_id=panel_id)
+    participant = participant_of_panel_id(study=found.study, panel_id=panel_id)
     if participant is None:
         return _resume_page(request, found, panel_id, 403, "code: this code does not match this id.")
-    if not recruitment.resume_tries_left(participant):
+    if not resume_tries_left(participant):
         return _resume_page(
             request, found, panel_id, 429, "code: too many wrong codes for this id; try again in an hour."
         )
-    if len(typed) > MAX_RESUME_CODE_CHARS or not recruitment.resume_code_matches(participant, typed):
+    if len(typed) > MAX_RESUME_CODE_CHARS or not resume_code_matches(participant, typed):
         return _resume_page(request, found, panel_id, 403, "code: this code does not match this id.")
     return _resumed(request, found, participant)
 
@@ -157,9 +172,9 @@ def _one_notification(study, item) -> dict:
         item.get("id"),
         item.get("time"),
     )
-    if not isinstance(panel_id, str) or not recruitment.PANEL_ID_TEXT.fullmatch(panel_id):
+    if not isinstance(panel_id, str) or not PANEL_ID_TEXT.fullmatch(panel_id):
         return {"ok": False, "error": "participant_id: 1..64 letters, digits or _.:-"}
-    if not isinstance(status, str) or recruitment.PANEL_STATUS_NAMES.get(status.strip().lower()) is None:
+    if not isinstance(status, str) or PANEL_STATUS_NAMES.get(status.strip().lower()) is None:
         return {"ok": False, "error": "status: one of returned, timed_out, approved, rejected"}
     sent_at = None
     if sent is not None:
@@ -170,12 +185,12 @@ def _one_notification(study, item) -> dict:
         if sent_at is None or sent_at.tzinfo is None:
             return {"ok": False, "error": "time: an ISO 8601 date and time with its offset"}
     if key is None:  # the id folded as the panel writes it: another letter case is the same notification
-        folded = recruitment.panel_id_canonical(_panel_of(study), panel_id)
+        folded = panel_id_canonical(_panel_of(study), panel_id)
         key = f"{folded}:{status.strip().lower()}:{sent or ''}"
     if not isinstance(key, str) or not 1 <= len(key) <= 200 or "\x00" in key:
         return {"ok": False, "error": "id: 1..200 characters"}
     try:
-        outcome = recruitment.panel_status_record(
+        outcome = panel_status_record(
             study=study, key=f"endpoint:{key}", panel_id=panel_id, status=status, sent_at=sent_at
         )
     except RecruitmentError as error:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from studies.participation import replay_views
+from studies.replay import views as replay_views
 
 app_name = "replay"
 

@@ -1,4 +1,4 @@
-"""The researcher's replay of a session (studies/participation/replay.py draws nothing: it reads; the page's
+"""The researcher's replay of a session (studies/replay/session_replay.py draws nothing: it reads; the page's
 script, static/js/replay.js, plays it) and the exclusion a researcher decides there, audited
 (studies/assessment/exclusion.py)."""
 
@@ -12,7 +12,7 @@ from studies.assessment.exclusion import participant_exclude, participant_includ
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
 from studies.models import SearchSession
-from studies.participation.replay import session_replay
+from studies.replay.session_replay import session_replay
 
 
 def _session_of(study, session_id: int) -> SearchSession:

@@ -24,8 +24,8 @@ from studies.models import (
     SearchSession,
     ShownResult,
 )
-from studies.participation.clock import on_timeline
-from studies.participation.exposure import AwaySpan, active_ms
+from studies.participation.events.clock import on_timeline
+from studies.participation.events.exposure import AwaySpan, active_ms
 
 # The client's events a replay shows (server-written ones are the forms around the search).
 SHOWN_EVENTS = ("document_open", "document_close", "scan_mark", "exposure")

@@ -36,16 +36,16 @@ from typing import cast
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from sessionlab import plain_sql
-from studies.errors import Refused, RetryLater
+from studies.errors import EventRefused, Refused, RetryLater
 from studies.models import Document, Event, Judgment, ShownResult
-from studies.participation import statements
-from studies.participation.clock import Sample
-from studies.participation.event_checks import CLIENT_ID, EventRefused, event_check
-from studies.participation.event_handlers import HANDLERS, event_other
-from studies.participation.ingest_batch import EVENT_COLUMNS, Batch, session_id_of
-from studies.participation.ingest_reads import batch_read
-from studies.participation.rules import MAX_BATCH
-from studies.participation.search_costs import http_pages_fetch, searches_count
+from studies.participation.events import statements
+from studies.participation.events.clock import Sample
+from studies.participation.events.event_checks import CLIENT_ID, event_check
+from studies.participation.events.event_handlers import HANDLERS, event_other
+from studies.participation.events.ingest_batch import EVENT_COLUMNS, Batch, session_id_of
+from studies.participation.events.ingest_reads import batch_read
+from studies.participation.events.rules import MAX_BATCH
+from studies.participation.events.search_costs import http_pages_fetch, searches_count
 from studies.search.engines.search import highlights_checked
 
 WAITING = "An earlier search of this session is waiting; send it again later."
@@ -65,13 +65,14 @@ def batch_ingest(
     """Store a batch of client events in order, each once by its client event id, and answer one
     acknowledgement per event: {"id", "ok": true, ...} when stored (now or before), {"id", "ok": false,
     "refused": message} when refused (stored too, so a re-send gets the same answer), {"id", "ok": false,
-    "error": message} for an event the log cannot hold (studies/participation/event_checks.py: checked before
-    any SQL, not stored; the same event always gets the same answer), or {"id", "ok": false, "retry_later":
-    message} for an event to send again (its query is not stored yet, a search past the caps, past the batch's
-    MAX_BATCH events; nothing stored). A withdrawn participant's events are refused and not stored. With
-    store_refusals=False (the services) anything but a success raises Refused and nothing is stored. capped
-    (the endpoints): searches are capped per batch and per minute. clock_sample: the batch's estimate of the
-    client's clock offset (clock.sample_read), taken by the sessions it names where it is better."""
+    "error": message} for an event the log cannot hold (studies/participation/events/event_checks.py: checked
+    before any SQL, not stored; the same event always gets the same answer), or {"id", "ok": false,
+    "retry_later": message} for an event to send again (its query is not stored yet, a search past the caps,
+    past the batch's MAX_BATCH events; nothing stored). A withdrawn participant's events are refused and not
+    stored. With store_refusals=False (the services) anything but a success raises Refused and nothing is
+    stored. capped (the endpoints): searches are capped per batch and per minute. clock_sample: the batch's
+    estimate of the client's clock offset (clock.sample_read), taken by the sessions it names where it is
+    better."""
     answers, valid = _events_checked(events)
     if not store_refusals and len(valid) < len(answers):
         message = next(a.get("error") or a.get("retry_later") for a in answers if a is not None)
