@@ -2,7 +2,7 @@
 Azzopardi's query generators and stopping decision makers), for planning a study (scoring/planning,
 docs/planning.md).
 
-`simulation.SimulatedParticipant` (studies/simulation/participants.py once issue 16's move is merged) is the
+`participants.SimulatedParticipant` (studies/simulation/participants.py) is the
 demo's searcher and stays as it is; `StrategicParticipant` is the same
 person (the same services, profile and need) with each part of the behaviour chosen by a `Strategy`:
 

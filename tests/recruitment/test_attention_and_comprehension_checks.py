@@ -8,9 +8,9 @@ import pytest
 from studies.design.rows import state_of
 from studies.errors import RecruitmentError, Refused
 from studies.models import Event, Participant, Recruitment
-from studies.participation.recruitment.checks import check_answer_record
 from studies.participation.recruitment.completion import completion_of
 from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.way.check_answers import check_answer_record
 from studies.participation.way.form_steps import session_start
 
 from .conftest import cid, join, ready

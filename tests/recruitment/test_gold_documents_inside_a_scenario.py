@@ -22,10 +22,10 @@ from studies.models import (
     ReferenceJudgment,
     SearchSession,
 )
-from studies.participation.recruitment.checks import check_answer_record
 from studies.participation.recruitment.completion import completion_of
 from studies.participation.recruitment.panels import recruitment_update
 from studies.participation.way import gold
+from studies.participation.way.check_answers import check_answer_record
 from studies.participation.way.form_steps import post_task_save, session_start
 from studies.participation.way.steps import query_log, session_end
 from studies.simulation.participants import participants_simulate

@@ -25,8 +25,8 @@ from studies.design.gold import gold_order
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, Participant, SearchSession
 from studies.participation.events import rules
-from studies.participation.recruitment.checks import check_answer_record
 from studies.participation.way import gold
+from studies.participation.way.check_answers import check_answer_record
 from studies.participation.way.form_steps import (
     consent_decline,
     consent_record,

@@ -1,7 +1,7 @@
-"""The participant's way: the rules every action obeys, in one place (steps.py, one service per action, and
-the event batch, ingest.py, both apply them): the limits of a batch, the one session deadline and its expiry,
-the checks on a participant, how an event of a form or of the server is stored, and what a finished session
-announces.
+"""The rules every participant's action obeys, in one place (the way's services, ../way/, and the event batch,
+ingest.py, both apply them): the limits of a batch, the one session deadline and its expiry, the checks on a
+participant, how an event of a form or of the server is written (a form's once by its id: way/form_step.py),
+and what a finished session announces.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from sessionlab.queueing import delay_on_commit, task_named
-from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at  # THE rule, kept importable here
+from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.errors import InvalidEvent, Refused
 from studies.models import Event, EventOrigin, Participant, ParticipantState, SearchSession
 from studies.participation.events.clock import offset_delta
@@ -47,25 +47,6 @@ def client_id_check(client_event_id) -> str:
     if not isinstance(client_event_id, str) or not CLIENT_ID.match(client_event_id):
         raise InvalidEvent("a client event id is 1..64 letters, digits or _.:-")
     return client_event_id
-
-
-def server_event_stored(participant: Participant, client_event_id: str) -> Event | None:
-    """The server's event stored under this client id (a re-sent form answers its ack), or None. Refused when
-    a client's event holds the id: its answer is never taken for the form's (docs/security.md)."""
-    # Not its client time: a row stored before the client-time rule may hold one Python cannot read.
-    event = (
-        Event.objects.filter(participant=participant, client_event_id=client_event_id)
-        .defer("client_time")
-        .first()
-    )
-    if event is not None and event.origin != EventOrigin.SERVER:
-        raise Refused(f"client_event_id {client_event_id!r} is an event the page sent; use an id of its own.")
-    return event
-
-
-def server_ack_stored(participant: Participant, client_event_id: str) -> dict | None:
-    event = server_event_stored(participant, client_event_id)
-    return None if event is None else (event.payload.get("ack") or {"ok": True})
 
 
 def event_create(*, participant, session, type, client_event_id, sequence, client_time, data, ack) -> Event:

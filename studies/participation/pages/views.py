@@ -29,10 +29,10 @@ from studies.design.rows import state_of
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, SearchSession
 from studies.participation.events import clock, rules
-from studies.participation.recruitment.checks import check_answer_record
 from studies.participation.recruitment.completion import completion_of, last_stored_sequence
 from studies.participation.recruitment.resume import resume_code_of
 from studies.participation.way import gold, reload
+from studies.participation.way.check_answers import check_answer_record
 from studies.participation.way.form_steps import (
     consent_decline,
     consent_record,

@@ -1,19 +1,18 @@
 """The participant's steps by a form, before and between the searches: consent (or its decline), the
 questionnaires (before the study, before a task, after a task) and a search session's start. One service per
-action (`<entity>_<action>`, keyword-only); each is stored as one Event, once by its client event id
-(`_once`): a re-sent form returns what the first one produced.
+action (`<entity>_<action>`, keyword-only); each is stored as one Event, once by its client event id, through
+THE form step (form_step.py): a re-sent form returns what the first one produced.
 
-The search page's events go through ingest.py, a batch at a time (steps.py: the services that are batches of
-one). Every public name here is importable from steps.py too.
+The search page's events go through events/ingest.py, a batch at a time (steps.py: the services that are
+batches of one).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from studies.design.answers import answers_clean
@@ -30,16 +29,14 @@ from studies.errors import Refused
 from studies.models import Assignment, Participant, SearchSession
 from studies.participation.events.rules import (
     client_id_check,
-    event_create,
     participant_check_active,
     participant_check_consented,
-    server_ack_stored,
-    server_event_stored,
     session_clock_start,
     session_expire_if_due,
 )
 from studies.participation.recruitment.checks import checks_progress
 from studies.participation.recruitment.states import participant_clock_start, participant_state_sync
+from studies.participation.way.form_step import FormEvent, form_step
 
 logger = logging.getLogger(__name__)
 
@@ -70,36 +67,16 @@ def questionnaire_items(*, study, post_task: bool = False, pre_task: bool = Fals
     return items or (DEFAULT_POST_TASK_QUESTIONNAIRE if post_task else DEFAULT_QUESTIONNAIRE)
 
 
-# --- events ---------------------------------------------------------------------------------------------
-
-
-_stored = server_event_stored  # the server's own row only (a client's holding the id is refused)
-_replay = server_ack_stored
-
-
-def _once(participant: Participant, client_event_id: str, write: Callable[[], dict]) -> dict:
-    """Run `write` (which stores the Event) in a transaction, unless the event is already stored; a concurrent
-    duplicate (two tabs sending the same form) loses on the unique constraint and returns the winner's answer.
-    (The search page's events go through studies/participation/events/ingest.py, a batch at a time.)"""
-    replay = _replay(participant, client_event_id)
-    if replay is not None:
-        return replay
-    try:
-        with transaction.atomic():
-            return write()
-    except IntegrityError:
-        replay = _replay(participant, client_event_id)
-        if replay is None:
-            raise
-        return replay
-
-
 # --- checks ---------------------------------------------------------------------------------------------
 
 
 def _check_own(participant: Participant, session: SearchSession) -> None:
     if session.assignment.participant_id != participant.pk:
         raise Refused("This is not one of your search sessions.")
+
+
+def _no_check() -> None:
+    """A form whose checks all come before its stored answer is looked up (who may send it at all)."""
 
 
 # --- the steps before searching -------------------------------------------------------------------------
@@ -123,7 +100,7 @@ def consent_record(
     if consent_version != study.consent_version:
         raise Refused("The consent text has changed since the page was loaded; please read it again.")
 
-    def write():
+    def write(_) -> FormEvent:
         now = timezone.now()
         updated = Participant.objects.filter(pk=participant.pk, consented_at__isnull=True).update(
             consented_at=now, consent_version=study.consent_version
@@ -132,19 +109,16 @@ def consent_record(
             participant.consented_at, participant.consent_version = now, study.consent_version
         participant_clock_start(participant=participant, now=now)  # the first act: the study clock starts
         ack = {"ok": True, "consent_version": study.consent_version}
-        event_create(
-            participant=participant,
-            session=None,
-            type="consent",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={"consent_version": consent_version},
-            ack=ack,
-        )
-        return ack
+        return FormEvent(type="consent", data={"consent_version": consent_version}, ack=ack)
 
-    _once(participant, client_event_id, write)
+    form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=_no_check,
+        write=write,
+    )
     participant.refresh_from_db(fields=["consented_at", "consent_version"])
     return participant
 
@@ -155,30 +129,26 @@ def consent_decline(
     """The participant declines: nothing else about them is recorded (the Event says only that they
     declined)."""
     client_id_check(client_event_id)
-    if _stored(participant, client_event_id) is not None:  # the decline sent again: the same answer
-        return participant
-    participant_check_active(participant)
-    if participant.consented_at is not None:
-        raise Refused("You have already agreed to take part; to stop, withdraw from the study instead.")
 
-    def write():
+    def check() -> None:
+        participant_check_active(participant)
+        if participant.consented_at is not None:
+            raise Refused("You have already agreed to take part; to stop, withdraw from the study instead.")
+
+    def write(_) -> FormEvent:
         now = timezone.now()
         if Participant.objects.filter(pk=participant.pk, declined_at__isnull=True).update(declined_at=now):
             participant.declined_at = now
-        ack = {"ok": True}
-        event_create(
-            participant=participant,
-            session=None,
-            type="consent_declined",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={},
-            ack=ack,
-        )
-        return ack
+        return FormEvent(type="consent_declined", data={}, ack={"ok": True})
 
-    _once(participant, client_event_id, write)
+    form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=check,
+        write=write,
+    )
     participant.refresh_from_db(fields=["declined_at"])
     return participant
 
@@ -194,28 +164,26 @@ def questionnaire_save(
     """Save the pre-study questionnaire (once). Raises InvalidAnswers with a message per question."""
     client_id_check(client_event_id)
     participant_check_consented(participant)
-    if _stored(participant, client_event_id) is not None or participant.questionnaire_answers:
+    if participant.questionnaire_answers:  # answered already (the form sent again, or by another tab)
         return participant
-    participant_check_accepting(participant)
-    cleaned = answers_clean(questionnaire_items(study=participant.study), answers)
 
-    def write():
+    def check() -> dict:
+        participant_check_accepting(participant)
+        return answers_clean(questionnaire_items(study=participant.study), answers)
+
+    def write(cleaned: dict) -> FormEvent:
         Participant.objects.filter(pk=participant.pk).update(questionnaire_answers=cleaned)
         participant.questionnaire_answers = cleaned
-        ack = {"ok": True}
-        event_create(
-            participant=participant,
-            session=None,
-            type="questionnaire",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={"answers": cleaned},
-            ack=ack,
-        )
-        return ack
+        return FormEvent(type="questionnaire", data={"answers": cleaned}, ack={"ok": True})
 
-    _once(participant, client_event_id, write)
+    form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=check,
+        write=write,
+    )
     return participant
 
 
@@ -248,7 +216,7 @@ def session_start(
     if step.kind != "scenario" or step.assignment is None or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")
 
-    def write():
+    def write(_) -> FormEvent:
         participant_clock_start(participant=participant)  # consented without it (before clocks started)
         # On the session's timeline (docs/time-model.md), with its first clock estimate.
         session = SearchSession.objects.create(
@@ -256,19 +224,18 @@ def session_start(
             **session_clock_start(participant=participant, client_time=client_time, now=timezone.now()),
         )
         ack = {"ok": True, "session": session.pk}
-        event_create(
-            participant=participant,
-            session=session,
-            type="session_start",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={"assignment": assignment.position},
-            ack=ack,
+        return FormEvent(
+            type="session_start", data={"assignment": assignment.position}, ack=ack, session=session
         )
-        return ack
 
-    ack = _once(participant, client_event_id, write)
+    ack = form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=_no_check,
+        write=write,
+    )
     return SearchSession.objects.get(pk=ack["session"]) if "session" in ack else assignment.session
 
 
@@ -291,41 +258,38 @@ def pre_task_save(
     participant_check_consented(participant)
     if assignment.participant_id != participant.pk:
         raise Refused("This is not one of your scenarios.")
-    if _stored(participant, client_event_id) is not None:
-        return assignment
-    if assignment.pre_task_answers:
-        raise Refused("You have already answered these questions.")
-    if SearchSession.objects.filter(assignment=assignment).exists():
-        raise Refused("This task has started already: its questions come before it.")
-    participant_check_accepting(participant)
-    # The study's checks come before the first task, as for its start.
-    if checks_progress(participant).pending:
-        raise Refused("Please answer the questions before the tasks first.")
-    step = participant_step(participant=participant)
-    if step.kind != "pre_task" or step.assignment is None or step.assignment.pk != assignment.pk:
-        raise Refused("Please work the scenarios in the order given.")
-    cleaned = answers_clean(questionnaire_items(study=participant.study, pre_task=True), answers)
 
-    def write():
+    def check() -> dict:
+        if assignment.pre_task_answers:
+            raise Refused("You have already answered these questions.")
+        if SearchSession.objects.filter(assignment=assignment).exists():
+            raise Refused("This task has started already: its questions come before it.")
+        participant_check_accepting(participant)
+        # The study's checks come before the first task, as for its start.
+        if checks_progress(participant).pending:
+            raise Refused("Please answer the questions before the tasks first.")
+        step = participant_step(participant=participant)
+        if step.kind != "pre_task" or step.assignment is None or step.assignment.pk != assignment.pk:
+            raise Refused("Please work the scenarios in the order given.")
+        return answers_clean(questionnaire_items(study=participant.study, pre_task=True), answers)
+
+    def write(cleaned: dict) -> FormEvent:
         if not Assignment.objects.filter(pk=assignment.pk, pre_task_answers={}).update(
             pre_task_answers=cleaned
         ):
             raise Refused("You have already answered these questions.")
         assignment.pre_task_answers = cleaned
-        ack = {"ok": True}
-        event_create(
-            participant=participant,
-            session=None,
-            type="pre_task",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={"assignment": assignment.position, "answers": cleaned},
-            ack=ack,
-        )
-        return ack
+        data = {"assignment": assignment.position, "answers": cleaned}
+        return FormEvent(type="pre_task", data=data, ack={"ok": True})
 
-    _once(participant, client_event_id, write)
+    form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=check,
+        write=write,
+    )
     assignment.refresh_from_db(fields=["pre_task_answers"])
     return assignment
 
@@ -344,39 +308,33 @@ def post_task_save(
     participant_check_consented(participant)
     _check_own(participant, session)
     session_expire_if_due(session=session)
-    if _stored(participant, client_event_id) is not None:
-        return session
-    if session.ended_at is None:
-        raise Refused("Please finish the search first.")
-    if session.post_task_answers:
-        raise Refused("You have already answered these questions.")
-    if (
-        gold_pending(participant=participant, session=session, scenario=session.assignment.scenario)
-        is not None
-    ):
-        raise Refused("Please judge the two documents of this task first.")
-    cleaned = answers_clean(questionnaire_items(study=participant.study, post_task=True), answers)
 
-    def write():
+    def check() -> dict:
+        if session.ended_at is None:
+            raise Refused("Please finish the search first.")
+        if session.post_task_answers:
+            raise Refused("You have already answered these questions.")
+        scenario = session.assignment.scenario
+        if gold_pending(participant=participant, session=session, scenario=scenario) is not None:
+            raise Refused("Please judge the two documents of this task first.")
+        return answers_clean(questionnaire_items(study=participant.study, post_task=True), answers)
+
+    def write(cleaned: dict) -> FormEvent:
         if not SearchSession.objects.filter(pk=session.pk, post_task_answers={}).update(
             post_task_answers=cleaned
         ):
             raise Refused("You have already answered these questions.")
         session.post_task_answers = cleaned
-        ack = {"ok": True}
-        event_create(
-            participant=participant,
-            session=session,
-            type="post_task",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={"answers": cleaned},
-            ack=ack,
-        )
-        return ack
+        return FormEvent(type="post_task", data={"answers": cleaned}, ack={"ok": True}, session=session)
 
-    _once(participant, client_event_id, write)
+    form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=check,
+        write=write,
+    )
     session.refresh_from_db(fields=["post_task_answers"])
     # The last answer completes the participant now, not at their next page load or a sweep: a completed
     # participant must never read as overdue (nor their row as free).

@@ -20,8 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from django.db import IntegrityError, transaction
-
 from studies.design.gold import (
     GoldPair,
     gold_answered,
@@ -37,14 +35,10 @@ from studies.models import (
     Scenario,
     SearchSession,
 )
-from studies.participation.events.rules import (
-    client_id_check,
-    event_create,
-    participant_check_consented,
-    server_ack_stored,
-)
+from studies.participation.events.rules import client_id_check, participant_check_consented
 from studies.participation.recruitment.checks import CHECK_PRESETS, checks_progress, gold_failures
 from studies.participation.recruitment.states import participant_screen_out
+from studies.participation.way.form_step import FormEvent, form_step
 
 _GRADE = re.compile(r"-?[0-9]{1,4}")
 
@@ -75,9 +69,6 @@ def gold_score(
     return not wrong, (f"gold documents of scenario {scenario_code}: {'; '.join(wrong)}" if wrong else "")
 
 
-_replay = server_ack_stored  # the server's own row only (a client's holding the id is refused)
-
-
 def gold_answer_record(
     *,
     participant: Participant,
@@ -95,41 +86,55 @@ def gold_answer_record(
     that is not one of the two. InvalidAnswers ({external id: message}): a document left without a grade, or
     a grade off the study's scale (the page and the API show it at that document)."""
     client_id_check(client_event_id)
-    stored = _replay(participant, client_event_id)
-    if stored is not None:
-        return stored
-    recruitment, scenario, pair = _gold_step_checked(participant, session)
-    relevant, off_topic = pair.relevant.external_id, pair.off_topic.external_id
-    cleaned = _grades_cleaned(grades, relevant, off_topic, study=participant.study)
-    passed, reason = gold_score(
-        scenario_code=scenario.code, relevant=relevant, off_topic=off_topic, grades=cleaned
+
+    def check() -> tuple[dict[str, int], dict, str | None]:
+        recruitment, scenario, pair = _gold_step_checked(participant, session)
+        relevant, off_topic = pair.relevant.external_id, pair.off_topic.external_id
+        cleaned = _grades_cleaned(grades, relevant, off_topic, study=participant.study)
+        passed, reason = gold_score(
+            scenario_code=scenario.code, relevant=relevant, off_topic=off_topic, grades=cleaned
+        )
+        shown = [
+            d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair)
+        ]
+        ack = {
+            "ok": True,
+            "passed": passed,
+            "reason": reason,
+            "scenario": scenario.code,
+            "relevant": relevant,
+            "off_topic": off_topic,
+            "relevant_grade": pair.relevant_grade,
+            "reference_version": pair.version,
+            "shown": shown,
+        }
+        screen_out = None if passed else _screen_out_reason(participant, recruitment, scenario)
+        if screen_out:
+            ack["screened_out"] = True
+        return cleaned, ack, screen_out
+
+    def write(checked: tuple[dict[str, int], dict, str | None]) -> FormEvent:
+        # One answer per session: the session's row locked while the answer is checked and stored.
+        cleaned, ack, _ = checked
+        SearchSession.objects.select_for_update().filter(pk=session.pk).first()
+        if gold_answered(session):
+            raise Refused("These two documents are already judged.")
+        return FormEvent(type="gold", data=cleaned, ack=ack, session=session)
+
+    def after(checked: tuple[dict[str, int], dict, str | None], _: FormEvent) -> None:
+        screen_out = checked[2]
+        if screen_out:
+            participant_screen_out(participant=participant, failed_checks=True, reason=screen_out)
+
+    return form_step(
+        participant=participant,
+        client_event_id=client_event_id,
+        sequence=sequence,
+        client_time=client_time,
+        check=check,
+        write=write,
+        after=after,
     )
-    shown = [d.external_id for d in gold_order(participant=participant, scenario_id=scenario.pk, pair=pair)]
-    ack = {
-        "ok": True,
-        "passed": passed,
-        "reason": reason,
-        "scenario": scenario.code,
-        "relevant": relevant,
-        "off_topic": off_topic,
-        "relevant_grade": pair.relevant_grade,
-        "reference_version": pair.version,
-        "shown": shown,
-    }
-    screen_out = None if passed else _screen_out_reason(participant, recruitment, scenario)
-    if screen_out:
-        ack["screened_out"] = True
-    try:
-        with transaction.atomic():
-            _answer_store(
-                participant, session, cleaned, ack, screen_out, client_event_id, sequence, client_time
-            )
-    except IntegrityError:  # the same answer sent twice at once: the first one stored wins
-        stored = _replay(participant, client_event_id)
-        if stored is None:
-            raise
-        return stored
-    return ack
 
 
 def _gold_step_checked(
@@ -192,32 +197,3 @@ def _screen_out_reason(participant: Participant, recruitment: Recruitment, scena
     if failures >= policy["attention_failures_to_screen_out"]:
         return f"{failures} attention checks failed (last: gold documents of scenario {scenario.code})"
     return None
-
-
-def _answer_store(
-    participant: Participant,
-    session: SearchSession,
-    cleaned: dict[str, int],
-    ack: dict,
-    screen_out: str | None,
-    client_event_id: str,
-    sequence: int | None,
-    client_time,
-) -> None:
-    """Store the answer (and screen out) inside the caller's transaction: one answer per session, the
-    session's row locked while the answer is checked and stored."""
-    SearchSession.objects.select_for_update().filter(pk=session.pk).first()
-    if gold_answered(session):
-        raise Refused("These two documents are already judged.")
-    event_create(
-        participant=participant,
-        session=session,
-        type="gold",
-        client_event_id=client_event_id,
-        sequence=sequence,
-        client_time=client_time,
-        data=cleaned,
-        ack=ack,
-    )
-    if screen_out:
-        participant_screen_out(participant=participant, failed_checks=True, reason=screen_out)
