@@ -31,29 +31,14 @@ from studies.models import Assignment, SearchSession
 from studies.participation.events import clock, rules
 from studies.participation.recruitment.completion import completion_of, last_stored_sequence
 from studies.participation.recruitment.resume import resume_code_of
-from studies.participation.way import gold, reload
+from studies.participation.way import form_steps, gold, reload, steps
 from studies.participation.way.check_answers import check_answer_record
-from studies.participation.way.form_steps import (
-    consent_decline,
-    consent_record,
-    post_task_save,
-    pre_task_save,
-    questionnaire_items,
-    questionnaire_save,
-    session_start,
-)
 from studies.participation.way.question_drafts import (
     draft_forget,
     draft_keep,
     draft_key,
     draft_page,
     drafts_forget,
-)
-from studies.participation.way.steps import (
-    body_too_large,
-    events_ingest,
-    participant_withdraw,
-    too_many_events,
 )
 from studies.participation.way.where import check_shown, participant_where
 
@@ -178,7 +163,7 @@ def participant_home(request, token):
         return render(request, "participate/consent.html", _context(participant, step))
     if step.kind in _QUESTION_PAGES:
         template, which = _QUESTION_PAGES[step.kind]
-        items = questionnaire_items(study=participant.study, **which)
+        items = form_steps.questionnaire_items(study=participant.study, **which)
         page = draft_page(request.session, draft_key(participant, step), items) or question_page(
             items, {}, {}, 1
         )
@@ -344,13 +329,13 @@ def consent_submit(request, token):
     decision = request.POST.get("decision")
     try:
         if decision == "accept":
-            consent_record(
+            form_steps.consent_record(
                 participant=participant,
                 consent_version=request.POST.get("consent_version", ""),
                 **_common(request),
             )
         elif decision == "decline":
-            consent_decline(participant=participant, **_common(request))
+            form_steps.consent_decline(participant=participant, **_common(request))
         else:
             messages.error(request, "Please choose whether you agree to take part.")
     except InvalidEvent as invalid:
@@ -363,7 +348,7 @@ def consent_submit(request, token):
 @require_POST
 def questionnaire_submit(request, token):
     participant = _participant_or_404(token)
-    return _answers_submit(request, participant, questionnaire_save, "questionnaire")
+    return _answers_submit(request, participant, form_steps.questionnaire_save, "questionnaire")
 
 
 def _own_assignment(request, participant):
@@ -385,7 +370,7 @@ def session_start_submit(request, token):
     if assignment is None:
         return HttpResponseBadRequest("Which scenario?")
     try:
-        session_start(participant=participant, assignment=assignment, **_common(request))
+        form_steps.session_start(participant=participant, assignment=assignment, **_common(request))
     except InvalidEvent as invalid:
         return _bad_event(invalid)
     except Refused as refusal:
@@ -403,7 +388,7 @@ def pre_task_submit(request, token):
     return _answers_submit(
         request,
         participant,
-        functools.partial(pre_task_save, assignment=assignment),
+        functools.partial(form_steps.pre_task_save, assignment=assignment),
         "pre_task",
     )
 
@@ -423,7 +408,7 @@ def post_task_submit(request, token):
     if session is None:
         raise Http404("Not one of your searches.")
     return _answers_submit(
-        request, participant, functools.partial(post_task_save, session=session), "post_task"
+        request, participant, functools.partial(form_steps.post_task_save, session=session), "post_task"
     )
 
 
@@ -431,7 +416,7 @@ def _answers_submit(request, participant, save, which: str):
     """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show
     the `which` page (questionnaire, pre_task or post_task) again with a message per question. A page before
     the last one is checked and the next shown, nothing stored (participation/question_pages.py)."""
-    items = questionnaire_items(
+    items = form_steps.questionnaire_items(
         study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
     )
     step = selectors.participant_step(participant=participant)
@@ -471,7 +456,7 @@ def events_submit(request, token):
     if participant is None:
         raise Http404("No such study link.")
     # The CSRF check has already read a form body (the beacon's), so look at the header, not request.body.
-    if too_large := body_too_large(request.META.get("CONTENT_LENGTH")):
+    if too_large := steps.body_too_large(request.META.get("CONTENT_LENGTH")):
         return JsonResponse({"error": too_large}, status=413)
     try:
         if request.content_type == "application/json":
@@ -485,13 +470,13 @@ def events_submit(request, token):
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         return JsonResponse({"error": 'expected {"events": [...]}'}, status=400)
-    if too_many := too_many_events(events):
+    if too_many := steps.too_many_events(events):
         return JsonResponse({"error": too_many}, status=413)
     # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
     clock_sample, clock_refused = clock.batch_sample(body.get("clock"), received_at=received_at)
     # Each event is checked on its own (participation/events/event_checks.py): one ack per event, whatever it
     # holds.
-    acks = events_ingest(participant=participant, events=events, clock_sample=clock_sample)
+    acks = steps.events_ingest(participant=participant, events=events, clock_sample=clock_sample)
     if "clock" not in body:
         return JsonResponse({"acks": acks})
     return JsonResponse({"acks": acks, "clock": clock.answer(received_at, timezone.now(), clock_refused)})
@@ -502,7 +487,7 @@ def events_submit(request, token):
 def withdraw(request, token):
     participant = _participant_or_404(token)
     if request.method == "POST":
-        participant_withdraw(participant=participant)
+        steps.participant_withdraw(participant=participant)
         drafts_forget(request.session, participant)
         return _home(participant)
     return render(
