@@ -6,7 +6,7 @@ exposure or attention report at most a quarter of the per-event cost of today's 
 On a PostgreSQL database of its own ($LOAD_PG_URL's server, as bench/load.py), it builds the load benchmark's
 study (bench/load_study.py: 2,000 generated documents, both indexes) with one participant per round in their
 first search, then, in this process, sends each participant's events through the events endpoint's own
-function (`studies.participation.steps.events_ingest`, the batch the page's POST runs; no HTTP, so the
+function (`studies.participation.way.steps.events_ingest`, the batch the page's POST runs; no HTTP, so the
 figure is the event's own work): today's mix, in the proportions the load benchmark sends them (a query, a
 second page now and then, opens and closes, judgments, a scan mark), and the exposure and attention reports
 (an exposure report of a page's ranks, a stretch away). Each kind is timed in batches of its own, alternating
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
 
     django.setup()
     from studies.models import Participant
-    from studies.participation.steps import events_ingest
+    from studies.participation.way.steps import events_ingest
 
     players = study_build(args.rounds, 2000)
     rng = random.Random(28)

@@ -171,7 +171,7 @@ def writer(study):
     from load_study import ANSWERS
 
     from studies.design import services
-    from studies.participation.simulation import first_search_start
+    from studies.simulation.participants import first_search_start
 
     participant = services.participants_enrol(study=study, count=1)[0]
     session = first_search_start(participant=participant, answers=ANSWERS)
@@ -204,7 +204,7 @@ def writer(study):
     def withdraw():
         from django.db import transaction
 
-        from studies.participation.steps import participant_withdraw
+        from studies.participation.way.steps import participant_withdraw
 
         with transaction.atomic():
             participant_withdraw(participant=participant, by="researcher")

@@ -1,8 +1,8 @@
 """The load benchmark's floor (bench/load_paired.py): a bare WSGI app that takes the search page's event
 batches and writes the same rows as SessionLab's endpoint, with the same SQL statements (built by
-studies/participation/statements.py and sessionlab/plain_sql.py), in the same transaction and round trips,
-on the same database connection settings; and nothing else: no middleware, no URL resolving, no view, no
-model instances, no per-event checks, no caps, no refusals. Its CPU per event is what a request cannot go
+studies/participation/events/statements.py and sessionlab/plain_sql.py), in the same transaction and round
+trips, on the same database connection settings; and nothing else: no middleware, no URL resolving, no view,
+no model instances, no per-event checks, no caps, no refusals. Its CPU per event is what a request cannot go
 below without writing less or talking to the database differently.
 
 Served by gunicorn as `load_floor:application` (with bench/ on the path), with the server's environment
@@ -38,8 +38,8 @@ from django.utils import timezone  # noqa: E402
 
 from sessionlab import plain_sql  # noqa: E402
 from studies.models import Event, EventOrigin, Judgment, Participant, ShownResult, Study  # noqa: E402
-from studies.participation import statements  # noqa: E402
-from studies.participation.ingest_batch import EVENT_COLUMNS, sent_digest  # noqa: E402
+from studies.participation.events import statements  # noqa: E402
+from studies.participation.events.ingest_batch import EVENT_COLUMNS, sent_digest  # noqa: E402
 from studies.search.index_versions import collection_index_dir  # noqa: E402
 from studies.search.systems import PAGE_SIZE, _searcher, system_configuration  # noqa: E402
 

@@ -39,8 +39,8 @@ def study_build(n_participants: int, n_documents: int, seed: int = 2008) -> list
 
     from studies.design import services
     from studies.models import Collection, Document
-    from studies.participation.simulation import first_search_start
     from studies.search.systems import collection_index_build
+    from studies.simulation.participants import first_search_start
 
     call_command("migrate", verbosity=0)
     rng = random.Random(seed)

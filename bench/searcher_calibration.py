@@ -40,7 +40,7 @@ def main() -> None:
     django.setup()
     from scoring.models import ScoringRun, SessionScore
     from studies.models import Study
-    from studies.participation.calibration import calibration_sentence, study_behaviour_sentence
+    from studies.simulation.calibration import calibration_sentence, study_behaviour_sentence
 
     study = Study.objects.get(slug=DEMO_SLUG)
     run = (

@@ -496,7 +496,7 @@ class SessionAttention:
 def run_session_attention(session_ids, *, seen_ms: int) -> SessionAttention:
     """The aggregates of studies' exposure and attention tables for these sessions (four queries)."""
     from studies.models import AttentionSpan, PageExposure, ResultExposure, SearchSession
-    from studies.participation.exposure import AwaySpan, active_ms
+    from studies.participation.events.exposure import AwaySpan, active_ms
 
     ids = [int(s) for s in session_ids]
     index = {s: i for i, s in enumerate(ids)}

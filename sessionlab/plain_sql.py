@@ -1,7 +1,8 @@
-"""Plain SQL for the statements the events endpoint runs on every batch (studies/participation/ingest.py), and
-the one module that touches Django's private or undocumented API for it. Each use, guarded by
-tests/studies/test_plain_sql_leans_on_these_django_internals.py (which fails loudly if Django changes it):
-- `BaseDatabaseWrapper._prepare_cursor(cursor)`: wraps our server-binding psycopg cursors in Django's
+"""Plain SQL for the statements the events endpoint runs on every batch
+(studies/participation/events/ingest.py), and the one module that touches Django's private or undocumented API
+for it. Each use, guarded by tests/studies/test_plain_sql_leans_on_these_django_internals.py (which fails
+loudly if Django changes it): - `BaseDatabaseWrapper._prepare_cursor(cursor)`: wraps our server-binding
+psycopg cursors in Django's
   CursorWrapper (errors, query logging, thread checks) (_cursors);
 - an attribute of ours on the connection wrapper, `_plain_sql_cursors`: those cursors, kept for the
   connection's life (_cursors);

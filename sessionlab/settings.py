@@ -162,8 +162,8 @@ else:
             # Concurrent writers (two event batches, the dev server, an eager task) wait instead of failing:
             # a write transaction takes its lock at BEGIN (a deferred one that read first could not wait for
             # it and failed at once with "database is locked"), readers do not block the writer (WAL), and a
-            # writer waits up to 20 s for the lock (studies/participation/ingest.py then tries a batch again,
-            # a few times).
+            # writer waits up to 20 s for the lock (studies/participation/events/ingest.py then tries a batch
+            # again, a few times).
             "OPTIONS": {
                 "timeout": 20,
                 "transaction_mode": "IMMEDIATE",
@@ -174,10 +174,10 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# The participant's event log (studies/participation/event_checks.py, studies/participation/ingest.py,
-# docs/security.md): a client time further than this from the server's receive time is kept as raw text only;
-# searches (queries and new result pages) per batch and per participant per minute past these caps are
-# answered "retry later".
+# The participant's event log (studies/participation/events/event_checks.py,
+# studies/participation/events/ingest.py, docs/security.md): a client time further than this from the server's
+# receive time is kept as raw text only; searches (queries and new result pages) per batch and per participant
+# per minute past these caps are answered "retry later".
 CLIENT_TIME_WINDOW_SECONDS = envint("CLIENT_TIME_WINDOW_SECONDS", 24 * 3600, minimum=1)
 # The search page counts a participant idle after this long without input (pointer, keys, scroll, touch):
 # an `attention` span of kind idle, taken out of active time (static/js/participant/attention.js).

@@ -49,17 +49,18 @@ urlpatterns = [
     path("docs/img/<str:name>", docs_views.doc_image, name="doc_image"),
     path("studies/new/", include("studies.library.new_urls")),  # before the study pages' <slug>/
     path("studies/", include("studies.design.urls")),
-    path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment_urls")),
+    path("studies/<slug:slug>/recruitment/", include("studies.participation.recruitment.urls")),
     path("studies/<slug:slug>/copy/", include("studies.library.copy_urls")),  # its design, in a new draft
-    path("studies/<slug:slug>/sessions/", include("studies.participation.replay_urls")),  # a session replayed
+    path("studies/<slug:slug>/sessions/", include("studies.replay.urls")),  # a session replayed
     path("studies/", include("studies.interchange.urls")),  # the study's downloads
     path(
         "collections/", include("studies.library.urls")
     ),  # upload, import, index, share (docs/setting-up-a-study.md)
     path("scoring/", include("scoring.urls")),
     path("assess/", include("studies.assessment.urls")),
-    path("p/", include("studies.participation.urls")),
-    path("join/", include("studies.participation.panel_urls")),  # public links and the panel's notifications
+    path("p/", include("studies.participation.pages.urls")),
+    # public links and the panel's notifications
+    path("join/", include("studies.participation.recruitment.panel_urls")),
     path("api/", include(api_urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up script as a file (?script), not inline: our CSP

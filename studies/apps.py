@@ -8,9 +8,9 @@ class StudiesConfig(AppConfig):
     def ready(self):
         # Participation's listeners (the study page's overdue sweep): connected here, as design never imports
         # them.
-        from studies.participation import recruitment
+        from studies.participation.recruitment.sweep import connect_receivers
 
-        recruitment.connect_receivers()
+        connect_receivers()
         # The agreement exclusion rule re-applied when a reference version or finished sessions change its
         # inputs.
         from studies.assessment import exclusion

@@ -4,7 +4,7 @@
 in a balanced Latin square order. The collection is the Cranfield collection shipped in
 studies/demo_data/cranfield (SOURCE.md there: its origin and terms), or the Cranfield folder DEMO_DATA names,
 or, with DEMO_DATA=generated, a small collection generated here (quick, for tests). Simulated participants
-(studies/participation/simulation.py) search, scan, judge and stop through the same services as people do; the
+(studies/simulation/participants.py) search, scan, judge and stop through the same services as people do; the
 reference judgments come with the collection. Two more participants are enrolled and left for the researcher
 to try the study as a participant, and an assessor account is made for the assessment pages.
 """
@@ -29,10 +29,10 @@ from studies.design.accounts import researcher_create
 from studies.library.collection_import import collection_import
 from studies.library.collections import collection_create
 from studies.models import AssessorInvitation, Participant, ReferenceJudgment, Study
-from studies.participation.simulation import participants_simulate
 from studies.search.engines.formats import Document as ParsedDocument
 from studies.search.engines.formats import read_cranfield
 from studies.search.systems import collection_index_build
+from studies.simulation.participants import participants_simulate
 
 DEMO_SLUG = "demo-ecir-2008"
 DEMO_USERNAME = "researcher"

@@ -40,8 +40,8 @@ def overdue_sweep_task(study_id: int | None = None, once_per_seconds: int | None
     the beat schedule runs it every OVERDUE_SWEEP_SECONDS, so a participant who closed the tab is timed out
     (and scored) without coming back. Idempotent (conditional UPDATEs). Returns the totals. The beat passes
     `once_per_seconds`: a second beat's send within that interval does nothing (studies/beat.py)."""
-    from studies.participation.recruitment import scheduler_heartbeat, study_sweep
-    from studies.participation.selectors import studies_to_sweep
+    from studies.participation.recruitment.selectors import studies_to_sweep
+    from studies.participation.recruitment.sweep import scheduler_heartbeat, study_sweep
 
     totals = {"studies": 0, "sessions_ended": 0, "timed_out": 0, "states_changed": 0}
     if once_per_seconds and not beat_turn(overdue_sweep_task.name, once_per_seconds):

@@ -51,7 +51,7 @@ def study_with_sessions(study, collection):
     participants = list(study.participants.order_by("enrolment_index"))[already:]
     # Client times an hour before now, within CLIENT_TIME_WINDOW_SECONDS of the events' server times (which
     # are now): an archive's import keeps a client time further off only as text
-    # (studies/participation/event_checks.py).
+    # (studies/participation/events/event_checks.py).
     base = (timezone.now() - dt.timedelta(hours=1)).replace(microsecond=123456)
     documents = {d.external_id: d for d in collection.documents.all()}
     participant = participants[0]
@@ -145,10 +145,11 @@ def study_with_sessions(study, collection):
 
 def study_judged(study, collection):
     """Two participants enrolled over `collection` (which has a document "d1"); the first consented, answered
-    the questionnaire and judged d1 a 2 in its first session, all through studies.participation.steps (the
+    the questionnaire and judged d1 a 2 in its first session, all through studies.participation.way.steps (the
     query and its shown result are written directly: the engine is not run). Returns (participant,
     other_participant, session)."""
-    from studies.participation import steps as participation
+    from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
+    from studies.participation.way.steps import judgment_record
 
     def cid():
         return uuid.uuid4().hex
@@ -156,25 +157,19 @@ def study_judged(study, collection):
     already = study.participants.count()
     study_enrolled(study, 2, collection=collection)
     participant, other_participant = list(study.participants.order_by("enrolment_index"))[already:]
-    participation.consent_record(
-        participant=participant, consent_version=study.consent_version, client_event_id=cid()
-    )
-    participation.questionnaire_save(
+    consent_record(participant=participant, consent_version=study.consent_version, client_event_id=cid())
+    questionnaire_save(
         participant=participant,
         client_event_id=cid(),
         answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
     )
     assignment = participant.assignments.order_by("position").first()
-    session = participation.session_start(
-        participant=participant, assignment=assignment, client_event_id=cid()
-    )
+    session = session_start(participant=participant, assignment=assignment, client_event_id=cid())
     query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())
     ShownResult.objects.create(
         query=query, rank=1, document=collection.documents.get(external_id="d1"), shown_at=timezone.now()
     )
-    participation.judgment_record(
-        participant=participant, session=session, doc="d1", grade=2, client_event_id=cid()
-    )
+    judgment_record(participant=participant, session=session, doc="d1", grade=2, client_event_id=cid())
     participant.refresh_from_db()
     return participant, other_participant, session
 

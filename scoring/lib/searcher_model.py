@@ -2,7 +2,7 @@
 the per-query draws (scan depth, clicks, dwell, query length, reformulation), and a replay of a whole session
 on logged result lists, with which the centres are fitted to a real log (`fit`).
 
-The demo's searcher (studies/participation/simulation.py) makes the same draws through the real services; the
+The demo's searcher (studies/simulation/participants.py) makes the same draws through the real services; the
 replay here is the same session logic on the log's own result lists and grades, so a calibration needs no
 database and no search engine:
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Sum
 
-from studies.participation.calibration import calibration_sentence, study_behaviour_sentence
+from studies.simulation.calibration import calibration_sentence, study_behaviour_sentence
 
 from ..lib.power import PowerPoint, paired_t_power, paired_t_smallest_n, power_point, smallest_count
 from ..models import PowerPlan

@@ -86,7 +86,7 @@ def _simulated_check(
 ) -> tuple[ScoringRun | None, int, dict]:
     """What a simulated plan needs: a collection, a 0..n grade scale, reference judgments to judge by, a valid
     strategy and a pool size; the scoring parameters are the run's (the default run's, or the defaults)."""
-    from studies.participation.searchers import Strategy, StrategyError, misjudge_rate
+    from studies.simulation.searchers import Strategy, StrategyError, misjudge_rate
 
     try:
         parsed = Strategy.from_dict(strategy)

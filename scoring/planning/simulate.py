@@ -137,7 +137,7 @@ def pool_chunk_simulate(*, plan: PowerPlan, chunk: int, participants: int) -> di
     """Simulate `participants` searchers (the design's first rows) with the plan's strategy, score their
     sessions with the plan's parameters, read the scores and the behaviour figures, and roll everything
     back."""
-    from studies.participation.searchers import Strategy, participants_simulate_with
+    from studies.simulation.searchers import Strategy, participants_simulate_with
 
     from .. import services as scoring
 

@@ -18,8 +18,8 @@ from django.utils.functional import cached_property
 from sessionlab.spreadsheet import safe_rows
 from studies.design.views import researcher_required, study_for_researcher
 from studies.models import System
-from studies.participation.searchers import QUERY_STRATEGIES, STOPPING_RULES
 from studies.population import study_population
+from studies.simulation.searchers import QUERY_STRATEGIES, STOPPING_RULES
 
 from ..freshness import run_freshness
 from ..lib.power import ALTERNATIVES, TEST_LABELS

@@ -1,4 +1,4 @@
-/* The replay page: a session played back from its structured log (studies/participation/replay.py
+/* The replay page: a session played back from its structured log (studies/replay/session_replay.py
  * writes it into #replay-data). At any moment t (ms from the session's start) the screen shows what the
  * participant had in front of them: the query, the page of results with each result shaded by how long it
  * was on screen over the session, the open document, the grades given so far, the scan mark; the status line

@@ -3,7 +3,7 @@
 When a study turns them on (`Recruitment.checks["gold"] is True`), each scenario whose topic has, in the
 newest reference version, a document at the topic's top grade (above 0) and a document judged 0 gets a gold
 step after its search and before its post-task questions: the participant judges those two documents, and the
-answer is scored (studies/participation/gold.py). The pair is chosen deterministically, so it can be
+answer is scored (studies/participation/way/gold.py). The pair is chosen deterministically, so it can be
 reproduced from the reference version alone: the relevant document is the one at the topic's highest grade
 with the lowest id, the off-topic one the judged-0 document with the lowest id (numeric ids in number order,
 then the others as text). The order they are shown in is fixed per participant and scenario, and differs

@@ -529,7 +529,8 @@ def participant_step(*, participant: Participant) -> ParticipantStep:
 
 # What Python's datetime can hold. PostgreSQL stores times beyond it (a client's `0001-01-01T00:00:00+14:00`
 # is 0000-12-31 in UTC, 1 BC), and reading such a row would fail the page or the export holding it; the events
-# endpoints no longer store one (studies/participation/event_checks.py), rows stored before read as null.
+# endpoints no longer store one (studies/participation/events/event_checks.py), rows stored before read as
+# null.
 _READABLE_TIMES = (datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC))
 
 

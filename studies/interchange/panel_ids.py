@@ -17,7 +17,7 @@ from studies.design.rows import state_of
 from studies.design.selectors import panel_ids_visible_to
 from studies.errors import ExportError, StudyOwnerOnlyError
 from studies.models import CompletionCode, Participant, Recruitment, Study
-from studies.participation.recruitment import outcome_code
+from studies.participation.recruitment.completion import outcome_code
 
 # Participant's columns that identify a person on the panel (the panel's name and status do not).
 PANEL_ID_FIELDS = ("panel_id", "panel_study_id", "panel_session_id")

@@ -52,10 +52,10 @@ from studies.models import (
     ShownResult,
     Study,
 )
-from studies.participation.effort_flags import effort_flags
-from studies.participation.exposure import AwaySpan, active_ms
-from studies.participation.form_steps import questionnaire_items
+from studies.participation.events.exposure import AwaySpan, active_ms
 from studies.participation.recruitment.effort import rules_of, session_efforts
+from studies.participation.recruitment.effort_flags import effort_flags
+from studies.participation.way.form_steps import questionnaire_items
 from studies.population import Population, population_q
 
 DESIGN = ["study", "participant", "position", "scenario", "topic", "system", "retake", "practice"]
@@ -292,7 +292,7 @@ class _StudyRows:
             ):
                 self.spans[span.session_id].append(span)
         self.flags: dict[int, list] = {}
-        # The gold documents' outcome per session: the "gold" event's ack (studies/participation/gold.py).
+        # The gold documents' outcome per session: the "gold" event's ack (studies/participation/way/gold.py).
         self.gold = (
             {
                 session_id: bool(ack.get("passed"))

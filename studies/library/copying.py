@@ -29,7 +29,7 @@ from studies.models import (
     Study,
     System,
 )
-from studies.participation.recruitment import recruitment_update
+from studies.participation.recruitment.panels import recruitment_update
 
 # The columns of Study a copy does not take: its identity, owner, life cycle and lock, and the collection
 # (attached through its service).

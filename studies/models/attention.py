@@ -76,7 +76,7 @@ class PageExposure(models.Model):
 class AttentionSpan(models.Model):
     """A stretch of a session when the participant was away: the tab hidden, the window blurred, or no input
     for the page's idle threshold; times in ms from the session's start. Active time is the session's
-    duration less the union of its spans (studies/participation/exposure.py, active_ms)."""
+    duration less the union of its spans (studies/participation/events/exposure.py, active_ms)."""
 
     class Kind(models.TextChoices):
         HIDDEN = "hidden", "tab hidden"

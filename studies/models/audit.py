@@ -17,7 +17,7 @@ class AuditAction(models.TextChoices):
     RECRUITMENT_CHANGED = "recruitment_changed", "Recruitment changed"  # participation/recruitment/
     PARTICIPANT_JOINED = "participant_joined", "Participant joined"
     PARTICIPANT_STATE = "participant_state", "Participant state"
-    PARTICIPANT_WITHDRAWN = "participant_withdrawn", "Participant withdrawn"  # participation/steps.py
+    PARTICIPANT_WITHDRAWN = "participant_withdrawn", "Participant withdrawn"  # participation/way/steps.py
     EXCLUSION_MARKED = "exclusion_marked", "Exclusion marked"  # assessment/exclusion.py
     EXCLUSION_CLEARED = "exclusion_cleared", "Exclusion cleared"
     EVENTS_ARCHIVED = "events_archived", "Events archived"  # interchange/event_archive.py

@@ -472,7 +472,7 @@ class ShownResult(models.Model):
         ordering = ["query", "rank"]
         indexes = [
             # "Was this document shown in this session?" (every judgment and open) reads the index alone, not
-            # each row of the document's results in every session (studies/participation/ingest.py).
+            # each row of the document's results in every session (studies/participation/events/ingest.py).
             models.Index(fields=["document", "query"], name="shown_result_document_query"),
         ]
         constraints = [

@@ -1,1 +1,1 @@
-"""The participant's way: rules, steps, the event batch, simulation and the participant's pages."""
+"""The participant's rooms, one per audience, each above the next: pages/, way/, recruitment/, events/."""

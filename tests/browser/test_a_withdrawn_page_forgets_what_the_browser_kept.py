@@ -5,14 +5,15 @@ kept of them (the outbox, its sequence), sends nothing, and shows no notice."""
 import pytest
 
 from studies.models import Event, Participant
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record
+from studies.participation.way.steps import participant_withdraw
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_the_withdrawn_page_sends_nothing_and_says_nothing_of_unsaved_actions(chromium, live_server, token):
     participant = Participant.objects.get(access_token=token)
-    participation.consent_record(participant=participant, consent_version="1", client_event_id="c1")
+    consent_record(participant=participant, consent_version="1", client_event_id="c1")
     page = chromium.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server.url}/p/{token}/")
@@ -24,7 +25,7 @@ def test_the_withdrawn_page_sends_nothing_and_says_nothing_of_unsaved_actions(ch
     page.evaluate(
         "([key, events]) => localStorage.setItem(key, JSON.stringify(events))", [prefix + "outbox", waiting]
     )
-    participation.participant_withdraw(participant=participant)
+    participant_withdraw(participant=participant)
     sent = []
     page.on("request", lambda request: "/events/" in request.url and sent.append(request.url))
     page.goto(f"{live_server.url}/p/{token}/")

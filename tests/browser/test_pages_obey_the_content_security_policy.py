@@ -11,7 +11,7 @@ from scoring import services as scoring_services
 from scoring.dashboards.registry import drawn_charts
 from studies.design import services
 from studies.models import Document
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
 from studies.search.systems import collection_index_build
 from tests.dashboards.conftest import build_study, collection_docs  # noqa: F401 (a fixture)
 
@@ -33,13 +33,13 @@ def scored_study(settings, tmp_path, designed_study, collection_docs):  # noqa: 
     run.refresh_from_db()
     assert run.status == "done", run.error
     searching, arriving = services.participants_enrol(study=designed_study, count=2)
-    participation.consent_record(participant=searching, consent_version="1", client_event_id="c1")
-    participation.questionnaire_save(
+    consent_record(participant=searching, consent_version="1", client_event_id="c1")
+    questionnaire_save(
         participant=searching,
         client_event_id="c2",
         answers={"search_engine_years": 3, "domain_years": 2, "search_skill": 4},
     )
-    participation.session_start(
+    session_start(
         participant=searching, client_event_id="c3", assignment=searching.assignments.get(position=1)
     )
     return designed_study, run, searching, arriving

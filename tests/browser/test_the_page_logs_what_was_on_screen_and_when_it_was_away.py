@@ -10,7 +10,7 @@ import time
 import pytest
 
 from studies.models import AttentionSpan, Event, PageExposure, ResultExposure, SearchSession
-from studies.participation.exposure import active_ms, attention_checked
+from studies.participation.events.exposure import active_ms, attention_checked
 
 from .csp import csp_listen, csp_violations
 from .steps import consent_and_questionnaire, ready

@@ -7,7 +7,7 @@ import pytest
 from scoring import withdrawal
 from scoring.models import ScoringRun, SessionScore
 from studies.models import AuditEntry, Query, SearchSession
-from studies.participation.steps import participant_withdraw
+from studies.participation.way.steps import participant_withdraw
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ before any re-score runs (it once showed "4 scored sessions no longer count" unt
 import pytest
 
 from scoring.freshness import run_freshness
-from studies.participation.steps import participant_withdraw
+from studies.participation.way.steps import participant_withdraw
 
 pytestmark = pytest.mark.django_db
 

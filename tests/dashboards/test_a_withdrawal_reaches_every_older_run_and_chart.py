@@ -14,7 +14,7 @@ from scoring.dashboards.registry import CHARTS
 from scoring.freshness import run_freshness
 from scoring.models import QueryScore, SessionScore
 from studies.models import AuditEntry
-from studies.participation.steps import participant_withdraw
+from studies.participation.way.steps import participant_withdraw
 
 pytestmark = pytest.mark.django_db
 

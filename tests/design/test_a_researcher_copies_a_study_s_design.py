@@ -16,7 +16,7 @@ from studies.models import (
     SearchSession,
     Study,
 )
-from studies.participation import recruitment
+from studies.participation.recruitment.panels import recruitment_of, recruitment_update
 from tests.participation.conftest import (  # noqa: F401  (fixtures)
     index_root,
     prebuilt_indexes,
@@ -45,8 +45,8 @@ def worked(running_study, alice):  # noqa: F811
         record_attention=False,
         exclusion_min_agreement=0.4,
     )
-    recruitment.recruitment_of(study)
-    recruitment.recruitment_update(
+    recruitment_of(study)
+    recruitment_update(
         study=study, panel="generic", time_limit_minutes=45, closed_cells=[["S1", "A"]], effort_preset="light"
     )
     start(study.participants.order_by("enrolment_index").first())

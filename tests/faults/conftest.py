@@ -350,8 +350,8 @@ def live_study(designed_study, index_root, transactional_db):
     INDEX_ROOT, six participants consented, questionnaire answered and in their first search."""
     from studies.design import services
     from studies.models import Collection, Document
-    from studies.participation.simulation import first_search_start
     from studies.search.systems import collection_index_build
+    from studies.simulation.participants import first_search_start
     from tests.participation.conftest import make_documents
 
     collection = Collection.objects.create(name="Generated 40")

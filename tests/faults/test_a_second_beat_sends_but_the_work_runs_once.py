@@ -22,7 +22,7 @@ from scoring.tasks import stale_runs_requeue_task
 from studies import beat
 from studies.library.tasks import stale_uploads_fail_task
 from studies.models import BeatTurn
-from studies.participation import recruitment
+from studies.participation.recruitment import sweep
 from studies.tasks import overdue_sweep_task
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +78,7 @@ def test_a_direct_call_always_runs(requeue_calls):
 
 def test_the_overdue_sweep_sent_twice_in_one_interval_runs_once(monkeypatch):
     heartbeats = []
-    monkeypatch.setattr(recruitment, "scheduler_heartbeat", lambda: heartbeats.append(1))
+    monkeypatch.setattr(sweep, "scheduler_heartbeat", lambda: heartbeats.append(1))
     first = overdue_sweep_task.delay(once_per_seconds=60).get()
     second = overdue_sweep_task.delay(once_per_seconds=60).get()
     assert "skipped" not in first

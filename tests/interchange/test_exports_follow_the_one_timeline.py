@@ -16,7 +16,7 @@ from studies.interchange.archive import study_archive, study_archive_import
 from studies.interchange.session_track import session_track_export
 from studies.interchange.tidy_csv import study_tables
 from studies.models import SearchSession
-from studies.participation import steps
+from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
 
 pytestmark = pytest.mark.django_db
 _real_now = timezone.now
@@ -34,13 +34,13 @@ def uploaded(alice, collection):
     services.system_add(study=study, code="X", name="Their engine", backend="external")
     study = lifecycle.study_status_change(study=study, status=lifecycle.OPEN, by=alice)
     (participant,) = services.participants_enrol(study=study, count=1)
-    steps.consent_record(participant=participant, consent_version=study.consent_version, client_event_id="c")
-    steps.questionnaire_save(
+    consent_record(participant=participant, consent_version=study.consent_version, client_event_id="c")
+    questionnaire_save(
         participant=participant,
         client_event_id="q",
         answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
     )
-    session = steps.session_start(
+    session = session_start(
         participant=participant, assignment=participant.assignments.get(), client_event_id="s"
     )
     start = session.started_at

@@ -13,7 +13,7 @@ from studies.interchange.archive import study_archive, study_archive_import
 from studies.interchange.downloads import tables_zip_stream
 from studies.interchange.tidy_csv import TABLES, study_tables
 from studies.models import AttentionSpan, PageExposure, ResultExposure, SearchSession, Study
-from studies.participation import steps
+from studies.participation.way.steps import attention_record, exposure_record
 
 from .test_archive_round_trip_loses_nothing import without_ids
 
@@ -31,7 +31,7 @@ def seen_study(worked_study):
     participant = session.assignment.participant
     query = session.queries.order_by("position").first()
     ranks = list(query.shown_results.order_by("rank").values_list("rank", flat=True))
-    steps.exposure_record(
+    exposure_record(
         participant=participant,
         session=session,
         query_position=query.position,
@@ -43,7 +43,7 @@ def seen_study(worked_study):
         scroll_permille=640,
         client_event_id="exposure-1",
     )
-    steps.attention_record(
+    attention_record(
         participant=participant,
         session=session,
         spans=[["blur", 2000, 1500], ["idle", 2500, 3000]],

@@ -8,7 +8,7 @@ import pytest
 from studies.design import lifecycle, services
 from studies.errors import Refused, StudyStatusError
 from studies.models import AuditEntry, Event
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
 from tests.factories import study_enrolled
 
 
@@ -21,13 +21,13 @@ def running(designed_study, collection):
     """Two participants: P001 has started its first session, P002 has not opened its link."""
     study_enrolled(designed_study, 2, collection=collection)
     first, second = designed_study.participants.order_by("enrolment_index")
-    participation.consent_record(participant=first, consent_version="1", client_event_id=cid())
-    participation.questionnaire_save(
+    consent_record(participant=first, consent_version="1", client_event_id=cid())
+    questionnaire_save(
         participant=first,
         answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
         client_event_id=cid(),
     )
-    session = participation.session_start(
+    session = session_start(
         participant=first, assignment=first.assignments.get(position=1), client_event_id=cid()
     )
     return designed_study, first, second, session
@@ -64,9 +64,7 @@ def test_a_paused_study_accepts_the_event_batches_of_a_started_session(client, r
     # The next scenario waits: no new session while paused (a request reads the participant afresh).
     first = type(first).objects.select_related("study").get(pk=first.pk)
     with pytest.raises(Refused, match="paused"):
-        participation.session_start(
-            participant=first, assignment=first.assignments.get(position=2), client_event_id=cid()
-        )
+        session_start(participant=first, assignment=first.assignments.get(position=2), client_event_id=cid())
 
 
 def test_a_paused_study_enrols_nobody_and_opens_again(running, alice):

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from studies.models import Collection, Document
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
 from studies.search.engines.formats import Document as ParsedDocument
 from studies.search.engines.search import build_index
 from studies.search.systems import collection_index_dir
@@ -102,10 +102,10 @@ def cid():
 
 def ready(participant):
     """Consented, questionnaire answered."""
-    participation.consent_record(
+    consent_record(
         participant=participant, consent_version=participant.study.consent_version, client_event_id=cid()
     )
-    participation.questionnaire_save(
+    questionnaire_save(
         participant=participant,
         client_event_id=cid(),
         answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
@@ -117,7 +117,7 @@ def start(participant):
     """A started session of the participant's first assignment."""
     ready(participant)
     assignment = participant.assignments.order_by("position").first()
-    return participation.session_start(participant=participant, assignment=assignment, client_event_id=cid())
+    return session_start(participant=participant, assignment=assignment, client_event_id=cid())
 
 
 @pytest.fixture
@@ -138,7 +138,7 @@ SIMULATED_REFERENCE = {str(n): {str(d): 3 if d % 3 == 0 else 1 for d in range(1,
 def simulated_study(running_study):
     """The running study, every participant played by the demo's simulated searchers (seed 7)."""
     from studies.models import Scenario
-    from studies.participation.simulation import participants_simulate
+    from studies.simulation.participants import participants_simulate
 
     Scenario.objects.filter(study=running_study).update(text="wing flow boundary layer heat transfer shock")
     participants_simulate(

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from studies.models import Query
-from studies.participation import steps as participation
+from studies.participation.way.steps import events_ingest
 from studies.search import index_versions
 from studies.search.engines import search as engine
 from studies.search.systems import collection_index_build
@@ -27,7 +27,7 @@ def built(designed_study, small_collection, settings, tmp_path):
 
 
 def _query(participant, session, text="wing"):
-    return participation.events_ingest(
+    return events_ingest(
         participant=participant,
         events=[{"id": cid(), "type": "query", "session": session.pk, "data": {"text": text}}],
     )[0]

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from studies.design.gold import gold_pinned
 from studies.models import Event
-from studies.participation.event_checks import SERVER_EVENT_TYPES
+from studies.participation.events.event_checks import SERVER_EVENT_TYPES
 
 pytestmark = pytest.mark.django_db
 
@@ -86,8 +86,8 @@ def test_a_forged_pin_of_real_documents_pins_nothing(participant, session):
 
 
 def _types_the_server_writes() -> set[str]:
-    """The literal `type=` of every event_create(...) and Event.objects.create(...) in studies/, and the
-    module constants they name (PIN_EVENT, RELOAD_EVENT)."""
+    """The literal `type=` of every event_create(...), Event.objects.create(...) and form's FormEvent(...) in
+    studies/, and the module constants they name (PIN_EVENT, RELOAD_EVENT)."""
     constants: dict[str, str] = {}
     calls: list[ast.expr] = []
     for path in (ROOT / "studies").rglob("*.py"):
@@ -101,7 +101,7 @@ def _types_the_server_writes() -> set[str]:
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
                 owner = getattr(getattr(node.func, "value", None), "attr", None)
-                if name == "event_create" or (name == "create" and owner == "objects"):
+                if name in ("event_create", "FormEvent") or (name == "create" and owner == "objects"):
                     calls += [k.value for k in node.keywords if k.arg == "type"]
     types = set()
     for value in calls:

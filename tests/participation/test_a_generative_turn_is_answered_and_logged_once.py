@@ -147,7 +147,7 @@ def test_the_turns_and_their_citations_are_rows_of_turns_csv_and_citations_csv(p
 
 
 def test_the_replay_shows_the_answer_with_its_citations(participant, generative):
-    from studies.participation.replay import session_replay
+    from studies.replay.session_replay import session_replay
 
     answer = ask(participant, generative, "t1").json()
     post(participant, [event(generative, "q1", "query", text="wing boundary layer", turn="t1")])

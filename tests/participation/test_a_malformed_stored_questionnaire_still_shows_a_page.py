@@ -3,7 +3,7 @@ every participant 500: the page shows the valid items, or the paper's defaults w
 
 import pytest
 
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_items
 
 from .conftest import cid
 
@@ -28,7 +28,7 @@ def _store(participant, field, value):
 )
 def test_the_valid_items_are_shown_and_answered(client, participant, stored):
     _store(participant, "questionnaire", stored)
-    participation.consent_record(participant=participant, consent_version="1", client_event_id=cid())
+    consent_record(participant=participant, consent_version="1", client_event_id=cid())
     page = client.get(f"/p/{participant.access_token}/")
     assert page.status_code == 200
     assert b"Your role" in page.content and b"Again" not in page.content
@@ -43,7 +43,7 @@ def test_the_valid_items_are_shown_and_answered(client, participant, stored):
 @pytest.mark.parametrize("stored", [{"role": ROLE}, "a text", [1, 2], [{"name": 5}]])
 def test_nothing_valid_falls_back_to_the_papers_items(client, participant, stored):
     _store(participant, "questionnaire", stored)
-    participation.consent_record(participant=participant, consent_version="1", client_event_id=cid())
+    consent_record(participant=participant, consent_version="1", client_event_id=cid())
     page = client.get(f"/p/{participant.access_token}/")
     assert page.status_code == 200
     assert b"Experience using Internet search engines (years)" in page.content
@@ -53,4 +53,4 @@ def test_the_post_task_page_too(participant):
     _store(
         participant, "post_task_questionnaire", [{"name": "x", "label": "X", "kind": "scale", "min": 1}, ROLE]
     )
-    assert participation.questionnaire_items(study=participant.study, post_task=True) == [ROLE]
+    assert questionnaire_items(study=participant.study, post_task=True) == [ROLE]

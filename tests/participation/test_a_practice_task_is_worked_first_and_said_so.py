@@ -4,7 +4,8 @@ the counterbalanced tasks, numbered from 1 as if there were no practice task (it
 import pytest
 
 from studies.design import services
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import post_task_save, session_start
+from studies.participation.way.steps import session_end
 from tests.participation.conftest import cid, ready
 
 pytestmark = pytest.mark.django_db
@@ -19,11 +20,9 @@ def test_the_practice_task_comes_first_and_says_it_is_not_scored(client, designe
     page = client.get(f"/p/{participant.access_token}/").content.decode()
     assert "Warm-up" in page and "Practice task (for getting used to the search; not scored)" in page
     first = participant.assignments.order_by("position").first()
-    session = participation.session_start(participant=participant, assignment=first, client_event_id=cid())
-    participation.session_end(
-        participant=participant, session=session, reason="gave_up", client_event_id=cid()
-    )
-    participation.post_task_save(
+    session = session_start(participant=participant, assignment=first, client_event_id=cid())
+    session_end(participant=participant, session=session, reason="gave_up", client_event_id=cid())
+    post_task_save(
         participant=participant, session=session, answers={"search_went_well": 3}, client_event_id=cid()
     )
     page = client.get(f"/p/{participant.access_token}/").content.decode()

@@ -4,7 +4,7 @@ pages' answers kept when a later page is refused; a choice's "Other (please spec
 import pytest
 
 from studies.models import Event
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record
 
 from .conftest import cid
 
@@ -35,7 +35,7 @@ ITEMS = [
 def paged(participant):
     participant.study.questionnaire = ITEMS
     participant.study.save(update_fields=["questionnaire"])
-    participation.consent_record(participant=participant, consent_version="1", client_event_id=cid())
+    consent_record(participant=participant, consent_version="1", client_event_id=cid())
     return participant
 
 

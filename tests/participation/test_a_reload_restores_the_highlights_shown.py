@@ -9,7 +9,7 @@ from django.test import Client
 
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.models import SearchSession, Study
-from studies.participation.reload import search_state
+from studies.participation.way.reload import search_state
 
 pytestmark = pytest.mark.django_db
 

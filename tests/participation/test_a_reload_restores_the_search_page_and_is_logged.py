@@ -2,7 +2,7 @@
 and is itself logged by the server as a page_reload event."""
 
 from studies.models import Event, Query
-from studies.participation import steps as participation
+from studies.participation.way.steps import events_ingest, judgment_record, query_log, results_page_log
 
 from .conftest import cid
 
@@ -18,16 +18,14 @@ def test_a_search_page_before_any_query_restores_nothing_and_logs_no_reload(clie
 
 
 def test_a_reload_shows_the_last_page_and_the_grades_without_a_new_query(client, participant, session):
-    participation.query_log(participant=participant, session=session, text="heat", client_event_id=cid())
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id="q-wing")
-    participation.results_page_log(
+    query_log(participant=participant, session=session, text="heat", client_event_id=cid())
+    query_log(participant=participant, session=session, text="wing", client_event_id="q-wing")
+    results_page_log(
         participant=participant, session=session, query_position=2, page=2, client_event_id=cid()
     )
     shown = Query.objects.get(session=session, position=2).shown_results.filter(page=2).order_by("rank")
     doc = shown[0].document.external_id
-    participation.judgment_record(
-        participant=participant, session=session, doc=doc, grade=2, client_event_id=cid()
-    )
+    judgment_record(participant=participant, session=session, doc=doc, grade=2, client_event_id=cid())
 
     response = client.get(f"/p/{participant.access_token}/", HTTP_USER_AGENT="Tester/1.0")
     restored = restored_of(response)
@@ -55,8 +53,8 @@ def test_a_reload_shows_the_last_page_and_the_grades_without_a_new_query(client,
 
 
 def test_a_refused_page_does_not_replace_the_list_shown(client, participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
-    participation.events_ingest(
+    query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
+    events_ingest(
         participant=participant,
         events=[
             {
@@ -72,6 +70,6 @@ def test_a_refused_page_does_not_replace_the_list_shown(client, participant, ses
 
 
 def test_a_head_request_logs_no_reload(client, participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     client.head(f"/p/{participant.access_token}/")
     assert not Event.objects.filter(type="page_reload").exists()

@@ -7,7 +7,16 @@ import pytest
 from django.utils import timezone
 
 from studies.models import Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import post_task_save, session_start
+from studies.participation.way.steps import (
+    document_view_log,
+    events_ingest,
+    judgment_record,
+    query_log,
+    results_page_log,
+    scan_mark_record,
+    session_end,
+)
 
 from .conftest import cid
 
@@ -22,7 +31,7 @@ def test_starting_shows_the_search_page_of_the_first_scenario(client, participan
 def test_a_query_stores_the_query_its_shown_results_and_its_event(participant, session):
     # A client clock a few minutes off: within the window (CLIENT_TIME_WINDOW_SECONDS), so a timestamp.
     sent = (timezone.now() - dt.timedelta(minutes=5)).replace(microsecond=0)
-    ack = participation.query_log(
+    ack = query_log(
         participant=participant,
         session=session,
         text="  wing  ",
@@ -41,14 +50,14 @@ def test_a_query_stores_the_query_its_shown_results_and_its_event(participant, s
 
 
 def test_later_pages_add_shown_results_with_their_ranks(participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    ack = participation.results_page_log(
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    ack = results_page_log(
         participant=participant, session=session, query_position=1, page=2, client_event_id=cid()
     )
     assert [r["rank"] for r in ack["results"]] == list(range(11, 21)) and ack["total"] == 25
     assert ShownResult.objects.filter(page=2).count() == 10
     # Going back to page 1 shows what was stored (no new rows) and is still logged.
-    again = participation.results_page_log(
+    again = results_page_log(
         participant=participant, session=session, query_position=1, page=1, client_event_id=cid()
     )
     assert again["total"] == 25 and len(again["results"]) == 10
@@ -57,25 +66,21 @@ def test_later_pages_add_shown_results_with_their_ranks(participant, session):
 
 
 def test_a_second_query_takes_the_next_position(participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    participation.query_log(
-        participant=participant, session=session, text="heat transfer", client_event_id=cid()
-    )
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    query_log(participant=participant, session=session, text="heat transfer", client_event_id=cid())
     assert list(session.queries.values_list("position", "text")) == [(1, "wing"), (2, "heat transfer")]
 
 
 def test_a_query_syntax_error_is_kept_as_the_querys_message(participant, session):
-    ack = participation.query_log(
-        participant=participant, session=session, text='"wing', client_event_id=cid()
-    )
+    ack = query_log(participant=participant, session=session, text='"wing', client_event_id=cid())
     assert "quotation mark is not closed" in ack["message"]
     assert "quotation mark" in Query.objects.get().system_message
 
 
 def test_opening_a_document_returns_its_text_and_closing_logs_the_dwell_time(participant, session):
-    q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    q = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     doc = q["results"][0]["doc"]
-    opened = participation.document_view_log(
+    opened = document_view_log(
         participant=participant,
         session=session,
         action="open",
@@ -85,7 +90,7 @@ def test_opening_a_document_returns_its_text_and_closing_logs_the_dwell_time(par
         client_event_id=cid(),
     )
     assert opened["document"]["doc"] == doc and "wing" in opened["document"]["text"]
-    participation.document_view_log(
+    document_view_log(
         participant=participant,
         session=session,
         action="close",
@@ -97,14 +102,10 @@ def test_opening_a_document_returns_its_text_and_closing_logs_the_dwell_time(par
 
 
 def test_a_judgment_and_its_changes_are_kept(participant, session):
-    q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    q = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     doc = q["results"][2]["doc"]
-    participation.judgment_record(
-        participant=participant, session=session, doc=doc, grade=1, client_event_id=cid()
-    )
-    ack = participation.judgment_record(
-        participant=participant, session=session, doc=doc, grade=3, client_event_id=cid()
-    )
+    judgment_record(participant=participant, session=session, doc=doc, grade=1, client_event_id=cid())
+    ack = judgment_record(participant=participant, session=session, doc=doc, grade=3, client_event_id=cid())
     assert ack["previous"] == 1 and ack["grade"] == 3
     judgment = Judgment.objects.get()
     assert judgment.grade == 3
@@ -112,11 +113,11 @@ def test_a_judgment_and_its_changes_are_kept(participant, session):
 
 
 def test_the_scan_mark_keeps_the_deepest_rank_marked(participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    participation.scan_mark_record(
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    scan_mark_record(
         participant=participant, session=session, query_position=1, rank=7, client_event_id=cid()
     )
-    participation.scan_mark_record(
+    scan_mark_record(
         participant=participant, session=session, query_position=1, rank=4, client_event_id=cid()
     )
     assert Query.objects.get().scan_mark_rank == 7
@@ -127,7 +128,7 @@ def test_the_scan_mark_keeps_the_deepest_rank_marked(participant, session):
 def test_both_ways_of_stopping_end_the_session_and_lead_to_the_post_task_questions(
     client, participant, session, reason
 ):
-    participation.session_end(participant=participant, session=session, reason=reason, client_event_id=cid())
+    session_end(participant=participant, session=session, reason=reason, client_event_id=cid())
     session.refresh_from_db()
     assert session.end_reason == reason and session.ended_at >= session.started_at
     page = client.get(f"/p/{participant.access_token}/").content.decode()
@@ -135,9 +136,7 @@ def test_both_ways_of_stopping_end_the_session_and_lead_to_the_post_task_questio
 
 
 def test_the_post_task_answers_are_saved_and_the_next_scenario_follows(client, participant, session):
-    participation.session_end(
-        participant=participant, session=session, reason="satisfied", client_event_id=cid()
-    )
+    session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
     response = client.post(
         f"/p/{participant.access_token}/post-task/",
         {"session": session.pk, "search_went_well": "4", "client_event_id": cid()},
@@ -152,13 +151,9 @@ def test_the_post_task_answers_are_saved_and_the_next_scenario_follows(client, p
 
 def test_after_the_last_scenario_the_closing_page_offers_withdrawal(client, participant, session):
     for assignment in participant.assignments.order_by("position"):
-        current = participation.session_start(
-            participant=participant, assignment=assignment, client_event_id=cid()
-        )
-        participation.session_end(
-            participant=participant, session=current, reason="gave_up", client_event_id=cid()
-        )
-        participation.post_task_save(
+        current = session_start(participant=participant, assignment=assignment, client_event_id=cid())
+        session_end(participant=participant, session=current, reason="gave_up", client_event_id=cid())
+        post_task_save(
             participant=participant, session=current, answers={"search_went_well": 2}, client_event_id=cid()
         )
     page = client.get(f"/p/{participant.access_token}/").content.decode()
@@ -167,7 +162,7 @@ def test_after_the_last_scenario_the_closing_page_offers_withdrawal(client, part
 
 
 def test_reopening_the_link_resumes_at_the_start_of_the_current_step(client, participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     page = client.get(f"/p/{participant.access_token}/").content.decode()
     assert 'id="search-app"' in page and "Search task 1 of 4" in page
     assert f'"session": {session.pk}' in page
@@ -176,7 +171,7 @@ def test_reopening_the_link_resumes_at_the_start_of_the_current_step(client, par
 def test_one_batch_judging_ten_documents_twice_keeps_every_change_in_order(participant, session):
     """A batch's judgments and their history go to the database together at its end: twenty changes (more than
     one statement holds), new judgments and changes of them in the same batch, each naming its judgment."""
-    ack = participation.query_log(participant=participant, session=session, text="wing", client_event_id="q")
+    ack = query_log(participant=participant, session=session, text="wing", client_event_id="q")
     docs = [r["doc"] for r in ack["results"]]
     first = [
         {"id": f"j1-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": 1}}
@@ -186,7 +181,7 @@ def test_one_batch_judging_ten_documents_twice_keeps_every_change_in_order(parti
         {"id": f"j2-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": n % 4}}
         for n, d in enumerate(docs)
     ]
-    acks = participation.events_ingest(participant=participant, events=first + second)
+    acks = events_ingest(participant=participant, events=first + second)
     assert all(a["ok"] for a in acks)
     assert [a["previous"] for a in acks] == [None] * 10 + [1] * 10
     judgments = {j.document.external_id: j for j in Judgment.objects.filter(session=session)}
@@ -199,7 +194,7 @@ def test_one_batch_judging_ten_documents_twice_keeps_every_change_in_order(parti
         )
         assert history == ([1] if n % 4 == 1 else [1, n % 4])
     # A later batch changes them again: updates of existing judgments, history appended.
-    participation.events_ingest(
+    events_ingest(
         participant=participant,
         events=[
             {"id": f"j3-{d}", "type": "judgment", "session": session.pk, "data": {"doc": d, "grade": 3}}
@@ -215,7 +210,7 @@ def test_one_batch_judging_ten_documents_twice_keeps_every_change_in_order(parti
 def test_a_later_batch_names_its_query_by_the_query_events_id(participant, session):
     """The page sends a page or a scan mark with the client id of the query event of an earlier batch; the
     position is found in that stored event, in this session only."""
-    participation.events_ingest(
+    events_ingest(
         participant=participant,
         events=[
             {"id": "q1", "type": "query", "session": session.pk, "data": {"text": "wing"}},
@@ -223,7 +218,7 @@ def test_a_later_batch_names_its_query_by_the_query_events_id(participant, sessi
             {"id": "bad", "type": "query", "session": session.pk, "data": {"text": " "}},
         ],
     )  # refused: no query
-    acks = participation.events_ingest(
+    acks = events_ingest(
         participant=participant,
         events=[
             {

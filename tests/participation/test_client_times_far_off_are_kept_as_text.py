@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 from studies.interchange import ImportFailure
 from studies.interchange.archive import study_archive_import
 from studies.models import Event, Study
-from studies.participation import steps as participation
-from studies.participation.event_checks import TOO_FAR, client_time_checked
+from studies.participation.events.event_checks import TOO_FAR, client_time_checked
+from studies.participation.way.steps import events_ingest, query_log
 
 from .conftest import cid
 
@@ -48,7 +48,7 @@ def test_the_rule(settings):
     ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "2020-01-01T00:00:00Z", 1e30, "not a time"],
 )
 def test_the_events_endpoint_keeps_a_far_time_as_text(participant, session, sent):
-    acks = participation.events_ingest(
+    acks = events_ingest(
         participant=participant,
         events=[{"id": "t1", "type": "query", "session": session.pk, "time": sent, "data": {"text": "wing"}}],
     )
@@ -60,13 +60,9 @@ def test_the_events_endpoint_keeps_a_far_time_as_text(participant, session, sent
 def test_the_window_is_a_setting(participant, session, settings):
     sent = (timezone.now() - dt.timedelta(hours=3)).isoformat()
     settings.CLIENT_TIME_WINDOW_SECONDS = 3600
-    participation.events_ingest(
-        participant=participant, events=[{"id": "a", "type": "tab_hidden", "time": sent}]
-    )
+    events_ingest(participant=participant, events=[{"id": "a", "type": "tab_hidden", "time": sent}])
     settings.CLIENT_TIME_WINDOW_SECONDS = 4 * 3600
-    participation.events_ingest(
-        participant=participant, events=[{"id": "b", "type": "tab_hidden", "time": sent}]
-    )
+    events_ingest(participant=participant, events=[{"id": "b", "type": "tab_hidden", "time": sent}])
     a, b = Event.objects.get(client_event_id="a"), Event.objects.get(client_event_id="b")
     assert a.client_time is None and a.payload["data"] == {"client_time_raw": sent}
     assert b.client_time.isoformat() == sent and b.payload["data"] == {}
@@ -133,7 +129,7 @@ def _old_row(participant):
 
 
 def test_the_events_api_and_the_exports_read_an_old_far_time_as_null(participant, alice, tmp_path):
-    participation.events_ingest(participant=participant, events=[{"id": "new", "type": "tab_hidden"}])
+    events_ingest(participant=participant, events=[{"id": "new", "type": "tab_hidden"}])
     _old_row(participant)
     api = APIClient()
     api.force_authenticate(alice)
@@ -172,7 +168,7 @@ def test_the_admin_reads_an_old_far_time_as_null(participant, admin_client):
 
 @pytest.fixture
 def archive(participant, session, tmp_path):
-    participation.events_ingest(
+    events_ingest(
         participant=participant,
         events=[
             {
@@ -232,7 +228,7 @@ def test_the_importer_refuses_what_no_export_writes_naming_file_line_and_field(
 
 
 def test_a_far_time_from_a_service_is_kept_as_text(participant, session):
-    participation.query_log(
+    query_log(
         participant=participant,
         session=session,
         text="wing",

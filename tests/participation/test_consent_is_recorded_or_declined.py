@@ -3,8 +3,9 @@ records its version and time, declining ends politely."""
 
 import pytest
 
+from studies.errors import Refused
 from studies.models import Event
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_save
 
 from .conftest import cid
 
@@ -44,13 +45,13 @@ def test_declining_ends_politely_and_records_nothing_else(client, participant):
     assert participant.declined_at is not None and participant.consented_at is None
     response = client.get(url(participant))
     assert b"You chose not to take part" in response.content
-    with pytest.raises(participation.Refused):
-        participation.questionnaire_save(participant=participant, answers={}, client_event_id=cid())
+    with pytest.raises(Refused):
+        questionnaire_save(participant=participant, answers={}, client_event_id=cid())
 
 
 def test_consent_to_an_outdated_text_is_refused(participant):
-    with pytest.raises(participation.Refused, match="consent text has changed"):
-        participation.consent_record(participant=participant, consent_version="0", client_event_id=cid())
+    with pytest.raises(Refused, match="consent text has changed"):
+        consent_record(participant=participant, consent_version="0", client_event_id=cid())
     participant.refresh_from_db()
     assert participant.consented_at is None
 

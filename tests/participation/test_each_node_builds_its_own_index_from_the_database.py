@@ -10,7 +10,7 @@ from sessionlab import health
 from studies.design.checklist import study_checklist
 from studies.errors import RetryLater
 from studies.models import Event, IndexVersion, Query
-from studies.participation import steps as participation
+from studies.participation.way.steps import events_ingest, query_log
 from studies.search import index_versions
 from studies.search.engines.search import read_index_meta
 from studies.search.systems import collection_index_build, collection_index_dir, system_search
@@ -48,8 +48,8 @@ def test_a_node_without_the_index_answers_retry_later_stores_nothing_then_builds
     session = start(participant)
     two_nodes("B")
     with pytest.raises(RetryLater, match="send it again later"):
-        participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    acks = participation.events_ingest(
+        query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    acks = events_ingest(
         participant=participant,
         events=[{"id": cid(), "type": "query", "session": session.pk, "data": {"text": "wing"}}],
     )
@@ -61,9 +61,7 @@ def test_a_node_without_the_index_answers_retry_later_stores_nothing_then_builds
         assert index_versions.index_build_here(
             collection_id=built_on_a.collection_id, configuration=configuration
         )
-    ack = participation.query_log(
-        participant=participant, session=session, text="wing", client_event_id=cid()
-    )
+    ack = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     assert len(ack["results"]) == 10
     assert Query.objects.filter(session=session).count() == 1
 

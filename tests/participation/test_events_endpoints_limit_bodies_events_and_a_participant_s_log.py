@@ -9,7 +9,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from studies.models import Event, Participant
-from studies.participation.ingest_batch import event_size
+from studies.participation.events.ingest_batch import event_size
 
 from .test_a_client_cannot_send_an_event_type_the_server_writes import api_post, page_post
 

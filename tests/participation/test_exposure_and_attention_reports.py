@@ -1,12 +1,12 @@
-"""The exposure and attention reports (studies/participation/exposure.py): every item checked and
-refused with its place, aggregates that fold report after report, active time as the duration less each
+"""The exposure and attention reports (studies/participation/events/exposure.py): every item checked
+and refused with its place, aggregates that fold report after report, active time as the duration less each
 inactive moment once, and the scan depth measured from exposure."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from studies.participation.exposure import (
+from studies.participation.events.exposure import (
     MAX_ITEMS,
     AwaySpan,
     ExposureError,

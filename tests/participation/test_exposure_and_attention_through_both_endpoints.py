@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from studies.models import AttentionSpan, Event, PageExposure, ResultExposure, ShownResult
-from studies.participation.exposure import active_ms, attention_checked
+from studies.participation.events.exposure import active_ms, attention_checked
 
 pytestmark = pytest.mark.django_db
 
@@ -252,7 +252,7 @@ def test_hover_time_past_the_session_is_refused_naming_the_item_s_field(post, se
 
 def test_many_reports_each_within_the_session_never_sum_past_it(post, session):
     """Each report within the session so far, ten of them summed to ten times its length."""
-    from studies.participation.exposure import SLACK_MS
+    from studies.participation.events.exposure import SLACK_MS
 
     session_began_ago(session, seconds=30)
     post(event(session, "q1", "query", text="wing flow"))

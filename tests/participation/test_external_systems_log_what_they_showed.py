@@ -40,7 +40,7 @@ def query(session, cid, results, **data):
 
 def no_engine():
     return mock.patch(
-        "studies.participation.search_costs.system_search", side_effect=AssertionError("engine run")
+        "studies.participation.events.search_costs.system_search", side_effect=AssertionError("engine run")
     )
 
 

@@ -7,7 +7,7 @@ from scoring.models import ScoringRun, SessionScore
 from scoring.services import scoring_run_create
 from studies.assessment import pools, references
 from studies.models import PoolDocument, ReferenceJudgment, ReferenceVersion
-from studies.participation import steps as participation
+from studies.participation.way.steps import judgment_record, query_log, session_end
 
 from .conftest import cid
 
@@ -35,18 +35,12 @@ def test_ending_a_session_scores_it_and_pools_what_the_participant_found(
     participant = session.assignment.participant
     run = ScoringRun.objects.get(study=scored_study, is_default=True)
     assert not SessionScore.objects.filter(run=run, session=session).exists()
-    ack = participation.query_log(
-        participant=participant, session=session, text="wing", client_event_id=cid()
-    )
+    ack = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     found = ack["results"][0]["doc"]
-    participation.judgment_record(
-        participant=participant, session=session, doc=found, grade=2, client_event_id=cid()
-    )
+    judgment_record(participant=participant, session=session, doc=found, grade=2, client_event_id=cid())
 
     with django_capture_on_commit_callbacks(execute=True):
-        participation.session_end(
-            participant=participant, session=session, reason="satisfied", client_event_id=cid()
-        )
+        session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
 
     run.refresh_from_db()
     assert not run.stale and run.status == "done"
@@ -59,11 +53,9 @@ def test_a_new_reference_version_rescores_the_default_run_against_it(
     scored_study, session, alice, django_capture_on_commit_callbacks
 ):
     participant = session.assignment.participant
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     with django_capture_on_commit_callbacks(execute=True):
-        participation.session_end(
-            participant=participant, session=session, reason="gave_up", client_event_id=cid()
-        )
+        session_end(participant=participant, session=session, reason="gave_up", client_event_id=cid())
     run = ScoringRun.objects.get(study=scored_study, is_default=True)
     before = SessionScore.objects.get(run=run, session=session).final
     assert before > 0

@@ -7,7 +7,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record
 
 from .conftest import cid
 
@@ -46,7 +46,7 @@ EXAMPLES = settings(
 @given(fields=FIELDS, form=st.sampled_from(["consent", "questionnaire", "start", "post-task"]))
 def test_a_form_never_answers_5xx(participant, other_participant, form, fields):
     if form != "consent" and participant.consented_at is None:  # the later forms, reached
-        participation.consent_record(
+        consent_record(
             participant=participant, consent_version=participant.study.consent_version, client_event_id=cid()
         )
     response = Client().post(f"/p/{participant.access_token}/{form}/", fields)

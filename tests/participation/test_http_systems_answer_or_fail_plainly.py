@@ -10,7 +10,7 @@ import pytest
 
 from studies.errors import RetryLater
 from studies.models import Event, Query, ShownResult, System
-from studies.participation import steps as participation
+from studies.participation.way.steps import events_ingest, query_log
 from studies.search.systems import system_search
 
 from .conftest import cid, start
@@ -65,9 +65,7 @@ def http_participant(running_study, engine_url, settings):
 
 def test_an_http_systems_results_are_recorded_as_shown_results(http_participant):
     session = start(http_participant)
-    ack = participation.query_log(
-        participant=http_participant, session=session, text="wing", client_event_id=cid()
-    )
+    ack = query_log(participant=http_participant, session=session, text="wing", client_event_id=cid())
     assert [r["doc"] for r in ack["results"]] == ["3", "5"]
     # Ranks are the engine's: the document the collection lacks is left out (and logged), not renumbered.
     assert list(ShownResult.objects.values_list("rank", "document__external_id")) == [(1, "3"), (3, "5")]
@@ -79,10 +77,8 @@ def test_an_http_system_error_is_retry_later_and_stores_no_query(http_participan
     )
     session = start(http_participant)
     with pytest.raises(RetryLater, match="not available right now; send it again later"):
-        participation.query_log(
-            participant=http_participant, session=session, text="wing", client_event_id=cid()
-        )
-    acks = participation.events_ingest(
+        query_log(participant=http_participant, session=session, text="wing", client_event_id=cid())
+    acks = events_ingest(
         participant=http_participant,
         events=[{"id": cid(), "type": "query", "session": session.pk, "data": {"text": "wing"}}],
     )

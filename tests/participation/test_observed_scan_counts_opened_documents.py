@@ -9,7 +9,7 @@ from scoring.lib.session import SessionParams, encode_sessions, score_sessions
 from scoring.models import QueryScore, ScoringRun, SessionScore
 from scoring.services import scoring_run_create
 from studies.models import Event, ReferenceJudgment, ReferenceVersion, ShownResult
-from studies.participation import steps as participation
+from studies.participation.way.steps import document_view_log, query_log, scan_mark_record, session_end
 
 from .conftest import cid
 
@@ -43,14 +43,12 @@ def test_observed_depths_come_from_opened_documents_and_scan_marks(
     participant = session.assignment.participant
     shown = []
     for text in ("wing", "flow", "heat"):
-        ack = participation.query_log(
-            participant=participant, session=session, text=text, client_event_id=cid()
-        )
+        ack = query_log(participant=participant, session=session, text=text, client_event_id=cid())
         assert len(ack["results"]) >= 6, ack
         shown.append([result["doc"] for result in ack["results"]])
 
     def open_at(position, rank):
-        participation.document_view_log(
+        document_view_log(
             participant=participant,
             session=session,
             action="open",
@@ -62,16 +60,14 @@ def test_observed_depths_come_from_opened_documents_and_scan_marks(
 
     open_at(1, 2)
     open_at(1, 3)  # query 1: opened to rank 3, no mark
-    participation.scan_mark_record(
+    scan_mark_record(
         participant=participant, session=session, query_position=2, rank=2, client_event_id=cid()
     )  # query 2: marked at 2, nothing opened
     open_at(3, 5)
-    participation.scan_mark_record(
+    scan_mark_record(
         participant=participant, session=session, query_position=3, rank=4, client_event_id=cid()
     )  # query 3: opened at 5, marked at 4: 5
-    participation.session_end(
-        participant=participant, session=session, reason="satisfied", client_event_id=cid()
-    )
+    session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
     # The events keep what the client sent under "data", the answer under "ack".
     opens = Event.objects.filter(session=session, type="document_open")
     assert [e.payload["data"]["rank"] for e in opens.order_by("id")] == [2, 3, 5]
@@ -109,10 +105,8 @@ def test_a_forged_rank_in_an_open_event_does_not_set_the_depth(
     """The depth is the rank the document was shown at, whatever rank the client reported."""
     _grades(running_study)
     participant = session.assignment.participant
-    ack = participation.query_log(
-        participant=participant, session=session, text="wing", client_event_id=cid()
-    )
-    participation.document_view_log(
+    ack = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    document_view_log(
         participant=participant,
         session=session,
         action="open",
@@ -121,8 +115,6 @@ def test_a_forged_rank_in_an_open_event_does_not_set_the_depth(
         rank=10**9,
         client_event_id=cid(),
     )
-    participation.session_end(
-        participant=participant, session=session, reason="satisfied", client_event_id=cid()
-    )
+    session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
     run = _observed_run(running_study, alice, django_capture_on_commit_callbacks)
     assert SessionScore.objects.get(run=run, session=session).length == 2

@@ -5,7 +5,7 @@ events endpoints; the same event sent again is still answered as stored, and not
 import pytest
 
 from studies.models import Event
-from studies.participation.ingest_batch import ID_TAKEN
+from studies.participation.events.ingest_batch import ID_TAKEN
 
 from .test_a_client_cannot_send_an_event_type_the_server_writes import api_post, page_post
 

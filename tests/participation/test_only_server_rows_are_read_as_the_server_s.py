@@ -8,10 +8,10 @@ import pytest
 from studies.design.gold import gold_answered, gold_pinned
 from studies.errors import Refused
 from studies.models import Event, EventOrigin
-from studies.participation import steps as participation
-from studies.participation.gold import check_outcomes
-from studies.participation.recruitment import gold_failures
-from studies.participation.reload import page_reload_record
+from studies.participation.recruitment.check_outcomes import check_outcomes
+from studies.participation.recruitment.checks import gold_failures
+from studies.participation.way.form_steps import consent_record
+from studies.participation.way.reload import page_reload_record
 
 from .conftest import cid, ready
 from .test_a_client_cannot_send_an_event_type_the_server_writes import FORGED, api_post, page_post
@@ -71,7 +71,7 @@ def test_a_form_cannot_take_the_id_of_a_client_s_event(participant):
     [ack] = page_post(participant, [{"id": "taken-1", "type": "tab_hidden"}])
     assert ack["ok"] is True
     with pytest.raises(Refused, match="an event the page sent"):
-        participation.consent_record(
+        consent_record(
             participant=participant,
             consent_version=participant.study.consent_version,
             client_event_id="taken-1",
@@ -98,7 +98,7 @@ def test_the_server_s_writers_mark_their_rows(participant, session):
 def test_a_re_sent_form_is_still_answered_once(participant):
     ready(participant)
     event = Event.objects.get(participant=participant, type="consent")
-    participation.consent_record(
+    consent_record(
         participant=participant,
         consent_version=participant.study.consent_version,
         client_event_id=event.client_event_id,

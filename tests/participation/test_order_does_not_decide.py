@@ -2,7 +2,7 @@
 and is stored once its query has arrived."""
 
 from studies.models import Event, Judgment
-from studies.participation import steps as participation
+from studies.participation.way.steps import events_ingest
 
 
 def test_an_open_and_a_judgment_before_their_query_wait_for_it(participant, session):
@@ -20,15 +20,15 @@ def test_an_open_and_a_judgment_before_their_query_wait_for_it(participant, sess
             "data": {"doc": "1", "grade": 2, "query_event": "q1"},
         },
     ]
-    acks = participation.events_ingest(participant=participant, events=early)
+    acks = events_ingest(participant=participant, events=early)
     assert [a["ok"] for a in acks] == [False, False]
     assert all(a["retry_later"] == "Its query is not stored yet; send it again later." for a in acks)
     assert not Event.objects.filter(client_event_id__in=["o1", "j1"]).exists()
 
     query = {"id": "q1", "type": "query", "session": session.pk, "data": {"text": "wing"}}
-    shown = participation.events_ingest(participant=participant, events=[query])[0]
+    shown = events_ingest(participant=participant, events=[query])[0]
     assert "1" in {r["doc"] for r in shown["results"]}
-    acks = participation.events_ingest(participant=participant, events=early)
+    acks = events_ingest(participant=participant, events=early)
     assert [a["ok"] for a in acks] == [True, True]
     assert Judgment.objects.get(session=session).grade == 2
     assert Event.objects.filter(client_event_id__in=["o1", "j1"]).count() == 2
@@ -42,16 +42,14 @@ def test_in_one_batch_an_event_before_its_query_waits_and_the_query_is_stored(pa
         "data": {"doc": "1", "grade": 1, "query_event": "q1"},
     }
     query = {"id": "q1", "type": "query", "session": session.pk, "data": {"text": "wing"}}
-    acks = participation.events_ingest(participant=participant, events=[judgment, query])
+    acks = events_ingest(participant=participant, events=[judgment, query])
     assert "retry_later" in acks[0] and acks[1]["ok"]
-    assert participation.events_ingest(participant=participant, events=[judgment])[0]["ok"]
+    assert events_ingest(participant=participant, events=[judgment])[0]["ok"]
 
 
 def test_a_query_event_that_is_no_query_of_this_session_is_refused_for_good(participant, session):
-    participation.events_ingest(
-        participant=participant, events=[{"id": "t1", "type": "tab_hidden", "session": session.pk}]
-    )
-    acks = participation.events_ingest(
+    events_ingest(participant=participant, events=[{"id": "t1", "type": "tab_hidden", "session": session.pk}])
+    acks = events_ingest(
         participant=participant,
         events=[
             {

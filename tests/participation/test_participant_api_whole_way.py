@@ -21,7 +21,7 @@ from studies.models import (
     ReferenceJudgment,
     SearchSession,
 )
-from studies.participation import recruitment
+from studies.participation.recruitment.panels import recruitment_update
 
 from .conftest import cid
 
@@ -54,9 +54,7 @@ def study(running_study):
     running_study.pre_task_questionnaire = PRE_TASK
     running_study.save(update_fields=["pre_task_questionnaire"])
     Recruitment.objects.create(study=running_study, panel="prolific")
-    recruitment.recruitment_update(
-        study=running_study, checks={"preset": "prolific", "gold": True, "items": [CHECK]}
-    )
+    recruitment_update(study=running_study, checks={"preset": "prolific", "gold": True, "items": [CHECK]})
     documents = {d.external_id: d for d in Document.objects.filter(collection=running_study.collection)}
     reference_version_create(
         study=running_study,
@@ -432,7 +430,7 @@ def test_a_paused_study_says_so_and_takes_no_new_step(study, participant, alice)
 
 
 def test_gold_documents_judged_wrongly_screen_out_without_saying_which_was_which(study, participant):
-    recruitment.recruitment_update(study=study, checks={"preset": "strict", "gold": True})
+    recruitment_update(study=study, checks={"preset": "strict", "gold": True})
     api = api_for(participant)
     ready_by_api(api, study)
     once(api, "pre-task", {"assignment": 1, "answers": {"familiarity": 1}, "client_event_id": cid()})

@@ -3,13 +3,14 @@
 
 import pytest
 
-from studies.participation import steps as participation
+from studies.errors import InvalidAnswers, Refused
+from studies.participation.way.form_steps import consent_record, questionnaire_save
 
 from .conftest import cid
 
 
 def consent(participant):
-    participation.consent_record(participant=participant, consent_version="1", client_event_id=cid())
+    consent_record(participant=participant, consent_version="1", client_event_id=cid())
 
 
 def test_the_default_questionnaire_asks_the_table_1_items(client, participant):
@@ -59,15 +60,13 @@ def test_a_study_questionnaire_replaces_the_default(participant):
     study.save(update_fields=["questionnaire"])
     participant.study.refresh_from_db()
     consent(participant)
-    with pytest.raises(participation.InvalidAnswers) as refused:
-        participation.questionnaire_save(
-            participant=participant, answers={"role": "pilot"}, client_event_id=cid()
-        )
+    with pytest.raises(InvalidAnswers) as refused:
+        questionnaire_save(participant=participant, answers={"role": "pilot"}, client_event_id=cid())
     assert refused.value.errors == {"role": "Please pick one of the options."}
-    participation.questionnaire_save(participant=participant, answers={"role": "GP"}, client_event_id=cid())
+    questionnaire_save(participant=participant, answers={"role": "GP"}, client_event_id=cid())
     assert participant.questionnaire_answers == {"role": "GP"}
 
 
 def test_the_questionnaire_waits_for_consent(participant):
-    with pytest.raises(participation.Refused, match="consent"):
-        participation.questionnaire_save(participant=participant, answers={}, client_event_id=cid())
+    with pytest.raises(Refused, match="consent"):
+        questionnaire_save(participant=participant, answers={}, client_event_id=cid())

@@ -6,7 +6,13 @@ import pytest
 from studies.design.selectors import participant_step
 from studies.errors import InvalidAnswers, Refused
 from studies.models import Event, SearchSession
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import (
+    post_task_save,
+    pre_task_save,
+    questionnaire_items,
+    session_start,
+)
+from studies.participation.way.steps import participant_withdraw, session_end
 
 from .conftest import cid, ready
 
@@ -59,7 +65,7 @@ def test_the_questions_come_before_the_scenario_starts(client, asking):
     assert client.post(f"/p/{asking.access_token}/pre-task/", form).status_code == 302
     assert Event.objects.filter(type="pre_task").count() == 1
     assert b'id="start-search"' in client.get(f"/p/{asking.access_token}/").content
-    participation.session_start(participant=asking, assignment=first, client_event_id=cid())
+    session_start(participant=asking, assignment=first, client_event_id=cid())
     assert SearchSession.objects.filter(assignment=first).exists()
 
 
@@ -77,30 +83,26 @@ def test_wrong_answers_show_the_page_again_with_a_message(client, asking):
 def test_refusals_out_of_order_twice_or_when_none_are_asked(asking, other_participant):
     first, second = (asking.assignments.get(position=n) for n in (1, 2))
     with pytest.raises(Refused, match="in the order given"):
-        participation.pre_task_save(
+        pre_task_save(
             participant=asking, assignment=second, answers={"familiarity": 3}, client_event_id=cid()
         )
     with pytest.raises(Refused, match="not one of your scenarios"):
-        participation.pre_task_save(
+        pre_task_save(
             participant=asking,
             assignment=other_participant.assignments.get(position=1),
             answers={"familiarity": 3},
             client_event_id=cid(),
         )
     with pytest.raises(InvalidAnswers):
-        participation.pre_task_save(participant=asking, assignment=first, answers={}, client_event_id=cid())
-    participation.pre_task_save(
-        participant=asking, assignment=first, answers={"familiarity": 3}, client_event_id=cid()
-    )
+        pre_task_save(participant=asking, assignment=first, answers={}, client_event_id=cid())
+    pre_task_save(participant=asking, assignment=first, answers={"familiarity": 3}, client_event_id=cid())
     with pytest.raises(Refused, match="already answered"):
-        participation.pre_task_save(
-            participant=asking, assignment=first, answers={"familiarity": 4}, client_event_id=cid()
-        )
+        pre_task_save(participant=asking, assignment=first, answers={"familiarity": 4}, client_event_id=cid())
     # The second task asks again, once the first is done.
-    session = participation.session_start(participant=asking, assignment=first, client_event_id=cid())
-    participation.session_end(participant=asking, session=session, reason="satisfied", client_event_id=cid())
-    items = participation.questionnaire_items(study=asking.study, post_task=True)
-    participation.post_task_save(
+    session = session_start(participant=asking, assignment=first, client_event_id=cid())
+    session_end(participant=asking, session=session, reason="satisfied", client_event_id=cid())
+    items = questionnaire_items(study=asking.study, post_task=True)
+    post_task_save(
         participant=asking,
         session=session,
         client_event_id=cid(),
@@ -125,9 +127,7 @@ def test_a_study_without_questions_goes_straight_to_the_scenario(client, partici
 
 def test_withdrawal_deletes_the_answers(asking):
     first = asking.assignments.get(position=1)
-    participation.pre_task_save(
-        participant=asking, assignment=first, answers={"familiarity": 3}, client_event_id=cid()
-    )
-    participation.participant_withdraw(participant=asking)
+    pre_task_save(participant=asking, assignment=first, answers={"familiarity": 3}, client_event_id=cid())
+    participant_withdraw(participant=asking)
     first.refresh_from_db()
     assert first.pre_task_answers == {}

@@ -2,8 +2,18 @@
 
 import pytest
 
+from studies.errors import Refused
 from studies.models import Event, Judgment, Query
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, session_start
+from studies.participation.way.steps import (
+    document_view_log,
+    events_ingest,
+    judgment_record,
+    participant_withdraw,
+    query_log,
+    scan_mark_record,
+    session_end,
+)
 
 from .conftest import cid, ready
 
@@ -16,7 +26,7 @@ def test_a_forged_token_is_a_404_everywhere(client, participant):
 
 
 def test_another_participants_session_is_refused_in_a_batch(participant, session, other_session):
-    acks = participation.events_ingest(
+    acks = events_ingest(
         participant=participant,
         events=[
             {"id": "x1", "type": "query", "session": other_session.pk, "data": {"text": "wing"}},
@@ -31,7 +41,7 @@ def test_another_participants_session_is_refused_in_a_batch(participant, session
 @pytest.mark.parametrize("named", ["9" * 30, "٣", 0, -1, True, 3.0, "", None, [1], "1 "])
 def test_a_session_id_that_is_no_id_is_refused_not_an_error(participant, session, named):
     """Too long for a database integer, digits of another script, no number at all: the same plain refusal."""
-    acks = participation.events_ingest(
+    acks = events_ingest(
         participant=participant,
         events=[
             {"id": "x1", "type": "query", "session": named, "data": {"text": "wing"}},
@@ -45,16 +55,14 @@ def test_a_session_id_that_is_no_id_is_refused_not_an_error(participant, session
 
 def test_another_participants_session_is_refused_by_the_services(participant, other_session):
     ready(participant)
-    with pytest.raises(participation.Refused, match="not one of your search sessions"):
-        participation.query_log(
-            participant=participant, session=other_session, text="wing", client_event_id=cid()
-        )
+    with pytest.raises(Refused, match="not one of your search sessions"):
+        query_log(participant=participant, session=other_session, text="wing", client_event_id=cid())
 
 
 def test_another_participants_post_task_form_is_refused(
     client, participant, session, other_participant, other_session
 ):
-    participation.session_end(
+    session_end(
         participant=other_participant, session=other_session, reason="satisfied", client_event_id=cid()
     )
     response = client.post(
@@ -77,21 +85,15 @@ def test_another_participants_assignment_cannot_be_started(client, participant, 
 
 
 def test_a_finished_scenario_cannot_be_worked_again(client, participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    participation.session_end(
-        participant=participant, session=session, reason="gave_up", client_event_id=cid()
-    )
-    with pytest.raises(participation.Refused, match="finished and cannot be worked again"):
-        participation.query_log(participant=participant, session=session, text="heat", client_event_id=cid())
-    with pytest.raises(participation.Refused, match="finished"):
-        participation.judgment_record(
-            participant=participant, session=session, doc="1", grade=1, client_event_id=cid()
-        )
-    with pytest.raises(participation.Refused, match="finished"):
-        participation.session_start(
-            participant=participant, assignment=session.assignment, client_event_id=cid()
-        )
-    acks = participation.events_ingest(
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    session_end(participant=participant, session=session, reason="gave_up", client_event_id=cid())
+    with pytest.raises(Refused, match="finished and cannot be worked again"):
+        query_log(participant=participant, session=session, text="heat", client_event_id=cid())
+    with pytest.raises(Refused, match="finished"):
+        judgment_record(participant=participant, session=session, doc="1", grade=1, client_event_id=cid())
+    with pytest.raises(Refused, match="finished"):
+        session_start(participant=participant, assignment=session.assignment, client_event_id=cid())
+    acks = events_ingest(
         participant=participant,
         events=[
             {"id": "late", "type": "session_end", "session": session.pk, "data": {"reason": "satisfied"}}
@@ -105,15 +107,15 @@ def test_a_finished_scenario_cannot_be_worked_again(client, participant, session
 def test_scenarios_are_worked_in_order(participant):
     ready(participant)
     second = participant.assignments.get(position=2)
-    with pytest.raises(participation.Refused, match="in the order given"):
-        participation.session_start(participant=participant, assignment=second, client_event_id=cid())
+    with pytest.raises(Refused, match="in the order given"):
+        session_start(participant=participant, assignment=second, client_event_id=cid())
 
 
 @pytest.mark.parametrize("grade", [4, -1, 9, "2", True, None])
 def test_a_grade_outside_the_scale_is_refused(participant, session, grade):
-    q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    with pytest.raises(participation.Refused, match="A grade is one of 0, 1, 2, 3"):
-        participation.judgment_record(
+    q = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    with pytest.raises(Refused, match="A grade is one of 0, 1, 2, 3"):
+        judgment_record(
             participant=participant,
             session=session,
             doc=q["results"][0]["doc"],
@@ -124,33 +126,31 @@ def test_a_grade_outside_the_scale_is_refused(participant, session, grade):
 
 
 def test_a_document_never_shown_cannot_be_opened_or_judged(participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
     unseen = "40"  # does not mention "wing": never in the results
-    with pytest.raises(participation.Refused, match="not shown"):
-        participation.document_view_log(
+    with pytest.raises(Refused, match="not shown"):
+        document_view_log(
             participant=participant, session=session, action="open", doc=unseen, client_event_id=cid()
         )
-    with pytest.raises(participation.Refused, match="not shown"):
-        participation.judgment_record(
-            participant=participant, session=session, doc=unseen, grade=2, client_event_id=cid()
-        )
+    with pytest.raises(Refused, match="not shown"):
+        judgment_record(participant=participant, session=session, doc=unseen, grade=2, client_event_id=cid())
 
 
 def test_a_scan_mark_on_a_rank_not_shown_is_refused(participant, session):
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    with pytest.raises(participation.Refused, match="Mark a result that was shown"):
-        participation.scan_mark_record(
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    with pytest.raises(Refused, match="Mark a result that was shown"):
+        scan_mark_record(
             participant=participant, session=session, query_position=1, rank=11, client_event_id=cid()
         )
 
 
 def test_a_withdrawn_participant_can_do_nothing_more(participant, session):
-    participation.participant_withdraw(participant=participant)
+    participant_withdraw(participant=participant)
     participant.refresh_from_db()
     session.refresh_from_db()
-    with pytest.raises(participation.Refused, match="withdrawn"):
-        participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    acks = participation.events_ingest(
+    with pytest.raises(Refused, match="withdrawn"):
+        query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    acks = events_ingest(
         participant=participant,
         events=[{"id": "after", "type": "query", "session": session.pk, "data": {"text": "wing"}}],
     )
@@ -159,14 +159,14 @@ def test_a_withdrawn_participant_can_do_nothing_more(participant, session):
 
 
 def test_the_search_needs_the_questionnaire_first(participant):
-    participation.consent_record(participant=participant, consent_version="1", client_event_id=cid())
+    consent_record(participant=participant, consent_version="1", client_event_id=cid())
     first = participant.assignments.get(position=1)
-    with pytest.raises(participation.Refused, match="questionnaire first"):
-        participation.session_start(participant=participant, assignment=first, client_event_id=cid())
+    with pytest.raises(Refused, match="questionnaire first"):
+        session_start(participant=participant, assignment=first, client_event_id=cid())
 
 
 def test_a_malformed_event_is_answered_not_stored(participant, session):
-    acks = participation.events_ingest(
+    acks = events_ingest(
         participant=participant,
         events=[
             {"type": "query"},

@@ -1,24 +1,21 @@
 """A re-sent action (same client event id) answers what the first one produced and changes nothing."""
 
 from studies.models import Event, JudgmentChange, Query, ShownResult
-from studies.participation import search_costs
-from studies.participation import steps as participation
+from studies.participation.events import search_costs
+from studies.participation.way.form_steps import consent_record, questionnaire_save
+from studies.participation.way.steps import events_ingest, query_log
 from studies.search import systems as search_systems
 
 from .conftest import cid
 
 
 def test_a_resent_query_returns_the_stored_results_without_searching_again(participant, session, monkeypatch):
-    first = participation.query_log(
-        participant=participant, session=session, text="wing", client_event_id="q-1"
-    )
+    first = query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
     calls = []
     monkeypatch.setattr(
         search_costs, "system_search", lambda **kw: calls.append(kw) or search_systems.system_search(**kw)
     )
-    again = participation.query_log(
-        participant=participant, session=session, text="wing", client_event_id="q-1"
-    )
+    again = query_log(participant=participant, session=session, text="wing", client_event_id="q-1")
     assert again == first and calls == []
     assert Query.objects.count() == 1 and ShownResult.objects.count() == 10
     assert Event.objects.filter(client_event_id="q-1").count() == 1
@@ -42,7 +39,7 @@ def test_a_resent_batch_stores_each_event_once_and_acknowledges_it_the_same_way(
             "data": {"query_event": "e1", "rank": 12},
         },
     ]
-    first = participation.events_ingest(participant=participant, events=batch)
+    first = events_ingest(participant=participant, events=batch)
     doc = first[0]["results"][0]["doc"]
     batch += [
         {
@@ -54,9 +51,9 @@ def test_a_resent_batch_stores_each_event_once_and_acknowledges_it_the_same_way(
         },
         {"id": "e5", "seq": 5, "type": "judgment", "session": session.pk, "data": {"doc": doc, "grade": 2}},
     ]
-    second = participation.events_ingest(participant=participant, events=batch)
+    second = events_ingest(participant=participant, events=batch)
     assert second[:3] == first
-    third = participation.events_ingest(participant=participant, events=batch)
+    third = events_ingest(participant=participant, events=batch)
     assert third == second
     assert Event.objects.filter(participant=participant, session=session).count() == 6  # with session_start
     assert sorted(Event.objects.exclude(sequence=None).values_list("sequence", flat=True)) == [1, 2, 3, 4, 5]
@@ -67,21 +64,21 @@ def test_a_resent_batch_stores_each_event_once_and_acknowledges_it_the_same_way(
 
 def test_a_resent_refusal_is_refused_the_same_way(participant, session):
     event = {"id": "bad-grade", "type": "judgment", "session": session.pk, "data": {"doc": "1", "grade": 2}}
-    first = participation.events_ingest(participant=participant, events=[event])
+    first = events_ingest(participant=participant, events=[event])
     assert first[0]["ok"] is False and "not shown" in first[0]["refused"]
-    assert participation.events_ingest(participant=participant, events=[event]) == first
+    assert events_ingest(participant=participant, events=[event]) == first
     assert Event.objects.filter(client_event_id="bad-grade").count() == 1
 
 
 def test_a_resent_form_is_stored_once(participant):
     for _ in range(2):
-        participation.consent_record(participant=participant, consent_version="1", client_event_id="same")
+        consent_record(participant=participant, consent_version="1", client_event_id="same")
     assert Event.objects.filter(participant=participant).count() == 1
-    participation.questionnaire_save(
+    questionnaire_save(
         participant=participant,
         client_event_id="qq",
         answers={"search_engine_years": 1, "domain_years": 1, "search_skill": 1},
     )
-    participation.questionnaire_save(participant=participant, client_event_id="qq", answers={})
+    questionnaire_save(participant=participant, client_event_id="qq", answers={})
     assert Event.objects.filter(participant=participant, type="questionnaire").count() == 1
     assert cid() != cid()

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, connections
 
 from studies.models import Event, Judgment, JudgmentChange, Query, ShownResult
-from studies.participation import steps as participation
+from studies.participation.way.steps import events_ingest
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -26,7 +26,7 @@ def _at_once(participant, batch):
     def send(slot):
         try:
             barrier.wait(timeout=10)
-            answers[slot] = participation.events_ingest(participant=participant, events=batch)
+            answers[slot] = events_ingest(participant=participant, events=batch)
         except Exception as exc:  # noqa: BLE001 (reported by the test below)
             errors.append(exc)
         finally:
@@ -42,7 +42,7 @@ def _at_once(participant, batch):
 
 
 def test_a_batch_sent_twice_at_once_is_stored_once_and_answered_alike(participant, session):
-    first = participation.events_ingest(
+    first = events_ingest(
         participant=participant,
         events=[{"id": "q0", "type": "query", "session": session.pk, "data": {"text": "wing"}}],
     )

@@ -6,8 +6,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from studies.errors import Refused
 from studies.models import Event, SearchSession
-from studies.participation import steps as participation
+from studies.participation.way.steps import query_log, session_end
 
 from .conftest import cid
 
@@ -27,7 +28,7 @@ def test_the_search_page_carries_the_deadline(client, timed, session):
 
 
 def test_the_client_ends_the_session_as_timed_out(timed, session):
-    participation.session_end(participant=timed, session=session, reason="timed_out", client_event_id=cid())
+    session_end(participant=timed, session=session, reason="timed_out", client_event_id=cid())
     session.refresh_from_db()
     assert session.end_reason == "timed_out"
 
@@ -47,12 +48,10 @@ def test_the_server_ends_an_overdue_session_when_the_link_is_reopened(client, ti
 def test_an_action_after_the_deadline_is_refused(timed, session):
     SearchSession.objects.filter(pk=session.pk).update(started_at=timezone.now() - timedelta(minutes=10))
     session.refresh_from_db()
-    with pytest.raises(participation.Refused, match="finished"):
-        participation.query_log(participant=timed, session=session, text="wing", client_event_id=cid())
+    with pytest.raises(Refused, match="finished"):
+        query_log(participant=timed, session=session, text="wing", client_event_id=cid())
 
 
 def test_without_a_time_limit_timed_out_is_refused(participant, session):
-    with pytest.raises(participation.Refused, match="no time limit"):
-        participation.session_end(
-            participant=participant, session=session, reason="timed_out", client_event_id=cid()
-        )
+    with pytest.raises(Refused, match="no time limit"):
+        session_end(participant=participant, session=session, reason="timed_out", client_event_id=cid())

@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from studies.models import Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
-from studies.participation.clock import ClockRefused, Sample, is_better, sample_read
+from studies.participation.events.clock import ClockRefused, Sample, is_better, sample_read
 
 pytestmark = pytest.mark.django_db
 
@@ -237,16 +237,17 @@ def test_a_clock_that_cannot_be_a_sample_refuses_nothing_else(participant, sessi
 
 
 def test_a_later_session_starts_from_the_participants_estimate(participant, session):
-    from studies.participation import steps
+    from studies.participation.way.form_steps import post_task_save, session_start
+    from studies.participation.way.steps import session_end
 
     SearchSession.objects.filter(pk=session.pk).update(clock_offset_ms=-300_000.0, clock_delay_ms=12.0)
-    steps.session_end(participant=participant, session=session, reason="gave_up", client_event_id="end-1")
-    steps.post_task_save(
+    session_end(participant=participant, session=session, reason="gave_up", client_event_id="end-1")
+    post_task_save(
         participant=participant, session=session, answers={"search_went_well": 3}, client_event_id="post-1"
     )
     second = participant.assignments.order_by("position")[1]
     client_time = timezone.now() + timedelta(minutes=5)  # this clock is five minutes fast
-    later = steps.session_start(
+    later = session_start(
         participant=participant, assignment=second, client_event_id="start-2", client_time=iso(client_time)
     )
     assert later.clock_offset_ms == -300_000.0 and later.clock_delay_ms == 12.0

@@ -2,14 +2,15 @@
 audit entry that holds none of the deleted data."""
 
 from studies.models import AuditEntry, Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import post_task_save, session_start
+from studies.participation.way.steps import judgment_record, participant_withdraw, query_log, session_end
 
 from .conftest import cid, start
 
 
 def work(participant, session):
-    q = participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
-    participation.judgment_record(
+    q = query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    judgment_record(
         participant=participant, session=session, doc=q["results"][0]["doc"], grade=3, client_event_id=cid()
     )
 
@@ -46,21 +47,17 @@ def test_withdrawing_by_link_deletes_the_data_and_leaves_an_audit_entry(
 
 
 def test_withdrawing_twice_leaves_one_audit_entry(participant, session):
-    participation.participant_withdraw(participant=participant)
-    assert participation.participant_withdraw(participant=participant) is None
+    participant_withdraw(participant=participant)
+    assert participant_withdraw(participant=participant) is None
     assert AuditEntry.objects.filter(action="participant_withdrawn").count() == 1
     assert AuditEntry.objects.filter(action="participant_state", detail__to="withdrawn").count() == 1
 
 
 def test_the_closing_page_has_the_withdraw_button(client, participant, session):
     for assignment in participant.assignments.order_by("position"):
-        current = participation.session_start(
-            participant=participant, assignment=assignment, client_event_id=cid()
-        )
-        participation.session_end(
-            participant=participant, session=current, reason="satisfied", client_event_id=cid()
-        )
-        participation.post_task_save(
+        current = session_start(participant=participant, assignment=assignment, client_event_id=cid())
+        session_end(participant=participant, session=current, reason="satisfied", client_event_id=cid())
+        post_task_save(
             participant=participant, session=current, answers={"search_went_well": 5}, client_event_id=cid()
         )
     page = client.get(f"/p/{participant.access_token}/").content.decode()

@@ -11,7 +11,7 @@ from scoring.models import PowerPlan, SessionScore
 from scoring.planning import services
 from scoring.planning.simulate import studies_services
 from studies.models import Participant, SearchSession, Study
-from studies.participation.searchers import Strategy, participants_simulate_with
+from studies.simulation.searchers import Strategy, participants_simulate_with
 
 from .conftest import reference_of
 

@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from scoring.lib import searcher_model
-from studies.participation import calibration, simulation
+from studies.simulation import calibration
+from studies.simulation import participants as simulation
 from tests.conftest import _shared_data_or_skip
 
 

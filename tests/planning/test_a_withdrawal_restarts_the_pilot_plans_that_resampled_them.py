@@ -8,7 +8,7 @@ import pytest
 from scoring.models import PowerChunk, PowerPlan
 from scoring.planning import services, simulate
 from studies.models import AuditEntry
-from studies.participation.steps import participant_withdraw
+from studies.participation.way.steps import participant_withdraw
 
 pytestmark = pytest.mark.django_db
 

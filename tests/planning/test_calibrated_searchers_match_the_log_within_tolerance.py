@@ -1,4 +1,4 @@
-"""The committed calibration (studies/participation/searcher_calibration.json) holds: the log's figures are
+"""The committed calibration (studies/simulation/searcher_calibration.json) holds: the log's figures are
 the TREC 2012 Session Track log's as it is, and the searchers with the committed parameters, replayed on the
 log's result lists with the committed seed, give the committed figures, within the stated tolerance of the
 log's."""
@@ -14,7 +14,7 @@ from studies.interchange.session_track.behaviour import (
     logged_sessions,
 )
 from studies.interchange.session_track.reader import read_log_file
-from studies.participation.calibration import calibration_sentence, searcher_calibration
+from studies.simulation.calibration import calibration_sentence, searcher_calibration
 
 
 def test_the_committed_figures_are_within_the_tolerance_of_the_log_s():

@@ -1,4 +1,4 @@
-"""Each strategy of the simulated searchers (studies/participation/searchers.py) on its own: query generation,
+"""Each strategy of the simulated searchers (studies/simulation/searchers.py) on its own: query generation,
 the stopping rules, the judging noise calibrated to a
 target agreement, and the refusals naming the parameter."""
 
@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from studies.participation import searchers
-from studies.participation.searchers import Costs, Strategy, StrategyError
+from studies.simulation import searchers
+from studies.simulation.searchers import Costs, Strategy, StrategyError
 
 
 def test_scenario_terms_are_ranked_by_frequency_with_the_title_counted_twice():

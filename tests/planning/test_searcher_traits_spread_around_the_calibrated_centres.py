@@ -9,7 +9,7 @@ import pytest
 
 from scoring.lib import searcher_model
 from scoring.lib.searcher_model import SearcherParameters, traits_draw
-from studies.participation.calibration import searcher_parameters
+from studies.simulation.calibration import searcher_parameters
 
 
 def test_the_traits_average_to_the_committed_centres():

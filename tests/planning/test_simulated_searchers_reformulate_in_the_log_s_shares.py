@@ -1,4 +1,4 @@
-"""The demo's searcher (studies/participation/simulation.py) changes its queries as the log's searchers did:
+"""The demo's searcher (studies/simulation/participants.py) changes its queries as the log's searchers did:
 adding, swapping, dropping words or starting anew in the calibrated shares, and taking a new word from the
 titles and snippets it read as often as the log's searchers took theirs from what they were shown."""
 
@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from studies.participation.calibration import searcher_parameters
-from studies.participation.simulation import SimulatedParticipant
+from studies.simulation.calibration import searcher_parameters
+from studies.simulation.participants import SimulatedParticipant
 
 SCENARIO = ["wing", "flutter", "swept", "transonic", "damping", "boundaries"]
 READ = Counter({"aeroelastic": 5, "divergence": 4, "flutter": 3})

@@ -6,7 +6,7 @@ minutes ahead, and drew writing times apart from the seconds the query took."""
 import pytest
 
 from studies.models import AttentionSpan, SearchSession
-from studies.participation.simulation import participants_simulate
+from studies.simulation.participants import participants_simulate
 
 from .conftest import reference_of
 

@@ -9,7 +9,7 @@ from django.db.models import Max, Min
 
 from scoring.planning.simulate import studies_services
 from studies.models import Event, Judgment, Query, SearchSession
-from studies.participation.searchers import (
+from studies.simulation.searchers import (
     Costs,
     Strategy,
     document_terms,

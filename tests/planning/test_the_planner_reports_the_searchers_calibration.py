@@ -8,8 +8,8 @@ from django.urls import reverse
 from scoring.lib.session_log_stats import behaviour_statistics
 from scoring.planning.simulate import studies_services
 from studies.models import Event, Query, SearchSession
-from studies.participation.calibration import calibration_sentence, study_logged_sessions
-from studies.participation.simulation import participants_simulate
+from studies.simulation.calibration import calibration_sentence, study_logged_sessions
+from studies.simulation.participants import participants_simulate
 
 from .conftest import reference_of
 

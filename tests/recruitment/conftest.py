@@ -6,9 +6,13 @@ from collections import Counter
 
 import pytest
 
+from studies.design.rows import plan_row_of
 from studies.models import Recruitment
-from studies.participation import recruitment
-from studies.participation import steps as participation
+from studies.participation.recruitment.join import participant_join
+from studies.participation.recruitment.panels import PanelIds
+from studies.participation.recruitment.states import FREEING
+from studies.participation.way.form_steps import post_task_save, session_start
+from studies.participation.way.steps import session_end
 from tests.participation.conftest import (  # noqa: F401  (fixtures)
     cid,
     index_root,
@@ -35,22 +39,16 @@ def panel_study(running_study):  # noqa: F811  (the imported fixture)
 
 
 def join(study, pid=None):
-    return recruitment.participant_join(
-        study=study, ids=recruitment.PanelIds(pid or prolific_pid(), "S", "X")
-    )
+    return participant_join(study=study, ids=PanelIds(pid or prolific_pid(), "S", "X"))
 
 
 def finish(person):
     """Work every scenario to the end and answer its questions: the person completes."""
     ready(person)
     for assignment in person.assignments.order_by("position"):
-        session = participation.session_start(
-            participant=person, assignment=assignment, client_event_id=cid()
-        )
-        participation.session_end(
-            participant=person, session=session, reason="satisfied", client_event_id=cid()
-        )
-        participation.post_task_save(
+        session = session_start(participant=person, assignment=assignment, client_event_id=cid())
+        session_end(participant=person, session=session, reason="satisfied", client_event_id=cid())
+        post_task_save(
             participant=person, session=session, client_event_id=cid(), answers={"search_went_well": 4}
         )
     return person
@@ -66,12 +64,12 @@ def assert_balanced_with_rows_reissued_once(study, *, arrivals: int, dropouts: i
     assert states["completed"] == arrivals - dropouts
     assert states["timed_out"] + states["returned"] == dropouts and states["withdrawn"] == 2
     # Every freed row re-issued exactly once (the database allows at most once; here, at least once too).
-    freed = {p.pk for p in everyone if p.state in recruitment.FREEING}
+    freed = {p.pk for p in everyone if p.state in FREEING}
     reissued = Counter(p.reissue_of_id for p in everyone if p.reissue_of_id is not None)
     assert set(reissued) == freed and set(reissued.values()) == {1}
     # The completed rows are exactly the plan's first rows, each once: the balance of a plan prefix.
     completed = [p for p in everyone if p.state == "completed"]
-    assert sorted(recruitment.plan_row_of(p) for p in completed) == list(range(len(completed)))
+    assert sorted(plan_row_of(p) for p in completed) == list(range(len(completed)))
     by_system, by_position = Counter(), Counter()
     for person in completed:
         for assignment in person.assignments.filter(session__ended_at__isnull=False):

@@ -10,9 +10,11 @@ import pytest
 from django.utils import timezone
 
 from studies.models import Participant, Recruitment, SearchSession
-from studies.participation import recruitment
-from studies.participation import steps as participation
-from studies.participation.simulation import SimulatedParticipant
+from studies.participation.recruitment.panel_status import panel_status_record
+from studies.participation.recruitment.sweep import study_sweep
+from studies.participation.way.form_steps import session_start
+from studies.participation.way.steps import participant_withdraw, query_log
+from studies.simulation.participants import SimulatedParticipant
 
 from .conftest import assert_balanced_with_rows_reissued_once, cid, prolific_pid, ready
 
@@ -37,7 +39,7 @@ def test_sixty_arrivals_with_thirty_percent_attrition(client, panel_study):
     rng = random.Random(17)
     # The two researcher-enrolled participants never came: withdrawn, their rows are free from the start.
     for enrolled in panel_study.participants.all():
-        participation.participant_withdraw(participant=enrolled)
+        participant_withdraw(participant=enrolled)
     token = Recruitment.objects.get(study=panel_study).public_token
     reference = {
         s.topic_id: {str(d): (3 if d <= 5 else 1 if d <= 15 else 0) for d in range(1, 41)}
@@ -55,7 +57,7 @@ def test_sixty_arrivals_with_thirty_percent_attrition(client, panel_study):
         for when, participant in [d for d in due if d[0] <= arrival]:
             age(participant)
             due.remove((when, participant))
-        recruitment.study_sweep(study=panel_study)
+        study_sweep(study=panel_study)
         response = client.get(f"/join/{token}/", {"PROLIFIC_PID": prolific_pid()})
         assert response.status_code == 302
         participant = Participant.objects.get(access_token=response.url.split("/")[2])
@@ -64,21 +66,17 @@ def test_sixty_arrivals_with_thirty_percent_attrition(client, panel_study):
             SimulatedParticipant(participant, reference, random.Random(arrival)).run()
         elif kind == "return":
             ready(participant)
-            recruitment.panel_status_record(
+            panel_status_record(
                 study=panel_study, key=f"n{arrival}", panel_id=participant.panel_id, status="returned"
             )
         else:
             if kind == "abandon":
                 ready(participant)
                 first = participant.assignments.order_by("position").first()
-                session = participation.session_start(
-                    participant=participant, assignment=first, client_event_id=cid()
-                )
-                participation.query_log(
-                    participant=participant, session=session, text="wing", client_event_id=cid()
-                )
+                session = session_start(participant=participant, assignment=first, client_event_id=cid())
+                query_log(participant=participant, session=session, text="wing", client_event_id=cid())
             due.append((arrival + LIMIT_IN_ARRIVALS, participant))
     assert not due
-    recruitment.study_sweep(study=panel_study)
+    study_sweep(study=panel_study)
 
     assert_balanced_with_rows_reissued_once(panel_study, arrivals=ARRIVALS, dropouts=DROPOUTS)

@@ -5,7 +5,9 @@ import pytest
 
 from studies.interchange.tidy_csv import TABLES, study_tables
 from studies.models import Event, SearchSession
-from studies.participation import recruitment
+from studies.participation.recruitment.panel_status import panel_status_record
+from studies.participation.recruitment.states import participant_state_set
+from studies.participation.recruitment.sweep import study_sweep
 
 from .conftest import join, start
 
@@ -20,7 +22,7 @@ def open_session_of_a_joined(study):
 @pytest.mark.parametrize("status", ["returned", "timed_out", "rejected"])
 def test_the_panel_s_status_ends_the_open_session(panel_study, status):
     person, session = open_session_of_a_joined(panel_study)
-    recruitment.panel_status_record(study=panel_study, key="n1", panel_id=person.panel_id, status=status)
+    panel_status_record(study=panel_study, key="n1", panel_id=person.panel_id, status=status)
     session.refresh_from_db()
     assert session.ended_at is not None and session.end_reason == "left"
     end = Event.objects.get(session=session, type="session_end")
@@ -29,16 +31,16 @@ def test_the_panel_s_status_ends_the_open_session(panel_study, status):
 
 def test_the_sweep_ends_the_open_session_of_one_who_left(panel_study):
     person, session = open_session_of_a_joined(panel_study)
-    recruitment.participant_state_set(participant=person, state="returned", reason="panel: returned")
+    participant_state_set(participant=person, state="returned", reason="panel: returned")
     assert SearchSession.objects.get(pk=session.pk).ended_at is None
-    assert recruitment.study_sweep(study=panel_study).sessions_ended == 1
+    assert study_sweep(study=panel_study).sessions_ended == 1
     assert SearchSession.objects.get(pk=session.pk).end_reason == "left"
-    assert recruitment.study_sweep(study=panel_study).sessions_ended == 0  # idempotent
+    assert study_sweep(study=panel_study).sessions_ended == 0  # idempotent
 
 
 def test_the_tidy_export_shows_the_end_reason(panel_study):
     person, session = open_session_of_a_joined(panel_study)
-    recruitment.panel_status_record(study=panel_study, key="n1", panel_id=person.panel_id, status="returned")
+    panel_status_record(study=panel_study, key="n1", panel_id=person.panel_id, status="returned")
     rows = study_tables(study=panel_study)["sessions"]
     column = TABLES["sessions"].index("end_reason")
     assert [row[column] for row in rows[1:] if "left" in row] == ["left"]

@@ -4,7 +4,7 @@ the same transaction as the withdrawal, and the next arrival takes the row witho
 import pytest
 
 from studies.models import AuditEntry, Participant
-from studies.participation import steps as participation
+from studies.participation.way.steps import participant_withdraw
 from tests.interchange.api_helpers import client_for
 
 from .conftest import join, ready
@@ -25,7 +25,7 @@ def test_the_api_s_withdrawal_frees_the_row_for_the_next_arrival(alice, panel_st
 
 def test_the_participant_s_own_withdrawal_frees_it_at_once_too(panel_study):
     left = join(panel_study).participant
-    participation.participant_withdraw(participant=left)
+    participant_withdraw(participant=left)
     assert Participant.objects.get(pk=left.pk).state == "withdrawn"
     assert join(panel_study).reissued_from == left.pk
 
@@ -38,6 +38,6 @@ def test_a_withdrawal_rolled_back_leaves_the_state_as_it_was(panel_study, monkey
 
     monkeypatch.setattr(AuditEntry.objects, "create", audit_fails)
     with pytest.raises(RuntimeError):
-        participation.participant_withdraw(participant=left)
+        participant_withdraw(participant=left)
     left.refresh_from_db()
     assert (left.state, left.withdrawn_at) == ("started", None)

@@ -10,7 +10,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from studies.models import AuditEntry, Participant, ParticipantState, Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.effort import participant_flags
+from studies.participation.recruitment.panels import recruitment_update
 
 from .conftest import prolific_pid
 
@@ -135,7 +136,7 @@ def honest(api, study) -> dict:
 
 
 def rules(study, preset: str = "standard", outcome: str = "failed"):
-    recruitment.recruitment_update(study=study, effort_preset=preset, effort_outcome=outcome)
+    recruitment_update(study=study, effort_preset=preset, effort_outcome=outcome)
     return Recruitment.objects.get(study=study)
 
 
@@ -177,7 +178,7 @@ def test_an_honest_participant_meeting_the_strictest_rules_gets_the_completed_co
     }
     stored = Participant.objects.get(pk=participant.pk)
     assert stored.state == ParticipantState.COMPLETED and not stored.state_reason
-    flags = recruitment.participant_flags(stored)
+    flags = participant_flags(stored)
     assert not [f for f in flags if f.code in ("below_rules", "no_queries", "speeder", "machine_regular")]
 
 

@@ -13,7 +13,9 @@ from django.utils import timezone
 
 from studies.design import services
 from studies.models import AuditEntry, Participant
-from studies.participation import recruitment
+from studies.participation.recruitment.join import Joined, participant_join
+from studies.participation.recruitment.panels import PanelIds
+from studies.participation.recruitment.states import participant_state_set
 
 from .conftest import join, prolific_pid
 
@@ -35,9 +37,9 @@ def _at_once(study, pids, enrol=0):
             barrier.wait(timeout=10)
             if pid is None:
                 enrolled = services.participants_enrol(study=study, count=enrol)
-                joined.extend(recruitment.Joined(p, True, p.reissue_of_id) for p in enrolled)
+                joined.extend(Joined(p, True, p.reissue_of_id) for p in enrolled)
             else:
-                joined.append(recruitment.participant_join(study=study, ids=recruitment.PanelIds(pid)))
+                joined.append(participant_join(study=study, ids=PanelIds(pid)))
         except Exception as exc:  # noqa: BLE001 (reported below)
             errors.append(exc)
         finally:
@@ -55,7 +57,7 @@ def _at_once(study, pids, enrol=0):
 def test_eight_arrivals_at_once_share_two_freed_rows_and_six_fresh_ones(panel_study):
     left = [join(panel_study).participant for _ in range(2)]  # rows 2 and 3
     for participant in left:
-        recruitment.participant_state_set(participant=participant, state="returned", reason="panel")
+        participant_state_set(participant=participant, state="returned", reason="panel")
     joined = _at_once(panel_study, [prolific_pid() for _ in range(8)])
     rows = Counter(j.participant.plan_row for j in joined)
     assert rows == Counter([2, 3, 4, 5, 6, 7, 8, 9])
@@ -65,7 +67,7 @@ def test_eight_arrivals_at_once_share_two_freed_rows_and_six_fresh_ones(panel_st
 def test_an_enrolment_among_arrivals_at_once_shares_the_freed_and_fresh_rows(panel_study):
     left = [join(panel_study).participant for _ in range(3)]  # rows 2, 3 and 4
     for participant in left:
-        recruitment.participant_state_set(participant=participant, state="returned", reason="panel")
+        participant_state_set(participant=participant, state="returned", reason="panel")
     joined = _at_once(panel_study, [prolific_pid() for _ in range(4)], enrol=4)
     rows = Counter(j.participant.plan_row for j in joined)
     assert rows == Counter([2, 3, 4, 5, 6, 7, 8, 9])

@@ -5,10 +5,13 @@ failed-checks (or screened-out) code."""
 
 import pytest
 
-from studies.errors import RecruitmentError
+from studies.design.rows import state_of
+from studies.errors import RecruitmentError, Refused
 from studies.models import Event, Participant, Recruitment
-from studies.participation import recruitment
-from studies.participation import steps as participation
+from studies.participation.recruitment.completion import completion_of
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.way.check_answers import check_answer_record
+from studies.participation.way.form_steps import session_start
 
 from .conftest import cid, join, ready
 
@@ -41,13 +44,13 @@ CHECKS = [
 
 @pytest.fixture
 def checked(panel_study):
-    recruitment.recruitment_update(study=panel_study, checks={"preset": "prolific", "items": CHECKS})
+    recruitment_update(study=panel_study, checks={"preset": "prolific", "items": CHECKS})
     participant = join(panel_study).participant
     return ready(participant)
 
 
 def answer(participant, name, value):
-    return recruitment.check_answer_record(
+    return check_answer_record(
         participant=Participant.objects.get(pk=participant.pk), name=name, answer=value, client_event_id=cid()
     )
 
@@ -56,8 +59,8 @@ def test_the_checks_come_before_the_first_scenario(client, checked):
     html = client.get(f"/p/{checked.access_token}/").content.decode()
     assert 'id="check-form"' in html and "Choose Blue." in html
     first = checked.assignments.order_by("position").first()
-    with pytest.raises(participation.Refused, match="questions before the tasks"):
-        participation.session_start(participant=checked, assignment=first, client_event_id=cid())
+    with pytest.raises(Refused, match="questions before the tasks"):
+        session_start(participant=checked, assignment=first, client_event_id=cid())
 
 
 def test_passing_every_check_leads_to_the_tasks(client, checked):
@@ -73,7 +76,7 @@ def test_passing_every_check_leads_to_the_tasks(client, checked):
 def test_one_failed_attention_check_is_recorded_with_its_reason_and_the_study_goes_on(checked):
     ack = answer(checked, "attention_1", "Red")
     assert not ack["passed"] and ack["reason"] == "attention check attention_1: answered 'Red'"
-    assert recruitment.state_of(Participant.objects.get(pk=checked.pk)) == "started"
+    assert state_of(Participant.objects.get(pk=checked.pk)) == "started"
 
 
 def test_two_failed_attention_checks_screen_out_with_the_failed_checks_code(client, checked):
@@ -85,7 +88,7 @@ def test_two_failed_attention_checks_screen_out_with_the_failed_checks_code(clie
     assert participant.state == "screened_out" and participant.state_reason.startswith(
         "failed checks: 2 attention"
     )
-    completion = recruitment.completion_of(participant)
+    completion = completion_of(participant)
     assert completion.kind == "failed_checks"
     assert completion.code == Recruitment.objects.get(study=participant.study).code_failed_checks
     html = client.get(f"/p/{participant.access_token}/").content.decode()
@@ -103,21 +106,21 @@ def test_a_comprehension_check_failed_twice_screens_out_with_the_screened_out_co
     answer(checked, "understood", "People")
     assert answer(checked, "understood", "People")["screened_out"]
     participant = Participant.objects.get(pk=checked.pk)
-    assert recruitment.completion_of(participant).kind == "screened_out"
+    assert completion_of(participant).kind == "screened_out"
 
 
 def test_a_screened_out_participant_s_row_is_freed(checked):
-    recruitment.recruitment_update(study=checked.study, checks={"preset": "strict", "items": CHECKS})
+    recruitment_update(study=checked.study, checks={"preset": "strict", "items": CHECKS})
     answer(checked, "attention_1", "Red")
     assert join(checked.study).participant.plan_row == checked.plan_row
 
 
 def test_a_re_sent_answer_returns_the_first_outcome(checked):
     event_id = cid()
-    first = recruitment.check_answer_record(
+    first = check_answer_record(
         participant=checked, name="attention_1", answer="Red", client_event_id=event_id
     )
-    again = recruitment.check_answer_record(
+    again = check_answer_record(
         participant=checked, name="attention_1", answer="Blue", client_event_id=event_id
     )
     assert first == again and Event.objects.filter(participant=checked, type="check").count() == 1
@@ -125,7 +128,7 @@ def test_a_re_sent_answer_returns_the_first_outcome(checked):
 
 def test_an_unknown_or_answered_check_is_refused(client, checked):
     answer(checked, "attention_1", "Blue")
-    with pytest.raises(participation.Refused):
+    with pytest.raises(Refused):
         answer(checked, "attention_1", "Blue")
     response = client.post(
         f"/p/{checked.access_token}/check/", {"check": "<x>", "answer": "\x00", "client_event_id": cid()}
@@ -149,7 +152,7 @@ def test_an_unknown_or_answered_check_is_refused(client, checked):
 )
 def test_a_malformed_check_setting_is_refused_with_its_item(panel_study, checks, message):
     with pytest.raises(RecruitmentError, match=message):
-        recruitment.recruitment_update(study=panel_study, checks=checks)
+        recruitment_update(study=panel_study, checks=checks)
 
 
 def test_the_researcher_sets_checks_on_the_page(client, alice, panel_study):

@@ -8,7 +8,10 @@ import pytest
 from django.db import connection, connections
 
 from studies.models import CompletionCode
-from studies.participation import recruitment
+from studies.participation.recruitment.codes import completion_pool_add
+from studies.participation.recruitment.completion import completion_of
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.recruitment.states import participant_visit
 
 from .conftest import finish, join
 
@@ -22,19 +25,19 @@ pytestmark = [
 
 
 def test_six_completers_at_once_share_four_pool_codes(panel_study):
-    recruitment.recruitment_update(study=panel_study, panel="generic", code_mode="pool")
-    recruitment.completion_pool_add(study=panel_study, text="P1\nP2\nP3\nP4")
+    recruitment_update(study=panel_study, panel="generic", code_mode="pool")
+    completion_pool_add(study=panel_study, text="P1\nP2\nP3\nP4")
     people = []
     for n in range(6):
         person = finish(join(panel_study, f"w-{n}").participant)
-        recruitment.participant_visit(participant=person)
+        participant_visit(participant=person)
         people.append(person)
     barrier, codes, errors = threading.Barrier(len(people)), [], []
 
     def ask(person):
         try:
             barrier.wait(timeout=10)
-            codes.append(recruitment.completion_of(person).code)
+            codes.append(completion_of(person).code)
         except Exception as exc:  # noqa: BLE001 (reported below)
             errors.append(exc)
         finally:

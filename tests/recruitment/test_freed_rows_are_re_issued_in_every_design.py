@@ -10,7 +10,9 @@ import pytest
 
 from studies.design import services
 from studies.models import Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.join import participant_join
+from studies.participation.recruitment.panels import PanelIds, recruitment_update
+from studies.participation.recruitment.states import participant_state_set
 
 pytestmark = pytest.mark.django_db
 
@@ -37,9 +39,7 @@ def linked(request, study):
 
 
 def join(study):
-    return recruitment.participant_join(
-        study=study, ids=recruitment.PanelIds(secrets.token_hex(12), "S", "X")
-    ).participant
+    return participant_join(study=study, ids=PanelIds(secrets.token_hex(12), "S", "X")).participant
 
 
 def order(participant):
@@ -50,7 +50,7 @@ def test_a_freed_row_goes_to_the_next_arrival_and_then_to_nobody_else(linked):
     arrivals = [join(linked) for _ in range(3)]
     assert [p.plan_row for p in arrivals] == [0, 1, 2]
     gone = arrivals[1]
-    recruitment.participant_state_set(participant=gone, state="returned", reason="panel")
+    participant_state_set(participant=gone, state="returned", reason="panel")
     again = join(linked)
     assert (again.plan_row, again.reissue_of_id) == (1, gone.pk)
     assert order(again) == order(gone)
@@ -59,7 +59,7 @@ def test_a_freed_row_goes_to_the_next_arrival_and_then_to_nobody_else(linked):
 
 def test_the_researcher_s_enrolment_re_issues_a_screened_out_row(linked):
     arrivals = [join(linked) for _ in range(2)]
-    recruitment.participant_state_set(participant=arrivals[0], state="screened_out", reason="check")
+    participant_state_set(participant=arrivals[0], state="screened_out", reason="check")
     first, second = services.participants_enrol(study=linked, count=2)
     assert (first.plan_row, first.reissue_of_id) == (0, arrivals[0].pk)
     assert order(first) == order(arrivals[0])
@@ -68,7 +68,7 @@ def test_the_researcher_s_enrolment_re_issues_a_screened_out_row(linked):
 
 def test_a_closed_cell_is_never_issued(linked):
     scenario = linked.scenarios.filter(practice=False).order_by("id").first()
-    recruitment.recruitment_update(study=linked, closed_cells=[[scenario.code, "A"]])
+    recruitment_update(study=linked, closed_cells=[[scenario.code, "A"]])
     arrivals = [join(linked) for _ in range(4)]
     for person in arrivals:
         assert (scenario.code, "A") not in order(person)

@@ -9,7 +9,8 @@ from studies.assessment.references import reference_version_create
 from studies.design import selectors
 from studies.design.gold import GoldPair, gold_order, gold_pairs
 from studies.design.lifecycle import preview_start
-from studies.errors import InvalidAnswers, RecruitmentError
+from studies.design.rows import state_of
+from studies.errors import InvalidAnswers, RecruitmentError, Refused
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.interchange.tidy_csv import study_tables
 from studies.models import (
@@ -21,10 +22,14 @@ from studies.models import (
     ReferenceJudgment,
     SearchSession,
 )
-from studies.participation import gold, recruitment
-from studies.participation import steps as participation
-from studies.participation.searchers import Strategy, participants_simulate_with
-from studies.participation.simulation import participants_simulate
+from studies.participation.recruitment.completion import completion_of
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.way import gold
+from studies.participation.way.check_answers import check_answer_record
+from studies.participation.way.form_steps import post_task_save, session_start
+from studies.participation.way.steps import query_log, session_end
+from studies.simulation.participants import participants_simulate
+from studies.simulation.searchers import Strategy, participants_simulate_with
 
 from .conftest import cid, join, ready
 
@@ -47,7 +52,7 @@ def publish(study, topics: dict[str, dict[str, int]], note="test"):
 @pytest.fixture
 def gold_study(panel_study):
     publish(panel_study, {str(n): JUDGED for n in range(1, 5)})
-    recruitment.recruitment_update(study=panel_study, checks={"preset": "prolific", "gold": True})
+    recruitment_update(study=panel_study, checks={"preset": "prolific", "gold": True})
     return panel_study
 
 
@@ -63,14 +68,10 @@ def fresh(participant):
 def search_done(participant, position=1, query=None):
     """The participant's search at `position`: started, (a query), ended."""
     assignment = participant.assignments.get(position=position)
-    session = participation.session_start(
-        participant=participant, assignment=assignment, client_event_id=cid()
-    )
+    session = session_start(participant=participant, assignment=assignment, client_event_id=cid())
     if query:
-        participation.query_log(participant=participant, session=session, text=query, client_event_id=cid())
-    participation.session_end(
-        participant=participant, session=session, reason="satisfied", client_event_id=cid()
-    )
+        query_log(participant=participant, session=session, text=query, client_event_id=cid())
+    session_end(participant=participant, session=session, reason="satisfied", client_event_id=cid())
     return SearchSession.objects.select_related("assignment__scenario").get(pk=session.pk)
 
 
@@ -84,7 +85,7 @@ def judge(participant, session, relevant, off_topic, event_id=None):
 
 
 def post_task(participant, session):
-    return participation.post_task_save(
+    return post_task_save(
         participant=fresh(participant),
         session=session,
         client_event_id=cid(),
@@ -137,9 +138,9 @@ def test_the_order_is_fixed_per_participant_and_differs_between_participants(gol
 def test_the_gold_step_comes_after_the_search_and_before_the_post_task_questions(client, person):
     assignment = person.assignments.get(position=1)
     assert selectors.participant_step(participant=fresh(person)).kind in ("scenario", "pre_task")
-    session = participation.session_start(participant=person, assignment=assignment, client_event_id=cid())
+    session = session_start(participant=person, assignment=assignment, client_event_id=cid())
     assert selectors.participant_step(participant=fresh(person)).kind == "search"
-    participation.session_end(participant=person, session=session, reason="gave_up", client_event_id=cid())
+    session_end(participant=person, session=session, reason="gave_up", client_event_id=cid())
     step = selectors.participant_step(participant=fresh(person))
     assert step.kind == "gold" and step.session.pk == session.pk
     assert isinstance(step.gold, GoldPair)
@@ -150,7 +151,7 @@ def test_the_gold_step_comes_after_the_search_and_before_the_post_task_questions
         assert document.title in html and f'name="grade-{doc}"' in html
     # Never says which is which.
     assert "relevant doc" not in html and "off-topic" not in html.lower()
-    with pytest.raises(participation.Refused, match="two documents of this task first"):
+    with pytest.raises(Refused, match="two documents of this task first"):
         post_task(person, SearchSession.objects.get(pk=session.pk))
     response = client.post(
         f"/p/{person.access_token}/gold/",
@@ -163,7 +164,7 @@ def test_the_gold_step_comes_after_the_search_and_before_the_post_task_questions
 
 
 def test_no_gold_step_when_the_setting_is_off(person):
-    recruitment.recruitment_update(study=person.study, checks={})
+    recruitment_update(study=person.study, checks={})
     search_done(person)
     assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
 
@@ -173,17 +174,17 @@ def test_no_gold_step_when_the_topic_lacks_a_pair(person):
     publish(person.study, {topic: {"3": 3, "5": 2}})  # a newer version: nothing judged 0 for this topic
     session = search_done(person)
     assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
-    with pytest.raises(participation.Refused, match="no further documents"):
+    with pytest.raises(Refused, match="no further documents"):
         judge(person, session, 3, 0)
 
 
 def test_a_task_already_answered_before_the_setting_was_turned_on_asks_nothing(person):
-    recruitment.recruitment_update(study=person.study, checks={})
+    recruitment_update(study=person.study, checks={})
     session = search_done(person)
     post_task(person, session)
-    recruitment.recruitment_update(study=person.study, checks={"gold": True})
+    recruitment_update(study=person.study, checks={"gold": True})
     assert selectors.participant_step(participant=fresh(person)).kind in ("scenario", "pre_task")
-    with pytest.raises(participation.Refused, match="finished"):
+    with pytest.raises(Refused, match="finished"):
         judge(person, SearchSession.objects.get(pk=session.pk), 3, 0)
 
 
@@ -198,7 +199,7 @@ def test_the_relevant_one_graded_1_or_more_and_the_off_topic_one_0_pass(person):
     assert sorted(ack["shown"]) == ["3", "9"]
     event = Event.objects.get(participant=person, type="gold")
     assert event.session_id == session.pk and event.payload["data"] == {"3": 1, "9": 0}
-    assert recruitment.state_of(fresh(person)) != "screened_out"
+    assert state_of(fresh(person)) != "screened_out"
 
 
 @pytest.mark.parametrize(
@@ -215,7 +216,7 @@ def test_a_failure_is_recorded_with_its_reason_and_the_study_goes_on(person, rel
     code = session.assignment.scenario.code
     assert not ack["passed"] and ack["reason"] == f"gold documents of scenario {code}: {reason}"
     assert "screened_out" not in ack
-    assert recruitment.state_of(fresh(person)) != "screened_out"
+    assert state_of(fresh(person)) != "screened_out"
     assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
 
 
@@ -232,12 +233,12 @@ def test_two_gold_failures_screen_out_with_the_failed_checks_code_under_prolific
     assert screened.state_reason == (
         f"failed checks: 2 attention checks failed (last: gold documents of scenario {code})"
     )
-    assert recruitment.completion_of(screened).kind == "failed_checks"
+    assert completion_of(screened).kind == "failed_checks"
     assert 'id="completion"' in client.get(f"/p/{person.access_token}/").content.decode()
 
 
 def test_one_gold_failure_screens_out_under_strict_and_frees_the_row(person):
-    recruitment.recruitment_update(study=person.study, checks={"preset": "strict", "gold": True})
+    recruitment_update(study=person.study, checks={"preset": "strict", "gold": True})
     ack = judge(person, search_done(person), 0, 0)
     assert ack["screened_out"] and fresh(person).state == "screened_out"
     assert join(person.study).participant.plan_row == person.plan_row
@@ -253,10 +254,8 @@ def test_a_failed_attention_check_and_a_gold_failure_add_up(person):
             "answer": "Blue",
         }
     ]
-    recruitment.recruitment_update(
-        study=person.study, checks={"preset": "prolific", "items": items, "gold": True}
-    )
-    assert not recruitment.check_answer_record(
+    recruitment_update(study=person.study, checks={"preset": "prolific", "items": items, "gold": True})
+    assert not check_answer_record(
         participant=fresh(person), name="att", answer="Red", client_event_id=cid()
     )["passed"]
     assert judge(person, search_done(fresh(person)), 0, 0)["screened_out"]
@@ -269,7 +268,7 @@ def test_a_replayed_answer_is_stored_once(person):
     again = judge(person, session, 0, 3, event_id)
     assert first == again and first["passed"]
     assert Event.objects.filter(participant=person, type="gold").count() == 1
-    with pytest.raises(participation.Refused, match="already judged"):
+    with pytest.raises(Refused, match="already judged"):
         judge(person, session, 3, 0)
 
 
@@ -285,7 +284,7 @@ def test_a_replayed_answer_is_stored_once(person):
 )
 def test_hostile_answers_are_refused_with_a_reason_and_store_nothing(person, grades, message):
     session = search_done(person)
-    with pytest.raises(participation.Refused, match=message):
+    with pytest.raises(Refused, match=message):
         gold.gold_answer_record(
             participant=fresh(person), session=session, grades=grades, client_event_id=cid()
         )
@@ -329,7 +328,7 @@ def test_the_page_shows_a_grade_off_the_scale_at_its_document(client, person):
 def test_another_participant_s_session_is_refused(client, gold_study, person):
     other = ready(join(gold_study).participant)
     theirs = search_done(other)
-    with pytest.raises(participation.Refused, match="not one of your search sessions"):
+    with pytest.raises(Refused, match="not one of your search sessions"):
         gold.gold_answer_record(
             participant=fresh(person), session=theirs, grades={"3": 3, "9": 0}, client_event_id=cid()
         )
@@ -398,7 +397,7 @@ def test_simulated_participants_pass_through_the_gold_step(gold_study, strategic
     else:
         participants_simulate(participants=people, reference=reference, seed=3)
     for someone in people:
-        assert recruitment.state_of(fresh(someone)) != "screened_out"
+        assert state_of(fresh(someone)) != "screened_out"
         sessions = SearchSession.objects.filter(assignment__participant=someone)
         assert sessions.count() == someone.assignments.count()
         assert all(s.post_task_answers for s in sessions)
@@ -457,7 +456,7 @@ def test_the_researcher_turns_gold_on_and_sees_pairs_and_outcomes(client, alice,
 @pytest.mark.parametrize("checks", [{"gold": "yes"}, {"gold": 1}, {"gold": True, "golden": True}])
 def test_a_malformed_gold_setting_is_refused(panel_study, checks):
     with pytest.raises(RecruitmentError, match="gold"):
-        recruitment.recruitment_update(study=panel_study, checks=checks)
+        recruitment_update(study=panel_study, checks=checks)
 
 
 def test_a_preview_shows_the_gold_step_too(alice, gold_study):

@@ -9,12 +9,13 @@ from rest_framework.test import APIClient
 
 from studies.design import selectors
 from studies.design.gold import PIN_EVENT, gold_pairs, gold_pin, gold_pinned
-from studies.errors import InvalidEvent
+from studies.errors import InvalidEvent, Refused
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.models import Event, Participant, SearchSession
-from studies.participation import gold, recruitment
-from studies.participation import steps as participation
-from studies.participation.rules import client_id_check
+from studies.participation.events.rules import client_id_check
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.way import gold
+from studies.participation.way.steps import participant_withdraw
 
 from .conftest import cid, join, ready
 from .test_gold_documents_inside_a_scenario import JUDGED, fresh, post_task, publish, search_done
@@ -29,7 +30,7 @@ SECOND = {**JUDGED, "1": 3, "8": 0}
 def person(panel_study):
     """A participant at their first task, of a study with gold documents on and version 1's pair (3, 9)."""
     publish(panel_study, {str(n): JUDGED for n in range(1, 5)})
-    recruitment.recruitment_update(study=panel_study, checks={"preset": "prolific", "gold": True})
+    recruitment_update(study=panel_study, checks={"preset": "prolific", "gold": True})
     return ready(join(panel_study).participant)
 
 
@@ -88,7 +89,7 @@ def test_the_pinned_pair_refuses_the_new_version_s_documents(person):
     session = search_done(person)
     selectors.participant_step(participant=fresh(person))
     second_version(person.study)
-    with pytest.raises(participation.Refused, match="not one of this task's two documents"):
+    with pytest.raises(Refused, match="not one of this task's two documents"):
         gold.gold_answer_record(
             participant=fresh(person), session=session, grades={"1": 2, "8": 0}, client_event_id=cid()
         )
@@ -170,10 +171,10 @@ def test_the_archive_keeps_the_pin_and_a_withdrawal_deletes_it(person, alice, tm
     assert copied.client_event_id == "server/gold-pair/1"
     # The copy's participant is still at the step (once its study turns gold documents on: the recruitment
     # settings are not in the archive), shown the pinned pair in the pinned order, not version 2's.
-    recruitment.recruitment_update(study=copy, checks={"preset": "prolific", "gold": True})
+    recruitment_update(study=copy, checks={"preset": "prolific", "gold": True})
     twin = Participant.objects.select_related("study").get(study=copy, code=person.code)
     step = selectors.participant_step(participant=twin)
     assert step.kind == "gold" and list(step.gold.order) == order and step.gold.version == 1
     assert gold_pinned(participant=twin, session=step.session).relevant.external_id == "3"
-    participation.participant_withdraw(participant=fresh(person))
+    participant_withdraw(participant=fresh(person))
     assert not Event.objects.filter(participant=person).exists()

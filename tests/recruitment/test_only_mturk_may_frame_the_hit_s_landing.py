@@ -10,7 +10,7 @@ import pytest
 from django.utils.html import escape
 
 from studies.models import AuditEntry, Participant, Recruitment
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import session_start
 from tests.participation.conftest import cid, ready
 
 from .conftest import finish
@@ -138,7 +138,7 @@ def test_every_page_of_the_study_itself_keeps_none_and_deny(client, mturk_study)
     assert 'id="consent-accept"' in consent.content.decode() and never_framed(consent)
 
     ready(participant)
-    participation.session_start(
+    session_start(
         participant=participant,
         assignment=participant.assignments.order_by("position").first(),
         client_event_id=cid(),

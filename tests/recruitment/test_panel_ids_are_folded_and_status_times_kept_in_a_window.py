@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from studies.errors import RecruitmentError
 from studies.models import PanelNotification, Participant, Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.panel_status import panel_export_import, status_time_error
 
 from .conftest import join, prolific_pid
 
@@ -104,8 +104,8 @@ def test_a_status_before_the_study_was_made_is_refused(client, panel_study):
 
 def test_the_window_ahead_follows_its_setting(panel_study, settings):
     settings.PANEL_STATUS_MAX_FUTURE_SECONDS = 600
-    assert recruitment.status_time_error(panel_study, timezone.now() + timedelta(minutes=9)) == ""
-    assert "600 s ahead" in recruitment.status_time_error(panel_study, timezone.now() + timedelta(minutes=11))
+    assert status_time_error(panel_study, timezone.now() + timedelta(minutes=9)) == ""
+    assert "600 s ahead" in status_time_error(panel_study, timezone.now() + timedelta(minutes=11))
 
 
 def test_a_9999_stored_before_the_window_no_longer_blocks(client, panel_study):
@@ -132,6 +132,6 @@ def test_an_export_row_dated_9999_refuses_the_file_naming_its_line(panel_study):
         f"s1,{joined.panel_id},APPROVED,9999-01-01 00:00:00\n"
     )
     with pytest.raises(RecruitmentError) as refused:
-        recruitment.panel_export_import(study=panel_study, text=text)
+        panel_export_import(study=panel_study, text=text)
     assert refused.value.errors[0].startswith("line 2, completed at: 9999-01-01")
     assert not PanelNotification.objects.exists()

@@ -7,10 +7,16 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studies.errors import RecruitmentError
+from studies.design.rows import state_of
+from studies.errors import RecruitmentError, Refused
 from studies.models import AuditEntry, Participant, SearchSession
-from studies.participation import recruitment
-from studies.participation import steps as participation
+from studies.participation.recruitment.states import (
+    participant_screen_out,
+    participant_state_set,
+    participant_state_sync,
+)
+from studies.participation.way.form_steps import consent_decline, consent_record
+from studies.participation.way.steps import participant_withdraw, query_log
 
 from .conftest import cid, finish, ready, start
 
@@ -18,14 +24,14 @@ pytestmark = pytest.mark.django_db
 
 
 def state(participant):
-    return recruitment.state_of(Participant.objects.get(pk=participant.pk))
+    return state_of(Participant.objects.get(pk=participant.pk))
 
 
 def test_an_enrolled_participant_is_invited_until_they_consent(client, participant):
     assert state(participant) == "invited"
     client.get(f"/p/{participant.access_token}/")
     assert state(participant) == "invited"
-    participation.consent_record(
+    consent_record(
         participant=participant, consent_version=participant.study.consent_version, client_event_id=cid()
     )
     participant.refresh_from_db()
@@ -50,13 +56,13 @@ def test_the_first_scenario_makes_them_active_and_the_last_answer_completed(clie
 def test_withdrawing_after_completing_makes_them_withdrawn(client, participant):
     finish(participant)
     client.get(f"/p/{participant.access_token}/")
-    participation.participant_withdraw(participant=participant)
+    participant_withdraw(participant=participant)
     client.get(f"/p/{participant.access_token}/")
     assert state(participant) == "withdrawn"
 
 
 def test_declining_consent_is_withdrawn_with_its_reason(client, participant):
-    participation.consent_decline(participant=participant, client_event_id=cid())
+    consent_decline(participant=participant, client_event_id=cid())
     client.get(f"/p/{participant.access_token}/")
     participant.refresh_from_db()
     assert participant.state == "withdrawn" and participant.state_reason == "declined consent"
@@ -64,34 +70,32 @@ def test_declining_consent_is_withdrawn_with_its_reason(client, participant):
 
 def test_an_ending_is_not_undone_by_the_rows(participant):
     ready(participant)
-    assert recruitment.participant_screen_out(
+    assert participant_screen_out(
         participant=participant, reason="comprehension check failed twice", failed_checks=True
     )
-    finish_attempt = recruitment.participant_state_sync(
-        participant=Participant.objects.get(pk=participant.pk)
-    )
+    finish_attempt = participant_state_sync(participant=Participant.objects.get(pk=participant.pk))
     assert finish_attempt == "screened_out"
 
 
 def test_a_screen_out_needs_a_reason(participant):
     with pytest.raises(RecruitmentError):
-        recruitment.participant_screen_out(participant=participant, reason="  ")
+        participant_screen_out(participant=participant, reason="  ")
 
 
 def test_a_state_moves_once_when_two_requests_race(participant):
     first, second = Participant.objects.get(pk=participant.pk), Participant.objects.get(pk=participant.pk)
-    assert recruitment.participant_state_set(participant=first, state="returned", reason="panel")
-    assert not recruitment.participant_state_set(participant=second, state="timed_out", reason="sweep")
+    assert participant_state_set(participant=first, state="returned", reason="panel")
+    assert not participant_state_set(participant=second, state="timed_out", reason="sweep")
     assert state(participant) == "returned"
     assert AuditEntry.objects.filter(action="participant_state").count() == 1
 
 
 def test_a_screened_out_participant_cannot_act_any_more(client, participant):
     session = start(participant)
-    recruitment.participant_screen_out(participant=participant, reason="attention check")
+    participant_screen_out(participant=participant, reason="attention check")
     fresh = Participant.objects.get(pk=participant.pk)
-    with pytest.raises(participation.Refused, match="not for you"):
-        participation.query_log(participant=fresh, session=session, text="wing", client_event_id=cid())
+    with pytest.raises(Refused, match="not for you"):
+        query_log(participant=fresh, session=session, text="wing", client_event_id=cid())
     page = client.get(f"/p/{participant.access_token}/")
     assert page.status_code == 200 and "not for you" in page.content.decode()
 

@@ -10,8 +10,11 @@ from django.utils import timezone
 
 from studies.errors import RecruitmentError
 from studies.models import AuditEntry, CompletionCode, Recruitment
-from studies.participation import recruitment
 from studies.participation.recruitment import codes
+from studies.participation.recruitment.codes import completion_pool_add, pool_counts
+from studies.participation.recruitment.completion import completion_of
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.recruitment.states import participant_visit
 
 from .conftest import finish, join
 
@@ -20,25 +23,25 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def mturk_study(panel_study):
-    recruitment.recruitment_update(study=panel_study, panel="generic")
+    recruitment_update(study=panel_study, panel="generic")
     return panel_study
 
 
 def completer(study, pid):
     """A participant who worked every task to the end and opened their link again: completed."""
     person = finish(join(study, pid).participant)
-    assert recruitment.participant_visit(participant=person) == "completed"
+    assert participant_visit(participant=person) == "completed"
     return person
 
 
 def code_of(participant):
-    completion = recruitment.completion_of(participant)
+    completion = completion_of(participant)
     assert completion is not None and completion.kind == "completed"
     return completion
 
 
 def test_each_participant_gets_their_own_generated_code_every_time(mturk_study):
-    recruitment.recruitment_update(study=mturk_study, code_mode="per_participant")
+    recruitment_update(study=mturk_study, code_mode="per_participant")
     first, second = completer(mturk_study, "w-1"), completer(mturk_study, "w-2")
     one, two = code_of(first).code, code_of(second).code
     assert one != two and len(one) == codes.GENERATED_LENGTH and set(one) <= set(codes.CODE_ALPHABET)
@@ -48,21 +51,21 @@ def test_each_participant_gets_their_own_generated_code_every_time(mturk_study):
 
 
 def test_pool_codes_go_once_each_and_an_empty_pool_says_so(mturk_study):
-    recruitment.recruitment_update(study=mturk_study, code_mode="pool")
-    assert recruitment.completion_pool_add(study=mturk_study, text="code\nPOOL-A\nPOOL-B\n") == 2
+    recruitment_update(study=mturk_study, code_mode="pool")
+    assert completion_pool_add(study=mturk_study, text="code\nPOOL-A\nPOOL-B\n") == 2
     first, second, third = (completer(mturk_study, f"w-{n}") for n in range(3))
     assert {code_of(first).code, code_of(second).code} == {"POOL-A", "POOL-B"}
     waiting = code_of(third)
     assert waiting.code == "" and "run out of completion codes" in waiting.message
     assert third.code in waiting.message
-    assert recruitment.pool_counts(mturk_study) == (0, 2)
-    recruitment.completion_pool_add(study=mturk_study, text="POOL-C")
+    assert pool_counts(mturk_study) == (0, 2)
+    completion_pool_add(study=mturk_study, text="POOL-C")
     assert code_of(third).code == "POOL-C" and code_of(first).code in ("POOL-A", "POOL-B")
 
 
 def test_the_hand_out_is_one_conditional_update(mturk_study):
-    recruitment.recruitment_update(study=mturk_study, code_mode="pool")
-    recruitment.completion_pool_add(study=mturk_study, text="POOL-A\nPOOL-B")
+    recruitment_update(study=mturk_study, code_mode="pool")
+    completion_pool_add(study=mturk_study, text="POOL-A\nPOOL-B")
     person = completer(mturk_study, "w-1")
     with CaptureQueriesContext(connection) as captured:
         assert code_of(person).code == "POOL-A"
@@ -73,8 +76,8 @@ def test_the_hand_out_is_one_conditional_update(mturk_study):
 
 def test_a_completer_who_read_a_code_another_took_gets_the_next(mturk_study, monkeypatch):
     """The race two completers run: both read POOL-A as free; the rival's UPDATE lands first."""
-    recruitment.recruitment_update(study=mturk_study, code_mode="pool")
-    recruitment.completion_pool_add(study=mturk_study, text="POOL-A\nPOOL-B")
+    recruitment_update(study=mturk_study, code_mode="pool")
+    completion_pool_add(study=mturk_study, text="POOL-A\nPOOL-B")
     rival, person = completer(mturk_study, "w-1"), completer(mturk_study, "w-2")
     read = codes.first_free_code
 
@@ -92,10 +95,10 @@ def test_a_completer_who_read_a_code_another_took_gets_the_next(mturk_study, mon
 
 def test_a_bad_pool_upload_is_refused_line_by_line_and_adds_nothing(mturk_study):
     found = Recruitment.objects.get(study=mturk_study)
-    recruitment.completion_pool_add(study=mturk_study, text="OLD-1")
+    completion_pool_add(study=mturk_study, text="OLD-1")
     text = f"GOOD-1\nhas space\nGOOD-1\n{found.code_completed}\nOLD-1\n{'x' * 41}\n"
     with pytest.raises(RecruitmentError) as refused:
-        recruitment.completion_pool_add(study=mturk_study, text=text)
+        completion_pool_add(study=mturk_study, text=text)
     assert refused.value.errors == [
         "line 2, code: 1..40 letters, digits, _ or - ('has space')",
         "line 3, code: GOOD-1 again (line 1)",
@@ -105,14 +108,14 @@ def test_a_bad_pool_upload_is_refused_line_by_line_and_adds_nothing(mturk_study)
     ]
     assert list(CompletionCode.objects.values_list("code", flat=True)) == ["OLD-1"]
     with pytest.raises(RecruitmentError, match="no codes"):
-        recruitment.completion_pool_add(study=mturk_study, text="\n\n")
+        completion_pool_add(study=mturk_study, text="\n\n")
 
 
 def test_prolific_keeps_one_code_per_study(panel_study):
     with pytest.raises(RecruitmentError, match="Prolific takes one code per study"):
-        recruitment.recruitment_update(study=panel_study, code_mode="pool")
+        recruitment_update(study=panel_study, code_mode="pool")
     with pytest.raises(RecruitmentError, match="code mode"):
-        recruitment.recruitment_update(study=panel_study, panel="generic", code_mode="everyone")
+        recruitment_update(study=panel_study, panel="generic", code_mode="everyone")
     assert Recruitment.objects.get(study=panel_study).code_mode == "study"
 
 
@@ -133,7 +136,7 @@ def test_the_settings_page_sets_the_mode_and_fills_the_pool(client, alice, mturk
     assert response.status_code == 302
     found.refresh_from_db()
     assert (found.code_mode, found.effort_outcome, found.effort_min_active_seconds) == ("pool", "flagged", 60)
-    assert recruitment.pool_counts(mturk_study) == (3, 0)
+    assert pool_counts(mturk_study) == (3, 0)
     assert AuditEntry.objects.filter(study=mturk_study, detail__pool_codes_added=3).exists()
     page = client.get(f"/studies/{mturk_study.slug}/recruitment/").content.decode()
     assert "Pool: 3 free, 0 handed out." in page and "(standard)" in page
@@ -143,4 +146,4 @@ def test_the_settings_page_sets_the_mode_and_fills_the_pool(client, alice, mturk
     )
     assert refused.status_code == 200 and "line 2, code" in refused.content.decode()
     found.refresh_from_db()
-    assert recruitment.pool_counts(mturk_study) == (3, 0) and found.effort_min_active_seconds == 60
+    assert pool_counts(mturk_study) == (3, 0) and found.effort_min_active_seconds == 60

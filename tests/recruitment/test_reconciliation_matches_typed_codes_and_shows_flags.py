@@ -12,7 +12,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from studies.errors import RecruitmentError
 from studies.interchange.tidy_csv import study_tables
 from studies.models import CompletionCode, Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.codes import typed_codes_match
+from studies.participation.recruitment.completion import completion_of
+from studies.participation.recruitment.panel_reconciliation import flagged_participants
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.recruitment.states import participant_visit
 
 from .conftest import finish, join
 
@@ -22,11 +26,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def coded_study(panel_study):
     """A generic pool's study with a code per participant: w-1, w-2, w-3 completed; w-4 still working."""
-    recruitment.recruitment_update(study=panel_study, panel="generic", code_mode="per_participant")
+    recruitment_update(study=panel_study, panel="generic", code_mode="per_participant")
     for pid in ("w-1", "w-2", "w-3"):
         person = finish(join(panel_study, pid).participant)
-        recruitment.participant_visit(participant=person)
-        recruitment.completion_of(person)  # their last page: the code handed out
+        participant_visit(participant=person)
+        completion_of(person)  # their last page: the code handed out
     join(panel_study, "w-4")
     return panel_study
 
@@ -40,7 +44,7 @@ def test_each_typed_code_is_matched(coded_study):
     text = (
         f"workerId,code\nw-1,{own('w-1')}\nw-2,{own('w-1')}\nw-4,NOSUCHCODE\nw-9,{own('w-3')}\nw-3,{shared}\n"
     )
-    rows = recruitment.typed_codes_match(study=coded_study, text=text)
+    rows = typed_codes_match(study=coded_study, text=text)
     found = {(row.panel_id, row.match) for row in rows}
     assert found == {
         ("w-1", "right"),
@@ -52,7 +56,7 @@ def test_each_typed_code_is_matched(coded_study):
     by_id = {row.panel_id: row for row in rows}
     assert by_id["w-2"].reason == "the code of w-1, not theirs" and by_id["w-1"].line == 2
     # w-2 typed nothing of their own; a completer left out of the file is missing.
-    rows = recruitment.typed_codes_match(study=coded_study, text=f"w-1,{own('w-1')}\nw-2,\n")
+    rows = typed_codes_match(study=coded_study, text=f"w-1,{own('w-1')}\nw-2,\n")
     assert {(row.panel_id, row.match) for row in rows} == {
         ("w-1", "right"),
         ("w-2", "missing"),
@@ -61,20 +65,20 @@ def test_each_typed_code_is_matched(coded_study):
 
 
 def test_one_study_code_is_right_for_every_completer(panel_study):
-    recruitment.recruitment_update(study=panel_study, panel="generic")
+    recruitment_update(study=panel_study, panel="generic")
     person = finish(join(panel_study, "w-1").participant)
-    recruitment.participant_visit(participant=person)
+    participant_visit(participant=person)
     found = Recruitment.objects.get(study=panel_study)
-    rows = recruitment.typed_codes_match(study=panel_study, text=f"w-1,{found.code_completed}")
+    rows = typed_codes_match(study=panel_study, text=f"w-1,{found.code_completed}")
     assert [(r.match, r.reason) for r in rows] == [("right", "the study's completed code")]
-    rows = recruitment.typed_codes_match(study=panel_study, text=f"w-1,{found.code_failed_checks}")
+    rows = typed_codes_match(study=panel_study, text=f"w-1,{found.code_failed_checks}")
     assert rows[0].match == "study_code" and "they are completed here" in rows[0].reason
 
 
 def test_a_bad_upload_is_refused_per_line_and_field(coded_study):
     text = "w-1,GOOD\nw 2,CODE\nw-3,A,B\nw-1,AGAIN\nw-5,bad code\n"
     with pytest.raises(RecruitmentError) as refused:
-        recruitment.typed_codes_match(study=coded_study, text=text)
+        typed_codes_match(study=coded_study, text=text)
     assert refused.value.errors == [
         "line 2, worker id: 1..64 letters, digits or _.:- ('w 2')",
         "line 3: two columns, the worker id and the code (3 found)",
@@ -106,12 +110,12 @@ def test_the_page_matches_an_upload_and_lists_a_bad_one(client, alice, coded_stu
 def test_a_flagged_participant_keeps_the_code_and_shows_in_reconciliation_and_the_export(
     client, alice, panel_study
 ):
-    recruitment.recruitment_update(study=panel_study, effort_preset="light", effort_outcome="flagged")
+    recruitment_update(study=panel_study, effort_preset="light", effort_outcome="flagged")
     person = finish(join(panel_study).participant)  # every task ended at once, no query
-    assert recruitment.participant_visit(participant=person) == "completed"
-    assert recruitment.completion_of(person).code == Recruitment.objects.get(study=panel_study).code_completed
+    assert participant_visit(participant=person) == "completed"
+    assert completion_of(person).code == Recruitment.objects.get(study=panel_study).code_completed
 
-    flagged = recruitment.flagged_participants(study=panel_study)
+    flagged = flagged_participants(study=panel_study)
     assert [row.participant_code for row in flagged] == [person.code]
     assert flagged[0].codes == ("no_queries", "speeder", "below_rules")
     client.force_login(alice)

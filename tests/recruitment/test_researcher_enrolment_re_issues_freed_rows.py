@@ -11,7 +11,10 @@ from django.utils import timezone
 from studies.design import selectors, services
 from studies.design.latin_square import participant_assignment
 from studies.models import Participant
-from studies.participation import recruitment
+from studies.participation.recruitment.panel_status import panel_status_record
+from studies.participation.recruitment.panels import recruitment_update
+from studies.participation.recruitment.states import participant_state_set
+from studies.participation.recruitment.sweep import study_sweep
 
 from .conftest import join
 
@@ -24,12 +27,12 @@ def orders(participant):
 
 def free(study, participant, ending):
     if ending == "returned":
-        recruitment.panel_status_record(
+        panel_status_record(
             study=study, key=f"n-{participant.pk}", panel_id=participant.panel_id, status="returned"
         )
     else:  # past the study-level limit of 60 minutes: the sweep times them out
         Participant.objects.filter(pk=participant.pk).update(started_at=timezone.now() - timedelta(hours=2))
-        assert recruitment.study_sweep(study=study).timed_out == 1
+        assert study_sweep(study=study).timed_out == 1
     participant.refresh_from_db()
     assert participant.state == ending
 
@@ -63,8 +66,8 @@ def test_the_balance_table_shows_the_row_re_issued(panel_study):
 def test_n_enrolled_at_once_fill_the_freed_rows_first_then_fresh_ones(panel_study):
     enrolled = panel_study.participants.get(enrolment_index=1)  # row 1
     arrivals = [join(panel_study).participant for _ in range(3)]  # rows 2, 3, 4
-    recruitment.participant_state_set(participant=arrivals[1], state="returned", reason="panel")
-    recruitment.participant_state_set(participant=enrolled, state="screened_out", reason="check")
+    participant_state_set(participant=arrivals[1], state="returned", reason="panel")
+    participant_state_set(participant=enrolled, state="screened_out", reason="check")
     batch = services.participants_enrol(study=panel_study, count=4)
     assert [(p.plan_row, p.reissue_of_id) for p in batch] == [
         (1, enrolled.pk),
@@ -83,12 +86,12 @@ def test_a_freed_row_touching_a_closed_cell_is_not_issued(panel_study):
     gone = join(panel_study).participant  # row 2
     free(panel_study, gone, "returned")
     scenario, system = orders(gone)[0]
-    recruitment.recruitment_update(study=panel_study, closed_cells=[[scenario, system]])
+    recruitment_update(study=panel_study, closed_cells=[[scenario, system]])
     [enrolled] = services.participants_enrol(study=panel_study, count=1)
     assert enrolled.plan_row != 2 and enrolled.reissue_of_id is None
     assert (scenario, system) not in orders(enrolled)
     # Reopened, the freed row is the next one issued.
-    recruitment.recruitment_update(study=panel_study, closed_cells=[])
+    recruitment_update(study=panel_study, closed_cells=[])
     assert services.participants_enrol(study=panel_study, count=1)[0].plan_row == 2
 
 
@@ -97,7 +100,7 @@ def test_enrolment_is_refused_when_every_row_touches_a_closed_cell(panel_study):
     systems = list(panel_study.systems.order_by("id"))
     # Every scenario closed on the first system: every row uses it somewhere.
     first = systems[0].code
-    recruitment.recruitment_update(study=panel_study, closed_cells=[[s.code, first] for s in scenarios])
+    recruitment_update(study=panel_study, closed_cells=[[s.code, first] for s in scenarios])
     assert all(
         any(y.code == first for _, y in participant_assignment(scenarios, systems, row)) for row in range(8)
     )

@@ -4,7 +4,7 @@ re-issued rows) takes the next fresh rows, leaving no row unissued and none twic
 import pytest
 
 from studies.design import services
-from studies.participation import recruitment
+from studies.participation.recruitment.states import participant_state_set
 
 from .conftest import join
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def test_enrolment_after_a_re_issue_continues_the_plan(panel_study):
     first = join(panel_study).participant  # row 2
-    recruitment.participant_state_set(participant=first, state="returned", reason="panel")
+    participant_state_set(participant=first, state="returned", reason="panel")
     assert join(panel_study).participant.plan_row == 2  # re-issued
     enrolled = services.participants_enrol(study=panel_study, count=2)
     assert [p.plan_row for p in enrolled] == [3, 4]

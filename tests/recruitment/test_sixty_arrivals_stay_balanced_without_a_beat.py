@@ -13,9 +13,12 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from studies.models import Participant, Recruitment, SchedulerHeartbeat, SearchSession
-from studies.participation import recruitment
-from studies.participation import steps as participation
-from studies.participation.simulation import SimulatedParticipant
+from studies.participation.recruitment.panel_reconciliation import reconciliation, reconciliation_explained
+from studies.participation.recruitment.panel_status import panel_status_record
+from studies.participation.recruitment.states import FREEING
+from studies.participation.way.form_steps import session_start
+from studies.participation.way.steps import participant_withdraw, query_log
+from studies.simulation.participants import SimulatedParticipant
 
 from .conftest import assert_balanced_with_rows_reissued_once, cid, ready
 
@@ -35,8 +38,8 @@ def age(participant):
 def open_a_session(participant):
     ready(participant)
     first = participant.assignments.order_by("position").first()
-    session = participation.session_start(participant=participant, assignment=first, client_event_id=cid())
-    participation.query_log(participant=participant, session=session, text="wing", client_event_id=cid())
+    session = session_start(participant=participant, assignment=first, client_event_id=cid())
+    query_log(participant=participant, session=session, text="wing", client_event_id=cid())
 
 
 def test_sixty_arrivals_with_thirty_percent_attrition_and_no_beat(client, panel_study, settings):
@@ -46,7 +49,7 @@ def test_sixty_arrivals_with_thirty_percent_attrition_and_no_beat(client, panel_
     cache.clear()
     rng = random.Random(26)
     for enrolled in panel_study.participants.all():  # never came: their rows are free from the start
-        participation.participant_withdraw(participant=enrolled, by="researcher")
+        participant_withdraw(participant=enrolled, by="researcher")
     token = Recruitment.objects.get(study=panel_study).public_token
     reference = {
         s.topic_id: {str(d): (3 if d <= 5 else 1 if d <= 15 else 0) for d in range(1, 41)}
@@ -73,7 +76,7 @@ def test_sixty_arrivals_with_thirty_percent_attrition_and_no_beat(client, panel_
             SimulatedParticipant(participant, reference, random.Random(arrival)).run()
         elif kind.startswith("return"):
             open_a_session(participant) if kind == "return_mid" else ready(participant)
-            recruitment.panel_status_record(
+            panel_status_record(
                 study=panel_study, key=f"r{arrival}", panel_id=participant.panel_id, status="returned"
             )
         else:
@@ -85,16 +88,16 @@ def test_sixty_arrivals_with_thirty_percent_attrition_and_no_beat(client, panel_
     everyone = assert_balanced_with_rows_reissued_once(panel_study, arrivals=ARRIVALS, dropouts=DROPOUTS)
     # No one who left keeps an open session.
     assert not SearchSession.objects.filter(
-        assignment__participant__state__in=recruitment.FREEING, ended_at__isnull=True
+        assignment__participant__state__in=FREEING, ended_at__isnull=True
     ).exists()
     # The panel reports its side: the timed out returned or timed out there too; nothing is unexplained.
     theirs = Counter()
     for participant in everyone:
         if participant.state == "timed_out":
             theirs[status := rng.choice(["returned", "timed_out"])] += 1
-            recruitment.panel_status_record(
+            panel_status_record(
                 study=panel_study, key=f"t{participant.pk}", panel_id=participant.panel_id, status=status
             )
-    assert recruitment.reconciliation(study=panel_study) == []
-    explained = recruitment.reconciliation_explained(study=panel_study)
+    assert reconciliation(study=panel_study) == []
+    explained = reconciliation_explained(study=panel_study)
     assert [row.panel for row in explained] == ["returned"] * theirs["returned"] and theirs["timed_out"]

@@ -1,8 +1,8 @@
-"""The one flag function (studies/participation/effort_flags.py, no Django, no database): no queries, a
-speeder's duration, machine-regular timing, time the server never saw, and each shortfall against the
-study's minimum-effort rules; an honest task raises none."""
+"""The one flag function (studies/participation/recruitment/effort_flags.py, no Django, no database): no
+queries, a speeder's duration, machine-regular timing, time the server never saw, and each shortfall against
+the study's minimum-effort rules; an honest task raises none."""
 
-from studies.participation.effort_flags import (
+from studies.participation.recruitment.effort_flags import (
     EFFORT_PRESETS,
     NO_RULES,
     REGULAR_MAX_CV,

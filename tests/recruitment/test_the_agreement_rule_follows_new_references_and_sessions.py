@@ -11,7 +11,7 @@ from django.utils import timezone
 from studies.assessment import exclusion
 from studies.assessment.references import reference_version_create
 from studies.models import AuditEntry, Judgment, Participant, ReferenceJudgment, SearchSession
-from studies.participation.rules import sessions_changed
+from studies.participation.events.rules import sessions_changed
 from tests.dashboards.conftest import (  # noqa: F401  (fixtures)
     _fresh_chart_cache,
     collection_docs,

@@ -3,7 +3,7 @@ last word, read-only."""
 
 import pytest
 
-from studies.participation import recruitment
+from studies.participation.recruitment.panel_status import panel_status_record
 from tests.interchange.api_helpers import client_for
 
 from .conftest import join
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def test_the_list_shows_states_and_re_issued_rows(alice, panel_study):
     left = join(panel_study).participant
-    recruitment.panel_status_record(study=panel_study, key="n1", panel_id=left.panel_id, status="returned")
+    panel_status_record(study=panel_study, key="n1", panel_id=left.panel_id, status="returned")
     taker = join(panel_study).participant
     response = client_for(alice).get(f"/api/studies/{panel_study.pk}/participants/")
     assert response.status_code == 200

@@ -8,8 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from studies.design.rows import row_counts
 from studies.models import AuditEntry, PanelNotification, Participant, Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.panel_reconciliation import reconciliation
+from studies.participation.recruitment.states import participant_state_sync
 
 from .conftest import finish, join
 
@@ -41,7 +43,7 @@ def test_a_return_ends_the_participant_and_frees_their_row(client, panel_study):
     assert result["ok"] and result["applied"] and result["state"] == "returned"
     joined.refresh_from_db()
     assert (joined.state, joined.panel_status) == ("returned", "returned")
-    assert recruitment.row_counts(study=panel_study).open_freed == [(joined.plan_row, joined.pk)]
+    assert row_counts(study=panel_study).open_freed == [(joined.plan_row, joined.pk)]
 
 
 def test_a_replayed_notification_changes_nothing(client, panel_study):
@@ -56,7 +58,7 @@ def test_a_replayed_notification_changes_nothing(client, panel_study):
 
 def test_an_older_notification_after_a_newer_one_is_kept_but_not_applied(client, panel_study):
     joined = finish(join(panel_study).participant)
-    recruitment.participant_state_sync(participant=Participant.objects.get(pk=joined.pk))
+    participant_state_sync(participant=Participant.objects.get(pk=joined.pk))
     newer = {
         "id": "n2",
         "participant_id": joined.panel_id,
@@ -77,11 +79,11 @@ def test_an_older_notification_after_a_newer_one_is_kept_but_not_applied(client,
 
 def test_a_return_after_completing_keeps_the_data_and_shows_a_disagreement(client, panel_study):
     joined = finish(join(panel_study).participant)
-    recruitment.participant_state_sync(participant=Participant.objects.get(pk=joined.pk))
+    participant_state_sync(participant=Participant.objects.get(pk=joined.pk))
     post(client, panel_study, {"id": "n1", "participant_id": joined.panel_id, "status": "returned"})
     joined.refresh_from_db()
     assert joined.state == "completed"
-    [row] = recruitment.reconciliation(study=panel_study)
+    [row] = reconciliation(study=panel_study)
     assert row.participant_code == joined.code and "intention to treat" in row.reason
 
 

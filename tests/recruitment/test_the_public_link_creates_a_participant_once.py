@@ -7,8 +7,9 @@ ids and a closed link with a reason, never a 500."""
 import pytest
 
 from studies.design import lifecycle
+from studies.errors import Refused
 from studies.models import Participant, Recruitment
-from studies.participation import recruitment
+from studies.participation.recruitment.panels import PanelIds, panel_ids_from_query
 
 from .conftest import prolific_pid
 from .conftest import public_link as link
@@ -104,9 +105,7 @@ def test_a_study_without_systems_refuses_politely(client, study):
 
 
 def test_the_panel_ids_are_read_by_one_rule():
-    ids = recruitment.panel_ids_from_query(
-        "prolific", {"PROLIFIC_PID": "a" * 24, "STUDY_ID": "s", "SESSION_ID": ""}
-    )
-    assert ids == recruitment.PanelIds("a" * 24, "s", None)
-    with pytest.raises(recruitment.Refused, match="STUDY_ID"):
-        recruitment.panel_ids_from_query("prolific", {"PROLIFIC_PID": "a" * 24, "STUDY_ID": "s p a c e"})
+    ids = panel_ids_from_query("prolific", {"PROLIFIC_PID": "a" * 24, "STUDY_ID": "s", "SESSION_ID": ""})
+    assert ids == PanelIds("a" * 24, "s", None)
+    with pytest.raises(Refused, match="STUDY_ID"):
+        panel_ids_from_query("prolific", {"PROLIFIC_PID": "a" * 24, "STUDY_ID": "s p a c e"})

@@ -7,7 +7,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from studies.models import Participant, Recruitment
-from studies.participation.recruitment import RESUME_CODE_TRIES, resume_code_of
+from studies.participation.recruitment.resume import RESUME_CODE_TRIES, resume_code_of
 
 from .conftest import prolific_pid
 

@@ -9,8 +9,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from sessionlab.celery import app
+from studies.design.rows import row_counts
 from studies.models import Event, Participant, SearchSession
-from studies.participation import recruitment
+from studies.participation.recruitment.sweep import scheduler_heartbeat
 from studies.tasks import overdue_sweep_task
 
 from .conftest import start
@@ -81,7 +82,7 @@ def test_in_eager_mode_the_study_page_runs_the_same_sweep(client, alice, abandon
 
 def test_while_a_scheduler_sweeps_the_study_page_leaves_the_sweep_to_it(client, alice, abandoned, settings):
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    recruitment.scheduler_heartbeat()  # the beat's task ran a moment ago
+    scheduler_heartbeat()  # the beat's task ran a moment ago
     client.force_login(alice)
     assert client.get(f"/studies/{abandoned.assignment.participant.study.slug}/").status_code == 200
     abandoned.refresh_from_db()
@@ -99,7 +100,7 @@ def test_a_participant_past_the_study_limit_is_timed_out_and_their_row_freed(pan
     participant.refresh_from_db()
     assert participant.state == "timed_out" and totals["timed_out"] == 1
     assert SearchSession.objects.get(assignment__participant=participant).end_reason == "timed_out"
-    counts = recruitment.row_counts(study=panel_study)
+    counts = row_counts(study=panel_study)
     assert counts.open_freed == [(0, participant.pk)]
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from studies.design.selectors import study_balance
 from studies.models import Participant
-from studies.participation import recruitment
-from studies.participation import steps as participation
+from studies.participation.recruitment.states import participant_state_set, participant_state_sync
+from studies.participation.way.form_steps import consent_decline
+from studies.participation.way.steps import participant_withdraw
 
 from .conftest import cid, finish, join, start
 
@@ -29,10 +30,10 @@ def row_of(html, code):
 
 def test_each_participant_s_state_is_shown(client, alice, panel_study):
     enrolled = panel_study.participants.get(enrolment_index=0)
-    participation.consent_decline(participant=enrolled, client_event_id=cid())
-    recruitment.participant_state_sync(participant=Participant.objects.get(pk=enrolled.pk))
+    consent_decline(participant=enrolled, client_event_id=cid())
+    participant_state_sync(participant=Participant.objects.get(pk=enrolled.pk))
     returned = join(panel_study).participant
-    recruitment.participant_state_set(participant=returned, state="returned", reason="panel: returned")
+    participant_state_set(participant=returned, state="returned", reason="panel: returned")
     html = page(client, alice, panel_study)
     assert "Withdrawn" in row_of(html, enrolled.code) and "declined consent" in row_of(html, enrolled.code)
     assert "Invited" in row_of(html, "P002")
@@ -41,7 +42,7 @@ def test_each_participant_s_state_is_shown(client, alice, panel_study):
 
 def test_a_withdrawn_participant_s_finished_task_has_no_completed_mark(client, alice, panel_study):
     participant = finish(panel_study.participants.get(enrolment_index=0))
-    participation.participant_withdraw(participant=participant)
+    participant_withdraw(participant=participant)
     row = row_of(page(client, alice, panel_study), participant.code)
     assert "✓" not in row and row.count("(withdrawn)") == 4
 
@@ -49,7 +50,7 @@ def test_a_withdrawn_participant_s_finished_task_has_no_completed_mark(client, a
 def test_the_balance_counts_freed_and_re_issued_rows(client, alice, panel_study):
     left = join(panel_study).participant
     start(left)
-    recruitment.participant_state_set(participant=left, state="returned", reason="panel")
+    participant_state_set(participant=left, state="returned", reason="panel")
     taker = join(panel_study).participant
     start(taker)
     table = study_balance(study=panel_study)
@@ -67,7 +68,7 @@ def test_attrition_that_differs_between_systems_is_warned_of(panel_study):
     for participant in arrivals:  # those who begin on B leave during it; those who begin on A carry on
         session = start(participant)
         if session.assignment.system.code == "B":
-            recruitment.participant_state_set(participant=participant, state="returned", reason="panel")
+            participant_state_set(participant=participant, state="returned", reason="panel")
     table = study_balance(study=panel_study)
     rates = {a.system.code: a.rate for a in table.attrition}
     assert rates["B"] == 1.0 and rates["A"] == 0.0

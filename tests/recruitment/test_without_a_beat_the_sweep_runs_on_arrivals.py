@@ -11,7 +11,12 @@ from django.utils import timezone
 
 from studies.design import lifecycle
 from studies.models import Participant, Recruitment, SchedulerHeartbeat
-from studies.participation import recruitment
+from studies.participation.recruitment.sweep import (
+    overdue_time_out,
+    scheduler_heartbeat,
+    scheduler_last_run,
+    study_sweep_throttled,
+)
 from studies.tasks import overdue_sweep_task
 
 from .conftest import finish, prolific_pid, ready
@@ -82,17 +87,17 @@ def test_a_participant_s_page_runs_the_sweep_at_most_once_per_interval(client, p
 
 
 def test_the_throttle_claims_one_sweep_per_study(panel_study):
-    assert recruitment.study_sweep_throttled(study=panel_study) is not None
-    assert recruitment.study_sweep_throttled(study=panel_study) is None
+    assert study_sweep_throttled(study=panel_study) is not None
+    assert study_sweep_throttled(study=panel_study) is None
 
 
 def test_the_arrivals_sweep_is_bounded(client, panel_study):
     stale = [arrive(client, panel_study) for _ in range(3)]
     for participant in stale:
         age(participant)
-    assert recruitment.overdue_time_out(study=panel_study, batch=2) == 2
-    assert recruitment.overdue_time_out(study=panel_study, batch=2) == 1
-    assert recruitment.overdue_time_out(study=panel_study, batch=2) == 0
+    assert overdue_time_out(study=panel_study, batch=2) == 2
+    assert overdue_time_out(study=panel_study, batch=2) == 1
+    assert overdue_time_out(study=panel_study, batch=2) == 0
 
 
 def test_the_page_says_when_no_scheduler_sweeps(client, alice, panel_study):
@@ -107,8 +112,8 @@ def test_the_page_says_when_no_scheduler_sweeps(client, alice, panel_study):
 
 def test_a_stale_heartbeat_says_no_scheduler_runs(client, alice, panel_study, settings):
     settings.OVERDUE_SWEEP_SECONDS = 60
-    recruitment.scheduler_heartbeat(timezone.now() - timedelta(minutes=10))
-    ran_at, recent = recruitment.scheduler_last_run()
+    scheduler_heartbeat(timezone.now() - timedelta(minutes=10))
+    ran_at, recent = scheduler_last_run()
     assert ran_at is not None and not recent
     client.force_login(alice)
     assert "No scheduler" in client.get(f"/studies/{panel_study.slug}/recruitment/").content.decode()
@@ -119,6 +124,6 @@ def test_one_who_completed_before_the_limit_is_not_timed_out_after_it(client, pa
     assert Participant.objects.get(pk=done.pk).state == "completed"  # the last answer completes them
     Participant.objects.filter(pk=done.pk).update(state="active")  # as a state stored before that rule
     age(done)
-    assert recruitment.overdue_time_out(study=panel_study) == 0
+    assert overdue_time_out(study=panel_study) == 0
     assert Participant.objects.get(pk=done.pk).state == "completed"
     assert arrive(client, panel_study).reissue_of_id is None  # their row is held: a fresh one

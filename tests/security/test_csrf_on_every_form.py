@@ -8,7 +8,8 @@ import secrets
 import pytest
 from django.test import Client
 
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
+from studies.participation.way.steps import session_end
 
 from .conftest import cid
 from .permission_matrix import OK, db_snapshot, role_clients, send_row
@@ -95,22 +96,20 @@ def test_every_step_of_the_participants_way_carries_the_csrf_token(world):
         return html
 
     assert "consent" in forms_ok().lower()
-    participation.consent_record(
-        participant=p, consent_version=p.study.consent_version, client_event_id=cid()
-    )
+    consent_record(participant=p, consent_version=p.study.consent_version, client_event_id=cid())
     forms_ok()
-    participation.questionnaire_save(
+    questionnaire_save(
         participant=p,
         client_event_id=cid(),
         answers={"search_engine_years": 1, "domain_years": 1, "search_skill": 1},
     )
     forms_ok()
-    session = participation.session_start(
+    session = session_start(
         participant=p, assignment=p.assignments.order_by("position").first(), client_event_id=cid()
     )
     html = client.get(home).content.decode()
     assert "csrfmiddlewaretoken" in html or "csrftoken" in client.cookies  # the search page posts by fetch
-    participation.session_end(participant=p, session=session, reason="satisfied", client_event_id=cid())
+    session_end(participant=p, session=session, reason="satisfied", client_event_id=cid())
     forms_ok()
     forms_ok(home + "withdraw/")
 

@@ -433,7 +433,7 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("recruitment:typed_codes", "POST"): Row(
         "POST", study_path("/studies/{slug}/recruitment/typed-codes/"), RESEARCHER_PAGE, lambda w: {}
     ),
-    # A session's replay and the exclusion decided there (studies/participation/replay_views.py).
+    # A session's replay and the exclusion decided there (studies/replay/views.py).
     ("replay:session", "GET"): Row(
         "GET", study_path("/studies/{slug}/sessions/{w.session.pk}/replay/"), RESEARCHER_PAGE
     ),

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from studies.models import Collection, Study
-from studies.participation.simulation import participants_simulate
+from studies.simulation.participants import participants_simulate
 from tests.browser.csp import csp_listen, csp_violations
 
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from studies.assessment.references import reference_version_import_qrels
 from studies.design import services
 from studies.models import Collection, Document, Query, ShownResult
-from studies.participation import steps as participation
+from studies.participation.way.form_steps import consent_record, questionnaire_save, session_start
 from tests.interchange.api_helpers import body, client_for
 
 
@@ -23,15 +23,13 @@ def worked(designed_study, alice):
     study.collection = collection
     study.save(update_fields=["collection"])
     participant = services.participants_enrol(study=study, count=2)[0]
-    participation.consent_record(
-        participant=participant, consent_version="1", client_event_id=uuid.uuid4().hex
-    )
-    participation.questionnaire_save(
+    consent_record(participant=participant, consent_version="1", client_event_id=uuid.uuid4().hex)
+    questionnaire_save(
         participant=participant,
         client_event_id=uuid.uuid4().hex,
         answers={"search_engine_years": 7, "domain_years": 21, "search_skill": 2},
     )
-    session = participation.session_start(
+    session = session_start(
         participant=participant, assignment=participant.assignments.first(), client_event_id=uuid.uuid4().hex
     )
     query = Query.objects.create(session=session, position=1, text="wing", issued_at=timezone.now())

@@ -136,7 +136,7 @@ def test_simulated_participants_answer_the_study_s_own_questionnaires():
     import random
 
     from studies.design.instruments import NASA_TLX
-    from studies.participation.simulation import answers_to
+    from studies.simulation.participants import answers_to
 
     items = [
         *NASA_TLX.items,

@@ -1,11 +1,11 @@
-"""The event batch's SQL is built by named functions (studies/participation/statements.py), each reading the
-database's dialect when it is called, not when the module is imported."""
+"""The event batch's SQL is built by named functions (studies/participation/events/statements.py), each
+reading the database's dialect when it is called, not when the module is imported."""
 
 from unittest import mock
 
 from django.db import connections
 
-from studies.participation import statements
+from studies.participation.events import statements
 
 
 def _with_vendor(vendor: str):

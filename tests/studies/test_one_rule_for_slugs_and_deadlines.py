@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from studies.design import services
+from studies.design.deadlines import deadline_at
 from studies.interchange.archive import study_archive_import, study_archive_json
-from studies.participation import rules
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,6 @@ def test_an_imported_archive_takes_a_free_slug_by_the_same_rule(alice, study, tm
 
 def test_the_deadline_is_the_start_plus_the_time_limit():
     start = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
-    assert rules.deadline_at(start, 20) == start + timedelta(minutes=20)
-    assert rules.deadline_at(start, None) is None
-    assert rules.deadline_at(start, 0) is None
+    assert deadline_at(start, 20) == start + timedelta(minutes=20)
+    assert deadline_at(start, None) is None
+    assert deadline_at(start, 0) is None

@@ -5,9 +5,9 @@ import pytest
 
 from studies import errors
 from studies.design import services
+from studies.errors import EventRefused
 from studies.interchange import archive, trec
 from studies.library import collection_import
-from studies.participation import event_checks
 from tests.interchange.api_helpers import client_for
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ def test_every_refusal_is_a_studies_error():
         services.CollectionAccessError,
         errors.AssessmentError,
         collection_import.CollectionImportError,
-        event_checks.EventRefused,
+        EventRefused,
         trec.ExportError,
         archive.ExportError,
     ):

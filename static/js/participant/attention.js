@@ -2,7 +2,7 @@
  * no input (pointer, keys, scroll, touch) for cfg.idleMs. Each stretch becomes a span [kind, start_ms,
  * duration_ms], times from the session's start on the server's clock (cfg.sessionStarted; server-time.js); closed spans leave as one compact `attention` event when the tab is
  * hidden or left and every REPORT_MS. The server takes active time as the session's duration less their
- * union (studies/participation/exposure.py). Nothing runs when the study does not record attention. */
+ * union (studies/participation/events/exposure.py). Nothing runs when the study does not record attention. */
 import { cfg } from "./config.js";
 import { enqueue, onLeaving } from "./outbox.js";
 import { serverNow } from "./server-time.js";

@@ -2,7 +2,7 @@
  * page shown, when it first entered the viewport and when it last left it, how long it was at least half
  * visible (only while the tab is visible), the largest fraction of it ever visible, the pointer's dwell and entries on it; and how far
  * down the list the page was scrolled. Reported as one compact `exposure` event per page and report
- * (studies/participation/exposure.py): when the page is replaced, when the tab is hidden or left, and every
+ * (studies/participation/events/exposure.py): when the page is replaced, when the tab is hidden or left, and every
  * REPORT_MS while it stays. Each report carries what happened since the last one; the server sums them.
  * Nothing runs when the study does not record exposure (cfg.exposure false) or without IntersectionObserver. */
 import { cfg } from "./config.js";

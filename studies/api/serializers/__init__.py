@@ -2,7 +2,7 @@
 one module per resource as in views/. Every name is re-exported here: views use `serializers.<Name>`.
 
 Serializers only shape data: writes that touch several models are services (studies/design/services.py,
-studies/assessment/, studies/participation/steps.py), called by the views.
+studies/assessment/, studies/participation/way/steps.py), called by the views.
 """
 
 from studies.api.serializers.agreement import (

@@ -21,13 +21,14 @@ from studies.api.views.common import (
 )
 from studies.api.views.participants import participants_with_assignments
 from studies.api.views.sessions import sessions_with_design
-from studies.errors import InvalidEvent
+from studies.errors import InvalidEvent, Refused
 from studies.models import (
     Assignment,
     Participant,
 )
-from studies.participation import clock
-from studies.participation import steps as participation
+from studies.participation.events import clock
+from studies.participation.way.form_steps import session_start
+from studies.participation.way.steps import body_too_large, events_ingest, too_many_events
 
 if TYPE_CHECKING:
     from studies.api.views.common import PermissionClasses
@@ -69,13 +70,13 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
         if assignment is None:
             raise ValidationError({"assignment": "no assignment at this position"})
         try:
-            session = participation.session_start(
+            session = session_start(
                 participant=self.participant,
                 assignment=assignment,
                 client_event_id=data.validated_data["client_event_id"],
                 client_time=data.validated_data.get("time"),
             )
-        except participation.Refused as refusal:
+        except Refused as refusal:
             return conflict(refusal.message)
         except InvalidEvent as error:
             raise ValidationError({"client_event_id": str(error)}) from None
@@ -88,27 +89,25 @@ class ParticipantSessionStart(ParticipantScoped, APIView):
 class ParticipantEvents(ParticipantScoped, APIView):
     """Log a batch of client events (at most 200), each stored once by its client event id: a re-sent batch
     stores nothing twice and gets the same acknowledgements. Events are those of the built-in interface
-    (studies/participation/steps.py); only the participant's own sessions are accepted."""
+    (studies/participation/way/steps.py); only the participant's own sessions are accepted."""
 
     @extend_schema(request=s.EventBatchDocSerializer, responses={200: s.AckBatchSerializer})
     def post(self, request):
         received_at = timezone.now()
         # The page's limit, before the body is read (DRF's own, DATA_UPLOAD_MAX_MEMORY_SIZE, is larger).
-        if too_large := participation.body_too_large(request.META.get("CONTENT_LENGTH")):
+        if too_large := body_too_large(request.META.get("CONTENT_LENGTH")):
             return Response({"events": too_large}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         # Only the batch's shape is checked here: each event is checked on its own
-        # (studies/participation/event_checks.py), so one malformed event gets its own refusal and the others
-        # are stored.
+        # (studies/participation/events/event_checks.py), so one malformed event gets its own refusal and the
+        # others are stored.
         events = request.data.get("events") if isinstance(request.data, dict) else None
         if not isinstance(events, list) or not events:
             raise ValidationError({"events": 'expected {"events": [one or more events]}'})
-        if too_many := participation.too_many_events(events):
+        if too_many := too_many_events(events):
             return Response({"events": too_many}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         # The batch's send time and the last round trip: the client's clock offset (docs/time-model.md).
         clock_sample, clock_refused = clock.batch_sample(request.data.get("clock"), received_at=received_at)
-        acks = participation.events_ingest(
-            participant=self.participant, events=events, clock_sample=clock_sample
-        )
+        acks = events_ingest(participant=self.participant, events=events, clock_sample=clock_sample)
         if "clock" not in request.data:
             return Response({"acks": acks})
         return Response({"acks": acks, "clock": clock.answer(received_at, timezone.now(), clock_refused)})

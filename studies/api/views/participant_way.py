@@ -21,11 +21,22 @@ from studies.api import serializers as s
 from studies.api.views.common import conflict
 from studies.api.views.participant_api import ParticipantScoped
 from studies.design import selectors
+from studies.design.gold import gold_order
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
 from studies.models import Assignment, Participant, SearchSession
-from studies.participation import gold, recruitment, rules
-from studies.participation import steps as participation
-from studies.participation.where import Where, check_shown, participant_where
+from studies.participation.events import rules
+from studies.participation.way import gold
+from studies.participation.way.check_answers import check_answer_record
+from studies.participation.way.form_steps import (
+    consent_decline,
+    consent_record,
+    post_task_save,
+    pre_task_save,
+    questionnaire_items,
+    questionnaire_save,
+)
+from studies.participation.way.steps import participant_withdraw
+from studies.participation.way.where import Where, check_shown, participant_where
 
 _QUESTIONS = {"questionnaire": {}, "pre_task": {"pre_task": True}, "post_task": {"post_task": True}}
 
@@ -48,7 +59,7 @@ def _item(item: dict) -> dict:
 
 
 def step_data(participant: Participant) -> dict:
-    """The participant's current step (studies/participation/where.py) as ParticipantStepSerializer shows
+    """The participant's current step (studies/participation/way/where.py) as ParticipantStepSerializer shows
     it."""
     where: Where = participant_where(participant=participant)
     step = where.step
@@ -78,18 +89,14 @@ def step_data(participant: Participant) -> dict:
         "completion": None,
     }
     if where.kind in _QUESTIONS:
-        data["items"] = [
-            _item(i) for i in participation.questionnaire_items(study=study, **_QUESTIONS[where.kind])
-        ]
+        data["items"] = [_item(i) for i in questionnaire_items(study=study, **_QUESTIONS[where.kind])]
     if where.kind == "checks":
         assert where.check is not None  # participant_where gives the "checks" step its check
         data["check"] = check_shown(where.check)
     if where.kind == "gold":
         # In this participant's order, never saying which one is the relevant document.
         assert step is not None and assignment is not None and step.gold is not None  # the gold step has both
-        documents = gold.gold_order(
-            participant=participant, scenario_id=assignment.scenario_id, pair=step.gold
-        )
+        documents = gold_order(participant=participant, scenario_id=assignment.scenario_id, pair=step.gold)
         data["gold"] = {
             "documents": [{"doc": d.external_id, "title": d.title, "text": d.text} for d in documents],
             "grade_levels": selectors.grade_levels(study=study),
@@ -176,11 +183,9 @@ class ParticipantConsent(ParticipantAction):
 
     def act(self, participant, data, common):
         if data["decision"] == "agree":
-            participation.consent_record(
-                participant=participant, consent_version=data["consent_version"], **common
-            )
+            consent_record(participant=participant, consent_version=data["consent_version"], **common)
         else:
-            participation.consent_decline(participant=participant, **common)
+            consent_decline(participant=participant, **common)
 
 
 @_action_schema(s.QuestionnaireAnswersSerializer)
@@ -190,7 +195,7 @@ class ParticipantQuestionnaire(ParticipantAction):
     request_serializer = s.QuestionnaireAnswersSerializer
 
     def act(self, participant, data, common):
-        participation.questionnaire_save(participant=participant, answers=data["answers"], **common)
+        questionnaire_save(participant=participant, answers=data["answers"], **common)
 
 
 @_action_schema(s.PreTaskAnswersSerializer)
@@ -203,9 +208,7 @@ class ParticipantPreTask(ParticipantAction):
         assignment = Assignment.objects.filter(participant=participant, position=data["assignment"]).first()
         if assignment is None:
             raise ValidationError({"assignment": ["no assignment at this position"]})
-        participation.pre_task_save(
-            participant=participant, assignment=assignment, answers=data["answers"], **common
-        )
+        pre_task_save(participant=participant, assignment=assignment, answers=data["answers"], **common)
 
 
 @_action_schema(s.CheckAnswerSerializer)
@@ -215,9 +218,7 @@ class ParticipantCheck(ParticipantAction):
     request_serializer = s.CheckAnswerSerializer
 
     def act(self, participant, data, common):
-        recruitment.check_answer_record(
-            participant=participant, name=data["check"], answer=data["answer"], **common
-        )
+        check_answer_record(participant=participant, name=data["check"], answer=data["answer"], **common)
 
 
 @_action_schema(s.GoldGradesSerializer)
@@ -240,9 +241,7 @@ class ParticipantPostTask(ParticipantAction):
 
     def act(self, participant, data, common):
         session = _own_session(participant, data["session"])
-        participation.post_task_save(
-            participant=participant, session=session, answers=data["answers"], **common
-        )
+        post_task_save(participant=participant, session=session, answers=data["answers"], **common)
 
 
 @_action_schema(s.WithdrawSerializer)
@@ -254,4 +253,4 @@ class ParticipantWithdrawSelf(ParticipantAction):
 
     def act(self, participant, data, common):
         rules.client_id_check(common["client_event_id"])
-        participation.participant_withdraw(participant=participant)
+        participant_withdraw(participant=participant)

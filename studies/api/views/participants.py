@@ -21,8 +21,8 @@ from studies.models import (
     Assignment,
     Participant,
 )
-from studies.participation import recruitment
-from studies.participation import steps as participation
+from studies.participation.recruitment.sweep import arrival_sweep
+from studies.participation.way.steps import participant_withdraw
 
 PARTICIPANT_FILTERS = {
     "code": ("code", str),
@@ -70,7 +70,7 @@ class ParticipantEnrol(StudyScoped, APIView):
     def post(self, request, study_pk):
         data = s.EnrolSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        recruitment.arrival_sweep(study=self.study)  # the overdue's rows are freed first, beat or not
+        arrival_sweep(study=self.study)  # the overdue's rows are freed first, beat or not
         try:
             enrolled = services.participants_enrol(study=self.study, count=data.validated_data["count"])
         except DesignError as error:
@@ -86,5 +86,5 @@ class ParticipantWithdraw(StudyScoped, APIView):
     @extend_schema(request=None, responses={200: s.ParticipantSerializer})
     def post(self, request, study_pk, pk):
         participant = get_object_or_404(Participant, study=self.study, pk=pk)
-        participation.participant_withdraw(participant=participant, by="researcher")
+        participant_withdraw(participant=participant, by="researcher")
         return Response(s.ParticipantSerializer(participants_with_assignments(self.study).get(pk=pk)).data)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from studies.interchange.archive.layout import EXPOSURE_FIELDS
 from studies.interchange.archive.reader import Imported
 from studies.models import AttentionSpan, PageExposure, Query, ResultExposure, SearchSession, ShownResult
-from studies.participation.exposure import ATTENTION_KINDS
+from studies.participation.events.exposure import ATTENTION_KINDS
 
 # The largest value each figure may take: 1000 for a fraction in thousandths, a column's range otherwise.
 # None: never reported on screen / never at least half visible (or an archive written before the figure) /

@@ -28,7 +28,12 @@ from studies.models import (
     SearchSession,
     ShownResult,
 )
-from studies.participation.event_checks import MAX_SEQUENCE, SERVER_EVENT_TYPES, TOO_FAR, client_time_checked
+from studies.participation.events.event_checks import (
+    MAX_SEQUENCE,
+    SERVER_EVENT_TYPES,
+    TOO_FAR,
+    client_time_checked,
+)
 
 
 def participants_imported(done: Imported, data) -> None:

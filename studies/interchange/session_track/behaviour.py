@@ -1,7 +1,7 @@
 """A Session Track log as behaviour records (`scoring.lib.session_log_stats`): per session, each query with
 its shown documents, clicked ranks, dwell times and shown titles and snippets; and the simulated searchers'
 calibration computed from the TREC 2012 log (`manage.py calibrate_searchers`; the committed result is read by
-studies/participation/calibration.py)."""
+studies/simulation/calibration.py)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from sessionlab.rounds import in_rounds
 from studies.design.selectors import events_read
 from studies.models import Event, EventOrigin, Query, SearchSession, ShownResult, Study
-from studies.participation.clock import on_timeline
+from studies.participation.events.clock import on_timeline
 
 # Sessions read per round (their queries, shown results and events with them).
 SESSIONS_PER_CHUNK = 200

@@ -45,7 +45,7 @@ from studies.models import (
     Study,
     System,
 )
-from studies.participation.event_checks import SERVER_EVENT_TYPES
+from studies.participation.events.event_checks import SERVER_EVENT_TYPES
 from studies.search.engines.formats import Document as ParsedDocument
 
 

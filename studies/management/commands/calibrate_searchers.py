@@ -1,6 +1,6 @@
 """manage.py calibrate_searchers [--log FILE --qrels FILE] [-o FILE]: fit the simulated searchers to the TREC
 2012 Session Track log (in SESSIONLAB_DATA unless named) and write the calibration the demo's searchers read
-(studies/participation/searcher_calibration.json; docs/planning.md, "Calibrated searchers")."""
+(studies/simulation/searcher_calibration.json; docs/planning.md, "Calibrated searchers")."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -8,7 +8,7 @@ from scoring.lib.errors import InputError
 from scoring.lib.searcher_model import CalibrationError, calibration_write
 from scoring.lib.session_log_stats import tolerance_misses
 from studies.interchange.session_track import behaviour
-from studies.participation import calibration
+from studies.simulation import calibration
 
 
 class Command(BaseCommand):

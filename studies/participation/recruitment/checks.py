@@ -1,22 +1,12 @@
-"""Attention and comprehension checks: the study's items, the participant's progress through them, and
-each answer recorded with its outcome (past the preset's limit the participant is screened out)."""
+"""Attention and comprehension checks: the study's items, their presets, and the participant's progress
+through them (each answer is recorded with its outcome by studies/participation/way/check_answers.py)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from django.db import transaction
-
-from studies.errors import Refused
 from studies.models import EventOrigin, Participant, Recruitment
-from studies.participation.recruitment.states import participant_screen_out
-from studies.participation.rules import (
-    client_id_check,
-    event_create,
-    participant_check_consented,
-    server_ack_stored,
-)
 
 # Presets that follow panel policy. Prolific: attention checks are instructional ("choose X"), and a
 # participant may be rejected only after failing two of them; comprehension checks come early, with a second
@@ -84,7 +74,7 @@ def _check_item_errors(item, seen: set[str]) -> list[str]:
 
 
 def gold_failures(participant: Participant) -> int:
-    """Gold documents judged wrongly (studies/participation/gold.py): each counts as a failed attention
+    """Gold documents judged wrongly (studies/participation/way/gold.py): each counts as a failed attention
     check."""
     return participant.events.filter(
         type="gold", origin=EventOrigin.SERVER, payload__ack__passed=False
@@ -135,64 +125,3 @@ def checks_progress(participant: Participant, recruitment: Recruitment | None = 
         if not done:
             progress.pending.append(item)
     return progress
-
-
-def check_answer_record(
-    *,
-    participant: Participant,
-    name: str,
-    answer: str,
-    client_event_id: str,
-    sequence: int | None = None,
-    client_time=None,
-) -> dict:
-    """One answer to one of the study's checks, stored as a "check" Event with its outcome (passed, and why
-    not). Past the preset's limit the participant is screened out: failed attention checks give the failed-
-    checks code, a comprehension check failed on every try the screened-out one. A re-sent answer (same
-    client event id) returns the first answer's outcome."""
-    client_id_check(client_event_id)
-    stored = server_ack_stored(participant, client_event_id)  # a client's row holding the id is refused
-    if stored is not None:
-        return stored
-    participant_check_consented(participant)
-    recruitment = Recruitment.objects.filter(study_id=participant.study_id).first()
-    progress = checks_progress(participant, recruitment)
-    item = next((i for i in progress.pending if i["name"] == name), None)
-    if item is None or recruitment is None:  # no pending item without the study's checks
-        raise Refused("This question is already answered.")
-    policy = CHECK_PRESETS[recruitment.checks.get("preset", "prolific")]
-    attention_failures = progress.attention_failures + gold_failures(participant)
-    passed = isinstance(answer, str) and answer == item["answer"]
-    tries = progress.tries.get(name, 0) + (not passed)
-    reason = "" if passed else (f"{item['kind']} check {name}: answered {str(answer)[:200]!r}")
-    ack = {"ok": True, "name": name, "kind": item["kind"], "passed": passed, "reason": reason, "tries": tries}
-    with transaction.atomic():
-        event_create(
-            participant=participant,
-            session=None,
-            type="check",
-            client_event_id=client_event_id,
-            sequence=sequence,
-            client_time=client_time,
-            data={"name": name, "answer": str(answer)[:200]},
-            ack=ack,
-        )
-        if passed:
-            return ack
-        if (
-            item["kind"] == "attention"
-            and attention_failures + 1 >= policy["attention_failures_to_screen_out"]
-        ):
-            participant_screen_out(
-                participant=participant,
-                failed_checks=True,
-                reason=f"{attention_failures + 1} attention checks failed (last: {name})",
-            )
-            ack["screened_out"] = True
-        elif item["kind"] == "comprehension" and tries >= policy["comprehension_tries"]:
-            participant_screen_out(
-                participant=participant,
-                reason=f"comprehension check {name} failed {tries} time{'s' if tries > 1 else ''}",
-            )
-            ack["screened_out"] = True
-    return ack

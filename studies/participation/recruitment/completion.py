@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from studies.design.rows import state_of
 from studies.models import AuditAction, AuditEntry, Participant, ParticipantState, Recruitment
 from studies.participation.recruitment.codes import POOL_EMPTY, completion_code_take
 from studies.participation.recruitment.panels import completion_url_template, mturk_submit_url
-from studies.participation.recruitment.states import state_of
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Minimum effort: a study's rules per task, read from its settings, and each participant's tasks as the
 stored rows say (queries, judgments, the session's start and end, its events' times), never as the client
 claims.
-The flags themselves are one pure function (studies/participation/effort_flags.py); docs/recruitment.md."""
+The flags themselves are one pure function (studies/participation/recruitment/effort_flags.py);
+docs/recruitment.md."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Iterable
 from django.db.models import Count, Max, Min
 
 from studies.models import Event, Judgment, Participant, Query, Recruitment, SearchSession
-from studies.participation.effort_flags import (
+from studies.participation.recruitment.effort_flags import (
     EFFORT_PRESETS,
     NO_RULES,
     EffortRules,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from studies.design.rows import state_of
 from studies.models import (
     ENDED_STATES,
     PanelNotification,
@@ -13,9 +14,6 @@ from studies.models import (
     Study,
 )
 from studies.participation.recruitment.effort import study_flags
-from studies.participation.recruitment.states import (
-    state_of,
-)
 
 
 @dataclass(frozen=True)

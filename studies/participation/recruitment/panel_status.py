@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from studies.design.rows import state_of
 from studies.errors import RecruitmentError
 from studies.models import (
     ENDED_STATES,
@@ -23,11 +24,7 @@ from studies.models import (
     Study,
 )
 from studies.participation.recruitment.panels import PANEL_ID_TEXT, panel_id_canonical, panel_id_lookup
-from studies.participation.recruitment.states import (
-    participant_sessions_end,
-    participant_state_set,
-    state_of,
-)
+from studies.participation.recruitment.states import participant_sessions_end, participant_state_set
 
 PANEL_STATUS_NAMES = {
     # The endpoint's and the exports' spellings, all to ours.

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.design.rows import state_of
 from studies.errors import RecruitmentError
 from studies.models import (
@@ -24,14 +25,8 @@ from studies.models import (
     Recruitment,
     SearchSession,
 )
+from studies.participation.events.rules import ENDED_WITHOUT_DATA, event_create, sessions_changed
 from studies.participation.recruitment.effort import effort_shortfall, shortfall_text
-from studies.participation.rules import (
-    ENDED_WITHOUT_DATA,
-    TIME_LIMIT_GRACE,
-    deadline_at,
-    event_create,
-    sessions_changed,
-)
 
 # Today's names of the states (the enumeration is studies.models.ParticipantState).
 INVITED, STARTED, ACTIVE, COMPLETED = (

@@ -17,6 +17,8 @@ from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 
+from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
+from studies.design.rows import state_of
 from studies.models import (
     ENDED_STATES,
     FREEING_STATES,
@@ -28,15 +30,14 @@ from studies.models import (
     SearchSession,
     Study,
 )
+from studies.participation.events.rules import session_expire_if_due
 from studies.participation.recruitment.states import (
     participant_sessions_end,
     participant_state_sync,
     participant_time_out_if_due,
     session_done,
     state_derived,
-    state_of,
 )
-from studies.participation.rules import TIME_LIMIT_GRACE, deadline_at, session_expire_if_due
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""The participant's pages (the private link, /p/<token>/) and their URLs."""

@@ -1,0 +1,1 @@
+"""A session played back from its log for the researcher (above assessment: the page decides exclusions)."""

@@ -1,0 +1,1 @@
+"""Simulated participants: the demo's searchers, the planner's strategies and their calibration."""
