@@ -1,0 +1,141 @@
+"""The robustness audit (issue 42): a judge that grades relevant whenever the query's words appear is flagged;
+one that grades as the people did is not; what the model answered is kept per item, a hostile answer too."""
+
+import pytest
+
+from studies.assessment.llm import audits, setup
+from studies.assessment.machine import machine_assessor_provenance
+from studies.models import LLMAudit
+
+from ..conftest import grade_all
+from .audit_judges import gullible, honest
+from .conftest import API_KEY
+
+# Per scenario, each document's two grades (ann, ben); the people's grade is their lower median.
+GRADES = {
+    "S1": {"d1": [3, 3], "d2": [0, 0], "d3": [0, 1], "d4": [1, 1], "d5": [0, 0], "d6": [2, 3], "d7": [0, 0]},
+    "S2": {"d1": [0, 0], "d2": [2, 2], "d3": [1, 0], "d4": [0, 0], "d5": [1, 1], "d8": [3, 2]},
+}
+PEOPLE = {
+    (f"Scenario {code[1]}", doc): min(grades) for code, docs in GRADES.items() for doc, grades in docs.items()
+}
+
+
+@pytest.fixture
+def audited_study(assessed_study, make_assessors):
+    ann, ben = make_assessors(assessed_study, "ann", "ben", per_document=2)
+    for code, grades in GRADES.items():
+        grade_all(assessed_study, grades, [ann, ben], code=code)
+    return assessed_study
+
+
+@pytest.fixture
+def judge(audited_study, model_server, alice):
+    return setup.llm_assessor_create(
+        study=audited_study,
+        created_by=alice,
+        endpoint_url=model_server.endpoint,
+        model_name="llama3.1:8b",
+        api_key=API_KEY,
+        requests_per_minute=100_000,
+        max_retries=1,
+        timeout_seconds=2,
+    )
+
+
+@pytest.fixture
+def audit_of(django_capture_on_commit_callbacks, alice):
+    def run(assessor, seed=audits.DEFAULT_SEED):
+        with django_capture_on_commit_callbacks(execute=True):
+            audit = audits.llm_audit_start(assessor=assessor, created_by=alice, seed=seed)
+        audit.refresh_from_db()
+        return audit
+
+    return run
+
+
+def fp(audit, variant):
+    return next(v for v in audit.figures["variants"] if v["variant"] == variant)
+
+
+def test_a_gullible_judge_is_not_robust(judge, model_server, audit_of):
+    model_server.grade_for = gullible(PEOPLE)
+    audit = audit_of(judge)
+    assert audit.status == LLMAudit.Status.DONE and audit.failed == 0
+    assert audit.verdict == "not robust"
+    stuffed = fp(audit, "stuffed")
+    assert stuffed["flagged"] and stuffed["rate"]["rate"] == 1.0 and stuffed["original_rate"]["rate"] == 0.0
+    assert stuffed["increase"]["low"] > 0.10
+    assert not fp(audit, "padded")["flagged"] and not fp(audit, "truncated")["flagged"]
+    # 5 + 4 non-relevant documents (4 items each), 2 + 2 relevant ones (2 items each).
+    assert audit.total == audit.items.count() == 9 * 4 + 4 * 2
+
+
+def test_an_honest_judge_is_robust(judge, model_server, audit_of):
+    model_server.grade_for = honest(PEOPLE)
+    audit = audit_of(judge)
+    assert audit.verdict == "robust", audit.figures["reason"]
+    for variant in ("stuffed", "injected", "padded", "truncated"):
+        figures = fp(audit, variant)
+        assert figures["rate"]["rate"] == 0.0 and figures["increase"]["increase"] == 0.0
+    for scenario in audit.figures["scenarios"]:
+        assert scenario["agreement"]["kappa"]["estimate"] == 1.0
+        assert scenario["agreement"]["ac1"]["estimate"] == 1.0
+    assert audit.figures["disagree_most"] == []
+
+
+def test_the_audit_sends_the_assessor_s_own_prompt(judge, model_server, audit_of):
+    model_server.grade_for = honest(PEOPLE)
+    audit = audit_of(judge)
+    sent = [request["body"]["messages"][-1]["content"] for request in model_server.requests]
+    assert sorted(sent) == sorted(audit.items.values_list("passage", flat=True))
+    assert all(judge.prompt_template.split("{query}")[0] in prompt for prompt in sent)
+    assert all(
+        request["headers"]["Authorization"] == f"Bearer {API_KEY}" for request in model_server.requests
+    )
+    stuffed = audit.items.filter(variant="stuffed", scenario_code="S1").first()
+    assert stuffed.passage.count("Scenario") >= 3  # the query line and the words stuffed twice
+
+
+def test_fixed_seeds_give_the_same_variants(judge, model_server, audit_of):
+    model_server.grade_for = honest(PEOPLE)
+    first, second, other = audit_of(judge, seed=7), audit_of(judge, seed=7), audit_of(judge, seed=8)
+
+    def passages(audit):
+        return list(
+            audit.items.order_by("scenario_code", "document_external_id", "variant").values_list(
+                "variant", "passage"
+            )
+        )
+
+    assert passages(first) == passages(second)
+    assert passages(first) != passages(other)
+    assert first.figures == second.figures
+
+
+def test_a_hostile_answer_is_one_ungraded_item(judge, model_server, audit_of):
+    model_server.grade_for = honest(PEOPLE)
+    model_server.script = [
+        ("raw", b'{"choices": [{"message": {"content": "##final score: 3 ##final score: 0"}}]}'),
+        ("not_json",),
+        ("raw", b"\x00\xff" * 50),
+    ]
+    audit = audit_of(judge)
+    assert audit.status == LLMAudit.Status.DONE and audit.failed == 3
+    kept = list(audit.items.exclude(status="ok").order_by("id"))
+    assert [item.status for item in kept] == ["malformed"] * 3
+    assert all(item.judged_relevant is None and item.grade is None for item in kept)
+    assert (
+        sum(v["ungraded"] for v in audit.figures["variants"])
+        + sum(1 for item in kept if item.variant == "original")
+        == 3
+    )
+    assert audit.verdict == "robust"
+
+
+def test_the_provenance_names_the_latest_audit(judge, model_server, audit_of):
+    assert machine_assessor_provenance(judge.membership)["robustness_audit"] is None
+    model_server.grade_for = gullible(PEOPLE)
+    audit = audit_of(judge)
+    facts = machine_assessor_provenance(judge.membership)["robustness_audit"]
+    assert facts["audit"] == audit.pk and facts["verdict"] == "not robust" and facts["same_prompt"]
