@@ -11,6 +11,15 @@ PASSAGE = re.compile(r"^Passage: (.*?)\n\nSplit this problem", re.MULTILINE | re
 TITLE = re.compile(r"Title (\d+)")
 WORDS = re.compile(r"\w+")
 
+# Per scenario, each document's two grades (ann, ben); the people's grade is their lower median.
+GRADES = {
+    "S1": {"d1": [3, 3], "d2": [0, 0], "d3": [0, 1], "d4": [1, 1], "d5": [0, 0], "d6": [2, 3], "d7": [0, 0]},
+    "S2": {"d1": [0, 0], "d2": [2, 2], "d3": [1, 0], "d4": [0, 0], "d5": [1, 1], "d8": [3, 2]},
+}
+PEOPLE = {
+    (f"Scenario {code[1]}", doc): min(grades) for code, docs in GRADES.items() for doc, grades in docs.items()
+}
+
 
 def honest(people: dict[tuple[str, str], int]):
     """people: {(query, external id): grade}."""

@@ -1,57 +1,11 @@
 """The robustness audit (issue 42): a judge that grades relevant whenever the query's words appear is flagged;
 one that grades as the people did is not; what the model answered is kept per item, a hostile answer too."""
 
-import pytest
-
-from studies.assessment.llm import audits, setup
 from studies.assessment.machine import machine_assessor_provenance
 from studies.models import LLMAudit
 
-from ..conftest import grade_all
-from .audit_judges import gullible, honest
+from .audit_judges import PEOPLE, gullible, honest
 from .conftest import API_KEY
-
-# Per scenario, each document's two grades (ann, ben); the people's grade is their lower median.
-GRADES = {
-    "S1": {"d1": [3, 3], "d2": [0, 0], "d3": [0, 1], "d4": [1, 1], "d5": [0, 0], "d6": [2, 3], "d7": [0, 0]},
-    "S2": {"d1": [0, 0], "d2": [2, 2], "d3": [1, 0], "d4": [0, 0], "d5": [1, 1], "d8": [3, 2]},
-}
-PEOPLE = {
-    (f"Scenario {code[1]}", doc): min(grades) for code, docs in GRADES.items() for doc, grades in docs.items()
-}
-
-
-@pytest.fixture
-def audited_study(assessed_study, make_assessors):
-    ann, ben = make_assessors(assessed_study, "ann", "ben", per_document=2)
-    for code, grades in GRADES.items():
-        grade_all(assessed_study, grades, [ann, ben], code=code)
-    return assessed_study
-
-
-@pytest.fixture
-def judge(audited_study, model_server, alice):
-    return setup.llm_assessor_create(
-        study=audited_study,
-        created_by=alice,
-        endpoint_url=model_server.endpoint,
-        model_name="llama3.1:8b",
-        api_key=API_KEY,
-        requests_per_minute=100_000,
-        max_retries=1,
-        timeout_seconds=2,
-    )
-
-
-@pytest.fixture
-def audit_of(django_capture_on_commit_callbacks, alice):
-    def run(assessor, seed=audits.DEFAULT_SEED):
-        with django_capture_on_commit_callbacks(execute=True):
-            audit = audits.llm_audit_start(assessor=assessor, created_by=alice, seed=seed)
-        audit.refresh_from_db()
-        return audit
-
-    return run
 
 
 def fp(audit, variant):
