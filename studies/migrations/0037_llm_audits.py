@@ -9,68 +9,165 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0036_adjudication_single_assessor'),
+        ("studies", "0036_adjudication_single_assessor"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='auditentry',
-            name='action',
-            field=models.CharField(choices=[('study_status_changed', 'Study status changed'), ('study_copied', 'Study copied'), ('preview_started', 'Preview started'), ('preview_deleted', 'Preview deleted'), ('consent_changed', 'Consent changed'), ('recruitment_changed', 'Recruitment changed'), ('participant_joined', 'Participant joined'), ('participant_state', 'Participant state'), ('participant_withdrawn', 'Participant withdrawn'), ('exclusion_marked', 'Exclusion marked'), ('exclusion_cleared', 'Exclusion cleared'), ('events_archived', 'Events archived'), ('events_restored', 'Events restored'), ('guidelines_changed', 'Assessment guidelines changed'), ('assessor_scenarios_changed', "Assessor's scenarios changed"), ('llm_assessor_created', 'LLM assessor set up'), ('llm_assessor_changed', "LLM assessor's settings changed"), ('llm_run_started', 'LLM run started'), ('llm_run_cancelled', 'LLM run cancelled'), ('llm_audit_started', 'LLM robustness audit started'), ('reference_published_with_rules', 'Reference published with machine rules')], max_length=60),
+            model_name="auditentry",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("study_status_changed", "Study status changed"),
+                    ("study_copied", "Study copied"),
+                    ("preview_started", "Preview started"),
+                    ("preview_deleted", "Preview deleted"),
+                    ("consent_changed", "Consent changed"),
+                    ("recruitment_changed", "Recruitment changed"),
+                    ("participant_joined", "Participant joined"),
+                    ("participant_state", "Participant state"),
+                    ("participant_withdrawn", "Participant withdrawn"),
+                    ("exclusion_marked", "Exclusion marked"),
+                    ("exclusion_cleared", "Exclusion cleared"),
+                    ("events_archived", "Events archived"),
+                    ("events_restored", "Events restored"),
+                    ("guidelines_changed", "Assessment guidelines changed"),
+                    ("assessor_scenarios_changed", "Assessor's scenarios changed"),
+                    ("llm_assessor_created", "LLM assessor set up"),
+                    ("llm_assessor_changed", "LLM assessor's settings changed"),
+                    ("llm_run_started", "LLM run started"),
+                    ("llm_run_cancelled", "LLM run cancelled"),
+                    ("llm_audit_started", "LLM robustness audit started"),
+                    ("reference_published_with_rules", "Reference published with machine rules"),
+                ],
+                max_length=60,
+            ),
         ),
         migrations.CreateModel(
-            name='LLMAudit',
+            name="LLMAudit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seed', models.PositiveIntegerField()),
-                ('prompt_hash', models.CharField(blank=True, max_length=64)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('cost_cap', 'Stopped: cost cap'), ('failed', 'Failed')], default='queued', max_length=20)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('failed', models.PositiveIntegerField(default=0)),
-                ('tokens_in', models.PositiveBigIntegerField(default=0)),
-                ('tokens_out', models.PositiveBigIntegerField(default=0)),
-                ('cost', models.DecimalField(decimal_places=6, default=0, max_digits=14)),
-                ('error', models.CharField(blank=True, max_length=300)),
-                ('figures', models.JSONField(blank=True, default=dict)),
-                ('verdict', models.CharField(blank=True, max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('assessor', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='audits', to='studies.llmassessor')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seed", models.PositiveIntegerField()),
+                ("prompt_hash", models.CharField(blank=True, max_length=64)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("cost_cap", "Stopped: cost cap"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=20,
+                    ),
+                ),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("failed", models.PositiveIntegerField(default=0)),
+                ("tokens_in", models.PositiveBigIntegerField(default=0)),
+                ("tokens_out", models.PositiveBigIntegerField(default=0)),
+                ("cost", models.DecimalField(decimal_places=6, default=0, max_digits=14)),
+                ("error", models.CharField(blank=True, max_length=300)),
+                ("figures", models.JSONField(blank=True, default=dict)),
+                ("verdict", models.CharField(blank=True, max_length=20)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "assessor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="audits",
+                        to="studies.llmassessor",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='LLMAuditItem',
+            name="LLMAuditItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scenario_code', models.CharField(max_length=50)),
-                ('document_external_id', models.CharField(max_length=200)),
-                ('variant', models.CharField(max_length=20)),
-                ('people_grade', models.SmallIntegerField()),
-                ('people_relevant', models.BooleanField()),
-                ('passage', models.TextField(help_text='The passage sent, as the prompt carried it.')),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('status', models.CharField(blank=True, choices=[('ok', 'ok'), ('http_error', 'HTTP error'), ('timeout', 'timed out'), ('malformed', 'malformed answer'), ('refused', 'refused address'), ('unreachable', 'could not connect')], max_length=20)),
-                ('http_status', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('raw_answer', models.TextField(blank=True)),
-                ('model_grade', models.SmallIntegerField(blank=True, null=True)),
-                ('grade', models.SmallIntegerField(blank=True, null=True)),
-                ('judged_relevant', models.BooleanField(blank=True, null=True)),
-                ('error', models.CharField(blank=True, max_length=300)),
-                ('audit', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='studies.llmaudit')),
-                ('pool_document', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='studies.pooldocument')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("scenario_code", models.CharField(max_length=50)),
+                ("document_external_id", models.CharField(max_length=200)),
+                ("variant", models.CharField(max_length=20)),
+                ("people_grade", models.SmallIntegerField()),
+                ("people_relevant", models.BooleanField()),
+                ("passage", models.TextField(help_text="The passage sent, as the prompt carried it.")),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("ok", "ok"),
+                            ("http_error", "HTTP error"),
+                            ("timeout", "timed out"),
+                            ("malformed", "malformed answer"),
+                            ("refused", "refused address"),
+                            ("unreachable", "could not connect"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("http_status", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("raw_answer", models.TextField(blank=True)),
+                ("model_grade", models.SmallIntegerField(blank=True, null=True)),
+                ("grade", models.SmallIntegerField(blank=True, null=True)),
+                ("judged_relevant", models.BooleanField(blank=True, null=True)),
+                ("error", models.CharField(blank=True, max_length=300)),
+                (
+                    "audit",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="items",
+                        to="studies.llmaudit",
+                    ),
+                ),
+                (
+                    "pool_document",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="studies.pooldocument",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
-                'constraints': [models.UniqueConstraint(fields=('audit', 'scenario_code', 'document_external_id', 'variant'), name='llm_audit_item_once')],
+                "ordering": ["id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("audit", "scenario_code", "document_external_id", "variant"),
+                        name="llm_audit_item_once",
+                    )
+                ],
             },
         ),
     ]
