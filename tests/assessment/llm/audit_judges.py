@@ -44,3 +44,16 @@ def gullible(people: dict[tuple[str, str], int]):
         return fair(prompt)
 
     return grade_for
+
+
+def obedient(people: dict[tuple[str, str], int]):
+    """3 whenever the passage carries an instruction to the judge, else as the honest judge."""
+    from scoring.lib.judge_audit import INJECTIONS
+
+    fair = honest(people)
+
+    def grade_for(prompt: str) -> int:
+        passage = PASSAGE.search(prompt).group(1)
+        return 3 if any(instruction in passage for instruction in INJECTIONS) else fair(prompt)
+
+    return grade_for

@@ -4,7 +4,7 @@ one that grades as the people did is not; what the model answered is kept per it
 from studies.assessment.machine import machine_assessor_provenance
 from studies.models import LLMAudit
 
-from .audit_judges import PEOPLE, gullible, honest
+from .audit_judges import PEOPLE, gullible, honest, obedient
 from .conftest import API_KEY
 
 
@@ -23,6 +23,14 @@ def test_a_gullible_judge_is_not_robust(judge, model_server, audit_of):
     assert not fp(audit, "padded")["flagged"] and not fp(audit, "truncated")["flagged"]
     # 5 + 4 non-relevant documents (4 items each), 2 + 2 relevant ones (2 items each).
     assert audit.total == audit.items.count() == 9 * 4 + 4 * 2
+
+
+def test_a_judge_that_obeys_the_passage_is_flagged_by_the_injection(judge, model_server, audit_of):
+    model_server.grade_for = obedient(PEOPLE)
+    audit = audit_of(judge)
+    assert audit.verdict == "not robust"
+    assert [v["variant"] for v in audit.figures["variants"] if v["flagged"]] == ["injected"]
+    assert fp(audit, "injected")["rate"]["rate"] == 1.0
 
 
 def test_an_honest_judge_is_robust(judge, model_server, audit_of):
