@@ -1,8 +1,10 @@
 """The robustness audit (issue 42): a judge that grades relevant whenever the query's words appear is flagged;
 one that grades as the people did is not; what the model answered is kept per item, a hostile answer too."""
 
+from sessionlab.celery import app
 from studies.assessment.machine import machine_assessor_provenance
 from studies.models import LLMAudit
+from studies.tasks import llm_audit_task
 
 from .audit_judges import PEOPLE, gullible, honest, obedient
 from .conftest import API_KEY
@@ -101,3 +103,19 @@ def test_the_provenance_names_the_latest_audit(judge, model_server, audit_of):
     audit = audit_of(judge)
     facts = machine_assessor_provenance(judge.membership)["robustness_audit"]
     assert facts["audit"] == audit.pk and facts["verdict"] == "not robust" and facts["same_prompt"]
+
+
+def test_the_audit_task_runs_on_the_llm_queue_with_a_run_s_time_limits(settings):
+    assert (
+        app.amqp.router.route({}, "studies.tasks.llm_audit_task", args=(1,), kwargs={})["queue"].name == "llm"
+    )
+    assert llm_audit_task.soft_time_limit == settings.LLM_RUN_SOFT_TIME_LIMIT_SECONDS
+    assert llm_audit_task.time_limit == settings.LLM_RUN_SOFT_TIME_LIMIT_SECONDS + 60
+
+
+def test_an_audit_delivered_twice_sends_nothing_the_second_time(judge, model_server, audit_of):
+    model_server.grade_for = honest(PEOPLE)
+    audit = audit_of(judge)
+    sent = len(model_server.requests)
+    assert llm_audit_task.delay(audit.pk).get() is None
+    assert len(model_server.requests) == sent
