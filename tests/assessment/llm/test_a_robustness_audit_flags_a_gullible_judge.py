@@ -119,3 +119,21 @@ def test_an_audit_delivered_twice_sends_nothing_the_second_time(judge, model_ser
     sent = len(model_server.requests)
     assert llm_audit_task.delay(audit.pk).get() is None
     assert len(model_server.requests) == sent
+
+
+def test_a_version_with_the_model_s_grades_names_its_audit(judge, model_server, audit_of, run_llm, alice):
+    from studies.assessment import references
+
+    model_server.grade_for = gullible(PEOPLE)
+    audit = audit_of(judge)
+    run_llm(judge)
+    version = references.reference_version_publish(
+        study=judge.membership.study,
+        created_by=alice,
+        allow_pending=True,
+        machine=judge.membership,
+        rules=["fill_unjudged"],
+    )
+    recorded = version.facts["machine_assessor"]["robustness_audit"]
+    assert recorded["audit"] == audit.pk and recorded["verdict"] == "not robust"
+    assert f"robustness audit #{audit.pk}: not robust" in version.provenance_text
