@@ -119,7 +119,12 @@ class Migration(migrations.Migration):
                 ("variant", models.CharField(max_length=20)),
                 ("people_grade", models.SmallIntegerField()),
                 ("people_relevant", models.BooleanField()),
-                ("passage", models.TextField(help_text="The passage sent, as the prompt carried it.")),
+                (
+                    "passage",
+                    models.TextField(
+                        help_text="The prompt sent: the assessor's template with this form of the passage."
+                    ),
+                ),
                 ("attempts", models.PositiveSmallIntegerField(default=0)),
                 (
                     "status",

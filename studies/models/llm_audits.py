@@ -67,7 +67,9 @@ class LLMAuditItem(models.Model):
     variant = models.CharField(max_length=20)
     people_grade = models.SmallIntegerField()
     people_relevant = models.BooleanField()
-    passage = models.TextField(help_text="The passage sent, as the prompt carried it.")
+    passage = models.TextField(
+        help_text="The prompt sent: the assessor's template with this form of the passage."
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=LLMRequest.Status.choices, blank=True)
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
