@@ -350,7 +350,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 # Task modules autodiscovery does not find (it imports only each app's tasks.py): the study planner's.
 CELERY_IMPORTS = ("scoring.planning.tasks",)
 # A language model's run is slow and its own lab's: a queue of its own (LLM_RUN_* above; docs/deploying.md).
-CELERY_TASK_ROUTES = {"studies.tasks.llm_run_task": {"queue": "llm"}}
+CELERY_TASK_ROUTES = {
+    "studies.tasks.llm_run_task": {"queue": "llm"},
+    "studies.tasks.llm_audit_task": {"queue": "llm"},  # a robustness audit is a run's kin
+}
 # Both queues declared: a worker started without -Q serves both (one machine); a cluster gives each its own.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (Queue("celery", routing_key="celery"), Queue("llm", routing_key="llm"))

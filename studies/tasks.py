@@ -75,3 +75,20 @@ def llm_run_task(self, run_id: int) -> str | None:
     except LabAtCap:
         raise self.retry(countdown=settings.LLM_LAB_WAIT_SECONDS, max_retries=None) from None
     return run.status if run is not None else None
+
+
+@shared_task(
+    name="studies.tasks.llm_audit_task",
+    acks_late=True,
+    soft_time_limit=settings.LLM_RUN_SOFT_TIME_LIMIT_SECONDS,
+    time_limit=settings.LLM_RUN_TIME_LIMIT_SECONDS,
+)
+def llm_audit_task(audit_id: int) -> str | None:
+    """A robustness audit of an LLM assessor (studies.assessment.llm.audits): the people's documents and
+    their seeded variants sent to the model, the figures computed at the end. Idempotent (only a queued
+    audit starts; an answered item is not sent again). Routed to the `llm` queue (CELERY_TASK_ROUTES), with
+    a run's time limits. Returns the audit's final status."""
+    from studies.assessment.llm.audits import llm_audit_execute
+
+    audit = llm_audit_execute(audit_id=audit_id)
+    return audit.status if audit is not None else None

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from studies.assessment.llm import runs, setup
 from studies.assessment.llm import selectors as llm_selectors
 from studies.assessment.llm.endpoint_test import llm_endpoint_test
-from studies.assessment.llm.forms import LLMAssessorForm, LLMRunForm
+from studies.assessment.llm.forms import LLMAssessorForm, LLMAuditForm, LLMRunForm
 from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
 from studies.models import LLMRequest
@@ -27,6 +27,8 @@ def _assessor_page(request, study, assessor, form, status=200, endpoint_test=Non
         "form": form,
         "run_form": LLMRunForm(prefix="run", study=study) if assessor else None,
         "runs": assessor.runs.all()[:50] if assessor else [],
+        "audit_form": LLMAuditForm(prefix="audit") if assessor else None,
+        "audits": assessor.audits.all()[:20] if assessor else [],
         "endpoint_test": endpoint_test,
     }
     return render(request, "assessment/llm_assessor.html", context, status=status)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from studies.assessment.llm.prompts import prompt_hash
 from studies.assessment.selectors import DocumentGrades
 from studies.errors import AssessmentError
-from studies.models import AssessorJudgment, ReferenceJudgment, Study, StudyAssessor
+from studies.models import AssessorJudgment, LLMAssessor, LLMAudit, ReferenceJudgment, Study, StudyAssessor
 from studies.models.references import BREAK_TIES, FILL_UNJUDGED
 
 # The only ways a machine assessor's grades enter a reference version; none chosen, none enter.
@@ -42,8 +42,25 @@ def machine_assessor_provenance(membership: StudyAssessor) -> dict:
             "model": llm.model_name,
             "endpoint_host": urllib.parse.urlsplit(llm.endpoint_url).hostname or "",
             "prompt_hash": prompt_hash(llm.prompt_template, llm.model_name),
+            "robustness_audit": robustness_audit_provenance(llm),
         }
     return provenance
+
+
+def robustness_audit_provenance(llm: LLMAssessor) -> dict | None:
+    """The assessor's latest finished robustness audit (docs/assessing.md, "Robustness audit"): its id,
+    verdict, seed and end, and whether it asked the model the way the assessor asks now (the same prompt
+    hash); None when the assessor was never audited to the end, which a reader should know too."""
+    audit = llm.audits.filter(status=LLMAudit.Status.DONE).order_by("-finished_at", "-id").first()
+    if audit is None:
+        return None
+    return {
+        "audit": audit.pk,
+        "verdict": audit.verdict,
+        "seed": audit.seed,
+        "finished_at": audit.finished_at.isoformat() if audit.finished_at else None,
+        "same_prompt": audit.prompt_hash == prompt_hash(llm.prompt_template, llm.model_name),
+    }
 
 
 def machine_rules_checked(*, study: Study, machine: StudyAssessor | None, rules: Sequence[str]) -> tuple:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies.assessment import llm_views, views, work_views
+from studies.assessment import llm_audit_views, llm_views, views, work_views
 
 app_name = "assessment"
 urlpatterns = [
@@ -34,6 +34,11 @@ urlpatterns = [
     path("manage/<slug:slug>/llm/<int:pk>/run/", llm_views.llm_run_start_page, name="llm_run_start"),
     path("manage/<slug:slug>/llm/<int:pk>/test/", llm_views.llm_endpoint_check, name="llm_endpoint_test"),
     path("manage/<slug:slug>/llm/runs/<int:pk>/", llm_views.llm_run, name="llm_run"),
+    # Its robustness audits.
+    path(
+        "manage/<slug:slug>/llm/<int:pk>/audit/", llm_audit_views.llm_audit_start_page, name="llm_audit_start"
+    ),
+    path("manage/<slug:slug>/llm/audits/<int:pk>/", llm_audit_views.llm_audit, name="llm_audit"),
     path(
         "manage/<slug:slug>/llm/runs/<int:pk>/cancel/", llm_views.llm_run_cancel_page, name="llm_run_cancel"
     ),

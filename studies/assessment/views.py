@@ -35,7 +35,7 @@ from studies.assessment.forms import (
     QrelsUploadForm,
 )
 from studies.assessment.highlighting import highlighted
-from studies.assessment.llm.selectors import llm_assessors_of
+from studies.assessment.llm.selectors import llm_assessors_of, llm_audits_latest
 from studies.design import selectors
 from studies.design import services as design_services
 from studies.design.views import researcher_required, study_for_researcher
@@ -296,6 +296,7 @@ def agreement(request, slug):
         "study": study,
         "blocks": adjudication.assessor_agreement(study=study),
         "figures": assessor_figures(study=study),
+        "llm_audits": list(llm_audits_latest(study).values()),
         "grade_levels": study.grade_levels.all(),
         "reference": reference,
         "versions": study.reference_versions.order_by("-number"),

@@ -8,6 +8,7 @@ explicitly (no star import), so a reader and a linter see where it comes from.
 - attention.py: what participants saw and attended to (exposure per shown result, attention spans).
 - assessor_work.py: the scenarios each assessor judges, the assessors' guidelines.
 - llm_assessors.py: language-model assessors.
+- llm_audits.py: robustness audits of a language-model assessor.
 - references.py: the study's reference judgments, in numbered versions.
 - generative.py: a generative system's turns and the prompts they were given.
 - recruitment.py: a study's public link and panel settings, the panel's status notifications.
@@ -60,6 +61,7 @@ from studies.models.assessment import (
 # isort: split
 from studies.models.assessor_work import AssessmentGuidelines, AssessorScenario
 from studies.models.llm_assessors import LLMAssessor, LLMRequest, LLMRun
+from studies.models.llm_audits import LLMAudit, LLMAuditItem
 from studies.models.recruitment import (
     CODE_MODES,
     EFFORT_OUTCOMES,
@@ -132,6 +134,8 @@ __all__ = [
     "LLMAssessor",
     "LLMRequest",
     "LLMRun",
+    "LLMAudit",
+    "LLMAuditItem",
     "Participant",
     "PageExposure",
     "PanelNotification",

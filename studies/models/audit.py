@@ -28,6 +28,7 @@ class AuditAction(models.TextChoices):
     LLM_ASSESSOR_CHANGED = "llm_assessor_changed", "LLM assessor's settings changed"
     LLM_RUN_STARTED = "llm_run_started", "LLM run started"  # assessment/llm/runs.py
     LLM_RUN_CANCELLED = "llm_run_cancelled", "LLM run cancelled"
+    LLM_AUDIT_STARTED = "llm_audit_started", "LLM robustness audit started"  # assessment/llm_audit/
     REFERENCE_PUBLISHED_WITH_RULES = (  # assessment/references.py
         "reference_published_with_rules",
         "Reference published with machine rules",

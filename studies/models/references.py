@@ -77,12 +77,25 @@ def provenance_words(facts: dict) -> str:
     model = assessor.get("model")
     prompt = assessor.get("prompt_hash") or assessor.get("prompt_sha256")
     extra = "".join([f", model {model}" if model else "", f", prompt {str(prompt)[:12]}" if prompt else ""])
+    extra += _audit_words(assessor)
     counts = {
         FILL_UNJUDGED: f"{counted(facts.get('documents_filled', 0), 'document')} filled",
         BREAK_TIES: f"{counted(facts.get('ties_broken', 0), 'tie')} broken",
     }
     done = "; ".join(counts.get(rule, str(rule)) for rule in rules) or "no rule"
     return f"machine grades by {who}{extra}: {done}" + (f"; {kept}" if kept else "")
+
+
+def _audit_words(assessor: dict) -> str:
+    """The machine assessor's robustness audit as the provenance recorded it: nothing when the
+    record predates audits (no key), "never audited" when it had none."""
+    if "robustness_audit" not in assessor:
+        return ""
+    audit = assessor["robustness_audit"]
+    if not isinstance(audit, dict):
+        return ", never audited for robustness"
+    other = "" if audit.get("same_prompt", True) else " (with another prompt)"
+    return f", robustness audit #{audit.get('audit')}: {audit.get('verdict')}{other}"
 
 
 def provenance_has_machine_grades(facts: dict) -> bool:

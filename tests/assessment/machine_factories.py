@@ -42,11 +42,12 @@ def machine_grades_give(machine: StudyAssessor, grades: dict[str, int], code: st
 
 def machine_words(machine: StudyAssessor) -> str:
     """How a version's provenance names `machine` in words (ReferenceVersion.provenance_text): its user name,
-    model and the first 12 characters of its prompt hash."""
+    model, the first 12 characters of its prompt hash, and that it was never audited for robustness (these
+    tests run none)."""
     from studies.assessment.llm.prompts import prompt_hash
 
     llm = machine.llm
     return (
         f"machine grades by {machine.user.get_username()}, model {llm.model_name}, "
-        f"prompt {prompt_hash(llm.prompt_template, llm.model_name)[:12]}"
+        f"prompt {prompt_hash(llm.prompt_template, llm.model_name)[:12]}, never audited for robustness"
     )

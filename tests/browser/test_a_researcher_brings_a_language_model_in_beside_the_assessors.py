@@ -229,8 +229,8 @@ def test_a_researcher_brings_a_language_model_in_beside_the_assessors(
         page.click("button:has-text('Publish v3')")
     assert "Reference version 3 published" in page.inner_text("main")
     provenance = (
-        f"machine grades by {machine}, model {MODEL}, prompt {prompt_hash(UMBRELA_PROMPT, MODEL)[:12]}: "
-        "3 ties broken"
+        f"machine grades by {machine}, model {MODEL}, prompt {prompt_hash(UMBRELA_PROMPT, MODEL)[:12]}, "
+        "never audited for robustness: 3 ties broken"
     )
     v3 = versions.locator("tr", has_text="with the model's tie-breaks")
     assert v3.locator(".provenance").inner_text() == provenance

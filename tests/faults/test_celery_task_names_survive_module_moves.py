@@ -25,6 +25,8 @@ NAMES = {
     "studies.tasks.stale_uploads_fail_task",
     # an LLM assessor's run over a study's pools
     "studies.tasks.llm_run_task",
+    # an LLM assessor's robustness audit (issue 42)
+    "studies.tasks.llm_audit_task",
     # the study planner's, registered through CELERY_IMPORTS
     "scoring.planning.tasks.power_plan_start_task",
     "scoring.planning.tasks.power_chunk_task",

@@ -102,12 +102,13 @@ def world(designed_study, alice, bob, charlie, django_user_model):
 
 
 def _llm_assessor_with_a_run(study, alice):
-    """An LLM assessor of Alice's study with a finished run, for its pages' rows (llm_path). Its
+    """An LLM assessor of Alice's study with a finished run and audit, for its pages' rows (llm_path). Its
     endpoint is a documentation address (192.0.2.1), which the outbound rules refuse without a packet."""
     from studies.assessment.llm.setup import llm_assessor_create
-    from studies.models import LLMRun
+    from studies.models import LLMAudit, LLMRun
 
     assessor = llm_assessor_create(
         study=study, created_by=alice, endpoint_url="http://192.0.2.1/v1", model_name="matrix-model"
     )
     LLMRun.objects.create(assessor=assessor, created_by=alice, status=LLMRun.Status.DONE)
+    LLMAudit.objects.create(assessor=assessor, created_by=alice, seed=1, status=LLMAudit.Status.DONE)

@@ -128,13 +128,17 @@ def public_link(suffix: str) -> Callable[[World, str], str]:
 
 
 def llm_path(suffix: str) -> Callable[[World, str], str]:
-    """A page of the study's LLM assessor ({pk}) or of its run ({run}), both made by the world fixture."""
+    """A page of the study's LLM assessor ({pk}), of its run ({run}) or of its audit ({audit}), all made by
+    the world fixture."""
 
     def build(w, role):
-        from studies.models import LLMRun
+        from studies.models import LLMAudit, LLMRun
 
         run = LLMRun.objects.select_related("assessor").get(assessor__membership__study=w.study)
-        return f"/assess/manage/{w.study.slug}/llm/" + suffix.format(pk=run.assessor_id, run=run.pk)
+        audit = LLMAudit.objects.get(assessor__membership__study=w.study)
+        return f"/assess/manage/{w.study.slug}/llm/" + suffix.format(
+            pk=run.assessor_id, run=run.pk, audit=audit.pk
+        )
 
     return build
 

@@ -345,6 +345,10 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ),
     ("assessment:llm_run", "GET"): Row("GET", llm_path("runs/{run}/"), RESEARCHER_PAGE),
     ("assessment:llm_run_cancel", "POST"): Row("POST", llm_path("runs/{run}/cancel/"), RESEARCHER_PAGE),
+    ("assessment:llm_audit_start", "POST"): Row(
+        "POST", llm_path("{pk}/audit/"), RESEARCHER_PAGE, lambda w: {}
+    ),
+    ("assessment:llm_audit", "GET"): Row("GET", llm_path("audits/{audit}/"), RESEARCHER_PAGE),
     ("assessment:assessor_study", "GET"): Row("GET", study_path("/assess/study/{slug}/"), ASSESSOR_PAGE),
     ("assessment:assessor_form", "GET"): Row("GET", study_path("/assess/study/{slug}/S1/"), ASSESSOR_PAGE),
     ("assessment:assessor_form", "POST"): Row(

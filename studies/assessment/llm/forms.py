@@ -87,3 +87,12 @@ class LLMRunForm(forms.Form):
         super().__init__(*args, **kwargs)
         # A practice task is never scored, so never sent to the model.
         self.fields["scenarios"].queryset = study.scenarios.filter(practice=False).order_by("id")
+
+
+class LLMAuditForm(forms.Form):
+    seed = forms.IntegerField(
+        min_value=0,
+        max_value=2**31 - 1,
+        initial=42,
+        help_text="The same seed makes the same variants and the same bootstrap intervals.",
+    )

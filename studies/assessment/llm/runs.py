@@ -31,6 +31,7 @@ from studies.models import (
     AuditAction,
     AuditEntry,
     LLMAssessor,
+    LLMAudit,
     LLMRequest,
     LLMRun,
     PoolDocument,
@@ -139,11 +140,11 @@ def _documents(assessor: LLMAssessor, scenario_ids: list[int]):
     return documents.select_related("document", "pool__scenario").order_by("pool__scenario_id", "id")
 
 
-class _Budget:
+class Budget:
     """What the run has spent, and whether the next request could cross the cap: its prompt's tokens are
     estimated (CHARS_PER_TOKEN) and its answer counted at the most it may be (max_answer_tokens)."""
 
-    def __init__(self, assessor: LLMAssessor, run: LLMRun):
+    def __init__(self, assessor: LLMAssessor, run: LLMRun | LLMAudit):
         self.assessor = assessor
         self.cost = Decimal(run.cost)
         self.tokens = run.tokens_in + run.tokens_out
@@ -169,7 +170,7 @@ class _Budget:
         return cost
 
 
-class _Pace:
+class Pace:
     """At most requests_per_minute requests start in any minute: each waits for its turn."""
 
     def __init__(self, per_minute: int):
@@ -259,35 +260,44 @@ def _finish(run: LLMRun, status: str, error: str) -> None:
     )
 
 
+def document_prompt(assessor: LLMAssessor, scenario: Scenario, title: str, text: str) -> str:
+    """THE prompt the assessor sends for a document of a scenario: its template, the scenario's title and
+    text, the passage cut to its length and defanged (prompts.passage_text). Runs and audits both send it."""
+    return prompt_render(
+        assessor.prompt_template,
+        query=scenario.title,
+        passage=passage_text(title, text, assessor.passage_max_chars),
+        description=scenario.text,
+        narrative=scenario.text,
+    )
+
+
+def request_body(assessor: LLMAssessor, messages: list[dict]) -> dict:
+    return chat_request_body(
+        model=assessor.model_name,
+        messages=messages,
+        max_tokens=assessor.max_answer_tokens,
+        temperature=assessor.temperature,
+    )
+
+
 @sensitive_variables("api_key")
 def _work(run: LLMRun) -> str:
     assessor = run.assessor
     study = assessor.membership.study
     grades = grade_map_for(study.grade_values())
     api_key = api_key_decrypt(assessor.api_key_encrypted)
-    template = assessor.prompt_template
-    hashed = prompt_hash(template, assessor.model_name)
+    hashed = prompt_hash(assessor.prompt_template, assessor.model_name)
     documents = list(_documents(assessor, run.scenario_ids))
     LLMRun.objects.filter(pk=run.pk).update(total=len(documents))
-    budget, pace = _Budget(assessor, run), _Pace(assessor.requests_per_minute)
+    budget, pace = Budget(assessor, run), Pace(assessor.requests_per_minute)
     for pool_document in documents:
         if LLMRun.objects.filter(pk=run.pk).values_list("status", flat=True).get() != Status.RUNNING:
             return Status.CANCELLED
         scenario, document = pool_document.pool.scenario, pool_document.document
-        prompt = prompt_render(
-            template,
-            query=scenario.title,
-            passage=passage_text(document.title, document.text, assessor.passage_max_chars),
-            description=scenario.text,
-            narrative=scenario.text,
-        )
+        prompt = document_prompt(assessor, scenario, document.title, document.text)
         messages = [{"role": "user", "content": prompt}]
-        body = chat_request_body(
-            model=assessor.model_name,
-            messages=messages,
-            max_tokens=assessor.max_answer_tokens,
-            temperature=assessor.temperature,
-        )
+        body = request_body(assessor, messages)
         for attempt in range(1, assessor.max_retries + 2):
             if budget.would_cross(len(prompt)):
                 run.error = "the next request could cross the cost cap"

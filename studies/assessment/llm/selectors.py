@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 
-from studies.models import LLMAssessor, LLMRequest, LLMRun, Study
+from studies.models import LLMAssessor, LLMAudit, LLMAuditItem, LLMRequest, LLMRun, Study
 
 REQUESTS_SHOWN = 1000
 
@@ -38,3 +38,27 @@ def llm_run_requests(run: LLMRun, status: str = "") -> tuple[list[LLMRequest], d
     if status:
         requests = requests.filter(status=status)
     return list(requests[:REQUESTS_SHOWN]), counts
+
+
+AUDIT_ITEMS_SHOWN = 1000
+
+
+def llm_audit_of(study: Study, pk: int) -> LLMAudit:
+    return get_object_or_404(
+        LLMAudit.objects.select_related("assessor__membership__user"),
+        assessor__membership__study=study,
+        pk=pk,
+    )
+
+
+def llm_audit_items(audit: LLMAudit) -> list[LLMAuditItem]:
+    return list(audit.items.order_by("scenario_code", "document_external_id", "id")[:AUDIT_ITEMS_SHOWN])
+
+
+def llm_audits_latest(study: Study) -> dict[int, LLMAudit]:
+    """Each LLM assessor's latest finished audit, by assessor id (the pages show it beside agreement)."""
+    latest: dict[int, LLMAudit] = {}
+    done = LLMAudit.objects.filter(assessor__membership__study=study, status=LLMAudit.Status.DONE)
+    for audit in done.select_related("assessor__membership__user").order_by("finished_at", "id"):
+        latest[audit.assessor_id] = audit
+    return latest

@@ -69,6 +69,7 @@ def test_a_models_grades_enter_only_by_the_rule_chosen(
     html = page.content.decode()
     assert f"v{plain.number}" in html and f"v{ruled.number}" in html
     hash_shown = facts["machine_assessor"]["prompt_hash"][:12]
-    assert f"model llama3.1:8b, prompt {hash_shown}: 2 ties broken" in html and API_KEY not in html
+    shown = f"model llama3.1:8b, prompt {hash_shown}, never audited for robustness: 2 ties broken"
+    assert shown in html and API_KEY not in html
     # This pool has no scored sessions: the page says what it needs rather than failing.
     assert 'id="reference-change-missing"' in html and "no default scoring run" in html
