@@ -41,13 +41,13 @@ from django.utils import timezone
 
 from scoring.lib import searcher_model
 from scoring.lib.searcher_model import SearcherTraits
-from studies.design.gold import gold_pending
-from studies.design.questionnaires import usable_items
 from studies.errors import Refused
+from studies.kernel.gold import gold_pending
 from studies.models import Participant, SearchSession
 from studies.participation import gold as gold_documents
 from studies.participation import steps as participation
 from studies.participation.calibration import searcher_parameters
+from studies.questionnaires.items import usable_items
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -420,7 +420,7 @@ class SimulatedParticipant:
 
 
 def answers_to(items: list[dict], rng: random.Random) -> dict:
-    """Plausible answers to questionnaire items of any type (studies/design/questionnaires.py)."""
+    """Plausible answers to questionnaire items of any type (studies/questionnaires/items.py)."""
     answers: dict[str, Any] = {}
     for item in items:
         kind, low, high = item.get("kind", "text"), item.get("min"), item.get("max")

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studies.design import lifecycle, selectors
-from studies.design.selectors import ParticipantStep
+from studies.design import lifecycle
 from studies.errors import Refused
+from studies.kernel import steps
+from studies.kernel.steps import ParticipantStep, StepKind
 from studies.models import Participant
 from studies.participation import recruitment, rules
 
 # Steps that go on while the study is paused or closed: a session already started is finished.
-GOES_ON_WHEN_PAUSED = frozenset({"search", "gold", "post_task", "done", "withdrawn", "declined"})
+GOES_ON_WHEN_PAUSED = frozenset(
+    {StepKind.SEARCH, StepKind.GOLD, StepKind.POST_TASK, StepKind.DONE, StepKind.WITHDRAWN, StepKind.DECLINED}
+)
 
 
 @dataclass
@@ -28,7 +31,7 @@ class Where:
     ParticipantStep's kinds (`step`; `completion` when done). `check` holds the item with its answer: show
     `check_shown(check)`."""
 
-    kind: str
+    kind: StepKind
     step: ParticipantStep | None = None
     message: str = ""
     status: str = ""
@@ -44,31 +47,34 @@ def participant_where(*, participant: Participant) -> Where:
     state = recruitment.participant_visit(participant=participant)
     if state in recruitment.ENDED_MESSAGES:
         return Where(
-            "ended",
+            StepKind.ENDED,
             message=recruitment.ENDED_MESSAGES[state],
             completion=recruitment.completion_of(participant),
         )
-    step = selectors.participant_step(participant=participant)
+    step = steps.participant_step(participant=participant)
     if (
-        step.kind == "search"
+        step.kind == StepKind.SEARCH
         and step.session is not None  # always, for a search step
         and rules.session_expire_if_due(session=step.session)
     ):
-        step = selectors.participant_step(participant=participant)
+        step = steps.participant_step(participant=participant)
     if step.kind not in GOES_ON_WHEN_PAUSED:
         try:
             lifecycle.participant_check_accepting(participant)
         except Refused as refusal:
             return Where(
-                "paused", step, message=refusal.message, status=lifecycle.status_of(participant.study)
+                StepKind.PAUSED, step, message=refusal.message, status=lifecycle.status_of(participant.study)
             )
-    if step.kind in ("pre_task", "scenario") and step.position == 1:
+    if step.kind in (StepKind.PRE_TASK, StepKind.SCENARIO) and step.position == 1:
         checks = recruitment.checks_progress(participant)
         if checks.pending:
             return Where(
-                "checks", step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]
+                StepKind.CHECKS,
+                step,
+                check=checks.pending[0],
+                retry=checks.last_wrong == checks.pending[0]["name"],
             )
-    completion = recruitment.completion_of(participant) if step.kind == "done" else None
+    completion = recruitment.completion_of(participant) if step.kind == StepKind.DONE else None
     return Where(step.kind, step, completion=completion)
 
 

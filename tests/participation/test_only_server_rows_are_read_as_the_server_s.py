@@ -5,8 +5,8 @@ mark their rows (issue 26)."""
 
 import pytest
 
-from studies.design.gold import gold_answered, gold_pinned
 from studies.errors import Refused
+from studies.kernel.gold import gold_answered, gold_pinned
 from studies.models import Event, EventOrigin
 from studies.participation import steps as participation
 from studies.participation.gold import check_outcomes

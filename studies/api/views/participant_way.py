@@ -22,12 +22,17 @@ from studies.api.views.common import conflict
 from studies.api.views.participant_api import ParticipantScoped
 from studies.design import selectors
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
+from studies.kernel.steps import StepKind
 from studies.models import Assignment, Participant, SearchSession
 from studies.participation import gold, recruitment, rules
 from studies.participation import steps as participation
 from studies.participation.where import Where, check_shown, participant_where
 
-_QUESTIONS = {"questionnaire": {}, "pre_task": {"pre_task": True}, "post_task": {"post_task": True}}
+_QUESTIONS = {
+    StepKind.QUESTIONNAIRE: {},
+    StepKind.PRE_TASK: {"pre_task": True},
+    StepKind.POST_TASK: {"post_task": True},
+}
 
 
 def _item(item: dict) -> dict:
@@ -56,8 +61,8 @@ def step_data(participant: Participant) -> dict:
     assignment = step.assignment if step else None
     session = step.session if step else None
     deadline = None
-    if where.kind == "search":
-        assert session is not None  # a search step has its session (selectors.participant_step)
+    if where.kind == StepKind.SEARCH:
+        assert session is not None  # a search step has its session (studies.kernel.steps.participant_step)
         deadline = rules.session_deadline(session)
     data: dict[str, Any] = {
         "kind": where.kind,
@@ -69,7 +74,7 @@ def step_data(participant: Participant) -> dict:
         "system_kind": assignment.system.backend if assignment else None,
         "deadline": deadline,
         "consent": {"text": study.consent_text, "version": study.consent_version}
-        if where.kind == "consent"
+        if where.kind == StepKind.CONSENT
         else None,
         "items": [],
         "check": None,
@@ -81,10 +86,10 @@ def step_data(participant: Participant) -> dict:
         data["items"] = [
             _item(i) for i in participation.questionnaire_items(study=study, **_QUESTIONS[where.kind])
         ]
-    if where.kind == "checks":
+    if where.kind == StepKind.CHECKS:
         assert where.check is not None  # participant_where gives the "checks" step its check
         data["check"] = check_shown(where.check)
-    if where.kind == "gold":
+    if where.kind == StepKind.GOLD:
         # In this participant's order, never saying which one is the relevant document.
         assert step is not None and assignment is not None and step.gold is not None  # the gold step has both
         documents = gold.gold_order(

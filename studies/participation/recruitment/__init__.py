@@ -22,8 +22,9 @@ One module per concern; every name callers use is re-exported here:
 - panel_reconciliation.py: the disagreements between the panel's word and ours.
 """
 
-from studies.design.rows import RowCounts, holds_row, plan_row_of, row_counts, rows_to_issue, state_of
+from studies.design.rows import RowCounts, holds_row, plan_row_of, row_counts, rows_to_issue
 from studies.errors import Refused
+from studies.kernel.states import state_of
 from studies.participation.recruitment.checks import (
     CHECK_KINDS,
     CHECK_PRESETS,

@@ -11,8 +11,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from studies.design.rows import state_of
 from studies.errors import RecruitmentError
+from studies.kernel.states import state_of
 from studies.models import (
     ENDED_STATES,
     FREEING_STATES,
