@@ -50,7 +50,7 @@ PARTICIPANT_SQL = None  # built at the first request (the dialect is the connect
 
 
 def _participant(token: str) -> dict | None:
-    """The participant and their study, by the same statement as selectors.participant_by_token."""
+    """The participant and their study, by the same statement as kernel.tokens.participant_by_token."""
     global PARTICIPANT_SQL
     if PARTICIPANT_SQL is None:
         PARTICIPANT_SQL = (

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count
 
-from studies.design.instruments import answers_with_scores
 from studies.models import Assignment
 from studies.population import (
     DEFAULT,
@@ -18,6 +17,7 @@ from studies.population import (
     population_q,
     population_stamp,
 )
+from studies.questionnaires.instruments import answers_with_scores
 
 from .left_out import LeftOut
 from .lib.session import SUMMARIES

@@ -4,14 +4,15 @@ from django.contrib.auth import get_user_model
 
 from studies import models
 from studies.design import services
-from studies.design.questionnaires import questionnaire_errors
-from studies.design.selectors import collection_usable_by, collections_visible_to, events_readable
+from studies.design.selectors import collection_usable_by, collections_visible_to
 from studies.errors import DesignError, SystemConfigError
+from studies.kernel.event_log import events_readable
+from studies.questionnaires.items import questionnaire_errors
 
 
 class StudyAdminForm(forms.ModelForm):
     """The questionnaires are checked item by item, as the API checks them
-    (studies/design/questionnaires.py)."""
+    (studies/questionnaires/items.py)."""
 
     def _questionnaire(self, field):
         value = self.cleaned_data.get(field)

@@ -23,9 +23,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from studies.accounts.services import researcher_create
 from studies.assessment import assessors, pools, references
 from studies.design import lifecycle, services
-from studies.design.accounts import researcher_create
 from studies.library.collection_import import collection_import
 from studies.library.collections import collection_create
 from studies.models import AssessorInvitation, Participant, ReferenceJudgment, Study
@@ -66,7 +66,7 @@ class DemoLoaded:
 
 
 def _researcher() -> tuple[Any, str]:
-    """The demo's researcher: a researcher as `create_researcher` makes one (studies/design/accounts.py:
+    """The demo's researcher: a researcher as `create_researcher` makes one (studies/accounts/services.py:
     is_staff, no superuser flag, no model permissions), who sees the demo study because they own it. An
     account left by an earlier demo (earlier demos made it a superuser) is made a plain researcher again."""
     user = get_user_model().objects.filter(username=DEMO_USERNAME).first()

@@ -33,8 +33,8 @@ from django.utils import timezone
 
 from sessionlab import plain_sql
 from studies.design.lifecycle import CLOSED
-from studies.design.selectors import events_readable, study_events_in_log_order
 from studies.errors import EventArchiveError
+from studies.kernel.event_log import events_readable, study_events_in_log_order
 from studies.library.storage import upload_storage
 from studies.models import AuditAction, AuditEntry, Event, EventArchive, Study
 

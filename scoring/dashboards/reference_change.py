@@ -6,7 +6,7 @@ version, drawn by static/js/charts.js). The reading is scoring/reference_change.
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 
-from studies.design.views import researcher_required, study_for_researcher
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.population import PopulationError, population_count, population_from_query
 
 from ..models import ScoringRun

@@ -9,10 +9,10 @@ import numpy as np
 from django.core.cache import cache
 from django.http import Http404
 
-from studies.design.instruments import answers_with_scores, score_items
 from studies.design.latin_square import WITHIN
 from studies.design.orders import design_of
-from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
+from studies.questionnaires.instruments import answers_with_scores, score_items
+from studies.questionnaires.items import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE
 
 from .. import selectors
 from ..lib.meta_evaluation import COEFFICIENTS, meta_evaluate, unit_means

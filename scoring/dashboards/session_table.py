@@ -4,7 +4,7 @@ its attention figures and a link to its replay, so a researcher can go from a nu
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
-from studies.design.views import researcher_required
+from studies.accounts.access import researcher_required
 
 from .. import selectors
 from .views import dashboard_context, run_for

@@ -20,10 +20,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from sessionlab.spreadsheet import safe_rows
-from studies.design.instruments import score_items
-from studies.design.questionnaires import DEFAULT_POST_TASK_QUESTIONNAIRE
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.design.services import study_update
-from studies.design.views import researcher_required, study_for_researcher
 from studies.population import (
     BASES,
     LEAVE_OUTS,
@@ -33,6 +31,8 @@ from studies.population import (
     stamp_of,
     study_population,
 )
+from studies.questionnaires.instruments import score_items
+from studies.questionnaires.items import DEFAULT_POST_TASK_QUESTIONNAIRE
 
 from .. import selectors, services
 from ..freshness import run_freshness, run_settled, runs_freshness

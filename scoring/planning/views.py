@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.functional import cached_property
 
 from sessionlab.spreadsheet import safe_rows
-from studies.design.views import researcher_required, study_for_researcher
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.models import System
 from studies.population import study_population
 from studies.simulation.searchers import QUERY_STRATEGIES, STOPPING_RULES

@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
-from studies.design.views import researcher_required, study_for_researcher
+from studies.accounts.access import researcher_required, study_for_researcher
 
 from ..lib.session import SUMMARIES, SUMMARY_LABELS
 from ..models import PowerPlan

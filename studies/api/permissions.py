@@ -12,7 +12,8 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from studies.design.selectors import participant_by_token, studies_visible_to
+from studies.accounts.access import studies_visible_to
+from studies.kernel.tokens import participant_by_token
 from studies.models import Participant, Study
 
 PARTICIPANT_KEYWORD = "Participant"

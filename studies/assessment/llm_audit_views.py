@@ -5,10 +5,10 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.assessment.llm import audits
 from studies.assessment.llm import selectors as llm_selectors
 from studies.assessment.llm.forms import LLMAuditForm
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
 
 

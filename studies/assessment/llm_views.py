@@ -1,17 +1,17 @@
 """The LLM assessor's pages, reached from the study's assessment page: set one up or change it,
 start a run, follow it (the page refreshes while it runs), read its requests, cancel it. Researchers only
-(studies.design.views' access check); services in studies/assessment/llm/."""
+(studies.accounts.access); services in studies/assessment/llm/."""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.assessment.llm import runs, setup
 from studies.assessment.llm import selectors as llm_selectors
 from studies.assessment.llm.endpoint_test import llm_endpoint_test
 from studies.assessment.llm.forms import LLMAssessorForm, LLMAuditForm, LLMRunForm
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
 from studies.models import LLMRequest
 

@@ -1,4 +1,4 @@
-"""Assessment pages. Researchers (staff, through studies.design.views' access check) manage pools, assessors,
+"""Assessment pages. Researchers (staff, through studies.accounts.access) manage pools, assessors,
 agreement, adjudication and reference versions; assessors (non-staff members of a study) judge documents.
 Thin views: an access-checked fetch, a form of studies/assessment/forms.py, a call into the services of
 studies/assessment/ through sessionlab.form_pages.form_post (the one "bind, call, flash" pattern), a redirect
@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from scoring.lib.errors import InputError
 from sessionlab.form_pages import flash_form_errors, form_post
 from sessionlab.plurals import counted
+from studies.accounts.access import researcher_required, studies_visible_to, study_for_researcher
 from studies.assessment import adjudication, assessor_work, assessors, pools, references, work_views
 from studies.assessment import selectors as assessment_selectors
 from studies.assessment.assessor_figures import assessor_figures
@@ -36,9 +37,7 @@ from studies.assessment.forms import (
 )
 from studies.assessment.highlighting import highlighted
 from studies.assessment.llm.selectors import llm_assessors_of, llm_audits_latest
-from studies.design import selectors
 from studies.design import services as design_services
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError, StudiesError
 from studies.models import AssessorInvitation, PoolDocument, ReferenceVersion, StudyAssessor
 
@@ -60,7 +59,7 @@ def _manage(study):
 @login_required
 def home(request):
     if request.user.is_staff:
-        studies = selectors.studies_visible_to(request.user).order_by("-created_at")
+        studies = studies_visible_to(request.user).order_by("-created_at")
         return render(request, "assessment/researcher_home.html", {"studies": studies})
     memberships = StudyAssessor.objects.filter(user=request.user).select_related("study")
     invitations = AssessorInvitation.objects.filter(

@@ -5,10 +5,10 @@ studies/assessment/assessor_work.py through form_post, a redirect to the assessm
 from django.shortcuts import get_object_or_404, redirect
 
 from sessionlab.form_pages import form_post
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.assessment import assessor_work
 from studies.assessment.assessor_figures import assessor_figures
 from studies.assessment.forms import AssessorScenariosForm, GuidelinesForm
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError, StudiesError
 
 

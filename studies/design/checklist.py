@@ -8,12 +8,8 @@ from dataclasses import dataclass, field
 from sessionlab.plurals import counted
 from studies.design.collection_judgments import collection_reference_missing
 from studies.design.orders import counterbalanced, design_summary
-from studies.design.questionnaires import (
-    DEFAULT_POST_TASK_QUESTIONNAIRE,
-    DEFAULT_QUESTIONNAIRE,
-    usable_items,
-)
 from studies.models import Study, System
+from studies.questionnaires.items import DEFAULT_POST_TASK_QUESTIONNAIRE, DEFAULT_QUESTIONNAIRE, usable_items
 from studies.search.generative import retrieval_problem
 from studies.search.index_versions import CURRENT, MISSING, STALE
 from studies.search.systems import collection_index_states, system_config_problem, system_configuration

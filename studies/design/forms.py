@@ -1,7 +1,7 @@
 from django import forms
 
 from studies.design.selectors import collections_visible_to
-from studies.models import DEFAULT_GRADE_LABELS, Collection, Study, System
+from studies.models import DEFAULT_GRADE_LABELS, Collection, System
 from studies.search.systems import system_config_problem
 
 # A scenario's time limit: up to a week (a larger one overflowed the deadline's arithmetic: a 500).
@@ -74,26 +74,3 @@ class SystemForm(forms.Form):
 
 class EnrolForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=10000, label="Participants to enrol")
-
-
-class ResearcherInviteForm(forms.Form):
-    """Another researcher's account (studies/design/accounts.py: researcher_invite)."""
-
-    username = forms.CharField(
-        max_length=150, label="User name", help_text="What they log in with: letters, digits and @.+-_"
-    )
-    email = forms.EmailField(
-        required=False,
-        label="E-mail address",
-        help_text="Optional; with it they can reset a forgotten password themselves.",
-    )
-    study = forms.ModelChoiceField(
-        queryset=Study.objects.none(),
-        required=False,
-        label="Add them to a study of yours",
-        help_text="Optional: they then see and work on that study with you. Only the owner adds researchers.",
-    )
-
-    def __init__(self, *args, user, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["study"].queryset = Study.objects.filter(owner=user).order_by("name")  # type: ignore[attr-defined]

@@ -6,8 +6,8 @@ from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.design import lifecycle
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import StudiesError
 
 # Where the status buttons send the researcher back to: the page they pressed it on (a name, never a URL).

@@ -14,16 +14,12 @@ from typing import cast
 
 from django.utils import timezone
 
-from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.design.latin_square import participant_assignment, row_to_issue
 from studies.design.orders import counterbalanced, design_of
 from studies.errors import RecruitmentError
+from studies.kernel.deadlines import TIME_LIMIT_GRACE, deadline_at
+from studies.kernel.states import state_of
 from studies.models import FREEING_STATES, Participant, ParticipantState, Recruitment, Study
-
-
-def state_of(participant: Participant) -> str:
-    """The participant's state; a null column reads as invited (enrolled, link never opened)."""
-    return participant.state or ParticipantState.INVITED
 
 
 def plan_row_of(participant: Participant) -> int:

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
-from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from fractions import Fraction
 from typing import cast
 
 from django.db.models import (
-    Case,
     Count,
-    DateTimeField,
     F,
     IntegerField,
     OuterRef,
@@ -21,28 +16,23 @@ from django.db.models import (
     Q,
     Subquery,
     Value,
-    When,
 )
 from django.db.models.functions import Coalesce
 
 from sessionlab import plain_sql
-from studies.design.gold import GoldPair, gold_pending
+from studies.accounts.access import studies_visible_to
 from studies.design.latin_square import BETWEEN, WITHIN, balance_report, participant_system_spread
 from studies.design.lifecycle import OPEN
 from studies.design.orders import counterbalanced, design_of, design_summary
-from studies.design.questionnaires import usable_items
 from studies.models import (
     FREEING_STATES,
     Assignment,
     Collection,
-    Event,
     GradeLevel,
     Participant,
-    Scenario,
     SearchSession,
     Study,
     System,
-    access_token_digest,
 )
 
 
@@ -285,19 +275,6 @@ def study_participants_with_orders(*, study: Study):
     )
 
 
-def studies_visible_to(user):
-    """Studies a researcher may see: those they own or were added to; everything for superusers."""
-    if user.is_superuser:
-        return Study.objects.all()
-    return Study.objects.filter(researchers=user).distinct()
-
-
-def panel_ids_visible_to(*, user, study: Study) -> bool:
-    """Whether the user is given the study's panel ids (they identify people on the panel): its owner alone,
-    not a co-researcher, nor a superuser who does not own it (studies/interchange/panel_ids.py)."""
-    return user is not None and user.is_authenticated and study.owner_id == user.pk
-
-
 def _count_per_study(queryset, study_path: str) -> Coalesce:
     """A correlated COUNT of `queryset`'s rows per study (0 for none): one subquery in the list's one
     query."""
@@ -347,126 +324,6 @@ def collection_usable_by(*, user, collection: Collection) -> bool:
     return user is not None and collections_visible_to(user).filter(pk=collection.pk).exists()
 
 
-def participant_by_token(token: str) -> Participant | None:
-    """The participant whose private-link token this is (with their study), or None. Looked up by the token's
-    SHA-256 digest (an indexed column), then the token itself is compared in constant time: how long a wrong
-    guess takes says nothing about how close it was (docs/security.md). Plain SQL: every page and event batch
-    of a participant starts here (sessionlab/plain_sql.py says why)."""
-    if not _plausible(token):
-        return None
-    found = plain_sql.rows(
-        f"SELECT {plain_sql.select_list(Participant, 'p')}, {plain_sql.select_list(Study, 's')}"
-        f" FROM {plain_sql.table(Participant)} p JOIN {plain_sql.table(Study)} s ON s.id = p.study_id"
-        " WHERE p.access_token_digest = %s",
-        [access_token_digest(token)],
-    )
-    if not found:
-        return None
-    found_participant, found_study = plain_sql.instances(found[0], Participant, Study)
-    participant, study = (
-        cast(Participant, found_participant),
-        cast(Study, found_study),
-    )  # inner join: both set
-    if not hmac.compare_digest(participant.access_token.encode(), token.encode()):
-        return None
-    participant.study = study
-    return participant
-
-
-participant_for_events = participant_by_token  # the events endpoint's name for it
-
-
-def _plausible(token) -> bool:
-    return (
-        isinstance(token, str) and bool(token) and len(token) <= 128 and token.isascii()
-    )  # real ones: 43 chars
-
-
-@dataclass
-class ParticipantStep:
-    """Where a participant is: kind is consent | declined | withdrawn | questionnaire | scenario (read it and
-    start) | pre_task (the study's questions before each task) | search | gold (the scenario's two gold
-    documents, studies/design/gold.py) | post_task | done | no_assignments; `assignment` and `session` for the
-    per-scenario steps, `gold` the pair for the gold step."""
-
-    kind: str
-    assignment: Assignment | None = None
-    session: SearchSession | None = None
-    position: int = 0  # 1-based index of the assignment in the order
-    total: int = 0
-    gold: GoldPair | None = None
-    # What the participant reads ("Search task 2 of 4"): practice tasks left out of both, as they come first
-    # and are never scored (a practice task's pages say "Practice task" instead).
-    task_number: int = 0
-    task_total: int = 0
-
-
-def participant_assignments(*, participant: Participant) -> list[Assignment]:
-    """The participant's assignments in order, each with its scenario, system and session (or none yet): what
-    participant.assignments.select_related("scenario", "system", "session") gives, in plain SQL, as it runs
-    for every page a participant opens."""
-    found = plain_sql.rows(
-        f"SELECT {plain_sql.select_list(Assignment, 'a')}, {plain_sql.select_list(Scenario, 'c')},"
-        f" {plain_sql.select_list(System, 'y')}, {plain_sql.select_list(SearchSession, 's')}"
-        f" FROM {plain_sql.table(Assignment)} a JOIN {plain_sql.table(Scenario)} c ON c.id = a.scenario_id"
-        f" JOIN {plain_sql.table(System)} y ON y.id = a.system_id"
-        f" LEFT JOIN {plain_sql.table(SearchSession)} s ON s.assignment_id = a.id"
-        " WHERE a.participant_id = %s ORDER BY a.position",
-        [participant.pk],
-    )
-    assignments: list[Assignment] = []
-    for row in found:
-        parts = plain_sql.instances(row, Assignment, Scenario, System, SearchSession)
-        assignment, scenario, system = (  # inner joins: always there
-            cast(Assignment, parts[0]),
-            cast(Scenario, parts[1]),
-            cast(System, parts[2]),
-        )
-        session = cast(SearchSession | None, parts[3])  # the left join: None when no session yet
-        assignment.participant = participant
-        assignment.scenario, assignment.system = scenario, system
-        for part in (scenario, system):
-            if part.study_id == participant.study_id and plain_sql.is_loaded(participant, "study"):
-                part.study = participant.study
-        plain_sql.cache_reverse_one(assignment, "session", session)  # None: no session yet
-        if session is not None:
-            session.assignment = assignment
-        assignments.append(assignment)
-    return assignments
-
-
-def questionnaire_answered(*, study: Study, which: str) -> Counter:
-    """How many stored answers of the study's questionnaire `which` (questionnaire, pre_task_questionnaire,
-    post_task_questionnaire) hold each item name; previews left out (their data is not the study's). One
-    query; the answers are read as they are, a few keys each."""
-    answers: Iterable
-    if which == "questionnaire":
-        answers = (
-            Participant.objects.filter(study=study, preview_at__isnull=True)
-            .exclude(questionnaire_answers={})
-            .values_list("questionnaire_answers", flat=True)
-        )
-    elif which == "pre_task_questionnaire":
-        answers = (
-            Assignment.objects.filter(participant__study=study, participant__preview_at__isnull=True)
-            .exclude(pre_task_answers={})
-            .values_list("pre_task_answers", flat=True)
-        )
-    else:
-        answers = (
-            SearchSession.objects.filter(
-                assignment__participant__study=study, assignment__participant__preview_at__isnull=True
-            )
-            .exclude(post_task_answers={})
-            .values_list("post_task_answers", flat=True)
-        )
-    counts: Counter = Counter()
-    for answer in answers:
-        if isinstance(answer, dict):
-            counts.update(key for key, value in answer.items() if value not in (None, ""))
-    return counts
-
-
 def grade_levels(*, study: Study) -> list[GradeLevel]:
     """The study's relevance scale, lowest first (plain SQL: the search page shows it every time it opens)."""
     return [
@@ -477,91 +334,6 @@ def grade_levels(*, study: Study) -> list[GradeLevel]:
             [study.pk],
         )
     ]
-
-
-def participant_step(*, participant: Participant) -> ParticipantStep:
-    """The participant's current step, from their rows (reopening the link resumes at its start)."""
-    if participant.withdrawn_at is not None:
-        return ParticipantStep("withdrawn")
-    if participant.declined_at is not None:
-        return ParticipantStep("declined")
-    if participant.consented_at is None:
-        return ParticipantStep("consent")
-    if not participant.questionnaire_answers:
-        return ParticipantStep("questionnaire")
-    assignments = participant_assignments(participant=participant)
-    if not assignments:
-        return ParticipantStep("no_assignments")
-    task_total = sum(not a.scenario.practice for a in assignments)
-    for number, assignment in enumerate(assignments, start=1):
-        task = sum(not a.scenario.practice for a in assignments[:number])
-        session = getattr(assignment, "session", None)
-        step = None
-        if session is None:
-            # The questions before each task come before the scenario's start (none when the study has none).
-            asks_pre_task = bool(usable_items(participant.study.pre_task_questionnaire))
-            step = "pre_task" if asks_pre_task and not assignment.pre_task_answers else "scenario"
-        elif session.ended_at is None:
-            step = "search"
-        elif not session.post_task_answers and session.end_reason != SearchSession.EndReason.WITHDRAWN:
-            # The scenario's gold documents, when the study has them, come between the search and its
-            # questions.
-            pair = gold_pending(participant=participant, session=session, scenario=assignment.scenario)
-            if pair is not None:
-                return ParticipantStep(
-                    "gold", assignment, session, number, len(assignments), pair, task, task_total
-                )
-            step = "post_task"
-        if step:
-            return ParticipantStep(
-                step, assignment, session, number, len(assignments), None, task, task_total
-            )
-    return ParticipantStep(
-        "done",
-        total=len(assignments),
-        position=len(assignments),
-        task_number=task_total,
-        task_total=task_total,
-    )
-
-
-# --- the event log --------------------------------------------------------------------------------------
-
-# What Python's datetime can hold. PostgreSQL stores times beyond it (a client's `0001-01-01T00:00:00+14:00`
-# is 0000-12-31 in UTC, 1 BC), and reading such a row would fail the page or the export holding it; the events
-# endpoints no longer store one (studies/participation/events/event_checks.py), rows stored before read as
-# null.
-_READABLE_TIMES = (datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC))
-
-
-def events_readable(queryset):
-    """Events with `readable_client_time` (the client time, or None where Python cannot hold it) and the
-    column itself deferred: the serializers and exports read that instead."""
-    return queryset.defer("client_time").annotate(
-        readable_client_time=Case(
-            When(client_time__range=_READABLE_TIMES, then=F("client_time")),
-            default=Value(None),
-            output_field=DateTimeField(),
-        )
-    )
-
-
-def study_events_in_log_order(study_id: int):
-    """The study's events in the log's order (id), found through its participants and then sorted.
-
-    Ordered by the expression id + 0, not the column: with the column PostgreSQL may walk the primary key of
-    the whole log in id order, filtering by study, as if the study's rows were spread evenly over it; when
-    they are the newest rows of a 10-million-event log the first page of the API's event list took 3.3 s
-    instead of 3 ms. So the cost is the study's own events, never the log's (docs/performance-load.md, "The
-    event log at scale")."""
-    return Event.objects.filter(participant__study_id=study_id).order_by((F("id") + 0).asc())
-
-
-def events_read(queryset):
-    """The events of `queryset` (events_readable), each with `client_time` set from the readable one."""
-    for event in events_readable(queryset):
-        event.client_time = event.readable_client_time
-        yield event
 
 
 def collection_by_id(collection_id: int) -> Collection:

@@ -9,12 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from studies.design import selectors
 from studies.design.latin_square import DESIGNS
 from studies.design.lifecycle import DRAFT, OPEN, preview_delete, study_check_accepting
 from studies.design.orders import design_problem, participant_order
-from studies.design.questionnaire_edits import answered_change_errors
-from studies.design.questionnaires import questionnaire_shown
 from studies.design.rows import rows_to_issue
 from studies.design.selectors import collection_usable_by
 from studies.errors import (
@@ -35,6 +32,9 @@ from studies.models import (
     Study,
     System,
 )
+from studies.questionnaires.answered import questionnaire_answered
+from studies.questionnaires.edits import answered_change_errors
+from studies.questionnaires.items import questionnaire_shown
 from studies.search.systems import system_config_problem
 
 
@@ -181,7 +181,7 @@ QUESTIONNAIRE_FIELDS = {"questionnaire", "pre_task_questionnaire", "post_task_qu
 
 def questionnaire_check_answered(*, study: Study, which: str, items: list) -> None:
     """THE rule on changing a questionnaire that participants answered
-    (studies/design/questionnaire_edits.py): its answered items keep their names, kinds, choices and
+    (studies/questionnaires/edits.py): its answered items keep their names, kinds, choices and
     ranges. Asked by every write of a questionnaire (the set-up page's editor, the API); raises DesignError
     naming each item. The questionnaire changed is the one participants were shown: the stored one, or the
     default while the study stores none (its answers are protected the same)."""
@@ -189,7 +189,7 @@ def questionnaire_check_answered(*, study: Study, which: str, items: list) -> No
     errors = answered_change_errors(
         questionnaire_shown(stored, which) if stored is not None else [],
         items if isinstance(items, list) else [],
-        selectors.questionnaire_answered(study=study, which=which),
+        questionnaire_answered(study=study, which=which),
     )
     if errors:
         raise DesignError("; ".join(errors))

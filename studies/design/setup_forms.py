@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django import forms
 
-from studies.design.instruments import INSTRUMENTS
-from studies.design.questionnaires import item_errors
 from studies.design.setup_services import QUESTIONNAIRES
 from studies.errors import SystemConfigError
 from studies.models import STUDY_DESIGNS, System
+from studies.questionnaires.instruments import INSTRUMENTS
+from studies.questionnaires.items import item_errors
 from studies.search.engines.search import CONFIGURATIONS
 from studies.search.generative_forms import GenerativeFields
 from studies.search.systems import DEFAULT_CONFIGURATION, MAX_HTTP_TIMEOUT, system_config_problem

@@ -10,10 +10,10 @@ from typing import Any, cast
 from django.db import IntegrityError, transaction
 
 from studies.design import services
-from studies.design.instruments import INSTRUMENTS
-from studies.design.questionnaires import questionnaire_errors
 from studies.errors import DesignError
 from studies.models import AuditAction, AuditEntry, CollectionTopic, Scenario, Study, System
+from studies.questionnaires.instruments import INSTRUMENTS
+from studies.questionnaires.items import questionnaire_errors
 
 QUESTIONNAIRES = {
     "questionnaire": "Before the first task",

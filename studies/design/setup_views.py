@@ -8,19 +8,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from sessionlab.plurals import counted
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.design import services
 from studies.design import setup_services as setup
-from studies.design.answers import answers_clean
 from studies.design.checklist import study_checklist, study_ready
-from studies.design.instruments import INSTRUMENTS
 from studies.design.orders import design_of, design_preview, design_summary
-from studies.design.question_pages import first_page_with, page_next, question_page
-from studies.design.questionnaires import (
-    DEFAULT_POST_TASK_QUESTIONNAIRE,
-    DEFAULT_QUESTIONNAIRE,
-    item_pages,
-    questionnaire_shown,
-)
 from studies.design.setup_forms import (
     ConsentForm,
     DesignForm,
@@ -32,9 +24,17 @@ from studies.design.setup_forms import (
     TimeLimitForm,
     TopicPickForm,
 )
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import InvalidAnswers, StudiesError
 from studies.models import CollectionTopic, System
+from studies.questionnaires.answers import answers_clean
+from studies.questionnaires.instruments import INSTRUMENTS
+from studies.questionnaires.items import (
+    DEFAULT_POST_TASK_QUESTIONNAIRE,
+    DEFAULT_QUESTIONNAIRE,
+    item_pages,
+    questionnaire_shown,
+)
+from studies.questionnaires.pages import first_page_with, page_next, question_page
 from studies.search.generative import generative_answer
 from studies.search.generative_keys import system_key_update
 from studies.search.systems import system_search

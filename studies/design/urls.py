@@ -1,12 +1,13 @@
 from django.urls import path
 
-from studies.design import account_views, lifecycle_views, setup_views, views
+from studies.accounts import views as account_views
+from studies.design import lifecycle_views, setup_views, views
 
 app_name = "studies"
 urlpatterns = [
     path("", views.study_list, name="study_list"),
     # The New-study page is the library's (studies/library/new_urls.py): it builds on a collection.
-    # Another researcher's account, made by a researcher (studies/design/accounts.py: researcher_invite).
+    # Another researcher's account, made by a researcher (studies/accounts/services.py: researcher_invite).
     path("researchers/new/", account_views.researcher_invite_page, name="researcher_invite"),
     path("<slug:slug>/", views.study_detail, name="study_detail"),
     # What the study page refreshes without a reload (static/js/study-progress.js).

@@ -1,32 +1,18 @@
 """Researcher pages. Thin: an access-checked fetch, a form, a service call, a redirect or a render."""
 
-from functools import wraps
-
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
 from sessionlab.form_pages import form_post
 from sessionlab.plurals import counted
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.design import lifecycle, selectors, services
 from studies.design.collection_judgments import collection_reference_missing
 from studies.design.forms import EnrolForm, ScenarioForm, SystemForm
 from studies.errors import StudiesError
 from studies.models import Study
 from studies.signals import study_opened
-
-
-def researcher_required(view):
-    @login_required
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.is_staff:
-            raise PermissionDenied("Researcher pages are for researcher accounts.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
 
 
 def home(request):
@@ -36,11 +22,6 @@ def home(request):
     if request.user.is_staff:
         return redirect("studies:study_list")
     return redirect("assessment:home")
-
-
-def study_for_researcher(request, slug):
-    # 404, not 403: a researcher of another study need not learn that this one exists.
-    return get_object_or_404(selectors.studies_visible_to(request.user), slug=slug)
 
 
 @researcher_required

@@ -1,8 +1,8 @@
 """A questionnaire's answers as table columns: one column per item (its name), the text of a choice's "Other
 (please specify)" in its own column (<name>.other), and the instrument scores the items allow (score.tlx_raw,
-score.sus: studies/design/instruments.py). Used by the tidy CSV's answer tables (tidy_csv.py) and meant for
-any other table that carries answers (a participants table's demographics): call `questionnaire_columns`
-for the header and `answer_cells` for each row, with the same items and prefix.
+score.sus: studies/questionnaires/instruments.py). Used by the tidy CSV's answer tables (tidy_csv.py) and
+meant for any other table that carries answers (a participants table's demographics): call
+`questionnaire_columns` for the header and `answer_cells` for each row, with the same items and prefix.
 
 Column names hold a dot where they are not an item's own (an item name cannot), so a prefix, an item and a
 score never share a name.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from studies.design.instruments import instrument_score_keys, instrument_scores
-from studies.design.questionnaires import OTHER_SUFFIX
+from studies.questionnaires.instruments import instrument_score_keys, instrument_scores
+from studies.questionnaires.items import OTHER_SUFFIX
 
 
 def questionnaire_columns(items: Sequence[Mapping], prefix: str = "") -> list[str]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from sessionlab.rounds import in_rounds
-from studies.design.rows import state_of
-from studies.design.selectors import panel_ids_visible_to
+from studies.accounts.access import panel_ids_visible_to
 from studies.errors import ExportError, StudyOwnerOnlyError
+from studies.kernel.states import state_of
 from studies.models import CompletionCode, Participant, Recruitment, Study
 from studies.participation.recruitment.completion import outcome_code
 

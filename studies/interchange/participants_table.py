@@ -30,8 +30,9 @@ from collections.abc import Iterator
 from django.db.models import Count, Q
 
 from sessionlab.rounds import in_rounds
-from studies.design.rows import plan_row_of, state_of
+from studies.design.rows import plan_row_of
 from studies.interchange.panel_ids import PANEL_ID_FIELDS
+from studies.kernel.states import state_of
 from studies.models import ENDED_STATES, Participant, Recruitment, Study
 
 PARTICIPANT_COLUMNS = [

@@ -8,10 +8,9 @@ in the archive and the tables only with `?include=panel_ids`, for the study's ow
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
+from studies.accounts.access import panel_ids_visible_to, researcher_required, study_for_researcher
 from studies.assessment.adjudication import assessor_agreement
 from studies.assessment.assessor_figures import agreement_csv_rows, assessor_figures
-from studies.design.selectors import panel_ids_visible_to
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import ExportError, StudyOwnerOnlyError
 from studies.interchange.archive import study_archive_stream
 from studies.interchange.downloads import encoded, runs_zip_stream, tables_zip_stream

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from studies.design.views import researcher_required, study_for_researcher
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.errors import StudiesError
 from studies.library import copying
 

@@ -12,11 +12,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from sessionlab.queueing import delay_on_commit
+from studies.accounts.access import researcher_required, studies_visible_to
 from studies.assessment.collection_reference import reference_version_from_collection
 from studies.design import services as design_services
 from studies.design.forms import StudyForm
-from studies.design.selectors import collections_visible_to, studies_visible_to
-from studies.design.views import researcher_required
+from studies.design.selectors import collections_visible_to
 from studies.errors import StudiesError
 from studies.library import services
 from studies.library.forms import AttachForm, ShareForm, UploadForm

@@ -8,8 +8,8 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from studies.accounts.access import researcher_required, study_for_researcher
 from studies.assessment.exclusion import participant_exclude, participant_include
-from studies.design.views import researcher_required, study_for_researcher
 from studies.errors import AssessmentError
 from studies.models import SearchSession
 from studies.replay.session_replay import session_replay

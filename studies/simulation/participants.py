@@ -41,9 +41,8 @@ from django.utils import timezone
 
 from scoring.lib import searcher_model
 from scoring.lib.searcher_model import SearcherTraits
-from studies.design.gold import gold_pending
-from studies.design.questionnaires import usable_items
 from studies.errors import Refused
+from studies.kernel.gold import gold_pending
 from studies.models import Participant, SearchSession
 from studies.participation.way import gold as gold_documents
 from studies.participation.way.form_steps import (
@@ -62,6 +61,7 @@ from studies.participation.way.steps import (
     scan_mark_record,
     session_end,
 )
+from studies.questionnaires.items import usable_items
 from studies.simulation.calibration import searcher_parameters
 
 STOPWORDS = frozenset(
@@ -430,7 +430,7 @@ class SimulatedParticipant:
 
 
 def answers_to(items: list[dict], rng: random.Random) -> dict:
-    """Plausible answers to questionnaire items of any type (studies/design/questionnaires.py)."""
+    """Plausible answers to questionnaire items of any type (studies/questionnaires/items.py)."""
     answers: dict[str, Any] = {}
     for item in items:
         kind, low, high = item.get("kind", "text"), item.get("min"), item.get("max")

@@ -3,8 +3,8 @@ rather than overflowing on a phone's width."""
 
 import pytest
 
-from studies.design.instruments import NASA_TLX
 from studies.models import Study
+from studies.questionnaires.instruments import NASA_TLX
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

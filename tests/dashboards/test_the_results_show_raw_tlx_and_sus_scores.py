@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from scoring import services
 from scoring.lib.instrument_scores import sus_score, tlx_raw
-from studies.design.instruments import NASA_TLX, SUS
 from studies.models import Participant, SearchSession
+from studies.questionnaires.instruments import NASA_TLX, SUS
 
 pytestmark = pytest.mark.django_db
 TLX = [item["name"] for item in NASA_TLX.items]

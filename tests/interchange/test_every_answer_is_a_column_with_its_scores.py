@@ -4,10 +4,10 @@ own column, and the raw NASA-TLX and SUS scores of each answer (studies/intercha
 import csv
 import io
 
-from studies.design.instruments import NASA_TLX, SUS
 from studies.interchange.answer_columns import answer_cells, questionnaire_columns
 from studies.interchange.tidy_csv import table_csv, table_rows
 from studies.models import SearchSession
+from studies.questionnaires.instruments import NASA_TLX, SUS
 
 CHOICE = {"name": "engine", "label": "Engine", "kind": "choice", "choices": ["A", "B"], "other": True}
 FAMILIARITY = {"name": "familiarity", "label": "Familiar?", "kind": "scale", "min": 1, "max": 5}

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from studies.design.gold import gold_pinned
+from studies.kernel.gold import gold_pinned
 from studies.models import Event
 from studies.participation.events.event_checks import SERVER_EVENT_TYPES
 

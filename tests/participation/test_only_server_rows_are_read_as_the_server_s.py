@@ -5,8 +5,8 @@ mark their rows."""
 
 import pytest
 
-from studies.design.gold import gold_answered, gold_pinned
 from studies.errors import Refused
+from studies.kernel.gold import gold_answered, gold_pinned
 from studies.models import Event, EventOrigin
 from studies.participation.recruitment.check_outcomes import check_outcomes
 from studies.participation.recruitment.checks import gold_failures

@@ -3,8 +3,8 @@ stored on the assignment with a `pre_task` Event; none asked when the study has 
 
 import pytest
 
-from studies.design.selectors import participant_step
 from studies.errors import InvalidAnswers, Refused
+from studies.kernel.steps import participant_step
 from studies.models import Event, SearchSession
 from studies.participation.way.form_steps import (
     post_task_save,

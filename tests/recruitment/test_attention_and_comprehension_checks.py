@@ -5,8 +5,8 @@ failed-checks (or screened-out) code."""
 
 import pytest
 
-from studies.design.rows import state_of
 from studies.errors import RecruitmentError, Refused
+from studies.kernel.states import state_of
 from studies.models import Event, Participant, Recruitment
 from studies.participation.recruitment.completion import completion_of
 from studies.participation.recruitment.panels import recruitment_update

@@ -6,13 +6,13 @@ post-task questions, where the participant judges those two; the answer is score
 import pytest
 
 from studies.assessment.references import reference_version_create
-from studies.design import selectors
-from studies.design.gold import GoldPair, gold_order, gold_pairs
 from studies.design.lifecycle import preview_start
-from studies.design.rows import state_of
 from studies.errors import InvalidAnswers, RecruitmentError, Refused
 from studies.interchange.archive import study_archive_import, study_archive_json
 from studies.interchange.tidy_csv import study_tables
+from studies.kernel import steps
+from studies.kernel.gold import GoldPair, gold_order, gold_pairs
+from studies.kernel.states import state_of
 from studies.models import (
     Document,
     Event,
@@ -137,11 +137,11 @@ def test_the_order_is_fixed_per_participant_and_differs_between_participants(gol
 
 def test_the_gold_step_comes_after_the_search_and_before_the_post_task_questions(client, person):
     assignment = person.assignments.get(position=1)
-    assert selectors.participant_step(participant=fresh(person)).kind in ("scenario", "pre_task")
+    assert steps.participant_step(participant=fresh(person)).kind in ("scenario", "pre_task")
     session = session_start(participant=person, assignment=assignment, client_event_id=cid())
-    assert selectors.participant_step(participant=fresh(person)).kind == "search"
+    assert steps.participant_step(participant=fresh(person)).kind == "search"
     session_end(participant=person, session=session, reason="gave_up", client_event_id=cid())
-    step = selectors.participant_step(participant=fresh(person))
+    step = steps.participant_step(participant=fresh(person))
     assert step.kind == "gold" and step.session.pk == session.pk
     assert isinstance(step.gold, GoldPair)
     html = client.get(f"/p/{person.access_token}/").content.decode()
@@ -158,22 +158,22 @@ def test_the_gold_step_comes_after_the_search_and_before_the_post_task_questions
         {"session": session.pk, "grade-3": "2", "grade-9": "0", "client_event_id": cid()},
     )
     assert response.status_code == 302
-    assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
+    assert steps.participant_step(participant=fresh(person)).kind == "post_task"
     post_task(person, SearchSession.objects.get(pk=session.pk))
-    assert selectors.participant_step(participant=fresh(person)).position == 2
+    assert steps.participant_step(participant=fresh(person)).position == 2
 
 
 def test_no_gold_step_when_the_setting_is_off(person):
     recruitment_update(study=person.study, checks={})
     search_done(person)
-    assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
+    assert steps.participant_step(participant=fresh(person)).kind == "post_task"
 
 
 def test_no_gold_step_when_the_topic_lacks_a_pair(person):
     topic = person.assignments.get(position=1).scenario.topic_id
     publish(person.study, {topic: {"3": 3, "5": 2}})  # a newer version: nothing judged 0 for this topic
     session = search_done(person)
-    assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
+    assert steps.participant_step(participant=fresh(person)).kind == "post_task"
     with pytest.raises(Refused, match="no further documents"):
         judge(person, session, 3, 0)
 
@@ -183,7 +183,7 @@ def test_a_task_already_answered_before_the_setting_was_turned_on_asks_nothing(p
     session = search_done(person)
     post_task(person, session)
     recruitment_update(study=person.study, checks={"gold": True})
-    assert selectors.participant_step(participant=fresh(person)).kind in ("scenario", "pre_task")
+    assert steps.participant_step(participant=fresh(person)).kind in ("scenario", "pre_task")
     with pytest.raises(Refused, match="finished"):
         judge(person, SearchSession.objects.get(pk=session.pk), 3, 0)
 
@@ -217,7 +217,7 @@ def test_a_failure_is_recorded_with_its_reason_and_the_study_goes_on(person, rel
     assert not ack["passed"] and ack["reason"] == f"gold documents of scenario {code}: {reason}"
     assert "screened_out" not in ack
     assert state_of(fresh(person)) != "screened_out"
-    assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
+    assert steps.participant_step(participant=fresh(person)).kind == "post_task"
 
 
 def test_two_gold_failures_screen_out_with_the_failed_checks_code_under_prolific(client, person):
@@ -462,5 +462,5 @@ def test_a_malformed_gold_setting_is_refused(panel_study, checks):
 def test_a_preview_shows_the_gold_step_too(alice, gold_study):
     preview = ready(preview_start(study=gold_study, by=alice))
     session = search_done(preview)
-    assert selectors.participant_step(participant=fresh(preview)).kind == "gold"
+    assert steps.participant_step(participant=fresh(preview)).kind == "gold"
     assert judge(preview, session, 3, 0)["passed"]

@@ -7,10 +7,10 @@ read the current pair."""
 import pytest
 from rest_framework.test import APIClient
 
-from studies.design import selectors
-from studies.design.gold import PIN_EVENT, gold_pairs, gold_pin, gold_pinned
 from studies.errors import InvalidEvent, Refused
 from studies.interchange.archive import study_archive_import, study_archive_json
+from studies.kernel import steps
+from studies.kernel.gold import PIN_EVENT, gold_pairs, gold_pin, gold_pinned
 from studies.models import Event, Participant, SearchSession
 from studies.participation.events.rules import client_id_check
 from studies.participation.recruitment.panels import recruitment_update
@@ -66,7 +66,7 @@ def test_a_version_published_after_the_step_is_shown_changes_nothing_for_that_se
     # The page, the API and the step machine still show the pinned pair, in the same order.
     shown = api_docs(person)
     assert sorted(shown) == ["3", "9"] and sorted(page_docs(client, person)) == ["3", "9"]
-    step = selectors.participant_step(participant=fresh(person))
+    step = steps.participant_step(participant=fresh(person))
     assert (step.gold.relevant.external_id, step.gold.off_topic.external_id, step.gold.version) == (
         "3",
         "9",
@@ -87,7 +87,7 @@ def test_a_version_published_after_the_step_is_shown_changes_nothing_for_that_se
 
 def test_the_pinned_pair_refuses_the_new_version_s_documents(person):
     session = search_done(person)
-    selectors.participant_step(participant=fresh(person))
+    steps.participant_step(participant=fresh(person))
     second_version(person.study)
     with pytest.raises(Refused, match="not one of this task's two documents"):
         gold.gold_answer_record(
@@ -101,7 +101,7 @@ def test_one_pin_per_session_however_often_and_wherever_the_step_is_loaded(clien
     assert not pins(session).exists()  # ending the search pins nothing: the pin is what is first shown
     first = page_docs(client, person)
     assert page_docs(client, person) == first == api_docs(person) == api_docs(person)
-    selectors.participant_step(participant=fresh(person))
+    steps.participant_step(participant=fresh(person))
     pin = pins(session).get()
     assert pin.sequence is None and pin.client_time is None and pin.participant_id == person.pk
     assert pin.client_event_id == "server/gold-pair/1"
@@ -118,7 +118,7 @@ def test_one_pin_per_session_however_often_and_wherever_the_step_is_loaded(clien
 
 def test_a_second_pin_at_the_same_moment_keeps_the_first(person):
     session = search_done(person)
-    first = selectors.participant_step(participant=fresh(person)).gold
+    first = steps.participant_step(participant=fresh(person)).gold
     second_version(person.study)
     other = gold_pairs(study_id=person.study_id, topic_ids=[first.topic_id])[first.topic_id]
     # A request that computed the pair before the first pin was stored tries to pin version 2's pair.
@@ -142,25 +142,25 @@ def test_a_session_without_a_pin_reads_the_current_pair(person):
         participant=fresh(person), session=session, grades={"1": 3, "8": 0}, client_event_id=cid()
     )
     assert ack["passed"] and ack["reference_version"] == 2 and not pins(session).exists()
-    assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
+    assert steps.participant_step(participant=fresh(person)).kind == "post_task"
     post_task(person, SearchSession.objects.get(pk=session.pk))
 
 
 def test_a_session_answered_before_pins_existed_is_never_pinned(person):
     session = search_done(person)
-    selectors.participant_step(participant=fresh(person))
+    steps.participant_step(participant=fresh(person))
     gold.gold_answer_record(
         participant=fresh(person), session=session, grades={"3": 3, "9": 0}, client_event_id=cid()
     )
     pins(session).delete()  # as a session answered before this change
-    assert selectors.participant_step(participant=fresh(person)).kind == "post_task"
+    assert steps.participant_step(participant=fresh(person)).kind == "post_task"
     assert not pins(session).exists()
     post_task(person, SearchSession.objects.get(pk=session.pk))
 
 
 def test_the_archive_keeps_the_pin_and_a_withdrawal_deletes_it(person, alice, tmp_path):
     session = search_done(person)
-    shown = selectors.participant_step(participant=fresh(person))
+    shown = steps.participant_step(participant=fresh(person))
     order = list(shown.gold.order)
     second_version(person.study)
     path = tmp_path / "study.json"
@@ -173,7 +173,7 @@ def test_the_archive_keeps_the_pin_and_a_withdrawal_deletes_it(person, alice, tm
     # settings are not in the archive), shown the pinned pair in the pinned order, not version 2's.
     recruitment_update(study=copy, checks={"preset": "prolific", "gold": True})
     twin = Participant.objects.select_related("study").get(study=copy, code=person.code)
-    step = selectors.participant_step(participant=twin)
+    step = steps.participant_step(participant=twin)
     assert step.kind == "gold" and list(step.gold.order) == order and step.gold.version == 1
     assert gold_pinned(participant=twin, session=step.session).relevant.external_id == "3"
     participant_withdraw(participant=fresh(person))

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studies.design.rows import state_of
+from studies.kernel.states import state_of
 from studies.models import AuditEntry, Participant, Recruitment
 from studies.participation.recruitment.states import participant_deadline
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from studies.design.rows import state_of
 from studies.errors import RecruitmentError, Refused
+from studies.kernel.states import state_of
 from studies.models import AuditEntry, Participant, SearchSession
 from studies.participation.recruitment.states import (
     participant_screen_out,

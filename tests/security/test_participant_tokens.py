@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from studies.design import selectors, services
+from studies.design import services
+from studies.kernel import tokens
 from studies.models import Participant, access_token_digest, new_access_token
 
 
@@ -33,7 +34,7 @@ def test_enrolment_and_save_fill_the_digest(designed_study):
 def test_the_lookup_asks_the_database_for_the_digest_never_the_token(designed_study):
     participant = services.participants_enrol(study=designed_study, count=1)[0]
     with CaptureQueriesContext(connection) as queries:
-        assert selectors.participant_by_token(participant.access_token) == participant
+        assert tokens.participant_by_token(participant.access_token) == participant
     sql = " ".join(q["sql"] for q in queries.captured_queries)
     assert access_token_digest(participant.access_token) in sql or "access_token_digest" in sql
     assert participant.access_token not in sql
@@ -49,15 +50,15 @@ def test_the_token_is_compared_in_constant_time(designed_study, monkeypatch):
         calls.append((a, b))
         return original(a, b)
 
-    monkeypatch.setattr(selectors.hmac, "compare_digest", spy)
-    assert selectors.participant_by_token(participant.access_token) == participant
+    monkeypatch.setattr(tokens.hmac, "compare_digest", spy)
+    assert tokens.participant_by_token(participant.access_token) == participant
     assert calls == [(participant.access_token.encode(), participant.access_token.encode())]
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("token", ["", "x", "é" * 43, "a" * 129, None, 12])
 def test_malformed_tokens_are_unknown_without_an_error(token):
-    assert selectors.participant_by_token(token) is None
+    assert tokens.participant_by_token(token) is None
 
 
 @pytest.mark.django_db

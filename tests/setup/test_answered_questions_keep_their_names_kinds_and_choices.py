@@ -1,11 +1,11 @@
 """Once participants answered a questionnaire, an answered item keeps its name, kind, choices and range (its
 column and what its answers mean), on the set-up page and through the API alike; wording, anchors, order and
-pages still change (studies/design/questionnaire_edits.py)."""
+pages still change (studies/questionnaires/edits.py)."""
 
 import json
 
-from studies.design.questionnaire_edits import answered_change_errors
 from studies.models import Participant
+from studies.questionnaires.edits import answered_change_errors
 from tests.factories import study_enrolled
 from tests.interchange.api_helpers import client_for
 
@@ -139,7 +139,7 @@ def test_the_default_questionnaire_s_answers_are_protected_too(alice, designed_s
     assert "search_skill: 2 answers hold this item; it cannot be removed or renamed" in detail
     designed_study.refresh_from_db()
     assert designed_study.questionnaire in ([], None)
-    from studies.design.questionnaires import DEFAULT_QUESTIONNAIRE
+    from studies.questionnaires.items import DEFAULT_QUESTIONNAIRE
 
     kept = [*DEFAULT_QUESTIONNAIRE, ITEMS[2]]
     assert (

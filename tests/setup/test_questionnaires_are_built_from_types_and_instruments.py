@@ -1,5 +1,5 @@
-from studies.design.instruments import INSTRUMENTS, sus_score
-from studies.design.questionnaires import questionnaire_errors
+from studies.questionnaires.instruments import INSTRUMENTS, sus_score
+from studies.questionnaires.items import questionnaire_errors
 
 
 def post(client, study, **data):
@@ -135,7 +135,7 @@ def test_the_sus_score_follows_brooke():
 def test_simulated_participants_answer_the_study_s_own_questionnaires():
     import random
 
-    from studies.design.instruments import NASA_TLX
+    from studies.questionnaires.instruments import NASA_TLX
     from studies.simulation.participants import answers_to
 
     items = [

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from studies.design import services
-from studies.design.deadlines import deadline_at
 from studies.interchange.archive import study_archive_import, study_archive_json
+from studies.kernel.deadlines import deadline_at
 
 pytestmark = pytest.mark.django_db
 

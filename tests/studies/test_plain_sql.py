@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from sessionlab import plain_sql
 from studies.design import selectors, services
+from studies.kernel import steps, tokens
 from studies.models import Assignment, Collection, Document, Event, Judgment, Participant, SearchSession
 
 pytestmark = pytest.mark.django_db
@@ -71,22 +72,20 @@ def test_many_rows_go_in_statements_of_at_most_50_parameters_and_all_arrive(part
 
 
 def test_the_participant_read_by_token_is_the_one_the_orm_reads(participant):
-    found = selectors.participant_by_token(participant.access_token)
+    found = tokens.participant_by_token(participant.access_token)
     expected = Participant.objects.select_related("study").get(pk=participant.pk)
     assert _fields(found) == _fields(expected)
     assert _fields(found.study) == _fields(expected.study)
     assert found.questionnaire_answers == {"search_skill": 3, "note": "é 'quoted'"}
-    assert selectors.participant_by_token(participant.access_token[:-1] + "x") is None
-    assert selectors.participant_by_token("") is None
+    assert tokens.participant_by_token(participant.access_token[:-1] + "x") is None
+    assert tokens.participant_by_token("") is None
 
 
 def test_the_assignments_are_those_of_the_orm_with_their_sessions_or_none(participant):
     first = participant.assignments.get(position=1)
     SearchSession.objects.create(assignment=first, started_at=timezone.now(), post_task_answers={"ok": True})
     # As the pages call it: with the participant read by their token, study included.
-    found = selectors.participant_assignments(
-        participant=selectors.participant_by_token(participant.access_token)
-    )
+    found = steps.participant_assignments(participant=tokens.participant_by_token(participant.access_token))
     expected = list(
         Assignment.objects.filter(participant=participant)
         .select_related("scenario", "system", "session")

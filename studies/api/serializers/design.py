@@ -6,7 +6,6 @@ from rest_framework import serializers
 
 from studies.assessment.exclusion import EXCLUSION_MEASURES
 from studies.design.forms import MAX_TIME_LIMIT_MINUTES, system_config_error
-from studies.design.questionnaires import questionnaire_errors
 from studies.models import (
     DEFAULT_GRADE_LABELS,
     Collection,
@@ -16,6 +15,7 @@ from studies.models import (
     System,
 )
 from studies.population import Population, PopulationError
+from studies.questionnaires.items import questionnaire_errors
 from studies.search.generative_keys import key_still_bound
 
 

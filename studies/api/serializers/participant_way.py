@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from studies.api.serializers.design import GradeLevelSerializer
 from studies.api.serializers.participant_api import TaskSerializer
+from studies.kernel.steps import StepKind
 
 
 class ConsentTextSerializer(serializers.Serializer):
@@ -94,22 +95,7 @@ class CompletionSerializer(serializers.Serializer):
     )
 
 
-STEP_KINDS = [
-    "consent",
-    "declined",
-    "withdrawn",
-    "questionnaire",
-    "checks",
-    "pre_task",
-    "scenario",
-    "search",
-    "gold",
-    "post_task",
-    "done",
-    "no_assignments",
-    "ended",
-    "paused",
-]
+STEP_KINDS = [kind.value for kind in StepKind]  # the schema's order: StepKind's
 
 
 class ParticipantStepSerializer(serializers.Serializer):

@@ -93,7 +93,7 @@ class SessionDetailSerializer(SessionSerializer):
 
 class EventSerializer(serializers.ModelSerializer):
     participant = serializers.CharField(source="participant.code", read_only=True)
-    # selectors.events_readable: null where the stored time is beyond what Python's datetime holds.
+    # event_log.events_readable: null where the stored time is beyond what Python's datetime holds.
     client_time = serializers.DateTimeField(source="readable_client_time", read_only=True, allow_null=True)
 
     class Meta:

@@ -21,8 +21,9 @@ from studies.api import serializers as s
 from studies.api.views.common import conflict
 from studies.api.views.participant_api import ParticipantScoped
 from studies.design import selectors
-from studies.design.gold import gold_order
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
+from studies.kernel.gold import gold_order
+from studies.kernel.steps import StepKind
 from studies.models import Assignment, Participant, SearchSession
 from studies.participation.events import rules
 from studies.participation.way import gold
@@ -38,7 +39,11 @@ from studies.participation.way.form_steps import (
 from studies.participation.way.steps import participant_withdraw
 from studies.participation.way.where import Where, check_shown, participant_where
 
-_QUESTIONS = {"questionnaire": {}, "pre_task": {"pre_task": True}, "post_task": {"post_task": True}}
+_QUESTIONS = {
+    StepKind.QUESTIONNAIRE: {},
+    StepKind.PRE_TASK: {"pre_task": True},
+    StepKind.POST_TASK: {"post_task": True},
+}
 
 
 def _item(item: dict) -> dict:
@@ -67,8 +72,8 @@ def step_data(participant: Participant) -> dict:
     assignment = step.assignment if step else None
     session = step.session if step else None
     deadline = None
-    if where.kind == "search":
-        assert session is not None  # a search step has its session (selectors.participant_step)
+    if where.kind == StepKind.SEARCH:
+        assert session is not None  # a search step has its session (studies.kernel.steps.participant_step)
         deadline = rules.session_deadline(session)
     data: dict[str, Any] = {
         "kind": where.kind,
@@ -80,7 +85,7 @@ def step_data(participant: Participant) -> dict:
         "system_kind": assignment.system.backend if assignment else None,
         "deadline": deadline,
         "consent": {"text": study.consent_text, "version": study.consent_version}
-        if where.kind == "consent"
+        if where.kind == StepKind.CONSENT
         else None,
         "items": [],
         "check": None,
@@ -90,10 +95,10 @@ def step_data(participant: Participant) -> dict:
     }
     if where.kind in _QUESTIONS:
         data["items"] = [_item(i) for i in questionnaire_items(study=study, **_QUESTIONS[where.kind])]
-    if where.kind == "checks":
+    if where.kind == StepKind.CHECKS:
         assert where.check is not None  # participant_where gives the "checks" step its check
         data["check"] = check_shown(where.check)
-    if where.kind == "gold":
+    if where.kind == StepKind.GOLD:
         # In this participant's order, never saying which one is the relevant document.
         assert step is not None and assignment is not None and step.gold is not None  # the gold step has both
         documents = gold_order(participant=participant, scenario_id=assignment.scenario_id, pair=step.gold)

@@ -14,7 +14,7 @@ from studies.api.views.common import (
     StudyScoped,
     filter_parameters,
 )
-from studies.design.selectors import events_readable, study_events_in_log_order
+from studies.kernel.event_log import events_readable, study_events_in_log_order
 from studies.models import (
     Judgment,
     Query,

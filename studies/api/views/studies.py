@@ -9,6 +9,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from studies.accounts.access import studies_visible_to
 from studies.api import serializers as s
 from studies.api.permissions import IsResearcher
 from studies.api.views.common import (
@@ -20,7 +21,6 @@ from studies.api.views.common import (
 )
 from studies.assessment.exclusion import exclusion_apply
 from studies.design import lifecycle, services
-from studies.design.selectors import studies_visible_to
 from studies.errors import DesignError, StudyStatusError
 from studies.library.services import study_create_on_collection
 

@@ -11,11 +11,11 @@ from django.db.models import F, Prefetch, Q
 from django.utils import timezone
 
 from sessionlab.rounds import in_rounds, pk_rounds
-from studies.design.selectors import events_read
 from studies.errors import ExportError
 from studies.interchange.archive.layout import FORMAT, VERSION
 from studies.interchange.archive.participant_state import participant_state_exported, recruitment_exported
 from studies.interchange.downloads import encoded
+from studies.kernel.event_log import events_read
 from studies.models import (
     AssessmentPlan,
     AssessmentPool,

@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from studies.design.latin_square import DESIGNS
 from studies.design.lifecycle import PAUSED
-from studies.design.questionnaires import questionnaire_errors
 from studies.design.services import study_slug_free, system_check_config
 from studies.errors import CollectionAccessError, CollectionImportError, DocumentRefused, SystemConfigError
 from studies.interchange.archive.layout import FORMAT, VERSION
@@ -18,10 +17,11 @@ from studies.interchange.archive.reader import ArchiveReader
 from studies.library.collections import collection_named_or_created, documents_add
 from studies.models import Collection, Document, GradeLevel, Scenario, Study, System
 from studies.population import Population, PopulationError
+from studies.questionnaires.items import questionnaire_errors
 
 
 def _questionnaire(r: ArchiveReader, info, key: str, where: str) -> list:
-    """A questionnaire as the API takes it (studies/design/questionnaires.py): a malformed one broke the
+    """A questionnaire as the API takes it (studies/questionnaires/items.py): a malformed one broke the
     pages."""
     value = r.get(info, key, where, list, default=[])
     errors = questionnaire_errors(value)

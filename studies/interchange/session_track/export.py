@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from sessionlab.rounds import in_rounds
-from studies.design.selectors import events_read
+from studies.kernel.event_log import events_read
 from studies.models import Event, EventOrigin, Query, SearchSession, ShownResult, Study
 from studies.participation.events.clock import on_timeline
 

@@ -6,7 +6,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from studies.design.accounts import AccountError, researcher_create
+from studies.accounts.services import AccountError, researcher_create
 
 
 class Command(BaseCommand):

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from sessionlab import plain_sql
-from studies.design.deadlines import deadline_at
 from studies.errors import Refused
+from studies.kernel.deadlines import deadline_at
 from studies.models import SearchSession, ShownResult
 from studies.participation.events import answer_events, statements
 from studies.participation.events.attention_handlers import on_attention, on_exposure

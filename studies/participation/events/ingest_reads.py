@@ -14,7 +14,7 @@ from typing import cast
 from django.db.models import F
 
 from sessionlab import plain_sql
-from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
+from studies.kernel.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.models import Event, Judgment, JudgmentChange, Query, SearchSession, ShownResult
 from studies.participation.events import statements
 from studies.participation.events.clock import is_better, offset_delta

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from sessionlab.queueing import delay_on_commit, task_named
-from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
 from studies.errors import InvalidEvent, Refused
+from studies.kernel.deadlines import TIME_LIMIT_GRACE, deadline_at  # THE rule, kept importable here
 from studies.models import Event, EventOrigin, Participant, ParticipantState, SearchSession
 from studies.participation.events.clock import offset_delta
 from studies.participation.events.event_checks import CLIENT_ID, MAX_SEQUENCE, client_time_checked

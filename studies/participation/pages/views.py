@@ -23,10 +23,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from sessionlab.csp import policy_for
 from studies.design import selectors
-from studies.design.gold import gold_order
-from studies.design.question_pages import first_page_with, page_next, question_page
-from studies.design.rows import state_of
 from studies.errors import InvalidAnswers, InvalidEvent, Refused
+from studies.kernel import steps as kernel_steps
+from studies.kernel import tokens
+from studies.kernel.gold import gold_order
+from studies.kernel.states import state_of
+from studies.kernel.steps import StepKind
 from studies.models import Assignment, SearchSession, System
 from studies.participation.events import clock, rules
 from studies.participation.recruitment.completion import completion_of, last_stored_sequence
@@ -42,12 +44,13 @@ from studies.participation.way.question_drafts import (
     drafts_forget,
 )
 from studies.participation.way.where import check_shown, participant_where
+from studies.questionnaires.pages import first_page_with, page_next, question_page
 
 logger = logging.getLogger(__name__)
 
 
 def _participant_or_404(token: str):
-    participant = selectors.participant_by_token(token)
+    participant = tokens.participant_by_token(token)
     if participant is None:
         raise Http404("No such study link.")
     return participant
@@ -105,7 +108,7 @@ def _context(participant, step, **extra) -> dict:
         "eventsUrl": reverse("participate:events", kwargs={"token": token}),
         "homeUrl": reverse("participate:home", kwargs={"token": token}),
     }
-    if step is not None and getattr(step, "kind", "") == "withdrawn":
+    if step is not None and getattr(step, "kind", "") == StepKind.WITHDRAWN:
         client["withdrawn"] = True  # the page deletes what the browser kept of them (participant.js)
     return {
         "participant": participant,
@@ -123,9 +126,9 @@ def _context(participant, step, **extra) -> dict:
 
 # The question pages: a step's kind -> its template, and which of the study's questionnaires it asks.
 _QUESTION_PAGES = {
-    "questionnaire": ("participate/questionnaire.html", {}),
-    "pre_task": ("participate/pre_task.html", {"pre_task": True}),
-    "post_task": ("participate/post_task.html", {"post_task": True}),
+    StepKind.QUESTIONNAIRE: ("participate/questionnaire.html", {}),
+    StepKind.PRE_TASK: ("participate/pre_task.html", {"pre_task": True}),
+    StepKind.POST_TASK: ("participate/post_task.html", {"post_task": True}),
 }
 
 
@@ -138,7 +141,7 @@ def participant_home(request, token):
     # participation/way/where.py.
     where = participant_where(participant=participant)
     step = where.step
-    if where.kind == "ended":
+    if where.kind == StepKind.ENDED:
         return _completion_policy(
             request,
             where.completion,
@@ -148,19 +151,19 @@ def participant_home(request, token):
                 _context(participant, None, message=where.message, completion=where.completion),
             ),
         )
-    if where.kind == "paused":
+    if where.kind == StepKind.PAUSED:
         return render(
             request,
             "participate/paused.html",
             _context(participant, step, message=where.message, status=where.status),
         )
-    if where.kind == "checks":
+    if where.kind == StepKind.CHECKS:
         return render(
             request,
             "participate/checks.html",
             _context(participant, step, check=check_shown(where.check), retry=where.retry),
         )
-    if step.kind == "consent":
+    if step.kind == StepKind.CONSENT:
         return render(request, "participate/consent.html", _context(participant, step))
     if step.kind in _QUESTION_PAGES:
         template, which = _QUESTION_PAGES[step.kind]
@@ -169,11 +172,11 @@ def participant_home(request, token):
             items, {}, {}, 1
         )
         return render(request, template, _context(participant, step, page=page))
-    if step.kind == "scenario":
+    if step.kind == StepKind.SCENARIO:
         return render(request, "participate/scenario.html", _context(participant, step))
-    if step.kind == "search":
+    if step.kind == StepKind.SEARCH:
         return _search_page(request, participant, step)
-    if step.kind == "gold":
+    if step.kind == StepKind.GOLD:
         return _gold_page(request, participant, step)
     return _completion_policy(
         request,
@@ -230,7 +233,7 @@ def _completion_policy(request, completion, response):
 
 
 def _gold_page(request, participant, step, errors=None, chosen=None, status=200):
-    """The scenario's two gold documents (studies/design/gold.py), in this participant's order, never saying
+    """The scenario's two gold documents (studies/kernel/gold.py), in this participant's order, never saying
     which is which, with the study's grade buttons."""
     documents = gold_order(participant=participant, scenario_id=step.assignment.scenario_id, pair=step.gold)
     grades = selectors.grade_levels(study=participant.study)
@@ -273,8 +276,8 @@ def gold_submit(request, token):
     try:
         gold.gold_answer_record(participant=participant, session=session, grades=grades, **_common(request))
     except InvalidAnswers as invalid:
-        step = selectors.participant_step(participant=participant)
-        if step.kind != "gold":
+        step = kernel_steps.participant_step(participant=participant)
+        if step.kind != StepKind.GOLD:
             return _home(participant)
         return _gold_page(request, participant, step, errors=invalid.errors, chosen=request.POST, status=400)
     except InvalidEvent as invalid:
@@ -355,7 +358,7 @@ def consent_submit(request, token):
 @require_POST
 def questionnaire_submit(request, token):
     participant = _participant_or_404(token)
-    return _answers_submit(request, participant, form_steps.questionnaire_save, "questionnaire")
+    return _answers_submit(request, participant, form_steps.questionnaire_save, StepKind.QUESTIONNAIRE)
 
 
 def _own_assignment(request, participant):
@@ -396,7 +399,7 @@ def pre_task_submit(request, token):
         request,
         participant,
         functools.partial(form_steps.pre_task_save, assignment=assignment),
-        "pre_task",
+        StepKind.PRE_TASK,
     )
 
 
@@ -415,18 +418,21 @@ def post_task_submit(request, token):
     if session is None:
         raise Http404("Not one of your searches.")
     return _answers_submit(
-        request, participant, functools.partial(form_steps.post_task_save, session=session), "post_task"
+        request,
+        participant,
+        functools.partial(form_steps.post_task_save, session=session),
+        StepKind.POST_TASK,
     )
 
 
-def _answers_submit(request, participant, save, which: str):
+def _answers_submit(request, participant, save, which: StepKind):
     """Save a questionnaire's answers with `save` (a service taking the form's answers): wrong answers show
     the `which` page (questionnaire, pre_task or post_task) again with a message per question. A page before
-    the last one is checked and the next shown, nothing stored (participation/question_pages.py)."""
+    the last one is checked and the next shown, nothing stored (studies/questionnaires/pages.py)."""
     items = form_steps.questionnaire_items(
-        study=participant.study, pre_task=which == "pre_task", post_task=which == "post_task"
+        study=participant.study, pre_task=which == StepKind.PRE_TASK, post_task=which == StepKind.POST_TASK
     )
-    step = selectors.participant_step(participant=participant)
+    step = kernel_steps.participant_step(participant=participant)
     key = draft_key(participant, step)
     try:
         shown = page_next(items, request.POST)
@@ -459,7 +465,7 @@ def events_submit(request, token):
     that JSON (navigator.sendBeacon, CSRF field), with the batch's "clock" (docs/time-model.md). Answers
     {"acks": [...]}, one ack per event, in order, and the server's "clock" when the batch sent one."""
     received_at = timezone.now()
-    participant = selectors.participant_for_events(token)
+    participant = tokens.participant_for_events(token)
     if participant is None:
         raise Http404("No such study link.")
     # The CSRF check has already read a form body (the beacon's), so look at the header, not request.body.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from studies.design.gold import gold_pairs
+from studies.kernel.gold import gold_pairs
 from studies.models import Event, EventOrigin, ParticipantState
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from studies.design.rows import state_of
+from studies.kernel.states import state_of
 from studies.models import AuditAction, AuditEntry, Participant, ParticipantState, Recruitment
 from studies.participation.recruitment.codes import POOL_EMPTY, completion_code_take
 from studies.participation.recruitment.panels import completion_url_template, mturk_submit_url

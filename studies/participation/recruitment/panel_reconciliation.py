@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studies.design.rows import state_of
+from studies.kernel.states import state_of
 from studies.models import (
     ENDED_STATES,
     PanelNotification,

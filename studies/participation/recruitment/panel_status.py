@@ -13,8 +13,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from studies.design.rows import state_of
 from studies.errors import RecruitmentError
+from studies.kernel.states import state_of
 from studies.models import (
     ENDED_STATES,
     PanelNotification,

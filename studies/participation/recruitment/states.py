@@ -11,9 +11,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
-from studies.design.rows import state_of
 from studies.errors import RecruitmentError
+from studies.kernel.deadlines import TIME_LIMIT_GRACE, deadline_at
+from studies.kernel.states import state_of
 from studies.models import (
     ENDED_STATES,
     FREEING_STATES,

@@ -17,8 +17,8 @@ from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 
-from studies.design.deadlines import TIME_LIMIT_GRACE, deadline_at
-from studies.design.rows import state_of
+from studies.kernel.deadlines import TIME_LIMIT_GRACE, deadline_at
+from studies.kernel.states import state_of
 from studies.models import (
     ENDED_STATES,
     FREEING_STATES,

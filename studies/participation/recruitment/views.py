@@ -17,11 +17,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from sessionlab.plurals import counted
-from studies.design.gold import gold_on
+from studies.accounts.access import panel_ids_visible_to, researcher_required, study_for_researcher
 from studies.design.rows import row_counts
-from studies.design.selectors import panel_ids_visible_to
-from studies.design.views import lifecycle_context, researcher_required, study_for_researcher
+from studies.design.views import lifecycle_context
 from studies.errors import RecruitmentError
+from studies.kernel.gold import gold_on
 from studies.models import CODE_MODES, EFFORT_OUTCOMES
 from studies.participation.recruitment import panel_reconciliation
 from studies.participation.recruitment.check_outcomes import check_outcomes, gold_pairs_of

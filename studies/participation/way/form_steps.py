@@ -15,17 +15,10 @@ from typing import Any
 
 from django.utils import timezone
 
-from studies.design.answers import answers_clean
-from studies.design.gold import gold_pending
 from studies.design.lifecycle import participant_check_accepting
-from studies.design.questionnaires import (
-    DEFAULT_POST_TASK_QUESTIONNAIRE,
-    DEFAULT_QUESTIONNAIRE,
-    questionnaire_errors,
-    usable_items,
-)
-from studies.design.selectors import participant_step
 from studies.errors import Refused
+from studies.kernel.gold import gold_pending
+from studies.kernel.steps import StepKind, participant_step
 from studies.models import Assignment, Participant, SearchSession
 from studies.participation.events.rules import (
     client_id_check,
@@ -37,6 +30,13 @@ from studies.participation.events.rules import (
 from studies.participation.recruitment.checks import checks_progress
 from studies.participation.recruitment.states import participant_clock_start, participant_state_sync
 from studies.participation.way.form_step import FormEvent, form_step
+from studies.questionnaires.answers import answers_clean
+from studies.questionnaires.items import (
+    DEFAULT_POST_TASK_QUESTIONNAIRE,
+    DEFAULT_QUESTIONNAIRE,
+    questionnaire_errors,
+    usable_items,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -211,9 +211,9 @@ def session_start(
         return existing
     participant_check_accepting(participant)  # a started session goes on; a new one waits while paused
     step = participant_step(participant=participant)
-    if step.kind == "pre_task" and step.assignment is not None and step.assignment.pk == assignment.pk:
+    if step.kind == StepKind.PRE_TASK and step.assignment is not None and step.assignment.pk == assignment.pk:
         raise Refused("Please answer the questions before this task first.")
-    if step.kind != "scenario" or step.assignment is None or step.assignment.pk != assignment.pk:
+    if step.kind != StepKind.SCENARIO or step.assignment is None or step.assignment.pk != assignment.pk:
         raise Refused("Please work the scenarios in the order given.")
 
     def write(_) -> FormEvent:

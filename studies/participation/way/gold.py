@@ -1,6 +1,6 @@
 """Gold documents inside a scenario (docs/recruitment.md, "Gold documents"): the participant's answer, scored.
 
-The pair and the step are read in studies/design/gold.py; the answer is scored against the pair pinned on the
+The pair and the step are read in studies/kernel/gold.py; the answer is scored against the pair pinned on the
 session when its step was first shown, so a newer reference version never changes it. The answer is one Event
 (type "gold", on the session, data {doc: grade}, ack {passed, reason, the pair}), stored once per client event
 id like every form's.
@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from studies.design.gold import (
+from studies.errors import InvalidAnswers, Refused
+from studies.kernel.gold import (
     GoldPair,
     gold_answered,
     gold_on,
@@ -28,7 +29,6 @@ from studies.design.gold import (
     gold_pair,
     gold_pinned,
 )
-from studies.errors import InvalidAnswers, Refused
 from studies.models import (
     Participant,
     Recruitment,

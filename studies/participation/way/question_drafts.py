@@ -1,6 +1,6 @@
 """A questionnaire's pages answered so far, kept across a reload.
 
-The pages before the last store nothing in the study (studies/design/question_pages.py): each page carries the
+The pages before the last store nothing in the study (studies/questionnaires/pages.py): each page carries the
 others' answers in hidden fields, so a reload, or a browser that dropped the POST, showed page 1 again, empty.
 So "Next" also keeps the answers so far and the page reached in the participant's browser session (Django's
 session, which every web node reads from the database); the questionnaire's page shows that page with them,
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from studies.design.question_pages import QuestionPage, field_names, question_page
+from studies.questionnaires.pages import QuestionPage, field_names, question_page
 
 MAX_CHARS = 2000  # per kept answer: a hostile form cannot fill the session table
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studies.design import lifecycle, selectors
-from studies.design.selectors import ParticipantStep
+from studies.design import lifecycle
 from studies.errors import Refused
+from studies.kernel import steps
+from studies.kernel.steps import ParticipantStep, StepKind
 from studies.models import Participant
 from studies.participation.events import rules
 from studies.participation.recruitment.checks import checks_progress
@@ -22,7 +23,9 @@ from studies.participation.recruitment.states import ENDED_MESSAGES, participant
 from studies.participation.recruitment.sweep import study_sweep_throttled
 
 # Steps that go on while the study is paused or closed: a session already started is finished.
-GOES_ON_WHEN_PAUSED = frozenset({"search", "gold", "post_task", "done", "withdrawn", "declined"})
+GOES_ON_WHEN_PAUSED = frozenset(
+    {StepKind.SEARCH, StepKind.GOLD, StepKind.POST_TASK, StepKind.DONE, StepKind.WITHDRAWN, StepKind.DECLINED}
+)
 
 
 @dataclass
@@ -32,7 +35,7 @@ class Where:
     ParticipantStep's kinds (`step`; `completion` when done). `check` holds the item with its answer: show
     `check_shown(check)`."""
 
-    kind: str
+    kind: StepKind
     step: ParticipantStep | None = None
     message: str = ""
     status: str = ""
@@ -48,31 +51,34 @@ def participant_where(*, participant: Participant) -> Where:
     state = participant_visit(participant=participant)
     if state in ENDED_MESSAGES:
         return Where(
-            "ended",
+            StepKind.ENDED,
             message=ENDED_MESSAGES[state],
             completion=completion_of(participant),
         )
-    step = selectors.participant_step(participant=participant)
+    step = steps.participant_step(participant=participant)
     if (
-        step.kind == "search"
+        step.kind == StepKind.SEARCH
         and step.session is not None  # always, for a search step
         and rules.session_expire_if_due(session=step.session)
     ):
-        step = selectors.participant_step(participant=participant)
+        step = steps.participant_step(participant=participant)
     if step.kind not in GOES_ON_WHEN_PAUSED:
         try:
             lifecycle.participant_check_accepting(participant)
         except Refused as refusal:
             return Where(
-                "paused", step, message=refusal.message, status=lifecycle.status_of(participant.study)
+                StepKind.PAUSED, step, message=refusal.message, status=lifecycle.status_of(participant.study)
             )
-    if step.kind in ("pre_task", "scenario") and step.position == 1:
+    if step.kind in (StepKind.PRE_TASK, StepKind.SCENARIO) and step.position == 1:
         checks = checks_progress(participant)
         if checks.pending:
             return Where(
-                "checks", step, check=checks.pending[0], retry=checks.last_wrong == checks.pending[0]["name"]
+                StepKind.CHECKS,
+                step,
+                check=checks.pending[0],
+                retry=checks.last_wrong == checks.pending[0]["name"],
             )
-    completion = completion_of(participant) if step.kind == "done" else None
+    completion = completion_of(participant) if step.kind == StepKind.DONE else None
     return Where(step.kind, step, completion=completion)
 
 

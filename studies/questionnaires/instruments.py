@@ -1,4 +1,4 @@
-"""Questionnaire templates shipped with SessionLab, as items of studies/design/questionnaires.py: the set-up
+"""Questionnaire templates shipped with SessionLab, as items of studies/questionnaires/items.py: the set-up
 page adds one to any of a study's three questionnaires, then the researcher edits it.
 
 - Demographics: age, gender, education (each choice with "Other (please specify)"), occupation, how often one

@@ -1,12 +1,12 @@
 """The researcher's page for inviting another researcher. Thin: the form, the service
-(studies/design/accounts.py: researcher_invite), and the one-time password shown once, on this answer only
+(studies/accounts/services.py: researcher_invite), and the one-time password shown once, on this answer only
 (never in a message, which the session would keep)."""
 
 from django.shortcuts import render
 
-from studies.design.accounts import AccountError, researcher_invite
-from studies.design.forms import ResearcherInviteForm
-from studies.design.views import researcher_required
+from studies.accounts.access import researcher_required
+from studies.accounts.forms import ResearcherInviteForm
+from studies.accounts.services import AccountError, researcher_invite
 
 
 @researcher_required

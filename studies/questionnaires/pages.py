@@ -1,5 +1,5 @@
 """A questionnaire shown one page at a time (an item with "new_page" starts one:
-studies/design/questionnaires.py).
+studies/questionnaires/items.py).
 
 Nothing is stored before the last page: each page's form carries the answers of the others as hidden fields,
 and "Next" checks the pages answered so far (answers_clean), so a refused page shows again with its messages
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from studies.design.answers import answers_clean
-from studies.design.questionnaires import OTHER, OTHER_SUFFIX, item_pages
 from studies.errors import InvalidAnswers
+from studies.questionnaires.answers import answers_clean
+from studies.questionnaires.items import OTHER, OTHER_SUFFIX, item_pages
 
 
 @dataclass(frozen=True)

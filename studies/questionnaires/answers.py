@@ -1,4 +1,4 @@
-"""A questionnaire's answers checked against its items (studies/design/questionnaires.py): what the
+"""A questionnaire's answers checked against its items (studies/questionnaires/items.py): what the
 participant's pages, the API, the simulated searchers and the set-up page's preview all accept."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from studies.design.questionnaires import OTHER, OTHER_SUFFIX
 from studies.errors import InvalidAnswers
+from studies.questionnaires.items import OTHER, OTHER_SUFFIX
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -1,5 +1,5 @@
-"""THE deadline rule, below design and participation: participation ends sessions and times participants out
-by it (studies/participation/events/rules.py applies it), and the plan's row choice
+"""THE deadline rule, in the kernel below design and participation: participation ends sessions and times
+participants out by it (studies/participation/events/rules.py applies it), and the plan's row choice
 (studies/design/rows.py) asks whether a started participant still holds their row by it."""
 
 from __future__ import annotations
