@@ -48,6 +48,12 @@ def _lint(tree: Path) -> subprocess.CompletedProcess:
             "from studies.participation.events import rules",
             "studies.accounts.access -> studies.participation.events.rules",
         ),
+        # A room reaching up a layer without a cycle: search, the ground floor, asking questionnaires.
+        (
+            "studies/search/systems.py",
+            "from studies.questionnaires import items",
+            "studies.search.systems -> studies.questionnaires.items",
+        ),
         # A cycle inside a subpackage: rules importing ingest, which imports rules.
         (
             "studies/participation/events/rules.py",
