@@ -90,6 +90,10 @@ EXPOSURE_FIGURES = {
 }
 
 
+# Read as text whatever they look like: codes, ids and names ("007" stays "007", formulation "2008" a name).
+TEXT_COLUMNS = ("study", "participant", "scenario", "topic", "system", "doc", "formulation")
+
+
 class PackageReadError(InputError):
     """A file that is neither a package (zip or folder) nor a JSON archive, or lacks a table."""
 
@@ -98,7 +102,7 @@ def _frame(text: str) -> pd.DataFrame:
     # Cells stay as written where text (codes, ids: "007" stays "007"); numbers are read as numbers.
     return pd.read_csv(
         io.StringIO(text),
-        dtype={"participant": str, "scenario": str, "topic": str, "system": str, "doc": str, "study": str},
+        dtype={name: str for name in TEXT_COLUMNS},
     )
 
 

@@ -9,14 +9,14 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from scoring.lib import package_layout as layout
-from scoring.lib.package_reader import ARCHIVE_COLUMNS, PackageReadError, read_package
+from scoring.lib.package_reader import ARCHIVE_COLUMNS, TEXT_COLUMNS, PackageReadError, read_package
 from scoring.models import SessionScore
 from studies.interchange.archive import study_archive_json
 from studies.interchange.tidy_csv import write_study_csv
 
 pytestmark = pytest.mark.django_db
 
-TEXT = {name: str for name in ("study", "participant", "scenario", "topic", "system", "doc")}
+TEXT = {name: str for name in TEXT_COLUMNS}
 
 
 @pytest.fixture
