@@ -224,6 +224,8 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),
     ("scoring:runs", "POST"): Row("POST", study_path("/scoring/{slug}/"), RESEARCHER_PAGE, lambda w: {}),
     ("scoring:compare", "GET"): Row("GET", study_path("/scoring/{slug}/compare/"), RESEARCHER_PAGE),
+    # The study package (scoring/package/views.py), linked from the downloads page.
+    ("scoring:package", "GET"): Row("GET", study_path("/scoring/{slug}/package.zip"), RESEARCHER_PAGE),
     ("scoring:reference_change", "GET"): Row(
         "GET", study_path("/scoring/{slug}/reference-change/"), RESEARCHER_PAGE
     ),
