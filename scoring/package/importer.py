@@ -103,7 +103,7 @@ def _json(path: str, line: int, name: str, text: str, default):
 def _run_again(path: str, line: int, row: dict[str, str], study: Study, owner) -> ScoringRun:
     """The package's run (one row of scoring_runs) created on the imported study, its reference version the
     one of the same number, its measures' parameters the stored ones."""
-    where = f"{layout.DATA_DIR}/scoring_runs line {line}"
+    where = "scoring_runs"  # the table; the option is named by the refusal
     try:
         run = scoring_run_create(
             study=study,
