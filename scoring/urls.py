@@ -1,6 +1,7 @@
 from django.urls import include, path
 
 from .dashboards import reference_change, session_table, views
+from .package import views as package
 from .preregistration import views as preregistration
 
 app_name = "scoring"
@@ -15,6 +16,7 @@ urlpatterns = [
         name="reference_change_json",
     ),
     path("<slug:slug>/planning/", include("scoring.planning.urls")),
+    path("<slug:slug>/package.zip", package.package_zip, name="package"),
     path("<slug:slug>/preregistration/", preregistration.preregistration_page, name="preregistration"),
     path(
         "<slug:slug>/preregistration.md",

@@ -16,6 +16,7 @@ from pathlib import Path
 from sessionlab import outbound
 from studies.models import Collection, System
 from studies.search import index_versions
+from studies.search.engines import pyserini
 from studies.search.engines.http import HttpSearchSystem, unavailable_page
 from studies.search.engines.search import (
     CONFIGURATIONS,
@@ -45,37 +46,67 @@ def system_configuration(config) -> str:
     return (config.get("configuration") if isinstance(config, dict) else None) or DEFAULT_CONFIGURATION
 
 
+def _http_config_problem(config: dict) -> str | None:
+    preset = config.get("preset")
+    if preset is not None and preset != pyserini.PRESET:
+        return f"unknown preset {preset!r}; the HTTP presets are: {pyserini.PRESET}"
+    allowed = pyserini.SETTINGS if preset else {"url_template", "timeout"}
+    unknown = sorted(set(config) - allowed)
+    if unknown:
+        return f"unknown setting(s) {', '.join(unknown)}; " + (
+            "a pyserini system has preset, base_url, index and timeout"
+            if preset
+            else "an HTTP system has url_template and timeout (or a preset)"
+        )
+    timeout = config.get("timeout", 5.0)
+    try:
+        http_engine(config)
+    except (ValueError, TypeError) as error:
+        return str(error)
+    if timeout > MAX_HTTP_TIMEOUT:
+        return f"timeout must be at most {MAX_HTTP_TIMEOUT:g} seconds (a participant is waiting)"
+    return None
+
+
+def _builtin_config_problem(config: dict) -> str | None:
+    unknown = sorted(set(config) - {"configuration"})
+    if unknown:
+        return f"unknown setting(s) {', '.join(unknown)}; a built-in system has only a configuration"
+    name = config.get("configuration", DEFAULT_CONFIGURATION)
+    if name not in CONFIGURATIONS:
+        return f"configuration must be one of {', '.join(CONFIGURATIONS)} (not {name!r})"
+    return None
+
+
 def system_config_problem(backend: str, config) -> str | None:
     """Why a system's config cannot work (None: it can). The one rule, asked by the pages' forms, the API's
     serializer and the design services, so a system that cannot search is refused when it is saved."""
     if not isinstance(config, dict):
         return "must be a JSON object"
     if backend == System.Backend.HTTP:
-        unknown = sorted(set(config) - {"url_template", "timeout"})
-        if unknown:
-            return f"unknown setting(s) {', '.join(unknown)}; an HTTP system has url_template and timeout"
-        timeout = config.get("timeout", 5.0)
-        try:
-            HttpSearchSystem(config.get("url_template", ""), timeout)
-        except (ValueError, TypeError) as error:
-            return str(error)
-        if timeout > MAX_HTTP_TIMEOUT:
-            return f"timeout must be at most {MAX_HTTP_TIMEOUT:g} seconds (a participant is waiting)"
-    elif backend == System.Backend.BUILTIN:
-        unknown = sorted(set(config) - {"configuration"})
-        if unknown:
-            return f"unknown setting(s) {', '.join(unknown)}; a built-in system has only a configuration"
-        name = config.get("configuration", DEFAULT_CONFIGURATION)
-        if name not in CONFIGURATIONS:
-            return f"configuration must be one of {', '.join(CONFIGURATIONS)} (not {name!r})"
-    elif backend == System.Backend.GENERATIVE:
+        return _http_config_problem(config)
+    if backend == System.Backend.BUILTIN:
+        return _builtin_config_problem(config)
+    if backend == System.Backend.GENERATIVE:
         return generative_config_problem(config)
-    elif backend == System.Backend.EXTERNAL:
-        if config:
-            return "an external system has no settings (its front-end logs the results it shows)"
-    else:
-        return f"unknown kind of system {backend!r}"
-    return None
+    if backend == System.Backend.EXTERNAL:
+        return (
+            "an external system has no settings (its front-end logs the results it shows)" if config else None
+        )
+    return f"unknown kind of system {backend!r}"
+
+
+def http_engine(config: Mapping) -> HttpSearchSystem:
+    """The engine an HTTP system's config describes: its own `url_template`, or a named preset's
+    (`{"preset": "pyserini", "base_url": ..., "index": ...}`: engines/pyserini.py); ValueError when
+    unusable."""
+    timeout = config.get("timeout", 5.0)
+    if config.get("preset") == pyserini.PRESET:
+        template = pyserini.preset_url_template(base_url=config.get("base_url"), index=config.get("index"))
+        return HttpSearchSystem(template, timeout, answer="pyserini")
+    if config.get("preset") is not None:
+        raise ValueError(f"unknown preset {config.get('preset')!r}")
+    return HttpSearchSystem(config.get("url_template", ""), timeout)
 
 
 def collection_index_dir(*, collection: Collection, configuration: str) -> Path:
@@ -158,10 +189,8 @@ def system_search(
         return _failed(page, MISCONFIGURED, "a generative system answers questions; it has no results list")
     if system.backend == System.Backend.HTTP:
         try:
-            engine = HttpSearchSystem(
-                system.config.get("url_template", ""), system.config.get("timeout", 5.0)
-            )
-        except ValueError as exc:
+            engine = http_engine(system.config)
+        except (ValueError, TypeError) as exc:
             logger.error("system %s of study %s is misconfigured: %s", system.code, system.study_id, exc)
             return _failed(page, MISCONFIGURED, str(exc))
         # The breaker is the study's (a lab's): another lab's failing calls to one engine never open it.

@@ -224,6 +224,8 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
     ("scoring:runs", "GET"): Row("GET", study_path("/scoring/{slug}/"), RESEARCHER_PAGE),
     ("scoring:runs", "POST"): Row("POST", study_path("/scoring/{slug}/"), RESEARCHER_PAGE, lambda w: {}),
     ("scoring:compare", "GET"): Row("GET", study_path("/scoring/{slug}/compare/"), RESEARCHER_PAGE),
+    # The study package (scoring/package/views.py), linked from the downloads page.
+    ("scoring:package", "GET"): Row("GET", study_path("/scoring/{slug}/package.zip"), RESEARCHER_PAGE),
     ("scoring:reference_change", "GET"): Row(
         "GET", study_path("/scoring/{slug}/reference-change/"), RESEARCHER_PAGE
     ),
@@ -240,6 +242,21 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
         "GET", study_path("/scoring/{slug}/runs/{run}/meta-evaluation/"), RESEARCHER_PAGE
     ),
     ("scoring:planning", "GET"): Row("GET", study_path("/scoring/{slug}/planning/"), RESEARCHER_PAGE),
+    ("scoring:preregistration", "GET"): Row(
+        "GET", study_path("/scoring/{slug}/preregistration/"), RESEARCHER_PAGE
+    ),
+    ("scoring:preregistration", "POST"): Row(
+        "POST",
+        study_path("/scoring/{slug}/preregistration/"),
+        RESEARCHER_PAGE,
+        lambda w: {"action": "save", "hypotheses": "B beats A.", "primary_summary": "normalized_final"},
+    ),
+    ("scoring:preregistration_markdown", "GET"): Row(
+        "GET", study_path("/scoring/{slug}/preregistration.md"), RESEARCHER_PAGE
+    ),
+    ("scoring:preregistration_json", "GET"): Row(
+        "GET", study_path("/scoring/{slug}/preregistration.json"), RESEARCHER_PAGE
+    ),
     ("scoring:planning_plan", "GET"): Row("GET", plan_path(""), RESEARCHER_PAGE),
     ("scoring:planning_status", "GET"): Row("GET", plan_path("status.json"), RESEARCHER_PAGE),
     ("scoring:planning_chart", "GET"): Row("GET", plan_path("curve.json"), RESEARCHER_PAGE),
@@ -402,6 +419,14 @@ PAGE_ROWS: dict[tuple[str, str], Row] = {
         lambda w: {
             "events": [{"id": secrets.token_hex(8), "type": "page_view", "session": w.session.pk, "data": {}}]
         },
+        json=True,
+    ),
+    # A generative turn: the other participant naming the first one's session is refused by its reason (409).
+    ("participate:answer", "POST"): Row(
+        "POST",
+        participant_path("answer/"),
+        PARTICIPANT_OWN,
+        lambda w: {"session": w.session.pk, "turn": secrets.token_hex(8), "question": "wing flutter"},
         json=True,
     ),
     ("participate:withdraw", "GET"): Row("GET", participant_path("withdraw/"), PARTICIPANT_OWN),

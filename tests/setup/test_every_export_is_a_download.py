@@ -58,6 +58,7 @@ def test_the_downloads_page_links_every_export(alice_client, worked):
         "agreement.csv",
     ):
         assert f"/studies/{worked.slug}/downloads/{part}" in page
+    assert f"/scoring/{worked.slug}/package.zip" in page  # the study package is scoring's (it holds scores)
 
 
 def test_each_download_holds_its_export(alice_client, worked):

@@ -9,8 +9,8 @@ import json
 from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_POST
 
-from studies.design import selectors
 from studies.errors import Refused
+from studies.kernel import tokens
 from studies.participation.way.answer_turns import TryAgain, answer_turn_ask
 
 BODY_MAX_BYTES = 16_384
@@ -18,7 +18,7 @@ BODY_MAX_BYTES = 16_384
 
 @require_POST
 def answer_submit(request, token):
-    participant = selectors.participant_for_events(token)
+    participant = tokens.participant_for_events(token)
     if participant is None:
         raise Http404("No such study link.")
     length = request.META.get("CONTENT_LENGTH") or ""
