@@ -38,7 +38,7 @@ def study_status(request, slug):
 
 @researcher_required
 @require_POST
-def preview_start(request, slug):
+def preview_start_page(request, slug):
     """A fresh preview participant; the researcher is sent to its private link."""
     study = study_for_researcher(request, slug)
     try:
@@ -51,7 +51,7 @@ def preview_start(request, slug):
 
 @researcher_required
 @require_POST
-def preview_delete(request, slug):
+def preview_delete_page(request, slug):
     study = study_for_researcher(request, slug)
     deleted = lifecycle.preview_delete(study=study, by=request.user)
     messages.success(

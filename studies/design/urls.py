@@ -12,13 +12,13 @@ urlpatterns = [
     path("<slug:slug>/", views.study_detail, name="study_detail"),
     # What the study page refreshes without a reload (static/js/study-progress.js).
     path("<slug:slug>/progress/", views.study_progress, name="study_progress"),
-    path("<slug:slug>/scenarios/add/", views.scenario_add, name="scenario_add"),
-    path("<slug:slug>/systems/add/", views.system_add, name="system_add"),
-    path("<slug:slug>/participants/enrol/", views.participants_enrol, name="participants_enrol"),
+    path("<slug:slug>/scenarios/add/", views.scenario_add_page, name="scenario_add"),
+    path("<slug:slug>/systems/add/", views.system_add_page, name="system_add"),
+    path("<slug:slug>/participants/enrol/", views.participants_enrol_page, name="participants_enrol"),
     # The life cycle and the preview (studies/design/lifecycle.py).
     path("<slug:slug>/status/", lifecycle_views.study_status, name="study_status"),
-    path("<slug:slug>/preview/", lifecycle_views.preview_start, name="preview_start"),
-    path("<slug:slug>/preview/delete/", lifecycle_views.preview_delete, name="preview_delete"),
+    path("<slug:slug>/preview/", lifecycle_views.preview_start_page, name="preview_start"),
+    path("<slug:slug>/preview/delete/", lifecycle_views.preview_delete_page, name="preview_delete"),
     # The set-up checklist and its steps (docs/setting-up-a-study.md).
     path("<slug:slug>/setup/", setup_views.study_setup, name="setup"),
     path("<slug:slug>/setup/systems/", setup_views.systems, name="setup_systems"),

@@ -103,7 +103,7 @@ def _post_form(request, study, form_class, prefix, action, success=None):
 
 
 @researcher_required
-def scenario_add(request, slug):
+def scenario_add_page(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
         return _post_form(
@@ -113,7 +113,7 @@ def scenario_add(request, slug):
 
 
 @researcher_required
-def system_add(request, slug):
+def system_add_page(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
         return _post_form(
@@ -130,7 +130,7 @@ def _enrolled_message(enrolled) -> str:
 
 
 @researcher_required
-def participants_enrol(request, slug):
+def participants_enrol_page(request, slug):
     study = study_for_researcher(request, slug)
     if request.method == "POST":
         return _post_form(

@@ -274,7 +274,7 @@ def _reconciliation_page(request, study, typed=None):
 
 
 @researcher_required
-def reconciliation(request, slug):
+def reconciliation_page(request, slug):
     return _reconciliation_page(request, study_for_researcher(request, slug))
 
 
