@@ -27,8 +27,13 @@ def withdrawn_scores_delete(apps, schema_editor):
     gone = {str(pk) for pk in withdrawn.values_list("pk", flat=True)}
     if not gone:
         return
-    for plan in PowerPlan.objects.filter(effect="pilot").only("pk", "sample"):
-        if gone.intersection((plan.sample or {}).get("participant", [])):
+    # A pilot's sample names participants by id (plans stored before) or by code within its study.
+    codes: dict[int, set[str]] = {}
+    for study_id, code in withdrawn.values_list("study_id", "code"):
+        codes.setdefault(study_id, set()).add(code)
+    for plan in PowerPlan.objects.filter(effect="pilot").only("pk", "study_id", "sample"):
+        labels = set((plan.sample or {}).get("participant", []))
+        if gone & labels or codes.get(plan.study_id, set()) & labels:
             PowerChunk.objects.filter(plan_id=plan.pk).delete()
             PowerPlan.objects.filter(pk=plan.pk).update(status="failed", sample={}, error=PLAN_ERROR)
 

@@ -43,7 +43,7 @@ def test_each_session_scored_alone_has_the_srbp_it_has_in_the_whole_study(srbp_r
     topic_one = [s["id"] for s in built.sessions if s["topic"] == "1" and s["id"] is not None]
     assert len(together) == 32 and topic_one and any(together[s] > 0 for s in topic_one)
     _alone(run, together)
-    assert _srbp(run) == together
+    assert _srbp(run) == pytest.approx(together, rel=1e-12)  # sums over other batch sizes: last-ulp only
 
 
 def test_a_run_stored_without_a_top_grade_takes_the_scales_not_its_chunks(srbp_run):
@@ -52,7 +52,7 @@ def test_a_run_stored_without_a_top_grade_takes_the_scales_not_its_chunks(srbp_r
     run.measure_params.pop("grade_max")
     run.save(update_fields=["measure_params"])
     _alone(run, together)
-    assert _srbp(run) == together
+    assert _srbp(run) == pytest.approx(together, rel=1e-12)
 
 
 def test_a_run_keeps_the_top_grade_it_was_created_with(srbp_run):

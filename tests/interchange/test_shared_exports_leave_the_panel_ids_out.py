@@ -76,7 +76,7 @@ def test_the_commands_leave_them_out_without_the_flag(worked_study, alice, tmp_p
     call_command("export_csv", worked_study.slug, "-o", str(tmp_path / "tables"))
     call_command("export_study", worked_study.slug, "-o", str(tmp_path / "study.json"))
     written = [*(tmp_path / "tables").iterdir(), tmp_path / "study.json"]
-    assert len(written) == 9  # the seven tables, population.txt and the archive
+    assert len(written) == 11  # the nine tables (turns and citations too), population.txt and the archive
     for path in written:
         text = path.read_text(encoding="utf-8")
         assert [found for found in every_id() if found in text] == [], path.name

@@ -269,7 +269,7 @@ def pre_task_save(
         if checks_progress(participant).pending:
             raise Refused("Please answer the questions before the tasks first.")
         step = participant_step(participant=participant)
-        if step.kind != "pre_task" or step.assignment is None or step.assignment.pk != assignment.pk:
+        if step.kind != StepKind.PRE_TASK or step.assignment is None or step.assignment.pk != assignment.pk:
             raise Refused("Please work the scenarios in the order given.")
         return answers_clean(questionnaire_items(study=participant.study, pre_task=True), answers)
 
