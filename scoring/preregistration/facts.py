@@ -94,15 +94,15 @@ PART_NAMES = {
 def _words(value) -> str:
     if value is None:
         return "none"
-    if isinstance(value, dict):
-        return "; ".join(f"{key} {_words(item)}" for key, item in value.items())
+    if isinstance(value, dict):  # keys sorted: PostgreSQL's jsonb gives a frozen dict back in its own order
+        return "; ".join(f"{key} {_words(value[key])}" for key in sorted(value))
     if isinstance(value, list):
         return "[" + ", ".join(_words(item) for item in value) + "]"
     return str(value)
 
 
 def _changed_keys(planned: dict, now: dict) -> list[str]:
-    return [key for key in dict.fromkeys([*planned, *now]) if planned.get(key) != now.get(key)]
+    return sorted(key for key in {*planned, *now} if planned.get(key) != now.get(key))
 
 
 def deviations(
