@@ -32,6 +32,32 @@ TABLES = (*TIDY_TABLES, "events", "qrels", "scoring_runs", "scores")
 
 # A package never holds a panel's ids (docs/recruitment.md, "Exports"): these columns are left out.
 PANEL_ID_COLUMNS = ("panel_id", "panel_study_id", "panel_session_id")
+# The event log's and the qrels' tables: written by scoring/package/export.py, read by package_reader.
+EVENT_COLUMNS = (
+    "study",
+    "participant",
+    "position",
+    "sequence",
+    "type",
+    "client_event_id",
+    "client_time",
+    "server_time",
+    "origin",
+    "payload",
+)
+QRELS_COLUMNS = (
+    "study",
+    "version",
+    "version_note",
+    "version_created_at",
+    "version_created_by",
+    "provenance",
+    "topic",
+    "doc",
+    "grade",
+    "source",
+    "judged_by",
+)
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 # Psych-DS: keyword-value pairs joined by "_", each "keyword-value", then "_data.csv".

@@ -52,31 +52,8 @@ ARCHIVE_COLUMNS = {
         "page_scroll_permille",
     ],
     "attention": [*DESIGN, "kind", "start_ms", "duration_ms"],
-    "events": [
-        "study",
-        "participant",
-        "position",
-        "sequence",
-        "type",
-        "client_event_id",
-        "client_time",
-        "server_time",
-        "origin",
-        "payload",
-    ],
-    "qrels": [
-        "study",
-        "version",
-        "version_note",
-        "version_created_at",
-        "version_created_by",
-        "provenance",
-        "topic",
-        "doc",
-        "grade",
-        "source",
-        "judged_by",
-    ],
+    "events": list(layout.EVENT_COLUMNS),
+    "qrels": list(layout.QRELS_COLUMNS),
 }
 # ShownResult.exposure's figures in the archive, by the exposures table's column names.
 EXPOSURE_FIGURES = {

@@ -59,31 +59,6 @@ SCORE_COLUMNS = [
     "unjudged",
     "measures",
 ]
-EVENT_COLUMNS = [
-    "study",
-    "participant",
-    "position",
-    "sequence",
-    "type",
-    "client_event_id",
-    "client_time",
-    "server_time",
-    "origin",
-    "payload",
-]
-QRELS_COLUMNS = [
-    "study",
-    "version",
-    "version_note",
-    "version_created_at",
-    "version_created_by",
-    "provenance",
-    "topic",
-    "doc",
-    "grade",
-    "source",
-    "judged_by",
-]
 
 
 def _json(value) -> str:
@@ -102,7 +77,7 @@ def _without_panel_ids(rows: list[list]) -> list[list]:
 
 
 def _event_rows(slug: str, archive: dict) -> list[list]:
-    rows: list[list] = [EVENT_COLUMNS]
+    rows: list[list] = [list(layout.EVENT_COLUMNS)]
     for participant in archive["participants"]:
         for event in participant["events"]:
             rows.append(
@@ -123,7 +98,7 @@ def _event_rows(slug: str, archive: dict) -> list[list]:
 
 
 def _qrels_rows(slug: str, archive: dict) -> list[list]:
-    rows: list[list] = [QRELS_COLUMNS]
+    rows: list[list] = [list(layout.QRELS_COLUMNS)]
     for version in archive["reference_versions"]:
         head = [
             slug,
